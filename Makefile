@@ -1,0 +1,59 @@
+# Two commands on a fresh machine: `make run` and `make test`. Each builds what it needs.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+SAM_VENV := .venv-sam
+PY := $(VENV)/bin/python
+export AWS_DEFAULT_REGION ?= us-east-1
+export SAM_CLI_TELEMETRY := 0
+PYTEST_WORKERS ?= 2
+
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit e2e bench clean
+
+$(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements/dev.txt -c requirements/constraints.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+$(SAM_VENV)/.installed: requirements/sam.txt requirements/sam-constraints.txt
+	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install -q -r requirements/sam.txt -c requirements/sam-constraints.txt
+	touch $@
+
+## The whole service on this machine: AWS emulator, API, workers, SMTP.
+run: $(VENV)/.installed
+	$(PY) -m postline.local $(ARGS)
+
+## Regenerate template.yaml and infra/openapi.json from the route table.
+generate: $(VENV)/.installed
+	$(PY) -m infra.generate
+
+## Fails when the committed template or OpenAPI document differs from what the code generates.
+drift: $(VENV)/.installed
+	$(PY) -m infra.generate --check
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy layers/core/postline functions infra
+
+cfn-lint: $(VENV)/.installed
+	$(VENV)/bin/cfn-lint template.yaml
+
+sam-validate: $(SAM_VENV)/.installed
+	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
+
+test: lint typecheck drift cfn-lint sam-validate
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS)
+
+unit: $(VENV)/.installed
+	$(VENV)/bin/pytest tests/unit tests/handlers -q
+
+bench: $(VENV)/.installed
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache

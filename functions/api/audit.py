@@ -1,0 +1,20 @@
+"""GET /v3/audit: the account's audit log, newest first, page-numbered."""
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from postline import wiring
+from postline.domain.audit import AuditEntry
+from postline.domain.pagination import DEFAULT_PER_PAGE, Page
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.params import PageNumber, PerPage
+
+router = Router()
+
+
+@router.get("/v3/audit", summary="Audit log", tags=["Audit"])
+def list_audit(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[AuditEntry]:
+    return wiring.audit_service().list(principal(), page=page, per_page=per_page)
+
+
+handler = lambda_handler(router)

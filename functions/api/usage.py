@@ -1,0 +1,18 @@
+"""GET /v3/usage: plan, quota, this period's counters and the rate limit."""
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from postline import wiring
+from postline.domain.usage import Usage
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+
+router = Router()
+
+
+@router.get("/v3/usage", summary="Usage and quota", tags=["Usage"])
+def get_usage() -> Usage:
+    return wiring.usage_service().get(principal())
+
+
+handler = lambda_handler(router)

@@ -1,0 +1,53 @@
+"""Small helpers over the low-level DynamoDB client.
+
+The low-level client (not boto3.resource) is used because it is thread-safe, which the
+embedded runtime needs when it serves requests concurrently from one process.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+Item = dict[str, Any]
+
+
+def _plain(value: Any) -> Any:
+    """DynamoDB numbers come back as Decimal; models want int or float."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_attrs(data: dict[str, Any]) -> dict[str, Any]:
+    # Through JSON so floats become Decimal (the serializer refuses float) and datetimes strings.
+    clean = json.loads(json.dumps(data, default=str), parse_float=Decimal)
+    return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
+
+
+def to_value(value: Any) -> Any:
+    return _serializer.serialize(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+
+
+def from_attrs(attrs: dict[str, Any]) -> Item:
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in attrs.items()}
+
+
+def key(pk: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def cancellation_codes(exc: Exception) -> list[str]:
+    """Reasons of a cancelled TransactWriteItems, in the order of its items."""
+    response = getattr(exc, "response", {})
+    return [reason.get("Code", "None") for reason in response.get("CancellationReasons", [])]

@@ -1,0 +1,108 @@
+"""Accounts, plans and what each plan allows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Plan(StrEnum):
+    FREE = "free"
+    PROFESSIONAL = "professional"
+
+
+class AccountStatus(StrEnum):
+    ACTIVE = "active"
+    SUSPENDED = "suspended"
+    PAST_DUE = "past_due"
+    TRIALING = "trialing"
+    TRASHED = "trashed"
+
+
+class QuotaSource(StrEnum):
+    OWN_PLAN = "own_plan"
+    SHARED_POOL = "shared_pool"
+    PAYG_CREDITS = "payg_credits"
+
+
+@dataclass(frozen=True)
+class PlanLimits:
+    """Published limits of a plan (spec section 8) plus the counts the spec leaves to us."""
+
+    rate_limit_per_minute: int
+    monthly_emails: int | None  # None = unlimited
+    daily_emails: int | None  # None = no daily cap
+    overage_ceiling: int | None  # absolute stop when overage is enabled
+    verify_credits: int
+    test_allowance: int  # free monthly test-mode sends and verifications
+    api_keys: int
+    webhook_endpoints: int
+    domains: int
+    dedicated_ip_pools: int
+    retention_days: int
+
+
+PLAN_LIMITS: dict[Plan, PlanLimits] = {
+    Plan.FREE: PlanLimits(
+        rate_limit_per_minute=600,
+        monthly_emails=3_000,
+        daily_emails=100,
+        overage_ceiling=None,
+        verify_credits=100,
+        test_allowance=1_000,
+        api_keys=10,
+        webhook_endpoints=5,
+        domains=1,
+        dedicated_ip_pools=0,
+        retention_days=30,
+    ),
+    Plan.PROFESSIONAL: PlanLimits(
+        rate_limit_per_minute=6_000,
+        monthly_emails=50_000,
+        daily_emails=None,
+        overage_ceiling=150_000,
+        verify_credits=5_000,
+        test_allowance=10_000,
+        api_keys=100,
+        webhook_endpoints=50,
+        domains=100,
+        dedicated_ip_pools=5,
+        retention_days=365,
+    ),
+}
+
+# Statuses under which the API refuses every request with 403 (spec 7: suspended or deleted account).
+BLOCKED_STATUSES = {AccountStatus.SUSPENDED: "account_suspended", AccountStatus.TRASHED: "account_deleted"}
+
+
+class Account(BaseModel):
+    id: str
+    name: str | None = None
+    plan: Plan = Plan.FREE
+    status: AccountStatus = AccountStatus.ACTIVE
+    quota_source: QuotaSource = QuotaSource.OWN_PLAN
+    rate_limit_per_minute: int | None = Field(default=None, ge=1)
+    overage_enabled: bool = False
+    sending_paused: bool = False
+    owner_email: str | None = None
+    created_at: datetime
+
+    @property
+    def limits(self) -> PlanLimits:
+        return PLAN_LIMITS[self.plan]
+
+    @property
+    def effective_rate_limit(self) -> int:
+        return self.rate_limit_per_minute or self.limits.rate_limit_per_minute
+
+    def blocked_code(self) -> str | None:
+        """The 403 code when the account may not use the API at all, else None."""
+        return BLOCKED_STATUSES.get(self.status)
+
+
+def live_sending_paused(account: Account, platform_paused: bool) -> bool:
+    """Live sends answer 503 sending_paused while the operator holds the account or the platform."""
+    return platform_paused or account.sending_paused

@@ -1,0 +1,55 @@
+"""Typed errors that become the spec's error body: {"error": {"code", "message"}, "request_id"}.
+
+Services raise these; the HTTP plumbing maps them to a status in one place, so no route
+matches on message strings or builds error bodies itself.
+"""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """An error the client can act on. `code` is stable; `message` may be reworded."""
+
+    status: int = 400
+    code: str = "validation_error"
+
+    def __init__(self, message: str, *, code: str | None = None, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.retry_after = retry_after
+
+
+class ValidationFailed(ApiError):
+    status, code = 400, "validation_error"
+
+
+class InvalidJson(ApiError):
+    status, code = 400, "invalid_json"
+
+
+class Unauthorized(ApiError):
+    status, code = 401, "unauthorized"
+
+
+class Forbidden(ApiError):
+    """403 with a specific code: insufficient_scope, test_key_forbidden, plan_limit_reached, ..."""
+
+    status, code = 403, "forbidden"
+
+
+class NotFound(ApiError):
+    status, code = 404, "not_found"
+
+
+class Conflict(ApiError):
+    status, code = 409, "conflict"
+
+
+class RateLimited(ApiError):
+    status, code = 429, "rate_limited"
+
+
+class ServiceUnavailable(ApiError):
+    status, code = 503, "service_unavailable"

@@ -1,0 +1,120 @@
+"""Builds the Powertools resolver every route runs in, and the Lambda entry point around it.
+
+One place for: authentication, scopes and modes, the rate window and its headers, the request
+id header, and the error body of every failure (including bad JSON, schema violations as 400,
+not 422, and unexpected errors as 500 with no stack trace leaked).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.domain.errors import ApiError, NotFound
+from postline.domain.keys import Access
+from postline.http import context
+from postline.http.errors import describe_validation_errors, error_json, is_json_error
+from postline.http.observability import logger, tracer
+from postline.http.routes import find_route
+from postline.services.auth import RouteRule
+
+REQUEST_ID_HEADER = "X-Request-Id"
+LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response[str]:
+    return Response(
+        status_code=status,
+        content_type="application/json",
+        body=error_json(code, message, context.current().request_id),
+        headers=headers or {},
+    )
+
+
+def _authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+    event = app.current_event
+    route = find_route(event.http_method, event.resource)
+    if route is None:
+        raise NotFound(f"No route {event.http_method} {event.path}.")
+    if route.access is Access.PUBLIC:
+        return next_middleware(app)
+    state = context.current()
+    auth = wiring.authenticator()
+    principal = auth.authenticate(
+        event.headers.get("authorization") or event.headers.get("Authorization"),
+        event.request_context.identity.source_ip,
+    )
+    state.rate = auth.count_request(principal)
+    if not state.rate.allowed:
+        raise auth.rate_limited(state.rate)
+    auth.authorize(principal, RouteRule(route.access, route.live_only))
+    auth.touch(principal)
+    state.principal = principal
+    return next_middleware(app)
+
+
+def build_app(*routers: Router) -> APIGatewayRestResolver:
+    app = APIGatewayRestResolver(enable_validation=True)
+    app.use(middlewares=[_authenticate])
+
+    @app.exception_handler(ApiError)
+    def _api_error(exc: ApiError) -> Response[str]:
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+        return error_response(exc.status, exc.code, exc.message, headers)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(exc: RequestValidationError) -> Response[str]:
+        errors = exc.errors()
+        if is_json_error(errors):
+            return error_response(400, "invalid_json", "The request body is not valid JSON.")
+        return error_response(400, "validation_error", describe_validation_errors(errors))
+
+    @app.exception_handler(NotFoundError)
+    def _no_route(exc: NotFoundError) -> Response[str]:
+        return error_response(404, "not_found", "No such route.")
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response[str]:
+        logger.exception("unhandled error")
+        return error_response(500, "internal_error", "Something went wrong on our side; retry with backoff.")
+
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+def _add_headers(response: dict[str, Any], headers: dict[str, str]) -> None:
+    if "multiValueHeaders" in response:
+        multi = response["multiValueHeaders"] or {}
+        for name, value in headers.items():
+            multi[name] = [value]
+        response["multiValueHeaders"] = multi
+    else:
+        response["headers"] = {**(response.get("headers") or {}), **headers}
+
+
+def lambda_handler(*routers: Router) -> LambdaHandler:
+    """The entry point of every API function: resolve, then stamp request id and rate headers."""
+    app = build_app(*routers)
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler
+    def handler(event: dict[str, Any], lambda_context: LambdaContext) -> dict[str, Any]:
+        request_id = (event.get("requestContext") or {}).get("requestId") or str(uuid.uuid4())
+        state = context.begin(request_id)
+        response: dict[str, Any] = app.resolve(event, lambda_context)
+        headers = {REQUEST_ID_HEADER: request_id, **(state.rate.headers() if state.rate else {})}
+        _add_headers(response, headers)
+        return response
+
+    return handler

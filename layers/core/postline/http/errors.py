@@ -1,0 +1,40 @@
+"""The error body of every failure: {"error": {"code", "message"}, "request_id"}."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+    request_id: str
+
+
+def error_json(code: str, message: str, request_id: str) -> str:
+    return ErrorBody(error=ErrorDetail(code=code, message=message), request_id=request_id).model_dump_json()
+
+
+def describe_validation_errors(errors: Any) -> str:
+    """pydantic/Powertools error list -> one readable sentence: 'body.scope: Input should be ...'."""
+    parts = []
+    for error in list(errors)[:5]:
+        location = ".".join(str(p) for p in error.get("loc", ()) if p != "body" or len(error["loc"]) == 1)
+        message = error.get("msg", "is invalid")
+        parts.append(f"{location}: {message}" if location else message)
+    return "; ".join(parts) or "The request is invalid."
+
+
+def is_json_error(errors: Any) -> bool:
+    return any(error.get("type") == "json_invalid" for error in errors)
+
+
+def decode_json_body(raw: str | None) -> Any:
+    return json.loads(raw) if raw else None

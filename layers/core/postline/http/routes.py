@@ -1,0 +1,80 @@
+"""The route table: one row per /v3 route, each deployed as its own Lambda.
+
+template.yaml's function resources and infra/openapi.json are generated from this table
+(`make generate`, checked by `make drift`). It ships in the layer because the request
+plumbing reads a route's access rule and live-only flag from it at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from postline.domain.keys import Access
+
+# Permission sets a route can ask for; infra/generate.py turns each into IAM statements.
+AUTH = "auth"  # authenticate a key: read keys/accounts, touch last_used_at, count the rate window
+RESOURCES_READ = "resources:read"
+RESOURCES_WRITE = "resources:write"
+COUNTERS_READ = "counters:read"
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str  # CamelCase; the function's logical id is f"{name}Function"
+    method: str
+    path: str  # API Gateway syntax: /v3/keys/{id}
+    module: str  # functions/api/<module>.py, whose `handler` serves the route
+    access: Access
+    audit: str | None = None  # audit action every successful call records, for writes
+    live_only: bool = False  # a test key gets 403 test_key_forbidden
+    memory: int = 256
+    timeout: int = 10
+    policies: tuple[str, ...] = ()
+
+    @property
+    def function_id(self) -> str:
+        return f"{self.name}Function"
+
+    @property
+    def powertools_path(self) -> str:
+        """Powertools writes path parameters as <id>; API Gateway as {id}."""
+        return self.path.replace("{", "<").replace("}", ">")
+
+    @property
+    def all_policies(self) -> tuple[str, ...]:
+        base = () if self.access is Access.PUBLIC else (AUTH,)
+        return base + self.policies
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("WhoAmI", "GET", "/v3/whoami", "identity", Access.READ),
+    Route("GetUsage", "GET", "/v3/usage", "usage", Access.READ, policies=(COUNTERS_READ,)),
+    Route("ListKeys", "GET", "/v3/keys", "keys", Access.READ, policies=(RESOURCES_READ,)),
+    Route(
+        "CreateKey", "POST", "/v3/keys", "keys", Access.WRITE, audit="key.created", live_only=True,
+        policies=(RESOURCES_WRITE,),
+    ),
+    Route("GetKey", "GET", "/v3/keys/{id}", "keys", Access.READ, policies=(RESOURCES_READ,)),
+    Route(
+        "UpdateKey", "PATCH", "/v3/keys/{id}", "keys", Access.WRITE, audit="key.updated", live_only=True,
+        policies=(RESOURCES_WRITE,),
+    ),
+    Route(
+        "RotateKey", "POST", "/v3/keys/{id}/rotate", "keys", Access.WRITE, audit="key.rotated",
+        live_only=True, policies=(RESOURCES_WRITE,),
+    ),
+    Route(
+        "DeleteKey", "DELETE", "/v3/keys/{id}", "keys", Access.WRITE, audit="key.deleted", live_only=True,
+        policies=(RESOURCES_WRITE,),
+    ),
+    Route("ListAudit", "GET", "/v3/audit", "audit", Access.READ, policies=(RESOURCES_READ,)),
+)
+
+
+def find_route(method: str, resource: str) -> Route | None:
+    """Look a route up by method and API Gateway resource path (event['resource'])."""
+    method = method.upper()
+    for route in ROUTES:
+        if route.method == method and route.path == resource:
+            return route
+    return None

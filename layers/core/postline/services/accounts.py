@@ -1,0 +1,105 @@
+"""Operator actions on accounts and the platform (the `postline` CLI and the dev bootstrap)."""
+
+from __future__ import annotations
+
+from postline.domain.accounts import Account, AccountStatus, Plan
+from postline.domain.audit import Actor, AuditEntry, audit_entry
+from postline.domain.errors import NotFound
+from postline.domain.keys import AllowlistEntry, Environment, Scope
+from postline.services.keys import KeyCreated, KeyService
+from postline.services.ports import AccountStore, Clock, IdFactory, KeyStore
+
+
+class OperatorService:
+    def __init__(
+        self, *, accounts: AccountStore, keys: KeyStore, key_service: KeyService, ids: IdFactory, clock: Clock
+    ) -> None:
+        self._accounts = accounts
+        self._keys = keys
+        self._key_service = key_service
+        self._ids = ids
+        self._clock = clock
+
+    def create_account(
+        self,
+        *,
+        name: str | None,
+        plan: Plan = Plan.FREE,
+        status: AccountStatus = AccountStatus.ACTIVE,
+        account_id: str | None = None,
+        owner_email: str | None = None,
+        actor: Actor | None = None,
+    ) -> Account:
+        account = Account(
+            id=account_id or self._ids.new_id("acct_"),
+            name=name,
+            plan=plan,
+            status=status,
+            owner_email=owner_email,
+            created_at=self._clock.now(),
+        )
+        self._accounts.create_account(account, self._audit(actor, account.id, "account.created", account.id))
+        return account
+
+    def get_account(self, account_id: str) -> Account:
+        account = self._accounts.get_account(account_id)
+        if account is None:
+            raise NotFound(f"account {account_id} not found")
+        return account
+
+    def create_key(
+        self,
+        account_id: str,
+        *,
+        name: str,
+        env: Environment,
+        scope: Scope = Scope.FULL_ACCESS,
+        ip_allowlist: list[AllowlistEntry] | None = None,
+        actor: Actor | None = None,
+    ) -> KeyCreated:
+        account = self.get_account(account_id)
+        api_key, secret = self._key_service.new_key(
+            account_id=account.id, name=name, scope=scope, env=env, ip_allowlist=ip_allowlist or []
+        )
+        self._keys.create_key(
+            api_key,
+            max_keys=account.limits.api_keys,
+            audit=self._audit(actor, account.id, "key.created", api_key.id),
+        )
+        return KeyCreated(**api_key.model_dump(include=set(KeyCreated.model_fields)), key=secret)
+
+    def set_status(self, account_id: str, status: AccountStatus, actor: Actor | None = None) -> Account:
+        account = self.get_account(account_id).model_copy(update={"status": status})
+        self._accounts.update_account(account, self._audit(actor, account.id, f"account.{status.value}", account.id))
+        return account
+
+    def set_plan(self, account_id: str, plan: Plan, actor: Actor | None = None) -> Account:
+        account = self.get_account(account_id).model_copy(update={"plan": plan})
+        self._accounts.update_account(account, self._audit(actor, account.id, "account.plan_changed", plan.value))
+        return account
+
+    def set_rate_limit(self, account_id: str, per_minute: int | None, actor: Actor | None = None) -> Account:
+        account = self.get_account(account_id).model_copy(update={"rate_limit_per_minute": per_minute})
+        self._accounts.update_account(
+            account, self._audit(actor, account.id, "account.rate_limit_changed", str(per_minute))
+        )
+        return account
+
+    def set_sending_paused(self, account_id: str | None, paused: bool, actor: Actor | None = None) -> None:
+        """Pause or resume live sending for one account, or for the whole platform when account_id is None."""
+        action = "sending.paused" if paused else "sending.resumed"
+        if account_id is None:
+            self._accounts.set_platform_sending_paused(paused, self._audit(actor, None, action, "platform"))
+            return
+        account = self.get_account(account_id).model_copy(update={"sending_paused": paused})
+        self._accounts.update_account(account, self._audit(actor, account.id, action, account.id))
+
+    def _audit(self, actor: Actor | None, account_id: str | None, action: str, target: str | None) -> AuditEntry:
+        return audit_entry(
+            entry_id=self._ids.new_id(),
+            account_id=account_id,
+            actor=actor or Actor.staff(),
+            action=action,
+            target=target,
+            now=self._clock.now(),
+        )

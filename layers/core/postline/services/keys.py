@@ -1,0 +1,208 @@
+"""API key management: create, list, get, update, rotate, delete. Every write is audited."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from postline.domain.audit import Actor, AuditEntry, audit_entry
+from postline.domain.errors import NotFound, ValidationFailed
+from postline.domain.identity import Principal
+from postline.domain.keys import (
+    MAX_ALLOWLIST_ENTRIES,
+    AllowlistEntry,
+    ApiKey,
+    Environment,
+    Scope,
+    TestOutcomes,
+    display_prefix,
+    secret_prefix,
+)
+from postline.domain.pagination import Page, slice_page
+from postline.services.ports import Clock, IdFactory, KeyStore, SecretHasher
+
+SECRET_LENGTH = 40  # base62 characters after pl_live_ / pl_test_: ~238 bits
+
+Name = Field(min_length=1, max_length=100)
+Allowlist = Field(max_length=MAX_ALLOWLIST_ENTRIES)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KeyCreate(_Strict):
+    name: str = Name
+    scope: Scope = Scope.FULL_ACCESS
+    env: Environment = Environment.LIVE
+    verify_before_send: bool | None = None
+    test_outcomes: TestOutcomes | None = None
+    ip_allowlist: list[AllowlistEntry] = Allowlist
+
+    @model_validator(mode="after")
+    def _outcomes_only_for_test(self) -> KeyCreate:
+        if self.env is Environment.LIVE and self.test_outcomes is not None:
+            raise ValueError("test_outcomes apply to test keys only; live keys always have null")
+        return self
+
+
+class KeyUpdate(_Strict):
+    """PATCH: only the fields present change. test_outcomes null resets a test key to the defaults."""
+
+    name: str | None = Name
+    scope: Scope | None = None
+    verify_before_send: bool | None = None
+    test_outcomes: TestOutcomes | None = None
+    ip_allowlist: list[AllowlistEntry] | None = Allowlist
+
+
+class KeyDetail(BaseModel):
+    id: str
+    name: str
+    prefix: str
+    scope: Scope
+    env: Environment
+    verify_before_send: bool | None
+    test_outcomes: TestOutcomes | None
+    ip_allowlist: list[AllowlistEntry]
+    last_used_at: datetime | None
+    created_at: datetime
+
+
+class KeyCreated(BaseModel):
+    id: str
+    name: str
+    prefix: str
+    scope: Scope
+    env: Environment
+    key: str = Field(description="The full secret. Shown only in this reply; store it now.")
+    created_at: datetime
+
+
+class KeyRotated(BaseModel):
+    id: str
+    name: str
+    prefix: str
+    scope: Scope
+    env: Environment
+    key: str = Field(description="The new secret, shown once. The previous secret stopped working.")
+    verify_before_send: bool | None
+    test_outcomes: TestOutcomes | None
+    ip_allowlist: list[AllowlistEntry]
+    created_at: datetime
+
+
+class DeleteConfirmation(BaseModel):
+    message: str
+
+
+def detail(api_key: ApiKey) -> KeyDetail:
+    return KeyDetail.model_validate(api_key.model_dump())
+
+
+class KeyService:
+    def __init__(self, *, keys: KeyStore, hasher: SecretHasher, ids: IdFactory, clock: Clock) -> None:
+        self._keys = keys
+        self._hasher = hasher
+        self._ids = ids
+        self._clock = clock
+
+    def list(self, principal: Principal, *, page: int, per_page: int) -> Page[KeyDetail]:
+        keys = [detail(k) for k in self._keys.list_keys(principal.account.id)]
+        return slice_page(keys, page=page, per_page=per_page)
+
+    def get(self, principal: Principal, key_id: str) -> KeyDetail:
+        return detail(self._require(principal, key_id))
+
+    def create(self, principal: Principal, request: KeyCreate) -> KeyCreated:
+        api_key, secret = self.new_key(
+            account_id=principal.account.id,
+            name=request.name,
+            scope=request.scope,
+            env=request.env,
+            verify_before_send=request.verify_before_send,
+            test_outcomes=request.test_outcomes,
+            ip_allowlist=request.ip_allowlist,
+        )
+        self._keys.create_key(
+            api_key,
+            max_keys=principal.account.limits.api_keys,
+            audit=self._audit(principal.actor(), api_key, "key.created"),
+        )
+        return KeyCreated(**api_key.model_dump(include=set(KeyCreated.model_fields)), key=secret)
+
+    def new_key(self, *, account_id: str, name: str, scope: Scope, env: Environment, **fields: Any) -> tuple[
+        ApiKey, str
+    ]:
+        """A key and its secret, not yet stored (the operator CLI and dev bootstrap use this too)."""
+        secret = self._secret(env)
+        if env is Environment.TEST and fields.get("test_outcomes") is None:
+            fields["test_outcomes"] = TestOutcomes()
+        api_key = ApiKey(
+            id=self._ids.new_id("key_"),
+            account_id=account_id,
+            name=name,
+            prefix=display_prefix(secret),
+            scope=scope,
+            env=env,
+            key_hash=self._hasher.hash(secret),
+            created_at=self._clock.now(),
+            **fields,
+        )
+        return api_key, secret
+
+    def update(self, principal: Principal, key_id: str, request: KeyUpdate) -> KeyDetail:
+        api_key = self._require(principal, key_id)
+        changes = request.model_dump(exclude_unset=True)
+        for required in ("name", "scope", "ip_allowlist"):
+            if required in changes and changes[required] is None:
+                raise ValidationFailed(f"{required} cannot be null.")
+        if "test_outcomes" in changes:
+            if api_key.env is Environment.LIVE and changes["test_outcomes"] is not None:
+                raise ValidationFailed("test_outcomes apply to test keys only; live keys always have null.")
+            if api_key.env is Environment.TEST and changes["test_outcomes"] is None:
+                changes["test_outcomes"] = TestOutcomes().model_dump()  # null resets to the defaults
+        updated = ApiKey.model_validate({**api_key.model_dump(), **changes})
+        self._keys.update_key(updated, self._audit(principal.actor(), updated, "key.updated", sorted(changes)))
+        return detail(updated)
+
+    def rotate(self, principal: Principal, key_id: str) -> KeyRotated:
+        api_key = self._require(principal, key_id)
+        secret = self._secret(api_key.env)
+        rotated = api_key.model_copy(update={"key_hash": self._hasher.hash(secret), "prefix": display_prefix(secret)})
+        self._keys.rotate_key(
+            rotated, previous_hash=api_key.key_hash, audit=self._audit(principal.actor(), rotated, "key.rotated")
+        )
+        return KeyRotated(**rotated.model_dump(include=set(KeyRotated.model_fields)), key=secret)
+
+    def delete(self, principal: Principal, key_id: str) -> DeleteConfirmation:
+        api_key = self._require(principal, key_id)
+        self._keys.delete_key(api_key, self._audit(principal.actor(), api_key, "key.deleted"))
+        return DeleteConfirmation(message=f"API key {api_key.id} deleted; its secret no longer works.")
+
+    def _require(self, principal: Principal, key_id: str) -> ApiKey:
+        api_key = self._keys.get_key(principal.account.id, key_id)
+        if api_key is None:
+            raise NotFound(f"API key {key_id} not found.")
+        return api_key
+
+    def _secret(self, env: Environment) -> str:
+        return secret_prefix(env) + self._ids.secret(SECRET_LENGTH)
+
+    def _audit(
+        self, actor: Actor, api_key: ApiKey, action: str, changed: list[str] | None = None
+    ) -> AuditEntry:
+        details = f"{api_key.name} ({api_key.scope.value}, {api_key.env.value})"
+        if changed:
+            details += "; changed: " + ", ".join(changed)
+        return audit_entry(
+            entry_id=self._ids.new_id(),
+            account_id=api_key.account_id,
+            actor=actor,
+            action=action,
+            target=api_key.id,
+            details=details,
+            now=self._clock.now(),
+        )
