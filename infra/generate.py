@@ -1,13 +1,12 @@
 """Generates template.yaml and infra/openapi.json from the route table and the API modules.
 
-    python -m infra.generate          write both files
-    python -m infra.generate --check  exit 1 if the committed files differ (CI's drift check)
+python -m infra.generate          write both files
+python -m infra.generate --check  exit 1 if the committed files differ (CI's drift check)
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import difflib
 import importlib.util
 import json
@@ -18,7 +17,7 @@ from typing import Any
 
 import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
-
+from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
 from postline.http.routes import AUTH, COUNTERS_READ, RESOURCES_READ, RESOURCES_WRITE, ROUTES, Route
@@ -44,8 +43,16 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                     "Action": ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"],
                     "Resource": _table_arn("ResourcesTable"),
                 },
-                {"Effect": "Allow", "Action": ["dynamodb:UpdateItem"], "Resource": _table_arn("CountersTable")},
-                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "KeyHashSecret"}},
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:UpdateItem"],
+                    "Resource": _table_arn("CountersTable"),
+                },
+                {
+                    "Effect": "Allow",
+                    "Action": ["secretsmanager:GetSecretValue"],
+                    "Resource": {"Ref": "KeyHashSecret"},
+                },
             ]
         }
     ],
@@ -110,7 +117,7 @@ def api_routers() -> list[Router]:
 ERROR_STATUSES = {
     "400": "Invalid request: invalid_json, validation_error, ...",
     "401": "Missing, malformed or revoked key: unauthorized.",
-    "403": "insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, plan_limit_reached, ...",
+    "403": "insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, plan_limit_reached.",
     "404": "not_found: no such id in this account, or no such route.",
     "429": "rate_limited: honour Retry-After.",
     "500": "internal_error: retry with exponential backoff.",
@@ -143,7 +150,7 @@ def render_openapi() -> str:
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`."
             ),
             servers=[],
-            security_schemes={"bearer": {"type": "http", "scheme": "bearer", "description": "API key or console JWT"}},
+            security_schemes={"bearer": HTTPBearer(description="API key or console JWT")},
         )
     )
     document.pop("servers", None)
@@ -166,7 +173,10 @@ def render_openapi() -> str:
         for response in responses.values():
             response["headers"] = _headers(RATE_HEADERS)
         for status, text in ERROR_STATUSES.items():
-            error = {"description": text, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+            error = {
+                "description": text,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+            }
             if status == "429":
                 error["headers"] = _headers({**RATE_HEADERS, "Retry-After": "Seconds to wait."})
             else:

@@ -1,7 +1,6 @@
 """GET /v3/audit: the account's audit log, newest first, page-numbered."""
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-
 from postline import wiring
 from postline.domain.audit import AuditEntry
 from postline.domain.pagination import DEFAULT_PER_PAGE, Page
@@ -14,7 +13,7 @@ router = Router()
 
 @router.get("/v3/audit", summary="Audit log", tags=["Audit"])
 def list_audit(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[AuditEntry]:
-    return wiring.audit_service().list(principal(), page=page, per_page=per_page)
+    return wiring.audit_service().list_page(principal(), page=page, per_page=per_page)
 
 
 handler = lambda_handler(router)

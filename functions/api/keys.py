@@ -5,7 +5,6 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
-
 from postline import wiring
 from postline.domain.pagination import DEFAULT_PER_PAGE, Page
 from postline.http.app import lambda_handler
@@ -19,14 +18,19 @@ KeyId = Annotated[str, Path(min_length=1, max_length=64, description="The key's 
 
 @router.get("/v3/keys", summary="List API keys", tags=["Keys"])
 def list_keys(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[KeyDetail]:
-    return wiring.key_service().list(principal(), page=page, per_page=per_page)
+    return wiring.key_service().list_page(principal(), page=page, per_page=per_page)
 
 
 @router.post(
     "/v3/keys",
     summary="Create an API key",
     tags=["Keys"],
-    responses={201: {"description": "Created; `key` is shown only here.", "content": {"application/json": {"model": KeyCreated}}}},
+    responses={
+        201: {
+            "description": "Created; `key` is shown only here.",
+            "content": {"application/json": {"model": KeyCreated}},
+        }
+    },
 )
 def create_key(request: Annotated[KeyCreate, Body()]) -> Response[KeyCreated]:
     created = wiring.key_service().create(principal(), request)
@@ -34,22 +38,22 @@ def create_key(request: Annotated[KeyCreate, Body()]) -> Response[KeyCreated]:
 
 
 @router.get("/v3/keys/<id>", summary="Get an API key", tags=["Keys"])
-def get_key(id: KeyId) -> KeyDetail:  # noqa: A002 - the path parameter's name
+def get_key(id: KeyId) -> KeyDetail:
     return wiring.key_service().get(principal(), id)
 
 
 @router.patch("/v3/keys/<id>", summary="Change a key's scope and settings", tags=["Keys"])
-def update_key(id: KeyId, request: Annotated[KeyUpdate, Body()]) -> KeyDetail:  # noqa: A002
+def update_key(id: KeyId, request: Annotated[KeyUpdate, Body()]) -> KeyDetail:
     return wiring.key_service().update(principal(), id, request)
 
 
 @router.post("/v3/keys/<id>/rotate", summary="Rotate a key's secret", tags=["Keys"])
-def rotate_key(id: KeyId) -> KeyRotated:  # noqa: A002
+def rotate_key(id: KeyId) -> KeyRotated:
     return wiring.key_service().rotate(principal(), id)
 
 
 @router.delete("/v3/keys/<id>", summary="Delete (revoke) an API key", tags=["Keys"])
-def delete_key(id: KeyId) -> DeleteConfirmation:  # noqa: A002
+def delete_key(id: KeyId) -> DeleteConfirmation:
     return wiring.key_service().delete(principal(), id)
 
 

@@ -31,7 +31,7 @@ _clock: Clock = SystemClock()
 
 def set_clock(clock: Clock) -> None:
     """The embedded runtime installs its movable clock here."""
-    global _clock  # noqa: PLW0603 - the single process-wide clock is the point
+    global _clock  # the single process-wide clock is the point
     _clock = clock
 
 
@@ -53,7 +53,7 @@ def settings() -> Settings:
 @cache
 def client(service: str) -> Any:
     # AWS_ENDPOINT_URL (moto, LocalStack) is honoured by boto3 itself; nothing here changes per target.
-    return boto3.session.Session().client(service, config=_BOTO_CONFIG)  # type: ignore[call-overload]
+    return boto3.session.Session().client(service, config=_BOTO_CONFIG)
 
 
 @cache

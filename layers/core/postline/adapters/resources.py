@@ -131,18 +131,14 @@ class ResourceStore:
     # -- keys ----------------------------------------------------------------------------------------
 
     def find_key_by_hash(self, key_hash: str) -> tuple[str, str] | None:
-        response = self._db.get_item(
-            TableName=self._table, Key=key(hash_pk(key_hash), "KEYHASH"), ConsistentRead=True
-        )
+        response = self._db.get_item(TableName=self._table, Key=key(hash_pk(key_hash), "KEYHASH"), ConsistentRead=True)
         item = from_attrs(response.get("Item", {}))
         return (item["account_id"], item["key_id"]) if item else None
 
     def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]:
         pk = account_pk(account_id)
         response = self._db.batch_get_item(
-            RequestItems={
-                self._table: {"Keys": [key(pk, key_sk(key_id)), key(pk, ACCOUNT_SK)], "ConsistentRead": True}
-            }
+            RequestItems={self._table: {"Keys": [key(pk, key_sk(key_id)), key(pk, ACCOUNT_SK)], "ConsistentRead": True}}
         )
         found = {item["sk"]["S"]: item for item in response["Responses"].get(self._table, [])}
         return _api_key(found.get(key_sk(key_id))), _account(found.get(ACCOUNT_SK))
@@ -178,7 +174,13 @@ class ResourceStore:
                 }
             },
             _put(self._table, pk, key_sk(api_key.id), _key_data(api_key), "attribute_not_exists(pk)"),
-            _put(self._table, hash_pk(api_key.key_hash), "KEYHASH", _lookup(api_key), "attribute_not_exists(pk)"),
+            _put(
+                self._table,
+                hash_pk(api_key.key_hash),
+                "KEYHASH",
+                _lookup(api_key),
+                "attribute_not_exists(pk)",
+            ),
             self._audit_op(audit),
         ]
         try:
@@ -214,7 +216,13 @@ class ResourceStore:
         ops = [
             op,
             {"Delete": {"TableName": self._table, "Key": key(hash_pk(previous_hash), "KEYHASH")}},
-            _put(self._table, hash_pk(api_key.key_hash), "KEYHASH", _lookup(api_key), "attribute_not_exists(pk)"),
+            _put(
+                self._table,
+                hash_pk(api_key.key_hash),
+                "KEYHASH",
+                _lookup(api_key),
+                "attribute_not_exists(pk)",
+            ),
             self._audit_op(audit),
         ]
         self._transact(ops, missing="API key not found or rotated concurrently")

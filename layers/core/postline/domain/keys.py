@@ -81,7 +81,7 @@ class TestOutcomes(BaseModel):
 def normalize_cidr(value: object) -> str:
     """'10.1.2.3/8' -> '10.0.0.0/8', '2001:DB8::1' -> '2001:db8::1/128'; host bits are cleared."""
     if not isinstance(value, str):
-        raise ValueError("cidr must be a string")  # noqa: TRY004 - pydantic wants ValueError
+        raise ValueError("cidr must be a string")
     try:
         return str(ipaddress.ip_network(value.strip(), strict=False))
     except ValueError as exc:

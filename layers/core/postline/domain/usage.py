@@ -65,9 +65,7 @@ def _remaining(limit: int | None, used: int) -> int | None:
     return None if limit is None else max(0, limit - used)
 
 
-def usage_report(
-    account: Account, *, now: datetime, emails_used: int, daily_used: int, verify_used: int
-) -> Usage:
+def usage_report(account: Account, *, now: datetime, emails_used: int, daily_used: int, verify_used: int) -> Usage:
     limits = account.limits
     return Usage(
         plan=account.plan,

@@ -46,29 +46,22 @@ class Route:
         return base + self.policies
 
 
+R, W = RESOURCES_READ, RESOURCES_WRITE
+
+# fmt: off
 ROUTES: tuple[Route, ...] = (
-    Route("WhoAmI", "GET", "/v3/whoami", "identity", Access.READ),
-    Route("GetUsage", "GET", "/v3/usage", "usage", Access.READ, policies=(COUNTERS_READ,)),
-    Route("ListKeys", "GET", "/v3/keys", "keys", Access.READ, policies=(RESOURCES_READ,)),
-    Route(
-        "CreateKey", "POST", "/v3/keys", "keys", Access.WRITE, audit="key.created", live_only=True,
-        policies=(RESOURCES_WRITE,),
-    ),
-    Route("GetKey", "GET", "/v3/keys/{id}", "keys", Access.READ, policies=(RESOURCES_READ,)),
-    Route(
-        "UpdateKey", "PATCH", "/v3/keys/{id}", "keys", Access.WRITE, audit="key.updated", live_only=True,
-        policies=(RESOURCES_WRITE,),
-    ),
-    Route(
-        "RotateKey", "POST", "/v3/keys/{id}/rotate", "keys", Access.WRITE, audit="key.rotated",
-        live_only=True, policies=(RESOURCES_WRITE,),
-    ),
-    Route(
-        "DeleteKey", "DELETE", "/v3/keys/{id}", "keys", Access.WRITE, audit="key.deleted", live_only=True,
-        policies=(RESOURCES_WRITE,),
-    ),
-    Route("ListAudit", "GET", "/v3/audit", "audit", Access.READ, policies=(RESOURCES_READ,)),
+    #     name         method    path                    module      access        audit / flags / permissions
+    Route("WhoAmI",    "GET",    "/v3/whoami",           "identity", Access.READ),
+    Route("GetUsage",  "GET",    "/v3/usage",            "usage",    Access.READ,  policies=(COUNTERS_READ,)),
+    Route("ListKeys",  "GET",    "/v3/keys",             "keys",     Access.READ,  policies=(R,)),
+    Route("CreateKey", "POST",   "/v3/keys",             "keys",     Access.WRITE, "key.created", True, policies=(W,)),
+    Route("GetKey",    "GET",    "/v3/keys/{id}",        "keys",     Access.READ,  policies=(R,)),
+    Route("UpdateKey", "PATCH",  "/v3/keys/{id}",        "keys",     Access.WRITE, "key.updated", True, policies=(W,)),
+    Route("RotateKey", "POST",   "/v3/keys/{id}/rotate", "keys",     Access.WRITE, "key.rotated", True, policies=(W,)),
+    Route("DeleteKey", "DELETE", "/v3/keys/{id}",        "keys",     Access.WRITE, "key.deleted", True, policies=(W,)),
+    Route("ListAudit", "GET",    "/v3/audit",            "audit",    Access.READ,  policies=(R,)),
 )
+# fmt: on
 
 
 def find_route(method: str, resource: str) -> Route | None:

@@ -55,11 +55,17 @@ class OperatorService:
         env: Environment,
         scope: Scope = Scope.FULL_ACCESS,
         ip_allowlist: list[AllowlistEntry] | None = None,
+        secret: str | None = None,
         actor: Actor | None = None,
     ) -> KeyCreated:
         account = self.get_account(account_id)
         api_key, secret = self._key_service.new_key(
-            account_id=account.id, name=name, scope=scope, env=env, ip_allowlist=ip_allowlist or []
+            account_id=account.id,
+            name=name,
+            scope=scope,
+            env=env,
+            secret=secret,
+            ip_allowlist=ip_allowlist or [],
         )
         self._keys.create_key(
             api_key,

@@ -12,6 +12,6 @@ class AuditService:
     def __init__(self, *, audit: AuditStore) -> None:
         self._audit = audit
 
-    def list(self, principal: Principal, *, page: int, per_page: int) -> Page[AuditEntry]:
+    def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[AuditEntry]:
         items, total = self._audit.list_audit(principal.account.id, page=page, per_page=per_page)
         return make_page(items, page=page, per_page=per_page, total_count=total)

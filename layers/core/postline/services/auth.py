@@ -75,9 +75,7 @@ class Authenticator:
 
     def authorize(self, principal: Principal, rule: RouteRule) -> None:
         if not scope_permits(principal.scope, rule.access):
-            raise Forbidden(
-                f"A {principal.scope.value} key cannot perform this operation.", code="insufficient_scope"
-            )
+            raise Forbidden(f"A {principal.scope.value} key cannot perform this operation.", code="insufficient_scope")
         if rule.live_only and principal.env is Environment.TEST:
             raise Forbidden("This operation needs a live key; test keys cannot use it.", code="test_key_forbidden")
 

@@ -109,7 +109,7 @@ class KeyService:
         self._ids = ids
         self._clock = clock
 
-    def list(self, principal: Principal, *, page: int, per_page: int) -> Page[KeyDetail]:
+    def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[KeyDetail]:
         keys = [detail(k) for k in self._keys.list_keys(principal.account.id)]
         return slice_page(keys, page=page, per_page=per_page)
 
@@ -133,11 +133,23 @@ class KeyService:
         )
         return KeyCreated(**api_key.model_dump(include=set(KeyCreated.model_fields)), key=secret)
 
-    def new_key(self, *, account_id: str, name: str, scope: Scope, env: Environment, **fields: Any) -> tuple[
-        ApiKey, str
-    ]:
-        """A key and its secret, not yet stored (the operator CLI and dev bootstrap use this too)."""
-        secret = self._secret(env)
+    def new_key(
+        self,
+        *,
+        account_id: str,
+        name: str,
+        scope: Scope,
+        env: Environment,
+        secret: str | None = None,
+        **fields: Any,
+    ) -> tuple[ApiKey, str]:
+        """A key and its secret, not yet stored (the operator CLI and dev bootstrap use this too).
+
+        `secret` re-creates a known key: the embedded runtime re-seeds its dev keys on every start.
+        """
+        if secret is not None and not secret.startswith(secret_prefix(env)):
+            raise ValidationFailed(f"a {env.value} key's secret starts with {secret_prefix(env)}")
+        secret = secret or self._secret(env)
         if env is Environment.TEST and fields.get("test_outcomes") is None:
             fields["test_outcomes"] = TestOutcomes()
         api_key = ApiKey(
@@ -173,7 +185,9 @@ class KeyService:
         secret = self._secret(api_key.env)
         rotated = api_key.model_copy(update={"key_hash": self._hasher.hash(secret), "prefix": display_prefix(secret)})
         self._keys.rotate_key(
-            rotated, previous_hash=api_key.key_hash, audit=self._audit(principal.actor(), rotated, "key.rotated")
+            rotated,
+            previous_hash=api_key.key_hash,
+            audit=self._audit(principal.actor(), rotated, "key.rotated"),
         )
         return KeyRotated(**rotated.model_dump(include=set(KeyRotated.model_fields)), key=secret)
 
@@ -191,9 +205,7 @@ class KeyService:
     def _secret(self, env: Environment) -> str:
         return secret_prefix(env) + self._ids.secret(SECRET_LENGTH)
 
-    def _audit(
-        self, actor: Actor, api_key: ApiKey, action: str, changed: list[str] | None = None
-    ) -> AuditEntry:
+    def _audit(self, actor: Actor, api_key: ApiKey, action: str, changed: list[str] | None = None) -> AuditEntry:
         details = f"{api_key.name} ({api_key.scope.value}, {api_key.env.value})"
         if changed:
             details += "; changed: " + ", ".join(changed)
