@@ -68,15 +68,12 @@ def counter_store() -> DynamoCounterStore:
 
 @cache
 def hasher() -> PepperedHasher:
-    from aws_lambda_powertools.utilities import parameters
+    from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
+    provider = SecretsProvider(boto3_client=client("secretsmanager"))
     secret_id = settings().key_hash_secret_id
-
-    def pepper() -> str:
-        value = parameters.get_secret(secret_id, max_age=300, boto3_client=client("secretsmanager"))
-        return str(value)
-
-    return PepperedHasher(pepper)
+    # Cached for five minutes per container, so a key check costs no Secrets Manager call.
+    return PepperedHasher(lambda: str(provider.get(secret_id, max_age=300)))
 
 
 @cache

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -25,8 +25,8 @@ from postline.services.ports import Clock, IdFactory, KeyStore, SecretHasher
 
 SECRET_LENGTH = 40  # base62 characters after pl_live_ / pl_test_: ~238 bits
 
-Name = Field(min_length=1, max_length=100)
-Allowlist = Field(max_length=MAX_ALLOWLIST_ENTRIES)
+KeyName = Annotated[str, Field(min_length=1, max_length=100)]
+Allowlist = Annotated[list[AllowlistEntry], Field(max_length=MAX_ALLOWLIST_ENTRIES)]
 
 
 class _Strict(BaseModel):
@@ -34,12 +34,12 @@ class _Strict(BaseModel):
 
 
 class KeyCreate(_Strict):
-    name: str = Name
+    name: KeyName
     scope: Scope = Scope.FULL_ACCESS
     env: Environment = Environment.LIVE
     verify_before_send: bool | None = None
     test_outcomes: TestOutcomes | None = None
-    ip_allowlist: list[AllowlistEntry] = Allowlist
+    ip_allowlist: Allowlist = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _outcomes_only_for_test(self) -> KeyCreate:
@@ -51,11 +51,11 @@ class KeyCreate(_Strict):
 class KeyUpdate(_Strict):
     """PATCH: only the fields present change. test_outcomes null resets a test key to the defaults."""
 
-    name: str | None = Name
+    name: KeyName | None = None
     scope: Scope | None = None
     verify_before_send: bool | None = None
     test_outcomes: TestOutcomes | None = None
-    ip_allowlist: list[AllowlistEntry] | None = Allowlist
+    ip_allowlist: Allowlist | None = None
 
 
 class KeyDetail(BaseModel):

@@ -1,0 +1,135 @@
+"""`postline`: the operator's command line. It talks to the same tables as the API.
+
+Against a deployed stack, export the stack's outputs as the functions' environment
+(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID). Next to a running `make run`, it
+finds the embedded runtime through .local/dev.json by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from postline import wiring
+from postline.domain.accounts import AccountStatus, Plan
+from postline.domain.errors import ApiError
+from postline.domain.keys import Environment, Scope
+
+
+def _use_local_runtime(state_dir: Path) -> None:
+    """Point at the embedded runtime when no deployed environment is configured."""
+    if "RESOURCES_TABLE" in os.environ:
+        return
+    dev_file = state_dir / "dev.json"
+    if not dev_file.exists():
+        raise SystemExit(
+            "No environment configured: set RESOURCES_TABLE, COUNTERS_TABLE and KEY_HASH_SECRET_ID "
+            f"(and AWS_ENDPOINT_URL for an emulator), or start `make run` so that {dev_file} exists."
+        )
+    aws = json.loads(dev_file.read_text())["aws"]
+    os.environ.update(aws["env"])
+    os.environ.setdefault("AWS_ENDPOINT_URL", aws["endpoint_url"])
+    os.environ.setdefault("AWS_DEFAULT_REGION", aws["region"])
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+    wiring.reset()
+
+
+def _print(value: BaseModel | dict[str, Any]) -> None:
+    data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    print(json.dumps(data, indent=2))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="postline", description="Postline operator commands.")
+    parser.add_argument(
+        "--state-dir", type=Path, default=Path(".local"), help="embedded runtime state (default .local)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    account = commands.add_parser("account", help="create and manage accounts").add_subparsers(
+        dest="action", required=True
+    )
+    create = account.add_parser("create", help="create an account")
+    create.add_argument("--name", required=True)
+    create.add_argument("--plan", type=Plan, choices=list(Plan), default=Plan.FREE)
+    create.add_argument("--status", type=AccountStatus, choices=list(AccountStatus), default=AccountStatus.ACTIVE)
+    create.add_argument("--owner-email")
+    account.add_parser("show", help="show an account").add_argument("account_id")
+    for verb, new_status, help_text in (
+        ("suspend", AccountStatus.SUSPENDED, "suspend: every API request answers 403 account_suspended"),
+        ("activate", AccountStatus.ACTIVE, "make the account active again"),
+    ):
+        shortcut = account.add_parser(verb, help=help_text)
+        shortcut.add_argument("account_id")
+        shortcut.set_defaults(status=new_status)
+    status = account.add_parser("set-status", help="set any account status")
+    status.add_argument("account_id")
+    status.add_argument("status", type=AccountStatus, choices=list(AccountStatus))
+    plan = account.add_parser("set-plan", help="change the plan")
+    plan.add_argument("account_id")
+    plan.add_argument("plan", type=Plan, choices=list(Plan))
+    rate = account.add_parser("set-rate-limit", help="requests per minute, or 'default' for the plan's")
+    rate.add_argument("account_id")
+    rate.add_argument("per_minute")
+
+    key = commands.add_parser("key", help="API keys").add_subparsers(dest="action", required=True)
+    key_create = key.add_parser("create", help="create a key; prints its secret once")
+    key_create.add_argument("account_id")
+    key_create.add_argument("--name", default="operator")
+    key_create.add_argument("--env", type=Environment, choices=list(Environment), default=Environment.LIVE)
+    key_create.add_argument("--scope", type=Scope, choices=list(Scope), default=Scope.FULL_ACCESS)
+
+    sending = commands.add_parser("sending", help="hold or release live sending (503 sending_paused)")
+    sending.add_argument("action", choices=["pause", "resume"])
+    target = sending.add_mutually_exclusive_group(required=True)
+    target.add_argument("--account", dest="account_id", help="one account")
+    target.add_argument("--all", action="store_true", help="the whole platform")
+    return parser
+
+
+def run(args: argparse.Namespace) -> None:
+    operator = wiring.operator_service()
+    if args.command == "account":
+        if args.action == "create":
+            _print(
+                operator.create_account(
+                    name=args.name, plan=args.plan, status=args.status, owner_email=args.owner_email
+                )
+            )
+        elif args.action == "show":
+            _print(operator.get_account(args.account_id))
+        elif args.action in ("suspend", "activate", "set-status"):
+            _print(operator.set_status(args.account_id, args.status))
+        elif args.action == "set-plan":
+            _print(operator.set_plan(args.account_id, args.plan))
+        elif args.action == "set-rate-limit":
+            per_minute = None if args.per_minute == "default" else int(args.per_minute)
+            _print(operator.set_rate_limit(args.account_id, per_minute))
+    elif args.command == "key":
+        _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
+    elif args.command == "sending":
+        paused = args.action == "pause"
+        operator.set_sending_paused(None if args.all else args.account_id, paused)
+        _print({"target": "platform" if args.all else args.account_id, "sending_paused": paused})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    _use_local_runtime(args.state_dir)
+    try:
+        run(args)
+    except ApiError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
