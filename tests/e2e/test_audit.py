@@ -1,0 +1,77 @@
+"""The audit log: every write of every route records an entry; staff entries are redacted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from postline.domain.audit import REDACTED_STAFF_EMAIL
+from postline.http.routes import ROUTES, Route
+from tests.e2e.support import Api, make_account
+
+pytestmark = pytest.mark.e2e
+
+ENTRY_FIELDS = {
+    "id", "account_id", "actor_id", "actor_type", "actor_email", "action", "target", "details", "ip_address",
+    "created_at",
+}
+WRITE_ROUTES = [route for route in ROUTES if route.method != "GET"]
+
+
+def test_every_write_route_declares_its_audit_action() -> None:
+    assert WRITE_ROUTES
+    assert all(route.audit for route in WRITE_ROUTES), [r.name for r in WRITE_ROUTES if not r.audit]
+
+
+def _call(admin: Api, route: Route) -> str:
+    """Perform a write route on a fresh key; returns the audit target it should record."""
+    key_id: str = admin.post("/v3/keys", json={"name": "audited"}).json()["id"]
+    if route.name == "CreateKey":
+        return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
+    path = route.path.replace("{id}", key_id)
+    body: dict[str, Any] | None = {"name": "renamed"} if route.method == "PATCH" else None
+    response = admin.request(route.method, path, json=body)
+    assert response.status_code < 300, response.text
+    return key_id
+
+
+@pytest.mark.parametrize("route", WRITE_ROUTES, ids=lambda r: r.name)
+def test_each_write_records_its_action_actor_target_and_ip(runtime_api: Api, route: Route) -> None:
+    account = make_account()
+    admin = runtime_api.with_key(account.live_key)
+    target = _call(admin, route)
+    whoami = admin.get("/v3/whoami").json()
+    entry = admin.get("/v3/audit").json()["items"][0]
+    assert set(entry) == ENTRY_FIELDS
+    assert (entry["action"], entry["target"], entry["account_id"]) == (route.audit, target, account.id)
+    assert (entry["actor_type"], entry["actor_id"]) == ("user", whoami["api_key"]["id"])
+    assert entry["ip_address"] == "127.0.0.1" and entry["actor_email"] is None
+
+
+def test_staff_entries_are_redacted(runtime_api: Api, runtime: Any) -> None:
+    account = make_account()
+    env = {**runtime.env, "PATH": "/usr/bin:/bin"}
+    subprocess.run(
+        [sys.executable, "-m", "postline.cli", "account", "set-rate-limit", account.id, "1000"],
+        env=env, check=True, capture_output=True,
+    )
+    entry = runtime_api.with_key(account.live_key).get("/v3/audit").json()["items"][0]
+    assert entry["action"] == "account.rate_limit_changed"
+    assert (entry["actor_type"], entry["actor_id"], entry["ip_address"]) == ("staff", None, None)
+    assert entry["actor_email"] == REDACTED_STAFF_EMAIL
+
+
+def test_audit_is_newest_first_and_page_numbered(runtime_api: Api) -> None:
+    admin = runtime_api.with_key(make_account().live_key)
+    for n in range(3):
+        admin.post("/v3/keys", json={"name": f"k{n}"})
+    first = admin.get("/v3/audit?per_page=2").json()
+    total = first["pagination"]["total_count"]
+    assert first["pagination"] == {"page": 1, "per_page": 2, "total_count": total, "total_pages": (total + 1) // 2}
+    everything = [e["created_at"] for e in admin.get("/v3/audit?per_page=100").json()["items"]]
+    assert everything == sorted(everything, reverse=True) and len(everything) == total
+    second = admin.get("/v3/audit?per_page=2&page=2").json()["items"]
+    assert [e["created_at"] for e in first["items"] + second] == everything[:4]
