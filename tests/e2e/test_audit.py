@@ -15,7 +15,15 @@ from tests.e2e.support import Api, make_account
 pytestmark = pytest.mark.e2e
 
 ENTRY_FIELDS = {
-    "id", "account_id", "actor_id", "actor_type", "actor_email", "action", "target", "details", "ip_address",
+    "id",
+    "account_id",
+    "actor_id",
+    "actor_type",
+    "actor_email",
+    "action",
+    "target",
+    "details",
+    "ip_address",
     "created_at",
 }
 WRITE_ROUTES = [route for route in ROUTES if route.method != "GET"]
@@ -56,7 +64,9 @@ def test_staff_entries_are_redacted(runtime_api: Api, runtime: Any) -> None:
     env = {**runtime.env, "PATH": "/usr/bin:/bin"}
     subprocess.run(
         [sys.executable, "-m", "postline.cli", "account", "set-rate-limit", account.id, "1000"],
-        env=env, check=True, capture_output=True,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     entry = runtime_api.with_key(account.live_key).get("/v3/audit").json()["items"][0]
     assert entry["action"] == "account.rate_limit_changed"

@@ -73,9 +73,7 @@ def test_after_rotation_the_old_secret_fails_on_the_very_next_request(runtime_ap
         (Scope.FULL_ACCESS, "GET", "/v3/usage", True),
     ],
 )
-def test_scopes_are_enforced_per_route(
-    runtime_api: Api, scope: Scope, method: str, path: str, allowed: bool
-) -> None:
+def test_scopes_are_enforced_per_route(runtime_api: Api, scope: Scope, method: str, path: str, allowed: bool) -> None:
     account = make_account()
     response = runtime_api.with_key(make_key(account.id, scope=scope)).request(method, path, json={"name": "n"})
     if allowed:

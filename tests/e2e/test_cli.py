@@ -50,6 +50,9 @@ def test_unknown_account_is_a_clear_error(runtime: Any) -> None:
     env = {"PATH": "/usr/bin:/bin", **runtime.env}
     done = subprocess.run(
         [sys.executable, "-m", "postline.cli", "account", "suspend", "acct_nope"],
-        env=env, capture_output=True, text=True, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 1 and "not_found" in done.stderr

@@ -49,7 +49,11 @@ def test_invalid_console_tokens_are_unauthorized(
     runtime_api: Api, console_token: Callable[..., str], claims: dict[str, Any]
 ) -> None:
     account = make_account()
-    assert_error(runtime_api.with_key(console_token(**{"account_id": account.id, **claims})).get("/v3/whoami"), 401, "unauthorized")
+    assert_error(
+        runtime_api.with_key(console_token(**{"account_id": account.id, **claims})).get("/v3/whoami"),
+        401,
+        "unauthorized",
+    )
 
 
 def test_a_token_signed_by_an_unknown_key_is_unauthorized(runtime_api: Api, console_token: Callable[..., str]) -> None:

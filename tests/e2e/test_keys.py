@@ -6,14 +6,22 @@ from typing import Any
 
 import pytest
 
-from postline.domain.accounts import Plan, PLAN_LIMITS
+from postline.domain.accounts import PLAN_LIMITS, Plan
 from tests.e2e.support import Api, assert_error, make_account
 
 pytestmark = pytest.mark.e2e
 
 DETAIL_FIELDS = {
-    "id", "name", "prefix", "scope", "env", "verify_before_send", "test_outcomes", "ip_allowlist",
-    "last_used_at", "created_at",
+    "id",
+    "name",
+    "prefix",
+    "scope",
+    "env",
+    "verify_before_send",
+    "test_outcomes",
+    "ip_allowlist",
+    "last_used_at",
+    "created_at",
 }
 
 
@@ -89,7 +97,10 @@ def test_patch_changes_only_the_given_fields(admin: Api) -> None:
     assert response.status_code == 200, response.text
     detail = response.json()
     assert (detail["name"], detail["scope"], detail["verify_before_send"]) == ("before", "read_only", True)
-    assert detail["test_outcomes"] == {"send": {"delivered": 8.0, "bounce": 2.0}, "verify": {"valid": 1.0, "invalid": 1.0}}
+    assert detail["test_outcomes"] == {
+        "send": {"delivered": 8.0, "bounce": 2.0},
+        "verify": {"valid": 1.0, "invalid": 1.0},
+    }
     assert admin.get(f"/v3/keys/{key_id}").json() == detail
 
     reset = admin.patch(f"/v3/keys/{key_id}", json={"test_outcomes": None}).json()

@@ -1,0 +1,88 @@
+"""template.yaml agrees with the route table and the code it wires."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from infra.generate import load_api_module, render_openapi, render_template
+from postline.config import Settings
+from postline.http.routes import ROUTES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "template.yaml").read_text())
+
+
+def _functions(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        name: resource["Properties"]
+        for name, resource in template["Resources"].items()
+        if resource["Type"] == "AWS::Serverless::Function"
+    }
+
+
+def test_the_committed_files_are_what_the_code_generates() -> None:
+    assert (ROOT / "template.yaml").read_text() == render_template()
+    assert (ROOT / "infra" / "openapi.json").read_text() == render_openapi()
+
+
+def test_every_route_is_its_own_function_with_its_own_api_event(template: dict[str, Any]) -> None:
+    functions = _functions(template)
+    for route in ROUTES:
+        properties = functions[route.function_id]
+        event = properties["Events"]["Api"]["Properties"]
+        assert (event["Method"], event["Path"]) == (route.method, route.path)
+        assert properties["Handler"] == f"{route.module}.handler"
+    api_events = [
+        (e["Properties"]["Method"], e["Properties"]["Path"])
+        for f in functions.values()
+        for e in f["Events"].values()
+        if e["Type"] == "Api"
+    ]
+    assert len(api_events) == len(set(api_events)) == len(ROUTES)
+
+
+def test_every_function_has_a_module_with_its_handler(template: dict[str, Any]) -> None:
+    for properties in _functions(template).values():
+        module_name, attribute = properties["Handler"].split(".")
+        assert (ROOT / properties["CodeUri"] / f"{module_name}.py").is_file()
+        assert callable(getattr(load_api_module(module_name), attribute))
+
+
+def test_every_function_has_a_narrow_policy_and_no_shared_role(template: dict[str, Any]) -> None:
+    for name, properties in _functions(template).items():
+        assert properties["Policies"], name
+        assert "Role" not in properties, name
+        text = yaml.safe_dump(properties["Policies"])
+        assert "'*'" not in text and "AdministratorAccess" not in text, name
+
+
+def test_read_routes_cannot_write_resources(template: dict[str, Any]) -> None:
+    functions = _functions(template)
+    for route in ROUTES:
+        if route.method == "GET":
+            assert "DynamoDBCrudPolicy" not in yaml.safe_dump(functions[route.function_id]["Policies"]), route.name
+
+
+def test_the_environment_satisfies_the_settings_model(template: dict[str, Any]) -> None:
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    required = {field.alias for field in Settings.model_fields.values() if field.is_required()}
+    assert required <= set(variables)
+
+
+def test_every_queue_has_a_dead_letter_queue(template: dict[str, Any]) -> None:
+    queues = {n: r for n, r in template["Resources"].items() if r["Type"] == "AWS::SQS::Queue"}
+    dead_letter = {
+        r["Properties"]["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        for r in queues.values()
+        if "RedrivePolicy" in r.get("Properties", {})
+    }
+    for name in set(queues) - dead_letter:
+        assert "RedrivePolicy" in queues[name].get("Properties", {}), f"{name} has no DLQ"
