@@ -1,0 +1,416 @@
+"""Authentication and authorisation of a request (spec 5), with fakes for keys, counters and clock.
+
+Order, each with its own code: 401 unauthorized -> 403 account status -> 403 ip_not_allowed
+-> 429 rate_limited -> 403 insufficient_scope -> 403 test_key_forbidden.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from postline.domain.accounts import AccountStatus, Plan
+from postline.domain.errors import ApiError, Forbidden, RateLimited, Unauthorized
+from postline.domain.identity import Principal
+from postline.domain.keys import Access, AllowlistEntry, Environment, Scope
+from postline.services.auth import MAX_BEARER_LENGTH, Authenticator, RouteRule
+
+from .world import World
+
+READ = RouteRule(Access.READ, live_only=False)
+WRITE = RouteRule(Access.WRITE, live_only=False)
+LIVE_WRITE = RouteRule(Access.WRITE, live_only=True)
+SEND = RouteRule(Access.SEND, live_only=False)
+
+
+def request(
+    world: World, authorization: str | None, *, rule: RouteRule = READ, ip: str | None = "203.0.113.9"
+) -> Principal:
+    """What the API's auth middleware does for every non-public route (postline.http.app)."""
+    principal = world.auth.authenticate(authorization, ip)
+    decision = world.auth.count_request(principal)
+    if not decision.allowed:
+        raise world.auth.rate_limited(decision)
+    world.auth.authorize(principal, rule)
+    world.auth.touch(principal)
+    return principal
+
+
+def refused(error: type[ApiError], code: str, call: Any, *args: Any, **kwargs: Any) -> ApiError:
+    with pytest.raises(error) as caught:
+        call(*args, **kwargs)
+    assert caught.value.code == code
+    return caught.value
+
+
+# -- the Authorization header ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        None,
+        "",
+        "Bearer",
+        "Bearer ",
+        "Bearer    ",
+        "Basic dXNlcjpwYXNz",
+        "Token pl_live_0001",
+        "pl_live_0001SSSS",  # no scheme at all
+        "Bearerpl_live_0001SSSS",
+        "Bearer\tpl_live_0001SSSS",
+        "Bearer pl_live_0001 SSSS",  # whitespace inside the token
+        "Bearer pl_live_0001\tSSSS",
+        "Bearer pl_live_0001\nSSSS",
+        "Bearer " + "pl_live_" + "x" * MAX_BEARER_LENGTH,
+    ],
+)
+def test_missing_or_malformed_authorization_is_unauthorized(world: World, header: str | None) -> None:
+    error = refused(Unauthorized, "unauthorized", world.auth.authenticate, header, "203.0.113.9")
+    assert error.status == 401
+    assert (world.hasher.calls, world.console.verified) == (0, [])  # refused before any lookup
+
+
+def test_a_valid_key_resolves_its_account_scope_environment_and_source(world: World) -> None:
+    account = world.account(plan=Plan.PROFESSIONAL)
+    created = world.key(account, env=Environment.TEST, scope=Scope.SEND_ONLY)
+
+    principal = world.auth.authenticate(f"Bearer {created.key}", "198.51.100.7")
+
+    assert principal.account.id == account.id
+    assert principal.key is not None
+    assert (principal.key_id, principal.scope, principal.env) == (created.id, Scope.SEND_ONLY, Environment.TEST)
+    assert (principal.source_ip, principal.user_id) == ("198.51.100.7", None)
+
+
+@pytest.mark.parametrize("template", ["bearer {}", "BEARER {}", "Bearer   {}  "])
+def test_the_scheme_is_case_insensitive_and_padding_is_ignored(world: World, template: str) -> None:
+    created = world.key(world.account())
+    assert world.auth.authenticate(template.format(created.key), None).key_id == created.id
+
+
+@pytest.mark.parametrize("secret", ["pl_live_" + "Z" * 40, "pl_test_" + "Z" * 40, "pl_live_", "sk_live_abc"])
+def test_an_unknown_key_is_unauthorized(world: World, secret: str) -> None:
+    world.key(world.account())
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {secret}", None)
+
+
+def test_a_secret_differing_by_one_character_is_unauthorized(world: World) -> None:
+    created = world.key(world.account())
+    tampered = created.key[:-1] + ("T" if created.key[-1] != "T" else "U")
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {tampered}", None)
+
+
+# -- revocation -----------------------------------------------------------------------------------
+
+
+def test_rotation_refuses_the_old_secret_at_once_and_accepts_the_new_one(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    assert world.auth.authenticate(f"Bearer {created.key}", None).key_id == created.id
+
+    rotated = world.keys.rotate(world.console_principal(account), created.id)
+
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {created.key}", None)
+    assert world.auth.authenticate(f"Bearer {rotated.key}", None).key_id == created.id
+
+
+def test_a_lagging_hash_lookup_cannot_revive_a_rotated_secret(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.keys.rotate(world.console_principal(account), created.id)
+    # The lookup item still points the old hash at the key; the key item itself must decide.
+    world.store.plant_hash_lookup(world.hasher.hash(created.key), account.id, created.id)
+
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {created.key}", None)
+
+
+def test_a_deleted_key_is_unauthorized(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.keys.delete(world.console_principal(account), created.id)
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {created.key}", None)
+
+
+def test_a_lookup_pointing_at_a_deleted_key_is_unauthorized(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.keys.delete(world.console_principal(account), created.id)
+    world.store.plant_hash_lookup(world.hasher.hash(created.key), account.id, created.id)
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {created.key}", None)
+
+
+# -- account status -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "code"), [(AccountStatus.SUSPENDED, "account_suspended"), (AccountStatus.TRASHED, "account_deleted")]
+)
+def test_a_locked_account_is_forbidden_with_its_own_code(world: World, status: AccountStatus, code: str) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.operator.set_status(account.id, status)
+
+    error = refused(Forbidden, code, world.auth.authenticate, f"Bearer {created.key}", None)
+    assert error.status == 403
+
+
+@pytest.mark.parametrize("status", [AccountStatus.ACTIVE, AccountStatus.TRIALING, AccountStatus.PAST_DUE])
+def test_other_statuses_may_use_the_api(world: World, status: AccountStatus) -> None:
+    created = world.key(world.account(status=status))
+    assert world.auth.authenticate(f"Bearer {created.key}", None).account.status is status
+
+
+def test_account_status_is_checked_before_the_ip_allowlist(world: World) -> None:
+    account = world.account()
+    created = world.key(account, ip_allowlist=[AllowlistEntry(cidr="10.0.0.0/8")])
+    world.operator.set_status(account.id, AccountStatus.SUSPENDED)
+    refused(Forbidden, "account_suspended", world.auth.authenticate, f"Bearer {created.key}", "192.0.2.1")
+
+
+def test_a_status_change_takes_effect_on_the_next_request(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.auth.authenticate(f"Bearer {created.key}", None)
+    world.operator.set_status(account.id, AccountStatus.SUSPENDED)
+    refused(Forbidden, "account_suspended", world.auth.authenticate, f"Bearer {created.key}", None)
+    world.operator.set_status(account.id, AccountStatus.ACTIVE)
+    assert world.auth.authenticate(f"Bearer {created.key}", None).account.status is AccountStatus.ACTIVE
+
+
+# -- IP allowlist ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "allowed"),
+    [
+        ("10.20.30.40", True),
+        ("::ffff:10.20.30.40", True),
+        ("2001:db8:5::1", True),
+        ("192.0.2.1", False),
+        ("2001:db9::1", False),
+        (None, False),
+    ],
+)
+def test_the_ip_allowlist_is_enforced(world: World, source: str | None, allowed: bool) -> None:
+    allowlist = [AllowlistEntry(cidr="10.0.0.0/8", label="office"), AllowlistEntry(cidr="2001:db8::/32", label="vpn")]
+    created = world.key(world.account(), ip_allowlist=allowlist)
+    header = f"Bearer {created.key}"
+    if allowed:
+        assert world.auth.authenticate(header, source).key_id == created.id
+    else:
+        refused(Forbidden, "ip_not_allowed", world.auth.authenticate, header, source)
+
+
+def test_a_key_without_allowlist_accepts_any_source(world: World) -> None:
+    created = world.key(world.account())
+    for source in ("192.0.2.1", "2001:db8::1", None):
+        assert world.auth.authenticate(f"Bearer {created.key}", source).key_id == created.id
+
+
+# -- scope and mode -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scope", "rule", "code"),
+    [
+        (Scope.READ_ONLY, READ, None),
+        (Scope.READ_ONLY, SEND, "insufficient_scope"),
+        (Scope.READ_ONLY, WRITE, "insufficient_scope"),
+        (Scope.SEND_ONLY, SEND, None),
+        (Scope.SEND_ONLY, RouteRule(Access.CANCEL_OWN_SEND, live_only=False), None),
+        (Scope.SEND_ONLY, WRITE, "insufficient_scope"),
+        (Scope.FULL_ACCESS, WRITE, None),
+    ],
+)
+def test_scopes_are_enforced_per_route(world: World, scope: Scope, rule: RouteRule, code: str | None) -> None:
+    created = world.key(world.account(), scope=scope)
+    if code is None:
+        assert request(world, f"Bearer {created.key}", rule=rule).scope is scope
+    else:
+        refused(Forbidden, code, request, world, f"Bearer {created.key}", rule=rule)
+
+
+def test_a_test_key_on_a_live_only_route_is_forbidden(world: World) -> None:
+    created = world.key(world.account(), env=Environment.TEST)
+    refused(Forbidden, "test_key_forbidden", request, world, f"Bearer {created.key}", rule=LIVE_WRITE)
+    assert request(world, f"Bearer {created.key}", rule=WRITE).env is Environment.TEST
+
+
+def test_a_live_key_may_use_a_live_only_route(world: World) -> None:
+    created = world.key(world.account(), env=Environment.LIVE)
+    assert request(world, f"Bearer {created.key}", rule=LIVE_WRITE).env is Environment.LIVE
+
+
+def test_scope_is_checked_before_the_key_mode(world: World) -> None:
+    created = world.key(world.account(), env=Environment.TEST, scope=Scope.READ_ONLY)
+    refused(Forbidden, "insufficient_scope", request, world, f"Bearer {created.key}", rule=LIVE_WRITE)
+
+
+# -- the rate window ------------------------------------------------------------------------------
+
+
+def test_the_request_after_the_limit_is_refused_with_retry_after_until_the_next_minute(world: World) -> None:
+    account = world.account()
+    world.operator.set_rate_limit(account.id, 5)
+    header = f"Bearer {world.key(account).key}"
+    world.clock.advance(20)  # 12:00:20, 40 s before the window resets
+
+    for _ in range(5):
+        request(world, header)
+    error = refused(RateLimited, "rate_limited", request, world, header)
+
+    assert (error.status, error.retry_after) == (429, 40)
+    world.clock.advance(39.5)  # 12:00:59.5: still the same window
+    assert refused(RateLimited, "rate_limited", request, world, header).retry_after == 1
+    world.clock.advance(0.5)  # 12:01:00: a fresh window
+    request(world, header)
+    assert world.auth.count_request(world.auth.authenticate(header, None)).used == 2
+
+
+@pytest.mark.parametrize(("plan", "limit"), [(Plan.FREE, 600), (Plan.PROFESSIONAL, 6_000)])
+def test_the_window_size_is_the_plans_published_limit(world: World, plan: Plan, limit: int) -> None:
+    principal = world.auth.authenticate(f"Bearer {world.key(world.account(plan=plan)).key}", None)
+    decisions = [world.auth.count_request(principal) for _ in range(limit + 1)]
+    assert decisions[limit - 1].allowed
+    assert decisions[limit - 1].limit == limit
+    assert decisions[limit - 1].remaining == 0
+    assert not decisions[limit].allowed
+    assert decisions[limit].headers()["Retry-After"] == "60"
+
+
+def test_the_window_is_per_account_and_shared_by_its_keys(world: World) -> None:
+    busy, quiet = world.account(), world.account()
+    world.operator.set_rate_limit(busy.id, 2)
+    first, second = world.key(busy).key, world.key(busy).key
+    request(world, f"Bearer {first}")
+    request(world, f"Bearer {second}")
+    refused(RateLimited, "rate_limited", request, world, f"Bearer {first}")
+    assert request(world, f"Bearer {world.key(quiet).key}").account.id == quiet.id
+
+
+def test_requests_refused_for_scope_still_count_against_the_window(world: World) -> None:
+    account = world.account()
+    world.operator.set_rate_limit(account.id, 2)
+    header = f"Bearer {world.key(account, scope=Scope.READ_ONLY).key}"
+    refused(Forbidden, "insufficient_scope", request, world, header, rule=WRITE)
+    refused(Forbidden, "insufficient_scope", request, world, header, rule=WRITE)
+    refused(RateLimited, "rate_limited", request, world, header, rule=READ)
+
+
+def test_the_window_counter_expires_after_the_next_window(world: World) -> None:
+    account = world.account()
+    world.auth.count_request(world.console_principal(account))
+    start = int(world.clock.now().timestamp())
+    assert world.counters.expiries == {(account.id, start): start + 120}
+
+
+def test_an_account_rate_override_takes_effect_on_the_next_request(world: World) -> None:
+    account = world.account()
+    header = f"Bearer {world.key(account).key}"
+    assert world.auth.count_request(world.auth.authenticate(header, None)).limit == 600
+    world.operator.set_rate_limit(account.id, 1_000)
+    assert world.auth.count_request(world.auth.authenticate(header, None)).limit == 1_000
+
+
+# -- last_used_at ---------------------------------------------------------------------------------
+
+
+def test_last_used_is_written_at_most_once_a_minute(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    header = f"Bearer {created.key}"
+    start = world.clock.now()
+
+    for _ in range(3):
+        request(world, header)  # same instant: one write
+    assert world.store.touch_writes == 1
+    for step in (10, 20, 29.9):  # up to 59.9 s later: no further write
+        world.clock.advance(step)
+        request(world, header)
+    assert world.store.touch_writes == 1
+    assert len(world.store.touch_calls) == 1  # not even attempted
+    world.clock.advance(0.1)  # 60 s after the first write
+    request(world, header)
+    request(world, header)
+
+    assert world.store.touch_writes == 2
+    assert [at for _, at in world.store.touch_calls] == [start, world.clock.now()]
+    assert world.keys.get(world.console_principal(account), created.id).last_used_at == world.clock.now()
+
+
+def test_a_console_user_touches_no_key(world: World) -> None:
+    account = world.account()
+    world.key(account)
+    world.auth.touch(world.console_principal(account))
+    assert world.store.touch_calls == []
+
+
+# -- console JWTs ---------------------------------------------------------------------------------
+
+
+def test_a_console_token_resolves_to_the_account_with_no_key(world: World) -> None:
+    account = world.account()
+    token = world.console.issue({"sub": "usr_42", "account_id": account.id})
+
+    principal = request(world, f"Bearer {token}", rule=LIVE_WRITE, ip="192.0.2.8")
+
+    assert principal.account.id == account.id
+    assert (principal.key, principal.key_id, principal.env) == (None, "", Environment.LIVE)
+    assert (principal.scope, principal.user_id, principal.source_ip) == (Scope.FULL_ACCESS, "usr_42", "192.0.2.8")
+    assert world.console.verified == [token]
+
+
+def test_a_console_token_may_carry_a_narrower_scope(world: World) -> None:
+    account = world.account()
+    token = world.console.issue({"sub": "usr_42", "account_id": account.id, "scope": "read_only"})
+    assert request(world, f"Bearer {token}").scope is Scope.READ_ONLY
+    refused(Forbidden, "insufficient_scope", request, world, f"Bearer {token}", rule=WRITE)
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"sub": "usr_42"},  # no account_id claim
+        {"sub": "usr_42", "account_id": None},
+        {"sub": "usr_42", "account_id": 12345},
+        {"sub": "usr_42", "account_id": "acct_nobody"},  # unknown account
+        {"sub": "usr_42", "account_id": "ACCOUNT", "scope": "admin"},  # unknown scope
+    ],
+)
+def test_a_console_token_without_a_known_account_or_scope_is_unauthorized(world: World, claims: dict[str, Any]) -> None:
+    account = world.account()
+    token = world.console.issue({k: (account.id if v == "ACCOUNT" else v) for k, v in claims.items()})
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {token}", None)
+
+
+def test_an_unverifiable_console_token_is_unauthorized(world: World) -> None:
+    world.account()
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, "Bearer eyJhbGciOi.forged.token", None)
+
+
+def test_console_tokens_are_refused_when_no_verifier_is_configured(world: World) -> None:
+    account = world.account()
+    token = world.console.issue({"sub": "usr_42", "account_id": account.id})
+    auth = Authenticator(
+        keys=world.store,
+        accounts=world.store,
+        counters=world.counters,
+        hasher=world.hasher,
+        clock=world.clock,
+        console=None,
+    )
+    refused(Unauthorized, "unauthorized", auth.authenticate, f"Bearer {token}", None)
+
+
+def test_a_console_token_for_a_suspended_account_is_forbidden(world: World) -> None:
+    account = world.account(status=AccountStatus.SUSPENDED)
+    token = world.console.issue({"sub": "usr_42", "account_id": account.id})
+    refused(Forbidden, "account_suspended", world.auth.authenticate, f"Bearer {token}", None)
+
+
+def test_key_shaped_bearers_never_reach_the_console_verifier(world: World) -> None:
+    world.account()
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, "Bearer pl_live_unknown", None)
+    assert world.console.verified == []

@@ -1,0 +1,75 @@
+"""One account universe for unit tests: the in-memory fakes and every service wired to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from postline.domain.accounts import Account, AccountStatus, Plan
+from postline.domain.identity import Principal
+from postline.domain.keys import AllowlistEntry, Environment, Scope
+from postline.services.accounts import OperatorService
+from postline.services.audit import AuditService
+from postline.services.auth import Authenticator
+from postline.services.keys import KeyCreated, KeyService
+from postline.services.usage import UsageService
+from tests.fakes import (
+    FakeConsoleVerifier,
+    FakeHasher,
+    FixedClock,
+    InMemoryCounters,
+    InMemoryStore,
+    SequentialIds,
+)
+
+
+@dataclass
+class World:
+    """One account universe: fakes plus every service wired to them, as wiring.py does with adapters."""
+
+    store: InMemoryStore
+    counters: InMemoryCounters
+    clock: FixedClock
+    ids: SequentialIds
+    hasher: FakeHasher
+    console: FakeConsoleVerifier
+    keys: KeyService
+    auth: Authenticator
+    operator: OperatorService
+    audit: AuditService
+    usage: UsageService
+
+    def account(self, *, plan: Plan = Plan.FREE, status: AccountStatus = AccountStatus.ACTIVE) -> Account:
+        return self.operator.create_account(name="Acme", plan=plan, status=status, owner_email="owner@acme.test")
+
+    def key(
+        self,
+        account: Account,
+        *,
+        env: Environment = Environment.LIVE,
+        scope: Scope = Scope.FULL_ACCESS,
+        ip_allowlist: list[AllowlistEntry] | None = None,
+    ) -> KeyCreated:
+        return self.operator.create_key(account.id, name="ci", env=env, scope=scope, ip_allowlist=ip_allowlist)
+
+    def console_principal(self, account: Account) -> Principal:
+        """The caller as a dashboard user (console JWT): no key, full access, live."""
+        return Principal(account=account, scope=Scope.FULL_ACCESS, env=Environment.LIVE, user_id="usr_owner")
+
+
+def build_world() -> World:
+    store, counters, clock = InMemoryStore(), InMemoryCounters(), FixedClock()
+    ids, hasher, console = SequentialIds(), FakeHasher(), FakeConsoleVerifier()
+    keys = KeyService(keys=store, hasher=hasher, ids=ids, clock=clock)
+    return World(
+        store=store,
+        counters=counters,
+        clock=clock,
+        ids=ids,
+        hasher=hasher,
+        console=console,
+        keys=keys,
+        auth=Authenticator(keys=store, accounts=store, counters=counters, hasher=hasher, clock=clock, console=console),
+        operator=OperatorService(accounts=store, keys=store, key_service=keys, ids=ids, clock=clock),
+        audit=AuditService(audit=store),
+        usage=UsageService(counters=counters, clock=clock),
+    )
