@@ -35,9 +35,10 @@ class Actor:
 
 
 class AuditEntry(BaseModel):
+    # Nullable fields default to None: storage omits null attributes.
     id: str
-    account_id: str | None
-    actor_id: str | None
+    account_id: str | None = None
+    actor_id: str | None = None
     actor_type: ActorType
     actor_email: str | None = None
     action: str
