@@ -1,0 +1,152 @@
+"""ResourceStore and the counters against moto, on tables built from template.yaml."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from postline import wiring
+from postline.adapters.counters import DynamoCounterStore
+from postline.adapters.resources import ResourceStore
+from postline.domain.accounts import Account, Plan
+from postline.domain.audit import Actor, ActorType, AuditEntry, audit_entry
+from postline.domain.errors import Forbidden, NotFound
+from postline.domain.keys import ApiKey, Environment, Scope
+from tests.aws_stack import InProcessStack
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(stack: InProcessStack) -> ResourceStore:
+    return wiring.resource_store()
+
+
+def _audit(account_id: str, action: str = "test.action", at: datetime = NOW) -> AuditEntry:
+    return audit_entry(
+        entry_id=str(uuid.uuid4()),
+        account_id=account_id,
+        actor=Actor(ActorType.USER, "u", "127.0.0.1"),
+        action=action,
+        target=None,
+        now=at,
+    )
+
+
+def _account(store: ResourceStore) -> Account:
+    account = Account(id=f"acct_{uuid.uuid4().hex}", name="a", plan=Plan.FREE, created_at=NOW)
+    store.create_account(account, _audit(account.id, "account.created"))
+    return account
+
+
+def _key(account: Account, key_hash: str | None = None) -> ApiKey:
+    return ApiKey(
+        id=f"key_{uuid.uuid4().hex}",
+        account_id=account.id,
+        name="k",
+        prefix="pl_live_abcd",
+        scope=Scope.FULL_ACCESS,
+        env=Environment.LIVE,
+        key_hash=key_hash or uuid.uuid4().hex,
+        created_at=NOW,
+    )
+
+
+def test_the_plan_limit_holds_under_concurrent_creates(store: ResourceStore) -> None:
+    account = _account(store)
+    outcomes: list[str] = []
+
+    def create() -> None:
+        try:
+            store.create_key(_key(account), max_keys=3, audit=_audit(account.id, "key.created"))
+            outcomes.append("created")
+        except Forbidden as exc:
+            outcomes.append(exc.code)
+
+    threads = [threading.Thread(target=create) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["created"] * 3 + ["plan_limit_reached"] * 3
+    assert len(store.list_keys(account.id)) == 3
+
+
+def test_a_failed_create_writes_nothing(store: ResourceStore) -> None:
+    account = _account(store)
+    key = _key(account)
+    with pytest.raises(Forbidden):
+        store.create_key(key, max_keys=0, audit=_audit(account.id, "key.created"))
+    assert store.find_key_by_hash(key.key_hash) is None
+    assert [e.action for e in store.list_audit(account.id, page=1, per_page=10)[0]] == ["account.created"]
+
+
+def test_rotation_moves_the_lookup_and_loses_a_race_cleanly(store: ResourceStore) -> None:
+    account = _account(store)
+    key = _key(account, "old")
+    store.create_key(key, max_keys=10, audit=_audit(account.id))
+    rotated = key.model_copy(update={"key_hash": "new"})
+    store.rotate_key(rotated, previous_hash="old", audit=_audit(account.id, "key.rotated"))
+    assert store.find_key_by_hash("old") is None
+    assert store.find_key_by_hash("new") == (account.id, key.id)
+    # A second rotation computed from the stale read must not resurrect anything.
+    with pytest.raises(NotFound):
+        store.rotate_key(key.model_copy(update={"key_hash": "other"}), previous_hash="old", audit=_audit(account.id))
+    assert store.find_key_by_hash("other") is None
+    assert store.get_key(account.id, key.id).key_hash == "new"  # type: ignore[union-attr]
+
+
+def test_last_used_is_written_at_most_once_a_minute_and_survives_updates(store: ResourceStore) -> None:
+    account = _account(store)
+    key = _key(account)
+    store.create_key(key, max_keys=10, audit=_audit(account.id))
+    store.touch_last_used(key, NOW)
+    store.touch_last_used(key, NOW + timedelta(seconds=30))
+    assert store.get_key(account.id, key.id).last_used_at == NOW  # type: ignore[union-attr]
+    store.touch_last_used(key, NOW + timedelta(seconds=61))
+    fresh = store.get_key(account.id, key.id)
+    assert fresh is not None and fresh.last_used_at == NOW + timedelta(seconds=61)
+    store.update_key(fresh.model_copy(update={"name": "renamed"}), _audit(account.id, "key.updated"))
+    assert store.get_key(account.id, key.id).last_used_at == NOW + timedelta(seconds=61)  # type: ignore[union-attr]
+
+
+def test_delete_frees_the_plan_slot(store: ResourceStore) -> None:
+    account = _account(store)
+    key = _key(account)
+    store.create_key(key, max_keys=1, audit=_audit(account.id))
+    store.delete_key(key, _audit(account.id, "key.deleted"))
+    assert store.find_key_by_hash(key.key_hash) is None
+    store.create_key(_key(account), max_keys=1, audit=_audit(account.id))
+    with pytest.raises(NotFound):
+        store.delete_key(key, _audit(account.id, "key.deleted"))
+
+
+def test_audit_pages_are_newest_first_across_query_pages(store: ResourceStore) -> None:
+    account = _account(store)
+    for minute in range(1, 61):
+        store.record(_audit(account.id, f"a.{minute:02d}", NOW + timedelta(minutes=minute)))
+    page_one, total = store.list_audit(account.id, page=1, per_page=25)
+    page_three, _ = store.list_audit(account.id, page=3, per_page=25)
+    assert total == 61
+    assert [e.action for e in page_one[:2]] == ["a.60", "a.59"]
+    assert [e.action for e in page_three] == [f"a.{m:02d}" for m in range(10, 0, -1)] + ["account.created"]
+    assert store.list_audit(account.id, page=4, per_page=25) == ([], 61)
+
+
+def test_rate_window_counts_are_atomic(stack: InProcessStack) -> None:
+    counters: DynamoCounterStore = wiring.counter_store()
+    account_id = uuid.uuid4().hex
+    results: list[int] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(counters.count_request(account_id, 60, expires_at=180)))
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == list(range(1, 9))
+    assert counters.count_request(account_id, 120, expires_at=240) == 1
