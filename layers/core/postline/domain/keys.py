@@ -83,9 +83,14 @@ def normalize_cidr(value: object) -> str:
     if not isinstance(value, str):
         raise ValueError("cidr must be a string")
     try:
-        return str(ipaddress.ip_network(value.strip(), strict=False))
+        network = ipaddress.ip_network(value.strip(), strict=False)
     except ValueError as exc:
         raise ValueError(f"{value!r} is not an IPv4 or IPv6 CIDR") from exc
+    mapped = network.network_address.ipv4_mapped if isinstance(network, ipaddress.IPv6Network) else None
+    if mapped is not None and network.prefixlen >= 96:
+        # ::ffff:a.b.c.d/n is an IPv4 network in IPv6 clothing; sources are compared as IPv4.
+        return str(ipaddress.IPv4Network((mapped, network.prefixlen - 96)))
+    return str(network)
 
 
 Cidr = Annotated[str, BeforeValidator(normalize_cidr)]

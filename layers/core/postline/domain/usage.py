@@ -75,7 +75,9 @@ def usage_report(account: Account, *, now: datetime, emails_used: int, daily_use
             limit=limits.monthly_emails,
             used=emails_used,
             remaining=_remaining(limits.monthly_emails, emails_used),
-            ceiling=limits.overage_ceiling if account.overage_enabled else limits.monthly_emails,
+            ceiling=limits.overage_ceiling
+            if account.overage_enabled and limits.overage_ceiling is not None
+            else limits.monthly_emails,
             overage_enabled=account.overage_enabled,
         ),
         daily=None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import ValidationError
+
 from postline.domain.accounts import Account, AccountStatus, Plan
 from postline.domain.audit import Actor, AuditEntry, audit_entry
-from postline.domain.errors import NotFound
+from postline.domain.errors import NotFound, ValidationFailed
 from postline.domain.keys import AllowlistEntry, Environment, Scope
 from postline.services.keys import KeyCreated, KeyService
 from postline.services.ports import AccountStore, Clock, IdFactory, KeyStore
@@ -75,21 +79,14 @@ class OperatorService:
         return KeyCreated(**api_key.model_dump(include=set(KeyCreated.model_fields)), key=secret)
 
     def set_status(self, account_id: str, status: AccountStatus, actor: Actor | None = None) -> Account:
-        account = self.get_account(account_id).model_copy(update={"status": status})
-        self._accounts.update_account(account, self._audit(actor, account.id, f"account.{status.value}", account.id))
-        return account
+        return self._change(account_id, f"account.{status.value}", actor, status=status)
 
     def set_plan(self, account_id: str, plan: Plan, actor: Actor | None = None) -> Account:
-        account = self.get_account(account_id).model_copy(update={"plan": plan})
-        self._accounts.update_account(account, self._audit(actor, account.id, "account.plan_changed", plan.value))
-        return account
+        return self._change(account_id, "account.plan_changed", actor, f"plan {plan.value}", plan=plan)
 
     def set_rate_limit(self, account_id: str, per_minute: int | None, actor: Actor | None = None) -> Account:
-        account = self.get_account(account_id).model_copy(update={"rate_limit_per_minute": per_minute})
-        self._accounts.update_account(
-            account, self._audit(actor, account.id, "account.rate_limit_changed", str(per_minute))
-        )
-        return account
+        details = f"rate limit {per_minute}/min" if per_minute else "rate limit: plan default"
+        return self._change(account_id, "account.rate_limit_changed", actor, details, rate_limit_per_minute=per_minute)
 
     def set_sending_paused(self, account_id: str | None, paused: bool, actor: Actor | None = None) -> None:
         """Pause or resume live sending for one account, or for the whole platform when account_id is None."""
@@ -97,15 +94,28 @@ class OperatorService:
         if account_id is None:
             self._accounts.set_platform_sending_paused(paused, self._audit(actor, None, action, "platform"))
             return
-        account = self.get_account(account_id).model_copy(update={"sending_paused": paused})
-        self._accounts.update_account(account, self._audit(actor, account.id, action, account.id))
+        self._change(account_id, action, actor, sending_paused=paused)
 
-    def _audit(self, actor: Actor | None, account_id: str | None, action: str, target: str | None) -> AuditEntry:
+    def _change(
+        self, account_id: str, action: str, actor: Actor | None, details: str | None = None, **changes: Any
+    ) -> Account:
+        """Validated (model_copy would not validate), stored and audited with the account as target."""
+        try:
+            account = Account.model_validate({**self.get_account(account_id).model_dump(), **changes})
+        except ValidationError as exc:
+            raise ValidationFailed(str(exc.errors()[0]["msg"])) from exc
+        self._accounts.update_account(account, self._audit(actor, account.id, action, account.id, details))
+        return account
+
+    def _audit(
+        self, actor: Actor | None, account_id: str | None, action: str, target: str | None, details: str | None = None
+    ) -> AuditEntry:
         return audit_entry(
             entry_id=self._ids.new_id(),
             account_id=account_id,
             actor=actor or Actor.staff(),
             action=action,
             target=target,
+            details=details,
             now=self._clock.now(),
         )
