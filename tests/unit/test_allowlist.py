@@ -22,6 +22,10 @@ from postline.domain.keys import AllowlistEntry, ip_allowed, normalize_cidr
         ("2001:db8:abcd:12::1/48", "2001:db8:abcd::/48"),
         ("2001:0db8:0000:0000:0000:0000:0000:0000/32", "2001:db8::/32"),  # compressed
         ("::/0", "::/0"),
+        ("::ffff:10.0.0.1", "10.0.0.1/32"),  # IPv4-mapped entries become the IPv4 network they mean
+        ("::ffff:10.1.2.3/104", "10.0.0.0/8"),
+        ("::ffff:0:0/96", "0.0.0.0/0"),
+        ("::ffff:0:0/95", "::fffe:0:0/95"),  # wider than the mapped range: stays IPv6
     ],
 )
 def test_normalize_cidr(given: str, normalized: str) -> None:
@@ -91,11 +95,8 @@ def test_a_restricted_key_refuses_a_missing_or_unreadable_source(source: str | N
     assert ip_allowed(_allow("0.0.0.0/0", "::/0"), source) is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG domain/keys.py: an IPv4-mapped IPv6 entry (::ffff:10.0.0.1) is accepted but can never match: "
-    "mapped sources are compared as IPv4, IPv4 sources never fall in an IPv6 network",
-)
 @pytest.mark.parametrize("source", ["10.0.0.1", "::ffff:10.0.0.1"])
 def test_an_ipv4_mapped_entry_matches_its_ipv4_client(source: str) -> None:
+    # Regression: a mapped entry used to be stored as IPv6 and could then match no source at all.
     assert ip_allowed(_allow("::ffff:10.0.0.1"), source) is True
+    assert ip_allowed(_allow("::ffff:10.0.0.1"), "10.0.0.2") is False

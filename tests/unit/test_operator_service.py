@@ -110,32 +110,29 @@ def test_set_rate_limit_overrides_and_clears(world: World) -> None:
     assert [e.action for e in last_entries(world, 2)] == ["account.rate_limit_changed"] * 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG services/accounts.py: set_rate_limit uses model_copy(update=...), which skips validation, so "
-    "0 or a negative limit is stored; the account then fails Account validation on every read",
-)
 @pytest.mark.parametrize("per_minute", [0, -5])
 def test_set_rate_limit_refuses_a_limit_below_one(world: World, per_minute: int) -> None:
+    # Regression: model_copy(update=...) skipped validation and stored a limit no read could validate.
     account = world.account()
-    with pytest.raises(ValidationFailed):
+    audit_before = len(world.store.audit_entries())
+    with pytest.raises(ValidationFailed) as caught:
         world.operator.set_rate_limit(account.id, per_minute)
+    assert (caught.value.status, caught.value.code) == (400, "validation_error")
     assert world.operator.get_account(account.id).rate_limit_per_minute is None
+    assert len(world.store.audit_entries()) == audit_before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG services/accounts.py: plan and rate-limit changes record the new value as the audit target "
-    "('professional', 'None') instead of the account id, with the value in details",
-)
 def test_plan_and_rate_limit_changes_target_the_account_and_describe_the_value(world: World) -> None:
+    # Regression: the target used to be the new value ('professional', 'None').
     account = world.account()
     world.operator.set_plan(account.id, Plan.PROFESSIONAL)
+    world.operator.set_rate_limit(account.id, 900)
     world.operator.set_rate_limit(account.id, None)
-    plan_entry, rate_entry = last_entries(world, 2)
-    assert (plan_entry.target, rate_entry.target) == (account.id, account.id)
+    plan_entry, rate_entry, default_entry = last_entries(world, 3)
+    assert {plan_entry.target, rate_entry.target, default_entry.target} == {account.id}
     assert plan_entry.details is not None and "professional" in plan_entry.details
-    assert rate_entry.details is not None and rate_entry.target != "None"
+    assert rate_entry.details is not None and "900" in rate_entry.details
+    assert default_entry.details is not None and "None" not in default_entry.details
 
 
 def test_an_explicit_actor_is_recorded_as_given(world: World) -> None:

@@ -89,12 +89,8 @@ def test_ceiling_includes_overage_headroom_only_when_overage_is_enabled(overage:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG domain/usage.py: overage_enabled on a plan without an overage ceiling (free) reports "
-    "ceiling null, i.e. no absolute stop, instead of the monthly limit",
-)
 def test_overage_on_a_plan_without_overage_headroom_keeps_the_monthly_limit_as_ceiling() -> None:
+    # Regression: the free plan has no overage ceiling, and the ceiling used to come out null (no stop).
     usage = usage_report(
         _account(Plan.FREE, overage_enabled=True), now=MARCH_14, emails_used=0, daily_used=0, verify_used=0
     )
