@@ -471,3 +471,15 @@ def test_no_audit_entry_carries_a_secret(world: World, caller: Principal) -> Non
     rotated = world.keys.rotate(caller, created.id)
     dumped = [e.model_dump_json() for e in world.store.audit_entries()]
     assert not [d for d in dumped if created.key in d or rotated.key in d]
+
+
+def test_an_empty_patch_writes_nothing(world: World, caller: Principal) -> None:
+    key_id = create(world, caller, name="quiet").id
+    before = len(world.store.audit_entries())
+    assert world.keys.update(caller, key_id, KeyUpdate()).name == "quiet"
+    assert new_audit(world, before) == []
+
+
+def test_blank_names_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        KeyCreate(name="   ")

@@ -60,10 +60,11 @@ def test_negative_and_non_finite_weights_are_refused(field: str, bad: float) -> 
 
 
 @pytest.mark.parametrize("field", ["send", "verify"])
-def test_all_zero_weights_are_refused(field: str) -> None:
+@pytest.mark.parametrize("count", [3, 0], ids=["all-zero", "empty"])
+def test_weights_with_nothing_to_draw_are_refused(field: str, count: int) -> None:
     names = SEND_OUTCOMES if field == "send" else VERIFY_OUTCOMES
-    with pytest.raises(ValidationError, match="must not all be zero"):
-        TestOutcomes.model_validate({field: dict.fromkeys(names[:3], 0)})
+    with pytest.raises(ValidationError, match="at least one outcome with a weight above zero"):
+        TestOutcomes.model_validate({field: dict.fromkeys(names[:count], 0)})
 
 
 def test_non_numeric_weights_are_refused() -> None:

@@ -54,8 +54,8 @@ def _check_weights(weights: dict[str, float], allowed: tuple[str, ...], label: s
     for name, weight in weights.items():
         if not math.isfinite(weight) or weight < 0:
             raise ValueError(f"{label} weight for {name!r} must be a finite number >= 0")
-    if weights and sum(weights.values()) <= 0:
-        raise ValueError(f"{label} weights must not all be zero")
+    if sum(weights.values()) <= 0:
+        raise ValueError(f"{label} weights need at least one outcome with a weight above zero")
     return weights
 
 

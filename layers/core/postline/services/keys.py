@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from postline.domain.audit import Actor, AuditEntry, audit_entry
 from postline.domain.errors import NotFound, ValidationFailed
@@ -25,7 +25,7 @@ from postline.services.ports import Clock, IdFactory, KeyStore, SecretHasher
 
 SECRET_LENGTH = 40  # base62 characters after pl_live_ / pl_test_: ~238 bits
 
-KeyName = Annotated[str, Field(min_length=1, max_length=100)]
+KeyName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 Allowlist = Annotated[list[AllowlistEntry], Field(max_length=MAX_ALLOWLIST_ENTRIES)]
 
 
@@ -168,6 +168,8 @@ class KeyService:
     def update(self, principal: Principal, key_id: str, request: KeyUpdate) -> KeyDetail:
         api_key = self._require(principal, key_id)
         changes = request.model_dump(exclude_unset=True)
+        if not changes:  # nothing to change: no write, no audit entry
+            return detail(api_key)
         for required in ("name", "scope", "ip_allowlist"):
             if required in changes and changes[required] is None:
                 raise ValidationFailed(f"{required} cannot be null.")
