@@ -1,0 +1,118 @@
+"""`make run`: the whole service on this machine, until Ctrl-C.
+
+python -m postline.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
+                         [--template template.yaml] [--state-dir .local] [--parameter Name=Value ...]
+Port 0 picks a free port. Each port flag has an environment equivalent (POSTLINE_API_PORT, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+from postline.local.emulator import DEFAULT_PORT as AWS_PORT
+from postline.local.gateway import DEFAULT_PORT as API_PORT
+from postline.local.mail_sink import DEFAULT_PORT as MAIL_PORT
+from postline.local.runtime import Runtime
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    env = os.environ
+    parser = argparse.ArgumentParser(
+        prog="python -m postline.local", description="The whole Postline service on this machine."
+    )
+    parser.add_argument("--api-port", type=int, default=int(env.get("POSTLINE_API_PORT", API_PORT)))
+    parser.add_argument("--aws-port", type=int, default=int(env.get("POSTLINE_AWS_PORT", AWS_PORT)))
+    parser.add_argument("--mail-port", type=int, default=int(env.get("POSTLINE_MAIL_PORT", MAIL_PORT)))
+    parser.add_argument("--template", type=Path, default=Path(env.get("POSTLINE_TEMPLATE", "template.yaml")))
+    parser.add_argument("--state-dir", type=Path, default=Path(env.get("POSTLINE_STATE_DIR", ".local")))
+    parser.add_argument(
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a template parameter (repeatable)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=env.get("POSTLINE_LOG_LEVEL", "WARNING"),
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="for the runtime and the functions' Powertools logger",
+    )
+    parser.add_argument(
+        "--no-dev-account",
+        dest="dev_account",
+        action="store_false",
+        help="do not seed the development account (for templates other than Postline's)",
+    )
+    args = parser.parse_args(argv)
+    if any("=" not in item for item in args.parameter):
+        parser.error("--parameter takes NAME=VALUE")
+    return args
+
+
+def banner(runtime: Runtime, state_file: Path) -> str:
+    dev = runtime.dev
+    lines = [
+        "Postline is running on this machine.",
+        f"  API        {runtime.base_url}",
+        f"  AWS        {runtime.endpoint_url}  (moto; region {dev['aws']['region']})",
+        f"  Mail sink  smtp://{runtime.env['SMTP_RELAY_HOST']}:{runtime.env['SMTP_RELAY_PORT']}"
+        f"  (GET {runtime.base_url}/_local/mailbox)",
+        f"  State      {state_file}",
+    ]
+    if dev["keys"]:
+        lines += [
+            f"  Account    {dev['account_id']}",
+            f"  Live key   {dev['keys']['live']}",
+            f"  Test key   {dev['keys']['test']}",
+            "",
+            "Try:",
+            f'  curl -H "Authorization: Bearer {dev["keys"]["live"]}" {runtime.base_url}/v3/whoami',
+        ]
+    return "\n".join([*lines, "", "Ctrl-C to stop."])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stopping = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    runtime = Runtime(
+        args.template,
+        args.state_dir,
+        api_port=args.api_port,
+        aws_port=args.aws_port,
+        mail_port=args.mail_port,
+        parameters=dict(item.split("=", 1) for item in args.parameter),
+        log_level=args.log_level,
+        dev_account=args.dev_account,
+    )
+    try:
+        runtime.start()
+    except OSError as error:  # typically a port in use: say which, without a traceback
+        print(f"postline.local: cannot start: {error}", file=sys.stderr)
+        return 1
+    try:
+        print(banner(runtime, args.state_dir / "dev.json"), flush=True)
+        while not stopping.wait(0.5):  # a timed wait lets the signal handler run promptly
+            pass
+    finally:
+        runtime.stop()
+    print("Stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The template's Lambda functions, run in this process.
+
+Each function is loaded like Lambda loads it (its module by file path, its code folder on
+sys.path) into a module of its own, so functions that share a file still have separate
+globals, like separate containers. One invocation at a time per function, as in one Lambda
+container: Powertools' resolver keeps the current event on the app object.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from postline.local.cloudformation import (
+    ACCOUNT_ID,
+    REGION,
+    Resolver,
+    Template,
+    TemplateError,
+    physical_name,
+    scalar,
+)
+
+logger = logging.getLogger(__name__)
+Handler = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class InvocationContext:
+    """The parts of Lambda's context object that handlers and Powertools read."""
+
+    function_name: str
+    memory_limit_in_mb: int
+    invoked_function_arn: str
+    aws_request_id: str
+    deadline: float  # time.monotonic() when the function's Timeout runs out
+    function_version: str = "$LATEST"
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/lambda/{self.function_name}"
+
+    @property
+    def log_stream_name(self) -> str:
+        return "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
+
+
+@dataclass
+class LocalFunction:
+    logical_id: str
+    handler: str  # module.attr, as in the template
+    code_dir: Path
+    memory: int
+    timeout: int
+    events: dict[str, dict[str, Any]]
+    _loaded: Handler | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return physical_name(self.logical_id)
+
+    @property
+    def arn(self) -> str:
+        return f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{self.name}"
+
+    def invoke(self, event: Any) -> Any:
+        with self._lock:
+            handler = self._handler()
+            context = InvocationContext(
+                function_name=self.name,
+                memory_limit_in_mb=self.memory,
+                invoked_function_arn=self.arn,
+                aws_request_id=str(uuid.uuid4()),
+                deadline=time.monotonic() + self.timeout,
+            )
+            return handler(event, context)
+
+    def _handler(self) -> Handler:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    def _load(self) -> Handler:
+        module_path, _, attribute = self.handler.rpartition(".")
+        path = self.code_dir / f"{module_path.replace('.', '/')}.py"
+        module_name = f"postline_local_{self.logical_id}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None or not path.is_file():
+            raise TemplateError(f"{self.logical_id}: handler module {path} does not exist")
+        # Lambda puts the code folder on sys.path, so a handler may import its siblings.
+        if str(self.code_dir) not in sys.path:
+            sys.path.append(str(self.code_dir))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module  # pydantic and dataclasses look modules up by name
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
+        handler: Handler = getattr(module, attribute)
+        logger.debug("loaded %s from %s", self.handler, path)
+        return handler
+
+
+def load_functions(template: Template) -> dict[str, LocalFunction]:
+    """Every AWS::Serverless::Function, with Globals.Function applied as SAM applies it."""
+    defaults = template.function_globals
+    functions = {}
+    for logical_id, resource in template.of_type("AWS::Serverless::Function").items():
+        props = {**defaults, **(resource.get("Properties") or {})}
+        code_uri = props.get("CodeUri")
+        if not isinstance(code_uri, str):
+            raise TemplateError(f"{logical_id}: the local runtime needs CodeUri as a local folder")
+        functions[logical_id] = LocalFunction(
+            logical_id=logical_id,
+            handler=props["Handler"],
+            code_dir=(template.root / code_uri).resolve(),
+            memory=int(props.get("MemorySize", 128)),
+            timeout=int(props.get("Timeout", 3)),
+            events=props.get("Events") or {},
+        )
+    return functions
+
+
+def event_enabled(props: dict[str, Any]) -> bool:
+    """Event sources turn off with `Enabled: false`; schedules also with `State: DISABLED`."""
+    return scalar(props.get("Enabled", True)) != "false" and scalar(props.get("State", "ENABLED")) != "DISABLED"
+
+
+def function_environment(template: Template, resolver: Resolver) -> dict[str, str]:
+    """Globals.Function.Environment plus each function's own variables, resolved.
+
+    In-process handlers share one os.environ, so two functions may not give one variable
+    two different values.
+    """
+    sources = [("Globals", template.function_globals)] + [
+        (logical_id, resource.get("Properties") or {})
+        for logical_id, resource in template.of_type("AWS::Serverless::Function").items()
+    ]
+    environment: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for source, props in sources:
+        variables = (props.get("Environment") or {}).get("Variables") or {}
+        for name, value in resolver.resolve(variables).items():
+            text = scalar(value)
+            if name in environment and environment[name] != text:
+                raise TemplateError(
+                    f"{source} and {owner[name]} set {name} differently; "
+                    "the local runtime runs every function in one environment"
+                )
+            environment[name] = text
+            owner[name] = source
+    return environment

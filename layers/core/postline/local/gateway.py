@@ -1,0 +1,230 @@
+"""The local API Gateway: HTTP requests in, REST API proxy events (v1) to the template's functions.
+
+A function with an `Events: {X: {Type: Api, Properties: {Path, Method}}}` serves that method
+and path template ({id} for one segment, {proxy+} for the rest); the most specific template
+wins, as in API Gateway. Unmatched requests and crashed handlers get the bodies the template's
+GatewayResponses define (404 not_found, 500 internal_error).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
+
+from postline.local.cloudformation import ACCOUNT_ID, Resolver, Template
+from postline.local.functions import LocalFunction
+from postline.local.responses import JsonResponse, error_response
+from postline.services.ports import Clock
+
+logger = logging.getLogger(__name__)
+DEFAULT_PORT = 3000
+OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
+API_ID = "local"
+_IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
+_GREEDY = re.compile(r"\{(\w+)\+\}")
+_PARAMETER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class ApiRoute:
+    function: LocalFunction
+    method: str  # GET, POST, ... or ANY
+    resource: str  # the path template, e.g. /v3/keys/{id}
+    stage: str
+    pattern: re.Pattern[str]
+    specificity: tuple[int, ...]  # per segment: 0 literal, 1 {param}, 2 {proxy+}; lower wins
+
+    @classmethod
+    def of(cls, function: LocalFunction, method: str, resource: str, stage: str) -> ApiRoute:
+        parts, ranks = [], []
+        for segment in resource.strip("/").split("/"):
+            if greedy := _GREEDY.fullmatch(segment):
+                parts.append(f"(?P<{greedy[1]}>.+)")
+                ranks.append(2)
+            elif parameter := _PARAMETER.fullmatch(segment):
+                parts.append(f"(?P<{parameter[1]}>[^/]+)")
+                ranks.append(1)
+            else:
+                parts.append(re.escape(segment))
+                ranks.append(0)
+        pattern = re.compile("/" + "/".join(parts))
+        return cls(function, method.upper(), resource, stage, pattern, (*ranks, method.upper() == "ANY"))
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        if self.method not in ("ANY", method):
+            return None
+        found = self.pattern.fullmatch(path)
+        return found.groupdict() if found else None
+
+
+def api_routes(template: Template, functions: Iterable[LocalFunction], resolver: Resolver) -> list[ApiRoute]:
+    routes = []
+    for function in functions:
+        for event in function.events.values():
+            if event.get("Type") != "Api":
+                continue
+            props = event["Properties"]
+            routes.append(ApiRoute.of(function, props["Method"], props["Path"], _stage(template, props, resolver)))
+    return sorted(routes, key=lambda route: route.specificity)
+
+
+def _stage(template: Template, props: dict[str, Any], resolver: Resolver) -> str:
+    api = props.get("RestApiId")
+    if not (isinstance(api, dict) and "Ref" in api):
+        return _IMPLICIT_API_STAGE
+    api_props = template.resources[api["Ref"]].get("Properties") or {}
+    return str(resolver.resolve(api_props.get("StageName", _IMPLICIT_API_STAGE)))
+
+
+class Gateway:
+    """The WSGI application: `/_local/` to the control surface, the rest to the functions."""
+
+    def __init__(
+        self,
+        routes: list[ApiRoute],
+        control: Callable[[Request], Response],
+        openapi: Path,
+        clock: Clock,
+    ) -> None:
+        self._routes = routes
+        self._control = control
+        self._openapi = openapi
+        self._clock = clock
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        request = Request(environ)
+        response: Iterable[bytes] = self._dispatch(request)(environ, start_response)
+        return response
+
+    def _dispatch(self, request: Request) -> Response:
+        if request.path.startswith("/_local/"):
+            return self._control(request)
+        if request.path == OPENAPI_PATH and request.method == "GET" and self._openapi.is_file():
+            return JsonResponse(self._openapi.read_bytes())
+        for route in self._routes:
+            parameters = route.match(request.method, request.path)
+            if parameters is not None:
+                return self._invoke(route, parameters, request)
+        return error_response(404, "not_found", "No such route.")
+
+    def _invoke(self, route: ApiRoute, parameters: dict[str, str], request: Request) -> Response:
+        request_id = str(uuid.uuid4())
+        event = proxy_event(request, route, parameters, request_id, self._clock)
+        try:
+            return http_response(route.function.invoke(event))
+        except Exception:
+            logger.exception("%s failed on %s %s", route.function.name, request.method, request.path)
+            message = "Something went wrong on our side; retry with backoff."
+            return error_response(500, "internal_error", message, request_id)
+
+
+def proxy_event(
+    request: Request, route: ApiRoute, parameters: dict[str, str], request_id: str, clock: Clock
+) -> dict[str, Any]:
+    """The REST API (v1) Lambda proxy integration event for this request."""
+    headers: dict[str, str] = {}
+    multi_headers: dict[str, list[str]] = {}
+    for name, value in request.headers.items():
+        headers[name] = value  # the last value wins, as in API Gateway
+        multi_headers.setdefault(name, []).append(value)
+    query = {name: values[-1] for name, values in request.args.lists()}
+    multi_query = dict(request.args.lists())
+    body, is_base64 = _body(request.get_data())
+    now = clock.now()
+    return {
+        "resource": route.resource,
+        "path": request.path,
+        "httpMethod": request.method,
+        "headers": headers,
+        "multiValueHeaders": multi_headers,
+        "queryStringParameters": query or None,
+        "multiValueQueryStringParameters": multi_query or None,
+        "pathParameters": parameters or None,
+        "stageVariables": None,
+        "body": body,
+        "isBase64Encoded": is_base64,
+        "requestContext": {
+            "accountId": ACCOUNT_ID,
+            "apiId": API_ID,
+            "domainName": request.host,
+            "httpMethod": request.method,
+            "identity": {"sourceIp": request.remote_addr, "userAgent": request.user_agent.string or None},
+            "path": f"/{route.stage}{request.path}",
+            "protocol": request.environ.get("SERVER_PROTOCOL", "HTTP/1.1"),
+            "requestId": request_id,
+            "requestTime": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+            "requestTimeEpoch": int(now.timestamp() * 1000),
+            "resourcePath": route.resource,
+            "stage": route.stage,
+        },
+    }
+
+
+def _body(data: bytes) -> tuple[str | None, bool]:
+    if not data:
+        return None, False
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return base64.b64encode(data).decode(), True
+
+
+def http_response(result: Any) -> Response:
+    """A proxy integration result ({statusCode, headers, multiValueHeaders, body}) as HTTP."""
+    if not isinstance(result, dict) or "statusCode" not in result:
+        raise TypeError(f"not a Lambda proxy response: {type(result).__name__}")
+    body = result.get("body") or ""
+    data = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode()
+    # Both maps are merged; for a name in both, multiValueHeaders wins, as in API Gateway.
+    multi: dict[str, list[str]] = result.get("multiValueHeaders") or {}
+    single: dict[str, str] = result.get("headers") or {}
+    taken = {name.lower() for name in multi}
+    headers = [(name, str(value)) for name, values in multi.items() for value in values]
+    headers += [(name, str(value)) for name, value in single.items() if name.lower() not in taken]
+    return JsonResponse(data, status=int(result["statusCode"]), headers=headers)
+
+
+class _QuietRequestHandler(WSGIRequestHandler):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        logger.debug('"%s" %s %s', self.requestline, code, size)
+
+
+class HttpServer:
+    """A threaded werkzeug server on loopback; port 0 picks a free port."""
+
+    def __init__(self, app: Gateway, port: int) -> None:
+        self._app = app
+        self._requested_port = port
+        self._server: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the gateway is not running")
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def start(self) -> None:
+        self._server = make_server(
+            "127.0.0.1", self._requested_port, self._app, threaded=True, request_handler=_QuietRequestHandler
+        )
+        self._thread = threading.Thread(target=self._server.serve_forever, name="gateway", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._server is None or self._thread is None:
+            return
+        self._server.shutdown()
+        self._thread.join()
+        self._server.server_close()
+        self._server = self._thread = None

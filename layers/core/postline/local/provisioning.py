@@ -1,0 +1,182 @@
+"""Creates the template's tables, queues, buckets and secrets in the emulator.
+
+Everything is read from template.yaml, never copied: what runs locally is what deploys.
+Resource types the emulator does not hold (functions, layers, the API, IAM) are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from postline.local.cloudformation import (
+    Resolver,
+    Template,
+    TemplateError,
+    dependency_order,
+    physical_name,
+    scalar,
+)
+
+logger = logging.getLogger(__name__)
+ClientFactory = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """What a logical id became: the value `Ref` gives and the attributes `Fn::GetAtt` gives."""
+
+    ref: str
+    attributes: dict[str, str] = field(default_factory=dict)
+
+
+class Stack:
+    """The emulated resources by logical id; answers Ref and GetAtt for the Resolver."""
+
+    def __init__(self) -> None:
+        self._deployed: dict[str, Deployed] = {}
+
+    def add(self, logical_id: str, deployed: Deployed) -> None:
+        self._deployed[logical_id] = deployed
+
+    def ref(self, logical_id: str) -> str:
+        return self._get(logical_id).ref
+
+    def get_att(self, logical_id: str, attribute: str) -> str:
+        attributes = self._get(logical_id).attributes
+        if attribute not in attributes:
+            raise TemplateError(f"{logical_id} has no attribute {attribute} locally")
+        return attributes[attribute]
+
+    def _get(self, logical_id: str) -> Deployed:
+        if logical_id not in self._deployed:
+            raise TemplateError(f"{logical_id} is not a parameter or a resource the local runtime creates")
+        return self._deployed[logical_id]
+
+
+def deploy(template: Template, parameters: Mapping[str, str], clients: ClientFactory) -> Stack:
+    stack = Stack()
+    resolver = Resolver(parameters, stack)
+    emulated = {}
+    for logical_id, resource in template.resources.items():
+        if resource.get("Type") in _CREATORS:
+            emulated[logical_id] = resource
+        else:
+            logger.debug("%s (%s) is not an emulator resource; skipped", logical_id, resource.get("Type"))
+    for logical_id in dependency_order(emulated):
+        resource = emulated[logical_id]
+        properties = resolver.resolve(resource.get("Properties") or {})
+        stack.add(logical_id, _CREATORS[resource["Type"]](clients, logical_id, properties))
+    return stack
+
+
+def _table(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    dynamodb = clients("dynamodb")
+    name = props.get("TableName") or physical_name(logical_id)
+    request: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": props["AttributeDefinitions"],
+        "KeySchema": props["KeySchema"],
+        "BillingMode": props.get("BillingMode", "PROVISIONED"),
+    }
+    if "ProvisionedThroughput" in props:
+        request["ProvisionedThroughput"] = props["ProvisionedThroughput"]
+    index_fields = ("IndexName", "KeySchema", "Projection", "ProvisionedThroughput")
+    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if props.get(kind):
+            request[kind] = [{k: v for k, v in index.items() if k in index_fields} for index in props[kind]]
+    if "StreamSpecification" in props:
+        view = props["StreamSpecification"]["StreamViewType"]
+        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
+    description = dynamodb.create_table(**request)["TableDescription"]
+    ttl = props.get("TimeToLiveSpecification") or {}
+    if ttl.get("Enabled"):
+        dynamodb.update_time_to_live(
+            TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl["AttributeName"]}
+        )
+    attributes = {"Arn": description["TableArn"]}
+    if "LatestStreamArn" in description:
+        attributes["StreamArn"] = description["LatestStreamArn"]
+    return Deployed(name, attributes)
+
+
+# CloudFormation properties of AWS::SQS::Queue that are SQS queue attributes of the same name.
+_QUEUE_ATTRIBUTES = {
+    "ContentBasedDeduplication",
+    "DeduplicationScope",
+    "DelaySeconds",
+    "FifoQueue",
+    "FifoThroughputLimit",
+    "KmsDataKeyReusePeriodSeconds",
+    "KmsMasterKeyId",
+    "MaximumMessageSize",
+    "MessageRetentionPeriod",
+    "ReceiveMessageWaitTimeSeconds",
+    "RedriveAllowPolicy",
+    "RedrivePolicy",
+    "SqsManagedSseEnabled",
+    "VisibilityTimeout",
+}
+
+
+def _queue(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    sqs = clients("sqs")
+    fifo = scalar(props.get("FifoQueue")) == "true"
+    name = props.get("QueueName") or physical_name(logical_id) + (".fifo" if fifo else "")
+    attributes = {
+        key: json.dumps(value) if isinstance(value, dict) else scalar(value)
+        for key, value in props.items()
+        if key in _QUEUE_ATTRIBUTES
+    }
+    url = sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    # Ref of a queue is its URL in CloudFormation, which is also what boto3 wants.
+    return Deployed(url, {"Arn": arn, "QueueName": name, "QueueUrl": url})
+
+
+def _bucket(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    name = props.get("BucketName") or physical_name(logical_id).lower()
+    clients("s3").create_bucket(Bucket=name)
+    return Deployed(name, {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com"})
+
+
+# GenerateSecretString options that GetRandomPassword takes under the same names.
+_PASSWORD_OPTIONS = {
+    "ExcludeCharacters",
+    "ExcludeLowercase",
+    "ExcludeNumbers",
+    "ExcludePunctuation",
+    "ExcludeUppercase",
+    "IncludeSpace",
+    "PasswordLength",
+    "RequireEachIncludedType",
+}
+
+
+def _secret(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    secretsmanager = clients("secretsmanager")
+    name = props.get("Name") or physical_name(logical_id)
+    value = props.get("SecretString")
+    if value is None:
+        generate = props.get("GenerateSecretString") or {}
+        options = {k: v for k, v in generate.items() if k in _PASSWORD_OPTIONS}
+        password = secretsmanager.get_random_password(**options)["RandomPassword"]
+        if "SecretStringTemplate" in generate:
+            document = json.loads(generate["SecretStringTemplate"])
+            document[generate["GenerateStringKey"]] = password
+            password = json.dumps(document)
+        value = password
+    arn = secretsmanager.create_secret(Name=name, SecretString=value)["ARN"]
+    # Ref of a secret is its ARN in CloudFormation; Secrets Manager accepts it as SecretId.
+    return Deployed(arn, {"Id": arn})
+
+
+_CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] = {
+    "AWS::DynamoDB::Table": _table,
+    "AWS::SQS::Queue": _queue,
+    "AWS::S3::Bucket": _bucket,
+    "AWS::SecretsManager::Secret": _secret,
+}

@@ -1,0 +1,340 @@
+"""Event source mappings: feed SQS messages and DynamoDB stream records to worker functions.
+
+Each pump is one thread per `Type: SQS` / `Type: DynamoDB` event of a function, delivering one
+batch at a time with the template's BatchSize, MaximumBatchingWindowInSeconds and
+FunctionResponseTypes, and failing the way Lambda fails:
+- SQS: a raised error fails the whole batch; with ReportBatchItemFailures only the reported
+  messages fail. A failed message stays in flight until its visibility timeout has passed on
+  the runtime's clock, then comes back; the queue's redrive policy moves it to the DLQ after
+  maxReceiveCount receives (moto does that on receive).
+- Streams: a failed batch is retried from the first failed record (the reported
+  SequenceNumber, or the batch's first record), in order, until it succeeds.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import math
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from botocore.exceptions import ClientError
+
+from postline.local.activity import Activity
+from postline.local.cloudformation import REGION
+from postline.local.functions import LocalFunction
+from postline.services.ports import Clock
+
+logger = logging.getLogger(__name__)
+Item = TypeVar("Item")
+REPORT_FAILURES = "ReportBatchItemFailures"
+_SQS_MAX_RECEIVE = 10  # messages per ReceiveMessage call
+_LONG_POLL_SECONDS = 1  # short enough that stop() returns promptly
+_STREAM_POLL_SECONDS = 0.1
+_MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    function: LocalFunction
+    batch_size: int
+    window_seconds: float
+    report_failures: bool
+
+    @classmethod
+    def of(cls, function: LocalFunction, props: dict[str, Any], default_batch_size: int) -> BatchSettings:
+        return cls(
+            function=function,
+            batch_size=int(props.get("BatchSize", default_batch_size)),
+            window_seconds=float(props.get("MaximumBatchingWindowInSeconds", 0)),
+            report_failures=REPORT_FAILURES in (props.get("FunctionResponseTypes") or []),
+        )
+
+
+class Pump(ABC):
+    """A background thread that polls until stopped; errors are logged and polling goes on."""
+
+    def __init__(self, name: str, activity: Activity) -> None:
+        self.name = name
+        self._activity = activity
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"pump {name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join()
+
+    @abstractmethod
+    def idle(self) -> bool:
+        """True when nothing is waiting to be delivered now (checked against the emulator)."""
+
+    @abstractmethod
+    def _poll(self) -> None:
+        """Delivers at most one batch."""
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                self._poll()
+            except Exception:
+                logger.exception("%s: polling failed", self.name)
+                self._stopping.wait(1)
+
+
+def gather(fetch: Callable[[int], list[Item]], settings: BatchSettings, stopping: threading.Event) -> list[Item]:
+    """Up to BatchSize items: what one fetch finds, then more until the batching window closes."""
+    batch = fetch(settings.batch_size)
+    deadline = time.monotonic() + settings.window_seconds
+    while batch and len(batch) < settings.batch_size and not stopping.is_set():
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        more = fetch(settings.batch_size - len(batch))
+        batch.extend(more)
+        if not more:
+            stopping.wait(min(remaining, _STREAM_POLL_SECONDS))
+    return batch
+
+
+def failed_items(settings: BatchSettings, event: dict[str, Any], identifiers: Sequence[str]) -> list[str]:
+    """Invokes the function on a batch; returns the identifiers of the items that failed."""
+    try:
+        response = settings.function.invoke(event)
+    except Exception:
+        logger.warning("%s failed on a batch of %d", settings.function.name, len(identifiers), exc_info=True)
+        return list(identifiers)
+    if not settings.report_failures or not isinstance(response, dict):
+        return []
+    failed = [item.get("itemIdentifier") for item in response.get("batchItemFailures") or []]
+    if any(identifier not in identifiers for identifier in failed):
+        # Lambda treats a missing or unknown itemIdentifier as a failure of the whole batch.
+        return list(identifiers)
+    return [str(identifier) for identifier in failed]
+
+
+@dataclass(frozen=True)
+class _Parked:
+    receipt_handle: str
+    due: datetime
+
+
+class SqsPump(Pump):
+    def __init__(
+        self,
+        settings: BatchSettings,
+        sqs: Any,
+        queue_url: str,
+        queue_arn: str,
+        clock: Clock,
+        activity: Activity,
+    ) -> None:
+        super().__init__(f"{settings.function.logical_id} <- {queue_arn.rsplit(':', 1)[-1]}", activity)
+        self._settings = settings
+        self._sqs = sqs
+        self._queue_url = queue_url
+        self._queue_arn = queue_arn
+        self._clock = clock
+        attributes = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["VisibilityTimeout"])
+        self._visibility = timedelta(seconds=int(attributes["Attributes"]["VisibilityTimeout"]))
+        self._parked: dict[str, _Parked] = {}  # message id -> failed message waiting for the clock
+        self._lock = threading.Lock()
+
+    def idle(self) -> bool:
+        attributes = self._sqs.get_queue_attributes(
+            QueueUrl=self._queue_url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        with self._lock:
+            parked = len(self._parked)
+        visible = int(attributes["ApproximateNumberOfMessages"])
+        in_flight = int(attributes["ApproximateNumberOfMessagesNotVisible"])
+        # Failed messages waiting out their visibility timeout are due later, not pending now.
+        return visible == 0 and in_flight <= parked
+
+    def fire_due(self, now: datetime) -> None:
+        """Makes failed messages visible again once their visibility timeout has passed."""
+        with self._lock:
+            due = {mid: parked for mid, parked in self._parked.items() if parked.due <= now}
+        for message_id, parked in due.items():
+            with self._activity.working():
+                try:
+                    self._sqs.change_message_visibility(
+                        QueueUrl=self._queue_url, ReceiptHandle=parked.receipt_handle, VisibilityTimeout=0
+                    )
+                except ClientError as error:  # received again meanwhile, or deleted: nothing to release
+                    logger.debug("%s: could not release %s: %s", self.name, message_id, error)
+                with self._lock:
+                    self._parked.pop(message_id, None)
+
+    def _poll(self) -> None:
+        messages = gather(self._receive, self._settings, self._stopping)
+        if not messages:
+            return
+        received_at = self._clock.now()
+        with self._activity.working():
+            event = {"Records": [self._record(message) for message in messages]}
+            ids = [message["MessageId"] for message in messages]
+            failed = set(failed_items(self._settings, event, ids))
+            for message in messages:
+                if message["MessageId"] in failed:
+                    self._park(message, received_at + self._visibility)
+                else:
+                    self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+    def _receive(self, count: int) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = self._sqs.receive_message(
+            QueueUrl=self._queue_url,
+            MaxNumberOfMessages=min(count, _SQS_MAX_RECEIVE),
+            WaitTimeSeconds=_LONG_POLL_SECONDS,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        with self._lock:
+            for message in messages:  # back before the clock released it (its visibility ran out)
+                self._parked.pop(message["MessageId"], None)
+        return messages
+
+    def _park(self, message: dict[str, Any], due: datetime) -> None:
+        """Keeps a failed message in flight until the runtime's clock reaches `due`.
+
+        Its real visibility timeout is stretched to the SQS maximum so that only the (movable)
+        clock decides when it comes back: a test can advance the clock past a 30-minute timeout.
+        """
+        age = time.time() - int(message["Attributes"]["SentTimestamp"]) / 1000
+        stretch = math.floor(_MAX_VISIBILITY_SECONDS - age) - 1
+        if stretch > 0:
+            self._sqs.change_message_visibility(
+                QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=stretch
+            )
+        with self._lock:
+            self._parked[message["MessageId"]] = _Parked(message["ReceiptHandle"], due)
+
+    def _record(self, message: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": message.get("Attributes", {}),
+            "messageAttributes": {
+                name: _lambda_message_attribute(value) for name, value in message.get("MessageAttributes", {}).items()
+            },
+            "md5OfBody": message["MD5OfBody"],
+            "eventSource": "aws:sqs",
+            "eventSourceARN": self._queue_arn,
+            "awsRegion": REGION,
+        }
+
+
+def _lambda_message_attribute(value: dict[str, Any]) -> dict[str, Any]:
+    """SQS's {"StringValue", "DataType"} as Lambda spells it: {"stringValue", "dataType", ...}."""
+    attribute: dict[str, Any] = {"stringListValues": [], "binaryListValues": [], "dataType": value["DataType"]}
+    if "StringValue" in value:
+        attribute["stringValue"] = value["StringValue"]
+    if "BinaryValue" in value:
+        attribute["binaryValue"] = base64.b64encode(value["BinaryValue"]).decode()
+    return attribute
+
+
+class StreamPump(Pump):
+    def __init__(
+        self,
+        settings: BatchSettings,
+        streams: Any,
+        stream_arn: str,
+        starting_position: str,
+        activity: Activity,
+    ) -> None:
+        super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
+        self._settings = settings
+        self._streams = streams
+        self._stream_arn = stream_arn
+        shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
+        self._shards = [shard["ShardId"] for shard in shards]
+        self._iterators = {shard: self._iterator(shard, starting_position) for shard in self._shards}
+        self._checkpoints: dict[str, str] = {}  # shard -> sequence number of the last record delivered
+        self._failures: dict[str, int] = {}  # shard -> consecutive failed attempts
+        self._lock = threading.Lock()
+
+    def idle(self) -> bool:
+        for shard in self._shards:
+            with self._lock:
+                checkpoint = self._checkpoints.get(shard)
+            # The pumps start before anything is written, so the stream's start is where they began.
+            iterator = (
+                self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint)
+                if checkpoint
+                else self._iterator(shard, "TRIM_HORIZON")
+            )
+            if self._streams.get_records(ShardIterator=iterator, Limit=1)["Records"]:
+                return False
+        return True
+
+    def _poll(self) -> None:
+        delivered = False
+        for shard in self._shards:
+            delivered |= self._poll_shard(shard)
+        if not delivered:
+            self._stopping.wait(_STREAM_POLL_SECONDS)
+
+    def _poll_shard(self, shard: str) -> bool:
+        def fetch(limit: int) -> list[dict[str, Any]]:
+            page = self._streams.get_records(ShardIterator=self._iterators[shard], Limit=limit)
+            self._iterators[shard] = page["NextShardIterator"]
+            records: list[dict[str, Any]] = page["Records"]
+            return records
+
+        records = gather(fetch, self._settings, self._stopping)
+        if not records:
+            return False
+        with self._activity.working():
+            sequence_numbers = [record["dynamodb"]["SequenceNumber"] for record in records]
+            event = {"Records": [self._record(record) for record in records]}
+            failed = failed_items(self._settings, event, sequence_numbers)
+            retry_from = min(failed, key=sequence_numbers.index) if failed else None
+            delivered = sequence_numbers[: sequence_numbers.index(retry_from)] if retry_from else sequence_numbers
+            with self._lock:
+                if delivered:
+                    self._checkpoints[shard] = delivered[-1]
+        if retry_from is None:
+            self._failures.pop(shard, None)
+            return True
+        attempts = self._failures[shard] = self._failures.get(shard, 0) + 1
+        self._iterators[shard] = self._iterator(shard, "AT_SEQUENCE_NUMBER", retry_from)
+        self._stopping.wait(min(0.1 * 2 ** (attempts - 1), 2.0))  # back off like Lambda's retries
+        return True
+
+    def _iterator(self, shard: str, position: str, sequence_number: str | None = None) -> str:
+        request = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": position}
+        if sequence_number is not None:
+            request["SequenceNumber"] = sequence_number
+        iterator: str = self._streams.get_shard_iterator(**request)["ShardIterator"]
+        return iterator
+
+    def _record(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A record as Lambda delivers it: boto3's parsed record back in its JSON form."""
+        data = dict(record["dynamodb"])
+        created = data.get("ApproximateCreationDateTime")
+        if isinstance(created, datetime):
+            data["ApproximateCreationDateTime"] = int(created.timestamp())
+        event_record: dict[str, Any] = _json_form({**record, "dynamodb": data, "eventSourceARN": self._stream_arn})
+        return event_record
+
+
+def _json_form(value: Any) -> Any:
+    """Binary attribute values (B, BS) arrive as bytes from boto3; Lambda events carry base64."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, dict):
+        return {key: _json_form(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_form(item) for item in value]
+    return value

@@ -1,0 +1,306 @@
+"""The embedded runtime: the whole service from template.yaml, in one process, on loopback.
+
+    with Runtime(Path("template.yaml"), Path(".local")) as runtime:
+        requests.get(f"{runtime.base_url}/v3/whoami", headers={"Authorization": f"Bearer {...}"})
+
+It sets process-wide state (os.environ, the wiring clock) while running and restores it on
+stop, so run one Runtime per process at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import ExitStack
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from postline import wiring
+from postline.adapters.clock import MovableClock
+from postline.local import bootstrap
+from postline.local.activity import Activity
+from postline.local.cloudformation import REGION, Resolver, Template
+from postline.local.control import Control
+from postline.local.emulator import Emulator
+from postline.local.functions import LocalFunction, event_enabled, function_environment, load_functions
+from postline.local.gateway import Gateway, HttpServer, api_routes
+from postline.local.mail_sink import HOST as MAIL_HOST
+from postline.local.mail_sink import MailSink
+from postline.local.provisioning import deploy
+from postline.local.pumps import BatchSettings, Pump, SqsPump, StreamPump
+from postline.local.schedules import RuleSchedule, SchedulerSchedules
+from postline.local.ticker import DueWork, Ticker
+
+logger = logging.getLogger(__name__)
+_DRAIN_POLL_SECONDS = 0.02
+# Event types served by the gateway or the pumps; the rest are logged as not emulated.
+_SCHEDULE_TYPES = ("Schedule", "ScheduleV2")
+_SUPPORTED_PROPERTIES = {
+    "Api": {"Path", "Method", "RestApiId"},
+    "SQS": {"Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"},
+    "DynamoDB": {
+        "Stream",
+        "BatchSize",
+        "MaximumBatchingWindowInSeconds",
+        "StartingPosition",
+        "FunctionResponseTypes",
+        "Enabled",
+    },
+    "Schedule": {"Schedule", "Input", "Enabled", "State", "Name", "Description"},
+    "ScheduleV2": {
+        "ScheduleExpression",
+        "ScheduleExpressionTimezone",
+        "Input",
+        "State",
+        "Name",
+        "Description",
+    },
+}
+
+
+class Runtime:
+    def __init__(
+        self,
+        template_path: Path,
+        state_dir: Path,
+        *,
+        api_port: int = 0,
+        aws_port: int = 0,
+        mail_port: int = 0,
+        parameters: Mapping[str, str] | None = None,
+        log_level: str = "WARNING",
+        dev_account: bool = True,
+    ) -> None:
+        self._template = Template.load(template_path)
+        self._state_dir = state_dir
+        self._api_port = api_port
+        self._parameter_overrides = dict(parameters or {})
+        self._log_level = log_level
+        self._dev_account = dev_account
+        self._emulator = Emulator(aws_port)
+        self._mail = MailSink(mail_port)
+        self.clock = MovableClock()
+        self._activity = Activity()
+        self._pumps: list[Pump] = []
+        self._ticker: Ticker | None = None
+        self._gateway: HttpServer | None = None
+        self._env: dict[str, str] = {}
+        self._dev: bootstrap.DevState | None = None
+        self._running = ExitStack()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        with ExitStack() as starting:  # on a failed start, stop what did start
+            self._emulator.start()
+            starting.callback(self._emulator.stop)
+            self._mail.start()
+            starting.callback(self._mail.stop)
+
+            parameters = self._template.parameter_values(self._parameter_overrides)
+            stack = deploy(self._template, parameters, self._emulator.client)
+            resolver = Resolver(parameters, stack)
+            self._env = {
+                **self._emulator.environment(),
+                **function_environment(self._template, resolver),
+                "POWERTOOLS_TRACE_DISABLED": "true",
+                "POWERTOOLS_LOG_LEVEL": self._log_level,
+                "SMTP_RELAY_HOST": MAIL_HOST,
+                "SMTP_RELAY_PORT": str(self._mail.port),
+            }
+            starting.callback(_set_environment(self._env))
+            starting.callback(_install_clock(self.clock))
+
+            functions = load_functions(self._template)
+            _warn_unsupported(functions.values())
+            self._pumps = self._event_source_pumps(functions.values(), resolver)
+            schedules = self._rule_schedules(functions.values())
+            self._ticker = Ticker(
+                self.clock,
+                [
+                    *schedules,
+                    SchedulerSchedules(self._emulator, self._activity),
+                    *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
+                ],
+            )
+            for pump in self._pumps:
+                pump.start()
+                starting.callback(pump.stop)
+            self._ticker.start()
+            starting.callback(self._ticker.stop)
+
+            control = Control(self.advance, self.drain, self._mail)
+            routes = api_routes(self._template, functions.values(), resolver)
+            openapi = self._template.root / "infra" / "openapi.json"
+            self._gateway = HttpServer(Gateway(routes, control, openapi, self.clock), self._api_port)
+            self._gateway.start()
+            starting.callback(self._gateway.stop)
+
+            self._dev = self._bootstrap()
+            self._running = starting.pop_all()
+
+    def stop(self) -> None:
+        self._running.close()
+
+    def __enter__(self) -> Runtime:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # -- what callers use ------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self._gateway is None:
+            raise RuntimeError("the runtime is not running")
+        return self._gateway.base_url
+
+    @property
+    def endpoint_url(self) -> str:
+        return self._emulator.endpoint_url
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The functions' environment plus the emulator's AWS settings: enough for the CLI."""
+        return dict(self._env)
+
+    @property
+    def dev(self) -> dict[str, Any]:
+        """dev.json as written at this start."""
+        if self._dev is None:
+            raise RuntimeError("the runtime is not running")
+        return self._dev.model_dump()
+
+    def advance(self, seconds: float) -> datetime:
+        """Moves the clock forward and fires whatever became due."""
+        self.clock.advance(seconds)
+        self._tick()
+        return self.clock.now()
+
+    def drain(self, timeout: float) -> list[str]:
+        """Waits until nothing is left to deliver now; returns what is still busy ([] when idle).
+
+        Idle means: consumed queues hold no visible or in-flight messages (failed messages waiting
+        out their visibility timeout on the clock are due later), every stream has been read to
+        its end, due schedules have fired, and no delivery ran while this was being checked.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            self._tick()
+            before = self._activity.snapshot()
+            busy = [pump.name for pump in self._pumps if not pump.idle()]
+            if before.running or self._activity.snapshot() != before:
+                busy.append("functions still running")
+            if not busy or time.monotonic() >= deadline:
+                return busy
+            time.sleep(_DRAIN_POLL_SECONDS)
+
+    # -- assembly --------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        if self._ticker is not None:
+            self._ticker.tick()
+
+    def _event_source_pumps(self, functions: Iterable[LocalFunction], resolver: Resolver) -> list[Pump]:
+        pumps: list[Pump] = []
+        for function in functions:
+            for event in function.events.values():
+                props = event.get("Properties") or {}
+                if not event_enabled(props):
+                    continue
+                if event.get("Type") == "SQS":
+                    queue_arn = resolver.resolve(props["Queue"])
+                    pumps.append(
+                        SqsPump(
+                            BatchSettings.of(function, props, default_batch_size=10),
+                            self._emulator.client("sqs"),
+                            self._emulator.queue_url(queue_arn),
+                            queue_arn,
+                            self.clock,
+                            self._activity,
+                        )
+                    )
+                elif event.get("Type") == "DynamoDB":
+                    pumps.append(
+                        StreamPump(
+                            BatchSettings.of(function, props, default_batch_size=100),
+                            self._emulator.client("dynamodbstreams"),
+                            resolver.resolve(props["Stream"]),
+                            props.get("StartingPosition", "TRIM_HORIZON"),
+                            self._activity,
+                        )
+                    )
+        return pumps
+
+    def _rule_schedules(self, functions: Iterable[LocalFunction]) -> list[DueWork]:
+        start = self.clock.now()
+        return [
+            RuleSchedule(function, name, event["Type"], event["Properties"], start, self._activity)
+            for function in functions
+            for name, event in function.events.items()
+            if event.get("Type") in _SCHEDULE_TYPES and event_enabled(event["Properties"])
+        ]
+
+    def _bootstrap(self) -> bootstrap.DevState:
+        previous = bootstrap.previous_state(self._state_dir)
+        account_id, keys = bootstrap.seed_dev_account(previous) if self._dev_account else (None, None)
+        state = bootstrap.DevState(
+            base_url=self.base_url,
+            account_id=account_id,
+            keys=keys,
+            aws=bootstrap.AwsTarget(
+                endpoint_url=self.endpoint_url,
+                region=REGION,
+                env={k: v for k, v in self._env.items() if not k.startswith("AWS_")},
+            ),
+        )
+        bootstrap.save_state(self._state_dir, state)
+        return state
+
+
+def _warn_unsupported(functions: Iterable[LocalFunction]) -> None:
+    for function in functions:
+        for name, event in function.events.items():
+            event_type = event.get("Type")
+            if event_type not in _SUPPORTED_PROPERTIES:
+                logger.warning("%s.%s: %s events are not emulated locally", function.logical_id, name, event_type)
+                continue
+            ignored = set(event.get("Properties") or {}) - _SUPPORTED_PROPERTIES[event_type]
+            if ignored:
+                logger.warning("%s.%s: %s ignored locally", function.logical_id, name, ", ".join(sorted(ignored)))
+
+
+def _set_environment(values: Mapping[str, str]) -> Callable[[], None]:
+    """Applies `values` to os.environ; returns the function that puts the old values back."""
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+
+    def restore() -> None:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        wiring.reset()
+
+    return restore
+
+
+def _install_clock(clock: MovableClock) -> Callable[[], None]:
+    """Makes `clock` the services' clock and rebuilds clients for the new environment."""
+    previous = wiring.clock()
+    wiring.set_clock(clock)
+    wiring.reset()
+
+    def restore() -> None:
+        wiring.set_clock(previous)
+
+    return restore

@@ -1,0 +1,157 @@
+"""Schedules fired from the runtime's movable clock (moto stores schedules but never fires them).
+
+- `RuleSchedule`: a function's `Type: Schedule` (EventBridge rule) or `Type: ScheduleV2`
+  (EventBridge Scheduler) event in the template; invokes the function when due.
+- `SchedulerSchedules`: one-time schedules that code creates at run time through the
+  `scheduler` API, `at(...)` with an SQS queue as target; sends the target's Input to the
+  queue when due, then deletes the schedule if its ActionAfterCompletion is DELETE.
+
+When the clock jumps over several due times, a schedule fires once, like a machine waking up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import uuid
+from datetime import datetime
+from typing import Any
+
+from postline.local import expressions
+from postline.local.activity import Activity
+from postline.local.cloudformation import ACCOUNT_ID, REGION
+from postline.local.emulator import Emulator
+from postline.local.functions import LocalFunction
+
+logger = logging.getLogger(__name__)
+
+
+class RuleSchedule:
+    def __init__(
+        self,
+        function: LocalFunction,
+        event_name: str,
+        event_type: str,
+        props: dict[str, Any],
+        start: datetime,
+        activity: Activity,
+    ) -> None:
+        self.name = f"{function.logical_id}.{event_name}"
+        self._function = function
+        self._event_type = event_type
+        self._activity = activity
+        self._input = props.get("Input")
+        if event_type == "Schedule":
+            text, zone = props["Schedule"], "UTC"  # EventBridge rules run in UTC
+        else:
+            text, zone = props["ScheduleExpression"], props.get("ScheduleExpressionTimezone", "UTC")
+        self._expression = expressions.parse(text, zone)
+        self._due = self._expression.next_after(start)
+        self._rule_arn = f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/{function.name}-{event_name}"
+
+    def fire_due(self, now: datetime) -> None:
+        due = self._due
+        if due is None or due > now:
+            return
+        self._due = self._expression.next_after(now)
+        with self._activity.working():
+            try:
+                self._function.invoke(self._payload(due))
+            except Exception:
+                logger.warning("%s failed", self.name, exc_info=True)
+
+    def _payload(self, due: datetime) -> Any:
+        if self._input is not None:
+            return json.loads(self._input)
+        if self._event_type == "ScheduleV2":
+            return {}  # Scheduler's default notification is not emulated; set Input to rely on a payload
+        return {  # what an EventBridge rule sends without Input
+            "version": "0",
+            "id": str(uuid.uuid4()),
+            "detail-type": "Scheduled Event",
+            "source": "aws.events",
+            "account": ACCOUNT_ID,
+            "time": due.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "region": REGION,
+            "resources": [self._rule_arn],
+            "detail": {},
+        }
+
+
+class SchedulerSchedules:
+    """Runtime-created EventBridge Scheduler schedules, read from the emulator on every tick."""
+
+    name = "EventBridge Scheduler"
+
+    def __init__(self, emulator: Emulator, activity: Activity) -> None:
+        self._emulator = emulator
+        self._activity = activity
+        self._details: dict[tuple[str, datetime], dict[str, Any]] = {}  # by (arn, last modified)
+        self._finished: set[tuple[str, datetime]] = set()  # fired, or not something we can fire
+        self._lock = threading.Lock()
+
+    def fire_due(self, now: datetime) -> None:
+        scheduler = self._emulator.client("scheduler")
+        with self._lock:
+            for page in scheduler.get_paginator("list_schedules").paginate():
+                for summary in page["Schedules"]:
+                    version = (summary["Arn"], summary["LastModificationDate"])
+                    if summary.get("State") != "ENABLED" or version in self._finished:
+                        continue
+                    if version not in self._details:
+                        self._details[version] = scheduler.get_schedule(
+                            Name=summary["Name"], GroupName=summary["GroupName"]
+                        )
+                    self._fire_if_due(self._details[version], version, now)
+
+    def _fire_if_due(self, schedule: dict[str, Any], version: tuple[str, datetime], now: datetime) -> None:
+        expression = expressions.parse(
+            schedule["ScheduleExpression"], schedule.get("ScheduleExpressionTimezone", "UTC")
+        )
+        target = schedule["Target"]
+        if not isinstance(expression, expressions.At) or target["Arn"].split(":")[2] != "sqs":
+            logger.warning(
+                "schedule %s (%s -> %s) is not fired locally: only at() schedules with an SQS target are",
+                schedule["Name"],
+                schedule["ScheduleExpression"],
+                target["Arn"],
+            )
+            self._finished.add(version)
+            return
+        if expression.instant > now:
+            return
+        with self._activity.working():
+            self._send(schedule, expression.instant)
+            if schedule.get("ActionAfterCompletion") == "DELETE":
+                self._emulator.client("scheduler").delete_schedule(
+                    Name=schedule["Name"], GroupName=schedule["GroupName"]
+                )
+        self._finished.add(version)
+        self._details.pop(version, None)
+
+    def _send(self, schedule: dict[str, Any], scheduled_time: datetime) -> None:
+        target = schedule["Target"]
+        queue_url = self._emulator.queue_url(target["Arn"])
+        body = _with_context_attributes(target.get("Input", "{}"), schedule["Arn"], scheduled_time)
+        request: dict[str, Any] = {"QueueUrl": queue_url, "MessageBody": body}
+        if queue_url.endswith(".fifo"):
+            request["MessageGroupId"] = (target.get("SqsParameters") or {}).get("MessageGroupId", "default")
+            request["MessageDeduplicationId"] = hashlib.sha256(
+                f"{schedule['Arn']}@{scheduled_time.isoformat()}".encode()
+            ).hexdigest()
+        self._emulator.client("sqs").send_message(**request)
+
+
+def _with_context_attributes(text: str, schedule_arn: str, scheduled_time: datetime) -> str:
+    """Scheduler replaces these placeholders in a target's Input when it fires."""
+    replacements = {
+        "<aws.scheduler.schedule-arn>": schedule_arn,
+        "<aws.scheduler.scheduled-time>": scheduled_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "<aws.scheduler.execution-id>": str(uuid.uuid4()),
+        "<aws.scheduler.attempt-number>": "1",
+    }
+    for placeholder, value in replacements.items():
+        text = text.replace(placeholder, value)
+    return text
