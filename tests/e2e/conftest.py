@@ -1,0 +1,156 @@
+"""Fixtures for end-to-end tests against the embedded runtime, over real HTTP and SMTP.
+
+`runtime` is one in-process Runtime per test worker on the real template.yaml, with free ports
+and its own state dir, so `pytest -n N` workers never share anything. While it runs, this
+worker's os.environ points boto3 at its emulator (the Runtime restores it on stop); console
+JWTs are verified against a key set made for the session (`console_token` signs with it).
+
+`spawn` starts `python -m postline.local` as a child process instead: for another template
+(a process holds one Runtime at a time), for restarts, and for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from postline.local.runtime import Runtime
+from tests.e2e.support import Api
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "template.yaml"
+READY_LINE = "Ctrl-C to stop."  # the last line of the runtime's start-up banner
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 20.0
+_CONSOLE_KEY = Ed25519PrivateKey.generate()
+_CONSOLE_KID = "e2e-console"
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+    public = json.loads(jwt.algorithms.OKPAlgorithm.to_jwk(_CONSOLE_KEY.public_key()))
+    jwks = json.dumps({"keys": [{**public, "kid": _CONSOLE_KID, "alg": "EdDSA", "use": "sig"}]})
+    state_dir = tmp_path_factory.mktemp("state")
+    with Runtime(TEMPLATE, state_dir, parameters={"ConsoleJwks": jwks}) as running:
+        yield running
+
+
+@pytest.fixture
+def runtime_api(runtime: Runtime) -> Api:
+    """No key: set one with `.with_key(...)`."""
+    return Api(runtime.base_url)
+
+
+@pytest.fixture
+def api(runtime: Runtime) -> Api:
+    """The development account's live key, as `make run` prints it."""
+    return Api(runtime.base_url, runtime.dev["keys"]["live"])
+
+
+@pytest.fixture
+def console_token(runtime: Runtime) -> Callable[..., str]:
+    """console_token(account_id=..., **claims): a dashboard JWT the runtime accepts; claims override."""
+
+    def sign(**claims: Any) -> str:
+        now = int(time.time())  # PyJWT checks exp against the real clock
+        payload = {
+            "sub": f"user_{uuid.uuid4().hex[:8]}",
+            "aud": runtime.env["CONSOLE_JWT_AUDIENCE"],
+            "iat": now,
+            "exp": now + 300,
+            **claims,
+        }
+        return jwt.encode(payload, _CONSOLE_KEY, algorithm="EdDSA", headers={"kid": _CONSOLE_KID})
+
+    return sign
+
+
+class RuntimeProcess:
+    """`python -m postline.local` in a child process, its output collected line by line."""
+
+    def __init__(self, template: Path, state_dir: Path, args: Sequence[str]) -> None:
+        command = [sys.executable, "-m", "postline.local", "--template", str(template)]
+        command += ["--state-dir", str(state_dir), "--api-port", "0", "--aws-port", "0", "--mail-port", "0"]
+        # The child must not inherit this worker's in-process runtime's AWS settings.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POSTLINE_"))}
+        self.state_dir = state_dir
+        self.output: list[str] = []
+        self.dev: dict[str, Any] = {}
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._process = subprocess.Popen(
+            [*command, *args], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def api(self, key: str | None = None) -> Api:
+        return Api(self.dev["base_url"], key)
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                break
+            if line is None:
+                pytest.fail(f"the runtime exited with {self._process.wait()}:\n{''.join(self.output)}")
+            if line.strip() == READY_LINE:
+                self.dev = json.loads((self.state_dir / "dev.json").read_text())
+                return
+        pytest.fail(f"the runtime did not start within {START_TIMEOUT} s:\n{''.join(self.output)}")
+
+    def stop(self) -> int:
+        """Ctrl-C, as a user would; returns the exit status once all output is read."""
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGINT)
+        status = self._process.wait(STOP_TIMEOUT)
+        self._reader.join(STOP_TIMEOUT)
+        return status
+
+    def kill(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
+    def _read(self) -> None:
+        """Keeps reading the child's output (a full pipe would block it)."""
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self.output.append(line)
+            self._lines.put(line)
+        self._lines.put(None)
+
+
+Spawn = Callable[..., AbstractContextManager[RuntimeProcess]]
+
+
+@contextmanager
+def spawned_runtime(state_dir: Path, *args: str, template: Path = TEMPLATE) -> Iterator[RuntimeProcess]:
+    child = RuntimeProcess(template, state_dir, args)
+    try:
+        child.wait_until_ready()
+        yield child
+    finally:
+        child.kill()
+
+
+@pytest.fixture(scope="session")
+def spawn() -> Spawn:
+    """spawn(state_dir, *flags, template=...): `python -m postline.local` on free ports, until exit."""
+    return spawned_runtime
