@@ -113,3 +113,10 @@ def test_suspended_or_trashed_accounts_are_refused(runtime_api: Api, status: Acc
 def test_past_due_accounts_still_authenticate(runtime_api: Api) -> None:
     account = make_account(status=AccountStatus.PAST_DUE)
     assert runtime_api.with_key(account.live_key).get("/v3/whoami").json()["account"]["status"] == "past_due"
+
+
+def test_authentication_comes_before_body_validation(runtime_api: Api) -> None:
+    keyless = runtime_api.with_key(None)
+    response = keyless.post("/v3/keys", data="{not json", headers={"Content-Type": "application/json"})
+    assert_error(response, 401, "unauthorized")
+    assert_error(keyless.get("/v3/keys?per_page=999"), 401, "unauthorized")

@@ -2,7 +2,8 @@
 
 One place for: authentication, scopes and modes, the rate window and its headers, the request
 id header, and the error body of every failure (including bad JSON, schema violations as 400,
-not 422, and unexpected errors as 500 with no stack trace leaked).
+not 422, and unexpected errors as 500 with no stack trace leaked). Authentication runs in the
+entry point, ahead of the resolver, so it comes before request validation.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.domain.errors import ApiError, NotFound
+from postline.domain.errors import ApiError
 from postline.domain.keys import Access
 from postline.http import context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
@@ -29,6 +30,7 @@ from postline.http.routes import find_route
 from postline.services.auth import RouteRule
 
 REQUEST_ID_HEADER = "X-Request-Id"
+INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
@@ -41,31 +43,34 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
     )
 
 
-def _authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
-    event = app.current_event
+def _authenticate(event: APIGatewayProxyEvent) -> None:
+    """Runs before Powertools resolves the route: its request validation would otherwise answer
+    a keyless request with a bad body 400 instead of 401 (it runs ahead of any middleware)."""
     route = find_route(event.http_method, event.resource)
-    if route is None:
-        raise NotFound(f"No route {event.http_method} {event.path}.")
-    if route.access is Access.PUBLIC:
-        return next_middleware(app)
+    if route is None or route.access is Access.PUBLIC:
+        return  # no such route: the resolver answers 404
     state = context.current()
     auth = wiring.authenticator()
-    principal = auth.authenticate(
-        event.headers.get("authorization") or event.headers.get("Authorization"),
-        event.request_context.identity.source_ip,
-    )
+    principal = auth.authenticate(event.headers.get("authorization"), event.request_context.identity.source_ip)
     state.rate = auth.count_request(principal)
     if not state.rate.allowed:
         raise auth.rate_limited(state.rate)
     auth.authorize(principal, RouteRule(route.access, route.live_only))
     auth.touch(principal)
     state.principal = principal
-    return next_middleware(app)
+
+
+def _proxy_error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "multiValueHeaders": {"Content-Type": ["application/json"], **{k: [v] for k, v in (headers or {}).items()}},
+        "body": error_json(code, message, context.current().request_id),
+        "isBase64Encoded": False,
+    }
 
 
 def build_app(*routers: Router) -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True)
-    app.use(middlewares=[_authenticate])
 
     @app.exception_handler(ApiError)
     def _api_error(exc: ApiError) -> Response[str]:
@@ -86,7 +91,7 @@ def build_app(*routers: Router) -> APIGatewayRestResolver:
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response[str]:
         logger.exception("unhandled error")
-        return error_response(500, "internal_error", "Something went wrong on our side; retry with backoff.")
+        return error_response(500, "internal_error", INTERNAL_ERROR)
 
     for router in routers:
         app.include_router(router)
@@ -112,7 +117,15 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
     def handler(event: dict[str, Any], lambda_context: LambdaContext) -> dict[str, Any]:
         request_id = (event.get("requestContext") or {}).get("requestId") or str(uuid.uuid4())
         state = context.begin(request_id)
-        response: dict[str, Any] = app.resolve(event, lambda_context)
+        try:
+            _authenticate(APIGatewayProxyEvent(event))
+            response: dict[str, Any] = app.resolve(event, lambda_context)
+        except ApiError as exc:
+            retry = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+            response = _proxy_error(exc.status, exc.code, exc.message, retry)
+        except Exception:
+            logger.exception("unhandled error before the route")
+            response = _proxy_error(500, "internal_error", INTERNAL_ERROR)
         headers = {REQUEST_ID_HEADER: request_id, **(state.rate.headers() if state.rate else {})}
         _add_headers(response, headers)
         return response
