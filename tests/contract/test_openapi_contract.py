@@ -1,7 +1,8 @@
 """Schemathesis over the generated OpenAPI document, against the embedded runtime.
 
 No 5xx, every response documented and matching its schema, every error in the spec's shape,
-and no operation that works without a key.
+and no operation that works without a key. Driven through schemathesis' Python API with
+Hypothesis directly: its pytest plugin does not support pytest 9 yet.
 """
 
 from __future__ import annotations
@@ -10,13 +11,16 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 
 from postline.domain.accounts import Plan
 from tests.aws_stack import ROOT
 from tests.e2e.support import make_account
 
 pytestmark = pytest.mark.e2e
+
+SCHEMA = schemathesis.openapi.from_path(ROOT / "infra" / "openapi.json")
+OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
 
 
 @pytest.fixture(scope="module")
@@ -25,19 +29,22 @@ def contract_key(runtime: Any) -> str:
     return make_account(plan=Plan.PROFESSIONAL).live_key
 
 
-@pytest.fixture(scope="module")
-def openapi(runtime: Any) -> Any:
-    return schemathesis.openapi.from_path(ROOT / "infra" / "openapi.json")
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: op.label)
+def test_the_api_honours_its_openapi_document(operation: Any, runtime: Any, contract_key: str) -> None:
+    @given(case=operation.as_strategy())
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    def check(case: Any) -> None:
+        response = case.call_and_validate(
+            base_url=runtime.base_url,
+            headers={"Authorization": f"Bearer {contract_key}"},
+            # Some rules are beyond JSON Schema (CIDR syntax, weights that must not all be zero), so a
+            # schema-valid body may rightly get 400; every other check stays on.
+            excluded_checks=[schemathesis.checks.positive_data_acceptance],
+        )
+        if response.status_code >= 400:
+            body = response.json()
+            assert set(body) == {"error", "request_id"}
+            headers = {name.lower(): value for name, value in response.headers.items()}
+            assert [body["request_id"]] == headers["x-request-id"]  # schemathesis lists header values
 
-
-schema = schemathesis.pytest.from_fixture("openapi")
-
-
-@schema.parametrize()
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
-def test_the_api_honours_its_openapi_document(case: Any, runtime: Any, contract_key: str) -> None:
-    response = case.call_and_validate(base_url=runtime.base_url, headers={"Authorization": f"Bearer {contract_key}"})
-    if response.status_code >= 400:
-        body = response.json()
-        assert set(body) == {"error", "request_id"}
-        assert body["request_id"] == response.headers["X-Request-Id"]
+    check()
