@@ -47,7 +47,7 @@ sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
 test: lint typecheck drift cfn-lint sam-validate
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS)
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 unit: $(VENV)/.installed
 	$(VENV)/bin/pytest tests/unit tests/handlers -q

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
+
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
 from postline.http.routes import AUTH, COUNTERS_READ, RESOURCES_READ, RESOURCES_WRITE, ROUTES, Route

@@ -1,6 +1,7 @@
 """GET /v3/audit: the account's audit log, newest first, page-numbered."""
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+
 from postline import wiring
 from postline.domain.audit import AuditEntry
 from postline.domain.pagination import DEFAULT_PER_PAGE, Page

@@ -1,6 +1,7 @@
 """GET /v3/whoami: the resolved identity, for smoke-testing credentials."""
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+
 from postline.domain.identity import Identity, identity_of
 from postline.http.app import lambda_handler
 from postline.http.context import principal

@@ -5,6 +5,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+
 from postline import wiring
 from postline.domain.pagination import DEFAULT_PER_PAGE, Page
 from postline.http.app import lambda_handler

@@ -1,6 +1,7 @@
 """GET /v3/usage: plan, quota, this period's counters and the rate limit."""
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+
 from postline import wiring
 from postline.domain.usage import Usage
 from postline.http.app import lambda_handler
