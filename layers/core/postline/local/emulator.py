@@ -1,17 +1,34 @@
-"""The AWS emulator: a moto server on loopback, and boto3 clients that talk to it."""
+"""The AWS emulator: a moto server on loopback, in a child process, and boto3 clients for it.
+
+Why a child process: moto keeps its state in module globals, and an in-process `mock_aws`
+(adapter and handler tests, in the same pytest worker as the e2e runtime) resets all of it on
+start and stop. In a process of its own, the emulator's tables survive whatever the parent does;
+moto's work also runs beside the handlers rather than under the same GIL.
+
+`python -m postline.local.emulator --port N` is that child: it prints its endpoint URL, then
+serves until its stdin closes (the parent stopped or died). It ignores Ctrl-C, which the
+terminal sends to the whole process group, so the parent can stop its pumps against a live
+emulator before closing it.
+"""
 
 from __future__ import annotations
 
+import argparse
 import logging
+import os
+import select
+import signal
+import subprocess
+import sys
 import threading
 from typing import Any
 
 import boto3
-from moto.server import ThreadedMotoServer
 
 from postline.local.cloudformation import ACCOUNT_ID, REGION
 
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
+START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
 _CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 
@@ -19,31 +36,39 @@ _CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testin
 class Emulator:
     def __init__(self, port: int = DEFAULT_PORT) -> None:
         self._requested_port = port
-        self._server: ThreadedMotoServer | None = None
+        self._process: subprocess.Popen[str] | None = None
+        self._endpoint_url: str | None = None
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        # werkzeug logs every request at INFO unless told otherwise; moto makes hundreds a second.
-        werkzeug_logger = logging.getLogger("werkzeug")
-        if werkzeug_logger.level == logging.NOTSET:
-            werkzeug_logger.setLevel(logging.WARNING)
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=self._requested_port, verbose=False)
-        server.start()
-        self._server = server
+        command = [sys.executable, "-m", "postline.local.emulator", "--port", str(self._requested_port)]
+        # This interpreter running this package: nothing here comes from outside.
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # noqa: S603
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT_SECONDS)
+        line = process.stdout.readline().strip() if ready else ""
+        if not line.startswith("http://"):
+            process.kill()
+            process.wait()
+            raise OSError(f"the AWS emulator did not start on port {self._requested_port} (in use?)")
+        self._process = process
+        self._endpoint_url = line
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
+        if self._process is None:
+            return
+        assert self._process.stdin is not None
+        self._process.stdin.close()  # the child's signal to shut down
+        self._process.wait()
+        self._process = self._endpoint_url = None
         self._clients.clear()
 
     @property
     def endpoint_url(self) -> str:
-        if self._server is None:
+        if self._endpoint_url is None:
             raise RuntimeError("the emulator is not running")
-        host, port = self._server.get_host_and_port()
-        return f"http://{host}:{port}"
+        return self._endpoint_url
 
     def environment(self) -> dict[str, str]:
         """What boto3 (in handlers, the CLI, tests) needs to reach the emulator instead of AWS."""
@@ -73,3 +98,33 @@ class Emulator:
         name = queue_arn.rsplit(":", 1)[-1]
         url: str = self.client("sqs").get_queue_url(QueueName=name, QueueOwnerAWSAccountId=ACCOUNT_ID)["QueueUrl"]
         return url
+
+
+def serve(port: int) -> None:
+    """The child process: serve until stdin closes."""
+    from moto.server import ThreadedMotoServer  # imported here: only the child needs moto
+
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.excepthook = _exit_on_server_error
+    # werkzeug logs every request at INFO unless told otherwise; moto gets hundreds a second.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    host, bound_port = server.get_host_and_port()
+    print(f"http://{host}:{bound_port}", flush=True)
+    sys.stdin.read()
+    server.stop()
+
+
+def _exit_on_server_error(args: threading.ExceptHookArgs) -> None:
+    """ThreadedMotoServer waits forever when its thread dies (e.g. the port is taken): exit instead."""
+    if not isinstance(args.exc_value, SystemExit):  # werkzeug explains a taken port, then exits
+        print(f"postline.local.emulator: {args.exc_value!r}", file=sys.stderr, flush=True)
+    os._exit(1)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="The embedded runtime's AWS emulator (moto), until stdin closes.")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
+    serve(parser.parse_args().port)
