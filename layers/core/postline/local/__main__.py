@@ -12,9 +12,7 @@ import logging
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
-from types import FrameType
 
 from postline.local.emulator import DEFAULT_PORT as AWS_PORT
 from postline.local.gateway import DEFAULT_PORT as API_PORT
@@ -82,13 +80,11 @@ def banner(runtime: Runtime, state_file: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    stopping = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    # Ctrl-C and SIGTERM are blocked here, before any thread starts (threads inherit the mask),
+    # and taken with sigwait below: a Python signal handler could interrupt a thread holding a
+    # lock it then needs, and a KeyboardInterrupt could land anywhere.
+    stop_signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     runtime = Runtime(
         args.template,
         args.state_dir,
@@ -106,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         print(banner(runtime, args.state_dir / "dev.json"), flush=True)
-        while not stopping.wait(0.5):  # a timed wait lets the signal handler run promptly
-            pass
+        signal.sigwait(stop_signals)
     finally:
         runtime.stop()
     print("Stopped.", flush=True)
