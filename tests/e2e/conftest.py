@@ -5,8 +5,9 @@ and its own state dir, so `pytest -n N` workers never share anything. While it r
 worker's os.environ points boto3 at its emulator (the Runtime restores it on stop); console
 JWTs are verified against a key set made for the session (`console_token` signs with it).
 
-`spawn` starts `python -m postline.local` as a child process instead: for another template
-(a process holds one Runtime at a time), for restarts, and for Ctrl-C.
+`spawn` starts `python -m postline.local` as a child process instead: for restarts and Ctrl-C,
+and for another template (a process holds one Runtime at a time): `fixture_stack` runs
+tests/fixtures/pump-template.yaml that way, once per worker.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import boto3
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -34,6 +37,7 @@ from tests.e2e.support import Api
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
+FIXTURE_TEMPLATE = REPO / "tests" / "fixtures" / "pump-template.yaml"
 READY_LINE = "Ctrl-C to stop."  # the last line of the runtime's start-up banner
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
@@ -154,3 +158,47 @@ def spawned_runtime(state_dir: Path, *args: str, template: Path = TEMPLATE) -> I
 def spawn() -> Spawn:
     """spawn(state_dir, *flags, template=...): `python -m postline.local` on free ports, until exit."""
     return spawned_runtime
+
+
+class FixtureStack:
+    """tests/fixtures/pump-template.yaml running in a child runtime; its workers record to files."""
+
+    def __init__(self, child: RuntimeProcess, records: Path) -> None:
+        self.child = child
+        self.records = records
+        self.api = child.api()
+        self.env: dict[str, str] = child.dev["aws"]["env"]
+
+    def client(self, service: str) -> Any:
+        return boto3.client(
+            service,
+            endpoint_url=self.child.dev["aws"]["endpoint_url"],
+            region_name=self.child.dev["aws"]["region"],
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    def events(self, worker: str) -> list[dict[str, Any]]:
+        """What a worker received so far (workers: jobs, plain, items, ticks), oldest first."""
+        path = self.records / f"{worker}.jsonl"
+        lines = path.read_text().splitlines() if path.exists() else []
+        return [json.loads(line) for line in lines]
+
+    def advance(self, seconds: float) -> datetime:
+        response = self.api.post("/_local/clock/advance", json={"seconds": seconds})
+        assert response.status_code == 200, response.text
+        return datetime.fromisoformat(response.json()["now"])
+
+    def drain(self) -> None:
+        response = self.api.post("/_local/drain")
+        assert response.status_code == 200, response.text
+
+
+@pytest.fixture(scope="session")
+def fixture_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FixtureStack]:
+    records = tmp_path_factory.mktemp("records")
+    state_dir = tmp_path_factory.mktemp("fixture-state")
+    flags = ("--no-dev-account", "--parameter", f"RecordDir={records}")
+    with spawned_runtime(state_dir, *flags, template=FIXTURE_TEMPLATE) as child:
+        yield FixtureStack(child, records)
+        assert child.stop() == 0

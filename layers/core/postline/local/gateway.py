@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
@@ -26,10 +26,14 @@ from postline.local.functions import LocalFunction
 from postline.local.responses import JsonResponse, error_response
 from postline.services.ports import Clock
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
 logger = logging.getLogger(__name__)
 DEFAULT_PORT = 3000
 OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
 API_ID = "local"
+RAW_HEADERS = "postline.local.raw_headers"  # WSGI environ key: the request's headers as sent
 _IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
 _GREEDY = re.compile(r"\{(\w+)\+\}")
 _PARAMETER = re.compile(r"\{(\w+)\}")
@@ -101,7 +105,7 @@ class Gateway:
         self._openapi = openapi
         self._clock = clock
 
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
         response: Iterable[bytes] = self._dispatch(request)(environ, start_response)
         return response
@@ -134,7 +138,7 @@ def proxy_event(
     """The REST API (v1) Lambda proxy integration event for this request."""
     headers: dict[str, str] = {}
     multi_headers: dict[str, list[str]] = {}
-    for name, value in request.headers.items():
+    for name, value in request.environ.get(RAW_HEADERS) or request.headers.items():
         headers[name] = value  # the last value wins, as in API Gateway
         multi_headers.setdefault(name, []).append(value)
     query = {name: values[-1] for name, values in request.args.lists()}
@@ -194,7 +198,13 @@ def http_response(result: Any) -> Response:
     return JsonResponse(data, status=int(result["statusCode"]), headers=headers)
 
 
-class _QuietRequestHandler(WSGIRequestHandler):
+class _RequestHandler(WSGIRequestHandler):
+    def make_environ(self) -> WSGIEnvironment:
+        environ = super().make_environ()
+        # WSGI joins a repeated header into one value; API Gateway's multiValueHeaders keep them apart.
+        environ[RAW_HEADERS] = list(self.headers.items())
+        return environ
+
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         logger.debug('"%s" %s %s', self.requestline, code, size)
 
@@ -216,9 +226,11 @@ class HttpServer:
 
     def start(self) -> None:
         self._server = make_server(
-            "127.0.0.1", self._requested_port, self._app, threaded=True, request_handler=_QuietRequestHandler
+            "127.0.0.1", self._requested_port, self._app, threaded=True, request_handler=_RequestHandler
         )
-        self._thread = threading.Thread(target=self._server.serve_forever, name="gateway", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="gateway", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:

@@ -69,9 +69,13 @@ class Pump(ABC):
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> None:
-        self._stopping.set()
-        self._thread.join()
+    @staticmethod
+    def stop_all(pumps: Sequence[Pump]) -> None:
+        """Signals every pump before waiting for any: each may be inside a long poll for a second."""
+        for pump in pumps:
+            pump._stopping.set()
+        for pump in pumps:
+            pump._thread.join()
 
     @abstractmethod
     def idle(self) -> bool:

@@ -129,7 +129,7 @@ class Runtime:
             )
             for pump in self._pumps:
                 pump.start()
-                starting.callback(pump.stop)
+            starting.callback(Pump.stop_all, self._pumps)
             self._ticker.start()
             starting.callback(self._ticker.stop)
 
