@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,21 @@ from postline.local.cloudformation import (
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
+# What the gateway, pumps and schedules read of each event type; anything else is reported.
+_EMULATED_EVENT_PROPERTIES = {
+    "Api": {"Path", "Method", "RestApiId"},
+    "SQS": {"Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"},
+    "DynamoDB": {
+        "Stream",
+        "BatchSize",
+        "MaximumBatchingWindowInSeconds",
+        "StartingPosition",
+        "FunctionResponseTypes",
+        "Enabled",
+    },
+    "Schedule": {"Schedule", "Input", "Enabled", "State", "Name", "Description"},
+    "ScheduleV2": {"ScheduleExpression", "ScheduleExpressionTimezone", "Input", "State", "Name", "Description"},
+}
 
 
 @dataclass(frozen=True)
@@ -132,6 +147,20 @@ def load_functions(template: Template) -> dict[str, LocalFunction]:
             events=props.get("Events") or {},
         )
     return functions
+
+
+def warn_unsupported_events(functions: Iterable[LocalFunction]) -> None:
+    """Says which events, and which of their properties, do nothing locally."""
+    for function in functions:
+        for name, event in function.events.items():
+            event_type = event.get("Type")
+            supported = _EMULATED_EVENT_PROPERTIES.get(str(event_type))
+            if supported is None:
+                logger.warning("%s.%s: %s events are not emulated locally", function.logical_id, name, event_type)
+                continue
+            ignored = set(event.get("Properties") or {}) - supported
+            if ignored:
+                logger.warning("%s.%s: %s ignored locally", function.logical_id, name, ", ".join(sorted(ignored)))
 
 
 def event_enabled(props: dict[str, Any]) -> bool:

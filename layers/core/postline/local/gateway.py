@@ -46,7 +46,8 @@ class ApiRoute:
     resource: str  # the path template, e.g. /v3/keys/{id}
     stage: str
     pattern: re.Pattern[str]
-    specificity: tuple[int, ...]  # per segment: 0 literal, 1 {param}, 2 {proxy+}; lower wins
+    # Lower sorts first: per segment 0 literal, 1 {param}, 2 {proxy+}; then a method before ANY.
+    specificity: tuple[tuple[int, ...], bool]
 
     @classmethod
     def of(cls, function: LocalFunction, method: str, resource: str, stage: str) -> ApiRoute:
@@ -62,7 +63,7 @@ class ApiRoute:
                 parts.append(re.escape(segment))
                 ranks.append(0)
         pattern = re.compile("/" + "/".join(parts))
-        return cls(function, method.upper(), resource, stage, pattern, (*ranks, method.upper() == "ANY"))
+        return cls(function, method.upper(), resource, stage, pattern, (tuple(ranks), method.upper() == "ANY"))
 
     def match(self, method: str, path: str) -> dict[str, str] | None:
         if self.method not in ("ANY", method):

@@ -19,7 +19,7 @@ import math
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -27,8 +27,9 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError
 
 from postline.local.activity import Activity
-from postline.local.cloudformation import REGION
-from postline.local.functions import LocalFunction
+from postline.local.cloudformation import REGION, Resolver
+from postline.local.emulator import Emulator
+from postline.local.functions import LocalFunction, event_enabled
 from postline.services.ports import Clock
 
 logger = logging.getLogger(__name__)
@@ -342,3 +343,24 @@ def _json_form(value: Any) -> Any:
     if isinstance(value, list):
         return [_json_form(item) for item in value]
     return value
+
+
+def event_source_pumps(
+    functions: Iterable[LocalFunction], resolver: Resolver, emulator: Emulator, clock: Clock, activity: Activity
+) -> list[Pump]:
+    """One pump per enabled `Type: SQS` and `Type: DynamoDB` event, with Lambda's default batch sizes."""
+    pumps: list[Pump] = []
+    for function in functions:
+        for event in function.events.values():
+            props = event.get("Properties") or {}
+            if event.get("Type") == "SQS" and event_enabled(props):
+                queue_arn = resolver.resolve(props["Queue"])
+                settings = BatchSettings.of(function, props, default_batch_size=10)
+                sqs = emulator.client("sqs")
+                pumps.append(SqsPump(settings, sqs, emulator.queue_url(queue_arn), queue_arn, clock, activity))
+            elif event.get("Type") == "DynamoDB" and event_enabled(props):
+                settings = BatchSettings.of(function, props, default_batch_size=100)
+                streams = emulator.client("dynamodbstreams")
+                position = props.get("StartingPosition", "TRIM_HORIZON")
+                pumps.append(StreamPump(settings, streams, resolver.resolve(props["Stream"]), position, activity))
+    return pumps

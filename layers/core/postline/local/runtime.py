@@ -1,18 +1,18 @@
-"""The embedded runtime: the whole service from template.yaml, in one process, on loopback.
+"""The embedded runtime: the whole service from template.yaml on this machine, on loopback.
 
     with Runtime(Path("template.yaml"), Path(".local")) as runtime:
-        requests.get(f"{runtime.base_url}/v3/whoami", headers={"Authorization": f"Bearer {...}"})
+        requests.get(f"{runtime.base_url}/v3/whoami", headers={"Authorization": f"Bearer {key}"})
 
-It sets process-wide state (os.environ, the wiring clock) while running and restores it on
-stop, so run one Runtime per process at a time.
+Handlers, pumps, schedules, the gateway and the mail sink run in this process; the AWS emulator
+in a child (see emulator.py). The runtime sets process-wide state (os.environ, the wiring clock)
+while running and restores it on stop, so run one Runtime per process at a time.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
@@ -26,43 +26,22 @@ from postline.local.activity import Activity
 from postline.local.cloudformation import REGION, Resolver, Template
 from postline.local.control import Control
 from postline.local.emulator import Emulator
-from postline.local.functions import LocalFunction, event_enabled, function_environment, load_functions
+from postline.local.functions import function_environment, load_functions, warn_unsupported_events
 from postline.local.gateway import Gateway, HttpServer, api_routes
 from postline.local.mail_sink import HOST as MAIL_HOST
 from postline.local.mail_sink import MailSink
 from postline.local.provisioning import deploy
-from postline.local.pumps import BatchSettings, Pump, SqsPump, StreamPump
-from postline.local.schedules import RuleSchedule, SchedulerSchedules
-from postline.local.ticker import DueWork, Ticker
+from postline.local.pumps import Pump, SqsPump, event_source_pumps
+from postline.local.schedules import SchedulerSchedules, rule_schedules
+from postline.local.ticker import Ticker
 
-logger = logging.getLogger(__name__)
 _DRAIN_POLL_SECONDS = 0.02
-# Event types served by the gateway or the pumps; the rest are logged as not emulated.
-_SCHEDULE_TYPES = ("Schedule", "ScheduleV2")
-_SUPPORTED_PROPERTIES = {
-    "Api": {"Path", "Method", "RestApiId"},
-    "SQS": {"Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"},
-    "DynamoDB": {
-        "Stream",
-        "BatchSize",
-        "MaximumBatchingWindowInSeconds",
-        "StartingPosition",
-        "FunctionResponseTypes",
-        "Enabled",
-    },
-    "Schedule": {"Schedule", "Input", "Enabled", "State", "Name", "Description"},
-    "ScheduleV2": {
-        "ScheduleExpression",
-        "ScheduleExpressionTimezone",
-        "Input",
-        "State",
-        "Name",
-        "Description",
-    },
-}
 
 
 class Runtime:
+    """start()/stop() or a context manager; then base_url, endpoint_url, env, dev, clock,
+    advance(seconds) and drain(timeout), which /_local/ also serves."""
+
     def __init__(
         self,
         template_path: Path,
@@ -115,14 +94,13 @@ class Runtime:
             starting.callback(_set_environment(self._env))
             starting.callback(_install_clock(self.clock))
 
-            functions = load_functions(self._template)
-            _warn_unsupported(functions.values())
-            self._pumps = self._event_source_pumps(functions.values(), resolver)
-            schedules = self._rule_schedules(functions.values())
+            functions = list(load_functions(self._template).values())
+            warn_unsupported_events(functions)
+            self._pumps = event_source_pumps(functions, resolver, self._emulator, self.clock, self._activity)
             self._ticker = Ticker(
                 self.clock,
                 [
-                    *schedules,
+                    *rule_schedules(functions, self.clock.now(), self._activity),
                     SchedulerSchedules(self._emulator, self._activity),
                     *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
                 ],
@@ -134,7 +112,7 @@ class Runtime:
             starting.callback(self._ticker.stop)
 
             control = Control(self.advance, self.drain, self._mail)
-            routes = api_routes(self._template, functions.values(), resolver)
+            routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
             self._gateway = HttpServer(Gateway(routes, control, openapi, self.clock), self._api_port)
             self._gateway.start()
@@ -209,46 +187,6 @@ class Runtime:
         if self._ticker is not None:
             self._ticker.tick()
 
-    def _event_source_pumps(self, functions: Iterable[LocalFunction], resolver: Resolver) -> list[Pump]:
-        pumps: list[Pump] = []
-        for function in functions:
-            for event in function.events.values():
-                props = event.get("Properties") or {}
-                if not event_enabled(props):
-                    continue
-                if event.get("Type") == "SQS":
-                    queue_arn = resolver.resolve(props["Queue"])
-                    pumps.append(
-                        SqsPump(
-                            BatchSettings.of(function, props, default_batch_size=10),
-                            self._emulator.client("sqs"),
-                            self._emulator.queue_url(queue_arn),
-                            queue_arn,
-                            self.clock,
-                            self._activity,
-                        )
-                    )
-                elif event.get("Type") == "DynamoDB":
-                    pumps.append(
-                        StreamPump(
-                            BatchSettings.of(function, props, default_batch_size=100),
-                            self._emulator.client("dynamodbstreams"),
-                            resolver.resolve(props["Stream"]),
-                            props.get("StartingPosition", "TRIM_HORIZON"),
-                            self._activity,
-                        )
-                    )
-        return pumps
-
-    def _rule_schedules(self, functions: Iterable[LocalFunction]) -> list[DueWork]:
-        start = self.clock.now()
-        return [
-            RuleSchedule(function, name, event["Type"], event["Properties"], start, self._activity)
-            for function in functions
-            for name, event in function.events.items()
-            if event.get("Type") in _SCHEDULE_TYPES and event_enabled(event["Properties"])
-        ]
-
     def _bootstrap(self) -> bootstrap.DevState:
         previous = bootstrap.previous_state(self._state_dir)
         account_id, keys = bootstrap.seed_dev_account(previous) if self._dev_account else (None, None)
@@ -264,18 +202,6 @@ class Runtime:
         )
         bootstrap.save_state(self._state_dir, state)
         return state
-
-
-def _warn_unsupported(functions: Iterable[LocalFunction]) -> None:
-    for function in functions:
-        for name, event in function.events.items():
-            event_type = event.get("Type")
-            if event_type not in _SUPPORTED_PROPERTIES:
-                logger.warning("%s.%s: %s events are not emulated locally", function.logical_id, name, event_type)
-                continue
-            ignored = set(event.get("Properties") or {}) - _SUPPORTED_PROPERTIES[event_type]
-            if ignored:
-                logger.warning("%s.%s: %s ignored locally", function.logical_id, name, ", ".join(sorted(ignored)))
 
 
 def _set_environment(values: Mapping[str, str]) -> Callable[[], None]:

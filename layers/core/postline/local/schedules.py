@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 import uuid
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +24,7 @@ from postline.local import expressions
 from postline.local.activity import Activity
 from postline.local.cloudformation import ACCOUNT_ID, REGION
 from postline.local.emulator import Emulator
-from postline.local.functions import LocalFunction
+from postline.local.functions import LocalFunction, event_enabled
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,16 @@ class RuleSchedule:
             "resources": [self._rule_arn],
             "detail": {},
         }
+
+
+def rule_schedules(functions: Iterable[LocalFunction], start: datetime, activity: Activity) -> list[RuleSchedule]:
+    """One per enabled `Type: Schedule` or `Type: ScheduleV2` event; first due after `start`."""
+    return [
+        RuleSchedule(function, name, event["Type"], event["Properties"], start, activity)
+        for function in functions
+        for name, event in function.events.items()
+        if event.get("Type") in ("Schedule", "ScheduleV2") and event_enabled(event["Properties"])
+    ]
 
 
 class SchedulerSchedules:
