@@ -225,3 +225,19 @@ def test_a_one_time_scheduler_schedule_sends_its_input_to_the_queue_when_due(
     assert body["at"] == f"{due:%Y-%m-%dT%H:%M:%S}Z"
     with pytest.raises(ClientError, match="ResourceNotFound"):
         scheduler.get_schedule(Name=name)
+
+
+def test_drain_answers_503_while_a_stream_keeps_retrying(fixture_stack: FixtureStack) -> None:
+    (item_id,) = _ids("stuck", 1)
+    dynamodb = fixture_stack.client("dynamodb")
+    # Four failures take 0.1 + 0.2 + 0.4 + 0.8 s of back-off before the fifth attempt succeeds.
+    dynamodb.put_item(TableName=fixture_stack.env["ITEMS_TABLE"], Item={"id": {"S": item_id}, "fail": {"N": "4"}})
+
+    busy = fixture_stack.api.post("/_local/drain", json={"timeout": 0.3})
+    fixture_stack.drain()
+
+    assert busy.status_code == 503
+    assert busy.json()["error"]["code"] == "not_idle"
+    assert "ItemsWorker <- postline-local-ItemsTable stream" in busy.json()["error"]["message"]
+    assert busy.json()["request_id"] == busy.headers["X-Request-Id"]
+    assert len(_stream_records(fixture_stack, item_id)) == 5
