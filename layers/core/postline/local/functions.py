@@ -1,9 +1,10 @@
 """The template's Lambda functions, run in this process.
 
-Each function is loaded like Lambda loads it (its module by file path, its code folder on
-sys.path) into a module of its own, so functions that share a file still have separate
-globals, like separate containers. One invocation at a time per function, as in one Lambda
-container: Powertools' resolver keeps the current event on the app object.
+Each function's handler module is loaded by file path into a module of its own, so functions
+that share a file still have separate globals, like separate containers. Handlers import only
+the layer (`postline`), never their siblings: shared code lives in the layer. One invocation at
+a time per function, as in one Lambda container: Powertools' resolver keeps the current event
+on the app object.
 """
 
 from __future__ import annotations
@@ -114,9 +115,6 @@ class LocalFunction:
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None or not path.is_file():
             raise TemplateError(f"{self.logical_id}: handler module {path} does not exist")
-        # Lambda puts the code folder on sys.path, so a handler may import its siblings.
-        if str(self.code_dir) not in sys.path:
-            sys.path.append(str(self.code_dir))
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module  # pydantic and dataclasses look modules up by name
         try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
@@ -92,30 +91,37 @@ def rule_schedules(functions: Iterable[LocalFunction], start: datetime, activity
 
 
 class SchedulerSchedules:
-    """Runtime-created EventBridge Scheduler schedules, read from the emulator on every tick."""
+    """Runtime-created EventBridge Scheduler schedules, read from the emulator on every tick.
+
+    The Ticker runs one tick at a time, so this keeps no lock of its own.
+    """
 
     name = "EventBridge Scheduler"
 
     def __init__(self, emulator: Emulator, activity: Activity) -> None:
         self._emulator = emulator
         self._activity = activity
-        self._details: dict[tuple[str, datetime], dict[str, Any]] = {}  # by (arn, last modified)
+        # Both keyed by (arn, last modified), so an updated schedule is read and judged afresh.
+        self._details: dict[tuple[str, datetime], dict[str, Any]] = {}
         self._finished: set[tuple[str, datetime]] = set()  # fired, or not something we can fire
-        self._lock = threading.Lock()
 
     def fire_due(self, now: datetime) -> None:
         scheduler = self._emulator.client("scheduler")
-        with self._lock:
-            for page in scheduler.get_paginator("list_schedules").paginate():
-                for summary in page["Schedules"]:
-                    version = (summary["Arn"], summary["LastModificationDate"])
-                    if summary.get("State") != "ENABLED" or version in self._finished:
-                        continue
-                    if version not in self._details:
-                        self._details[version] = scheduler.get_schedule(
-                            Name=summary["Name"], GroupName=summary["GroupName"]
-                        )
-                    self._fire_if_due(self._details[version], version, now)
+        listed = set()
+        for page in scheduler.get_paginator("list_schedules").paginate():
+            for summary in page["Schedules"]:
+                version = (summary["Arn"], summary["LastModificationDate"])
+                listed.add(version)
+                if summary.get("State") != "ENABLED" or version in self._finished:
+                    continue
+                if version not in self._details:
+                    self._details[version] = scheduler.get_schedule(
+                        Name=summary["Name"], GroupName=summary["GroupName"]
+                    )
+                self._fire_if_due(self._details[version], version, now)
+        # Forget schedules that were deleted or changed since.
+        self._details = {version: detail for version, detail in self._details.items() if version in listed}
+        self._finished &= listed
 
     def _fire_if_due(self, schedule: dict[str, Any], version: tuple[str, datetime], now: datetime) -> None:
         expression = expressions.parse(
@@ -145,6 +151,7 @@ class SchedulerSchedules:
     def _send(self, schedule: dict[str, Any], scheduled_time: datetime) -> None:
         target = schedule["Target"]
         queue_url = self._emulator.queue_url(target["Arn"])
+        # Without an Input, AWS sends a notification of its own; locally, an empty JSON object.
         body = _with_context_attributes(target.get("Input", "{}"), schedule["Arn"], scheduled_time)
         request: dict[str, Any] = {"QueueUrl": queue_url, "MessageBody": body}
         if queue_url.endswith(".fifo"):
