@@ -2,7 +2,9 @@
 
 python -m postline.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
                          [--template template.yaml] [--state-dir .local] [--parameter Name=Value ...]
-Port 0 picks a free port. Each port flag has an environment equivalent (POSTLINE_API_PORT, ...).
+                         [--log-level WARNING] [--no-dev-account]
+Port 0 picks a free port. The environment can set the defaults: POSTLINE_API_PORT,
+POSTLINE_AWS_PORT, POSTLINE_MAIL_PORT, POSTLINE_TEMPLATE, POSTLINE_STATE_DIR, POSTLINE_LOG_LEVEL.
 """
 
 from __future__ import annotations
@@ -25,11 +27,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m postline.local", description="The whole Postline service on this machine."
     )
-    parser.add_argument("--api-port", type=int, default=int(env.get("POSTLINE_API_PORT", API_PORT)))
-    parser.add_argument("--aws-port", type=int, default=int(env.get("POSTLINE_AWS_PORT", AWS_PORT)))
-    parser.add_argument("--mail-port", type=int, default=int(env.get("POSTLINE_MAIL_PORT", MAIL_PORT)))
-    parser.add_argument("--template", type=Path, default=Path(env.get("POSTLINE_TEMPLATE", "template.yaml")))
-    parser.add_argument("--state-dir", type=Path, default=Path(env.get("POSTLINE_STATE_DIR", ".local")))
+    ports = "%(default)s; 0 picks a free port"
+    parser.add_argument(
+        "--api-port", type=int, default=int(env.get("POSTLINE_API_PORT", API_PORT)), help=f"API ({ports})"
+    )
+    parser.add_argument(
+        "--aws-port", type=int, default=int(env.get("POSTLINE_AWS_PORT", AWS_PORT)), help=f"AWS emulator ({ports})"
+    )
+    parser.add_argument(
+        "--mail-port", type=int, default=int(env.get("POSTLINE_MAIL_PORT", MAIL_PORT)), help=f"mail sink ({ports})"
+    )
+    parser.add_argument(
+        "--template", type=Path, default=Path(env.get("POSTLINE_TEMPLATE", "template.yaml")), help="%(default)s"
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        default=Path(env.get("POSTLINE_STATE_DIR", ".local")),
+        help="where dev.json keeps the development account between starts (%(default)s)",
+    )
     parser.add_argument(
         "--parameter",
         action="append",
