@@ -1,6 +1,6 @@
 """The runtime's schedule expressions, without a runtime: when each rate(), cron() and at() is due.
 
-Pure functions, so no e2e mark; they sit with the runtime's other tests.
+Pure functions of the runtime's schedule expressions: no emulator, no clock.
 """
 
 from __future__ import annotations
