@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,3 +96,21 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert body["error"]["message"]
     assert body["request_id"] == response.headers["X-Request-Id"]
     return body
+
+
+def run_cli(runtime: Any, *args: str, expect_success: bool = True) -> Any:
+    """`postline ARGS` in a subprocess against the runtime, as an operator runs it.
+
+    Returns the parsed JSON output, or the CompletedProcess when expect_success is False.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "postline.cli", *args],
+        env={"PATH": "/usr/bin:/bin", **runtime.env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if not expect_success:
+        return done
+    assert done.returncode == 0, f"postline {' '.join(args)} failed:\n{done.stderr}"
+    return json.loads(done.stdout)

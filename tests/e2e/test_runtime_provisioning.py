@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import FixtureStack
+from tests.conftest import FixtureStack
 
 pytestmark = pytest.mark.e2e
 

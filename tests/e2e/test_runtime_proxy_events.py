@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.conftest import FixtureStack
+from tests.conftest import FixtureStack
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.e2e.conftest import FixtureStack
+from tests.conftest import FixtureStack
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Spawn
+from tests.conftest import Spawn
 
 pytestmark = pytest.mark.e2e
 

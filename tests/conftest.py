@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from postline.local.runtime import Runtime
 from tests.e2e.support import Api
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "template.yaml"
 FIXTURE_TEMPLATE = REPO / "tests" / "fixtures" / "pump-template.yaml"
 READY_LINE = "Ctrl-C to stop."  # the last line of the runtime's start-up banner
