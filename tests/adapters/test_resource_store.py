@@ -133,3 +133,15 @@ def test_rate_windows_count_per_account_and_window(stack: InProcessStack) -> Non
     assert [counters.count_request(account_id, 60, expires_at=180) for _ in range(3)] == [1, 2, 3]
     assert counters.count_request(account_id, 120, expires_at=240) == 1
     assert counters.count_request(uuid.uuid4().hex, 60, expires_at=180) == 1
+
+
+def test_a_cached_hash_lookup_never_revives_a_deleted_or_rotated_key(store: ResourceStore) -> None:
+    account = _account(store)
+    key = _key(account, "h1")
+    store.create_key(key, max_keys=10, audit=_audit(account.id))
+    assert store.find_key_by_hash("h1") == (account.id, key.id)  # now cached
+    store.rotate_key(key.model_copy(update={"key_hash": "h2"}), previous_hash="h1", audit=_audit(account.id))
+    stale_ids = store.find_key_by_hash("h1")
+    assert stale_ids == (account.id, key.id)  # the cache may still answer...
+    current, _ = store.get_key_with_account(*stale_ids)
+    assert current is not None and current.key_hash == "h2"  # ...but the key item, which auth compares, says no

@@ -14,6 +14,7 @@ Every write that changes a resource carries its audit entry in the same transact
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -28,6 +29,7 @@ from postline.domain.keys import ApiKey
 from postline.domain.pagination import page_window
 
 ACCOUNT_SK = "ACCOUNT"
+KEY_ID_CACHE_SIZE = 10_000
 PLATFORM = ("PLATFORM", "SETTINGS")
 
 
@@ -47,10 +49,19 @@ def audit_sk(entry: AuditEntry) -> str:
     return f"AUDIT#{entry.created_at:%Y-%m-%dT%H:%M:%S.%f}#{entry.id}"
 
 
-def _put(table: str, pk: str, sk: str, data: dict[str, Any], condition: str | None = None) -> dict[str, Any]:
+def _put(
+    table: str,
+    pk: str,
+    sk: str,
+    data: dict[str, Any],
+    condition: str | None = None,
+    values: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     put: dict[str, Any] = {"TableName": table, "Item": {**key(pk, sk), **to_attrs(data)}}
     if condition:
         put["ConditionExpression"] = condition
+    if values:
+        put["ExpressionAttributeValues"] = values
     return {"Put": put}
 
 
@@ -60,6 +71,7 @@ class ResourceStore:
     def __init__(self, client: Any, table: str) -> None:
         self._db = client
         self._table = table
+        self._key_ids: OrderedDict[str, tuple[str, str]] = OrderedDict()  # hash -> (account, key), LRU
 
     # -- audit ---------------------------------------------------------------------------------------
 
@@ -131,9 +143,19 @@ class ResourceStore:
     # -- keys ----------------------------------------------------------------------------------------
 
     def find_key_by_hash(self, key_hash: str) -> tuple[str, str] | None:
+        # A hash names one key forever, so a found mapping is cached for the container's life; the
+        # caller's consistent read of the key item (and its hash) stays the authority on validity.
+        if key_hash in self._key_ids:
+            self._key_ids.move_to_end(key_hash)
+            return self._key_ids[key_hash]
         response = self._db.get_item(TableName=self._table, Key=key(hash_pk(key_hash), "KEYHASH"), ConsistentRead=True)
         item = from_attrs(response.get("Item", {}))
-        return (item["account_id"], item["key_id"]) if item else None
+        if not item:
+            return None
+        self._key_ids[key_hash] = (item["account_id"], item["key_id"])
+        if len(self._key_ids) > KEY_ID_CACHE_SIZE:
+            self._key_ids.popitem(last=False)
+        return self._key_ids[key_hash]
 
     def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]:
         pk = account_pk(account_id)
@@ -174,13 +196,7 @@ class ResourceStore:
                 }
             },
             _put(self._table, pk, key_sk(api_key.id), _key_data(api_key), "attribute_not_exists(pk)"),
-            _put(
-                self._table,
-                hash_pk(api_key.key_hash),
-                "KEYHASH",
-                _lookup(api_key),
-                "attribute_not_exists(pk)",
-            ),
+            self._put_lookup(api_key),
             self._audit_op(audit),
         ]
         try:
@@ -194,38 +210,32 @@ class ResourceStore:
             raise
 
     def update_key(self, api_key: ApiKey, audit: AuditEntry) -> None:
-        op = _put(
-            self._table,
-            account_pk(api_key.account_id),
-            key_sk(api_key.id),
-            _key_data(api_key),
-            "attribute_exists(pk) AND key_hash = :hash",
-        )
-        op["Put"]["ExpressionAttributeValues"] = {":hash": {"S": api_key.key_hash}}
-        self._transact([op, self._audit_op(audit)], missing="API key not found or changed concurrently")
+        ops = [self._put_key_if(api_key, current_hash=api_key.key_hash), self._audit_op(audit)]
+        self._transact(ops, missing="API key not found or changed concurrently")
 
     def rotate_key(self, api_key: ApiKey, *, previous_hash: str, audit: AuditEntry) -> None:
-        op = _put(
-            self._table,
-            account_pk(api_key.account_id),
-            key_sk(api_key.id),
-            _key_data(api_key),
-            "attribute_exists(pk) AND key_hash = :previous",
-        )
-        op["Put"]["ExpressionAttributeValues"] = {":previous": {"S": previous_hash}}
         ops = [
-            op,
+            self._put_key_if(api_key, current_hash=previous_hash),
             {"Delete": {"TableName": self._table, "Key": key(hash_pk(previous_hash), "KEYHASH")}},
-            _put(
-                self._table,
-                hash_pk(api_key.key_hash),
-                "KEYHASH",
-                _lookup(api_key),
-                "attribute_not_exists(pk)",
-            ),
+            self._put_lookup(api_key),
             self._audit_op(audit),
         ]
         self._transact(ops, missing="API key not found or rotated concurrently")
+
+    def _put_key_if(self, api_key: ApiKey, *, current_hash: str) -> dict[str, Any]:
+        """Replace the key only if its stored hash is still `current_hash`: a write computed from a
+        stale read (a concurrent rotation) fails instead of resurrecting the old secret."""
+        return _put(
+            self._table,
+            account_pk(api_key.account_id),
+            key_sk(api_key.id),
+            _key_data(api_key),
+            "attribute_exists(pk) AND key_hash = :current",
+            {":current": {"S": current_hash}},
+        )
+
+    def _put_lookup(self, api_key: ApiKey) -> dict[str, Any]:
+        return _put(self._table, hash_pk(api_key.key_hash), "KEYHASH", _lookup(api_key), "attribute_not_exists(pk)")
 
     def delete_key(self, api_key: ApiKey, audit: AuditEntry) -> None:
         pk = account_pk(api_key.account_id)
