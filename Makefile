@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit e2e bench clean
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit clean
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,9 +51,6 @@ test: lint typecheck drift cfn-lint sam-validate
 
 unit: $(VENV)/.installed
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
-
-bench: $(VENV)/.installed
-	$(PY) -m bench
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache
