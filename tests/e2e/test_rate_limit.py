@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import Api, assert_error, make_account
+from postline.domain.keys import Scope
+from tests.e2e.support import Api, assert_error, make_account, make_key
 
 pytestmark = pytest.mark.e2e
 
@@ -41,3 +42,11 @@ def test_the_limit_is_per_account(runtime_api: Api, runtime: Any) -> None:
     assert runtime_api.with_key(busy.live_key).get("/v3/whoami").status_code == 200
     assert runtime_api.with_key(busy.test_key).get("/v3/whoami").status_code == 429
     assert runtime_api.with_key(quiet.live_key).get("/v3/whoami").status_code == 200
+
+
+def test_a_scope_refusal_still_carries_the_window(runtime_api: Api) -> None:
+    account = make_account()
+    read_only = runtime_api.with_key(make_key(account.id, scope=Scope.READ_ONLY))
+    response = read_only.post("/v3/keys", json={"name": "x"})
+    assert_error(response, 403, "insufficient_scope")
+    assert response.headers["X-RateLimit-Limit"] == "600"

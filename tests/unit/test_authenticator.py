@@ -27,14 +27,12 @@ SEND = RouteRule(Access.SEND, live_only=False)
 def request(
     world: World, authorization: str | None, *, rule: RouteRule = READ, ip: str | None = "203.0.113.9"
 ) -> Principal:
-    """What the API's auth middleware does for every non-public route (postline.http.app)."""
-    principal = world.auth.authenticate(authorization, ip)
-    decision = world.auth.count_request(principal)
-    if not decision.allowed:
-        raise world.auth.rate_limited(decision)
-    world.auth.authorize(principal, rule)
-    world.auth.touch(principal)
-    return principal
+    """What the API does for every non-public route (postline.http.app): admit, or raise the refusal."""
+    admission = world.auth.admit(authorization, ip, rule)
+    if admission.refusal is not None:
+        raise admission.refusal
+    assert admission.principal is not None and admission.rate is not None
+    return admission.principal
 
 
 def refused(error: type[ApiError], code: str, call: Any, *args: Any, **kwargs: Any) -> ApiError:
@@ -419,3 +417,16 @@ def test_key_shaped_bearers_never_reach_the_console_verifier(world: World) -> No
     world.account()
     refused(Unauthorized, "unauthorized", world.auth.authenticate, "Bearer pl_live_unknown", None)
     assert world.console.verified == []
+
+
+def test_a_refusal_after_counting_still_reports_the_window(world: World) -> None:
+    read_only = world.key(world.account(), scope=Scope.READ_ONLY)
+    admission = world.auth.admit(f"Bearer {read_only.key}", "203.0.113.9", WRITE)
+    assert isinstance(admission.refusal, Forbidden) and admission.refusal.code == "insufficient_scope"
+    assert admission.rate is not None and admission.rate.used == 1
+
+
+def test_an_unauthenticated_request_is_not_counted(world: World) -> None:
+    admission = world.auth.admit("Bearer pl_live_unknown", "203.0.113.9", READ)
+    assert isinstance(admission.refusal, Unauthorized)
+    assert (admission.principal, admission.rate) == (None, None)

@@ -49,15 +49,20 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
     route = find_route(event.http_method, event.resource)
     if route is None or route.access is Access.PUBLIC:
         return  # no such route: the resolver answers 404
+    admission = wiring.authenticator().admit(
+        event.headers.get("authorization"),
+        event.request_context.identity.source_ip,
+        RouteRule(route.access, route.live_only),
+    )
     state = context.current()
-    auth = wiring.authenticator()
-    principal = auth.authenticate(event.headers.get("authorization"), event.request_context.identity.source_ip)
-    state.rate = auth.count_request(principal)
-    if not state.rate.allowed:
-        raise auth.rate_limited(state.rate)
-    auth.authorize(principal, RouteRule(route.access, route.live_only))
-    auth.touch(principal)
-    state.principal = principal
+    state.rate = admission.rate
+    if admission.refusal is not None:
+        raise admission.refusal
+    state.principal = admission.principal
+
+
+def _retry_after(exc: ApiError) -> dict[str, str] | None:
+    return {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
 
 
 def _proxy_error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -74,8 +79,7 @@ def build_app(*routers: Router) -> APIGatewayRestResolver:
 
     @app.exception_handler(ApiError)
     def _api_error(exc: ApiError) -> Response[str]:
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-        return error_response(exc.status, exc.code, exc.message, headers)
+        return error_response(exc.status, exc.code, exc.message, _retry_after(exc))
 
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response[str]:
@@ -121,8 +125,7 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
             _authenticate(APIGatewayProxyEvent(event))
             response: dict[str, Any] = app.resolve(event, lambda_context)
         except ApiError as exc:
-            retry = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-            response = _proxy_error(exc.status, exc.code, exc.message, retry)
+            response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
         except Exception:
             logger.exception("unhandled error before the route")
             response = _proxy_error(500, "internal_error", INTERNAL_ERROR)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,7 +33,3 @@ def describe_validation_errors(errors: Any) -> str:
 
 def is_json_error(errors: Any) -> bool:
     return any(error.get("type") == "json_invalid" for error in errors)
-
-
-def decode_json_body(raw: str | None) -> Any:
-    return json.loads(raw) if raw else None

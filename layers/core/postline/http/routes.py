@@ -36,11 +36,6 @@ class Route:
         return f"{self.name}Function"
 
     @property
-    def powertools_path(self) -> str:
-        """Powertools writes path parameters as <id>; API Gateway as {id}."""
-        return self.path.replace("{", "<").replace("}", ">")
-
-    @property
     def all_policies(self) -> tuple[str, ...]:
         base = () if self.access is Access.PUBLIC else (AUTH,)
         return base + self.policies

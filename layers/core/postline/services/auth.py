@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from postline.domain import ratelimit
-from postline.domain.errors import Forbidden, RateLimited, Unauthorized
+from postline.domain.errors import ApiError, Forbidden, RateLimited, Unauthorized
 from postline.domain.identity import Principal
 from postline.domain.keys import Access, Environment, Scope, env_of_secret, ip_allowed, scope_permits
 from postline.services.ports import AccountStore, Clock, CounterStore, KeyStore, SecretHasher
@@ -34,6 +34,15 @@ class RouteRule:
     live_only: bool
 
 
+@dataclass(frozen=True)
+class Admission:
+    """The outcome of `Authenticator.admit`: who, the rate window (once counted), or why not."""
+
+    principal: Principal | None
+    rate: ratelimit.RateDecision | None
+    refusal: ApiError | None
+
+
 class Authenticator:
     def __init__(
         self,
@@ -51,6 +60,23 @@ class Authenticator:
         self._hasher = hasher
         self._clock = clock
         self._console = console
+
+    def admit(self, authorization: str | None, source_ip: str | None, rule: RouteRule) -> Admission:
+        """Every check of a request, in the order above. A refusal after the window was counted
+        still carries the decision, so even a 403 or 429 reports the rate headers."""
+        try:
+            principal = self.authenticate(authorization, source_ip)
+        except ApiError as refusal:
+            return Admission(None, None, refusal)
+        rate = self.count_request(principal)
+        try:
+            if not rate.allowed:
+                raise self.rate_limited(rate)
+            self.authorize(principal, rule)
+        except ApiError as refusal:
+            return Admission(principal, rate, refusal)
+        self.touch(principal)
+        return Admission(principal, rate, None)
 
     def authenticate(self, authorization: str | None, source_ip: str | None) -> Principal:
         token = _bearer(authorization)
