@@ -66,9 +66,9 @@ def test_the_mailbox_holds_what_the_mail_sink_received(runtime_api: Api, runtime
     message["To"] = "someone@example.net"
     message["Subject"] = "Hello from the sink test"
     message.set_content("Body text.\n")
-    host, port = runtime.env["SMTP_RELAY_HOST"], int(runtime.env["SMTP_RELAY_PORT"])
+    host, _, port = runtime.mail_sink.rpartition(":")
 
-    with smtplib.SMTP(host, port, timeout=10) as smtp:
+    with smtplib.SMTP(host, int(port), timeout=10) as smtp:
         smtp.send_message(message, to_addrs=["someone@example.net", "other@example.org"])
     items = runtime_api.get("/_local/mailbox").json()["items"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -14,6 +15,25 @@ class Settings(BaseModel):
     console_jwks: str = Field(default="", alias="CONSOLE_JWKS")  # JSON Web Key Set of console signers
     console_jwt_audience: str = Field(default="postline-console", alias="CONSOLE_JWT_AUDIENCE")
     console_jwt_issuer: str = Field(default="", alias="CONSOLE_JWT_ISSUER")
+    # Sending (empty in a stack without the pipeline, e.g. the adapter tests' tables).
+    messages_table: str = Field(default="", alias="MESSAGES_TABLE")
+    events_table: str = Field(default="", alias="EVENTS_TABLE")
+    suppressions_table: str = Field(default="", alias="SUPPRESSIONS_TABLE")
+    idempotency_table: str = Field(default="", alias="IDEMPOTENCY_TABLE")
+    content_bucket: str = Field(default="", alias="CONTENT_BUCKET")
+    content_key_id: str = Field(default="", alias="CONTENT_KEY_ID")
+    send_queue_url: str = Field(default="", alias="SEND_QUEUE_URL")
+    send_queue_arn: str = Field(default="", alias="SEND_QUEUE_ARN")
+    scheduler_role_arn: str = Field(default="", alias="SCHEDULER_ROLE_ARN")
+    queue_max_delay_seconds: int = Field(default=900, ge=0, le=900, alias="QUEUE_MAX_DELAY_SECONDS")
+    tracking_secret_id: str = Field(default="", alias="TRACKING_SECRET_ID")
+    public_base_url: str = Field(default="", alias="PUBLIC_BASE_URL")
+    outbound_transport: Literal["ses", "smtp"] = Field(default="ses", alias="OUTBOUND_TRANSPORT")
+    ses_configuration_set: str = Field(default="", alias="SES_CONFIGURATION_SET")
+    smtp_relay: str = Field(default="", alias="SMTP_RELAY")
+    smtp_helo_name: str = Field(default="localhost", alias="SMTP_HELO_NAME")
+    dns_resolver: str = Field(default="", alias="DNS_RESOLVER")
+    smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -5,7 +5,8 @@ Handlers call these accessors; tests and the embedded runtime replace pieces wit
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from typing import Any
 
 import boto3
@@ -14,15 +15,32 @@ from botocore.config import Config
 from postline.adapters.clock import SystemClock
 from postline.adapters.console_jwt import JwksTokenVerifier
 from postline.adapters.counters import DynamoCounterStore
+from postline.adapters.dispatch_queue import SqsDispatchQueue
+from postline.adapters.domains import DynamoSendingDomains
+from postline.adapters.events import DynamoEventStore
+from postline.adapters.messages import DynamoMessageStore
+from postline.adapters.mx import MxResolver
 from postline.adapters.resources import ResourceStore
 from postline.adapters.secrets import PepperedHasher
+from postline.adapters.suppressions import DynamoSuppressions
+from postline.adapters.transports.ses import SesTransport
+from postline.adapters.transports.simulator import SimulatorTransport
+from postline.adapters.transports.smtp import Relay, SmtpTransport
+from postline.adapters.vault import KmsVault
 from postline.config import Settings
+from postline.domain.accounts import PLAN_LIMITS, Plan
+from postline.domain.messages import Message
+from postline.domain.tracking import LinkMaker
 from postline.ids import RandomIds
 from postline.services.accounts import OperatorService
 from postline.services.audit import AuditService
 from postline.services.auth import Authenticator
+from postline.services.dispatch import Dispatcher
 from postline.services.keys import KeyService
-from postline.services.ports import Clock
+from postline.services.ports import Clock, Transport
+from postline.services.sending import SendService
+from postline.services.templates import TemplateService
+from postline.services.tracking import TrackingService
 from postline.services.usage import UsageService
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
@@ -41,8 +59,25 @@ def clock() -> Clock:
 
 def reset() -> None:
     """Forget every built client and service (settings changed, e.g. a test's own tables)."""
-    for accessor in (settings, client, resource_store, counter_store, hasher, ids, console_verifier):
+    for accessor in (
+        settings,
+        client,
+        resource_store,
+        counter_store,
+        hasher,
+        ids,
+        console_verifier,
+        message_store,
+        event_store,
+        suppressions,
+        vault,
+        dispatch_queue,
+        sending_domains,
+        tracking_secret,
+        transports,
+    ):
         accessor.cache_clear()
+    _retention.cache_clear()
 
 
 @cache
@@ -116,3 +151,138 @@ def usage_service() -> UsageService:
 def operator_service() -> OperatorService:
     store = resource_store()
     return OperatorService(accounts=store, keys=store, key_service=key_service(), ids=ids(), clock=_clock)
+
+
+# -- sending ------------------------------------------------------------------------------------
+
+
+@cache
+def message_store() -> DynamoMessageStore:
+    config = settings()
+    return DynamoMessageStore(client("dynamodb"), config.messages_table, config.events_table)
+
+
+@cache
+def event_store() -> DynamoEventStore:
+    return DynamoEventStore(client("dynamodb"), settings().events_table)
+
+
+@cache
+def suppressions() -> DynamoSuppressions:
+    return DynamoSuppressions(client("dynamodb"), settings().suppressions_table)
+
+
+@cache
+def vault() -> KmsVault:
+    config = settings()
+    return KmsVault(client("kms"), client("s3"), config.content_key_id, config.content_bucket)
+
+
+@cache
+def dispatch_queue() -> SqsDispatchQueue:
+    config = settings()
+    return SqsDispatchQueue(
+        client("sqs"),
+        client("scheduler"),
+        queue_url=config.send_queue_url,
+        queue_arn=config.send_queue_arn,
+        scheduler_role_arn=config.scheduler_role_arn,
+        clock=_clock,
+        max_delay_seconds=config.queue_max_delay_seconds,
+    )
+
+
+@cache
+def sending_domains() -> DynamoSendingDomains:
+    config = settings()
+    return DynamoSendingDomains(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+
+
+@cache
+def tracking_secret() -> Callable[[], bytes]:
+    from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+    provider = SecretsProvider(boto3_client=client("secretsmanager"))
+    secret_id = settings().tracking_secret_id
+    return lambda: str(provider.get(secret_id, max_age=300)).encode()
+
+
+@cache
+def transports() -> dict[str, Transport]:
+    config = settings()
+    return {
+        "test": SimulatorTransport(),
+        "smtp": SmtpTransport(
+            relay=Relay.parse(config.smtp_relay),
+            resolver=MxResolver(config.dns_resolver),
+            mx_port=config.smtp_mx_port,
+            helo_name=config.smtp_helo_name,
+        ),
+        "ses": SesTransport(client("sesv2"), config.ses_configuration_set or None),
+    }
+
+
+def transport_for(message: Message) -> Transport:
+    """Test messages never leave the machine; live ones take the configured transport."""
+    return transports()["test" if message.test else settings().outbound_transport]
+
+
+@lru_cache(maxsize=1024)
+def _retention(account_id: str) -> int:
+    account = resource_store().get_account(account_id)
+    return account.limits.retention_days if account else PLAN_LIMITS[Plan.FREE].retention_days
+
+
+def retention_days(account_id: str) -> int:
+    return _retention(account_id)
+
+
+def links() -> LinkMaker | None:
+    base_url = settings().public_base_url
+    return LinkMaker(base_url, tracking_secret()()) if base_url else None
+
+
+def send_service() -> SendService:
+    store = resource_store()
+    return SendService(
+        messages=message_store(),
+        vault=vault(),
+        queue=dispatch_queue(),
+        quotas=counter_store(),
+        suppressions=suppressions(),
+        domains=sending_domains(),
+        templates=store,
+        accounts=store,
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def template_service() -> TemplateService:
+    return TemplateService(templates=resource_store(), ids=ids(), clock=_clock)
+
+
+def dispatcher(worker_id: str) -> Dispatcher:
+    return Dispatcher(
+        messages=message_store(),
+        vault=vault(),
+        queue=dispatch_queue(),
+        domains=sending_domains(),
+        suppressions=suppressions(),
+        transport_for=transport_for,
+        links=links(),
+        retention_days=retention_days,
+        clock=_clock,
+        worker_id=worker_id,
+    )
+
+
+def tracking_service() -> TrackingService:
+    return TrackingService(
+        messages=message_store(),
+        events=event_store(),
+        suppressions=suppressions(),
+        secret=tracking_secret(),
+        retention_days=retention_days,
+        clock=_clock,
+    )

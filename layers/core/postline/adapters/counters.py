@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from postline.adapters.dynamo import from_attrs, key
+from botocore.exceptions import ClientError
+
+from postline.adapters.dynamo import cancellation_codes, from_attrs, key
+from postline.domain.quota import EmailLimits
 
 
 def usage_pk(account_id: str) -> str:
@@ -38,3 +41,44 @@ class DynamoCounterStore:
             "verify": int(monthly.get("verify", 0)),
             "emails_daily": int(daily.get("emails", 0)),
         }
+
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        # Month and day in one transaction, each conditional on its own headroom: two concurrent
+        # sends can never both take the last emails of a quota.
+        counter = "test_emails" if limits.test else "emails"
+        windows = [("monthly", f"M#{month}", limits.monthly), ("daily", f"D#{day}", limits.daily)]
+        if limits.test:
+            windows = windows[:1]  # the test allowance is monthly only
+        updates = []
+        for name, sk, limit in windows:
+            if limit is not None and count > limit:
+                return name
+            update: dict[str, Any] = {
+                "TableName": self._table,
+                "Key": key(usage_pk(account_id), sk),
+                "UpdateExpression": f"ADD {counter} :n",
+                "ExpressionAttributeValues": {":n": {"N": str(count)}},
+            }
+            if limit is not None:
+                update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :cap"
+                update["ExpressionAttributeValues"][":cap"] = {"N": str(limit - count)}
+            updates.append({"Update": update})
+        try:
+            self._db.transact_write_items(TransactItems=updates)
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            for (name, _, _), code in zip(windows, codes, strict=False):
+                if code == "ConditionalCheckFailed":
+                    return name
+            raise
+        return None
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        counter = "test_emails" if test else "emails"
+        for sk in [f"M#{month}"] + ([] if test else [f"D#{day}"]):
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(usage_pk(account_id), sk),
+                UpdateExpression=f"ADD {counter} :n",
+                ExpressionAttributeValues={":n": {"N": str(-count)}},
+            )

@@ -7,6 +7,7 @@ embedded runtime needs when it serves requests concurrently from one process.
 from __future__ import annotations
 
 import json
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -51,3 +52,27 @@ def cancellation_codes(exc: Exception) -> list[str]:
     """Reasons of a cancelled TransactWriteItems, in the order of its items."""
     response = getattr(exc, "response", {})
     return [reason.get("Code", "None") for reason in response.get("CancellationReasons", [])]
+
+
+_BATCH_WRITE_LIMIT = 25
+
+
+def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
+    """Puts (table, item) pairs 25 to a call, retrying what DynamoDB leaves unprocessed.
+
+    Returns the number of BatchWriteItem calls made.
+    """
+    calls = 0
+    for start in range(0, len(puts), _BATCH_WRITE_LIMIT):
+        pending: dict[str, list[dict[str, Any]]] = {}
+        for table, item in puts[start : start + _BATCH_WRITE_LIMIT]:
+            pending.setdefault(table, []).append({"PutRequest": {"Item": item}})
+        for attempt in range(8):
+            calls += 1
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+        if pending:
+            raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
+    return calls

@@ -4,6 +4,8 @@ Layout (partition per account, sort key per type and id):
     ACCT#<account>   ACCOUNT               the account, with key_count for the plan limit
     ACCT#<account>   KEY#<key id>          an API key (keyed hash only)
     ACCT#<account>   AUDIT#<time>#<id>     an audit entry, newest last in sort order
+    ACCT#<account>   TPL#<template id>     a template (ids sort by creation time)
+    ACCT#<account>   DOMAIN#<name>         a sending domain (adapters/domains.py)
     KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup
     PLATFORM         SETTINGS              platform-wide switches (sending paused)
 
@@ -27,6 +29,7 @@ from postline.domain.audit import AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound
 from postline.domain.keys import ApiKey
 from postline.domain.pagination import page_window
+from postline.domain.templates import Template
 
 ACCOUNT_SK = "ACCOUNT"
 KEY_ID_CACHE_SIZE = 10_000
@@ -39,6 +42,10 @@ def account_pk(account_id: str) -> str:
 
 def key_sk(key_id: str) -> str:
     return f"KEY#{key_id}"
+
+
+def template_sk(template_id: str) -> str:
+    return f"TPL#{template_id}"
 
 
 def hash_pk(key_hash: str) -> str:
@@ -279,6 +286,65 @@ class ResourceStore:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
+
+    # -- templates -----------------------------------------------------------------------------------
+
+    def get_template(self, account_id: str, template_id: str) -> Template | None:
+        response = self._db.get_item(
+            TableName=self._table, Key=key(account_pk(account_id), template_sk(template_id)), ConsistentRead=True
+        )
+        item = response.get("Item")
+        return Template.model_validate(from_attrs(item)) if item else None
+
+    def list_templates(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Template], int]:
+        condition = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": "TPL#"}},
+        }
+        total = sum(r["Count"] for r in self._query_pages(Select="COUNT", **condition))
+        start, stop = page_window(page, per_page)
+        items: list[Template] = []
+        seen = 0
+        if start < total:
+            for response in self._query_pages(ScanIndexForward=True, Limit=min(stop, 1000), **condition):
+                for attrs in response["Items"]:
+                    if start <= seen < stop:
+                        items.append(Template.model_validate(from_attrs(attrs)))
+                    seen += 1
+                if seen >= stop:
+                    break
+        return items, total
+
+    def put_template(
+        self, account_id: str, template: Template, *, expected_version: int | None, audit: AuditEntry
+    ) -> None:
+        """Creates (expected_version None) or replaces the template at expected_version."""
+        data = {**template.model_dump(mode="json"), "account_id": account_id}
+        if expected_version is None:
+            op = _put(self._table, account_pk(account_id), template_sk(template.id), data, "attribute_not_exists(pk)")
+            self._transact([op, self._audit_op(audit)], conflict=f"template {template.id} already exists")
+        else:
+            op = _put(
+                self._table,
+                account_pk(account_id),
+                template_sk(template.id),
+                data,
+                "attribute_exists(pk) AND version = :version",
+                {":version": {"N": str(expected_version)}},
+            )
+            self._transact(
+                [op, self._audit_op(audit)], missing=f"template {template.id} not found or changed meanwhile"
+            )
+
+    def delete_template(self, account_id: str, template_id: str, audit: AuditEntry) -> None:
+        op = {
+            "Delete": {
+                "TableName": self._table,
+                "Key": key(account_pk(account_id), template_sk(template_id)),
+                "ConditionExpression": "attribute_exists(pk)",
+            }
+        }
+        self._transact([op, self._audit_op(audit)], missing=f"template {template_id} not found")
 
     # -- plumbing ------------------------------------------------------------------------------------
 

@@ -16,6 +16,10 @@ AUTH = "auth"  # authenticate a key: read keys/accounts, touch last_used_at, cou
 RESOURCES_READ = "resources:read"
 RESOURCES_WRITE = "resources:write"
 COUNTERS_READ = "counters:read"
+SEND = "send"  # accept mail: quotas, seal content, queue or schedule, store messages and events
+MESSAGES_READ = "messages:read"
+MESSAGES_WRITE = "messages:write"
+TRACK = "track"  # record opens, clicks and unsubscribes
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,25 @@ ROUTES: tuple[Route, ...] = (
     Route("RotateKey", "POST",   "/v3/keys/{id}/rotate", "keys",     Access.WRITE, "key.rotated", True, policies=(W,)),
     Route("DeleteKey", "DELETE", "/v3/keys/{id}",        "keys",     Access.WRITE, "key.deleted", True, policies=(W,)),
     Route("ListAudit", "GET",    "/v3/audit",            "audit",    Access.READ,  policies=(R,)),
+    Route("SendMessage",     "POST",   "/v3/messages",            "messages", Access.SEND, policies=(SEND,)),
+    Route("SendBatch",       "POST",   "/v3/messages.batch",      "messages", Access.SEND, memory=1024, timeout=29,
+          policies=(SEND,)),
+    Route("ListScheduled",   "GET",    "/v3/messages/scheduled",  "messages", Access.READ, policies=(MESSAGES_READ,)),
+    Route("GetMessage",      "GET",    "/v3/messages/{id}",       "messages", Access.READ, policies=(MESSAGES_READ,)),
+    Route("CancelMessage",   "DELETE", "/v3/messages/{id}",       "messages", Access.CANCEL_OWN_SEND,
+          policies=(MESSAGES_WRITE,)),
+    Route("ListTemplates",   "GET",    "/v3/templates",           "templates", Access.READ, policies=(R,)),
+    Route("CreateTemplate",  "POST",   "/v3/templates",           "templates", Access.WRITE, "template.created",
+          policies=(W,)),
+    Route("GetTemplate",     "GET",    "/v3/templates/{id}",      "templates", Access.READ, policies=(R,)),
+    Route("UpdateTemplate",  "PATCH",  "/v3/templates/{id}",      "templates", Access.WRITE, "template.updated",
+          policies=(W,)),
+    Route("DeleteTemplate",  "DELETE", "/v3/templates/{id}",      "templates", Access.WRITE, "template.deleted",
+          policies=(W,)),
+    Route("TrackOpen",       "GET",    "/v3/track/open/{token}",  "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("TrackClick",      "GET",    "/v3/track/click/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
 )
 # fmt: on
 

@@ -77,8 +77,7 @@ def banner(runtime: Runtime, state_file: Path) -> str:
         "Postline is running on this machine.",
         f"  API        {runtime.base_url}",
         f"  AWS        {runtime.endpoint_url}  (moto; region {dev['aws']['region']})",
-        f"  Mail sink  smtp://{runtime.env['SMTP_RELAY_HOST']}:{runtime.env['SMTP_RELAY_PORT']}"
-        f"  (GET {runtime.base_url}/_local/mailbox)",
+        f"  Mail sink  smtp://{runtime.mail_sink}  (GET {runtime.base_url}/_local/mailbox)",
         f"  State      {state_file}",
     ]
     if dev["keys"]:

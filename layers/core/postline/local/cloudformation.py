@@ -7,6 +7,8 @@ is an error, so the runtime never silently runs with a value the cloud would com
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +118,26 @@ class Resolver:
         if name == "Fn::GetAtt":
             logical_id, attribute = _get_att_target(argument)
             return self._resources.get_att(logical_id, attribute)
-        raise TemplateError(f"{name} is not supported by the local runtime (only Ref and Fn::GetAtt)")
+        if name == "Fn::Sub":
+            return self._sub(argument)
+        raise TemplateError(f"{name} is not supported by the local runtime (only Ref, Fn::GetAtt and Fn::Sub)")
+
+    def _sub(self, argument: Any) -> str:
+        """Fn::Sub: "${Name}" is a Ref, "${Name.Attribute}" a GetAtt, "${!Literal}" stays "${Literal}"."""
+        text, variables = (argument, {}) if isinstance(argument, str) else (argument[0], argument[1])
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name.startswith("!"):
+                return "${" + name[1:] + "}"
+            if name in variables:
+                return str(self.resolve(variables[name]))
+            if "." in name and name not in PSEUDO_PARAMETERS:
+                logical_id, attribute = name.split(".", 1)
+                return self._resources.get_att(logical_id, attribute)
+            return self._ref(name)
+
+        return re.sub(r"\$\{([^}]+)\}", replace, str(text))
 
     def _ref(self, name: str) -> str:
         if name in self._parameters:
@@ -140,6 +161,10 @@ def references(value: Any) -> set[str]:
         return {argument}
     if name == "Fn::GetAtt":
         return {_get_att_target(argument)[0]}
+    if name == "Fn::Sub":
+        text, variables = (argument, {}) if isinstance(argument, str) else (argument[0], argument[1])
+        names = {n.split(".", 1)[0] for n in re.findall(r"\$\{([^!}][^}]*)\}", str(text))}
+        return (names - set(variables) - set(PSEUDO_PARAMETERS)) | references(variables)
     return references(argument)
 
 

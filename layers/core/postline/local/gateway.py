@@ -211,33 +211,48 @@ class _RequestHandler(WSGIRequestHandler):
 
 
 class HttpServer:
-    """A threaded werkzeug server on loopback; port 0 picks a free port."""
+    """A threaded werkzeug server on loopback; port 0 picks a free port.
 
-    def __init__(self, app: Gateway, port: int) -> None:
-        self._app = app
+    bind() takes the port first and serve(app) answers later: the functions' environment
+    carries the public base URL (tracking links), which is known only once the port is.
+    """
+
+    def __init__(self, port: int) -> None:
         self._requested_port = port
+        self._app: Gateway | None = None
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         if self._server is None:
-            raise RuntimeError("the gateway is not running")
+            raise RuntimeError("the gateway is not bound")
         return f"http://127.0.0.1:{self._server.server_port}"
 
-    def start(self) -> None:
+    def bind(self) -> None:
         self._server = make_server(
-            "127.0.0.1", self._requested_port, self._app, threaded=True, request_handler=_RequestHandler
+            "127.0.0.1", self._requested_port, self._serve, threaded=True, request_handler=_RequestHandler
         )
+
+    def serve(self, app: Gateway) -> None:
+        if self._server is None:
+            raise RuntimeError("bind() first")
+        self._app = app
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="gateway", daemon=True
         )
         self._thread.start()
 
+    def _serve(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if self._app is None:
+            raise RuntimeError("the gateway is not serving yet")
+        return self._app(environ, start_response)
+
     def stop(self) -> None:
-        if self._server is None or self._thread is None:
+        if self._server is None:
             return
-        self._server.shutdown()
-        self._thread.join()
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join()
         self._server.server_close()
         self._server = self._thread = None

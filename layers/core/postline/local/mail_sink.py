@@ -1,7 +1,7 @@
 """The local outbound mail sink: an SMTP server on loopback that keeps what it receives in memory.
 
-Outbound mail reaches it through the same SMTP transport as production (SMTP_RELAY_HOST/PORT);
-`GET /_local/mailbox` shows it.
+Outbound mail reaches it through the same SMTP transport as production: the runtime points the
+SmtpRelay parameter here unless told otherwise. `GET /_local/mailbox` shows it.
 """
 
 from __future__ import annotations

@@ -174,9 +174,29 @@ def _secret(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> D
     return Deployed(arn, {"Id": arn})
 
 
+def _kms_key(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    request: dict[str, Any] = {"Description": props.get("Description", logical_id)}
+    for name in ("KeySpec", "KeyUsage"):
+        if name in props:
+            request[name] = props[name]
+    metadata = clients("kms").create_key(**request)["KeyMetadata"]
+    # Ref of a key is its id in CloudFormation; KMS accepts it as KeyId.
+    return Deployed(metadata["KeyId"], {"Arn": metadata["Arn"], "KeyId": metadata["KeyId"]})
+
+
+def _role(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    name = props.get("RoleName") or physical_name(logical_id)
+    role = clients("iam").create_role(
+        RoleName=name, AssumeRolePolicyDocument=json.dumps(props["AssumeRolePolicyDocument"])
+    )["Role"]
+    return Deployed(name, {"Arn": role["Arn"], "RoleId": role["RoleId"]})
+
+
 _CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] = {
     "AWS::DynamoDB::Table": _table,
     "AWS::SQS::Queue": _queue,
     "AWS::S3::Bucket": _bucket,
     "AWS::SecretsManager::Secret": _secret,
+    "AWS::KMS::Key": _kms_key,
+    "AWS::IAM::Role": _role,
 }

@@ -79,8 +79,11 @@ class Runtime:
             starting.callback(self._emulator.stop)
             self._mail.start()
             starting.callback(self._mail.stop)
+            self._gateway = HttpServer(self._api_port)
+            self._gateway.bind()
+            starting.callback(self._gateway.stop)
 
-            parameters = self._template.parameter_values(self._parameter_overrides)
+            parameters = self._template.parameter_values(self._local_parameters(self._gateway.base_url))
             stack = deploy(self._template, parameters, self._emulator.client)
             resolver = Resolver(parameters, stack)
             self._env = {
@@ -88,8 +91,6 @@ class Runtime:
                 **function_environment(self._template, resolver),
                 "POWERTOOLS_TRACE_DISABLED": "true",
                 "POWERTOOLS_LOG_LEVEL": self._log_level,
-                "SMTP_RELAY_HOST": MAIL_HOST,
-                "SMTP_RELAY_PORT": str(self._mail.port),
             }
             starting.callback(_set_environment(self._env))
             starting.callback(_install_clock(self.clock))
@@ -114,9 +115,7 @@ class Runtime:
             control = Control(self.advance, self.drain, self._mail)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
-            self._gateway = HttpServer(Gateway(routes, control, openapi, self.clock), self._api_port)
-            self._gateway.start()
-            starting.callback(self._gateway.stop)
+            self._gateway.serve(Gateway(routes, control, openapi, self.clock))
 
             self._dev = self._bootstrap()
             self._running = starting.pop_all()
@@ -144,6 +143,11 @@ class Runtime:
     @property
     def endpoint_url(self) -> str:
         return self._emulator.endpoint_url
+
+    @property
+    def mail_sink(self) -> str:
+        """host:port of the local outbound mail sink."""
+        return f"{MAIL_HOST}:{self._mail.port}"
 
     @property
     def env(self) -> dict[str, str]:
@@ -183,6 +187,20 @@ class Runtime:
 
     # -- assembly --------------------------------------------------------------------------
 
+    def _local_parameters(self, base_url: str) -> dict[str, str]:
+        """The caller's parameters, plus what only this machine knows unless the caller said otherwise:
+        outbound mail goes to the local sink, tracking links point at this gateway, and queue delays
+        go through schedules (which the movable clock fires; SQS delays run on the wall clock)."""
+        declared = self._template.body.get("Parameters") or {}
+        local = {
+            "SmtpRelay": self.mail_sink,
+            "PublicBaseUrl": base_url,
+            "OutboundTransport": "smtp",
+            "QueueMaxDelaySeconds": "0",
+            "AllowPrivateWebhookUrls": "true",
+        }
+        return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
+
     def _tick(self) -> None:
         if self._ticker is not None:
             self._ticker.tick()
@@ -190,10 +208,12 @@ class Runtime:
     def _bootstrap(self) -> bootstrap.DevState:
         previous = bootstrap.previous_state(self._state_dir)
         account_id, keys = bootstrap.seed_dev_account(previous) if self._dev_account else (None, None)
+        domain = bootstrap.seed_sending_domain(self._state_dir, account_id) if account_id else None
         state = bootstrap.DevState(
             base_url=self.base_url,
             account_id=account_id,
             keys=keys,
+            sending_domain=domain,
             aws=bootstrap.AwsTarget(
                 endpoint_url=self.endpoint_url,
                 region=REGION,

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Protocol
 
 from postline.domain.accounts import Account
 from postline.domain.audit import AuditEntry
+from postline.domain.delivery import Outcome
+from postline.domain.dispatch import DispatchJob, Parcel
+from postline.domain.domains import SendingDomain
+from postline.domain.events import Event
 from postline.domain.keys import ApiKey
+from postline.domain.messages import Content, Message
+from postline.domain.quota import EmailLimits
+from postline.domain.suppressions import SuppressionSource, SuppressionType
+from postline.domain.templates import Template
+
+Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
 
 
 class Clock(Protocol):
@@ -75,4 +86,103 @@ class CounterStore(Protocol):
 
     def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
         """Counters of the month and day: emails, emails_daily, verify."""
+        ...
+
+
+class QuotaStore(Protocol):
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        """Atomically count `count` emails against the month and the day, unless that would pass a
+        limit; returns None when counted, else which limit stopped it ("monthly" or "daily")."""
+        ...
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        """Gives back emails counted for a send that then failed before it was accepted."""
+        ...
+
+
+class MessageStore(Protocol):
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        """Stores new messages with their queued events; repeating it changes nothing."""
+        ...
+
+    def get(self, message_id: str) -> Message | None: ...
+
+    def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
+
+    def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
+        """Marks a scheduled message cancelled; False when it is no longer scheduled."""
+        ...
+
+    def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
+        """Takes the message's delivery lease unless another worker holds a live one; returns the
+        message as of the claim and its sealed content, or None when the lease is taken."""
+        ...
+
+    def release(self, message: Message, owner: str) -> None: ...
+
+    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+        """Writes one recipient's new state (from `message`) and its events in one transaction,
+        only if `owner` still holds the lease and the attempt is newer than the last recorded."""
+        ...
+
+    def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
+        """Sets opened_at / clicked_at the first time only."""
+        ...
+
+
+class EventStore(Protocol):
+    def put(self, events: list[Event]) -> None: ...
+
+
+class ContentVault(Protocol):
+    def seal(self, items: list[tuple[str, Content]]) -> list[Sealed]:
+        """Encrypts each (message id, content) under its own data key; one KMS call for all."""
+        ...
+
+    def open(self, message_id: str, sealed: Sealed) -> Content: ...
+
+
+class DispatchQueue(Protocol):
+    def enqueue(self, jobs: list[DispatchJob], *, not_before: datetime | None = None) -> None:
+        """Queues jobs now, or for `not_before`: a queue delay when that is near enough (SQS: 15
+        minutes), else a one-time schedule (EventBridge Scheduler) that queues them then."""
+        ...
+
+    def unschedule(self, message_id: str) -> None:
+        """Deletes the message's pending schedule, if it has one."""
+        ...
+
+
+class Suppressions(Protocol):
+    def suppressed(self, account_id: str, addresses: list[str]) -> set[str]:
+        """The addresses (lowercased) on a bounces, unsubscribes or complaints list, minus allowlisted ones."""
+        ...
+
+    def add(
+        self,
+        account_id: str,
+        address: str,
+        kind: SuppressionType,
+        now: datetime,
+        *,
+        reason: str | None = None,
+        source: SuppressionSource | None = None,
+    ) -> bool:
+        """Puts the address on a list; True when it was not on it yet (adding again changes nothing)."""
+        ...
+
+
+class SendingDomains(Protocol):
+    def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
+        ...
+
+
+class Templates(Protocol):
+    def get_template(self, account_id: str, template_id: str) -> Template | None: ...
+
+
+class Transport(Protocol):
+    def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
+        """Hands each parcel to the next hop; one outcome per parcel, in order."""
         ...

@@ -1,0 +1,112 @@
+"""Sending: POST /v3/messages, POST /v3/messages.batch, GET and DELETE /v3/messages/{id}, and the
+scheduled sends, GET /v3/messages/scheduled (soonest first)."""
+
+from typing import Annotated, TypeVar
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path
+
+from postline import wiring
+from postline.domain.messages import (
+    MessageAccepted,
+    MessageView,
+    ScheduledMessage,
+    ScheduledMessageCancellation,
+    SendRequest,
+)
+from postline.domain.pagination import DEFAULT_PER_PAGE, Page
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.idempotency import once
+from postline.http.params import PageNumber, PerPage
+from postline.services.sending import BatchSendRequest, BatchSendResult
+
+router = Router()
+MessageId = Annotated[str, Path(min_length=1, max_length=64, description="The message's id (msg_...).")]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="Makes retries safe: a replay returns the first result; 409 while the first still runs.",
+    ),
+]
+
+
+Accepted = TypeVar("Accepted", MessageAccepted, BatchSendResult)
+
+
+def _accepted(body: Accepted) -> Response[Accepted]:
+    return Response(status_code=202, content_type="application/json", body=body)
+
+
+@router.post(
+    "/v3/messages",
+    summary="Send a message",
+    tags=["Messages"],
+    responses={
+        202: {
+            "description": "Accepted: queued for delivery.",
+            "content": {"application/json": {"model": MessageAccepted}},
+        }
+    },
+)
+def send_message(
+    request: Annotated[SendRequest, Body()], idempotency_key: IdempotencyKey = None
+) -> Response[MessageAccepted]:
+    caller = principal()
+    accepted = once(
+        idempotency_key,
+        scope="messages",
+        account_id=caller.account.id,
+        body=router.current_event.json_body,
+        model=MessageAccepted,
+        produce=lambda: wiring.send_service().send(caller, request),
+        lambda_context=router.lambda_context,
+    )
+    return _accepted(accepted)
+
+
+@router.post(
+    "/v3/messages.batch",
+    summary="Send a batch of up to 5,000 personalized messages",
+    tags=["Messages"],
+    responses={
+        202: {
+            "description": "Accepted: the valid recipients are queued.",
+            "content": {"application/json": {"model": BatchSendResult}},
+        }
+    },
+)
+def send_batch(
+    request: Annotated[BatchSendRequest, Body()], idempotency_key: IdempotencyKey = None
+) -> Response[BatchSendResult]:
+    caller = principal()
+    result = once(
+        idempotency_key,
+        scope="messages.batch",
+        account_id=caller.account.id,
+        body=router.current_event.json_body,
+        model=BatchSendResult,
+        produce=lambda: wiring.send_service().send_batch(caller, request),
+        lambda_context=router.lambda_context,
+    )
+    return _accepted(result)
+
+
+@router.get("/v3/messages/scheduled", summary="List scheduled sends, soonest first", tags=["Messages"])
+def list_scheduled(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[ScheduledMessage]:
+    return wiring.send_service().scheduled(principal(), page=page, per_page=per_page)
+
+
+@router.get("/v3/messages/<id>", summary="Get a message and its status", tags=["Messages"])
+def get_message(id: MessageId) -> MessageView:
+    return wiring.send_service().get(principal(), id)
+
+
+@router.delete("/v3/messages/<id>", summary="Cancel a scheduled send", tags=["Messages"])
+def cancel_message(id: MessageId) -> ScheduledMessageCancellation:
+    return wiring.send_service().cancel(principal(), id)
+
+
+handler = lambda_handler(router)

@@ -1,0 +1,52 @@
+"""Templates: /v3/templates (list, create), /v3/templates/{id} (get, PATCH, DELETE)."""
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+
+from postline import wiring
+from postline.domain.pagination import DEFAULT_PER_PAGE, Page
+from postline.domain.templates import Template, TemplateCreate, TemplateUpdate
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.params import PageNumber, PerPage
+from postline.services.keys import DeleteConfirmation
+
+router = Router()
+TemplateId = Annotated[str, Path(min_length=1, max_length=64, description="The template's id (tpl_...).")]
+
+
+@router.get("/v3/templates", summary="List templates", tags=["Templates"])
+def list_templates(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[Template]:
+    return wiring.template_service().list_page(principal(), page=page, per_page=per_page)
+
+
+@router.post(
+    "/v3/templates",
+    summary="Create a template",
+    tags=["Templates"],
+    responses={201: {"description": "Created.", "content": {"application/json": {"model": Template}}}},
+)
+def create_template(request: Annotated[TemplateCreate, Body()]) -> Response[Template]:
+    created = wiring.template_service().create(principal(), request)
+    return Response(status_code=201, content_type="application/json", body=created)
+
+
+@router.get("/v3/templates/<id>", summary="Get a template", tags=["Templates"])
+def get_template(id: TemplateId) -> Template:
+    return wiring.template_service().get(principal(), id)
+
+
+@router.patch("/v3/templates/<id>", summary="Update a template (version + 1)", tags=["Templates"])
+def update_template(id: TemplateId, request: Annotated[TemplateUpdate, Body()]) -> Template:
+    return wiring.template_service().update(principal(), id, request)
+
+
+@router.delete("/v3/templates/<id>", summary="Delete a template", tags=["Templates"])
+def delete_template(id: TemplateId) -> DeleteConfirmation:
+    return wiring.template_service().delete(principal(), id)
+
+
+handler = lambda_handler(router)

@@ -1,0 +1,63 @@
+"""Tracking links in delivered mail (no API key): the open pixel, click redirects and RFC 8058
+one-click unsubscribe (POST; GET shows a page with the button, since mail scanners follow GETs)."""
+
+import base64
+import html
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+
+from postline import wiring
+from postline.domain.errors import NotFound
+from postline.http.app import lambda_handler
+
+router = Router()
+Token = Annotated[str, Path(min_length=10, max_length=4096, description="The signed token from the link.")]
+PIXEL = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")  # 1x1 transparent GIF
+NO_STORE = {"Cache-Control": "no-store, max-age=0"}
+
+
+def _client() -> dict[str, str | None]:
+    event = APIGatewayProxyEvent(router.current_event.raw_event)
+    headers = event.headers
+    purpose = headers.get("purpose") or headers.get("sec-purpose") or headers.get("x-moz")
+    return {"user_agent": headers.get("user-agent"), "purpose": purpose, "ip": event.request_context.identity.source_ip}
+
+
+@router.get("/v3/track/open/<token>", summary="Open pixel", tags=["Tracking"], include_in_schema=True)
+def track_open(token: Token) -> Response[bytes]:
+    wiring.tracking_service().open(token, **_client())
+    # A bad token still gets the pixel: a broken image in someone's mail helps nobody.
+    return Response(status_code=200, content_type="image/gif", body=PIXEL, headers=NO_STORE)
+
+
+@router.get("/v3/track/click/<token>", summary="Click redirect", tags=["Tracking"])
+def track_click(token: Token) -> Response[str]:
+    target = wiring.tracking_service().click(token, **_client())
+    if target is None:
+        raise NotFound("This link is not valid.")
+    return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
+
+
+@router.get("/v3/track/unsubscribe/<token>", summary="Unsubscribe page", tags=["Tracking"])
+def unsubscribe_page(token: Token) -> Response[str]:
+    page = (
+        "<!doctype html><meta charset=utf-8><title>Unsubscribe</title>"
+        "<p>Stop receiving these emails?</p>"
+        f'<form method="post" action="{html.escape(token)}"><button type="submit">Unsubscribe</button></form>'
+    )
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=page, headers=NO_STORE)
+
+
+@router.post("/v3/track/unsubscribe/<token>", summary="One-click unsubscribe (RFC 8058)", tags=["Tracking"])
+def unsubscribe(token: Token) -> Response[str]:
+    if not wiring.tracking_service().unsubscribe(token):
+        raise NotFound("This unsubscribe link is not valid.")
+    body = "<!doctype html><meta charset=utf-8><title>Unsubscribed</title><p>You are unsubscribed.</p>"
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=body, headers=NO_STORE)
+
+
+handler = lambda_handler(router)

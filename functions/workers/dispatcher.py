@@ -1,0 +1,27 @@
+"""The send queue's consumer: delivers each job, reporting the ones to retry (partial batch failures)."""
+
+import uuid
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.domain.dispatch import DispatchJob
+from postline.http.observability import logger
+
+WORKER_ID = uuid.uuid4().hex[:12]  # this container, in lease owners
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def deliver(record: SQSRecord) -> None:
+    job = DispatchJob.model_validate_json(record.body)
+    logger.append_keys(message_id=job.message_id, attempt=job.attempt)
+    wiring.dispatcher(WORKER_ID).dispatch(job)
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_partial_response(event=event, record_handler=deliver, processor=processor, context=context)

@@ -1,0 +1,1 @@
+"""Outbound transports: where a recipient's copy goes next (simulator, SMTP, SES)."""

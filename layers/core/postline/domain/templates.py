@@ -1,0 +1,123 @@
+"""Templates: {{variables}} in subject and html, rendered in a sandbox; vars checked by vars_schema."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from typing import Annotated, Any
+
+import jinja2
+import jsonschema
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from postline.domain.errors import ApiError, ValidationFailed
+
+
+class TemplateNotFound(ApiError):
+    status, code = 400, "template_not_found"
+
+
+class Template(BaseModel):
+    """Spec 2, Template."""
+
+    id: str
+    name: str
+    description: str | None = None
+    subject: str | None = None
+    html: str | None = None
+    text_body: str | None = None
+    vars_schema: dict[str, Any] | None = None
+    version: int = 1
+    active: bool = True
+    category: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+def check_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    if schema is not None:
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as error:
+            raise ValueError(f"vars_schema is not a valid JSON Schema: {error.message}") from error
+    return schema
+
+
+def check_syntax(source: str | None) -> str | None:
+    if source is not None:
+        try:
+            _environment(False).parse(source)
+        except jinja2.TemplateSyntaxError as error:
+            raise ValueError(f"template syntax error on line {error.lineno}: {error.message}") from error
+    return source
+
+
+TemplateText = Annotated[str, StringConstraints(max_length=512_000)]
+
+
+class TemplateFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = None
+    description: Annotated[str, StringConstraints(max_length=1_000)] | None = None
+    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
+    html: TemplateText | None = None
+    text_body: TemplateText | None = None
+    vars_schema: dict[str, Any] | None = None
+    active: bool | None = None
+    category: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+    @field_validator("vars_schema")
+    @classmethod
+    def _schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_schema(value)
+
+    @field_validator("subject", "html", "text_body")
+    @classmethod
+    def _syntax(cls, value: str | None) -> str | None:
+        return check_syntax(value)
+
+
+class TemplateCreate(TemplateFields):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
+        description="Required."
+    )
+
+
+class TemplateUpdate(TemplateFields):
+    """PATCH/PUT semantics: only the fields present change; version goes up by one."""
+
+
+@lru_cache(maxsize=2)
+def _environment(autoescape: bool) -> ImmutableSandboxedEnvironment:
+    # The sandbox: template authors are customers, so no attribute games, no mutation of vars.
+    return ImmutableSandboxedEnvironment(autoescape=autoescape, undefined=jinja2.ChainableUndefined)
+
+
+@lru_cache(maxsize=256)
+def _compiled(source: str, autoescape: bool) -> jinja2.Template:
+    return _environment(autoescape).from_string(source)
+
+
+def render_text(source: str | None, variables: dict[str, Any], *, html: bool = False) -> str | None:
+    """{{variables}} filled in; in html every value is HTML-escaped. Missing variables render empty."""
+    if source is None:
+        return None
+    try:
+        return _compiled(source, html).render(variables)
+    except jinja2.TemplateError as error:
+        raise ValidationFailed(f"the template could not be rendered: {error}") from error
+
+
+def check_vars(template: Template, variables: dict[str, Any]) -> None:
+    if template.vars_schema is None:
+        return
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(template.vars_schema).iter_errors(variables)
+    )
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise ValidationFailed(
+            f"vars{'/' + where if where else ''}: {error.message} (template {template.id} vars_schema)"
+        )

@@ -1,0 +1,493 @@
+"""The outbound SMTP transport and its MX lookup, against a real DNS server and a real MX on loopback.
+
+Nothing is mocked: MxResolver asks tests/peers/dns_server.py over UDP (and TCP), SmtpTransport
+speaks SMTP to tests/peers/mx_server.py, and DKIM signatures are checked by dkimpy against the
+key published in that DNS. The MX decides its replies by the recipient's local part (reject@ is
+550, full@ 552, ...); each test's recipients carry a fresh +tag, so tests share one MX and tell
+their mail apart.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import dkim
+import dns.message
+import dns.query
+import dns.resolver
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from postline.adapters.mx import MxResolver
+from postline.adapters.transports.smtp import Relay, SmtpTransport
+from postline.domain.delivery import BounceType, Outcome, OutcomeKind
+from postline.domain.dispatch import Parcel
+from postline.domain.domains import DomainStatus, SendingDomain, dkim_txt
+from postline.domain.messages import Content, Message
+from postline.domain.mime import build_mime
+from tests.peers.dns_server import NULL_MX, SERVFAIL, TXT, A, DnsServer, MX, Query, unanswered_nameserver
+from tests.peers.mx_server import MxServer, Received
+
+DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX
+SELECTOR = "s1"
+HELO = "out.postline.test"
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+LOOPBACK = "127.0.0.1"
+REFUSING = "127.0.0.2"  # loopback too, but nothing listens there: connecting is refused at once
+
+ZONE = {
+    DOMAIN: [MX(10, f"mx.{DOMAIN}")],
+    f"mx.{DOMAIN}": [A(LOOPBACK)],
+    f"backup.{DOMAIN}": [A(LOOPBACK)],
+    f"down.{DOMAIN}": [A(REFUSING)],
+    # preference, not order of publication, decides
+    "ranked.test": [MX(30, "mx3.ranked.test"), MX(10, "mx1.ranked.test"), MX(20, "mx2.ranked.test")],
+    "implicit.test": [A(LOOPBACK)],  # no MX: the domain itself is the MX
+    "null.test": [NULL_MX],
+    "servfail.test": [SERVFAIL],
+    "two-mx.test": [MX(10, f"mx.{DOMAIN}"), MX(20, f"backup.{DOMAIN}")],
+    "first-down.test": [MX(10, f"down.{DOMAIN}"), MX(20, f"mx.{DOMAIN}")],
+    "first-nameless.test": [MX(10, f"ghost.{DOMAIN}"), MX(20, f"mx.{DOMAIN}")],  # ghost: NXDOMAIN
+    "all-down.test": [MX(10, f"down.{DOMAIN}"), MX(20, f"ghost.{DOMAIN}")],
+}
+
+
+@pytest.fixture(scope="module")
+def dns_server() -> Iterator[DnsServer]:
+    with DnsServer(ZONE) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def mx() -> Iterator[MxServer]:
+    """The recipient domains' MX, offering STARTTLS as MX servers do."""
+    with MxServer(starttls=True) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def relay_server() -> Iterator[MxServer]:
+    """A relay without TLS, like the local runtime's mail sink."""
+    with MxServer() as server:
+        yield server
+
+
+@pytest.fixture
+def resolver(dns_server: DnsServer) -> MxResolver:
+    return MxResolver(nameserver=dns_server.address, timeout=2.0)
+
+
+@pytest.fixture
+def transport(resolver: MxResolver, mx: MxServer) -> SmtpTransport:
+    return SmtpTransport(relay=None, resolver=resolver, mx_port=mx.port, helo_name=HELO, timeout=5.0)
+
+
+@pytest.fixture(scope="module")
+def sending_domain(dns_server: DnsServer) -> SendingDomain:
+    """example.test with a fresh RSA key, its public half published at s1._domainkey.example.test."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public_der = key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    dns_server.add(f"{SELECTOR}._domainkey.{DOMAIN}", TXT(dkim_txt(base64.b64encode(public_der).decode())))
+    return SendingDomain(
+        account_id="a",
+        domain=DOMAIN,
+        status=DomainStatus.VERIFIED,
+        dkim_selector=SELECTOR,
+        dkim_private_key=pem,
+    )
+
+
+def address(local_part: str, domain: str = DOMAIN) -> str:
+    """A recipient no other test uses; the MX still reads `local_part` for its reply."""
+    return f"{local_part}+{uuid.uuid4().hex[:10]}@{domain}"
+
+
+def make_parcel(recipient: str, *, domain: SendingDomain | None = None) -> Parcel:
+    message = Message(
+        id=f"msg_{uuid.uuid4().hex}",
+        account_id="a",
+        key_id="key_1",
+        test=False,
+        from_=f"Postline Tests <app@{DOMAIN}>",
+        to=[recipient],
+        subject="Your receipt",
+        created_at=NOW,
+    )
+    text = "Thanks for your order.\nTotal: 12.00 EUR\n"
+    html = "<p>Thanks for your order.</p><p>Total: 12.00 EUR</p>"
+    mime = build_mime(
+        message, Content(text=text, html=html), html=html, text=text, now=NOW,
+        unsubscribe_url=f"https://{DOMAIN}/u/{message.id}",
+    )  # fmt: skip
+    return Parcel(
+        message_id=message.id,
+        sender=f"bounces@{DOMAIN}",
+        recipient=recipient,
+        mime=mime,
+        domain=domain,
+        test=False,
+        send_outcomes=None,
+        attempt=1,
+    )
+
+
+def deliver_one(transport: SmtpTransport, parcel: Parcel) -> Outcome:
+    [outcome] = list(transport.deliver([parcel]))
+    return outcome
+
+
+def received_by(server: MxServer, recipient: str) -> list[Received]:
+    return [message for message in server.messages if recipient in message.rcpt_tos]
+
+
+def dkim_txt_from(dns_server: DnsServer) -> dkim.DNSFunction:
+    """dkimpy's DNS lookup, asking the test DNS server through dnspython (TXT strings joined)."""
+
+    def lookup(name: bytes, timeout: int = 5) -> bytes | None:
+        resolver = dns.resolver.Resolver(configure=False)
+        host, _, port = dns_server.address.rpartition(":")
+        resolver.nameservers, resolver.port, resolver.lifetime = [host], int(port), float(timeout)
+        try:
+            answer = resolver.resolve(name.decode(), "TXT")
+        except (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer):
+            return None
+        return b"".join(answer[0].strings)
+
+    return lookup
+
+
+# --- MX lookup ----------------------------------------------------------------------------------
+
+
+def test_mx_hosts_come_best_preference_first(resolver: MxResolver) -> None:
+    answer = resolver.lookup("ranked.test")
+
+    assert answer.hosts == ["mx1.ranked.test", "mx2.ranked.test", "mx3.ranked.test"]
+    assert answer.permanent_error is None
+    assert answer.temporary_error is None
+
+
+def test_a_domain_without_mx_is_its_own_mx(resolver: MxResolver) -> None:
+    answer = resolver.lookup("implicit.test")
+
+    assert answer.hosts == ["implicit.test"]
+    assert resolver.address("implicit.test") == LOOPBACK
+
+
+def test_a_domain_that_does_not_exist_has_a_permanent_error(resolver: MxResolver) -> None:
+    answer = resolver.lookup("no-such-domain.test")
+
+    assert answer.hosts == []
+    assert answer.permanent_error is not None
+    assert "NXDOMAIN" in answer.permanent_error
+    assert answer.temporary_error is None
+
+
+def test_a_null_mx_has_a_permanent_error(resolver: MxResolver) -> None:
+    answer = resolver.lookup("null.test")
+
+    assert answer.hosts == []
+    assert answer.permanent_error is not None
+    assert "null MX" in answer.permanent_error
+
+
+def test_a_failing_nameserver_is_a_temporary_error(resolver: MxResolver) -> None:
+    answer = resolver.lookup("servfail.test")
+
+    assert answer.hosts == []
+    assert answer.permanent_error is None
+    assert answer.temporary_error is not None
+
+
+def test_a_nameserver_that_does_not_answer_is_a_temporary_error() -> None:
+    with unanswered_nameserver() as nameserver:
+        answer = MxResolver(nameserver=nameserver, timeout=0.3).lookup(DOMAIN)
+
+    assert answer.hosts == []
+    assert answer.permanent_error is None
+    assert answer.temporary_error is not None
+
+
+def test_an_address_is_the_hosts_a_record_or_none(resolver: MxResolver) -> None:
+    assert resolver.address(f"mx.{DOMAIN}") == LOOPBACK
+    assert resolver.address(f"ghost.{DOMAIN}") is None
+    assert resolver.address("null.test") is None  # exists, but has no A record
+
+
+def test_the_dns_peer_answers_over_tcp_what_does_not_fit_in_udp(dns_server: DnsServer) -> None:
+    text = "k=" + "A" * 1_998  # a 2,000-byte TXT: eight character-strings, too long for a 512-byte UDP reply
+    name = f"long-{uuid.uuid4().hex[:8]}.test"
+    dns_server.add(name, TXT(text))
+    resolver = dns.resolver.Resolver(configure=False)
+    resolver.nameservers, resolver.port = [LOOPBACK], dns_server.port
+    resolver.use_edns(False)  # no EDNS: a UDP reply holds 512 bytes at most
+
+    [record] = resolver.resolve(name, "TXT")
+
+    assert [len(part) for part in record.strings] == [255] * 7 + [215]
+    assert b"".join(record.strings).decode() == text
+    asked = {query.protocol for query in dns_server.queries if query.name == name}
+    assert "tcp" in asked  # truncated over UDP, then asked again over TCP
+    reply = dns.query.tcp(dns.message.make_query(name, "TXT"), LOOPBACK, port=dns_server.port, timeout=2)
+    assert b"".join(reply.answer[0][0].strings).decode() == text
+
+
+# --- Delivery to the recipient domain's MX -------------------------------------------------------
+
+
+def test_a_250_is_delivered_over_starttls(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("alice"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert outcome.smtp_response is not None
+    assert outcome.smtp_response.startswith("250 2.0.0 OK: queued as ")
+    assert outcome.data == {"mx": f"mx.{DOMAIN}"}
+    [received] = received_by(mx, parcel.recipient)
+    assert received.mail_from == parcel.sender
+    assert received.rcpt_tos == [parcel.recipient]
+    assert received.tls  # the MX offered STARTTLS, so the transport used it
+    assert received.helo == HELO
+    assert received.raw == parcel.mime  # unsigned: no domain to sign with
+
+
+@pytest.mark.parametrize(
+    ("local_part", "kind", "bounce_type", "code"),
+    [
+        ("tempfail", OutcomeKind.DEFERRED, None, "451 4.3.0"),
+        ("reject", OutcomeKind.BOUNCED, BounceType.HARD, "550 5.1.1"),
+        ("bounce", OutcomeKind.BOUNCED, BounceType.HARD, "550 5.1.1"),
+        ("full", OutcomeKind.BOUNCED, BounceType.SOFT, "552 5.2.2"),
+        ("spam", OutcomeKind.BOUNCED, BounceType.SOFT, "554 5.7.1"),  # refused at the end of DATA
+    ],
+)
+def test_a_refusal_maps_to_its_outcome(
+    transport: SmtpTransport,
+    mx: MxServer,
+    local_part: str,
+    kind: OutcomeKind,
+    bounce_type: BounceType | None,
+    code: str,
+) -> None:
+    parcel = make_parcel(address(local_part))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is kind
+    assert outcome.bounce_type is bounce_type
+    assert outcome.smtp_response is not None
+    assert outcome.smtp_response.startswith(code)
+    assert received_by(mx, parcel.recipient) == []
+
+
+def test_a_greylisted_recipient_is_deferred_then_delivered(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("tempfail-once"))
+
+    first = deliver_one(transport, parcel)
+    second = deliver_one(transport, parcel)
+
+    assert first.kind is OutcomeKind.DEFERRED
+    assert first.smtp_response is not None
+    assert first.smtp_response.startswith("451 4.7.1")
+    assert second.kind is OutcomeKind.DELIVERED
+    assert len(received_by(mx, parcel.recipient)) == 1
+
+
+def test_a_4xx_from_one_mx_goes_on_to_the_next(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("tempfail-once", "two-mx.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert outcome.data == {"mx": f"backup.{DOMAIN}"}
+    replies = [reply.reply[:3] for reply in mx.rcpt_replies if reply.address == parcel.recipient]
+    assert replies == ["451", "250"]
+
+
+def test_when_every_mx_answers_4xx_the_recipient_is_deferred(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("tempfail", "two-mx.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert len([reply for reply in mx.rcpt_replies if reply.address == parcel.recipient]) == 2
+
+
+def test_a_5xx_from_the_first_mx_is_final(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("reject", "two-mx.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.BOUNCED
+    assert len([reply for reply in mx.rcpt_replies if reply.address == parcel.recipient]) == 1
+
+
+def test_an_unreachable_mx_is_skipped_for_the_next(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("carol", "first-down.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert outcome.data == {"mx": f"mx.{DOMAIN}"}
+    assert len(received_by(mx, parcel.recipient)) == 1
+
+
+def test_an_mx_host_without_an_address_is_skipped_for_the_next(
+    transport: SmtpTransport, mx: MxServer, dns_server: DnsServer
+) -> None:
+    parcel = make_parcel(address("dave", "first-nameless.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert outcome.data == {"mx": f"mx.{DOMAIN}"}
+    assert Query(f"ghost.{DOMAIN}", "A", "udp") in dns_server.queries
+
+
+def test_when_no_mx_can_be_reached_the_recipient_is_deferred(transport: SmtpTransport) -> None:
+    outcome = deliver_one(transport, make_parcel(address("erin", "all-down.test")))
+
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert outcome.reason == "no mail server could be reached"
+
+
+def test_a_domain_without_mx_gets_mail_at_its_own_address(transport: SmtpTransport, mx: MxServer) -> None:
+    parcel = make_parcel(address("frank", "implicit.test"))
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert outcome.data == {"mx": "implicit.test"}
+    assert len(received_by(mx, parcel.recipient)) == 1
+
+
+@pytest.mark.parametrize("domain", ["no-such-domain.test", "null.test"])
+def test_a_domain_that_takes_no_mail_is_a_hard_bounce(transport: SmtpTransport, domain: str) -> None:
+    outcome = deliver_one(transport, make_parcel(address("gina", domain)))
+
+    assert outcome.kind is OutcomeKind.BOUNCED
+    assert outcome.bounce_type is BounceType.HARD
+    assert outcome.reason is not None
+    assert domain in outcome.reason
+
+
+def test_a_dns_failure_defers(mx: MxServer) -> None:
+    with unanswered_nameserver() as nameserver:
+        resolver = MxResolver(nameserver=nameserver, timeout=0.3)
+        transport = SmtpTransport(relay=None, resolver=resolver, mx_port=mx.port, helo_name=HELO, timeout=5.0)
+        outcome = deliver_one(transport, make_parcel(address("hank")))
+
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert outcome.reason is not None
+    assert "DNS" in outcome.reason
+
+
+def test_each_parcel_gets_its_own_outcome_in_order(transport: SmtpTransport) -> None:
+    parcels = [make_parcel(address(local_part)) for local_part in ("ivan", "reject", "tempfail", "judy")]
+
+    outcomes = list(transport.deliver(parcels))
+
+    assert [outcome.kind for outcome in outcomes] == [
+        OutcomeKind.DELIVERED,
+        OutcomeKind.BOUNCED,
+        OutcomeKind.DEFERRED,
+        OutcomeKind.DELIVERED,
+    ]
+
+
+# --- DKIM ------------------------------------------------------------------------------------------
+
+
+def test_a_signed_message_verifies_against_the_key_in_dns(
+    transport: SmtpTransport, mx: MxServer, sending_domain: SendingDomain, dns_server: DnsServer
+) -> None:
+    parcel = make_parcel(address("kate"), domain=sending_domain)
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    [received] = received_by(mx, parcel.recipient)
+    assert received.raw.startswith(b"DKIM-Signature: ")
+    assert received.raw.endswith(parcel.mime)
+    signature = dkim.DKIM(received.raw)
+    assert signature.verify(dnsfunc=dkim_txt_from(dns_server))
+    assert signature.domain == DOMAIN.encode()
+    assert signature.selector == SELECTOR.encode()
+    signed = set(re.sub(rb"\s", b"", signature.signature_fields[b"h"]).split(b":"))
+    assert {b"from", b"to", b"subject", b"date", b"message-id", b"list-unsubscribe"} <= signed
+    assert Query(f"{SELECTOR}._domainkey.{DOMAIN}", "TXT", "udp") in dns_server.queries
+
+
+@pytest.mark.parametrize(
+    ("original", "tampered"),
+    [
+        (b"Subject: Your receipt", b"Subject: Your refund"),
+        (b"Total: 12.00 EUR", b"Total: 99.00 EUR"),
+    ],
+    ids=["header", "body"],
+)
+def test_a_tampered_message_fails_verification(
+    transport: SmtpTransport,
+    mx: MxServer,
+    sending_domain: SendingDomain,
+    dns_server: DnsServer,
+    original: bytes,
+    tampered: bytes,
+) -> None:
+    parcel = make_parcel(address("liam"), domain=sending_domain)
+    deliver_one(transport, parcel)
+    [received] = received_by(mx, parcel.recipient)
+    assert original in received.raw
+
+    forged = received.raw.replace(original, tampered)
+
+    assert dkim.verify(received.raw, dnsfunc=dkim_txt_from(dns_server))
+    assert not dkim.verify(forged, dnsfunc=dkim_txt_from(dns_server))
+
+
+# --- Relay ------------------------------------------------------------------------------------------
+
+
+def test_a_relay_gets_every_recipient_whatever_the_domain(
+    resolver: MxResolver, relay_server: MxServer, dns_server: DnsServer
+) -> None:
+    relay = Relay.parse(f"{LOOPBACK}:{relay_server.port}")
+    transport = SmtpTransport(relay=relay, resolver=resolver, helo_name=HELO, timeout=5.0)
+    parcels = [make_parcel(address("mia", domain)) for domain in ("nowhere.invalid", "null.test", DOMAIN)]
+    asked_before = len(dns_server.queries)
+
+    outcomes = list(transport.deliver(parcels))
+
+    assert [outcome.kind for outcome in outcomes] == [OutcomeKind.DELIVERED] * 3
+    assert all(outcome.data == {"mx": LOOPBACK} for outcome in outcomes)
+    for parcel in parcels:
+        [received] = received_by(relay_server, parcel.recipient)
+        assert not received.tls  # the relay offers no STARTTLS: plain SMTP
+    assert len(dns_server.queries) == asked_before  # no MX lookups through a relay
+
+
+def test_a_relays_refusal_is_the_outcome(resolver: MxResolver, relay_server: MxServer) -> None:
+    transport = SmtpTransport(relay=Relay.parse(f"{LOOPBACK}:{relay_server.port}"), resolver=resolver, timeout=5.0)
+
+    outcome = deliver_one(transport, make_parcel(address("reject", "nowhere.invalid")))
+
+    assert outcome.kind is OutcomeKind.BOUNCED
+    assert outcome.bounce_type is BounceType.HARD
+
+
+def test_relay_parse() -> None:
+    assert Relay.parse("smtp.example.test:587") == Relay("smtp.example.test", 587)
+    assert Relay.parse(" 127.0.0.1:1025 ") == Relay(LOOPBACK, 1025)
+    assert Relay.parse("") is None
+    assert Relay.parse("   ") is None
