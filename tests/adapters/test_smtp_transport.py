@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import dkim
@@ -30,7 +30,7 @@ from postline.domain.dispatch import Parcel
 from postline.domain.domains import DomainStatus, SendingDomain, dkim_txt
 from postline.domain.messages import Content, Message
 from postline.domain.mime import build_mime
-from tests.peers.dns_server import NULL_MX, SERVFAIL, TXT, A, DnsServer, MX, Query, unanswered_nameserver
+from tests.peers.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from tests.peers.mx_server import MxServer, Received
 
 DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX
@@ -40,7 +40,7 @@ NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 LOOPBACK = "127.0.0.1"
 REFUSING = "127.0.0.2"  # loopback too, but nothing listens there: connecting is refused at once
 
-ZONE = {
+ZONE: dict[str, list[Record]] = {
     DOMAIN: [MX(10, f"mx.{DOMAIN}")],
     f"mx.{DOMAIN}": [A(LOOPBACK)],
     f"backup.{DOMAIN}": [A(LOOPBACK)],
@@ -54,6 +54,7 @@ ZONE = {
     "first-down.test": [MX(10, f"down.{DOMAIN}"), MX(20, f"mx.{DOMAIN}")],
     "first-nameless.test": [MX(10, f"ghost.{DOMAIN}"), MX(20, f"mx.{DOMAIN}")],  # ghost: NXDOMAIN
     "all-down.test": [MX(10, f"down.{DOMAIN}"), MX(20, f"ghost.{DOMAIN}")],
+    "xn--bcher-kva.test": [MX(10, f"mx.{DOMAIN}")],  # bücher.test: DNS holds the A-label
 }
 
 
@@ -89,7 +90,8 @@ def transport(resolver: MxResolver, mx: MxServer) -> SmtpTransport:
 
 @pytest.fixture(scope="module")
 def sending_domain(dns_server: DnsServer) -> SendingDomain:
-    """example.test with a fresh RSA key, its public half published at s1._domainkey.example.test."""
+    """example.test with a fresh RSA key, its public half published at s1._domainkey.example.test
+    (a 410-byte TXT: two character-strings, as a real zone holds a 2048-bit key)."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -150,7 +152,7 @@ def received_by(server: MxServer, recipient: str) -> list[Received]:
     return [message for message in server.messages if recipient in message.rcpt_tos]
 
 
-def dkim_txt_from(dns_server: DnsServer) -> dkim.DNSFunction:
+def dkim_txt_from(dns_server: DnsServer) -> Callable[..., bytes | None]:
     """dkimpy's DNS lookup, asking the test DNS server through dnspython (TXT strings joined)."""
 
     def lookup(name: bytes, timeout: int = 5) -> bytes | None:
@@ -211,7 +213,7 @@ def test_a_failing_nameserver_is_a_temporary_error(resolver: MxResolver) -> None
 
 def test_a_nameserver_that_does_not_answer_is_a_temporary_error() -> None:
     with unanswered_nameserver() as nameserver:
-        answer = MxResolver(nameserver=nameserver, timeout=0.3).lookup(DOMAIN)
+        answer = MxResolver(nameserver=nameserver, timeout=0.2).lookup(DOMAIN)
 
     assert answer.hosts == []
     assert answer.permanent_error is None
@@ -384,7 +386,7 @@ def test_a_domain_that_takes_no_mail_is_a_hard_bounce(transport: SmtpTransport, 
 
 def test_a_dns_failure_defers(mx: MxServer) -> None:
     with unanswered_nameserver() as nameserver:
-        resolver = MxResolver(nameserver=nameserver, timeout=0.3)
+        resolver = MxResolver(nameserver=nameserver, timeout=0.2)
         transport = SmtpTransport(relay=None, resolver=resolver, mx_port=mx.port, helo_name=HELO, timeout=5.0)
         outcome = deliver_one(transport, make_parcel(address("hank")))
 
@@ -404,6 +406,48 @@ def test_each_parcel_gets_its_own_outcome_in_order(transport: SmtpTransport) -> 
         OutcomeKind.DEFERRED,
         OutcomeKind.DELIVERED,
     ]
+
+
+# --- Internationalized addresses -------------------------------------------------------------------
+
+
+def test_an_internationalized_domain_is_sent_as_its_a_label(
+    transport: SmtpTransport, mx: MxServer, dns_server: DnsServer
+) -> None:
+    tag = uuid.uuid4().hex[:10]
+    parcel = make_parcel(f"anna+{tag}@bücher.test")
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    [received] = received_by(mx, f"anna+{tag}@xn--bcher-kva.test")
+    assert not received.smtputf8  # an A-label is plain ASCII: no SMTPUTF8 needed
+    assert Query("xn--bcher-kva.test", "MX", "udp") in dns_server.queries
+
+
+def test_a_non_ascii_mailbox_bounces_where_smtputf8_is_not_offered(transport: SmtpTransport, mx: MxServer) -> None:
+    parcels = [make_parcel(address("jörg")), make_parcel(address("kim"))]
+
+    outcomes = list(transport.deliver(parcels))
+
+    assert outcomes[0].kind is OutcomeKind.BOUNCED
+    assert outcomes[0].bounce_type is BounceType.HARD
+    assert outcomes[0].reason is not None
+    assert "SMTPUTF8" in outcomes[0].reason
+    assert outcomes[1].kind is OutcomeKind.DELIVERED  # the parcels after it still go out
+    assert [reply.address for reply in mx.rcpt_replies if reply.address == parcels[0].recipient] == []
+
+
+def test_a_non_ascii_mailbox_goes_out_over_smtputf8(resolver: MxResolver) -> None:
+    parcel = make_parcel(address("jörg"))
+    with MxServer(smtputf8=True) as server:
+        transport = SmtpTransport(relay=Relay(LOOPBACK, server.port), resolver=resolver, timeout=5.0)
+        outcome = deliver_one(transport, parcel)
+        [received] = server.messages
+
+    assert outcome.kind is OutcomeKind.DELIVERED
+    assert received.rcpt_tos == [parcel.recipient]
+    assert received.smtputf8
 
 
 # --- DKIM ------------------------------------------------------------------------------------------
@@ -454,6 +498,20 @@ def test_a_tampered_message_fails_verification(
 
     assert dkim.verify(received.raw, dnsfunc=dkim_txt_from(dns_server))
     assert not dkim.verify(forged, dnsfunc=dkim_txt_from(dns_server))
+
+
+def test_an_unusable_dkim_key_defers_and_sends_nothing(
+    transport: SmtpTransport, mx: MxServer, sending_domain: SendingDomain
+) -> None:
+    broken = sending_domain.model_copy(update={"dkim_private_key": "-----BEGIN PRIVATE KEY-----\nbm9wZQ==\n-----END"})
+    parcel = make_parcel(address("lena"), domain=broken)
+
+    outcome = deliver_one(transport, parcel)
+
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert outcome.reason is not None
+    assert outcome.reason.startswith("DKIM signing failed")
+    assert received_by(mx, parcel.recipient) == []
 
 
 # --- Relay ------------------------------------------------------------------------------------------

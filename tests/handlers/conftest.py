@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
 from postline.domain.accounts import Plan
+from postline.domain.domains import DomainStatus, SendingDomain
 from postline.domain.keys import Environment
 from postline.http.routes import find_route
 from tests.aws_stack import ROOT, InProcessStack, in_process_stack
@@ -26,6 +30,17 @@ def dev(stack: InProcessStack) -> dict[str, str]:
     operator = wiring.operator_service()
     account = operator.create_account(name="handlers", plan=Plan.PROFESSIONAL)
     live = operator.create_key(account.id, name="live", env=Environment.LIVE)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    wiring.sending_domains().put_domain(
+        SendingDomain(
+            account_id=account.id,
+            domain="postline.test",
+            status=DomainStatus.VERIFIED,
+            dkim_selector="s1",
+            dkim_private_key=pem.decode(),
+        )
+    )
     return {"account_id": account.id, "live_key": live.key, "live_key_id": live.id}
 
 
@@ -35,7 +50,8 @@ def invoke(stack: InProcessStack, dev: dict[str, str]) -> Invoke:
 
     def run(name: str, **placeholders: str) -> dict[str, Any]:
         raw = (ROOT / "events" / f"{name}.json").read_text()
-        for key, value in {"live_key": dev["live_key"], **placeholders}.items():
+        send_at = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        for key, value in {"live_key": dev["live_key"], "send_at": send_at, **placeholders}.items():
             raw = raw.replace("{{" + key + "}}", value)
         event = json.loads(raw)
         route = find_route(event["httpMethod"], event["resource"])

@@ -23,10 +23,14 @@ def test_every_route_has_a_sample_event() -> None:
     assert {(r.method, r.path) for r in ROUTES} <= covered
 
 
+# Links in delivered mail answer what a mail client or a browser expects, not JSON.
+NOT_JSON = {"track_open": "image/gif", "unsubscribe_page": "text/html; charset=utf-8"}
+
+
 @pytest.mark.parametrize("name", EVENTS)
 def test_every_response_is_json_with_a_request_id(invoke: Invoke, name: str) -> None:
-    response = invoke(name, key_id="key_placeholder")
-    assert header(response, "Content-Type") == "application/json"
+    response = invoke(name, key_id="key_placeholder", message_id="msg_placeholder", template_id="tpl_placeholder")
+    assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
     assert header(response, "X-Request-Id") == "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
     if response["statusCode"] >= 400:
         error = body(response)
@@ -50,6 +54,13 @@ def test_whoami(invoke: Invoke, dev: dict[str, str]) -> None:
         ("create_key_validation_error", 400, "validation_error"),
         ("get_key_not_found", 404, "not_found"),
         ("list_keys_per_page_too_large", 400, "validation_error"),
+        ("send_message_too_many_recipients", 400, "recipient_limit_exceeded"),
+        ("send_message_forbidden_header", 400, "validation_error"),
+        ("send_message_unknown_template", 400, "template_not_found"),
+        ("get_message_not_found", 404, "not_found"),
+        ("create_template_invalid_schema", 400, "validation_error"),
+        ("track_click_invalid", 404, "not_found"),
+        ("unsubscribe_invalid", 404, "not_found"),
     ],
 )
 def test_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
@@ -106,3 +117,61 @@ def test_an_unexpected_error_is_a_500_without_a_stack_trace(invoke: Invoke, monk
         "message": "Something went wrong on our side; retry with backoff.",
     }
     assert "secret internals" not in response["body"] and "Traceback" not in response["body"]
+
+
+def test_a_send_is_queued_and_readable(invoke: Invoke) -> None:
+    accepted = invoke("send_message")
+    assert accepted["statusCode"] == 202
+    sent = body(accepted)
+    assert (sent["status"], sent["from"], sent["headers"]) == (
+        "queued",
+        "Acme Billing <billing@postline.test>",
+        {"X-Campaign": "nov-invoices"},
+    )
+    assert body(invoke("send_message")) == sent  # the same Idempotency-Key replays the first result
+
+    message = body(invoke("get_message", message_id=sent["id"]))
+    assert (message["id"], message["subject"], message["tags"]) == (sent["id"], "Your invoice", ["invoice"])
+
+
+def test_a_scheduled_send_is_listed_and_can_be_cancelled(invoke: Invoke) -> None:
+    scheduled = body(invoke("send_message_scheduled"))
+    listed = body(invoke("list_scheduled"))["items"]
+    assert scheduled["id"] in [item["id"] for item in listed]
+
+    cancelled = invoke("cancel_message", message_id=scheduled["id"])
+    assert cancelled["statusCode"] == 200
+    assert body(cancelled)["status"] == "cancelled"
+    assert scheduled["id"] not in [item["id"] for item in body(invoke("list_scheduled"))["items"]]
+    again = invoke("cancel_message", message_id=scheduled["id"])
+    assert (again["statusCode"], body(again)["error"]["code"]) == (400, "validation_error")
+
+
+def test_a_batch_sends_the_valid_recipients(invoke: Invoke) -> None:
+    result = body(invoke("send_batch"))
+    assert (result["accepted"], result["rejected"], len(result["message_ids"])) == (2, 1, 2)
+    (rejection,) = result["rejected_recipients"]
+    assert (rejection["index"], rejection["to"]) == (1, "not-an-address")
+
+
+def test_template_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
+    created = invoke("create_template")
+    assert created["statusCode"] == 201
+    template = body(created)
+    assert (template["version"], template["active"]) == (1, True)
+    assert template["id"].startswith("tpl_")
+
+    updated = body(invoke("update_template", template_id=template["id"]))
+    assert (updated["version"], updated["subject"]) == (2, "Welcome aboard, {{ name }}")
+    assert body(invoke("get_template", template_id=template["id"])) == updated
+    assert template["id"] in [item["id"] for item in body(invoke("list_templates"))["items"]]
+
+    assert invoke("delete_template", template_id=template["id"])["statusCode"] == 200
+    assert invoke("get_template", template_id=template["id"])["statusCode"] == 404
+
+
+def test_tracking_links_answer_without_a_key(invoke: Invoke) -> None:
+    pixel = invoke("track_open")
+    assert pixel["statusCode"] == 200 and pixel["isBase64Encoded"] is True
+    page = invoke("unsubscribe_page")
+    assert page["statusCode"] == 200 and '<form method="post"' in page["body"]

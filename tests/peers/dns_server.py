@@ -4,9 +4,10 @@
         resolver = MxResolver(nameserver=dns.address)
         dns.add("s1._domainkey.example.test", TXT(dkim_txt(public_key)))
 
-UDP and TCP listen on the same free port of 127.0.0.1 (TCP is what resolvers fall back to when a
-UDP answer is truncated). A name with no records at all is NXDOMAIN; a name with records, none of
-the type asked, is an empty answer; a name holding `SERVFAIL` answers SERVFAIL to everything.
+UDP and TCP listen on the same free port of 127.0.0.1; a UDP reply too long for the asker (512
+bytes, or its EDNS size) is truncated, so resolvers ask again over TCP. A name with no records at
+all is NXDOMAIN; a name with records, none of the type asked, is an empty answer; a name holding
+`SERVFAIL` answers SERVFAIL to everything. Names are ASCII: an internationalized one as its A-label.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from types import TracebackType
 from typing import Any
 
 import dnslib
-from dnslib.server import BaseResolver, DNSLogger, DNSServer
+from dnslib.server import BaseResolver, DNSHandler, DNSLogger, DNSServer
 
 HOST = "127.0.0.1"
 TTL = 60
@@ -113,19 +114,34 @@ class _ZoneResolver(BaseResolver):  # type: ignore[misc]  # dnslib is unannotate
             reply.header.rcode = dnslib.RCODE.SERVFAIL
         else:
             for record in records:
-                if type(record).__name__ == qtype:
+                if not isinstance(record, _ServFail) and type(record).__name__ == qtype:
                     reply.add_answer(dnslib.RR(question.qname, question.qtype, rdata=record.rdata(), ttl=TTL))
         return reply
+
+
+class _Handler(DNSHandler):  # type: ignore[misc]
+    """Truncates UDP replies as real servers do: at 512 bytes, or the size the asker's EDNS allows,
+    keeping the question (dnslib's own handler never truncates, and its truncate() drops it)."""
+
+    def get_reply(self, data: bytes) -> bytes:
+        request = dnslib.DNSRecord.parse(data)
+        reply = self.server.resolver.resolve(request, self)
+        packed: bytes = reply.pack()
+        edns = [record.rclass for record in request.ar if record.rtype == dnslib.QTYPE.OPT]
+        if self.protocol == "udp" and len(packed) > max([512, *edns]):
+            header = dnslib.DNSHeader(id=reply.header.id, bitmap=reply.header.bitmap, tc=1)
+            packed = dnslib.DNSRecord(header, questions=reply.questions).pack()
+        return packed
 
 
 def _bind(resolver: _ZoneResolver) -> tuple[DNSServer, DNSServer]:
     """A UDP and a TCP server on one port: the OS picks it for UDP; retried when TCP has it taken."""
     quiet = DNSLogger("-request,-reply,-truncated", prefix=False, logf=logger.warning)  # only errors
     for _ in range(20):
-        udp = DNSServer(resolver, address=HOST, port=0, logger=quiet)
+        udp = DNSServer(resolver, address=HOST, port=0, logger=quiet, handler=_Handler)
         port = udp.server.server_address[1]
         try:
-            tcp = DNSServer(resolver, address=HOST, port=port, tcp=True, logger=quiet)
+            tcp = DNSServer(resolver, address=HOST, port=port, tcp=True, logger=quiet, handler=_Handler)
         except OSError:
             udp.server.server_close()
             continue

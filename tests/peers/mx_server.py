@@ -13,7 +13,8 @@ Replies to RCPT TO, decided by the recipient's local part before any "+tag":
     anything else  250
 
 With starttls=True the server offers STARTTLS with a self-signed certificate made at start; each
-received message records whether its session was encrypted.
+received message records whether its session was encrypted. With smtputf8=True it offers SMTPUTF8
+(RFC 6531) and takes addresses with non-ASCII local parts.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ HOST = "127.0.0.1"
 @dataclass(frozen=True)
 class Received:
     mail_from: str
-    rcpt_tos: list[str]
+    rcpt_tos: list[str]  # as given in RCPT TO
+    smtputf8: bool  # MAIL FROM asked for SMTPUTF8
     raw: bytes  # the message as it came over the wire, dot-unstuffed
     tls: bool  # the session had switched to TLS (STARTTLS) before MAIL FROM
     helo: str | None  # the name the client gave in EHLO/HELO
@@ -106,14 +108,16 @@ class _LoopbackController(Controller):
         # Port 0 lets the OS choose; learn its choice before aiosmtpd connects to itself.
         server = cast(asyncio.Server, self.server)
         self.port = server.sockets[0].getsockname()[1]
-        super()._trigger_server()
+        super()._trigger_server()  # type: ignore[no-untyped-call]  # aiosmtpd leaves it unannotated
 
 
 class MxServer:
-    def __init__(self, *, starttls: bool = False) -> None:
-        tls: dict[str, Any] = {"tls_context": tls_context(), "require_starttls": False} if starttls else {}
+    def __init__(self, *, starttls: bool = False, smtputf8: bool = False) -> None:
+        options: dict[str, Any] = {"enable_SMTPUTF8": smtputf8}
+        if starttls:
+            options |= {"tls_context": tls_context(), "require_starttls": False}
         # server_hostname: without it aiosmtpd asks DNS for this machine's FQDN, slow offline.
-        self._controller = _LoopbackController(self, hostname=HOST, port=0, server_hostname="localhost", **tls)
+        self._controller = _LoopbackController(self, hostname=HOST, port=0, server_hostname="localhost", **options)
         self._lock = threading.Lock()
         self._messages: list[Received] = []
         self._rcpt_replies: list[RcptReply] = []
@@ -176,6 +180,7 @@ class MxServer:
         received = Received(
             mail_from=envelope.mail_from,
             rcpt_tos=list(envelope.rcpt_tos),
+            smtputf8=envelope.smtp_utf8,
             raw=raw,
             tls=session.ssl is not None,
             helo=session.host_name,

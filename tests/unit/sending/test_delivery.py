@@ -66,7 +66,9 @@ def test_2xx_is_delivered(code: int) -> None:
     assert outcome.smtp_response == f"{code} 2.0.0 OK"
 
 
-@pytest.mark.parametrize(("code", "text"), [(421, "4.7.0 Try later"), (450, "4.2.1 Busy"), (452, "4.2.2 Full"), (499, "")])
+@pytest.mark.parametrize(
+    ("code", "text"), [(421, "4.7.0 Try later"), (450, "4.2.1 Busy"), (452, "4.2.2 Full"), (499, "")]
+)
 def test_4xx_is_deferred(code: int, text: str) -> None:
     outcome = classify_smtp(code, text)
     assert outcome.kind is OutcomeKind.DEFERRED
@@ -183,7 +185,9 @@ def test_the_draw_is_the_same_for_the_same_message_and_recipient() -> None:
 def test_a_retried_attempt_draws_the_same_outcome() -> None:
     weights = {"delivered": 1.0, "bounce": 1.0, "complaint": 1.0}
     for n in range(100):
-        assert simulate(f"msg_{n}", "ann@example.com", weights, 1) == simulate(f"msg_{n}", "ann@example.com", weights, 3)
+        assert simulate(f"msg_{n}", "ann@example.com", weights, 1) == simulate(
+            f"msg_{n}", "ann@example.com", weights, 3
+        )
 
 
 def test_different_recipients_of_one_message_draw_independently() -> None:

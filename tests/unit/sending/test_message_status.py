@@ -19,13 +19,6 @@ R = RecipientState
 S = MessageStatus
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
 
-HANDED_OVER_BUG = (
-    "BUG: message_status answers queued when a recipient is still queued/sending and another already has a "
-    "delivery outcome (delivered, bounced, complained, failed) but none is in `sent`; the status goes back from "
-    "sent to queued as soon as the sent recipient's outcome arrives. Once any recipient has been handed over, "
-    "a message still in progress should show sent."
-)
-
 
 @pytest.mark.parametrize(
     ("states", "status"),
@@ -75,7 +68,7 @@ HANDED_OVER_BUG = (
         ([R.COMPLAINED, R.DELIVERED, R.SENT, R.BOUNCED, R.FAILED, R.REJECTED], S.COMPLAINED),
         # In progress after a recipient was handed over: sent.
         *(
-            pytest.param([pending, final], S.SENT, marks=pytest.mark.xfail(strict=True, reason=HANDED_OVER_BUG))
+            pytest.param([pending, final], S.SENT)
             for pending in (R.QUEUED, R.SENDING)
             for final in (R.DELIVERED, R.BOUNCED, R.COMPLAINED, R.FAILED)
         ),
@@ -91,7 +84,6 @@ def test_message_status_ignores_the_order_of_recipients(states: list[RecipientSt
     assert message_status(states) == message_status(list(reversed(states)))
 
 
-@pytest.mark.xfail(strict=True, reason=HANDED_OVER_BUG)
 def test_a_message_status_never_goes_back_to_queued_while_a_recipient_progresses() -> None:
     # One recipient goes queued -> sending -> sent -> delivered while the other waits in the queue.
     seen = [message_status([first, R.QUEUED]) for first in (R.QUEUED, R.SENDING, R.SENT, R.DELIVERED)]
@@ -158,7 +150,9 @@ def test_message_accepted_is_queued_and_echoes_from_by_its_alias() -> None:
 
 
 def test_message_accepted_may_be_built_by_field_name() -> None:
-    accepted = MessageAccepted(id="m", created_at=NOW, from_="a@acme.example", to=["b@example.com"], tags=[], headers={})
+    accepted = MessageAccepted(
+        id="m", created_at=NOW, from_="a@acme.example", to=["b@example.com"], tags=[], headers={}
+    )
     assert accepted.model_dump(by_alias=True)["from"] == "a@acme.example"
 
 

@@ -42,7 +42,7 @@ class DynamoEventStore:
     def for_message(self, message_id: str) -> list[Event]:
         """Oldest first. Eventually consistent (an index); fine for display and tests."""
         paginator = self._db.get_paginator("query")
-        events = [
+        return [
             event_of(item)
             for page in paginator.paginate(
                 TableName=self._table,
@@ -52,7 +52,6 @@ class DynamoEventStore:
             )
             for item in page["Items"]
         ]
-        return events
 
     def put(self, events: list[Event]) -> None:
         batch_write(self._db, [(self._table, event_put(event)) for event in events])

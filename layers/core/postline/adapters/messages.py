@@ -111,7 +111,8 @@ class DynamoMessageStore:
                 TableName=self._table,
                 Key=message_key(message_id),
                 UpdateExpression="SET lease_owner = :owner, lease_until = :until REMOVE sched_pk, sched_sk",
-                ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+                ConditionExpression="attribute_exists(pk) AND "
+                "(attribute_not_exists(lease_until) OR lease_until < :now)",
                 ExpressionAttributeValues={
                     ":owner": {"S": owner},
                     ":until": {"N": str(int((now + timedelta(seconds=lease_seconds)).timestamp()))},

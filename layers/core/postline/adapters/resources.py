@@ -16,6 +16,7 @@ Every write that changes a resource carries its audit entry in the same transact
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime
@@ -294,7 +295,7 @@ class ResourceStore:
             TableName=self._table, Key=key(account_pk(account_id), template_sk(template_id)), ConsistentRead=True
         )
         item = response.get("Item")
-        return Template.model_validate(from_attrs(item)) if item else None
+        return _template(item) if item else None
 
     def list_templates(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Template], int]:
         condition = {
@@ -309,7 +310,7 @@ class ResourceStore:
             for response in self._query_pages(ScanIndexForward=True, Limit=min(stop, 1000), **condition):
                 for attrs in response["Items"]:
                     if start <= seen < stop:
-                        items.append(Template.model_validate(from_attrs(attrs)))
+                        items.append(_template(attrs))
                     seen += 1
                 if seen >= stop:
                     break
@@ -319,7 +320,11 @@ class ResourceStore:
         self, account_id: str, template: Template, *, expected_version: int | None, audit: AuditEntry
     ) -> None:
         """Creates (expected_version None) or replaces the template at expected_version."""
-        data = {**template.model_dump(mode="json"), "account_id": account_id}
+        # The schema is a JSON document of the customer's: stored as text, since DynamoDB numbers
+        # stop at 38 digits and 1e126 and nesting at 32 levels, while JSON Schema has no such bounds.
+        data = {**template.model_dump(mode="json", exclude={"vars_schema"}), "account_id": account_id}
+        if template.vars_schema is not None:
+            data["vars_schema_json"] = json.dumps(template.vars_schema)
         if expected_version is None:
             op = _put(self._table, account_pk(account_id), template_sk(template.id), data, "attribute_not_exists(pk)")
             self._transact([op, self._audit_op(audit)], conflict=f"template {template.id} already exists")
@@ -373,6 +378,12 @@ def _key_data(api_key: ApiKey) -> dict[str, Any]:
 
 def _lookup(api_key: ApiKey) -> dict[str, Any]:
     return {"account_id": api_key.account_id, "key_id": api_key.id}
+
+
+def _template(attrs: dict[str, Any]) -> Template:
+    data = from_attrs(attrs)
+    schema = data.pop("vars_schema_json", None)
+    return Template.model_validate({**data, "vars_schema": json.loads(schema) if schema else None})
 
 
 def _account(attrs: dict[str, Any] | None) -> Account | None:

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 # Waits after each temporary failure (4xx); when they run out the recipient has failed.
-# Like an MTA's queue lifetime, shortened: about 15 hours over 8 attempts.
+# Like an MTA's queue lifetime, shortened: about 12 hours over 8 attempts.
 RETRY_DELAYS_SECONDS = (60, 300, 900, 1_800, 3_600, 7_200, 28_800)
 MAX_ATTEMPTS = len(RETRY_DELAYS_SECONDS) + 1
 

@@ -6,7 +6,8 @@ import base64
 import binascii
 import re
 from datetime import datetime
-from email.utils import formataddr, parseaddr
+from email.headerregistry import Address as EmailAddress
+from email.utils import getaddresses, parseaddr
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -62,9 +63,7 @@ def normalize_address(value: str) -> str:
     try:
         # Syntax only: whether the domain takes mail is the MX lookup's call at delivery, and
         # the .test names of RFC 6761 are what development and tests send to.
-        checked = validate_email(
-            value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
-        )
+        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
     except EmailNotValidError as error:
         raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
     return f"{checked.local_part}@{checked.domain.lower()}"
@@ -74,11 +73,15 @@ def normalize_mailbox(value: str) -> str:
     """'Name <addr>' or 'addr' -> the same with the address normalized."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be an email address, optionally with a display name: 'Name <a@b.example>'")
-    name, address = parseaddr(value.strip())
-    if not address:
-        raise ValueError(f"{value!r} is not an email address")
+    found = getaddresses([value.strip()])
+    if len(found) != 1 or not found[0][1] or value.count("<") > 1:
+        raise ValueError(f"{value!r} must be exactly one email address")
+    name, address = found[0]
     address = normalize_address(address)
-    return formataddr((name, address)) if name else address
+    if not name:
+        return address
+    # Kept readable (no RFC 2047 encoding here; the MIME builder encodes what needs it).
+    return str(EmailAddress(display_name=name, addr_spec=address))
 
 
 def address_of(mailbox: str) -> str:
@@ -100,7 +103,7 @@ def _check_headers(headers: dict[str, str]) -> dict[str, str]:
     if len(headers) > MAX_CUSTOM_HEADERS:
         raise ValueError(f"at most {MAX_CUSTOM_HEADERS} custom headers")
     for name, value in headers.items():
-        if not HEADER_NAME.match(name):
+        if not HEADER_NAME.fullmatch(name):
             raise ValueError(f"{name!r}: only custom X-* headers may be set (letters, digits and dashes)")
         if name.lower() in RESERVED_HEADERS:
             raise ValueError(f"{name!r} is set by the service")
@@ -113,7 +116,7 @@ def _check_metadata(metadata: dict[str, str]) -> dict[str, str]:
     if len(metadata) > MAX_METADATA_KEYS:
         raise ValueError(f"at most {MAX_METADATA_KEYS} metadata keys")
     for name, value in metadata.items():
-        if not METADATA_KEY.match(name):
+        if not METADATA_KEY.fullmatch(name):
             raise ValueError(f"metadata key {name!r}: 1-64 letters, digits, dots, dashes or underscores")
         if len(value) > 200:
             raise ValueError(f"metadata {name!r}: values are at most 200 characters")
@@ -250,7 +253,9 @@ def message_status(states: list[RecipientState]) -> MessageStatus:
     if RecipientState.DEFERRED in present:
         return MessageStatus.DEFERRED
     if present & {RecipientState.QUEUED, RecipientState.SENDING}:
-        return MessageStatus.SENT if RecipientState.SENT in present else MessageStatus.QUEUED
+        # Some still waiting: "sent" once any other has been handed over, whatever became of it.
+        progressed = present - {RecipientState.QUEUED, RecipientState.SENDING, RecipientState.REJECTED}
+        return MessageStatus.SENT if progressed else MessageStatus.QUEUED
     for state, status in (
         (RecipientState.COMPLAINED, MessageStatus.COMPLAINED),
         (RecipientState.DELIVERED, MessageStatus.DELIVERED),

@@ -11,6 +11,9 @@ from email.utils import format_datetime
 from postline.domain.messages import Content, Message, domain_of
 
 MESSAGE_ID_HEADER = "X-Postline-Message-Id"
+# SMTP's line endings, but headers folded only past RFC 5322's hard limit: at the default 78 the
+# email package turns a long List-Unsubscribe URL into encoded-words no mail client can click.
+_POLICY = policy.SMTP.clone(max_line_length=998)
 
 
 def build_mime(
@@ -23,7 +26,7 @@ def build_mime(
     unsubscribe_url: str | None,
 ) -> bytes:
     """`html` and `text` are the bodies as sent (tracking already applied); bcc never appears."""
-    email = EmailMessage(policy=policy.SMTP)
+    email = EmailMessage(policy=_POLICY)
     email["From"] = message.from_
     email["To"] = ", ".join(message.to)
     if message.cc:

@@ -3,6 +3,7 @@ and the free monthly allowance of test-mode sends (spec 8)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -29,6 +30,7 @@ def email_limits(account: Account, *, test: bool) -> EmailLimits:
 
 def quota_refusal(stopped_by: str, limits: EmailLimits, now: datetime) -> RateLimited:
     """429 rate_limit_exceeded with Retry-After until the window that stopped the send resets."""
+    now = now.astimezone(UTC)
     if stopped_by == "daily":
         reset = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
         what = f"the daily cap of {limits.daily} emails"
@@ -36,7 +38,7 @@ def quota_refusal(stopped_by: str, limits: EmailLimits, now: datetime) -> RateLi
         reset = datetime(now.year + (now.month == 12), now.month % 12 + 1, 1, tzinfo=UTC)
         allowance = "test-mode allowance" if limits.test else "monthly quota"
         what = f"the {allowance} of {limits.monthly} emails"
-    retry_after = max(1, int((reset - now).total_seconds()))
+    retry_after = max(1, math.ceil((reset - now).total_seconds()))
     return RateLimited(
         f"This send would exceed {what}; it resets at {reset.isoformat()}.",
         code="rate_limit_exceeded",

@@ -41,6 +41,4 @@ def blocks(entries: list[Suppression]) -> bool:
     allow = next((entry for entry in entries if entry.type is SuppressionType.ALLOWLIST), None)
     if allow is None:
         return bool(types - {SuppressionType.ALLOWLIST})
-    if SuppressionType.UNSUBSCRIBES in types and not allow.override_unsubscribes:
-        return True
-    return False
+    return bool(SuppressionType.UNSUBSCRIBES in types and not allow.override_unsubscribes)

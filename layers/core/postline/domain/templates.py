@@ -7,7 +7,9 @@ from functools import lru_cache
 from typing import Annotated, Any
 
 import jinja2
+import jinja2.runtime
 import jsonschema
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
@@ -89,10 +91,27 @@ class TemplateUpdate(TemplateFields):
     """PATCH/PUT semantics: only the fields present change; version goes up by one."""
 
 
+MAX_REPEAT = 100_000  # the largest string or list a template may build with * (or **)
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """Template authors are customers: no attribute games, no mutation of vars, and no `'x' * 10**9`."""
+
+    intercepted_binops = frozenset(["*", "**"])
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int) and abs(right) > 64:
+            raise SecurityError("exponent too large")
+        if operator == "*" and any(isinstance(side, str | list | tuple) for side in (left, right)):
+            count = right if isinstance(right, int) else left
+            if isinstance(count, int) and count > MAX_REPEAT:
+                raise SecurityError("repetition too large")
+        return super().call_binop(context, operator, left, right)
+
+
 @lru_cache(maxsize=2)
 def _environment(autoescape: bool) -> ImmutableSandboxedEnvironment:
-    # The sandbox: template authors are customers, so no attribute games, no mutation of vars.
-    return ImmutableSandboxedEnvironment(autoescape=autoescape, undefined=jinja2.ChainableUndefined)
+    return _Sandbox(autoescape=autoescape, undefined=jinja2.ChainableUndefined)
 
 
 @lru_cache(maxsize=256)
@@ -106,7 +125,8 @@ def render_text(source: str | None, variables: dict[str, Any], *, html: bool = F
         return None
     try:
         return _compiled(source, html).render(variables)
-    except jinja2.TemplateError as error:
+    except (jinja2.TemplateError, ArithmeticError, TypeError, ValueError, LookupError) as error:
+        # A template failing on the sender's vars is the request's fault: 400, never 500.
         raise ValidationFailed(f"the template could not be rendered: {error}") from error
 
 

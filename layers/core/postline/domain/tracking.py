@@ -63,15 +63,17 @@ def read_token(text: str, secret: bytes, kind: TrackKind) -> TrackToken | None:
     return token if token.kind is kind else None
 
 
-_HREF = re.compile(r"""(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?://[^"']+)\2""", re.IGNORECASE)
+# href (not data-href) of an <a>, double- or single-quoted; the URL may hold the other quote.
+_HREF = re.compile(r"""(<a\s(?:[^>]*?\s)?href\s*=\s*)(?:"(https?://[^"]+)"|'(https?://[^']+)')""", re.IGNORECASE)
 
 
 def wrap_links(html: str, wrap: Callable[[str], str]) -> str:
     """Every http(s) link in an <a href> replaced by wrap(original); other links are left alone."""
 
     def replace(match: re.Match[str]) -> str:
-        original = unescape(match.group(3))
-        return f"{match.group(1)}{match.group(2)}{escape(wrap(original))}{match.group(2)}"
+        quote = '"' if match.group(2) is not None else "'"
+        original = unescape(match.group(2) if match.group(2) is not None else match.group(3))
+        return f"{match.group(1)}{quote}{escape(wrap(original))}{quote}"
 
     return _HREF.sub(replace, html)
 
@@ -99,7 +101,7 @@ _IMAGE_PROXIES = re.compile(r"GoogleImageProxy|YahooMailProxy|Outlook-iOS|ggpht\
 
 def is_bot(user_agent: str | None, purpose: str | None = None) -> bool:
     """Obvious automated traffic: no user agent, a known scanner, or a prefetch request."""
-    if purpose and purpose.lower() in {"prefetch", "preview"}:
+    if purpose and any(word in purpose.lower() for word in ("prefetch", "preview", "prerender")):
         return True
     if not user_agent or not user_agent.strip():
         return True

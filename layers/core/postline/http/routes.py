@@ -76,7 +76,7 @@ ROUTES: tuple[Route, ...] = (
           policies=(W,)),
     Route("TrackOpen",       "GET",    "/v3/track/open/{token}",  "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("TrackClick",      "GET",    "/v3/track/click/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
-    Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
 )
 # fmt: on

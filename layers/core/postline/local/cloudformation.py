@@ -8,7 +8,6 @@ is an error, so the runtime never silently runs with a value the cloud would com
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path

@@ -14,6 +14,7 @@ there, as with any MTA (RFC 1047), the recipient may get the message twice rathe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,6 +46,7 @@ from postline.services.ports import (
 )
 from postline.services.sending import build_event
 
+logger = logging.getLogger(__name__)
 LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker
 MISSING_GRACE = timedelta(minutes=5)  # how long a job may wait for its message to be stored
 
@@ -108,10 +110,10 @@ class Dispatcher:
         content = self._vault.open(message.id, sealed)
         domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
         now = self._clock.now()
-        parcels = [self._parcel(message, content, r, attempt, domain, now) for r in recipients]
-        outcomes = self._transport_for(message).deliver(parcels)
-        for parcel, outcome in zip(parcels, outcomes, strict=False):
-            self._record(message, parcel.recipient, attempt, outcome, owner)
+        transport = self._transport_for(message)
+        for recipient in recipients:
+            parcel = self._parcel(message, content, recipient, attempt, domain, now)
+            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
 
     def _parcel(
         self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
@@ -201,6 +203,16 @@ class Dispatcher:
             enqueued_at=self._clock.now(),
         )
         self._queue.enqueue([job], not_before=at)
+
+
+def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:
+    """One recipient's copy to the transport. A transport that fails unexpectedly defers this
+    recipient (retried on the schedule) instead of stalling every recipient after it."""
+    try:
+        return next(iter(transport.deliver([parcel])))
+    except Exception as error:
+        logger.exception("transport failed for %s", parcel.message_id)
+        return Outcome(OutcomeKind.DEFERRED, reason=f"internal transport error ({type(error).__name__})")
 
 
 def _details(outcome: Outcome) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import dkim
+import dns.exception
+import dns.name
 
 from postline.adapters.mx import MxResolver
 from postline.domain.delivery import BounceType, Outcome, OutcomeKind, classify_smtp
@@ -64,6 +66,18 @@ def dkim_sign(parcel: Parcel) -> bytes:
     return bytes(signature) + parcel.mime
 
 
+def ascii_domain(address: str) -> str:
+    """The address with an internationalized domain as its A-label (IDNA), as DNS was asked for it;
+    a non-ASCII local part stays: only SMTPUTF8 (RFC 6531) can carry it."""
+    local, at, domain = address.rpartition("@")
+    if domain.isascii():
+        return address
+    try:
+        return f"{local}{at}{dns.name.from_text(domain).to_text(omit_final_dot=True)}"
+    except dns.exception.DNSException:
+        return address
+
+
 class SmtpTransport:
     def __init__(
         self,
@@ -85,7 +99,11 @@ class SmtpTransport:
             yield self._deliver_one(parcel)
 
     def _deliver_one(self, parcel: Parcel) -> Outcome:
-        data = dkim_sign(parcel)
+        try:
+            data = dkim_sign(parcel)
+        except dkim.DKIMException as error:  # our key is unusable: nothing goes out unsigned
+            logger.error("DKIM signing for %s failed: %s", parcel.domain and parcel.domain.domain, error)
+            return Outcome(OutcomeKind.DEFERRED, reason=f"DKIM signing failed: {error}")
         if self._relay is not None:
             hops = [(self._relay.host, self._relay.host, self._relay.port)]
         else:
@@ -126,10 +144,21 @@ class SmtpTransport:
                     context.verify_mode = ssl.CERT_NONE
                     smtp.starttls(context=context)
                     smtp.ehlo()
-                code, text = smtp.mail(parcel.sender)
+                sender, recipient = ascii_domain(parcel.sender), ascii_domain(parcel.recipient)
+                options: list[str] = []
+                if not (sender.isascii() and recipient.isascii()):
+                    if not smtp.has_extn("smtputf8"):
+                        return Outcome(
+                            OutcomeKind.BOUNCED,
+                            bounce_type=BounceType.HARD,
+                            reason=f"{name} does not take internationalized addresses (no SMTPUTF8)",
+                            data={"mx": name},
+                        )
+                    options = ["SMTPUTF8"]  # smtplib then sends commands as UTF-8
+                code, text = smtp.mail(sender, options)
                 if code >= 400:
                     return classify_smtp(code, text.decode(errors="replace"))
-                code, text = smtp.rcpt(parcel.recipient)
+                code, text = smtp.rcpt(recipient)
                 if code >= 400:
                     return classify_smtp(code, text.decode(errors="replace"))
                 code, text = smtp.data(data)
@@ -143,7 +172,8 @@ class SmtpTransport:
                     outcome.provider_id,
                 )
         except smtplib.SMTPResponseException as error:
-            return classify_smtp(error.smtp_code, error.smtp_error.decode(errors="replace"))
+            reply = error.smtp_error  # bytes from the server, str from some of smtplib's own checks
+            return classify_smtp(error.smtp_code, reply if isinstance(reply, str) else reply.decode(errors="replace"))
         except (TimeoutError, OSError, smtplib.SMTPException) as error:
             logger.info("SMTP to %s (%s:%d) failed: %s", name, address, port, error)
             return None
