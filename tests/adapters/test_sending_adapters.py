@@ -1,0 +1,120 @@
+"""The sending adapters against moto: the vault, the dispatch queue, quotas and suppressions."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from postline import wiring
+from postline.adapters.dispatch_queue import SqsDispatchQueue
+from postline.adapters.vault import INLINE_LIMIT
+from postline.domain.dispatch import DispatchJob
+from postline.domain.messages import Attachment, Content
+from postline.domain.quota import EmailLimits
+from postline.domain.suppressions import SuppressionType
+from tests.aws_stack import InProcessStack
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return NOW
+
+
+def test_content_is_sealed_per_message_and_opens_only_for_its_message(stack: InProcessStack) -> None:
+    vault = wiring.vault()
+    first, second = Content(html="<p>one</p>", vars={"n": 1}), Content(text="two")
+    sealed = vault.seal([("msg_1", first), ("msg_2", second)])
+    assert sealed[0]["kek"] == sealed[1]["kek"]  # one KMS call for the request
+    assert sealed[0]["dek"] != sealed[1]["dek"]  # a data key per message
+    assert "one" not in str(sealed[0])
+    assert vault.open("msg_1", sealed[0]) == first
+    with pytest.raises(Exception):  # noqa: B017, PT011 - AES-GCM refuses content moved to another message
+        vault.open("msg_2", sealed[0])
+
+
+def test_large_content_goes_to_s3_as_ciphertext(stack: InProcessStack) -> None:
+    blob = base64.b64encode(b"\x00" * (INLINE_LIMIT * 2)).decode()
+    content = Content(text="big", attachments=[Attachment(filename="zeros.bin", content=blob)])
+    (sealed,) = wiring.vault().seal([("msg_big", content)])
+    assert "body" not in sealed and sealed["s3"] == "content/msg_big"
+    stored = stack.client("s3").get_object(Bucket=stack.env["CONTENT_BUCKET"], Key="content/msg_big")["Body"].read()
+    assert b"zeros.bin" not in stored
+    assert wiring.vault().open("msg_big", sealed) == content
+
+
+def test_erasing_the_data_key_makes_the_content_unreadable(stack: InProcessStack) -> None:
+    (sealed,) = wiring.vault().seal([("msg_erased", Content(text="personal"))])
+    erased = {name: value for name, value in sealed.items() if name != "dek"}
+    with pytest.raises(LookupError):
+        wiring.vault().open("msg_erased", erased)
+
+
+def _queue(stack: InProcessStack, max_delay: int = 900) -> SqsDispatchQueue:
+    return SqsDispatchQueue(
+        stack.client("sqs"),
+        stack.client("scheduler"),
+        queue_url=stack.env["SEND_QUEUE_URL"],
+        queue_arn=stack.env["SEND_QUEUE_ARN"],
+        scheduler_role_arn=stack.env["SCHEDULER_ROLE_ARN"],
+        clock=FixedClock(),
+        max_delay_seconds=max_delay,
+    )
+
+
+def test_a_near_send_at_is_a_queue_delay_and_a_far_one_a_schedule(stack: InProcessStack) -> None:
+    sqs, scheduler = stack.client("sqs"), stack.client("scheduler")
+    url = stack.env["SEND_QUEUE_URL"]
+    queue = _queue(stack)
+    near, far = (DispatchJob(message_id=f"msg_{n}", account_id="a") for n in ("near", "far"))
+    queue.enqueue([near], not_before=NOW + timedelta(minutes=15))
+    queue.enqueue([far], not_before=NOW + timedelta(minutes=16))
+
+    delayed = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessagesDelayed"])
+    assert delayed["Attributes"]["ApproximateNumberOfMessagesDelayed"] == "1"
+    schedule = scheduler.get_schedule(Name="send-msg_far", GroupName="default")
+    assert schedule["ScheduleExpression"] == "at(2026-11-21T12:16:00)"
+    assert schedule["Target"]["Arn"] == stack.env["SEND_QUEUE_ARN"]
+    assert DispatchJob.model_validate_json(schedule["Target"]["Input"]) == far
+
+    queue.unschedule("msg_far")
+    queue.unschedule("msg_far")  # already gone: not an error
+    assert "send-msg_far" not in [s["Name"] for s in scheduler.list_schedules()["Schedules"]]
+
+
+def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -> None:
+    counters = wiring.counter_store()
+    account = f"acct_{uuid.uuid4().hex}"
+    limits = EmailLimits(monthly=10, daily=5, test=False)
+    assert counters.consume_emails(account, 4, month="2026-11", day="2026-11-21", limits=limits) is None
+    assert counters.consume_emails(account, 2, month="2026-11", day="2026-11-21", limits=limits) == "daily"
+    assert counters.consume_emails(account, 1, month="2026-11", day="2026-11-21", limits=limits) is None
+    no_daily_cap = EmailLimits(monthly=10, daily=None, test=False)
+    assert counters.consume_emails(account, 6, month="2026-11", day="2026-11-22", limits=no_daily_cap) == "monthly"
+    counters.release_emails(account, 1, month="2026-11", day="2026-11-21", test=False)
+    assert counters.usage(account, month="2026-11", day="2026-11-21")["emails"] == 4
+
+
+def test_the_test_allowance_is_counted_apart_from_the_plan_quota(stack: InProcessStack) -> None:
+    counters = wiring.counter_store()
+    account = f"acct_{uuid.uuid4().hex}"
+    allowance = EmailLimits(monthly=3, daily=None, test=True)
+    assert counters.consume_emails(account, 3, month="2026-11", day="2026-11-21", limits=allowance) is None
+    assert counters.consume_emails(account, 1, month="2026-11", day="2026-11-21", limits=allowance) == "monthly"
+    assert counters.usage(account, month="2026-11", day="2026-11-21")["emails"] == 0
+
+
+def test_suppressions_block_unless_allowlisted_and_adding_twice_is_one_entry(stack: InProcessStack) -> None:
+    store = wiring.suppressions()
+    account = f"acct_{uuid.uuid4().hex}"
+    assert store.add(account, "Bounced@Example.com", SuppressionType.BOUNCES, NOW) is True
+    assert store.add(account, "bounced@example.com", SuppressionType.BOUNCES, NOW) is False
+    store.add(account, "gone@example.com", SuppressionType.UNSUBSCRIBES, NOW)
+    store.add(account, "allowed@example.com", SuppressionType.COMPLAINTS, NOW)
+    store.add(account, "allowed@example.com", SuppressionType.ALLOWLIST, NOW)
+    addresses = ["BOUNCED@example.com", "gone@example.com", "allowed@example.com", "fine@example.com"]
+    assert store.suppressed(account, addresses) == {"bounced@example.com", "gone@example.com"}
