@@ -448,4 +448,5 @@ def _cancellable(message: Message, now: datetime) -> bool:
 def _reason(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ()) if part != 0)
-    return f"{where}: {first.get('msg', 'is invalid')}" if where else str(first.get("msg", "is invalid"))
+    text = str(first.get("msg", "is invalid")).removeprefix("Value error, ")
+    return f"{where}: {text}" if where else text
