@@ -36,6 +36,7 @@ from postline.services.accounts import OperatorService
 from postline.services.audit import AuditService
 from postline.services.auth import Authenticator
 from postline.services.dispatch import Dispatcher
+from postline.services.feedback import FeedbackService
 from postline.services.keys import KeyService
 from postline.services.ports import Clock, Transport
 from postline.services.sending import SendService
@@ -286,3 +287,7 @@ def tracking_service() -> TrackingService:
         retention_days=retention_days,
         clock=_clock,
     )
+
+
+def feedback_service() -> FeedbackService:
+    return FeedbackService(messages=message_store(), suppressions=suppressions(), retention_days=retention_days)

@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 from postline.adapters.dynamo import batch_write, cancellation_codes, from_attrs, key, to_attrs, to_value
 from postline.adapters.events import event_put
 from postline.domain.events import Event
-from postline.domain.messages import Message, Schedule
+from postline.domain.messages import Message, RecipientState, Schedule
 from postline.domain.pagination import page_window
 from postline.services.ports import Sealed
 
@@ -197,3 +197,30 @@ class DynamoMessageStore:
 
     def _query(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
         yield from self._db.get_paginator("query").paginate(TableName=self._table, **kwargs)
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        """A state change reported after the hand-over (SES feedback): applied with its events only
+        while the recipient is still in one of the `expected` states, so a repeated report is a no-op."""
+        values: dict[str, Any] = {
+            ":state": {"S": message.recipients[recipient].value},
+            ":status": {"S": message.status.value},
+        }
+        allowed = []
+        for index, state in enumerate(sorted(expected)):
+            values[f":from{index}"] = {"S": state.value}
+            allowed.append(f":from{index}")
+        sets = "recipients.#r = :state, #status = :status"
+        if message.delivered_at is not None:
+            sets += ", delivered_at = if_not_exists(delivered_at, :delivered)"
+            values[":delivered"] = {"S": message.delivered_at.isoformat()}
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": message_key(message.id),
+                "UpdateExpression": f"SET {sets}",
+                "ConditionExpression": f"recipients.#r IN ({', '.join(allowed)})",
+                "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
+                "ExpressionAttributeValues": values,
+            }
+        }
+        return self._transact([update], events)

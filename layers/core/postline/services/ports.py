@@ -13,7 +13,7 @@ from postline.domain.dispatch import DispatchJob, Parcel
 from postline.domain.domains import SendingDomain
 from postline.domain.events import Event
 from postline.domain.keys import ApiKey
-from postline.domain.messages import Content, Message
+from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
@@ -123,6 +123,11 @@ class MessageStore(Protocol):
     def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
         """Writes one recipient's new state (from `message`) and its events in one transaction,
         only if `owner` still holds the lease and the attempt is newer than the last recorded."""
+        ...
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        """Writes a recipient's state reported after hand-over (from `message`) with its events, only
+        while the stored state is one of `expected`; False when it no longer is."""
         ...
 
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:

@@ -1,0 +1,25 @@
+"""The feedback queue's consumer: SES event notifications (via SNS) become events and states."""
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.http.observability import logger
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def apply(record: SQSRecord) -> None:
+    body = json.loads(record.body)
+    report = json.loads(body["Message"]) if body.get("Type") == "Notification" else body  # SNS envelope or raw
+    wiring.feedback_service().apply(report)
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_partial_response(event=event, record_handler=apply, processor=processor, context=context)

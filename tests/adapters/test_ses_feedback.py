@@ -1,0 +1,124 @@
+"""Live mail through SES (moto's SESv2), then SES's reports through the feedback worker."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from postline import wiring
+from postline.adapters.transports.ses import MESSAGE_TAG, SesTransport
+from postline.domain.accounts import Plan
+from postline.domain.dispatch import DispatchJob
+from postline.domain.domains import DomainStatus, SendingDomain
+from postline.domain.keys import Access, Environment
+from postline.domain.messages import SendRequest
+from postline.services.auth import RouteRule
+from postline.services.dispatch import Dispatcher
+from tests.aws_stack import InProcessStack
+
+
+@pytest.fixture
+def live_message(stack: InProcessStack) -> tuple[str, str]:
+    """(account id, message id) of a live message from a verified domain, handed to SES."""
+    operator = wiring.operator_service()
+    account = operator.create_account(name="ses", plan=Plan.PROFESSIONAL)
+    key = operator.create_key(account.id, name="live", env=Environment.LIVE)
+    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    wiring.sending_domains().put_domain(
+        SendingDomain(
+            account_id=account.id,
+            domain="ses.test",
+            status=DomainStatus.VERIFIED,
+            dkim_selector="s1",
+            dkim_private_key=pem.decode(),
+        )
+    )
+    stack.client("sesv2").create_email_identity(EmailIdentity="ses.test")
+    principal = wiring.authenticator().admit(f"Bearer {key.key}", "127.0.0.1", RouteRule(Access.SEND, False))
+    assert principal.principal is not None
+    request = SendRequest.model_validate(
+        {"from": "news@ses.test", "to": ["ada@example.com", "bob@example.com"], "subject": "s", "text": "t"}
+    )
+    message_id = wiring.send_service().send(principal.principal, request).id
+    dispatcher = Dispatcher(
+        messages=wiring.message_store(),
+        vault=wiring.vault(),
+        queue=wiring.dispatch_queue(),
+        domains=wiring.sending_domains(),
+        suppressions=wiring.suppressions(),
+        transport_for=lambda message: SesTransport(stack.client("sesv2"), None),
+        links=None,
+        retention_days=lambda account_id: 30,
+        clock=wiring.clock(),
+        worker_id="w",
+    )
+    dispatcher.dispatch(DispatchJob(message_id=message_id, account_id=account.id))
+    return account.id, message_id
+
+
+def _report(kind: str, message_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """An SQS record holding SNS's envelope around an SES event, as the feedback queue receives it."""
+    event = {
+        "eventType": kind,
+        "mail": {"timestamp": "2026-11-21T12:00:00.000Z", "tags": {MESSAGE_TAG: [message_id]}},
+        kind[0].lower() + kind[1:]: body,
+    }
+    envelope = {"Type": "Notification", "Message": json.dumps(event)}
+    return {
+        "messageId": f"m-{kind}-{message_id}",
+        "receiptHandle": "r",
+        "body": json.dumps(envelope),
+        "attributes": {},
+        "messageAttributes": {},
+        "md5OfBody": "",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:feedback",
+        "awsRegion": "us-east-1",
+    }
+
+
+def _feed(stack: InProcessStack, *records: dict[str, Any]) -> Any:
+    return stack.functions["FeedbackFunction"].invoke({"Records": list(records)})
+
+
+def _events(message_id: str) -> list[tuple[str, str | None]]:
+    return [(e.type.value, e.recipient) for e in wiring.event_store().for_message(message_id)]
+
+
+def test_ses_accepts_and_later_reports_delivery_once(stack: InProcessStack, live_message: tuple[str, str]) -> None:
+    _, message_id = live_message
+    message = wiring.message_store().get(message_id)
+    assert message is not None and message.status.value == "sent"
+    delivery = {"timestamp": "2026-11-21T12:00:02.000Z", "recipients": ["ada@example.com"], "smtpResponse": "250 ok"}
+    record = _report("Delivery", message_id, delivery)
+    assert _feed(stack, record, record) == {"batchItemFailures": []}  # SNS delivered it twice
+    assert _events(message_id).count(("delivered", "ada@example.com")) == 1
+    message = wiring.message_store().get(message_id)
+    assert message is not None and message.recipients["ada@example.com"].value == "delivered"
+    assert message.status.value == "delivered"  # the furthest stage any recipient reached
+
+
+def test_a_permanent_bounce_suppresses_the_address(stack: InProcessStack, live_message: tuple[str, str]) -> None:
+    account_id, message_id = live_message
+    bounce = {
+        "timestamp": "2026-11-21T12:00:03.000Z",
+        "bounceType": "Permanent",
+        "bounceSubType": "General",
+        "bouncedRecipients": [{"emailAddress": "bob@example.com", "diagnosticCode": "smtp; 550 5.1.1 unknown"}],
+    }
+    _feed(stack, _report("Bounce", message_id, bounce))
+    (bounced,) = [e for e in wiring.event_store().for_message(message_id) if e.type.value == "bounced"]
+    assert (bounced.recipient, bounced.data["bounce_type"]) == ("bob@example.com", "hard")
+    assert wiring.suppressions().suppressed(account_id, ["bob@example.com"]) == {"bob@example.com"}
+
+
+def test_a_report_for_a_message_we_do_not_know_is_ignored(stack: InProcessStack) -> None:
+    assert _feed(stack, _report("Delivery", "msg_unknown", {"recipients": ["x@example.com"]})) == {
+        "batchItemFailures": []
+    }
