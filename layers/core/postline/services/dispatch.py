@@ -15,6 +15,7 @@ there, as with any MTA (RFC 1047), the recipient may get the message twice rathe
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -49,6 +50,10 @@ from postline.services.sending import build_event
 logger = logging.getLogger(__name__)
 LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker
 MISSING_GRACE = timedelta(minutes=5)  # how long a job may wait for its message to be stored
+# The API stores a message milliseconds after queueing its job; a worker that takes the job in
+# between looks again for this long before handing the job back to the queue's visibility timeout.
+STORE_WAIT_SECONDS = 2.0
+_STORE_POLL_SECONDS = 0.05
 
 
 class RetryLater(Exception):
@@ -69,6 +74,7 @@ class Dispatcher:
         retention_days: Callable[[str], int],
         clock: Clock,
         worker_id: str,
+        pause: Callable[[float], None] = time.sleep,
     ) -> None:
         self._messages = messages
         self._vault = vault
@@ -80,10 +86,11 @@ class Dispatcher:
         self._retention_days = retention_days
         self._clock = clock
         self._worker_id = worker_id
+        self._pause = pause
 
     def dispatch(self, job: DispatchJob) -> None:
         now = self._clock.now()
-        message = self._messages.get(job.message_id)
+        message = self._stored(job, now)
         if message is None:
             if job.enqueued_at is not None and now - job.enqueued_at > MISSING_GRACE:
                 return  # the API never stored it (and told its caller so): nothing to deliver
@@ -101,6 +108,16 @@ class Dispatcher:
                 self._deliver(message, sealed, todo, job.attempt, owner)
         finally:
             self._messages.release(message, owner)
+
+    def _stored(self, job: DispatchJob, now: datetime) -> Message | None:
+        message = self._messages.get(job.message_id)
+        fresh = job.enqueued_at is None or now - job.enqueued_at < timedelta(seconds=30)
+        waited = 0.0
+        while message is None and fresh and waited < STORE_WAIT_SECONDS:
+            self._pause(_STORE_POLL_SECONDS)
+            waited += _STORE_POLL_SECONDS
+            message = self._messages.get(job.message_id)
+        return message
 
     def _todo(self, message: Message, job: DispatchJob) -> list[str]:
         wanted = job.recipients if job.recipients is not None else list(message.recipients)
