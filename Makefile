@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit clean
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,7 +38,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy layers/core/postline functions infra
+	$(VENV)/bin/mypy layers/core/postline functions infra bench
 
 cfn-lint: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint template.yaml
@@ -51,6 +51,10 @@ test: lint typecheck drift cfn-lint sam-validate
 
 unit: $(VENV)/.installed
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
+
+## Throughput and latency as ratios against the bare storage calls (not part of `make test`; ~2-3 min).
+bench: $(VENV)/.installed
+	$(PY) -m bench
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache

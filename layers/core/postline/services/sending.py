@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from postline.domain.accounts import live_sending_paused
 from postline.domain.dispatch import DispatchJob
-from postline.domain.errors import NotFound, ServiceUnavailable, ValidationFailed
+from postline.domain.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.domain.events import Event, EventType, RejectReason, event_id, retention_expiry
 from postline.domain.identity import Principal
-from postline.domain.keys import Environment
+from postline.domain.keys import Environment, Scope
 from postline.domain.messages import (
     MAX_SCHEDULE_DAYS,
     Content,
@@ -263,6 +263,8 @@ class SendService:
 
     def cancel(self, principal: Principal, message_id: str) -> ScheduledMessageCancellation:
         message = self._own(principal, message_id)
+        if principal.scope is Scope.SEND_ONLY and message.key_id != principal.key_id:
+            raise Forbidden("A send_only key may cancel only the scheduled sends it made.", code="insufficient_scope")
         now = self._clock.now()
         if not _cancellable(message, now):
             raise ValidationFailed(
@@ -337,8 +339,9 @@ class SendService:
             message.expires_at = retention_expiry(now, retention)
             message.status = message_status(list(message.recipients.values()))
             item.events = [build_event(message, EventType.QUEUED, r, now, retention_days=retention) for r in recipients]
+            rejected_at = now + timedelta(microseconds=1)  # after its queued event, as it happened
             item.events += [
-                build_event(message, EventType.REJECTED, r, now, {"reason": reason}, retention_days=retention)
+                build_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
                 for r, reason in rejections.items()
             ]
         return prepared

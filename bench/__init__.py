@@ -1,0 +1,15 @@
+"""`make bench`: throughput and latency of the embedded runtime, as ratios against the bare storage calls.
+
+One run starts a Runtime in this process (the AWS emulator, moto, in a child process) and measures,
+side by side against the same emulator:
+  a. single sends (POST /v3/messages) against the same storage calls made directly with boto3;
+  b. (the bare cost of a.) those calls, recorded from real sends and replayed;
+  c. a 5,000-recipient POST /v3/messages.batch against its own recorded calls, replayed;
+  d. the delivery pipeline: sends through the dispatcher to the local mail sink.
+
+The bare calls are not written by hand: bench.recorder sees every AWS call the service makes,
+and bench.replay makes the same calls again, aimed at copies of the tables and queues they
+wrote to. So when the send path gains or loses a call, the bare cost follows.
+
+Absolute times say more about moto than about Postline; the ratios are the figures to compare.
+"""

@@ -1,0 +1,103 @@
+"""python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--burst N]
+                  [--json PATH] [--log PATH]
+
+Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
+(.local/bench.json unless --json is empty). What the runtime and the emulator (a child that
+shares this process's stderr) log while it runs goes to --log (.local/bench.log); the report
+says how many errors they logged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from bench import report
+from bench.run import Options, run
+
+DEFAULT_JSON = Path(".local") / "bench.json"
+DEFAULT_LOG = Path(".local") / "bench.log"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    defaults = Options()
+    parser = argparse.ArgumentParser(prog="python -m bench", description="Postline benchmarks (make bench).")
+    parser.add_argument("--sends", type=int, default=defaults.sends, help="sequential sends (%(default)s)")
+    parser.add_argument("--clients", type=int, default=defaults.clients, help="concurrent clients (%(default)s)")
+    parser.add_argument(
+        "--concurrent-sends", type=int, default=defaults.concurrent_sends, help="sends by them (%(default)s)"
+    )
+    parser.add_argument("--batch", type=int, default=defaults.batch, help="batch recipients (%(default)s)")
+    parser.add_argument("--burst", type=int, default=defaults.burst, help="sends the pipeline delivers (%(default)s)")
+    parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
+    parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
+    args = parser.parse_args(argv)
+    for name in ("sends", "clients", "concurrent_sends", "batch", "burst"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.batch > 5_000:
+        parser.error("--batch: the API takes at most 5,000 recipients")
+    return args
+
+
+@contextmanager
+def stderr_to(path: Path) -> Iterator[TextIO]:
+    """Points file descriptor 2 (this process's and every child's stderr) at `path` while the block
+    runs; yields a stream to the real stderr, for progress."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    console = os.fdopen(os.dup(2), "w", buffering=1)
+    with path.open("w") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            yield console
+        finally:
+            sys.stderr.flush()
+            os.dup2(console.fileno(), 2)
+            console.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    options = Options(
+        sends=args.sends,
+        clients=args.clients,
+        concurrent_sends=args.concurrent_sends,
+        batch=args.batch,
+        burst=args.burst,
+    )
+    began = time.perf_counter()
+    host = report.machine()
+    log = Path(args.log)
+    with stderr_to(log) as console:
+
+        def progress(step: str) -> None:
+            print(f"[{time.perf_counter() - began:6.1f} s] {step}", file=console, flush=True)
+
+        results = run(options, progress)
+    host["load_after"] = report.load()
+    errors = log.read_text(errors="replace").count("Traceback (most recent call last)")
+    print(report.render(results, host), flush=True)
+    if errors:
+        print(
+            f"The runtime and the emulator logged {errors} error(s) during the run, see {log}"
+            " (moto's TransactWriteItems copies tables while other requests write them: it can fail"
+            " with 'dictionary changed size during iteration', and botocore retries the call).",
+            flush=True,
+        )
+    if args.json:
+        report.write_json(Path(args.json), results, host)
+        print(f"(also written to {args.json})", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Every AWS call made in this process, as botocore makes it: thread, operation, parameters, duration.
+
+The embedded runtime's handlers run in this process, on the gateway's request threads, so a
+recorder installed here sees exactly the calls a request made, in order, with their parameters.
+Recording costs two clock reads and a list append per call, on both sides of every comparison.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from botocore.client import BaseClient
+
+REQUEST_THREAD_MARK = "process_request_thread"  # werkzeug's threaded server names its request threads so
+
+
+@dataclass(frozen=True)
+class Call:
+    thread: str
+    service: str  # botocore's service name: dynamodb, sqs, kms, ...
+    operation: str  # the API name: BatchGetItem, SendMessageBatch, ...
+    params: dict[str, Any]  # as the caller passed them (not copied: copy after timing)
+    started: float  # perf_counter
+    seconds: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.service}.{self.operation}"
+
+    @property
+    def in_request(self) -> bool:
+        """Made by an API handler (a gateway request thread), not a pump, the ticker or the bench."""
+        return REQUEST_THREAD_MARK in self.thread
+
+
+class CallRecorder:
+    """Patches botocore's one entry point for API calls while installed (a context manager)."""
+
+    def __init__(self) -> None:
+        self._calls: list[Call] = []
+        self._lock = threading.Lock()
+        self._original: Callable[..., Any] | None = None
+
+    def __enter__(self) -> CallRecorder:
+        original = BaseClient._make_api_call
+        record = self._record
+
+        def recording(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(client, operation_name, api_params)
+            finally:
+                seconds = time.perf_counter() - started
+                record(client.meta.service_model.service_name, operation_name, api_params, started, seconds)
+
+        self._original = original
+        BaseClient._make_api_call = recording
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._original is not None:
+            BaseClient._make_api_call = self._original
+            self._original = None
+
+    def mark(self) -> int:
+        """A position to read calls from with `since`."""
+        with self._lock:
+            return len(self._calls)
+
+    def since(self, mark: int) -> list[Call]:
+        with self._lock:
+            return self._calls[mark:]
+
+    def forget(self) -> None:
+        """Drops what was recorded (positions from `mark` start again at 0)."""
+        with self._lock:
+            self._calls.clear()
+
+    def _record(self, service: str, operation: str, params: dict[str, Any], started: float, seconds: float) -> None:
+        call = Call(threading.current_thread().name, service, operation, params, started, seconds)
+        with self._lock:
+            self._calls.append(call)
+
+
+def request_calls(calls: list[Call]) -> list[Call]:
+    return [call for call in calls if call.in_request]
+
+
+def call_mix(calls: list[Call]) -> dict[str, int]:
+    """How many of each operation, in order of first use."""
+    mix: dict[str, int] = {}
+    for call in calls:
+        mix[call.name] = mix.get(call.name, 0) + 1
+    return mix

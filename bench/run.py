@@ -1,0 +1,388 @@
+"""The benchmark's steps, in one run against one embedded runtime."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import queues
+from bench.api import ApiClient
+from bench.pipeline import held
+from bench.recorder import Call, CallRecorder, call_mix, request_calls
+from bench.replay import Emulator, Replayer
+from bench.stats import Latencies, ratio
+from postline.config import Settings
+from postline.local.runtime import Runtime
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
+SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
+_POLL_SECONDS = 0.1
+_DELIVERY_TIMEOUT_SECONDS = 120.0
+_HTML = "<html><body><h1>Your receipt</h1>" + "<p>Thank you for your order. It ships tomorrow.</p>" * 20
+_TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
+
+
+@dataclass(frozen=True)
+class Options:
+    sends: int = 300  # sequential single sends (and as many bare replays, alternating)
+    round_size: int = 50  # queues are emptied (untimed) after this many sends of each kind
+    clients: int = 4  # concurrent clients
+    concurrent_sends: int = 200  # sends made by the concurrent clients (and as many bare replays)
+    batch: int = 5_000  # recipients in the batch
+    burst: int = 100  # sends whose delivery the pipeline figures time (twice: held, then live)
+    warmup: int = 10
+    probes: int = 5  # sends recorded to learn a send's storage calls (the most common sequence wins)
+
+
+@dataclass(frozen=True)
+class SingleSends:
+    calls: dict[str, int]  # the storage calls of one send
+    api: Latencies
+    bare: Latencies
+    api_in_storage_mean: float  # seconds per API send spent inside its storage calls (as botocore saw it)
+    ratio_mean: float
+    ratio_p50: float
+    clients: int
+    concurrent_count: int
+    concurrent_api_per_second: float
+    concurrent_bare_per_second: float
+    concurrent_ratio: float
+
+
+@dataclass(frozen=True)
+class BatchSend:
+    recipients: int
+    accepted: int
+    calls: dict[str, int]
+    api_seconds: float
+    bare_seconds: float
+    api_in_storage: float
+    ratio: float
+    api_seconds_by_call: dict[str, float]
+    bare_seconds_by_call: dict[str, float]
+    purges: int
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    messages: int
+    alone_seconds: float  # accepted while held, then delivered with nothing else running
+    alone_per_second: float
+    dispatcher_calls_per_message: float
+    dispatcher_storage_per_message: float  # seconds (sqs.ReceiveMessage long polls left out)
+    dispatcher_seconds_by_call: dict[str, float]  # per message
+    burst_accept_per_second: float  # sends while the pipeline delivers
+    burst_delivered: int  # delivered without moving the clock
+    burst_seconds: float  # first send to the last of those delivered
+    burst_per_second: float
+    burst_waiting: int  # jobs left waiting out the send queue's visibility timeout (known bug)
+    burst_release_seconds: float | None  # after moving the clock past it, until those arrived
+
+
+@dataclass(frozen=True)
+class Results:
+    options: Options
+    pipeline_held: bool
+    single: SingleSends
+    batch: BatchSend
+    pipeline: Pipeline
+    startup_seconds: float
+    total_seconds: float
+
+
+@dataclass
+class _Bench:
+    runtime: Runtime
+    api: ApiClient
+    key: str
+    emulator: Emulator
+    recorder: CallRecorder
+    replayer: Replayer
+    settings: Settings
+    options: Options
+
+    @property
+    def sqs(self) -> Any:
+        return self.emulator.client("sqs")
+
+    def empty_queues(self) -> None:
+        for url in [self.settings.send_queue_url, *self.replayer.clones.queue_urls]:
+            queues.empty(self.sqs, url)
+
+
+def send_body(index: int) -> dict[str, Any]:
+    return {
+        "from": SENDER,
+        "to": [f"reader{index}@example.com"],
+        "subject": f"Your receipt #{index}",
+        "html": _HTML,
+        "text": _TEXT,
+        "tags": ["receipt"],
+        "headers": {"X-Order": str(index)},
+    }
+
+
+def batch_body(recipients: int) -> dict[str, Any]:
+    return {
+        "from": SENDER,
+        "subject": "Our news this week",
+        "html": _HTML,
+        "text": _TEXT,
+        "tags": ["newsletter"],
+        "recipients": [{"to": f"member{i}@example.com", "vars": {"name": f"Member {i}"}} for i in range(recipients)],
+    }
+
+
+def run(options: Options, progress: Callable[[str], None]) -> Results:
+    began = time.perf_counter()
+    # The emulator child inherits this: queues may be emptied more often than once a minute.
+    previous = os.environ.get(queues.STRICT_PURGE)
+    os.environ[queues.STRICT_PURGE] = "false"
+    try:
+        return _run(options, progress, began)
+    finally:
+        if previous is None:
+            os.environ.pop(queues.STRICT_PURGE, None)
+        else:
+            os.environ[queues.STRICT_PURGE] = previous
+
+
+def _run(options: Options, progress: Callable[[str], None], began: float) -> Results:
+    with CallRecorder() as recorder, tempfile.TemporaryDirectory(prefix="postline-bench-") as state:
+        progress("starting the embedded runtime (moto server in a child process)")
+        with Runtime(TEMPLATE, Path(state), log_level="ERROR") as runtime:
+            startup = time.perf_counter() - began
+            key = runtime.dev["keys"]["live"]
+            emulator = Emulator(runtime.endpoint_url)
+            settings = Settings.model_validate(runtime.env)
+            replayer = Replayer(emulator, unique_attributes={settings.events_table: ("sk", "message_id")})
+            bench = _Bench(
+                runtime, ApiClient(runtime.base_url, key), key, emulator, recorder, replayer, settings, options
+            )
+
+            progress(f"warming up ({options.warmup} sends through the whole pipeline)")
+            for index in range(options.warmup):
+                bench.api.send(send_body(index))
+            runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+            # The pipeline first, while the tables are small: moto copies every table a transaction
+            # touches (its rollback backup), and each delivery's record is a transaction on the
+            # messages and events tables, so a delivery's cost grows with all that is stored.
+            with held(runtime) as pipeline_held:
+                bench.empty_queues()
+                bench.api.clear_mailbox()
+                progress(f"d. accepting {options.burst} sends while the pipeline is held")
+                for index in range(options.burst):
+                    bench.api.send(send_body(index))
+            pipeline = _pipeline(bench, progress)
+            with held(runtime) as still_held:
+                bench.empty_queues()
+                single = _single_sends(bench, progress)
+                batch = _batch(bench, progress)
+                bench.empty_queues()
+            pipeline_held = pipeline_held and still_held
+            progress("stopping the runtime")
+    return Results(options, pipeline_held, single, batch, pipeline, startup, time.perf_counter() - began)
+
+
+def _probe(bench: _Bench) -> list[Call]:
+    """One send's storage calls: the sequence most of a few sends made (a once-a-minute key touch,
+    or a cache refresh, is not part of every send)."""
+    seen: list[list[Call]] = []
+    for index in range(bench.options.probes):
+        mark = bench.recorder.mark()
+        bench.api.send(send_body(index))
+        seen.append(request_calls(bench.recorder.since(mark)))
+    common = Counter(tuple(c.name for c in calls) for calls in seen).most_common(1)[0][0]
+    return next(calls for calls in reversed(seen) if tuple(c.name for c in calls) == common)
+
+
+def _single_sends(bench: _Bench, progress: Callable[[str], None]) -> SingleSends:
+    options = bench.options
+    probe = _probe(bench)
+    total = options.sends + options.concurrent_sends
+    prepared = [bench.replayer.prepare(probe, f"s{i}") for i in range(options.warmup + total)]
+    for calls in prepared[: options.warmup]:
+        bench.replayer.run(calls)
+    prepared = prepared[options.warmup :]
+    bench.empty_queues()
+
+    progress(f"a/b. {options.sends} sequential sends, each followed by its bare storage calls")
+    api_seconds: list[float] = []
+    bare_seconds: list[float] = []
+    in_storage: list[float] = []
+    for index in range(options.sends):
+        mark = bench.recorder.mark()
+        api_seconds.append(bench.api.send(send_body(index)))
+        in_storage.append(sum(call.seconds for call in request_calls(bench.recorder.since(mark))))
+        bare_seconds.append(bench.replayer.run(prepared[index]))
+        if (index + 1) % options.round_size == 0:
+            bench.empty_queues()
+    bench.empty_queues()
+
+    progress(f"a/b. {options.concurrent_sends} sends from {options.clients} clients, then as many bare replays")
+    clients = [ApiClient(bench.runtime.base_url, bench.key) for _ in range(options.clients)]
+    api_wall = bare_wall = 0.0
+    rounds = range(0, options.concurrent_sends, options.round_size * 2)
+    for start in rounds:
+        indices = list(range(start, min(start + options.round_size * 2, options.concurrent_sends)))
+        api_wall += _concurrently(
+            options.clients, indices, lambda worker, i: clients[worker].send(send_body(options.sends + i))
+        )
+        bare_wall += _concurrently(
+            options.clients, indices, lambda worker, i: bench.replayer.run(prepared[options.sends + i])
+        )
+        bench.empty_queues()
+
+    api, bare = Latencies.of(api_seconds), Latencies.of(bare_seconds)
+    concurrent_api = options.concurrent_sends / api_wall
+    concurrent_bare = options.concurrent_sends / bare_wall
+    return SingleSends(
+        calls=call_mix(probe),
+        api=api,
+        bare=bare,
+        api_in_storage_mean=sum(in_storage) / len(in_storage),
+        ratio_mean=ratio(api.mean, bare.mean),
+        ratio_p50=ratio(api.p50, bare.p50),
+        clients=options.clients,
+        concurrent_count=options.concurrent_sends,
+        concurrent_api_per_second=concurrent_api,
+        concurrent_bare_per_second=concurrent_bare,
+        concurrent_ratio=ratio(concurrent_bare, concurrent_api),
+    )
+
+
+def _concurrently(workers: int, indices: list[int], work: Callable[[int, int], object]) -> float:
+    """Runs work(worker, index) for every index, spread over `workers` threads; the wall seconds."""
+    shares = [indices[w::workers] for w in range(workers)]
+    start = threading.Barrier(workers + 1)
+    errors: list[BaseException] = []
+
+    def worker(number: int) -> None:
+        start.wait()
+        try:
+            for index in shares[number]:
+                work(number, index)
+        except BaseException as error:  # reported in the calling thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(w,), name=f"bench-client-{w}") for w in range(workers)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - began
+    if errors:
+        raise errors[0]
+    return elapsed
+
+
+def _batch(bench: _Bench, progress: Callable[[str], None]) -> BatchSend:
+    recipients = bench.options.batch
+    progress(f"c. a {recipients:,}-recipient POST /v3/messages.batch, then its bare storage calls")
+    body = batch_body(recipients)
+    with queues.Purger(bench.sqs, bench.settings.send_queue_url) as api_purger:
+        mark = bench.recorder.mark()
+        api_seconds, reply = bench.api.post("/v3/messages.batch", body, expect=202)
+        calls = request_calls(bench.recorder.since(mark))
+    bench.empty_queues()
+
+    prepared = bench.replayer.prepare(calls, "batch")
+    clone_queue = bench.replayer.clones.queue(bench.settings.send_queue_url)
+    here = threading.current_thread().name
+    with queues.Purger(bench.sqs, clone_queue) as bare_purger:
+        mark = bench.recorder.mark()
+        bare_seconds = bench.replayer.run(prepared)
+        replayed = [call for call in bench.recorder.since(mark) if call.thread == here]
+    bench.empty_queues()
+    return BatchSend(
+        recipients=recipients,
+        accepted=int(reply["accepted"]),
+        calls=call_mix(calls),
+        api_seconds=api_seconds,
+        bare_seconds=bare_seconds,
+        api_in_storage=sum(call.seconds for call in calls),
+        ratio=ratio(api_seconds, bare_seconds),
+        api_seconds_by_call=_seconds_by_call(calls, 1),
+        bare_seconds_by_call=_seconds_by_call(replayed, 1),
+        purges=api_purger.purges + bare_purger.purges,
+    )
+
+
+def _pipeline(bench: _Bench, progress: Callable[[str], None]) -> Pipeline:
+    count = bench.options.burst
+    progress(f"d. the pipeline alone: delivering the {count} held sends to the local mail sink")
+    mark = bench.recorder.mark()
+    began = time.perf_counter()
+    delivered = _wait_for_mail(bench, count)
+    alone = time.perf_counter() - began
+    if delivered < count:
+        raise RuntimeError(f"only {delivered} of {count} held sends were delivered in {alone:.0f} s")
+    dispatcher = [
+        call
+        for call in bench.recorder.since(mark)
+        if call.thread.startswith("pump") and call.name != "sqs.ReceiveMessage" and call.started >= began
+    ]
+
+    progress(f"d. a burst of {count} sends while the pipeline delivers")
+    bench.api.clear_mailbox()
+    began = time.perf_counter()
+    for index in range(count):
+        bench.api.send(send_body(index))
+    accepted = time.perf_counter() - began
+    delivered = _wait_for_mail(bench, count, stop_when_idle=True)
+    burst = time.perf_counter() - began
+    waiting = count - delivered
+    release: float | None = None
+    if waiting:
+        progress(f"d. {waiting} jobs wait out the send queue's visibility timeout: moving the clock past it")
+        visibility = bench.sqs.get_queue_attributes(
+            QueueUrl=bench.settings.send_queue_url, AttributeNames=["VisibilityTimeout"]
+        )["Attributes"]["VisibilityTimeout"]
+        released = time.perf_counter()
+        bench.runtime.advance(int(visibility) + 1)
+        _wait_for_mail(bench, count)
+        release = time.perf_counter() - released
+    return Pipeline(
+        messages=count,
+        alone_seconds=alone,
+        alone_per_second=count / alone,
+        dispatcher_calls_per_message=len(dispatcher) / count,
+        dispatcher_storage_per_message=sum(call.seconds for call in dispatcher) / count,
+        dispatcher_seconds_by_call=_seconds_by_call(dispatcher, count),
+        burst_accept_per_second=count / accepted,
+        burst_delivered=delivered,
+        burst_seconds=burst,
+        burst_per_second=delivered / burst,
+        burst_waiting=waiting,
+        burst_release_seconds=release,
+    )
+
+
+def _wait_for_mail(bench: _Bench, count: int, *, stop_when_idle: bool = False) -> int:
+    """Polls the mail sink until it holds `count` messages (or, with stop_when_idle, until the
+    runtime has nothing left to do now); returns how many it holds."""
+    deadline = time.monotonic() + _DELIVERY_TIMEOUT_SECONDS
+    received = bench.api.mailbox_count()
+    while received < count and time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+        received = bench.api.mailbox_count()
+        if stop_when_idle and not bench.runtime.drain(0) and bench.api.mailbox_count() == received:
+            break
+    return received
+
+
+def _seconds_by_call(calls: list[Call], per: int) -> dict[str, float]:
+    """Seconds spent in each operation, divided by `per`, most first."""
+    totals: dict[str, float] = {}
+    for call in calls:
+        totals[call.name] = totals.get(call.name, 0.0) + call.seconds
+    return {name: seconds / per for name, seconds in sorted(totals.items(), key=lambda item: -item[1])}

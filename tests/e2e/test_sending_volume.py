@@ -1,0 +1,197 @@
+"""Sending at volume: simulator weights over a batch of 200, a batch of 1,000, and the free
+plan's daily cap of 100, against a `python -m postline.local` child of this module's own.
+
+Why a child: every event written to the emulator makes later DynamoDB transactions slower (moto
+deep-copies the whole table for each item of a TransactWriteItems, so each delivery costs time in
+proportion to the events already stored). Hundreds of messages here would slow every later test
+of the worker's shared runtime; in a child they go when it stops.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from postline.adapters.domains import DynamoSendingDomains
+from postline.domain.accounts import PLAN_LIMITS, Plan
+from postline.domain.domains import DomainStatus, SendingDomain
+from tests.conftest import REPO, RuntimeProcess, Spawn
+from tests.e2e.sending_support import (
+    DKIM_SELECTOR,
+    accepted,
+    dkim_private_pem,
+    iso,
+    message,
+    recipient,
+    settle,
+    statuses,
+)
+from tests.e2e.support import Api, assert_error
+
+pytestmark = pytest.mark.e2e
+
+
+class Child:
+    """The child runtime through its control surface and its emulator."""
+
+    def __init__(self, process: RuntimeProcess) -> None:
+        self.process = process
+        self.dev = process.dev
+        self.control = process.api()
+        self.live = process.api(self.dev["keys"]["live"])
+        self.test = process.api(self.dev["keys"]["test"])
+        aws = self.dev["aws"]
+        self.env: dict[str, str] = aws["env"]
+        self.dynamodb = self.client("dynamodb")
+
+    def client(self, service: str) -> Any:
+        aws = self.dev["aws"]
+        return boto3.client(
+            service,
+            endpoint_url=aws["endpoint_url"],
+            region_name=aws["region"],
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    def drain(self, timeout: float) -> list[str]:
+        # Below the HTTP client's 30 s read timeout.
+        response = self.control.post("/_local/drain", json={"timeout": min(timeout, 25.0)})
+        if response.status_code == 503:
+            return [response.json()["error"]["message"]]
+        assert response.status_code == 200, response.text
+        return []
+
+    def advance(self, seconds: float) -> datetime:
+        response = self.control.post("/_local/clock/advance", json={"seconds": seconds})
+        assert response.status_code == 200, response.text
+        return datetime.fromisoformat(response.json()["now"])
+
+    def now(self) -> datetime:
+        return self.advance(0).astimezone(UTC)
+
+    def statuses(self, message_ids: list[str]) -> dict[str, str]:
+        return statuses(message_ids, db=self.dynamodb, table=self.env["MESSAGES_TABLE"])
+
+    def cli(self, *args: str) -> Any:
+        """`postline ARGS` against the child, which it finds through the state dir's dev.json."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k not in self.env}
+        done = subprocess.run(
+            [sys.executable, "-m", "postline.cli", "--state-dir", str(self.process.state_dir), *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def verified_free_account(self) -> tuple[Api, str]:
+        """A free-plan account with a live key and a verified sending domain; (its api, its domain)."""
+        account = self.cli("account", "create", "--name", "capped", "--plan", "free")
+        key = self.cli("key", "create", account["id"], "--env", "live")
+        domain = f"e2e-{uuid.uuid4().hex[:10]}.test"
+        domains = DynamoSendingDomains(
+            self.dynamodb, self.env["RESOURCES_TABLE"], self.client("kms"), self.env["CONTENT_KEY_ID"]
+        )
+        domains.put_domain(
+            SendingDomain(
+                account_id=account["id"],
+                domain=domain,
+                status=DomainStatus.VERIFIED,
+                dkim_selector=DKIM_SELECTOR,
+                dkim_private_key=dkim_private_pem(),
+            )
+        )
+        return self.process.api(key["key"]), domain
+
+
+@pytest.fixture(scope="module")
+def child(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Child]:
+    state_dir: Path = tmp_path_factory.mktemp("volume-state")
+    with spawn(state_dir) as process:
+        yield Child(process)
+
+
+def dev_sender(child: Child) -> str:
+    return f"hello@{child.dev['sending_domain']['domain']}"
+
+
+def batch(sender: str, recipients: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"from": sender, "subject": "Batch", "text": "Hello.", "recipients": recipients}
+
+
+def test_test_outcome_weights_shape_the_simulated_outcomes(child: Child) -> None:
+    """Weights delivered 3 : bounce 1 over 200 independent draws (each seeded by a new message id).
+    Chi-square with one degree of freedom under 24 (about 1e-6 to fail under 75/25) never flakes,
+    while 50/50 (about 0.3 % to pass) or ignored weights fail it."""
+    created = child.live.post(
+        "/v3/keys",
+        json={"name": "weighted", "env": "test", "test_outcomes": {"send": {"delivered": 3, "bounce": 1}}},
+    )
+    assert created.status_code == 201, created.text
+    weighted = child.live.with_key(created.json()["key"])
+    n = 200
+    recipients = [{"to": recipient(f"w{i}")} for i in range(n)]
+    result = accepted(weighted.post("/v3/messages.batch", json=batch(dev_sender(child), recipients)))
+    assert result["accepted"] == n
+    # Every one of the 200 reaches its end: a batch is delivered to all its recipients.
+    outcome = list(settle(child, *result["message_ids"], timeout=300, lookup=child.statuses).values())
+    assert set(outcome) <= {"delivered", "bounced"}, set(outcome)
+    bounced = outcome.count("bounced")
+    chi_square = (bounced - n / 4) ** 2 / (n / 4) + (n - bounced - 3 * n / 4) ** 2 / (3 * n / 4)
+    assert chi_square < 24, f"{bounced} of {n} bounced; about {n // 4} expected"
+
+
+def test_a_batch_of_1000_is_accepted_in_one_request(child: Child) -> None:
+    """1,000 personalized messages in one request, within the batch route's 29 s, each stored.
+    They come from a domain the account has not verified, so all are rejected before send: this
+    is about acceptance; delivering 1,000 takes minutes on the emulator (see the module docstring)."""
+    recipients = [{"to": f"r{i}@example.com", "vars": {"i": i}} for i in range(1000)]
+    started = time.monotonic()
+    result = accepted(child.live.post("/v3/messages.batch", json=batch("hello@not-verified.test", recipients)))
+    assert time.monotonic() - started < 29
+    assert (result["accepted"], result["rejected"]) == (1000, 0) and result.get("rejected_recipients") is None
+    assert len(set(result["message_ids"])) == 1000
+    assert set(child.statuses(result["message_ids"]).values()) == {"rejected"}
+
+
+def test_the_free_daily_cap_refuses_the_101st_email_with_retry_after(child: Child) -> None:
+    api, domain = child.verified_free_account()
+    cap = PLAN_LIMITS[Plan.FREE].daily_emails
+    assert cap == 100
+    current = child.now()
+    midnight = datetime(current.year, current.month, current.day, tzinfo=UTC) + timedelta(days=1)
+    if midnight - current < timedelta(minutes=5):  # a day cap must not reset mid-test
+        current = child.advance((midnight - current).total_seconds() + 1).astimezone(UTC)
+        midnight += timedelta(days=1)
+    # Scheduled a day ahead, as quotas count at acceptance: nothing here is ever delivered.
+    send_at = iso(current + timedelta(days=1))
+    sender = f"hello@{domain}"
+    accepted(
+        api.post("/v3/messages", json=message(sender, *[f"d{i}@example.com" for i in range(cap - 1)], send_at=send_at))
+    )
+    accepted(api.post("/v3/messages", json=message(sender, send_at=send_at)))
+    assert api.get("/v3/usage").json()["daily"] == {"limit": cap, "used": cap, "remaining": 0}
+
+    refused = api.post("/v3/messages", json=message(sender, send_at=send_at))
+    assert_error(refused, 429, "rate_limit_exceeded")
+    retry_after = int(refused.headers["Retry-After"])
+    assert 0 < retry_after <= (midnight - current).total_seconds() + 5
+    assert_error(api.post("/v3/messages", json=message(sender)), 429, "rate_limit_exceeded")
+    assert api.get("/v3/usage").json()["daily"]["used"] == cap  # refusals are not counted
+
+    child.advance(retry_after + 1)  # the next day: the cap has reset
+    accepted(api.post("/v3/messages", json=message(sender, send_at=iso(child.now() + timedelta(days=1)))))
