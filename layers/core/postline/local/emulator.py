@@ -100,9 +100,35 @@ class Emulator:
         return url
 
 
+class _OneDynamoDBRequestAtATime:
+    """WSGI middleware: DynamoDB (and its streams) one request at a time.
+
+    moto's DynamoDB is not thread-safe: a TransactWriteItems copies whole tables as its rollback
+    backup, and a write from another thread meanwhile fails it with a 500 ("dictionary changed
+    size during iteration") or breaks its atomicity. Real DynamoDB has neither problem, so the
+    emulator serializes these requests. Other services (SQS long polls among them) stay parallel.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self._app = app
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
+            return self._app(environ, start_response)
+        with self._lock:
+            return list(self._app(environ, start_response))  # the whole response, under the lock
+
+
 def serve(port: int) -> None:
     """The child process: serve until stdin closes."""
-    from moto.server import ThreadedMotoServer  # imported here: only the child needs moto
+    # imported here: only the child needs moto
+    from moto.moto_server import threaded_moto_server
+    from moto.server import ThreadedMotoServer
+
+    namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
+    dispatcher = namespace["DomainDispatcherApplication"]
+    namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(dispatcher(*a, **k))
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)

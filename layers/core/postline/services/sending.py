@@ -57,6 +57,7 @@ from postline.services.ports import (
 
 MAX_BATCH_RECIPIENTS = 5_000
 MAX_REPORTED_REJECTIONS = 100
+STORE_CHUNK = 10  # messages queued then stored together: one SQS batch, about one BatchWriteItem
 SENDING_PAUSED_RETRY_AFTER = 60
 
 
@@ -349,7 +350,7 @@ class SendService:
     def _commit(self, principal: Principal, prepared: list[_Prepared], send_at: datetime | None, now: datetime) -> None:
         if not prepared:
             return
-        count = sum(1 for item in prepared for s in item.message.recipients.values() if s is RecipientState.QUEUED)
+        count = sum(_queued_count(item) for item in prepared)
         test = principal.env is Environment.TEST
         limits = email_limits(principal.account, test=test)
         month, day = month_key(now), day_key(now)
@@ -357,24 +358,32 @@ class SendService:
             stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
+        stored = 0  # emails of the chunks already queued and stored: those are sent, whatever follows
         try:
             sealed = self._vault.seal([(item.message.id, item.content) for item in prepared])
-            jobs = [
-                DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=now)
-                for item in prepared
-                if item.deliverable
-            ]
-            if jobs:
-                self._queue.enqueue(jobs, not_before=send_at)
             for item in prepared:
                 if not item.deliverable:
                     item.message.schedule = Schedule.NOW  # nothing to wait for
-            self._messages.create(
-                [item.message for item in prepared], sealed, [event for item in prepared for event in item.events]
-            )
+            # Chunk by chunk, queue then store: the time between a job and its message stays a
+            # few milliseconds however large the batch (a dispatcher taking a job first waits).
+            for start in range(0, len(prepared), STORE_CHUNK):
+                chunk = prepared[start : start + STORE_CHUNK]
+                jobs = [
+                    DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=now)
+                    for item in chunk
+                    if item.deliverable
+                ]
+                if jobs:
+                    self._queue.enqueue(jobs, not_before=send_at)
+                self._messages.create(
+                    [item.message for item in chunk],
+                    sealed[start : start + STORE_CHUNK],
+                    [event for item in chunk for event in item.events],
+                )
+                stored += sum(_queued_count(item) for item in chunk)
         except BaseException:
-            if count:
-                self._quotas.release_emails(principal.account.id, count, month=month, day=day, test=test)
+            if count > stored:
+                self._quotas.release_emails(principal.account.id, count - stored, month=month, day=day, test=test)
             raise
 
 
@@ -420,6 +429,10 @@ def _render(
         html if html is not None else render_text(template.html, variables, html=True),
         text if text is not None else render_text(template.text_body, variables),
     )
+
+
+def _queued_count(item: _Prepared) -> int:
+    return sum(1 for state in item.message.recipients.values() if state is RecipientState.QUEUED)
 
 
 def _send_at(requested: datetime | None, now: datetime) -> datetime | None:
