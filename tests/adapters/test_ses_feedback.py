@@ -10,9 +10,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.adapters.transports.ses import MESSAGE_TAG, SesTransport
+from postline.adapters.transports.ses import SesTransport
 from postline.domain.accounts import Plan
-from postline.domain.dispatch import DispatchJob
+from postline.domain.dispatch import MESSAGE_TAG, DispatchJob
 from postline.domain.domains import DomainStatus, SendingDomain
 from postline.domain.keys import Access, Environment
 from postline.domain.messages import SendRequest

@@ -1,7 +1,8 @@
 """Sending domains in the resources table (ACCT#<account> / DOMAIN#<name>), DKIM keys encrypted.
 
-The DKIM private key is stored encrypted with KMS under the content key and decrypted on read,
-with the result cached per container for a few minutes: a send reads it once per domain.
+The DKIM private key is stored encrypted with KMS under the content key. The API only asks
+whether a domain is verified (no KMS call); the dispatcher decrypts the key once per container.
+Items are cached per container for a minute.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from postline.adapters.dynamo import from_attrs, key, to_attrs
 from postline.adapters.resources import account_pk
-from postline.domain.domains import SendingDomain
+from postline.domain.domains import DomainStatus, SendingDomain
 
 _CACHE_SECONDS = 60.0
 
@@ -27,7 +28,8 @@ class DynamoSendingDomains:
         self._table = table
         self._kms = kms
         self._key_id = key_id
-        self._cache: dict[tuple[str, str], tuple[float, SendingDomain | None]] = {}
+        self._cache: dict[tuple[str, str], tuple[float, dict[str, Any] | None]] = {}  # the stored items
+        self._keys: dict[str, str] = {}  # encrypted DKIM key -> PEM, decrypted once per container
 
     def put_domain(self, domain: SendingDomain) -> None:
         data = domain.model_dump(mode="json", exclude={"dkim_private_key"})
@@ -37,23 +39,30 @@ class DynamoSendingDomains:
         self._db.put_item(TableName=self._table, Item=item)
         self._cache.pop((domain.account_id, domain.domain.lower()), None)
 
+    def is_verified(self, account_id: str, domain: str) -> bool:
+        """For the API's screening: no KMS call, the key stays encrypted."""
+        data = self._item(account_id, domain)
+        return data is not None and data["status"] == DomainStatus.VERIFIED
+
     def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        data = self._item(account_id, domain)
+        if data is None or data["status"] != DomainStatus.VERIFIED:
+            return None
+        blob = data["dkim_private_key_encrypted"]
+        if blob not in self._keys:
+            plaintext = self._kms.decrypt(CiphertextBlob=base64.b64decode(blob))["Plaintext"]
+            self._keys[blob] = plaintext.decode()
+        fields = {name: value for name, value in data.items() if name != "dkim_private_key_encrypted"}
+        return SendingDomain.model_validate({**fields, "dkim_private_key": self._keys[blob]})
+
+    def _item(self, account_id: str, domain: str) -> dict[str, Any] | None:
         cache_key = (account_id, domain.lower())
         cached = self._cache.get(cache_key)
         if cached is not None and time.monotonic() - cached[0] < _CACHE_SECONDS:
             return cached[1]
-        found = self._read(account_id, domain)
-        result = found if found is not None and found.verified else None
-        self._cache[cache_key] = (time.monotonic(), result)
-        return result
-
-    def _read(self, account_id: str, domain: str) -> SendingDomain | None:
         item = self._db.get_item(
             TableName=self._table, Key=key(account_pk(account_id), domain_sk(domain)), ConsistentRead=True
         ).get("Item")
-        if not item:
-            return None
-        data = from_attrs(item)
-        blob = base64.b64decode(data.pop("dkim_private_key_encrypted"))
-        data["dkim_private_key"] = self._kms.decrypt(CiphertextBlob=blob)["Plaintext"].decode()
-        return SendingDomain.model_validate(data)
+        data = from_attrs(item) if item else None
+        self._cache[cache_key] = (time.monotonic(), data)
+        return data

@@ -13,6 +13,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from postline.domain.pagination import page_window
+
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
@@ -76,3 +78,29 @@ def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
         if pending:
             raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
     return calls
+
+
+def query_page(
+    client: Any, table: str, condition: dict[str, Any], *, page: int, per_page: int, forward: bool
+) -> tuple[list[Item], int]:
+    """One page of a page-numbered list over a Query: (raw items of the page, total count).
+
+    DynamoDB has no offset, so the page is reached by walking the key range; fine at the sizes
+    these lists have (audit, templates, scheduled sends), costly for deep pages of large ones.
+    """
+    paginator = client.get_paginator("query")
+    total = sum(page_["Count"] for page_ in paginator.paginate(TableName=table, Select="COUNT", **condition))
+    start, stop = page_window(page, per_page)
+    found: list[Item] = []
+    seen = 0
+    if start < total:
+        for response in paginator.paginate(
+            TableName=table, ScanIndexForward=forward, Limit=min(stop, 1000), **condition
+        ):
+            for attrs in response["Items"]:
+                if start <= seen < stop:
+                    found.append(attrs)
+                seen += 1
+            if seen >= stop:
+                break
+    return found, total

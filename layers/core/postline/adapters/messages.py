@@ -10,17 +10,15 @@ record, guarded by the lease and the attempt number, so a repeated step writes n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.adapters.dynamo import batch_write, cancellation_codes, from_attrs, key, to_attrs, to_value
+from postline.adapters.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
 from postline.adapters.events import event_put
 from postline.domain.events import Event
 from postline.domain.messages import Message, RecipientState, Schedule
-from postline.domain.pagination import page_window
 from postline.services.ports import Sealed
 
 MESSAGE_SK = "MSG"
@@ -72,19 +70,8 @@ class DynamoMessageStore:
             "KeyConditionExpression": "sched_pk = :pk",
             "ExpressionAttributeValues": {":pk": {"S": _scheduled_pk(account_id)}},
         }
-        total = sum(page_["Count"] for page_ in self._query(Select="COUNT", **condition))
-        start, stop = page_window(page, per_page)
-        found: list[Message] = []
-        seen = 0
-        if start < total:
-            for response in self._query(ScanIndexForward=True, Limit=min(stop, 1000), **condition):
-                for attrs in response["Items"]:
-                    if start <= seen < stop:
-                        found.append(_message(attrs))
-                    seen += 1
-                if seen >= stop:
-                    break
-        return found, total
+        found, total = query_page(self._db, self._table, condition, page=page, per_page=per_page, forward=True)
+        return [_message(attrs) for attrs in found], total
 
     def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
         update = {
@@ -141,27 +128,13 @@ class DynamoMessageStore:
                 raise  # not ours any more: it expired and another worker took it
 
     def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
-        values: dict[str, Any] = {
-            ":state": {"S": message.recipients[recipient].value},
-            ":attempt": {"N": str(attempt)},
-            ":status": {"S": message.status.value},
-            ":owner": {"S": owner},
-        }
-        sets = "recipients.#r = :state, attempts.#r = :attempt, #status = :status"
-        if message.delivered_at is not None:
-            sets += ", delivered_at = if_not_exists(delivered_at, :delivered)"
-            values[":delivered"] = {"S": message.delivered_at.isoformat()}
-        update = {
-            "Update": {
-                "TableName": self._table,
-                "Key": message_key(message.id),
-                "UpdateExpression": f"SET {sets}",
-                "ConditionExpression": "lease_owner = :owner AND "
-                "(attribute_not_exists(attempts.#r) OR attempts.#r < :attempt)",
-                "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
-                "ExpressionAttributeValues": values,
-            }
-        }
+        update = self._recipient_update(
+            message,
+            recipient,
+            condition="lease_owner = :owner AND (attribute_not_exists(attempts.#r) OR attempts.#r < :attempt)",
+            sets="attempts.#r = :attempt",
+            values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
+        )
         return self._transact([update], events)
 
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
@@ -195,32 +168,41 @@ class DynamoMessageStore:
         batch_write(self._db, [(self._events, event_put(event)) for event in events[room:]])
         return True
 
-    def _query(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
-        yield from self._db.get_paginator("query").paginate(TableName=self._table, **kwargs)
-
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
         """A state change reported after the hand-over (SES feedback): applied with its events only
         while the recipient is still in one of the `expected` states, so a repeated report is a no-op."""
-        values: dict[str, Any] = {
+        allowed = {f":from{index}": {"S": state.value} for index, state in enumerate(sorted(expected))}
+        update = self._recipient_update(
+            message, recipient, condition=f"recipients.#r IN ({', '.join(allowed)})", values=allowed
+        )
+        return self._transact([update], events)
+
+    def _recipient_update(
+        self,
+        message: Message,
+        recipient: str,
+        *,
+        condition: str,
+        values: dict[str, Any],
+        sets: str | None = None,
+    ) -> dict[str, Any]:
+        """One recipient's state (from `message`), the message status and delivered_at, if `condition`."""
+        values = {
+            **values,
             ":state": {"S": message.recipients[recipient].value},
             ":status": {"S": message.status.value},
         }
-        allowed = []
-        for index, state in enumerate(sorted(expected)):
-            values[f":from{index}"] = {"S": state.value}
-            allowed.append(f":from{index}")
-        sets = "recipients.#r = :state, #status = :status"
+        expression = "recipients.#r = :state, #status = :status" + (f", {sets}" if sets else "")
         if message.delivered_at is not None:
-            sets += ", delivered_at = if_not_exists(delivered_at, :delivered)"
+            expression += ", delivered_at = if_not_exists(delivered_at, :delivered)"
             values[":delivered"] = {"S": message.delivered_at.isoformat()}
-        update = {
+        return {
             "Update": {
                 "TableName": self._table,
                 "Key": message_key(message.id),
-                "UpdateExpression": f"SET {sets}",
-                "ConditionExpression": f"recipients.#r IN ({', '.join(allowed)})",
+                "UpdateExpression": f"SET {expression}",
+                "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
                 "ExpressionAttributeValues": values,
             }
         }
-        return self._transact([update], events)

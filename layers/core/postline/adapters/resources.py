@@ -24,12 +24,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.adapters.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value
+from postline.adapters.dynamo import cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
 from postline.domain.accounts import Account
 from postline.domain.audit import AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound
 from postline.domain.keys import ApiKey
-from postline.domain.pagination import page_window
 from postline.domain.templates import Template
 
 ACCOUNT_SK = "ACCOUNT"
@@ -95,20 +94,8 @@ class ResourceStore:
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
             "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": "AUDIT#"}},
         }
-        total = sum(r["Count"] for r in self._query_pages(Select="COUNT", **condition))
-        start, stop = page_window(page, per_page)
-        if start >= total:
-            return [], total
-        items: list[AuditEntry] = []
-        seen = 0
-        for response in self._query_pages(ScanIndexForward=False, Limit=min(stop, 1000), **condition):
-            for attrs in response["Items"]:
-                if start <= seen < stop:
-                    items.append(AuditEntry.model_validate(from_attrs(attrs)))
-                seen += 1
-            if seen >= stop:
-                break
-        return items, total
+        found, total = query_page(self._db, self._table, condition, page=page, per_page=per_page, forward=False)
+        return [AuditEntry.model_validate(from_attrs(attrs)) for attrs in found], total
 
     # -- accounts ------------------------------------------------------------------------------------
 
@@ -302,19 +289,8 @@ class ResourceStore:
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
             "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": "TPL#"}},
         }
-        total = sum(r["Count"] for r in self._query_pages(Select="COUNT", **condition))
-        start, stop = page_window(page, per_page)
-        items: list[Template] = []
-        seen = 0
-        if start < total:
-            for response in self._query_pages(ScanIndexForward=True, Limit=min(stop, 1000), **condition):
-                for attrs in response["Items"]:
-                    if start <= seen < stop:
-                        items.append(_template(attrs))
-                    seen += 1
-                if seen >= stop:
-                    break
-        return items, total
+        found, total = query_page(self._db, self._table, condition, page=page, per_page=per_page, forward=True)
+        return [_template(attrs) for attrs in found], total
 
     def put_template(
         self, account_id: str, template: Template, *, expected_version: int | None, audit: AuditEntry

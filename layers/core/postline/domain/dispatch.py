@@ -9,6 +9,9 @@ from pydantic import BaseModel, Field
 
 from postline.domain.domains import SendingDomain
 
+# The tag naming our message on a relay's copy (SES echoes message tags on every feedback event).
+MESSAGE_TAG = "postline_message_id"
+
 
 class DispatchJob(BaseModel):
     """One queue message: deliver `message_id` (only `recipients` when set) as attempt `attempt`.

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from postline.domain.messages import Message
+
 
 class EventType(StrEnum):
     QUEUED = "queued"
@@ -59,3 +61,33 @@ def event_id(message_id: str, event_type: EventType, recipient: str | None, step
 
 def retention_expiry(now: datetime, retention_days: int) -> int:
     return int((now + timedelta(days=retention_days)).timestamp())
+
+
+def message_event(
+    message: Message,
+    event_type: EventType,
+    recipient: str | None,
+    now: datetime,
+    data: dict[str, Any] | None = None,
+    *,
+    retention_days: int,
+    step: int | str = 0,
+) -> Event:
+    details = dict(data or {})
+    if message.test:
+        details["test"] = True  # spec 6: every event of a simulated message
+    return Event(
+        id=event_id(message.id, event_type, recipient, step),
+        account_id=message.account_id,
+        type=event_type,
+        message_id=message.id,
+        recipient=recipient,
+        timestamp=now,
+        tags=message.tags,
+        metadata=message.metadata or None,
+        headers=message.headers,
+        data=details,
+        webhook_url=message.webhook_url,
+        created_at=now,
+        expires_at=retention_expiry(now, retention_days),
+    )

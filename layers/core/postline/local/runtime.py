@@ -197,7 +197,6 @@ class Runtime:
             "PublicBaseUrl": base_url,
             "OutboundTransport": "smtp",
             "QueueMaxDelaySeconds": "0",
-            "AllowPrivateWebhookUrls": "true",
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from postline.domain.delivery import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
 from postline.domain.dispatch import DispatchJob, Parcel
-from postline.domain.events import Event, EventType
+from postline.domain.events import Event, EventType, message_event
 from postline.domain.messages import (
     PENDING,
     Content,
@@ -45,7 +45,6 @@ from postline.services.ports import (
     Suppressions,
     Transport,
 )
-from postline.services.sending import build_event
 
 logger = logging.getLogger(__name__)
 LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker
@@ -165,7 +164,7 @@ class Dispatcher:
             details = {k: v for k, v in {**_details(outcome), **(data or {})}.items() if v is not None}
             # One step's events a microsecond apart: sent sorts before delivered, as it happened.
             at = now + timedelta(microseconds=next(order))
-            return build_event(message, kind, recipient, at, details, retention_days=retention, step=attempt)
+            return message_event(message, kind, recipient, at, details, retention_days=retention, step=attempt)
 
         events: list[Event]
         if outcome.kind is OutcomeKind.ACCEPTED:

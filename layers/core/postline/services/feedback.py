@@ -12,12 +12,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from postline.adapters.transports.ses import MESSAGE_TAG
-from postline.domain.events import EventType
+from postline.domain.dispatch import MESSAGE_TAG
+from postline.domain.events import EventType, message_event
 from postline.domain.messages import Message, RecipientState, message_status
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.services.ports import MessageStore, Suppressions
-from postline.services.sending import build_event
 
 HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
 
@@ -72,7 +71,7 @@ class FeedbackService:
         message.status = message_status(list(message.recipients.values()))
         if state is RecipientState.DELIVERED and message.delivered_at is None:
             message.delivered_at = at
-        event = build_event(
+        event = message_event(
             message,
             event_type,
             recipient,

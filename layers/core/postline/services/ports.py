@@ -178,6 +178,8 @@ class Suppressions(Protocol):
 
 
 class SendingDomains(Protocol):
+    def is_verified(self, account_id: str, domain: str) -> bool: ...
+
     def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
         """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
         ...

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from postline.domain.accounts import live_sending_paused
 from postline.domain.dispatch import DispatchJob
 from postline.domain.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
-from postline.domain.events import Event, EventType, RejectReason, event_id, retention_expiry
+from postline.domain.events import Event, EventType, RejectReason, message_event, retention_expiry
 from postline.domain.identity import Principal
 from postline.domain.keys import Environment, Scope
 from postline.domain.messages import (
@@ -154,33 +154,9 @@ class SendService:
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
-        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
-        message = Message(
-            id=self._ids.new_id("msg_"),
-            account_id=principal.account.id,
-            key_id=principal.key_id,
-            test=principal.env is Environment.TEST,
-            from_=request.from_,
-            to=request.to,
-            cc=request.cc,
-            bcc=request.bcc,
-            subject=subject,
-            tags=request.tags,
-            headers=request.headers,
-            metadata=request.metadata,
-            template_id=request.template_id,
-            webhook_url=str(request.webhook_url) if request.webhook_url else None,
-            track_opens=request.track_opens,
-            track_clicks=request.track_clicks,
-            send_outcomes=_send_outcomes(principal),
-            schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
-            send_at=send_at,
-            created_at=now,
-        )
-        content = Content(
-            html=html, text=text, vars=request.vars, attachments=request.attachments, reply_to=request.reply_to
-        )
-        prepared = self._screen(principal, [_Prepared(message, content)], now)
+        item = self._prepare(principal, request, template, send_at, now)
+        message = item.message
+        prepared = self._screen(principal, [item], now)
         self._commit(principal, prepared, send_at, now)
         return MessageAccepted(
             id=message.id,
@@ -211,7 +187,7 @@ class SendService:
                 address = single.to[0]
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
-                subject, html, text = _render(template, single.subject, single.html, single.text, single.vars)
+                item = self._prepare(principal, single, template, send_at, now, batch_id=batch_id)
             except ValidationError as error:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=_reason(error)))
                 continue
@@ -219,29 +195,7 @@ class SendService:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=error.message))
                 continue
             seen.add(address.lower())
-            message = Message(
-                id=self._ids.new_id("msg_"),
-                account_id=principal.account.id,
-                key_id=principal.key_id,
-                test=principal.env is Environment.TEST,
-                batch_id=batch_id,
-                from_=single.from_,
-                to=single.to,
-                subject=subject,
-                tags=single.tags,
-                headers=single.headers,
-                metadata=single.metadata,
-                template_id=single.template_id,
-                webhook_url=str(request.webhook_url) if request.webhook_url else None,
-                track_opens=single.track_opens,
-                track_clicks=single.track_clicks,
-                send_outcomes=_send_outcomes(principal),
-                schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
-                send_at=send_at,
-                created_at=now,
-            )
-            content = Content(html=html, text=text, vars=single.vars, reply_to=single.reply_to)
-            prepared.append(_Prepared(message, content))
+            prepared.append(item)
         prepared = self._screen(principal, prepared, now)
         self._commit(principal, prepared, send_at, now)
         return BatchSendResult(
@@ -251,6 +205,46 @@ class SendService:
             message_ids=[item.message.id for item in prepared],
             rejected_recipients=rejected[:MAX_REPORTED_REJECTIONS] or None,
         )
+
+    def _prepare(
+        self,
+        principal: Principal,
+        request: SendRequest,
+        template: Template | None,
+        send_at: datetime | None,
+        now: datetime,
+        *,
+        batch_id: str | None = None,
+    ) -> _Prepared:
+        """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
+        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
+        message = Message(
+            id=self._ids.new_id("msg_"),
+            account_id=principal.account.id,
+            key_id=principal.key_id,
+            test=principal.env is Environment.TEST,
+            batch_id=batch_id,
+            from_=request.from_,
+            to=request.to,
+            cc=request.cc,
+            bcc=request.bcc,
+            subject=subject,
+            tags=request.tags,
+            headers=request.headers,
+            metadata=request.metadata,
+            template_id=request.template_id,
+            webhook_url=str(request.webhook_url) if request.webhook_url else None,
+            track_opens=request.track_opens,
+            track_clicks=request.track_clicks,
+            send_outcomes=_send_outcomes(principal),
+            schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
+            send_at=send_at,
+            created_at=now,
+        )
+        content = Content(
+            html=html, text=text, vars=request.vars, attachments=request.attachments, reply_to=request.reply_to
+        )
+        return _Prepared(message, content)
 
     # -- reading and cancelling --------------------------------------------------------------
 
@@ -280,7 +274,7 @@ class SendService:
         retention = principal.account.limits.retention_days
         reason = {"reason": RejectReason.CANCELLED.value}
         events = [
-            build_event(message, EventType.REJECTED, r, now, reason, retention_days=retention) for r in recipients
+            message_event(message, EventType.REJECTED, r, now, reason, retention_days=retention) for r in recipients
         ]
         if not self._messages.cancel(message, events, now):
             raise ValidationFailed(f"Message {message_id} went out or was cancelled meanwhile.")
@@ -325,7 +319,7 @@ class SendService:
             recipients = message.all_recipients
             domain = message.sender_domain
             if live and domain not in verified:
-                verified[domain] = self._domains.verified_domain(principal.account.id, domain) is not None
+                verified[domain] = self._domains.is_verified(principal.account.id, domain)
             rejections: dict[str, str] = {}
             if live and not verified[domain]:
                 rejections = dict.fromkeys(recipients, RejectReason.DOMAIN_NOT_VERIFIED.value)
@@ -339,10 +333,12 @@ class SendService:
             message.attempts = {}
             message.expires_at = retention_expiry(now, retention)
             message.status = message_status(list(message.recipients.values()))
-            item.events = [build_event(message, EventType.QUEUED, r, now, retention_days=retention) for r in recipients]
+            item.events = [
+                message_event(message, EventType.QUEUED, r, now, retention_days=retention) for r in recipients
+            ]
             rejected_at = now + timedelta(microseconds=1)  # after its queued event, as it happened
             item.events += [
-                build_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
+                message_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
                 for r, reason in rejections.items()
             ]
         return prepared
@@ -385,36 +381,6 @@ class SendService:
             if count > stored:
                 self._quotas.release_emails(principal.account.id, count - stored, month=month, day=day, test=test)
             raise
-
-
-def build_event(
-    message: Message,
-    event_type: EventType,
-    recipient: str | None,
-    now: datetime,
-    data: dict[str, Any] | None = None,
-    *,
-    retention_days: int,
-    step: int | str = 0,
-) -> Event:
-    details = dict(data or {})
-    if message.test:
-        details["test"] = True  # spec 6: every event of a simulated message
-    return Event(
-        id=event_id(message.id, event_type, recipient, step),
-        account_id=message.account_id,
-        type=event_type,
-        message_id=message.id,
-        recipient=recipient,
-        timestamp=now,
-        tags=message.tags,
-        metadata=message.metadata or None,
-        headers=message.headers,
-        data=details,
-        webhook_url=message.webhook_url,
-        created_at=now,
-        expires_at=retention_expiry(now, retention_days),
-    )
 
 
 def _render(

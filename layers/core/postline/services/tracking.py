@@ -11,12 +11,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from postline.domain.events import Event, EventType
+from postline.domain.events import Event, EventType, message_event
 from postline.domain.messages import Message
 from postline.domain.suppressions import SuppressionType
 from postline.domain.tracking import TrackKind, TrackToken, is_bot, read_token, via_image_proxy
 from postline.services.ports import Clock, EventStore, MessageStore, Suppressions
-from postline.services.sending import build_event
 
 
 class TrackingService:
@@ -86,7 +85,7 @@ class TrackingService:
 
     def _event(self, message: Message, recipient: str, kind: EventType, data: dict[str, Any], step: str) -> Event:
         details = {k: v for k, v in data.items() if v is not None}
-        return build_event(
+        return message_event(
             message,
             kind,
             recipient,

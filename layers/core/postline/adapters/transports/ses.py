@@ -9,9 +9,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.domain.delivery import BounceType, Outcome, OutcomeKind
-from postline.domain.dispatch import Parcel
+from postline.domain.dispatch import MESSAGE_TAG, Parcel
 
-MESSAGE_TAG = "postline_message_id"  # SES echoes message tags on every feedback event
 _TEMPORARY = {"TooManyRequestsException", "LimitExceededException", "ThrottlingException", "ServiceUnavailable"}
 
 
