@@ -1,10 +1,9 @@
 """Sending at volume: simulator weights over a batch of 200, a batch of 1,000, and the free
 plan's daily cap of 100, against a `python -m postline.local` child of this module's own.
 
-Why a child: every event written to the emulator makes later DynamoDB transactions slower (moto
-deep-copies the whole table for each item of a TransactWriteItems, so each delivery costs time in
-proportion to the events already stored). Hundreds of messages here would slow every later test
-of the worker's shared runtime; in a child they go when it stops.
+Why a child: hundreds of messages and their events would otherwise stay in the worker's shared
+runtime for every later test (moto sorts a whole partition on each Query, and its queues slow as
+they deepen); in a child they go when it stops.
 """
 
 from __future__ import annotations

@@ -103,10 +103,12 @@ class Emulator:
 class _OneDynamoDBRequestAtATime:
     """WSGI middleware: DynamoDB (and its streams) one request at a time.
 
-    moto's DynamoDB is not thread-safe: a TransactWriteItems copies whole tables as its rollback
-    backup, and a write from another thread meanwhile fails it with a 500 ("dictionary changed
-    size during iteration") or breaks its atomicity. Real DynamoDB has neither problem, so the
-    emulator serializes these requests. Other services (SQS long polls among them) stay parallel.
+    moto's DynamoDB is not thread-safe: a TransactWriteItems writes item by item and undoes them
+    on failure (moto_transactions.py), so a write or read from another thread meanwhile would see
+    or clobber a half-done transaction, and moto's iterations over a table fail when another
+    thread changes it ("dictionary changed size during iteration"). Real DynamoDB has neither
+    problem, so the emulator serializes these requests. Other services (SQS long polls among
+    them) stay parallel.
     """
 
     def __init__(self, app: Any) -> None:
@@ -125,6 +127,10 @@ def serve(port: int) -> None:
     # imported here: only the child needs moto
     from moto.moto_server import threaded_moto_server
     from moto.server import ThreadedMotoServer
+
+    from postline.local import moto_transactions
+
+    moto_transactions.install()  # transactions cost what they write, not what the tables hold
 
     namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
     dispatcher = namespace["DomainDispatcherApplication"]
