@@ -31,6 +31,7 @@ from postline.http.routes import (
     RESOURCES_WRITE,
     ROUTES,
     SEND,
+    SIGNING_KEYS,
     TRACK,
     Route,
 )
@@ -102,6 +103,14 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 },
                 {"Effect": "Allow", "Action": ["scheduler:CreateSchedule"], "Resource": SEND_SCHEDULES},
                 {"Effect": "Allow", "Action": ["iam:PassRole"], "Resource": {"Fn::GetAtt": ["SchedulerRole", "Arn"]}},
+            ]
+        },
+    ],
+    SIGNING_KEYS: [
+        _crud("ResourcesTable"),
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["kms:Encrypt"], "Resource": {"Fn::GetAtt": ["ContentKey", "Arn"]}},
             ]
         },
     ],

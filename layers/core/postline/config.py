@@ -33,6 +33,10 @@ class Settings(BaseModel):
     smtp_relay: str = Field(default="", alias="SMTP_RELAY")
     smtp_helo_name: str = Field(default="localhost", alias="SMTP_HELO_NAME")
     dns_resolver: str = Field(default="", alias="DNS_RESOLVER")
+    webhook_deliveries_table: str = Field(default="", alias="WEBHOOK_DELIVERIES_TABLE")
+    webhook_retry_state_machine_arn: str = Field(default="", alias="WEBHOOK_RETRY_STATE_MACHINE_ARN")
+    webhook_ca_bundle: str = Field(default="", alias="WEBHOOK_CA_BUNDLE")  # extra CAs receivers may use
+    notifications_from: str = Field(default="Postline <notifications@postline.invalid>", alias="NOTIFICATIONS_FROM")
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
 
     @classmethod

@@ -22,11 +22,16 @@ from postline.adapters.messages import DynamoMessageStore
 from postline.adapters.mx import MxResolver
 from postline.adapters.resources import ResourceStore
 from postline.adapters.secrets import PepperedHasher
+from postline.adapters.notifier import OwnerNotifier
+from postline.adapters.retry_workflow import StepFunctionsRetry
+from postline.adapters.signing_keys import DynamoSigningKeys
 from postline.adapters.suppressions import DynamoSuppressions
 from postline.adapters.transports.ses import SesTransport
 from postline.adapters.transports.simulator import SimulatorTransport
 from postline.adapters.transports.smtp import Relay, SmtpTransport
 from postline.adapters.vault import KmsVault
+from postline.adapters.webhook_deliveries import DynamoDeliveryStore
+from postline.adapters.webhook_http import WebhookHttp
 from postline.config import Settings
 from postline.domain.accounts import PLAN_LIMITS, Plan
 from postline.domain.messages import Message
@@ -42,7 +47,9 @@ from postline.services.ports import Clock, Transport
 from postline.services.sending import SendService
 from postline.services.templates import TemplateService
 from postline.services.tracking import TrackingService
+from postline.services.signing_keys import SigningKeyService
 from postline.services.usage import UsageService
+from postline.services.webhook_delivery import WebhookDeliverer
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
 _clock: Clock = SystemClock()
@@ -76,6 +83,9 @@ def reset() -> None:
         sending_domains,
         tracking_secret,
         transports,
+        signing_keys,
+        webhook_deliveries,
+        webhook_http,
     ):
         accessor.cache_clear()
     _retention.cache_clear()
@@ -291,3 +301,45 @@ def tracking_service() -> TrackingService:
 
 def feedback_service() -> FeedbackService:
     return FeedbackService(messages=message_store(), suppressions=suppressions(), retention_days=retention_days)
+
+
+# -- webhooks -----------------------------------------------------------------------------------
+
+
+@cache
+def signing_keys() -> DynamoSigningKeys:
+    config = settings()
+    return DynamoSigningKeys(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+
+
+@cache
+def webhook_deliveries() -> DynamoDeliveryStore:
+    return DynamoDeliveryStore(client("dynamodb"), settings().webhook_deliveries_table)
+
+
+@cache
+def webhook_http() -> WebhookHttp:
+    return WebhookHttp(ca_bundle=settings().webhook_ca_bundle or None)
+
+
+def webhook_deliverer() -> WebhookDeliverer:
+    config = settings()
+    return WebhookDeliverer(
+        deliveries=webhook_deliveries(),
+        endpoints=webhook_endpoints(),
+        signer=signing_keys(),
+        client=webhook_http(),
+        workflow=StepFunctionsRetry(client("stepfunctions"), config.webhook_retry_state_machine_arn),
+        check_url=url_guard().check,
+        notifier=OwnerNotifier(
+            resource_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
+        ),
+        ids=ids(),
+        retention_days=retention_days,
+        clock=_clock,
+    )
+
+
+
+def signing_key_service() -> SigningKeyService:
+    return SigningKeyService(signing_keys(), _clock)

@@ -20,6 +20,7 @@ SEND = "send"  # accept mail: quotas, seal content, queue or schedule, store mes
 MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
+SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first one
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ ROUTES: tuple[Route, ...] = (
     Route("TrackClick",      "GET",    "/v3/track/click/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("SigningKeys",     "GET",    "/.well-known/svc/keys",   "wellknown", Access.PUBLIC, policies=(SIGNING_KEYS,)),
 )
 # fmt: on
 

@@ -1,7 +1,9 @@
 """Creates the template's tables, queues, buckets and secrets in the emulator.
 
 Everything is read from template.yaml, never copied: what runs locally is what deploys.
-Resource types the emulator does not hold (functions, layers, the API, IAM) are skipped.
+Resource types the emulator does not hold (layers, the API, IAM policies) are skipped. Functions
+are not created in the emulator (the runtime invokes them in-process) but get their ARNs, so a
+state machine or a schedule can name them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from postline.local.cloudformation import (
+    ACCOUNT_ID,
+    REGION,
     Resolver,
     Template,
     TemplateError,
@@ -62,7 +66,12 @@ def deploy(template: Template, parameters: Mapping[str, str], clients: ClientFac
     resolver = Resolver(parameters, stack)
     emulated = {}
     for logical_id, resource in template.resources.items():
-        if resource.get("Type") in _CREATORS:
+        if resource.get("Type") == FUNCTION:
+            name = physical_name(logical_id)
+            stack.add(logical_id, Deployed(name, {"Arn": f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{name}"}))
+        elif resource.get("Type") == STATE_MACHINE:
+            emulated[logical_id] = _with_definition(template, resource)
+        elif resource.get("Type") in _CREATORS:
             emulated[logical_id] = resource
         else:
             logger.debug("%s (%s) is not an emulator resource; skipped", logical_id, resource.get("Type"))
@@ -71,6 +80,19 @@ def deploy(template: Template, parameters: Mapping[str, str], clients: ClientFac
         properties = resolver.resolve(resource.get("Properties") or {})
         stack.add(logical_id, _CREATORS[resource["Type"]](clients, logical_id, properties))
     return stack
+
+
+FUNCTION = "AWS::Serverless::Function"
+STATE_MACHINE = "AWS::Serverless::StateMachine"
+
+
+def _with_definition(template: Template, resource: dict[str, Any]) -> dict[str, Any]:
+    """A state machine's DefinitionUri read into Definition, as `sam build` would package it."""
+    properties = dict(resource.get("Properties") or {})
+    uri = properties.pop("DefinitionUri", None)
+    if isinstance(uri, str):
+        properties["Definition"] = json.loads((template.root / uri).read_text())
+    return {**resource, "Properties": properties}
 
 
 def _table(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
@@ -192,7 +214,22 @@ def _role(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Dep
     return Deployed(name, {"Arn": role["Arn"], "RoleId": role["RoleId"]})
 
 
+def _state_machine(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    name = props.get("Name") or physical_name(logical_id)
+    text = json.dumps(props["Definition"])
+    for variable, value in (props.get("DefinitionSubstitutions") or {}).items():
+        text = text.replace("${" + variable + "}", scalar(value))
+    # SAM creates the execution role from Policies; the emulator only wants a well-formed ARN.
+    role = props.get("Role") or f"arn:aws:iam::{ACCOUNT_ID}:role/{name}-role"
+    arn = clients("stepfunctions").create_state_machine(
+        name=name, definition=text, roleArn=role, type=props.get("Type", "STANDARD")
+    )["stateMachineArn"]
+    # Ref of a state machine is its ARN in CloudFormation.
+    return Deployed(arn, {"Arn": arn, "Name": name})
+
+
 _CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] = {
+    STATE_MACHINE: _state_machine,
     "AWS::DynamoDB::Table": _table,
     "AWS::SQS::Queue": _queue,
     "AWS::S3::Bucket": _bucket,

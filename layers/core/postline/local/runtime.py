@@ -30,10 +30,11 @@ from postline.local.functions import function_environment, load_functions, warn_
 from postline.local.gateway import Gateway, HttpServer, api_routes
 from postline.local.mail_sink import HOST as MAIL_HOST
 from postline.local.mail_sink import MailSink
-from postline.local.provisioning import deploy
+from postline.local.provisioning import STATE_MACHINE, deploy
 from postline.local.pumps import Pump, SqsPump, event_source_pumps
 from postline.local.schedules import SchedulerSchedules, rule_schedules
 from postline.local.ticker import Ticker
+from postline.local.workflows import Workflows
 
 _DRAIN_POLL_SECONDS = 0.02
 
@@ -98,11 +99,13 @@ class Runtime:
             functions = list(load_functions(self._template).values())
             warn_unsupported_events(functions)
             self._pumps = event_source_pumps(functions, resolver, self._emulator, self.clock, self._activity)
+            machines = [stack.ref(lid) for lid, res in self._template.resources.items() if res["Type"] == STATE_MACHINE]
             self._ticker = Ticker(
                 self.clock,
                 [
                     *rule_schedules(functions, self.clock.now(), self._activity),
                     SchedulerSchedules(self._emulator, self._activity),
+                    Workflows(self._emulator, machines, functions, self._activity),
                     *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
                 ],
             )

@@ -17,6 +17,8 @@ from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
+from postline.domain.webhook_delivery import ClientCertificate, Delivery, HttpAnswer
+from postline.domain.webhooks import WebhookEndpoint
 
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
 
@@ -192,4 +194,81 @@ class Templates(Protocol):
 class Transport(Protocol):
     def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
         """Hands each parcel to the next hop; one outcome per parcel, in order."""
+        ...
+
+
+# -- webhook delivery ---------------------------------------------------------------------------
+
+
+class DeliveryStore(Protocol):
+    def create(self, delivery: Delivery) -> bool:
+        """False when a delivery with this id exists already."""
+        ...
+
+    def get(self, delivery_id: str) -> Delivery | None: ...
+
+    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
+        """False when another worker recorded an attempt since `attempts_before` was read."""
+        ...
+
+    def for_endpoint(
+        self, account_id: str, endpoint_id: str | None, months: list[str], *, since: datetime, until: datetime
+    ) -> Iterator[Delivery]: ...
+
+
+class EndpointDirectory(Protocol):
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        """The account's enabled endpoints, secrets decrypted."""
+        ...
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None: ...
+
+    def record_success(self, account_id: str, endpoint_id: str) -> None:
+        """Resets the endpoint's failure streak."""
+        ...
+
+    def record_failure(self, account_id: str, endpoint_id: str, now: datetime) -> WebhookEndpoint | None:
+        """Adds a fully-failed delivery to the streak of an enabled endpoint; the endpoint after it."""
+        ...
+
+    def auto_disable(self, endpoint: WebhookEndpoint, entry: AuditEntry) -> bool:
+        """Disables an endpoint whose streak qualifies, with its audit entry; False if another did."""
+        ...
+
+
+class Signer(Protocol):
+    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
+        """(kid, Ed25519 signature) by the active platform key."""
+        ...
+
+
+class WebhookClient(Protocol):
+    def post(
+        self, url: str, body: bytes, headers: dict[str, str], *, certificate: ClientCertificate | None = None
+    ) -> HttpAnswer: ...
+
+    def token(
+        self,
+        cache_key: str,
+        token_url: str,
+        client_id: str,
+        client_secret: str,
+        *,
+        scope: str | None = None,
+        audience: str | None = None,
+        fresh: bool = False,
+    ) -> str:
+        """An OAuth2 client-credentials token; raises TokenError when none can be had."""
+        ...
+
+
+class RetryWorkflow(Protocol):
+    def start(self, delivery_id: str, due: datetime) -> None:
+        """Holds the delivery until `due`, then asks for its next attempt (idempotent per delivery)."""
+        ...
+
+
+class Notifier(Protocol):
+    def email_owner(self, account_id: str, subject: str, text: str) -> None:
+        """A platform notice to the account's owner; never raises for a delivery problem."""
         ...

@@ -1,0 +1,38 @@
+"""GET /.well-known/svc/keys (no API key): the public keys that verify Svc-Signature-Ed25519."""
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from pydantic import BaseModel
+
+from postline import wiring
+from postline.http.app import lambda_handler
+
+router = Router()
+
+
+class PublicKey(BaseModel):
+    kty: str
+    crv: str
+    alg: str
+    use: str
+    kid: str
+    x: str  # the raw 32-byte public key, base64url without padding (RFC 8037)
+
+
+class SigningKeySet(BaseModel):
+    keys: list[PublicKey]
+
+
+@router.get(
+    "/.well-known/svc/keys",
+    summary="Webhook signing keys",
+    description="A JSON Web Key Set (RFC 8037, OKP/Ed25519) of the keys that sign webhook deliveries, newest "
+    "first. Pick the key whose kid matches the kid in Svc-Signature-Ed25519; a replaced key stays listed "
+    "for 7 days.",
+    tags=["Webhooks"],
+)
+def signing_keys() -> SigningKeySet:
+    keys = wiring.signing_key_service().published()
+    return SigningKeySet(keys=[PublicKey(**key.jwk()) for key in keys])
+
+
+handler = lambda_handler(router)

@@ -1,0 +1,14 @@
+"""Daily: rotates the Ed25519 webhook signing key when it is due; drops keys past their grace period."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.http.observability import logger
+
+
+@logger.inject_lambda_context
+def rotate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    kid = wiring.signing_keys().rotate(wiring.clock().now())
+    return {"rotated_to": kid}

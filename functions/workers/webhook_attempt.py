@@ -1,0 +1,20 @@
+"""The retry workflow's task: one scheduled attempt of a webhook delivery, if it is due."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.http.observability import logger
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    delivery_id = str(event["delivery_id"])
+    logger.append_keys(delivery_id=delivery_id)
+    over, due = wiring.webhook_deliverer().attempt(delivery_id)
+    return {
+        "delivery_id": delivery_id,
+        "done": over,
+        "next_attempt_at": due.strftime("%Y-%m-%dT%H:%M:%S.%fZ") if due else None,
+    }

@@ -1,0 +1,151 @@
+"""POSTs webhook bodies to receivers over urllib3, and fetches OAuth2 client-credentials tokens.
+
+- One attempt has ATTEMPT_TIMEOUT_SECONDS in all (connect, send, answer); redirects are not
+  followed (a receiver that redirects has not accepted the event).
+- A timeout or a connection dropped mid-answer is "cut short" (spec 6: it earns the +24 h step);
+  a refused connection is an ordinary retryable failure.
+- WEBHOOK_CA_BUNDLE adds certificate authorities receivers may use (a private CA, the tests' CA).
+- mTLS: the client certificate and key go to 0600 files in a private temp directory, one pool
+  per certificate (ssl.load_cert_chain only reads files).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import ssl
+import tempfile
+import threading
+import time
+from typing import Any
+
+import urllib3
+from urllib3.exceptions import HTTPError, ProtocolError, ReadTimeoutError, TimeoutError
+
+from postline.domain.webhook_delivery import ATTEMPT_TIMEOUT_SECONDS, ClientCertificate, HttpAnswer, TokenError
+
+_ANSWER_LIMIT = 64 * 1024  # bytes of a receiver's answer worth reading
+_TOKEN_MARGIN_SECONDS = 30.0
+_USER_AGENT = "Postline-Webhooks/1.0"
+
+
+class WebhookHttp:
+    def __init__(self, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None) -> None:
+        self._timeout = timeout
+        self._ca_bundle = ca_bundle
+        self._pool = urllib3.PoolManager(num_pools=50, maxsize=10, retries=False, ssl_context=self._context())
+        self._mtls_pools: dict[str, urllib3.PoolManager] = {}
+        self._tokens: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+        self._cert_dir: str | None = None
+
+    def post(
+        self, url: str, body: bytes, headers: dict[str, str], *, certificate: ClientCertificate | None = None
+    ) -> HttpAnswer:
+        pool = self._pool_for(certificate)
+        started = time.monotonic()
+        response = None
+        try:
+            response = pool.request(
+                "POST",
+                url,
+                body=body,
+                headers={"Content-Type": "application/json", "User-Agent": _USER_AGENT, **headers},
+                timeout=urllib3.Timeout(total=self._timeout),
+                redirect=False,
+                preload_content=False,
+            )
+            response.read(_ANSWER_LIMIT)
+            return HttpAnswer(response.status, _elapsed_ms(started))
+        except (ReadTimeoutError, TimeoutError) as exc:
+            return HttpAnswer(None, _elapsed_ms(started), cut_short=True, error=f"timed out: {type(exc).__name__}")
+        except ProtocolError as exc:
+            # Connection dropped while the receiver was answering (or before it answered at all).
+            return HttpAnswer(None, _elapsed_ms(started), cut_short=True, error=f"connection dropped: {exc}")
+        except HTTPError as exc:
+            return HttpAnswer(None, _elapsed_ms(started), error=f"{type(exc).__name__}: {exc}")
+        finally:
+            if response is not None:
+                response.release_conn()
+
+    def token(
+        self,
+        cache_key: str,
+        token_url: str,
+        client_id: str,
+        client_secret: str,
+        *,
+        scope: str | None = None,
+        audience: str | None = None,
+        fresh: bool = False,
+    ) -> str:
+        """A client-credentials access token, cached per endpoint until shortly before it expires."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._tokens.get(cache_key)
+        if cached and not fresh and cached[1] > now:
+            return cached[0]
+        fields = {"grant_type": "client_credentials"}
+        if scope:
+            fields["scope"] = scope
+        if audience:
+            fields["audience"] = audience
+        basic = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()  # RFC 6749 2.3.1
+        try:
+            response = self._pool.request_encode_body(
+                "POST",
+                token_url,
+                fields=fields,
+                encode_multipart=False,
+                headers={"Authorization": f"Basic {basic}", "Accept": "application/json", "User-Agent": _USER_AGENT},
+                timeout=urllib3.Timeout(total=self._timeout),
+                redirect=False,
+            )
+        except HTTPError as exc:
+            raise TokenError(f"token endpoint unreachable: {type(exc).__name__}") from exc
+        if response.status != 200:
+            raise TokenError(f"token endpoint answered {response.status}")
+        try:
+            document: Any = response.json()
+            token = str(document["access_token"])
+            lifetime = float(document.get("expires_in", 300))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TokenError("token endpoint answered without an access_token") from exc
+        with self._lock:
+            self._tokens[cache_key] = (token, now + max(lifetime - _TOKEN_MARGIN_SECONDS, 0.0))
+        return token
+
+    def _pool_for(self, certificate: ClientCertificate | None) -> urllib3.PoolManager:
+        if certificate is None:
+            return self._pool
+        with self._lock:
+            pool = self._mtls_pools.get(certificate.fingerprint)
+            if pool is None:
+                context = self._context()
+                context.load_cert_chain(*self._write(certificate))
+                pool = urllib3.PoolManager(num_pools=10, maxsize=4, retries=False, ssl_context=context)
+                self._mtls_pools[certificate.fingerprint] = pool
+            return pool
+
+    def _context(self) -> ssl.SSLContext:
+        """The system's trust store plus WEBHOOK_CA_BUNDLE; a fresh one per pool (mTLS pools add a cert)."""
+        context = ssl.create_default_context()
+        if self._ca_bundle:
+            context.load_verify_locations(cafile=self._ca_bundle)
+        return context
+
+    def _write(self, certificate: ClientCertificate) -> tuple[str, str]:
+        if self._cert_dir is None:
+            self._cert_dir = tempfile.mkdtemp(prefix="postline-mtls-")  # 0700
+        paths = []
+        for suffix, text in (("crt", certificate.cert_pem), ("key", certificate.key_pem)):
+            path = os.path.join(self._cert_dir, f"{certificate.fingerprint}.{suffix}")
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(text)
+            paths.append(path)
+        return paths[0], paths[1]
+
+
+def _elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

@@ -1,0 +1,30 @@
+"""The webhook signing keys receivers verify against (GET /.well-known/svc/keys)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from postline.domain.signing_keys import SigningKey
+from postline.services.ports import Clock
+
+
+class SigningKeyStore(Protocol):
+    def keys(self) -> list[SigningKey]: ...
+
+    def published(self, now: datetime) -> list[SigningKey]: ...
+
+    def rotate(self, now: datetime, *, force: bool = False) -> str | None: ...
+
+
+class SigningKeyService:
+    def __init__(self, store: SigningKeyStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def published(self) -> list[SigningKey]:
+        """Newest first; mints the first key, so receivers can fetch it before any delivery."""
+        now = self._clock.now()
+        if not self._store.keys():
+            self._store.rotate(now)
+        return self._store.published(now)

@@ -1,0 +1,147 @@
+"""Webhook adapters against moto: signing keys, the deliveries table, and the retry workflow's
+definition run by the embedded runtime's Step Functions runner on a movable clock."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from nacl.signing import VerifyKey
+
+from postline.adapters.retry_workflow import StepFunctionsRetry
+from postline.adapters.signing_keys import DynamoSigningKeys
+from postline.adapters.webhook_deliveries import DynamoDeliveryStore
+from postline.domain.signing_keys import PUBLISHED_AFTER_REPLACEMENT, ROTATE_EVERY
+from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
+from postline.local.activity import Activity
+from postline.local.workflows import Workflows
+from tests.aws_stack import InProcessStack, in_process_stack
+
+T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[InProcessStack]:
+    with in_process_stack() as stack:
+        yield stack
+
+
+def test_signing_keys_mint_once_sign_verify_and_rotate_with_grace(stack: InProcessStack) -> None:
+    store = DynamoSigningKeys(stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"),
+                              stack.env["CONTENT_KEY_ID"])  # fmt: skip
+    kid, signature = store.sign(b"1.{}", T0)
+    other = DynamoSigningKeys(stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"),
+                              stack.env["CONTENT_KEY_ID"])  # fmt: skip
+    assert other.sign(b"1.{}", T0)[0] == kid  # a second container uses the same key, mints none
+    (published,) = store.published(T0)
+    x = published.jwk()["x"]
+    VerifyKey(base64.urlsafe_b64decode(x + "=" * (-len(x) % 4))).verify(b"1.{}", signature)
+    item = stack.client("dynamodb").get_item(
+        TableName=stack.env["RESOURCES_TABLE"], Key={"pk": {"S": "PLATFORM"}, "sk": {"S": f"SIGNKEY#{kid}"}}
+    )["Item"]
+    assert "private_key" in item and len(base64.b64decode(item["private_key"]["S"])) > 32  # KMS ciphertext
+
+    assert store.rotate(T0 + timedelta(days=1)) is None  # not due
+    later = T0 + ROTATE_EVERY
+    new_kid = store.rotate(later)
+    assert new_kid and new_kid != kid
+    assert store.sign(b"x", later)[0] == new_kid
+    assert [key.kid for key in store.published(later)] == [new_kid, kid]  # old one still published
+    gone = later + PUBLISHED_AFTER_REPLACEMENT
+    store.rotate(gone)
+    assert [key.kid for key in store.published(gone)] == [new_kid]
+
+
+def delivery(delivery_id: str, created: datetime) -> Delivery:
+    return Delivery(
+        id=delivery_id,
+        account_id="acct_w",
+        endpoint_id="wh_1",
+        url="https://hooks.example/in",
+        event_id=f"evt_{delivery_id}",
+        event_type="delivered",
+        message_id="msg_1",
+        body='{"event":"delivered"}',
+        created_at=created,
+        expires_at=int((created + timedelta(days=30)).timestamp()),
+    )
+
+
+def test_deliveries_are_created_once_and_attempts_recorded_once(stack: InProcessStack) -> None:
+    store = DynamoDeliveryStore(stack.client("dynamodb"), stack.env["WEBHOOK_DELIVERIES_TABLE"])
+    first = delivery("whd_a", T0)
+    assert store.create(first) is True
+    assert store.create(first) is False
+    attempt = Attempt(number=1, at=T0, result=AttemptResult.RETRYABLE, status_code=503, latency_ms=12)
+    after = first.after(attempt)
+    assert store.save(after, attempts_before=0) is True
+    assert store.save(after, attempts_before=0) is False  # a racing worker recorded attempt 1 already
+    stored = store.get("whd_a")
+    assert stored is not None and stored.status is DeliveryStatus.RETRYING and stored.attempts == [attempt]
+
+
+def test_deliveries_of_an_endpoint_list_newest_first_across_months(stack: InProcessStack) -> None:
+    store = DynamoDeliveryStore(stack.client("dynamodb"), stack.env["WEBHOOK_DELIVERIES_TABLE"])
+    made = [delivery(f"whd_m{i}", T0 - timedelta(days=10 * i)) for i in range(6)]
+    for item in made:
+        store.create(item)
+    months = sorted({f"{item.created_at:%Y-%m}" for item in made}, reverse=True)
+    listed = list(store.for_endpoint("acct_w", "wh_1", months, since=T0 - timedelta(days=45), until=T0))
+    assert [item.id for item in listed if item.id.startswith("whd_m")] == ["whd_m0", "whd_m1", "whd_m2", "whd_m3",
+                                                                            "whd_m4"]  # fmt: skip
+
+
+class RecordingAttempt:
+    """Stands in for the attempt function: answers the schedule the way the real one does."""
+
+    def __init__(self, arn: str, answers: list[dict[str, Any]]) -> None:
+        self.arn = arn
+        self.calls: list[dict[str, Any]] = []
+        self._answers = answers
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(event)
+        answer = self._answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return {"delivery_id": event["delivery_id"], **answer}
+
+
+def test_the_retry_definition_waits_on_the_movable_clock_and_loops_until_done(stack: InProcessStack) -> None:
+    sfn = stack.client("stepfunctions")
+    machine = next(m["stateMachineArn"] for m in sfn.list_state_machines()["stateMachines"]
+                   if m["name"].endswith("WebhookRetryStateMachine"))  # fmt: skip
+    definition = json.loads(sfn.describe_state_machine(stateMachineArn=machine)["definition"])
+    arn = definition["States"]["Attempt"]["Parameters"]["FunctionName"]
+    second = T0 + timedelta(minutes=2)
+    attempt = RecordingAttempt(
+        arn,
+        [
+            {"done": False, "next_attempt_at": second.strftime("%Y-%m-%dT%H:%M:%S.%fZ")},
+            RuntimeError("a crashed attempt is retried by the task's Retry rule"),
+            {"done": True, "next_attempt_at": None},
+        ],
+    )
+    runner = Workflows(stack, [machine], [attempt], Activity())  # type: ignore[arg-type, list-item]
+    StepFunctionsRetry(sfn, machine).start("whd_flow", T0 + timedelta(seconds=30))
+    StepFunctionsRetry(sfn, machine).start("whd_flow", T0 + timedelta(seconds=30))  # idempotent
+    runner.fire_due(T0)
+    assert attempt.calls == []  # waiting for +30 s
+    runner.fire_due(T0 + timedelta(seconds=30))
+    assert attempt.calls == [{"delivery_id": "whd_flow"}]
+    runner.fire_due(T0 + timedelta(seconds=90))
+    assert len(attempt.calls) == 1  # the second attempt is due at +2 min
+    runner.fire_due(second)  # fails, then waits out the Retry interval (30 s)
+    assert len(attempt.calls) == 2
+    runner.fire_due(second + timedelta(seconds=29))
+    assert len(attempt.calls) == 2
+    runner.fire_due(second + timedelta(seconds=30))
+    assert len(attempt.calls) == 3
+    (execution,) = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert execution["name"] == "whd_flow" and execution["status"] != "RUNNING"
+    runner.fire_due(second + timedelta(days=1))
+    assert len(attempt.calls) == 3  # an ended execution is not picked up again
