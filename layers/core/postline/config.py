@@ -34,6 +34,8 @@ class Settings(BaseModel):
     smtp_helo_name: str = Field(default="localhost", alias="SMTP_HELO_NAME")
     dns_resolver: str = Field(default="", alias="DNS_RESOLVER")
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
+    # Webhooks to http:// and to private, loopback or link-local addresses: the embedded runtime only.
+    allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -26,7 +26,9 @@ from postline.adapters.suppressions import DynamoSuppressions
 from postline.adapters.transports.ses import SesTransport
 from postline.adapters.transports.simulator import SimulatorTransport
 from postline.adapters.transports.smtp import Relay, SmtpTransport
+from postline.adapters.url_guard import ResolvingUrlGuard
 from postline.adapters.vault import KmsVault
+from postline.adapters.webhooks import DynamoWebhookEndpoints
 from postline.config import Settings
 from postline.domain.accounts import PLAN_LIMITS, Plan
 from postline.domain.messages import Message
@@ -43,6 +45,7 @@ from postline.services.sending import SendService
 from postline.services.templates import TemplateService
 from postline.services.tracking import TrackingService
 from postline.services.usage import UsageService
+from postline.services.webhooks import WebhookService
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
 _clock: Clock = SystemClock()
@@ -76,6 +79,8 @@ def reset() -> None:
         sending_domains,
         tracking_secret,
         transports,
+        webhook_endpoints,
+        url_guard,
     ):
         accessor.cache_clear()
     _retention.cache_clear()
@@ -261,6 +266,24 @@ def send_service() -> SendService:
 
 def template_service() -> TemplateService:
     return TemplateService(templates=resource_store(), ids=ids(), clock=_clock)
+
+
+# -- webhooks -----------------------------------------------------------------------------------
+
+
+@cache
+def webhook_endpoints() -> DynamoWebhookEndpoints:
+    config = settings()
+    return DynamoWebhookEndpoints(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+
+
+@cache
+def url_guard() -> ResolvingUrlGuard:
+    return ResolvingUrlGuard(allow_private=settings().allow_private_webhook_urls)
+
+
+def webhook_service() -> WebhookService:
+    return WebhookService(endpoints=webhook_endpoints(), guard=url_guard(), ids=ids(), clock=_clock)
 
 
 def dispatcher(worker_id: str) -> Dispatcher:

@@ -20,6 +20,8 @@ SEND = "send"  # accept mail: quotas, seal content, queue or schedule, store mes
 MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
+WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
+WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,16 @@ ROUTES: tuple[Route, ...] = (
     Route("TrackClick",      "GET",    "/v3/track/click/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("ListWebhooks",    "GET",    "/v3/webhooks",            "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
+    Route("CreateWebhook",   "POST",   "/v3/webhooks",            "webhooks", Access.WRITE, "webhook.created",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("GetWebhook",      "GET",    "/v3/webhooks/{id}",       "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
+    Route("UpdateWebhook",   "PUT",    "/v3/webhooks/{id}",       "webhooks", Access.WRITE, "webhook.updated",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("DeleteWebhook",   "DELETE", "/v3/webhooks/{id}",       "webhooks", Access.WRITE, "webhook.deleted",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("RotateWebhookSecret", "POST", "/v3/webhooks/{id}/secret/rotate", "webhooks", Access.WRITE,
+          "webhook.secret_rotated", policies=(WEBHOOKS_WRITE,)),
 )
 # fmt: on
 

@@ -17,6 +17,7 @@ from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
+from postline.domain.webhooks import WebhookEndpoint
 
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
 
@@ -193,3 +194,38 @@ class Transport(Protocol):
     def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
         """Hands each parcel to the next hop; one outcome per parcel, in order."""
         ...
+
+
+class UrlGuard(Protocol):
+    def check(self, url: str) -> None:
+        """Raises ValidationFailed unless webhooks may go to `url`: https (http only where private
+        URLs are allowed), no credentials, and every address the host resolves to public unless
+        private URLs are allowed. Delivery calls it again at send time (DNS rebinding)."""
+        ...
+
+
+class WebhookEndpoints(Protocol):
+    """Endpoints with their auth decrypted; storage keeps every secret encrypted."""
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None: ...
+
+    def list_endpoints(self, account_id: str, *, page: int, per_page: int) -> tuple[list[WebhookEndpoint], int]:
+        """One page, oldest first, and the total count."""
+        ...
+
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        """Every enabled endpoint of the account (the fan-out's read: one Query)."""
+        ...
+
+    def create_endpoint(self, endpoint: WebhookEndpoint, *, max_endpoints: int, audit: AuditEntry) -> None:
+        """Raises Forbidden(plan_limit_reached) when the account already holds max_endpoints."""
+        ...
+
+    def update_endpoint(
+        self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
+    ) -> None:
+        """Writes only `fields` of the endpoint, if it still has the updated_at it was read with
+        (else NotFound): counters written meanwhile by delivery are kept."""
+        ...
+
+    def delete_endpoint(self, endpoint: WebhookEndpoint, audit: AuditEntry) -> None: ...
