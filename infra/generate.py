@@ -33,6 +33,8 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     TRACK,
+    WEBHOOKS_READ,
+    WEBHOOKS_WRITE,
     Route,
 )
 
@@ -58,6 +60,12 @@ def _crud(table: str) -> dict[str, Any]:
 
 def _read(table: str) -> dict[str, Any]:
     return {"DynamoDBReadPolicy": {"TableName": {"Ref": table}}}
+
+
+def _content_key(*actions: str) -> dict[str, Any]:
+    return {
+        "Statement": [{"Effect": "Allow", "Action": list(actions), "Resource": {"Fn::GetAtt": ["ContentKey", "Arn"]}}]
+    }
 
 
 POLICIES: dict[str, list[dict[str, Any]]] = {
@@ -131,6 +139,8 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
     ],
+    WEBHOOKS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
+    WEBHOOKS_WRITE: [_crud("ResourcesTable"), _content_key("kms:GenerateDataKey", "kms:Decrypt")],
 }
 
 
@@ -219,7 +229,8 @@ def render_openapi() -> str:
                 "Transactional email delivery. Every request carries `Authorization: Bearer <API key>` "
                 "(or a console JWT). Failures use the error body "
                 '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
-                "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`."
+                "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
+                "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`."
             ),
             servers=[],
             security_schemes={"bearer": HTTPBearer(description="API key or console JWT")},

@@ -31,6 +31,7 @@ from postline.domain.audit import AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound
 from postline.domain.keys import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.domain.pagination import page_window
+from postline.domain.webhooks import WebhookEndpoint
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
 
@@ -311,3 +312,66 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item)
+
+
+class InMemoryWebhookEndpoints:
+    """WebhookEndpoints with the DynamoDB adapter's semantics (`postline.adapters.webhooks`):
+    - create refuses with Forbidden(plan_limit_reached) once the account holds max_endpoints;
+    - update writes only the named fields, and only while the stored updated_at is the one the
+      caller read (else NotFound), so counters written meanwhile survive;
+    - lists are oldest first (ids sort by creation); every write records its audit entry in `audit`.
+    """
+
+    def __init__(self, audit: InMemoryStore) -> None:
+        self._audit = audit
+        self._items: dict[tuple[str, str], dict[str, Any]] = {}
+        self._counts: dict[str, int] = {}
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None:
+        data = self._items.get((account_id, endpoint_id))
+        return WebhookEndpoint.model_validate(data) if data is not None else None
+
+    def list_endpoints(self, account_id: str, *, page: int, per_page: int) -> tuple[list[WebhookEndpoint], int]:
+        endpoints = self._all(account_id)
+        start, stop = page_window(page, per_page)
+        return endpoints[start:stop], len(endpoints)
+
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        return [e for e in self._all(account_id) if e.enabled]
+
+    def create_endpoint(self, endpoint: WebhookEndpoint, *, max_endpoints: int, audit: AuditEntry) -> None:
+        count = self._counts.get(endpoint.account_id, 0)
+        if count >= max_endpoints:
+            raise Forbidden(f"Your plan allows at most {max_endpoints} webhook endpoints.", code="plan_limit_reached")
+        if (endpoint.account_id, endpoint.id) in self._items:
+            raise Conflict(f"webhook endpoint {endpoint.id} already exists")
+        self._counts[endpoint.account_id] = count + 1
+        self._items[(endpoint.account_id, endpoint.id)] = endpoint.model_dump(mode="json")
+        self._audit.record(audit)
+
+    def update_endpoint(
+        self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
+    ) -> None:
+        stored = self._items.get((endpoint.account_id, endpoint.id))
+        if stored is None or datetime.fromisoformat(stored["updated_at"]) != expected_updated_at:
+            raise NotFound(f"webhook endpoint {endpoint.id} not found or changed meanwhile")
+        data = endpoint.model_dump(mode="json")
+        stored.update({name: data[name] for name in fields})
+        self._audit.record(audit)
+
+    def delete_endpoint(self, endpoint: WebhookEndpoint, audit: AuditEntry) -> None:
+        if self._items.pop((endpoint.account_id, endpoint.id), None) is None:
+            raise NotFound(f"webhook endpoint {endpoint.id} not found")
+        self._counts[endpoint.account_id] -= 1
+        self._audit.record(audit)
+
+    def set_fields(self, account_id: str, endpoint_id: str, **fields: Any) -> None:
+        """What delivery's own UpdateItem does (failure counters): no updated_at change, no audit."""
+        self._items[(account_id, endpoint_id)].update(fields)
+
+    def _all(self, account_id: str) -> list[WebhookEndpoint]:
+        return [
+            WebhookEndpoint.model_validate(data)
+            for (owner, _), data in sorted(self._items.items())
+            if owner == account_id
+        ]

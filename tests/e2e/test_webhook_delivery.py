@@ -19,7 +19,7 @@ from nacl.signing import VerifyKey
 
 from postline.local.runtime import Runtime
 from tests.e2e.support import Api, TestAccount, make_account
-from tests.peers.webhook_receiver import Receiver, Received
+from tests.peers.webhook_receiver import Received, Receiver
 
 pytestmark = pytest.mark.e2e
 SCHEDULE = [30, 120, 600, 3600, 6 * 3600, 12 * 3600]  # seconds after the previous attempt (spec 6)
@@ -91,9 +91,7 @@ def test_an_event_reaches_its_endpoint_signed_both_ways(
     assert ed25519_valid(runtime, request)
 
 
-def test_a_failing_receiver_gets_seven_attempts_at_the_schedule(
-    runtime: Runtime, account: TestAccount
-) -> None:
+def test_a_failing_receiver_gets_seven_attempts_at_the_schedule(runtime: Runtime, account: TestAccount) -> None:
     with Receiver(answers=[503]) as failing:
         api = Api(runtime.base_url, account.test_key)
         endpoint(api, failing.url, ["delivered"])

@@ -29,7 +29,13 @@ NOT_JSON = {"track_open": "image/gif", "unsubscribe_page": "text/html; charset=u
 
 @pytest.mark.parametrize("name", EVENTS)
 def test_every_response_is_json_with_a_request_id(invoke: Invoke, name: str) -> None:
-    response = invoke(name, key_id="key_placeholder", message_id="msg_placeholder", template_id="tpl_placeholder")
+    response = invoke(
+        name,
+        key_id="key_placeholder",
+        message_id="msg_placeholder",
+        template_id="tpl_placeholder",
+        webhook_id="wh_placeholder",
+    )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
     assert header(response, "X-Request-Id") == "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
     if response["statusCode"] >= 400:

@@ -38,6 +38,8 @@ class Settings(BaseModel):
     webhook_ca_bundle: str = Field(default="", alias="WEBHOOK_CA_BUNDLE")  # extra CAs receivers may use
     notifications_from: str = Field(default="Postline <notifications@postline.invalid>", alias="NOTIFICATIONS_FROM")
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
+    # Webhooks to http:// and to private, loopback or link-local addresses: the embedded runtime only.
+    allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -20,18 +20,20 @@ from postline.adapters.domains import DynamoSendingDomains
 from postline.adapters.events import DynamoEventStore
 from postline.adapters.messages import DynamoMessageStore
 from postline.adapters.mx import MxResolver
-from postline.adapters.resources import ResourceStore
-from postline.adapters.secrets import PepperedHasher
 from postline.adapters.notifier import OwnerNotifier
+from postline.adapters.resources import ResourceStore
 from postline.adapters.retry_workflow import StepFunctionsRetry
+from postline.adapters.secrets import PepperedHasher
 from postline.adapters.signing_keys import DynamoSigningKeys
 from postline.adapters.suppressions import DynamoSuppressions
 from postline.adapters.transports.ses import SesTransport
 from postline.adapters.transports.simulator import SimulatorTransport
 from postline.adapters.transports.smtp import Relay, SmtpTransport
+from postline.adapters.url_guard import ResolvingUrlGuard
 from postline.adapters.vault import KmsVault
 from postline.adapters.webhook_deliveries import DynamoDeliveryStore
 from postline.adapters.webhook_http import WebhookHttp
+from postline.adapters.webhooks import DynamoWebhookEndpoints
 from postline.config import Settings
 from postline.domain.accounts import PLAN_LIMITS, Plan
 from postline.domain.messages import Message
@@ -45,11 +47,12 @@ from postline.services.feedback import FeedbackService
 from postline.services.keys import KeyService
 from postline.services.ports import Clock, Transport
 from postline.services.sending import SendService
+from postline.services.signing_keys import SigningKeyService
 from postline.services.templates import TemplateService
 from postline.services.tracking import TrackingService
-from postline.services.signing_keys import SigningKeyService
 from postline.services.usage import UsageService
 from postline.services.webhook_delivery import WebhookDeliverer
+from postline.services.webhooks import WebhookService
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
 _clock: Clock = SystemClock()
@@ -86,6 +89,8 @@ def reset() -> None:
         signing_keys,
         webhook_deliveries,
         webhook_http,
+        webhook_endpoints,
+        url_guard,
     ):
         accessor.cache_clear()
     _retention.cache_clear()
@@ -273,6 +278,24 @@ def template_service() -> TemplateService:
     return TemplateService(templates=resource_store(), ids=ids(), clock=_clock)
 
 
+# -- webhooks -----------------------------------------------------------------------------------
+
+
+@cache
+def webhook_endpoints() -> DynamoWebhookEndpoints:
+    config = settings()
+    return DynamoWebhookEndpoints(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+
+
+@cache
+def url_guard() -> ResolvingUrlGuard:
+    return ResolvingUrlGuard(allow_private=settings().allow_private_webhook_urls)
+
+
+def webhook_service() -> WebhookService:
+    return WebhookService(endpoints=webhook_endpoints(), guard=url_guard(), ids=ids(), clock=_clock)
+
+
 def dispatcher(worker_id: str) -> Dispatcher:
     return Dispatcher(
         messages=message_store(),
@@ -338,7 +361,6 @@ def webhook_deliverer() -> WebhookDeliverer:
         retention_days=retention_days,
         clock=_clock,
     )
-
 
 
 def signing_key_service() -> SigningKeyService:

@@ -1,11 +1,12 @@
 """The resources table: accounts, keys, audit (and later webhooks, domains, templates, ...).
 
 Layout (partition per account, sort key per type and id):
-    ACCT#<account>   ACCOUNT               the account, with key_count for the plan limit
+    ACCT#<account>   ACCOUNT               the account, with key_count and webhook_count for plan limits
     ACCT#<account>   KEY#<key id>          an API key (keyed hash only)
     ACCT#<account>   AUDIT#<time>#<id>     an audit entry, newest last in sort order
     ACCT#<account>   TPL#<template id>     a template (ids sort by creation time)
     ACCT#<account>   DOMAIN#<name>         a sending domain (adapters/domains.py)
+    ACCT#<account>   WEBHOOK#<id>          a webhook endpoint, auth encrypted (adapters/webhooks.py)
     KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup
     PLATFORM         SETTINGS              platform-wide switches (sending paused)
 
@@ -72,6 +73,25 @@ def _put(
     return {"Put": put}
 
 
+def audit_put(table: str, entry: AuditEntry) -> dict[str, Any]:
+    """The transaction item that records an audit entry beside the write it describes."""
+    pk = account_pk(entry.account_id) if entry.account_id else PLATFORM[0]
+    return _put(table, pk, audit_sk(entry), entry.model_dump(mode="json"))
+
+
+def transact(db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "") -> None:
+    """TransactWriteItems whose first item's failed condition means `missing` (NotFound), else Conflict."""
+    try:
+        db.transact_write_items(TransactItems=ops)
+    except ClientError as exc:
+        codes = cancellation_codes(exc)
+        if codes and codes[0] == "ConditionalCheckFailed":
+            if missing:
+                raise NotFound(missing) from exc
+            raise Conflict(conflict or "the resource changed concurrently; retry") from exc
+        raise
+
+
 class ResourceStore:
     """Implements AccountStore, KeyStore and AuditStore over one DynamoDB table."""
 
@@ -83,8 +103,7 @@ class ResourceStore:
     # -- audit ---------------------------------------------------------------------------------------
 
     def _audit_op(self, entry: AuditEntry) -> dict[str, Any]:
-        pk = account_pk(entry.account_id) if entry.account_id else PLATFORM[0]
-        return _put(self._table, pk, audit_sk(entry), entry.model_dump(mode="json"))
+        return audit_put(self._table, entry)
 
     def record(self, entry: AuditEntry) -> None:
         self._transact([self._audit_op(entry)])
@@ -334,15 +353,7 @@ class ResourceStore:
         yield from paginator.paginate(TableName=self._table, **kwargs)
 
     def _transact(self, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "") -> None:
-        try:
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            codes = cancellation_codes(exc)
-            if codes and codes[0] == "ConditionalCheckFailed":
-                if missing:
-                    raise NotFound(missing) from exc
-                raise Conflict(conflict or "the resource changed concurrently; retry") from exc
-            raise
+        transact(self._db, ops, missing=missing, conflict=conflict)
 
 
 def _key_data(api_key: ApiKey) -> dict[str, Any]:

@@ -32,12 +32,12 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _seal(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+def seal_bytes(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
     nonce = os.urandom(_NONCE)
     return nonce + AESGCM(key).encrypt(nonce, plaintext, aad)
 
 
-def _unseal(key: bytes, sealed: bytes, aad: bytes) -> bytes:
+def open_bytes(key: bytes, sealed: bytes, aad: bytes) -> bytes:
     return AESGCM(key).decrypt(sealed[:_NONCE], sealed[_NONCE:], aad)
 
 
@@ -58,8 +58,8 @@ class KmsVault:
         for message_id, content in items:
             aad = message_id.encode()
             dek = AESGCM.generate_key(bit_length=256)
-            body = _seal(dek, content.model_dump_json(exclude_defaults=True).encode(), aad)
-            record: Sealed = {"kek": wrapped_kek, "dek": _b64(_seal(kek, dek, aad))}
+            body = seal_bytes(dek, content.model_dump_json(exclude_defaults=True).encode(), aad)
+            record: Sealed = {"kek": wrapped_kek, "dek": _b64(seal_bytes(kek, dek, aad))}
             if len(body) <= INLINE_LIMIT:
                 record["body"] = _b64(body)
             else:
@@ -72,12 +72,12 @@ class KmsVault:
         if "dek" not in sealed:
             raise LookupError(f"the content of {message_id} was erased")
         aad = message_id.encode()
-        dek = _unseal(self._kek(sealed["kek"]), base64.b64decode(sealed["dek"]), aad)
+        dek = open_bytes(self._kek(sealed["kek"]), base64.b64decode(sealed["dek"]), aad)
         if "body" in sealed:
             body = base64.b64decode(sealed["body"])
         else:
             body = self._s3.get_object(Bucket=self._bucket, Key=sealed["s3"])["Body"].read()
-        return Content.model_validate_json(_unseal(dek, body, aad))
+        return Content.model_validate_json(open_bytes(dek, body, aad))
 
     def _kek(self, wrapped: str) -> bytes:
         # A batch's messages share one KEK: decrypt it once per container, not once per message.

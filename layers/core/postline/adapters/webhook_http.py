@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 import urllib3
 from urllib3.exceptions import HTTPError, ProtocolError, ReadTimeoutError, TimeoutError
@@ -92,12 +93,16 @@ class WebhookHttp:
             fields["audience"] = audience
         basic = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()  # RFC 6749 2.3.1
         try:
-            response = self._pool.request_encode_body(
+            response = self._pool.request(
                 "POST",
                 token_url,
-                fields=fields,
-                encode_multipart=False,
-                headers={"Authorization": f"Basic {basic}", "Accept": "application/json", "User-Agent": _USER_AGENT},
+                body=urlencode(fields),
+                headers={
+                    "Authorization": f"Basic {basic}",
+                    "Accept": "application/json",
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "User-Agent": _USER_AGENT,
+                },
                 timeout=urllib3.Timeout(total=self._timeout),
                 redirect=False,
             )

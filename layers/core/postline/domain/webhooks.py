@@ -151,6 +151,10 @@ HmacSecret = Annotated[str, AfterValidator(check_secret)]
 WebhookUrl = Annotated[str, Field(min_length=1, max_length=MAX_URL_LENGTH), AfterValidator(check_url_shape)]
 Text = Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(check_no_control)]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION_LENGTH), AfterValidator(check_no_control)]
+BearerToken = Annotated[str, Field(min_length=1, max_length=4096), AfterValidator(check_visible)]
+BasicUsername = Annotated[str, Field(min_length=1, max_length=256), AfterValidator(check_basic_username)]
+BasicPassword = Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(check_no_control)]
+ClientSecret = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(check_no_control)]
 
 
 def check_events(events: list[EventType]) -> list[EventType]:
@@ -202,13 +206,13 @@ class HmacAuth(BaseModel):
 
 class BearerAuth(BaseModel):
     mode: Literal[AuthMode.BEARER] = AuthMode.BEARER
-    token: Annotated[str, Field(min_length=1, max_length=4096), AfterValidator(check_visible)]
+    token: BearerToken
 
 
 class BasicAuth(BaseModel):
     mode: Literal[AuthMode.BASIC] = AuthMode.BASIC
-    username: Annotated[str, Field(min_length=1, max_length=256), AfterValidator(check_basic_username)]
-    password: Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(check_no_control)]
+    username: BasicUsername
+    password: BasicPassword
 
 
 class CustomHeadersAuth(BaseModel):
@@ -222,7 +226,7 @@ class OAuth2Auth(BaseModel):
     mode: Literal[AuthMode.OAUTH2] = AuthMode.OAUTH2
     token_url: WebhookUrl
     client_id: Text
-    client_secret: Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(check_no_control)]
+    client_secret: ClientSecret
     scope: Text | None = None
     audience: Text | None = None
 

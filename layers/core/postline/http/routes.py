@@ -21,6 +21,8 @@ MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
 SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first one
+WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
+WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,16 @@ ROUTES: tuple[Route, ...] = (
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("SigningKeys",     "GET",    "/.well-known/svc/keys",   "wellknown", Access.PUBLIC, policies=(SIGNING_KEYS,)),
+    Route("ListWebhooks",    "GET",    "/v3/webhooks",            "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
+    Route("CreateWebhook",   "POST",   "/v3/webhooks",            "webhooks", Access.WRITE, "webhook.created",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("GetWebhook",      "GET",    "/v3/webhooks/{id}",       "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
+    Route("UpdateWebhook",   "PUT",    "/v3/webhooks/{id}",       "webhooks", Access.WRITE, "webhook.updated",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("DeleteWebhook",   "DELETE", "/v3/webhooks/{id}",       "webhooks", Access.WRITE, "webhook.deleted",
+          policies=(WEBHOOKS_WRITE,)),
+    Route("RotateWebhookSecret", "POST", "/v3/webhooks/{id}/secret/rotate", "webhooks", Access.WRITE,
+          "webhook.secret_rotated", policies=(WEBHOOKS_WRITE,)),
 )
 # fmt: on
 

@@ -192,14 +192,16 @@ class Runtime:
 
     def _local_parameters(self, base_url: str) -> dict[str, str]:
         """The caller's parameters, plus what only this machine knows unless the caller said otherwise:
-        outbound mail goes to the local sink, tracking links point at this gateway, and queue delays
-        go through schedules (which the movable clock fires; SQS delays run on the wall clock)."""
+        outbound mail goes to the local sink, tracking links point at this gateway, queue delays
+        go through schedules (which the movable clock fires; SQS delays run on the wall clock), and
+        webhooks may go to this machine's receivers (http://127.0.0.1:...)."""
         declared = self._template.body.get("Parameters") or {}
         local = {
             "SmtpRelay": self.mail_sink,
             "PublicBaseUrl": base_url,
             "OutboundTransport": "smtp",
             "QueueMaxDelaySeconds": "0",
+            "AllowPrivateWebhookUrls": "true",
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -279,7 +280,7 @@ def _wait_until(state: dict[str, Any], data: Any, now: datetime) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-_COMPARISONS = {
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "BooleanEquals": lambda a, b: a is b,
     "StringEquals": lambda a, b: a == b,
     "NumericEquals": lambda a, b: a == b,

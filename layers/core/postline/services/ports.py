@@ -272,3 +272,38 @@ class Notifier(Protocol):
     def email_owner(self, account_id: str, subject: str, text: str) -> None:
         """A platform notice to the account's owner; never raises for a delivery problem."""
         ...
+
+
+class UrlGuard(Protocol):
+    def check(self, url: str) -> None:
+        """Raises ValidationFailed unless webhooks may go to `url`: https (http only where private
+        URLs are allowed), no credentials, and every address the host resolves to public unless
+        private URLs are allowed. Delivery calls it again at send time (DNS rebinding)."""
+        ...
+
+
+class WebhookEndpoints(Protocol):
+    """Endpoints with their auth decrypted; storage keeps every secret encrypted."""
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None: ...
+
+    def list_endpoints(self, account_id: str, *, page: int, per_page: int) -> tuple[list[WebhookEndpoint], int]:
+        """One page, oldest first, and the total count."""
+        ...
+
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        """Every enabled endpoint of the account (the fan-out's read: one Query)."""
+        ...
+
+    def create_endpoint(self, endpoint: WebhookEndpoint, *, max_endpoints: int, audit: AuditEntry) -> None:
+        """Raises Forbidden(plan_limit_reached) when the account already holds max_endpoints."""
+        ...
+
+    def update_endpoint(
+        self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
+    ) -> None:
+        """Writes only `fields` of the endpoint, if it still has the updated_at it was read with
+        (else NotFound): counters written meanwhile by delivery are kept."""
+        ...
+
+    def delete_endpoint(self, endpoint: WebhookEndpoint, audit: AuditEntry) -> None: ...

@@ -1,0 +1,73 @@
+"""The webhook sample events through their Lambda handlers, on the template's default settings
+(private webhook URLs not allowed; the system resolver answers for hooks.example.com here)."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+from postline import wiring
+from tests.handlers.conftest import Invoke, body
+
+PUBLIC_ADDRESS = "93.184.215.14"
+
+
+@pytest.fixture
+def public_dns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hooks.example.com resolves to a public address, as it would on the internet."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.example.com":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (PUBLIC_ADDRESS, port))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "code"),
+    [
+        ("create_webhook_private_url", 400, "validation_error"),
+        ("create_webhook_two_auth_modes", 400, "validation_error"),
+        ("get_webhook", 404, "not_found"),
+    ],
+)
+def test_webhook_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
+    response = invoke(name, webhook_id="wh_missing")
+    assert (response["statusCode"], body(response)["error"]["code"]) == (status, code), response["body"]
+
+
+def test_private_urls_are_not_allowed_by_default() -> None:
+    assert wiring.settings().allow_private_webhook_urls is False
+
+
+def test_webhook_lifecycle_through_the_sample_events(invoke: Invoke, public_dns: None) -> None:
+    created = invoke("create_webhook")
+    assert created["statusCode"] == 201, created["body"]
+    endpoint = body(created)
+    secret = endpoint["secret"]
+    assert secret.startswith("whsec_") and endpoint["auth"]["key_id"] == "whsec_" + secret[-4:]
+    assert endpoint["auth"]["header"] == "X-Acme-Signature" and endpoint["status"] == "active"
+
+    read = invoke("get_webhook", webhook_id=endpoint["id"])
+    assert read["statusCode"] == 200 and secret not in read["body"]
+    assert endpoint["id"] in [item["id"] for item in body(invoke("list_webhooks"))["items"]]
+
+    paused = body(invoke("update_webhook", webhook_id=endpoint["id"]))
+    assert (paused["status"], paused["disabled_reason"], paused["description"]) == (
+        "disabled",
+        "manual",
+        "Paused for maintenance",
+    )
+
+    rotated = body(invoke("rotate_webhook_secret", webhook_id=endpoint["id"]))
+    assert rotated["secret"] != secret and rotated["auth"]["previous_key_id"] == endpoint["auth"]["key_id"]
+
+    assert invoke("delete_webhook", webhook_id=endpoint["id"])["statusCode"] == 200
+    assert invoke("get_webhook", webhook_id=endpoint["id"])["statusCode"] == 404
+
+    actions = [entry["action"] for entry in body(invoke("list_audit"))["items"][:4]]
+    assert actions == ["webhook.deleted", "webhook.secret_rotated", "webhook.updated", "webhook.created"]
