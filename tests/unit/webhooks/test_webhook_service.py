@@ -378,3 +378,19 @@ def test_audit_details_name_the_host_not_the_url_or_secrets(setup: Setup) -> Non
         dumped = entry.model_dump_json()
         assert "url-secret-123" not in dumped and created.secret not in dumped
     assert setup.world.store.audit_entries()[-1].details.startswith("hooks.example.com (hmac); new key id whsec_")
+
+
+def test_re_enabling_always_writes_a_fresh_failure_budget(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    created = setup.create(enabled=False)
+    account_id = setup.principal.account.id
+    read = setup.endpoints.get_endpoint
+
+    def read_then_fail(account: str, endpoint_id: str) -> Any:
+        """Delivery records a failure between the PUT's read and its write (updated_at unchanged)."""
+        endpoint = read(account, endpoint_id)
+        setup.endpoints.set_fields(account, endpoint_id, consecutive_failures=1)
+        return endpoint
+
+    monkeypatch.setattr(setup.endpoints, "get_endpoint", read_then_fail)
+    setup.update(created.id, enabled=True)
+    assert read(account_id, created.id).consecutive_failures == 0

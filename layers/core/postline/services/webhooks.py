@@ -240,9 +240,10 @@ def _with_secret(endpoint: WebhookEndpoint, now: datetime, secret: str | None) -
     return WebhookWithSecret(**webhook_view(endpoint, now).model_dump(), secret=secret)
 
 
-# Fields an owner's PUT may change; the failure counters belong to delivery.
+# Fields an owner's PUT may change. The failure counters belong to delivery, but re-enabling
+# resets them, always (a failure recorded after this read must not survive the fresh budget).
 _MUTABLE = ("url", "events", "description", "enabled", "disabled_reason", "disabled_at", "auth")
-_RESETS = ("consecutive_failures", "failing_since")
+_RESETS = {"consecutive_failures", "failing_since"}
 
 
 class WebhookService:
@@ -290,8 +291,9 @@ class WebhookService:
         for required in ("url", "events", "enabled"):
             if required in given and getattr(request, required) is None:
                 raise ValidationFailed(f"{required} cannot be null.")
-        changes: dict[str, object] = {name: getattr(request, name) for name in ("url", "events", "description")}
-        changes = {name: value for name, value in changes.items() if name in given}
+        changes: dict[str, object] = {
+            name: getattr(request, name) for name in ("url", "events", "description") if name in given
+        }
         if request.url is not None and request.url != current.url:
             self._guard.check(request.url)
         secret = None
@@ -302,11 +304,13 @@ class WebhookService:
             updated = updated.enable(now)
         elif request.enabled is False:
             updated = updated.disable(DisabledReason.MANUAL, now)
-        fields = {name for name in (*_MUTABLE, *_RESETS) if getattr(updated, name) != getattr(current, name)}
+        fields = {name for name in _MUTABLE if getattr(updated, name) != getattr(current, name)}
         if not fields:  # nothing changes: no write, no audit entry
             return _with_secret(current, now, None)
         updated = updated.model_copy(update={"updated_at": now})
         audit = self._audit(principal, updated, "webhook.updated", now, "changed: " + ", ".join(sorted(fields)))
+        if updated.enabled and not current.enabled:
+            fields |= _RESETS
         self._endpoints.update_endpoint(
             updated, fields=fields | {"updated_at"}, expected_updated_at=current.updated_at, audit=audit
         )
