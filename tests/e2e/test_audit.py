@@ -41,7 +41,12 @@ def test_every_write_route_declares_its_audit_action() -> None:
 
 def _call(admin: Api, route: Route) -> str:
     """Perform a write route on a fresh key; returns the audit target it should record."""
-    if route.module == "templates":
+    if route.module == "webhooks":
+        hook = {"url": "http://127.0.0.1:9/hooks", "events": ["delivered"], "auth": {"hmac": {}}}
+        if route.name == "CreateWebhook":
+            return str(admin.post("/v3/webhooks", json=hook).json()["id"])
+        target = admin.post("/v3/webhooks", json=hook).json()["id"]
+    elif route.module == "templates":
         if route.name == "CreateTemplate":
             return str(admin.post("/v3/templates", json={"name": "new", "subject": "Hi"}).json()["id"])
         target = admin.post("/v3/templates", json={"name": "audited", "subject": "Hi"}).json()["id"]
@@ -51,6 +56,8 @@ def _call(admin: Api, route: Route) -> str:
         target = admin.post("/v3/keys", json={"name": "audited"}).json()["id"]
     path = route.path.replace("{id}", target)
     body: dict[str, Any] | None = {"name": "renamed"} if route.method == "PATCH" else None
+    if route.method == "PUT":
+        body = {"enabled": False}
     response = admin.request(route.method, path, json=body)
     assert response.status_code < 300, response.text
     return str(target)
