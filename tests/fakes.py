@@ -31,6 +31,7 @@ from postline.domain.audit import AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound
 from postline.domain.keys import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.domain.pagination import page_window
+from postline.domain.verification import MailRoute
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
 
@@ -311,3 +312,16 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item)
+
+
+class StaticRoutes:
+    """MailRoutes from a table: domain -> MailRoute; unknown domains do not exist (NXDOMAIN).
+    Remembers the domains asked, in order."""
+
+    def __init__(self, routes: dict[str, MailRoute] | None = None) -> None:
+        self._routes = dict(routes or {})
+        self.asked: list[str] = []
+
+    def route(self, domain: str) -> MailRoute:
+        self.asked.append(domain)
+        return self._routes.get(domain, MailRoute(exists=False))

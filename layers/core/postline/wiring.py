@@ -43,6 +43,7 @@ from postline.services.sending import SendService
 from postline.services.templates import TemplateService
 from postline.services.tracking import TrackingService
 from postline.services.usage import UsageService
+from postline.services.verification import Verifier
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
 _clock: Clock = SystemClock()
@@ -75,6 +76,7 @@ def reset() -> None:
         dispatch_queue,
         sending_domains,
         tracking_secret,
+        mx_resolver,
         transports,
     ):
         accessor.cache_clear()
@@ -209,13 +211,18 @@ def tracking_secret() -> Callable[[], bytes]:
 
 
 @cache
+def mx_resolver() -> MxResolver:
+    return MxResolver(settings().dns_resolver)
+
+
+@cache
 def transports() -> dict[str, Transport]:
     config = settings()
     return {
         "test": SimulatorTransport(),
         "smtp": SmtpTransport(
             relay=Relay.parse(config.smtp_relay),
-            resolver=MxResolver(config.dns_resolver),
+            resolver=mx_resolver(),
             mx_port=config.smtp_mx_port,
             helo_name=config.smtp_helo_name,
         ),
@@ -271,6 +278,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         domains=sending_domains(),
         suppressions=suppressions(),
         transport_for=transport_for,
+        verifier=Verifier(mx_resolver()),
         links=links(),
         retention_days=retention_days,
         clock=_clock,
