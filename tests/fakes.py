@@ -31,6 +31,7 @@ from postline.domain.audit import AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound
 from postline.domain.keys import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.domain.pagination import page_window
+from postline.domain.verification import MailRoute
 from postline.domain.webhooks import WebhookEndpoint
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
@@ -375,3 +376,16 @@ class InMemoryWebhookEndpoints:
             for (owner, _), data in sorted(self._items.items())
             if owner == account_id
         ]
+
+
+class StaticRoutes:
+    """MailRoutes from a table: domain -> MailRoute; unknown domains do not exist (NXDOMAIN).
+    Remembers the domains asked, in order."""
+
+    def __init__(self, routes: dict[str, MailRoute] | None = None) -> None:
+        self._routes = dict(routes or {})
+        self.asked: list[str] = []
+
+    def route(self, domain: str) -> MailRoute:
+        self.asked.append(domain)
+        return self._routes.get(domain, MailRoute(exists=False))

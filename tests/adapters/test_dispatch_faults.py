@@ -27,7 +27,9 @@ from postline.domain.messages import RecipientState, SendRequest
 from postline.domain.tracking import LinkMaker
 from postline.services.dispatch import LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
 from postline.services.ports import Transport
+from postline.services.verification import Verifier
 from tests.aws_stack import InProcessStack, in_process_stack
+from tests.fakes import StaticRoutes
 
 
 class Killed(BaseException):
@@ -114,7 +116,12 @@ def _rule() -> Any:
     return RouteRule(Access.SEND, False)
 
 
-def _dispatcher(transport: Transport, store: DynamoMessageStore | None = None, worker: str = "w1") -> Dispatcher:
+def _dispatcher(
+    transport: Transport,
+    store: DynamoMessageStore | None = None,
+    worker: str = "w1",
+    routes: StaticRoutes | None = None,
+) -> Dispatcher:
     return Dispatcher(
         messages=store or wiring.message_store(),
         vault=wiring.vault(),
@@ -122,6 +129,7 @@ def _dispatcher(transport: Transport, store: DynamoMessageStore | None = None, w
         domains=wiring.sending_domains(),
         suppressions=wiring.suppressions(),
         transport_for=lambda message: transport,
+        verifier=Verifier(routes or StaticRoutes()),
         links=LinkMaker("https://track.example", b"secret"),
         retention_days=lambda account_id: 30,
         clock=wiring.clock(),

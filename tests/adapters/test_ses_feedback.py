@@ -18,7 +18,9 @@ from postline.domain.keys import Access, Environment
 from postline.domain.messages import SendRequest
 from postline.services.auth import RouteRule
 from postline.services.dispatch import Dispatcher
+from postline.services.verification import Verifier
 from tests.aws_stack import InProcessStack
+from tests.fakes import StaticRoutes
 
 
 @pytest.fixture
@@ -53,6 +55,7 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
         domains=wiring.sending_domains(),
         suppressions=wiring.suppressions(),
         transport_for=lambda message: SesTransport(stack.client("sesv2"), None),
+        verifier=Verifier(StaticRoutes()),
         links=None,
         retention_days=lambda account_id: 30,
         clock=wiring.clock(),

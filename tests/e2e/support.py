@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -103,9 +104,11 @@ def run_cli(runtime: Any, *args: str, expect_success: bool = True) -> Any:
 
     Returns the parsed JSON output, or the CompletedProcess when expect_success is False.
     """
+    # The same code as this process (a worktree's PYTHONPATH wins over the editable install).
+    code = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     done = subprocess.run(
         [sys.executable, "-m", "postline.cli", *args],
-        env={"PATH": "/usr/bin:/bin", **runtime.env},
+        env={"PATH": "/usr/bin:/bin", **code, **runtime.env},
         capture_output=True,
         text=True,
         check=False,

@@ -10,6 +10,9 @@ runtime is up, and the signature on what the MX received is checked by dkimpy as
 DNS server through dnspython. Events are read from the child's emulator (the events table's
 by_message index), as a dashboard would; message status from GET /v3/messages/{id}.
 
+With verify_before_send, recipients' domains are checked against the same DNS server before the
+hand-over (MX, null MX, or the domain's own A/AAAA).
+
 Each test's recipients carry a fresh +tag, so tests share one MX and tell their mail apart. The
 runtime's clock moves forward for retries; tests do not depend on each other's clock.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from email import message_from_bytes
 from email.message import Message as EmailMessage
@@ -44,6 +47,7 @@ RECIPIENT_DOMAIN = "example.test"
 MX_HOST = f"mx.{RECIPIENT_DOMAIN}"
 SENDER = "Sender <news@postline.test>"
 SENDER_ADDRESS = "news@postline.test"
+NO_ROUTE_DOMAIN = "noroute.test"
 POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0
 _deserialize = TypeDeserializer().deserialize
@@ -137,6 +141,7 @@ def stack(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
             dns_server.add(RECIPIENT_DOMAIN, MX(10, MX_HOST))
             dns_server.add(MX_HOST, A("127.0.0.1"))
             dns_server.add("nomail.test", NULL_MX)
+            dns_server.add(NO_ROUTE_DOMAIN, TXT("v=spf1 -all"))  # exists, but has no MX, A or AAAA
             aws = child.dev["aws"]
             dynamodb = boto3.client(
                 "dynamodb",
@@ -363,6 +368,58 @@ def test_a_domain_with_a_null_mx_bounces_without_a_connection(stack: Stack) -> N
     assert events[1]["data"]["bounce_type"] == "hard"
     assert Query("nomail.test", "MX", "udp") in stack.dns.queries
     assert stack.rcpt_replies(to) == []
+
+
+# --- verify_before_send ---------------------------------------------------------------------------
+
+
+def _verifying(stack: Stack) -> Stack:
+    """The stack sending with a new live key of the dev account that has verify_before_send on."""
+    created = stack.api.post("/v3/keys", json={"name": "verifying", "env": "live", "verify_before_send": True})
+    assert created.status_code == 201, created.text
+    return replace(stack, api=stack.api.with_key(created.json()["key"]))
+
+
+def test_verify_before_send_rejects_recipients_whose_domain_takes_no_mail_and_delivers_the_rest(
+    stack: Stack,
+) -> None:
+    verifying = _verifying(stack)
+    good, no_route, null_mx = recipient("vera"), recipient("vera", NO_ROUTE_DOMAIN), recipient("vera", "nomail.test")
+    message_id = verifying.send(good, no_route, null_mx)
+    stack.drain()
+
+    [received] = stack.received_by(good)
+    assert received.rcpt_tos == [good]
+    assert stack.rcpt_replies(no_route) == stack.rcpt_replies(null_mx) == []  # nothing reached an MX
+    # The verdict came from our DNS server: the MX, then the implicit MX (A, AAAA) of the bare domain.
+    asked = {(q.name, q.type) for q in stack.dns.queries}
+    assert {(NO_ROUTE_DOMAIN, "MX"), (NO_ROUTE_DOMAIN, "A"), (NO_ROUTE_DOMAIN, "AAAA")} <= asked
+
+    events = stack.wait_for_events(message_id, lambda types: types.count("rejected") == 2 and "delivered" in types)
+    by_recipient = {r: [e["type"] for e in events if e["recipient"] == r] for r in (good, no_route, null_mx)}
+    assert by_recipient == {
+        good: ["queued", "sent", "delivered"],
+        no_route: ["queued", "rejected"],
+        null_mx: ["queued", "rejected"],
+    }
+    for event in of_type(events, "rejected"):
+        assert event["data"]["reason"] == "failed_verification"
+        assert event["data"]["verification"]["result"] == "invalid"
+        assert "test" not in event["data"] and "routed" not in event["data"]
+    reasons = {e["recipient"]: e["data"]["verification"]["reason"] for e in of_type(events, "rejected")}
+    assert "no MX and no A or AAAA" in reasons[no_route] and "null MX" in reasons[null_mx]
+    assert stack.message(message_id)["status"] == "delivered"
+
+
+def test_with_verify_before_send_a_message_with_no_good_recipient_is_rejected(stack: Stack) -> None:
+    verifying = _verifying(stack)
+    to = recipient("nobody", "missing.test")  # not in the zone at all: NXDOMAIN
+    message_id = verifying.send(to)
+    stack.drain()
+    events = stack.wait_for_events(message_id, lambda types: "rejected" in types)
+    assert [event["type"] for event in events] == ["queued", "rejected"]
+    assert "does not exist" in events[1]["data"]["verification"]["reason"]
+    assert stack.message(message_id)["status"] == "rejected"
 
 
 # --- a job that overtakes its message ----------------------------------------------------------

@@ -750,6 +750,27 @@ def test_a_test_key_needs_no_verified_domain(runtime: Any) -> None:
     assert settle(runtime, sent["id"]) == {sent["id"]: "delivered"}
 
 
+def test_verify_before_send_set_on_the_account_applies_to_keys_that_inherit_it(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    assert run_cli(runtime, "account", "set-verify-before-send", owner.id, "on")["verify_before_send"] is True
+    created = owner.live.post("/v3/keys", json={"name": "never verifies", "env": "test", "verify_before_send": False})
+    assert created.status_code == 201, created.text
+    opted_out = owner.live.with_key(created.json()["key"])
+    keys = owner.test.get("/v3/keys").json()["items"]
+    assert next(k for k in keys if k["name"] == "test")["verify_before_send"] is None  # it inherits
+
+    inherited = accepted(owner.test.post("/v3/messages", json=message(owner.address, simulator("invalid"))))
+    own = accepted(opted_out.post("/v3/messages", json=message(owner.address, simulator("invalid"))))
+    assert settle(runtime, inherited["id"], own["id"]) == {inherited["id"]: "rejected", own["id"]: "delivered"}
+    found = events_of(inherited["id"], until=has_types("queued", "rejected"))
+    assert types_of(found) == ["queued", "rejected"]
+    assert found[-1].data == {
+        "reason": "failed_verification",
+        "verification": {"result": "invalid", "reason": found[-1].data["verification"]["reason"]},
+        "test": True,
+    }
+
+
 def _unsubscribe(url_header: str) -> None:
     url = url_header.strip("<>")
     response = requests.post(

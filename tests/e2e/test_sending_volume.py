@@ -1,5 +1,6 @@
-"""Sending at volume: simulator weights over a batch of 200, a batch of 1,000, and the free
-plan's daily cap of 100, against a `python -m postline.local` child of this module's own.
+"""Sending at volume: simulator weights (send, and verify with verify_before_send) over batches of
+200, a batch of 1,000, and the free plan's daily cap of 100, against a `python -m postline.local`
+child of this module's own.
 
 Why a child: hundreds of messages and their events would otherwise stay in the worker's shared
 runtime for every later test (moto sorts a whole partition on each Query, and its queues slow as
@@ -21,6 +22,7 @@ from typing import Any
 
 import boto3
 import pytest
+from boto3.dynamodb.types import TypeDeserializer
 
 from postline.adapters.domains import DynamoSendingDomains
 from postline.domain.accounts import PLAN_LIMITS, Plan
@@ -39,6 +41,7 @@ from tests.e2e.sending_support import (
 from tests.e2e.support import Api, assert_error
 
 pytestmark = pytest.mark.e2e
+_deserialize = TypeDeserializer().deserialize
 
 
 class Child:
@@ -82,6 +85,16 @@ class Child:
 
     def statuses(self, message_ids: list[str]) -> dict[str, str]:
         return statuses(message_ids, db=self.dynamodb, table=self.env["MESSAGES_TABLE"])
+
+    def events(self, message_id: str) -> list[dict[str, Any]]:
+        """The message's events from the events table's by_message index (one page: a few events)."""
+        page = self.dynamodb.query(
+            TableName=self.env["EVENTS_TABLE"],
+            IndexName="by_message",
+            KeyConditionExpression="message_id = :id",
+            ExpressionAttributeValues={":id": {"S": message_id}},
+        )
+        return [{name: _deserialize(value) for name, value in item.items()} for item in page["Items"]]
 
     def cli(self, *args: str) -> Any:
         """`postline ARGS` against the child, which it finds through the state dir's dev.json."""
@@ -152,6 +165,37 @@ def test_test_outcome_weights_shape_the_simulated_outcomes(child: Child) -> None
     bounced = outcome.count("bounced")
     chi_square = (bounced - n / 4) ** 2 / (n / 4) + (n - bounced - 3 * n / 4) ** 2 / (3 * n / 4)
     assert chi_square < 24, f"{bounced} of {n} bounced; about {n // 4} expected"
+
+
+def test_verify_weights_shape_which_recipients_verify_before_send_rejects(child: Child) -> None:
+    """Weights valid 3 : invalid 1 over 200 independent draws (one message each), with the key's
+    verify_before_send on: about a quarter are rejected (failed_verification), the rest delivered.
+    The same chi-square bound as the send weights above."""
+    created = child.live.post(
+        "/v3/keys",
+        json={
+            "name": "verifying",
+            "env": "test",
+            "verify_before_send": True,
+            "test_outcomes": {"verify": {"valid": 3, "invalid": 1}},
+        },
+    )
+    assert created.status_code == 201, created.text
+    verifying = child.live.with_key(created.json()["key"])
+    n = 200
+    recipients = [{"to": recipient(f"v{i}")} for i in range(n)]
+    result = accepted(verifying.post("/v3/messages.batch", json=batch(dev_sender(child), recipients)))
+    assert result["accepted"] == n
+    settled = settle(child, *result["message_ids"], timeout=300, lookup=child.statuses)
+    outcome = list(settled.values())
+    assert set(outcome) <= {"delivered", "rejected"}, set(outcome)
+    rejected = outcome.count("rejected")
+    first_rejected = next(m for m, status in settled.items() if status == "rejected")
+    data = [e["data"] for e in child.events(first_rejected) if e["type"] == "rejected"]
+    assert data == [{"reason": "failed_verification", "verification": data[0]["verification"], "test": True}]
+    assert data[0]["verification"]["result"] == "invalid"
+    chi_square = (rejected - n / 4) ** 2 / (n / 4) + (n - rejected - 3 * n / 4) ** 2 / (3 * n / 4)
+    assert chi_square < 24, f"{rejected} of {n} rejected; about {n // 4} expected"
 
 
 def test_a_batch_of_1000_is_accepted_in_one_request(child: Child) -> None:

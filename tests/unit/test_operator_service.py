@@ -198,6 +198,27 @@ def test_pause_and_resume_live_sending_for_the_platform(world: World) -> None:
         assert_redacted_staff(entry)
 
 
+# -- verify_before_send ---------------------------------------------------------------------------
+
+
+def test_verify_before_send_is_off_by_default_and_set_per_account(world: World) -> None:
+    account, bystander = world.account(), world.account()
+    assert account.verify_before_send is False
+
+    assert world.operator.set_verify_before_send(account.id, True).verify_before_send is True
+    assert world.operator.get_account(account.id).verify_before_send is True
+    assert world.operator.get_account(bystander.id).verify_before_send is False
+    world.operator.set_verify_before_send(account.id, False)
+    assert world.operator.get_account(account.id).verify_before_send is False
+
+    entries = last_entries(world, 2)
+    assert [(e.action, e.target, e.details) for e in entries] == [
+        ("account.verify_before_send_changed", account.id, "verify_before_send on"),
+        ("account.verify_before_send_changed", account.id, "verify_before_send off"),
+    ]
+    assert_redacted_staff(entries[0])
+
+
 # -- keys -----------------------------------------------------------------------------------------
 
 

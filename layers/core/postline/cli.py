@@ -78,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     rate = account.add_parser("set-rate-limit", help="requests per minute, or 'default' for the plan's")
     rate.add_argument("account_id")
     rate.add_argument("per_minute")
+    verify = account.add_parser(
+        "set-verify-before-send", help="verify each recipient before sending, for keys whose own setting is null"
+    )
+    verify.add_argument("account_id")
+    verify.add_argument("setting", choices=["on", "off"])
 
     key = commands.add_parser("key", help="API keys").add_subparsers(dest="action", required=True)
     key_create = key.add_parser("create", help="create a key; prints its secret once")
@@ -112,6 +117,8 @@ def run(args: argparse.Namespace) -> None:
         elif args.action == "set-rate-limit":
             per_minute = None if args.per_minute == "default" else int(args.per_minute)
             _print(operator.set_rate_limit(args.account_id, per_minute))
+        elif args.action == "set-verify-before-send":
+            _print(operator.set_verify_before_send(args.account_id, args.setting == "on"))
     elif args.command == "key":
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "sending":

@@ -51,6 +51,7 @@ from postline.services.signing_keys import SigningKeyService
 from postline.services.templates import TemplateService
 from postline.services.tracking import TrackingService
 from postline.services.usage import UsageService
+from postline.services.verification import Verifier
 from postline.services.webhook_delivery import WebhookDeliverer
 from postline.services.webhooks import WebhookService
 
@@ -85,6 +86,7 @@ def reset() -> None:
         dispatch_queue,
         sending_domains,
         tracking_secret,
+        mx_resolver,
         transports,
         signing_keys,
         webhook_deliveries,
@@ -224,13 +226,18 @@ def tracking_secret() -> Callable[[], bytes]:
 
 
 @cache
+def mx_resolver() -> MxResolver:
+    return MxResolver(settings().dns_resolver)
+
+
+@cache
 def transports() -> dict[str, Transport]:
     config = settings()
     return {
         "test": SimulatorTransport(),
         "smtp": SmtpTransport(
             relay=Relay.parse(config.smtp_relay),
-            resolver=MxResolver(config.dns_resolver),
+            resolver=mx_resolver(),
             mx_port=config.smtp_mx_port,
             helo_name=config.smtp_helo_name,
         ),
@@ -304,6 +311,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         domains=sending_domains(),
         suppressions=suppressions(),
         transport_for=transport_for,
+        verifier=Verifier(mx_resolver()),
         links=links(),
         retention_days=retention_days,
         clock=_clock,

@@ -1,4 +1,5 @@
-"""Where mail for a domain goes: its MX hosts by preference (dnspython), per RFC 5321 section 5."""
+"""Where mail for a domain goes: its MX hosts by preference (dnspython), per RFC 5321 section 5,
+for the SMTP transport (lookup) and for address verification (route)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ from dataclasses import dataclass
 
 import dns.exception
 import dns.resolver
+
+from postline.domain.verification import MailRoute
+
+_NO_ANSWER = (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer)
+_NO_SERVER = (dns.exception.Timeout, dns.resolver.NoNameservers)
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,33 @@ class MxResolver:
         if hosts == [""]:  # RFC 7505 null MX: "this domain accepts no mail"
             return MxAnswer([], permanent_error=f"{domain} accepts no mail (null MX)")
         return MxAnswer(hosts)
+
+    def route(self, domain: str) -> MailRoute:
+        """What verification needs to know about the domain's mail: MX, null MX, or its own address."""
+        try:
+            answer = self._resolver.resolve(domain, "MX")
+        except dns.resolver.NXDOMAIN:
+            return MailRoute(exists=False)
+        except dns.resolver.NoAnswer:
+            return self._implicit_route(domain)
+        except _NO_SERVER as error:
+            return MailRoute(lookup_error=str(error))
+        hosts = [str(record.exchange).rstrip(".") for record in sorted(answer, key=lambda record: record.preference)]
+        if hosts == [""]:
+            return MailRoute(null_mx=True)
+        return MailRoute(mx_hosts=tuple(hosts))
+
+    def _implicit_route(self, domain: str) -> MailRoute:
+        """No MX: the domain's own A or AAAA record is where its mail goes, if it has one."""
+        for record_type in ("A", "AAAA"):
+            try:
+                self._resolver.resolve(domain, record_type)
+            except _NO_ANSWER:
+                continue
+            except _NO_SERVER as error:
+                return MailRoute(lookup_error=str(error))
+            return MailRoute(has_address=True)
+        return MailRoute()
 
     def address(self, host: str) -> str | None:
         """An IPv4 address of the host, or None."""

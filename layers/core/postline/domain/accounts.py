@@ -88,6 +88,7 @@ class Account(BaseModel):
     overage_enabled: bool = False
     sending_paused: bool = False
     owner_email: str | None = None
+    verify_before_send: bool = False  # keys whose own setting is null inherit this
     created_at: datetime
 
     @property

@@ -10,6 +10,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator
 
+from postline.domain.verification import VerificationResult
+
 LAST_USED_RESOLUTION_SECONDS = 60  # last_used_at is written at most once a minute per key
 KEY_PREFIX_LENGTH = 12  # characters of the secret shown as its display prefix
 
@@ -44,7 +46,7 @@ def scope_permits(scope: Scope, access: Access) -> bool:
 
 
 SEND_OUTCOMES = ("delivered", "bounce", "soft_bounce", "complaint", "delayed", "ooto", "suppressionlist")
-VERIFY_OUTCOMES = ("valid", "invalid", "catch_all", "unknown", "spamtrap", "abuse", "do_not_mail")
+VERIFY_OUTCOMES = tuple(result.value for result in VerificationResult)
 
 
 def _check_weights(weights: dict[str, float], allowed: tuple[str, ...], label: str) -> dict[str, float]:

@@ -297,6 +297,8 @@ class Message(BaseModel):
     track_opens: bool = True
     track_clicks: bool = True
     send_outcomes: dict[str, float] | None = None  # the test key's weights, for the simulator
+    verify_before_send: bool = False  # each recipient is verified before its first hand-over
+    verify_outcomes: dict[str, float] | None = None  # the test key's verify weights, for the simulator
     status: MessageStatus = MessageStatus.QUEUED
     recipients: dict[str, RecipientState] = Field(default_factory=dict)
     attempts: dict[str, int] = Field(default_factory=dict)  # recipient -> delivery attempts made

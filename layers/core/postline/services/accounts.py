@@ -88,6 +88,11 @@ class OperatorService:
         details = f"rate limit {per_minute}/min" if per_minute else "rate limit: plan default"
         return self._change(account_id, "account.rate_limit_changed", actor, details, rate_limit_per_minute=per_minute)
 
+    def set_verify_before_send(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
+        """The account's default; keys with a setting of their own (not null) keep theirs."""
+        details = f"verify_before_send {'on' if on else 'off'}"
+        return self._change(account_id, "account.verify_before_send_changed", actor, details, verify_before_send=on)
+
     def set_sending_paused(self, account_id: str | None, paused: bool, actor: Actor | None = None) -> None:
         """Pause or resume live sending for one account, or for the whole platform when account_id is None."""
         action = "sending.paused" if paused else "sending.resumed"

@@ -8,6 +8,8 @@ Every step is safe to repeat:
 - one worker at a time holds a message's lease; a worker that dies leaves a lease that expires,
   and the queue's redelivery finishes the recipients it had not recorded;
 - each recipient's new state is written with its events in one conditional transaction.
+With verify_before_send, each recipient is verified before its first hand-over (here, not in the
+API: no DNS in a request's path); one that fails is rejected (failed_verification), the others go on.
 The one window no service can close is between a remote server's 250 and our write of it:
 there, as with any MTA (RFC 1047), the recipient may get the message twice rather than never.
 """
@@ -22,7 +24,7 @@ from typing import Any
 
 from postline.domain.delivery import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
 from postline.domain.dispatch import DispatchJob, Parcel
-from postline.domain.events import Event, EventType, message_event
+from postline.domain.events import Event, EventType, RejectReason, message_event
 from postline.domain.messages import (
     PENDING,
     Content,
@@ -35,6 +37,7 @@ from postline.domain.messages import (
 from postline.domain.mime import build_mime
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.tracking import LinkMaker, add_pixel, wrap_links
+from postline.domain.verification import Verification, simulate_verification
 from postline.services.ports import (
     Clock,
     ContentVault,
@@ -45,6 +48,7 @@ from postline.services.ports import (
     Suppressions,
     Transport,
 )
+from postline.services.verification import Verifier
 
 logger = logging.getLogger(__name__)
 LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker
@@ -69,6 +73,7 @@ class Dispatcher:
         domains: SendingDomains,
         suppressions: Suppressions,
         transport_for: Callable[[Message], Transport],
+        verifier: Verifier,
         links: LinkMaker | None,
         retention_days: Callable[[str], int],
         clock: Clock,
@@ -81,6 +86,7 @@ class Dispatcher:
         self._domains = domains
         self._suppressions = suppressions
         self._transport_for = transport_for
+        self._verifier = verifier
         self._links = links
         self._retention_days = retention_days
         self._clock = clock
@@ -127,9 +133,29 @@ class Dispatcher:
         domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
         now = self._clock.now()
         transport = self._transport_for(message)
+        # Before the first hand-over only: a recipient on a retry passed it then.
+        verdicts = self._verify(message, recipients) if attempt == 1 else {}
         for recipient in recipients:
+            verdict = verdicts.get(recipient)
+            if verdict is not None and verdict.rejects:
+                self._reject(message, recipient, attempt, verdict, owner)
+                continue
             parcel = self._parcel(message, content, recipient, attempt, domain, now)
             self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+
+    def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
+        if not message.verify_before_send:
+            return {}
+        if message.test:
+            return {r: simulate_verification(message.id, r, message.verify_outcomes) for r in recipients}
+        return self._verifier.verify(recipients)
+
+    def _reject(self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str) -> None:
+        now = self._clock.now()
+        data = {"reason": RejectReason.FAILED_VERIFICATION.value, "verification": verdict.as_data()}
+        retention = self._retention_days(message.account_id)
+        event = message_event(message, EventType.REJECTED, recipient, now, data, retention_days=retention, step=attempt)
+        self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now)
 
     def _parcel(
         self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
@@ -186,6 +212,18 @@ class Dispatcher:
             state = RecipientState.FAILED
             events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
         self._suppress(message, recipient, outcome, now)
+        self._save(message, recipient, attempt, state, events, owner, now)
+
+    def _save(
+        self,
+        message: Message,
+        recipient: str,
+        attempt: int,
+        state: RecipientState,
+        events: list[Event],
+        owner: str,
+        now: datetime,
+    ) -> None:
         message.recipients[recipient] = state
         message.attempts[recipient] = attempt
         message.status = message_status(list(message.recipients.values()))

@@ -17,6 +17,7 @@ from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
+from postline.domain.verification import MailRoute
 from postline.domain.webhook_delivery import ClientCertificate, Delivery, HttpAnswer
 from postline.domain.webhooks import WebhookEndpoint
 
@@ -184,6 +185,12 @@ class SendingDomains(Protocol):
 
     def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
         """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
+        ...
+
+
+class MailRoutes(Protocol):
+    def route(self, domain: str) -> MailRoute:
+        """Where the domain's mail goes, as DNS says (a DNS failure is a route with lookup_error)."""
         ...
 
 

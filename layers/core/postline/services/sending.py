@@ -21,7 +21,7 @@ from postline.domain.dispatch import DispatchJob
 from postline.domain.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.domain.events import Event, EventType, RejectReason, message_event, retention_expiry
 from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope
+from postline.domain.keys import Environment, Scope, TestOutcomes
 from postline.domain.messages import (
     MAX_SCHEDULE_DAYS,
     Content,
@@ -42,6 +42,7 @@ from postline.domain.pagination import Page, make_page
 from postline.domain.quota import email_limits, quota_refusal
 from postline.domain.templates import Template, TemplateNotFound, check_vars, render_text
 from postline.domain.usage import day_key, month_key
+from postline.domain.verification import effective_verify_before_send
 from postline.services.ports import (
     AccountStore,
     Clock,
@@ -218,6 +219,7 @@ class SendService:
     ) -> _Prepared:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
         subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
+        outcomes = _test_outcomes(principal)
         message = Message(
             id=self._ids.new_id("msg_"),
             account_id=principal.account.id,
@@ -236,7 +238,13 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=request.track_opens,
             track_clicks=request.track_clicks,
-            send_outcomes=_send_outcomes(principal),
+            send_outcomes=outcomes.send if outcomes else None,
+            verify_before_send=effective_verify_before_send(
+                principal.key.verify_before_send if principal.key else None,
+                None,  # the sending domain's own setting: sending domains have none yet
+                principal.account.verify_before_send,
+            ),
+            verify_outcomes=outcomes.verify if outcomes else None,
             schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
             send_at=send_at,
             created_at=now,
@@ -410,11 +418,11 @@ def _send_at(requested: datetime | None, now: datetime) -> datetime | None:
     return requested
 
 
-def _send_outcomes(principal: Principal) -> dict[str, float] | None:
-    if principal.env is not Environment.TEST:
+def _test_outcomes(principal: Principal) -> TestOutcomes | None:
+    """The simulator's weights: a test key's own, stored on each of its messages."""
+    if principal.env is not Environment.TEST or principal.key is None:
         return None
-    outcomes = principal.key.test_outcomes if principal.key else None
-    return outcomes.send if outcomes else None
+    return principal.key.test_outcomes
 
 
 def _cancellable(message: Message, now: datetime) -> bool:
