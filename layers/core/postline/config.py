@@ -34,6 +34,8 @@ class Settings(BaseModel):
     smtp_helo_name: str = Field(default="localhost", alias="SMTP_HELO_NAME")
     dns_resolver: str = Field(default="", alias="DNS_RESOLVER")
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
+    # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
+    events_query_budget_ms: int = Field(default=5000, ge=1, alias="EVENTS_QUERY_BUDGET_MS")
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -20,6 +20,7 @@ SEND = "send"  # accept mail: quotas, seal content, queue or schedule, store mes
 MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
+EVENTS_READ = "events:read"  # query the events table and its indexes
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ ROUTES: tuple[Route, ...] = (
     Route("TrackClick",      "GET",    "/v3/track/click/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
+    Route("ListEvents",      "GET",    "/v3/events",              "events",   Access.READ, memory=512,
+          policies=(EVENTS_READ,)),
 )
 # fmt: on
 
