@@ -25,6 +25,7 @@ from postline.http.errors import ErrorBody
 from postline.http.routes import (
     AUTH,
     COUNTERS_READ,
+    EVENTS_READ,
     MESSAGES_READ,
     MESSAGES_WRITE,
     RESOURCES_READ,
@@ -123,6 +124,20 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
     ],
     MESSAGES_READ: [_read("MessagesTable")],
+    EVENTS_READ: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:Query"],
+                    "Resource": [
+                        _table_arn("EventsTable"),
+                        {"Fn::Sub": "${EventsTable.Arn}/index/*"},
+                    ],
+                }
+            ]
+        }
+    ],
     MESSAGES_WRITE: [
         _crud("MessagesTable"),
         _crud("EventsTable"),
@@ -254,7 +269,7 @@ def render_openapi() -> str:
         responses = operation["responses"]
         responses.pop("422", None)
         for response in responses.values():
-            response["headers"] = _headers(RATE_HEADERS)
+            response["headers"] = {**_headers(RATE_HEADERS), **response.get("headers", {})}  # a route's own win
         for status, text in ERROR_STATUSES.items():
             error = {
                 "description": text,

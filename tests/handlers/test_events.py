@@ -67,6 +67,7 @@ def test_whoami(invoke: Invoke, dev: dict[str, str]) -> None:
         ("create_template_invalid_schema", 400, "validation_error"),
         ("track_click_invalid", 404, "not_found"),
         ("unsubscribe_invalid", 404, "not_found"),
+        ("list_events_too_many_metadata_filters", 400, "validation_error"),
     ],
 )
 def test_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
@@ -181,3 +182,9 @@ def test_tracking_links_answer_without_a_key(invoke: Invoke) -> None:
     assert pixel["statusCode"] == 200 and pixel["isBase64Encoded"] is True
     page = invoke("unsubscribe_page")
     assert page["statusCode"] == 200 and '<form method="post"' in page["body"]
+
+
+def test_list_events_answers_an_event_page(invoke: Invoke) -> None:
+    page = body(invoke("list_events"))
+    assert set(page) == {"items", "has_more", "next_cursor", "total_count"}
+    assert (page["has_more"], page["next_cursor"]) == (False, None)

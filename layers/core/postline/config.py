@@ -40,6 +40,8 @@ class Settings(BaseModel):
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
     # Webhooks to http:// and to private, loopback or link-local addresses: the embedded runtime only.
     allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
+    # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
+    events_query_budget_ms: int = Field(default=5000, ge=1, alias="EVENTS_QUERY_BUDGET_MS")
 
     @classmethod
     def from_env(cls) -> Settings:

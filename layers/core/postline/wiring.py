@@ -43,6 +43,7 @@ from postline.services.accounts import OperatorService
 from postline.services.audit import AuditService
 from postline.services.auth import Authenticator
 from postline.services.dispatch import Dispatcher
+from postline.services.events import EventService
 from postline.services.feedback import FeedbackService
 from postline.services.keys import KeyService
 from postline.services.ports import Clock, Transport
@@ -327,6 +328,12 @@ def tracking_service() -> TrackingService:
         secret=tracking_secret(),
         retention_days=retention_days,
         clock=_clock,
+    )
+
+
+def event_service() -> EventService:
+    return EventService(
+        events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings().events_query_budget_ms
     )
 
 

@@ -1,43 +1,132 @@
 """The events table: one item per event, partitioned per account and UTC day.
 
-    EVT#<account>#<yyyy-mm-dd>   <timestamp>#<event id>   the event; expires_at is its TTL
-    index by_message: message_id, sk                         all events of one message
+    EVT#<account>#<yyyy-mm-dd>   <timestamp>Z#<event id>    the event; expires_at is its TTL
+    index by_message:   message_id, sk                        all events of one message
+    index by_recipient: <account>#<lowercased recipient>, sk  one recipient's events (sparse)
+    index by_type:      <account>#<yyyy-mm-dd>#<type>, sk     one type's events of a day
 
 Day partitions keep every partition bounded however much an account sends, and a time window
-maps to a known set of partitions. The stream of this table drives webhooks and metrics.
+maps to a known set of partitions. Every key sorts by the same sk, so any of them reads events
+newest first and a page resumes from the last sk it returned. The stream drives webhooks and metrics.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from datetime import date, datetime
+from functools import partial
+from typing import Any, TypeVar
 
 from postline.adapters.dynamo import batch_write, from_attrs, key, to_attrs
+from postline.domain.event_query import EventFilters, Position, QueryPlan, SearchResult, Strategy
 from postline.domain.events import Event
 
 BY_MESSAGE_INDEX = "by_message"
+BY_RECIPIENT_INDEX = "by_recipient"
+BY_TYPE_INDEX = "by_type"
+_PARALLEL = 8  # concurrent partition counts of one request
+_READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
+T = TypeVar("T")
 
 
 def event_pk(account_id: str, day: str) -> str:
     return f"EVT#{account_id}#{day}"
 
 
+def sort_key(timestamp: datetime, event_id: str) -> str:
+    return f"{timestamp:%Y-%m-%dT%H:%M:%S.%f}Z#{event_id}"
+
+
 def event_sk(event: Event) -> str:
-    return f"{event.timestamp:%Y-%m-%dT%H:%M:%S.%f}Z#{event.id}"
+    return sort_key(event.timestamp, event.id)
+
+
+def recipient_key(account_id: str, recipient: str) -> str:
+    return f"{account_id}#{recipient.lower()}"
+
+
+def type_key(account_id: str, day: str, event_type: str) -> str:
+    return f"{account_id}#{day}#{event_type}"
 
 
 def event_put(event: Event) -> dict[str, Any]:
-    pk = event_pk(event.account_id, f"{event.timestamp:%Y-%m-%d}")
-    return {**key(pk, event_sk(event)), **to_attrs(event.model_dump(mode="json"))}
+    day = f"{event.timestamp:%Y-%m-%d}"
+    item = {**key(event_pk(event.account_id, day), event_sk(event)), **to_attrs(event.model_dump(mode="json"))}
+    item["type_key"] = {"S": type_key(event.account_id, day, event.type.value)}
+    if event.recipient is not None:  # message-level events stay out of the sparse index
+        item["recipient_key"] = {"S": recipient_key(event.account_id, event.recipient)}
+    return item
 
 
 def event_of(attrs: dict[str, Any]) -> Event:
-    return Event.model_validate(from_attrs(attrs))
+    # Storage omits null attributes; a message-level event has no recipient.
+    return Event.model_validate({"recipient": None, **from_attrs(attrs)})
+
+
+class _Deadline:
+    """The request's time budget, shared by its threads: past it, every query stops."""
+
+    def __init__(self, seconds: float) -> None:
+        self._at = time.monotonic() + seconds
+        self._stopped = threading.Event()
+
+    @property
+    def remaining(self) -> float:
+        return self._at - time.monotonic()
+
+    def check(self) -> None:
+        if self._stopped.is_set() or self.remaining <= 0:
+            self._stopped.set()
+            raise TimeoutError("the events query ran out of its time budget")
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
+    """FilterExpression for what the plan's key does not select (the window is the key range)."""
+    residual: EventFilters = plan.residual
+    clauses: list[str] = []
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    if plan.strategy is Strategy.MESSAGE:  # the index spans accounts: another's message id yields nothing
+        clauses.append("account_id = :account")
+        values[":account"] = {"S": account_id}
+    if residual.message_id is not None:
+        clauses.append("message_id = :message")
+        values[":message"] = {"S": residual.message_id}
+    if residual.recipient is not None:
+        clauses.append("recipient_key = :recipient")
+        values[":recipient"] = {"S": recipient_key(account_id, residual.recipient)}
+    if residual.event is not None:
+        clauses.append("#type = :type")
+        names["#type"] = "type"
+        values[":type"] = {"S": residual.event}
+    if residual.tag is not None:
+        clauses.append("contains(tags, :tag)")
+        values[":tag"] = {"S": residual.tag}
+    for index, (name, value) in enumerate(sorted(residual.metadata.items())):
+        clauses.append(f"#metadata.#m{index} = :m{index}")
+        names.update({"#metadata": "metadata", f"#m{index}": name})
+        values[f":m{index}"] = {"S": value}
+    expression: dict[str, Any] = {}
+    if clauses:
+        expression["FilterExpression"] = " AND ".join(clauses)
+        expression["ExpressionAttributeValues"] = values
+    if names:
+        expression["ExpressionAttributeNames"] = names
+    return expression
 
 
 class DynamoEventStore:
     def __init__(self, client: Any, table: str) -> None:
         self._db = client
         self._table = table
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def for_message(self, message_id: str) -> list[Event]:
         """Oldest first. Eventually consistent (an index); fine for display and tests."""
@@ -55,3 +144,118 @@ class DynamoEventStore:
 
     def put(self, events: list[Event]) -> None:
         batch_write(self._db, [(self._table, event_put(event)) for event in events])
+
+    # -- GET /v3/events ------------------------------------------------------------------------
+
+    def search(
+        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+    ) -> SearchResult:
+        """Up to `limit` events of the plan, newest first, and (when `count`) every match.
+
+        Counting queries every partition of the window at once (Select=COUNT, a few in parallel);
+        the page then reads only the partitions that hold matches, newest first, and says which
+        those are so later pages skip the empty ones too. Raises TimeoutError past the budget.
+        """
+        deadline = _Deadline(budget_seconds)
+        partitions: list[date | None] = list(plan.days) if not plan.single_partition else [None]
+        total: int | None = None
+        days_with_events: tuple[date, ...] | None = None
+        if count:
+            counts = self._parallel([partial(self._count, account_id, plan, p, deadline) for p in partitions], deadline)
+            total = sum(counts)
+            partitions = [p for p, n in zip(partitions, counts, strict=True) if n]
+            if not plan.single_partition:
+                days_with_events = tuple(day for day in partitions if day is not None)
+        found: list[dict[str, Any]] = []
+        for partition in partitions:  # limit + 1: the one past the page says whether there is more
+            found += self._read(account_id, plan, partition, limit + 1 - len(found), deadline)
+            if len(found) > limit:
+                break
+        return SearchResult(
+            events=[event_of(item) for item in found[:limit]],
+            has_more=len(found) > limit,
+            total_count=total,
+            days_with_events=days_with_events,
+        )
+
+    def _query(self, account_id: str, plan: QueryPlan, day: date | None) -> dict[str, Any]:
+        """The Query of one partition: its key, the window (up to the cursor) as sk range, the filters."""
+        if plan.strategy is Strategy.MESSAGE:
+            index, name, value = BY_MESSAGE_INDEX, "message_id", str(plan.key)
+        elif plan.strategy is Strategy.RECIPIENT:
+            index, name, value = BY_RECIPIENT_INDEX, "recipient_key", recipient_key(account_id, str(plan.key))
+        elif plan.strategy is Strategy.TYPE:
+            index, name, value = BY_TYPE_INDEX, "type_key", type_key(account_id, f"{day:%Y-%m-%d}", str(plan.key))
+        else:
+            index, name, value = None, "pk", event_pk(account_id, f"{day:%Y-%m-%d}")
+        newest = sort_key(plan.window.until, "~")  # '~' sorts after every event id of that instant
+        if plan.after is not None:
+            newest = min(newest, _after_sk(plan.after))
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": f"{name} = :key AND sk BETWEEN :oldest AND :newest",
+            **_filter_expression(account_id, plan),
+        }
+        request["ExpressionAttributeValues"] = {
+            **request.get("ExpressionAttributeValues", {}),
+            ":key": {"S": value},
+            ":oldest": {"S": sort_key(plan.window.since, "")},
+            ":newest": {"S": newest},
+        }
+        if index is not None:
+            request["IndexName"] = index
+        return request
+
+    def _count(self, account_id: str, plan: QueryPlan, day: date | None, deadline: _Deadline) -> int:
+        request = {**self._query(account_id, plan, day), "Select": "COUNT"}
+        total = 0
+        for page in self._pages(request, deadline):
+            total += page["Count"]
+        return total
+
+    def _read(
+        self, account_id: str, plan: QueryPlan, day: date | None, want: int, deadline: _Deadline
+    ) -> list[dict[str, Any]]:
+        """Up to `want` matching items of one partition, newest first, strictly after the cursor."""
+        request = {**self._query(account_id, plan, day), "ScanIndexForward": False}
+        # One more than wanted: the cursor's own item may come first. Filters apply after Limit.
+        request["Limit"] = min(max(want + 1, _READ_BATCH), 1000) if "FilterExpression" in request else want + 1
+        skip = _after_sk(plan.after) if plan.after is not None else None
+        found: list[dict[str, Any]] = []
+        for page in self._pages(request, deadline):
+            found.extend(item for item in page["Items"] if item["sk"]["S"] != skip)
+            if len(found) >= want:
+                break
+        return found[:want]
+
+    def _pages(self, request: dict[str, Any], deadline: _Deadline) -> Iterator[dict[str, Any]]:
+        while True:
+            deadline.check()
+            page: dict[str, Any] = self._db.query(**request)
+            yield page
+            if "LastEvaluatedKey" not in page:
+                return
+            request = {**request, "ExclusiveStartKey": page["LastEvaluatedKey"]}
+
+    def _parallel(self, calls: list[Callable[[], T]], deadline: _Deadline) -> list[T]:
+        """Results in the order of `calls`; one call runs inline, more share the pool."""
+        if len(calls) == 1:
+            return [calls[0]()]
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=_PARALLEL, thread_name_prefix="events-query")
+            pool = self._pool
+        futures: list[Future[T]] = [pool.submit(call) for call in calls]
+        done, pending = wait(futures, timeout=max(deadline.remaining, 0), return_when=FIRST_EXCEPTION)
+        if pending:  # a call failed or time ran out: the others stop at their next query
+            deadline.stop()
+            for future in pending:
+                future.cancel()
+            for future in done:
+                future.result()  # raises the failure, if that was it
+            raise TimeoutError("the events query ran out of its time budget")
+        return [future.result() for future in futures]
+
+
+def _after_sk(position: Position) -> str:
+    return sort_key(position.timestamp, position.event_id)

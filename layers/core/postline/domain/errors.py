@@ -53,3 +53,9 @@ class RateLimited(ApiError):
 
 class ServiceUnavailable(ApiError):
     status, code = 503, "service_unavailable"
+
+
+class QueryTimeout(ApiError):
+    """A query ran past its time budget: narrow it, or export (spec 7); carries Retry-After."""
+
+    status, code = 503, "query_timeout"

@@ -23,6 +23,7 @@ TRACK = "track"  # record opens, clicks and unsubscribes
 SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first one
 WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
 WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
+EVENTS_READ = "events:read"  # query the events table and its indexes
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ ROUTES: tuple[Route, ...] = (
           policies=(WEBHOOKS_WRITE,)),
     Route("RotateWebhookSecret", "POST", "/v3/webhooks/{id}/secret/rotate", "webhooks", Access.WRITE,
           "webhook.secret_rotated", policies=(WEBHOOKS_WRITE,)),
+    Route("ListEvents",      "GET",    "/v3/events",              "events",   Access.READ, memory=512,
+          policies=(EVENTS_READ,)),
 )
 # fmt: on
 

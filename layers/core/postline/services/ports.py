@@ -11,6 +11,7 @@ from postline.domain.audit import AuditEntry
 from postline.domain.delivery import Outcome
 from postline.domain.dispatch import DispatchJob, Parcel
 from postline.domain.domains import SendingDomain
+from postline.domain.event_query import QueryPlan, SearchResult
 from postline.domain.events import Event
 from postline.domain.keys import ApiKey
 from postline.domain.messages import Content, Message, RecipientState
@@ -140,6 +141,15 @@ class MessageStore(Protocol):
 
 class EventStore(Protocol):
     def put(self, events: list[Event]) -> None: ...
+
+
+class EventSearch(Protocol):
+    def search(
+        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+    ) -> SearchResult:
+        """Up to `limit` events of the plan, newest first, whether more match, and (when `count`)
+        the number of all matches. Raises TimeoutError when that takes longer than the budget."""
+        ...
 
 
 class ContentVault(Protocol):

@@ -1,0 +1,61 @@
+"""Events: GET /v3/events, newest first, cursor-paginated (spec 4)."""
+
+from datetime import datetime
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+
+from postline import wiring
+from postline.domain.event_query import DEFAULT_LIMIT, MAX_LIMIT, EventListPage, PublicEventType, event_filters
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.errors import ErrorBody
+
+router = Router()
+
+QUERY_TIMEOUT: OpenAPIResponse = {
+    "description": "query_timeout: the query exceeded its time budget; honour Retry-After, narrow since/until "
+    "or the filters, lower limit, or use POST /v3/events/export.",
+    "content": {"application/json": {"model": ErrorBody}},
+    "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
+}
+LIST_DESCRIPTION = (
+    "Repeat with `cursor=next_cursor` and the same filters until `has_more` is false. `total_count` counts "
+    "every match whatever the cursor. A `since` older than the retention window is clamped, not an error. "
+    "Filter on send metadata with up to 3 `metadata[key]=value` parameters (key: 1-64 letters, digits, dot, "
+    "dash, underscore; value at most 200 characters; exact match)."
+)
+
+
+@router.get(
+    "/v3/events",
+    summary="List events, newest first",
+    description=LIST_DESCRIPTION,
+    tags=["Events"],
+    responses={
+        200: {"description": "A page of events.", "content": {"application/json": {"model": EventListPage}}},
+        503: QUERY_TIMEOUT,
+    },
+)
+def list_events(
+    event: Annotated[PublicEventType | None, Query(description="One event type.")] = None,
+    recipient: Annotated[str | None, Query(max_length=320, description="Exact address (any case).")] = None,
+    tag: Annotated[str | None, Query(max_length=128, description="Events carrying the tag.")] = None,
+    message_id: Annotated[str | None, Query(max_length=64, description="All events of one message.")] = None,
+    since: Annotated[datetime | None, Query(description="Events at or after (ISO 8601).")] = None,
+    until: Annotated[datetime | None, Query(description="Events at or before (ISO 8601).")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"1-{MAX_LIMIT}; default {DEFAULT_LIMIT}.")] = (
+        DEFAULT_LIMIT
+    ),
+    cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor of the previous page.")] = None,
+) -> EventListPage:
+    query = router.current_event.multi_value_query_string_parameters
+    filters = event_filters(
+        query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until
+    )
+    return wiring.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
+
+
+handler = lambda_handler(router)
