@@ -37,3 +37,23 @@ def test_pause_and_resume_sending(runtime: Any) -> None:
 def test_unknown_account_is_a_clear_error(runtime: Any) -> None:
     done = run_cli(runtime, "account", "suspend", "acct_nope", expect_success=False)
     assert done.returncode == 1 and "not_found" in done.stderr
+
+
+def test_the_sandbox_commands(runtime: Any) -> None:
+    account = run_cli(runtime, "account", "create", "--name", "Boxed", "--owner-email", "boss@boxed.test")
+    shown = run_cli(runtime, "sandbox", "list", account["id"])
+    assert shown == {
+        "id": account["id"],
+        "sandbox": False,
+        "sandbox_recipients": [],
+        "owner_email": "boss@boxed.test",
+        "routed_to_sandbox": False,
+    }
+    run_cli(runtime, "sandbox", "on", account["id"])
+    run_cli(runtime, "sandbox", "add", account["id"], "A@Example.com", "b@example.com")
+    shown = run_cli(runtime, "sandbox", "list", account["id"])
+    assert (shown["sandbox"], shown["sandbox_recipients"]) == (True, ["a@example.com", "b@example.com"])
+    refused = run_cli(runtime, "sandbox", "add", account["id"], "not-an-address", expect_success=False)
+    assert refused.returncode == 1 and "validation_error" in refused.stderr
+    unknown_key = run_cli(runtime, "sandbox", "route", account["id"], "on", "--key", "key_nope", expect_success=False)
+    assert unknown_key.returncode == 1 and "not_found" in unknown_key.stderr

@@ -771,6 +771,103 @@ def test_verify_before_send_set_on_the_account_applies_to_keys_that_inherit_it(r
     }
 
 
+# -- the sandbox, and sends routed to it by support -----------------------------------------------
+
+
+def test_a_sandboxed_account_sends_live_only_to_authorized_recipients(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    allowed, other = recipient("allowed"), recipient("other")
+    run_cli(runtime, "sandbox", "on", owner.id)
+    listed = run_cli(runtime, "sandbox", "add", owner.id, allowed.upper().replace("EXAMPLE.COM", "example.com"))
+    assert (listed["sandbox"], listed["sandbox_recipients"]) == (True, [allowed.lower()])
+
+    sent = accepted(owner.live.post("/v3/messages", json=message(owner.address, allowed, other)))
+    assert settle(runtime, sent["id"]) == {sent["id"]: "delivered"}
+    found = events_of(sent["id"], until=has_types("queued", "queued", "rejected", "delivered"))
+    assert types_of(found, allowed) == ["queued", "sent", "delivered"]
+    assert types_of(found, other) == ["queued", "rejected"]
+    assert found[types_of(found).index("rejected")].data == {"reason": "sandbox_recipient_not_authorized"}
+    assert len(mail_to(runtime, allowed)) == 1 and mail_to(runtime, other) == []
+
+    # Nobody authorized: the message is rejected as a whole, and still answered 202.
+    only_other = accepted(owner.live.post("/v3/messages", json=message(owner.address, other)))
+    assert owner.live.get(f"/v3/messages/{only_other['id']}").json()["status"] == "rejected"
+    rejected = events_of(only_other["id"], until=has_types("queued", "rejected"))
+    assert [e.data for e in rejected if e.type.value == "rejected"] == [{"reason": "sandbox_recipient_not_authorized"}]
+    # A batch: the unauthorized recipient is accepted (202), then rejected like the rest.
+    batch = accepted(owner.live.post("/v3/messages.batch", json=_batch(owner.address, [{"to": other}])))
+    assert (batch["accepted"], batch["rejected"]) == (1, 0)
+    assert statuses(batch["message_ids"]) == {batch["message_ids"][0]: "rejected"}
+
+    # Test keys are not held by the sandbox.
+    simulated = accepted(owner.test.post("/v3/messages", json=message(owner.address, other)))
+    assert settle(runtime, simulated["id"]) == {simulated["id"]: "delivered"}
+
+    # Removed from the list, then out of the sandbox.
+    assert run_cli(runtime, "sandbox", "remove", owner.id, allowed)["sandbox_recipients"] == []
+    again = accepted(owner.live.post("/v3/messages", json=message(owner.address, allowed)))
+    assert owner.live.get(f"/v3/messages/{again['id']}").json()["status"] == "rejected"
+    assert run_cli(runtime, "sandbox", "off", owner.id)["sandbox"] is False
+    free = accepted(owner.live.post("/v3/messages", json=message(owner.address, other)))
+    assert settle(runtime, free["id"]) == {free["id"]: "delivered"}
+    assert len(mail_to(runtime, other)) == 1
+
+
+def test_an_account_routed_to_the_sandbox_has_its_live_sends_simulated(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    assert run_cli(runtime, "sandbox", "route", owner.id, "on")["routed_to_sandbox"] is True
+    to = recipient("routed")
+    sent = accepted(owner.live.post("/v3/messages", json=message(owner.address, to, html=HTML)))
+    bounce = accepted(owner.live.post("/v3/messages", json=message(owner.address, simulator("bounce"))))
+    assert settle(runtime, sent["id"], bounce["id"]) == {sent["id"]: "delivered", bounce["id"]: "bounced"}
+    for message_id, types in ((sent["id"], ["queued", "sent", "delivered"]), (bounce["id"], ["queued", "bounced"])):
+        found = events_of(message_id, until=has_types(*types))
+        assert types_of(found) == types
+        assert all(e.data.get("test") is True and e.data.get("routed") is True for e in found), found
+    assert mail_to(runtime, to) == []  # nothing left the machine
+    assert wiring.suppressions().suppressed(owner.id, [simulator("bounce")]) == set()  # a simulated bounce
+
+    # Own test-key sends carry test, not routed.
+    own = accepted(owner.test.post("/v3/messages", json=message(owner.address)))
+    settle(runtime, own["id"])
+    found = events_of(own["id"], until=has_types("queued", "sent", "delivered"))
+    assert all(e.data.get("test") is True and "routed" not in e.data for e in found)
+
+    # Routed back: live sends go out again, without either flag.
+    run_cli(runtime, "sandbox", "route", owner.id, "off")
+    real = accepted(owner.live.post("/v3/messages", json=message(owner.address, to)))
+    settle(runtime, real["id"])
+    found = events_of(real["id"], until=has_types("queued", "sent", "delivered"))
+    assert all("test" not in e.data and "routed" not in e.data for e in found)
+    assert len(mail_to(runtime, to)) == 1
+
+
+def test_a_routed_account_needs_no_verified_domain_for_its_simulated_sends(runtime: Any) -> None:
+    owner = unverified_sender(runtime)
+    run_cli(runtime, "sandbox", "route", owner.id, "on")
+    sent = accepted(owner.live.post("/v3/messages", json=message(owner.address)))
+    assert settle(runtime, sent["id"]) == {sent["id"]: "delivered"}
+
+
+def test_one_key_routed_to_the_sandbox_leaves_the_accounts_other_keys_live(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    routed_key = owner.live.get("/v3/whoami").json()["api_key"]["id"]
+    done = run_cli(runtime, "sandbox", "route", owner.id, "on", "--key", routed_key)
+    assert done == {"account_id": owner.id, "key_id": routed_key, "routed_to_sandbox": True}
+    created = owner.live.post("/v3/keys", json={"name": "still live", "env": "live"})
+    assert created.status_code == 201, created.text
+    other_key = owner.live.with_key(created.json()["key"])
+    assert "routed_to_sandbox" not in owner.live.get(f"/v3/keys/{routed_key}").json()
+
+    first, second = recipient("via-routed"), recipient("via-live")
+    routed = accepted(owner.live.post("/v3/messages", json=message(owner.address, first)))
+    live = accepted(other_key.post("/v3/messages", json=message(owner.address, second)))
+    settle(runtime, routed["id"], live["id"])
+    assert mail_to(runtime, first) == [] and len(mail_to(runtime, second)) == 1
+    routed_events = events_of(routed["id"], until=has_types("queued", "sent", "delivered"))
+    assert all(e.data.get("routed") is True and e.data.get("test") is True for e in routed_events)
+
+
 def _unsubscribe(url_header: str) -> None:
     url = url_header.strip("<>")
     response = requests.post(

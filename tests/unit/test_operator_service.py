@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from postline.domain.accounts import AccountStatus, Plan, live_sending_paused
 from postline.domain.audit import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry
 from postline.domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.domain.keys import AllowlistEntry, Environment, Scope
+from postline.services.keys import KeyUpdate
 
 from .world import World
 
@@ -217,6 +219,77 @@ def test_verify_before_send_is_off_by_default_and_set_per_account(world: World) 
         ("account.verify_before_send_changed", account.id, "verify_before_send off"),
     ]
     assert_redacted_staff(entries[0])
+
+
+# -- the sandbox and routing ----------------------------------------------------------------------
+
+
+def test_sandbox_on_and_off_is_audited(world: World) -> None:
+    account = world.account()
+    assert world.operator.set_sandbox(account.id, True).sandbox is True
+    assert world.operator.set_sandbox(account.id, False).sandbox is False
+    assert [e.action for e in last_entries(world, 2)] == ["sandbox.entered", "sandbox.left"]
+
+
+def test_sandbox_recipients_are_normalized_lowercased_and_kept_once(world: World) -> None:
+    account = world.account()
+    added = world.operator.add_sandbox_recipients(account.id, [" Ann@Example.COM", "ann@example.com", "bob@x.test"])
+    assert added.sandbox_recipients == ["ann@example.com", "bob@x.test"]
+    again = world.operator.add_sandbox_recipients(account.id, ["BOB@x.test", "cy@x.test"])
+    assert again.sandbox_recipients == ["ann@example.com", "bob@x.test", "cy@x.test"]
+    (entry,) = last_entries(world, 1)
+    assert (entry.action, entry.details) == ("sandbox.recipients_added", "added: cy@x.test")
+
+    removed = world.operator.remove_sandbox_recipients(account.id, ["ANN@example.com", "nobody@x.test"])
+    assert removed.sandbox_recipients == ["bob@x.test", "cy@x.test"]
+    (entry,) = last_entries(world, 1)
+    assert (entry.action, entry.details) == ("sandbox.recipients_removed", "removed: ann@example.com")
+    assert world.operator.get_account(account.id).sandbox_recipients == ["bob@x.test", "cy@x.test"]
+
+
+def test_an_invalid_sandbox_recipient_is_refused_and_nothing_is_added(world: World) -> None:
+    account = world.account()
+    with pytest.raises(ValidationFailed):
+        world.operator.add_sandbox_recipients(account.id, ["ok@example.com", "not an address"])
+    assert world.operator.get_account(account.id).sandbox_recipients == []
+
+
+def test_a_sandbox_authorizes_at_most_100_recipients(world: World) -> None:
+    account = world.account()
+    world.operator.add_sandbox_recipients(account.id, [f"r{i}@example.com" for i in range(100)])
+    with pytest.raises(ValidationFailed):
+        world.operator.add_sandbox_recipients(account.id, ["one-more@example.com"])
+
+
+def test_routing_an_account_and_a_key_to_the_sandbox(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    assert world.operator.set_routed_to_sandbox(account.id, True).routed_to_sandbox is True
+    world.operator.set_key_routed_to_sandbox(account.id, created.id, True)
+    stored = world.store.get_key(account.id, created.id)
+    assert stored is not None and stored.routed_to_sandbox is True
+    world.operator.set_key_routed_to_sandbox(account.id, created.id, False)
+    assert world.store.get_key(account.id, created.id).routed_to_sandbox is False  # type: ignore[union-attr]
+    assert [(e.action, e.target) for e in last_entries(world, 3)] == [
+        ("sandbox.routed", account.id),
+        ("sandbox.routed", created.id),
+        ("sandbox.unrouted", created.id),
+    ]
+    with pytest.raises(NotFound):
+        world.operator.set_key_routed_to_sandbox(account.id, "key_nope", True)
+
+
+def test_a_keys_routing_is_never_shown_by_the_keys_api(world: World) -> None:
+    account = world.account()
+    created = world.key(account)
+    world.operator.set_key_routed_to_sandbox(account.id, created.id, True)
+    principal = world.console_principal(account)
+    assert "routed_to_sandbox" not in world.keys.get(principal, created.id).model_dump()
+    with pytest.raises(ValidationError):
+        KeyUpdate.model_validate({"routed_to_sandbox": False})  # not the customer's to change
+    world.keys.update(principal, created.id, KeyUpdate(name="renamed"))
+    world.keys.rotate(principal, created.id)
+    assert world.store.get_key(account.id, created.id).routed_to_sandbox is True  # type: ignore[union-attr]
 
 
 # -- keys -----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from postline import wiring
 from postline.domain.accounts import AccountStatus, Plan
 from postline.domain.errors import ApiError
 from postline.domain.keys import Environment, Scope
+from postline.services.accounts import OperatorService
 
 
 def _use_local_runtime(state_dir: Path) -> None:
@@ -91,6 +92,24 @@ def _parser() -> argparse.ArgumentParser:
     key_create.add_argument("--env", type=Environment, choices=list(Environment), default=Environment.LIVE)
     key_create.add_argument("--scope", type=Scope, choices=list(Scope), default=Scope.FULL_ACCESS)
 
+    sandbox = commands.add_parser(
+        "sandbox", help="the sandbox (live sends reach only authorized recipients) and routing to the simulator"
+    ).add_subparsers(dest="action", required=True)
+    for verb, help_text in (
+        ("on", "put the account in the sandbox"),
+        ("off", "take the account out of the sandbox"),
+        ("list", "show whether the account is in the sandbox and whom it may send to"),
+    ):
+        sandbox.add_parser(verb, help=help_text).add_argument("account_id")
+    for verb, help_text in (("add", "authorize recipients"), ("remove", "withdraw recipients")):
+        change = sandbox.add_parser(verb, help=help_text)
+        change.add_argument("account_id")
+        change.add_argument("addresses", nargs="+", metavar="address")
+    route = sandbox.add_parser("route", help="simulate the account's live sends (data.test and data.routed), or stop")
+    route.add_argument("account_id")
+    route.add_argument("setting", choices=["on", "off"])
+    route.add_argument("--key", dest="key_id", help="only this key's live sends")
+
     sending = commands.add_parser("sending", help="hold or release live sending (503 sending_paused)")
     sending.add_argument("action", choices=["pause", "resume"])
     target = sending.add_mutually_exclusive_group(required=True)
@@ -119,12 +138,32 @@ def run(args: argparse.Namespace) -> None:
             _print(operator.set_rate_limit(args.account_id, per_minute))
         elif args.action == "set-verify-before-send":
             _print(operator.set_verify_before_send(args.account_id, args.setting == "on"))
+    elif args.command == "sandbox":
+        _sandbox(operator, args)
     elif args.command == "key":
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)
         _print({"target": "platform" if args.all else args.account_id, "sending_paused": paused})
+
+
+def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
+    account_id = args.account_id
+    if args.action in ("on", "off"):
+        operator.set_sandbox(account_id, args.action == "on")
+    elif args.action == "add":
+        operator.add_sandbox_recipients(account_id, args.addresses)
+    elif args.action == "remove":
+        operator.remove_sandbox_recipients(account_id, args.addresses)
+    elif args.action == "route" and args.key_id:
+        operator.set_key_routed_to_sandbox(account_id, args.key_id, args.setting == "on")
+        _print({"account_id": account_id, "key_id": args.key_id, "routed_to_sandbox": args.setting == "on"})
+        return
+    elif args.action == "route":
+        operator.set_routed_to_sandbox(account_id, args.setting == "on")
+    account = operator.get_account(account_id)
+    _print(account.model_dump(include={"id", "sandbox", "sandbox_recipients", "owner_email", "routed_to_sandbox"}))
 
 
 def main(argv: list[str] | None = None) -> int:

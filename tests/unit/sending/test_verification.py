@@ -139,3 +139,17 @@ def test_the_verify_draw_is_independent_of_the_send_draw() -> None:
     )
     assert len(pairs) == 4
     assert all(800 < count < 1_200 for count in pairs.values()), pairs
+
+
+def test_domains_left_when_the_time_budget_is_spent_are_unknown_and_not_looked_up() -> None:
+    ticks = iter([0.0, 1.0, 11.0, 12.0])  # the start, then one reading before each new domain
+    routes = StaticRoutes({"a.example": MailRoute(mx_hosts=("mx.a.example",))})
+    verifier = Verifier(routes, budget_seconds=10.0, monotonic=lambda: next(ticks))
+    results = verifier.verify(["x@a.example", "y@b.example", "z@c.example"])
+    assert [results[a].result.value for a in ("x@a.example", "y@b.example", "z@c.example")] == [
+        "valid",
+        "unknown",
+        "unknown",
+    ]
+    assert routes.asked == ["a.example"]
+    assert "budget" in results["y@b.example"].reason

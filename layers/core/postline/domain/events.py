@@ -76,6 +76,8 @@ def message_event(
     details = dict(data or {})
     if message.test:
         details["test"] = True  # spec 6: every event of a simulated message
+    if message.routed:
+        details["routed"] = True  # spec 6: simulated because support routed the account or key
     return Event(
         id=event_id(message.id, event_type, recipient, step),
         account_id=message.account_id,

@@ -282,7 +282,8 @@ class Message(BaseModel):
     id: str
     account_id: str
     key_id: str
-    test: bool
+    test: bool  # simulated: a test key's, or a live send the operator routed to the sandbox
+    routed: bool = False  # the latter
     batch_id: str | None = None
     from_: str = Field(alias="from")
     to: list[str]

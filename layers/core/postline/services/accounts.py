@@ -10,8 +10,11 @@ from postline.domain.accounts import Account, AccountStatus, Plan
 from postline.domain.audit import Actor, AuditEntry, audit_entry
 from postline.domain.errors import NotFound, ValidationFailed
 from postline.domain.keys import AllowlistEntry, Environment, Scope
+from postline.domain.messages import normalize_address
 from postline.services.keys import KeyCreated, KeyService
 from postline.services.ports import AccountStore, Clock, IdFactory, KeyStore
+
+MAX_SANDBOX_RECIPIENTS = 100
 
 
 class OperatorService:
@@ -93,6 +96,43 @@ class OperatorService:
         details = f"verify_before_send {'on' if on else 'off'}"
         return self._change(account_id, "account.verify_before_send_changed", actor, details, verify_before_send=on)
 
+    # -- the sandbox and routing (domain/screening.py) ----------------------------------------------
+
+    def set_sandbox(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
+        """In the sandbox, live sends reach only the authorized recipients and the owner."""
+        return self._change(account_id, "sandbox.entered" if on else "sandbox.left", actor, sandbox=on)
+
+    def add_sandbox_recipients(self, account_id: str, addresses: list[str], actor: Actor | None = None) -> Account:
+        current = self.get_account(account_id).sandbox_recipients
+        added = [a for a in dict.fromkeys(_sandbox_address(a) for a in addresses) if a not in current]
+        if len(current) + len(added) > MAX_SANDBOX_RECIPIENTS:
+            raise ValidationFailed(f"a sandbox authorizes at most {MAX_SANDBOX_RECIPIENTS} recipients")
+        details = "added: " + ", ".join(added)
+        return self._change(
+            account_id, "sandbox.recipients_added", actor, details, sandbox_recipients=[*current, *added]
+        )
+
+    def remove_sandbox_recipients(self, account_id: str, addresses: list[str], actor: Actor | None = None) -> Account:
+        current = self.get_account(account_id).sandbox_recipients
+        gone = {_sandbox_address(a) for a in addresses}
+        details = "removed: " + ", ".join(sorted(gone & set(current)))
+        kept = [a for a in current if a not in gone]
+        return self._change(account_id, "sandbox.recipients_removed", actor, details, sandbox_recipients=kept)
+
+    def set_routed_to_sandbox(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
+        """Routes the account's live sends to the simulator, or back."""
+        return self._change(account_id, "sandbox.routed" if on else "sandbox.unrouted", actor, routed_to_sandbox=on)
+
+    def set_key_routed_to_sandbox(self, account_id: str, key_id: str, on: bool, actor: Actor | None = None) -> None:
+        """Routes one key's live sends to the simulator, or back."""
+        api_key = self._keys.get_key(account_id, key_id)
+        if api_key is None:
+            raise NotFound(f"API key {key_id} not found in account {account_id}")
+        routed = api_key.model_copy(update={"routed_to_sandbox": on})
+        self._keys.update_key(
+            routed, self._audit(actor, account_id, "sandbox.routed" if on else "sandbox.unrouted", key_id)
+        )
+
     def set_sending_paused(self, account_id: str | None, paused: bool, actor: Actor | None = None) -> None:
         """Pause or resume live sending for one account, or for the whole platform when account_id is None."""
         action = "sending.paused" if paused else "sending.resumed"
@@ -124,3 +164,10 @@ class OperatorService:
             details=details,
             now=self._clock.now(),
         )
+
+
+def _sandbox_address(address: str) -> str:
+    try:
+        return normalize_address(address).lower()
+    except ValueError as error:
+        raise ValidationFailed(str(error)) from error

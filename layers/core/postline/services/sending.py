@@ -40,6 +40,7 @@ from postline.domain.messages import (
 )
 from postline.domain.pagination import Page, make_page
 from postline.domain.quota import email_limits, quota_refusal
+from postline.domain.screening import rejections, routed_to_sandbox
 from postline.domain.templates import Template, TemplateNotFound, check_vars, render_text
 from postline.domain.usage import day_key, month_key
 from postline.domain.verification import effective_verify_before_send
@@ -220,11 +221,13 @@ class SendService:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
         subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
         outcomes = _test_outcomes(principal)
+        routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
         message = Message(
             id=self._ids.new_id("msg_"),
             account_id=principal.account.id,
             key_id=principal.key_id,
-            test=principal.env is Environment.TEST,
+            test=principal.env is Environment.TEST or routed,
+            routed=routed,
             batch_id=batch_id,
             from_=request.from_,
             to=request.to,
@@ -317,26 +320,27 @@ class SendService:
 
     def _screen(self, principal: Principal, prepared: list[_Prepared], now: datetime) -> list[_Prepared]:
         """Queued events for everyone; rejected-before-send recipients get their rejected event."""
-        live = principal.env is Environment.LIVE
-        retention = principal.account.limits.retention_days
+        account = principal.account
+        retention = account.limits.retention_days
         verified: dict[str, bool] = {}
         addresses = [r for item in prepared for r in item.message.all_recipients]
-        suppressed = self._suppressions.suppressed(principal.account.id, addresses) if addresses else set()
+        suppressed = self._suppressions.suppressed(account.id, addresses) if addresses else set()
         for item in prepared:
             message = item.message
             recipients = message.all_recipients
             domain = message.sender_domain
-            if live and domain not in verified:
-                verified[domain] = self._domains.is_verified(principal.account.id, domain)
-            rejections: dict[str, str] = {}
-            if live and not verified[domain]:
-                rejections = dict.fromkeys(recipients, RejectReason.DOMAIN_NOT_VERIFIED.value)
-            else:
-                blocked = [r for r in recipients if r.lower() in suppressed]
-                reason = "suppressed" if len(blocked) < len(recipients) else RejectReason.ALL_RECIPIENTS_SUPPRESSED
-                rejections = dict.fromkeys(blocked, str(reason))
+            leaves = not message.test  # simulated mail (test keys, routed sends) needs no domain, no sandbox pass
+            if leaves and domain not in verified:
+                verified[domain] = self._domains.is_verified(account.id, domain)
+            rejected = rejections(
+                recipients,
+                leaves=leaves,
+                domain_verified=verified.get(domain, False),
+                account=account,
+                suppressed=suppressed,
+            )
             message.recipients = {
-                r: RecipientState.REJECTED if r in rejections else RecipientState.QUEUED for r in recipients
+                r: RecipientState.REJECTED if r in rejected else RecipientState.QUEUED for r in recipients
             }
             message.attempts = {}
             message.expires_at = retention_expiry(now, retention)
@@ -347,7 +351,7 @@ class SendService:
             rejected_at = now + timedelta(microseconds=1)  # after its queued event, as it happened
             item.events += [
                 message_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
-                for r, reason in rejections.items()
+                for r, reason in rejected.items()
             ]
         return prepared
 
