@@ -21,6 +21,8 @@ MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
 EVENTS_READ = "events:read"  # query the events table and its indexes
+EXPORTS_WRITE = "exports:write"  # start an event export: its job and the export queue
+EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,9 @@ ROUTES: tuple[Route, ...] = (
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("ListEvents",      "GET",    "/v3/events",              "events",   Access.READ, memory=512,
           policies=(EVENTS_READ,)),
+    Route("ExportEvents",    "POST",   "/v3/events/export",       "events",   Access.WRITE, "events.exported",
+          policies=(EXPORTS_WRITE, W)),
+    Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
 )
 # fmt: on
 
