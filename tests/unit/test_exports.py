@@ -345,6 +345,14 @@ def test_the_last_delivery_fails_the_job_instead_of_raising() -> None:
     assert (view.status, view.error_message) == ("failed", GAVE_UP)
 
 
+def test_a_delivery_after_attempts_that_died_silently_fails_the_job() -> None:
+    setup = Setup([_event(1)])
+    export_id = setup.service.start(setup.principal, _request()).export_id
+    setup.service.run("acct_1", export_id, receive_count=MAX_ATTEMPTS + 1)
+    assert setup.service.get(setup.principal, export_id).status == "failed"
+    assert setup.files.uploads == []
+
+
 def test_a_job_another_attempt_holds_is_retried_later() -> None:
     setup = Setup([_event(1)])
     export_id = setup.service.start(setup.principal, _request()).export_id

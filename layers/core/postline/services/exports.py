@@ -42,7 +42,7 @@ from postline.services.ports import (
     IdFactory,
 )
 
-LEASE = timedelta(seconds=960)  # the worker's 900 s timeout, and a margin
+LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
 MAX_ATTEMPTS = 3  # deliveries of one job's message; then it fails rather than waiting in the DLQ
 DOWNLOAD_URL_SECONDS = 3600  # a fresh URL on each GET; never past the file's expiry
 _FLUSH_CHARS = 64 * 1024  # CSV text handed to the upload at a time
@@ -126,6 +126,9 @@ class ExportService:
         claimed = self._jobs.claim(job, self._clock.now(), LEASE)
         if claimed is None:
             raise ExportBusyError(f"export {export_id} is being written by another attempt")
+        if receive_count > MAX_ATTEMPTS:  # earlier attempts died without a word (timeouts): stop here
+            self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
+            return
         upload = self._files.upload(claimed)
         try:
             rows = self._write(claimed, upload)
