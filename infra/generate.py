@@ -26,6 +26,8 @@ from postline.http.routes import (
     AUTH,
     COUNTERS_READ,
     EVENTS_READ,
+    EXPORTS_READ,
+    EXPORTS_WRITE,
     MESSAGES_READ,
     MESSAGES_WRITE,
     RESOURCES_READ,
@@ -142,6 +144,31 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         _crud("MessagesTable"),
         _crud("EventsTable"),
         {"Statement": [{"Effect": "Allow", "Action": ["scheduler:DeleteSchedule"], "Resource": SEND_SCHEDULES}]},
+    ],
+    EXPORTS_WRITE: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+                    "Resource": _table_arn("JobsTable"),
+                }
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ExportQueue", "QueueName"]}}},
+    ],
+    EXPORTS_READ: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _table_arn("JobsTable")},
+                # Presigned download URLs are signed with this function's role.
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
+                },
+            ]
+        }
     ],
     TRACK: [
         _crud("MessagesTable"),

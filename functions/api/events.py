@@ -1,14 +1,17 @@
-"""Events: GET /v3/events, newest first, cursor-paginated (spec 4)."""
+"""Events: GET /v3/events (newest first, cursor-paginated) and the CSV export, POST /v3/events/export
+and GET /v3/events/export/{id} (spec 4)."""
 
 from datetime import datetime
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from postline import wiring
 from postline.domain.event_query import DEFAULT_LIMIT, MAX_LIMIT, EventListPage, PublicEventType, event_filters
+from postline.domain.exports import EventExportAccepted, EventExportRequest, ExportJobView
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody
@@ -56,6 +59,27 @@ def list_events(
         query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until
     )
     return wiring.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
+
+
+@router.post(
+    "/v3/events/export",
+    summary="Export events as CSV",
+    description="Starts a CSV export of a window within retention (columns id, type, message_id, recipient, "
+    "timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of a "
+    "new one. More than 1,000,000 rows fails the export.",
+    tags=["Events"],
+    responses={202: {"description": "Accepted.", "content": {"application/json": {"model": EventExportAccepted}}}},
+)
+def export_events(request: Annotated[EventExportRequest, Body()]) -> Response[EventExportAccepted]:
+    accepted = wiring.export_service().start(principal(), request)
+    return Response(status_code=202, content_type="application/json", body=accepted)
+
+
+@router.get("/v3/events/export/<id>", summary="Get an event export", tags=["Events"])
+def get_event_export(
+    id: Annotated[str, Path(min_length=1, max_length=64, description="The export's id.")],
+) -> ExportJobView:
+    return wiring.export_service().get(principal(), id)
 
 
 handler = lambda_handler(router)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from postline import wiring
 from postline.domain.audit import REDACTED_STAFF_EMAIL
 from postline.domain.keys import Access
 from postline.http.routes import ROUTES, Route
@@ -52,6 +54,10 @@ def _call(admin: Api, route: Route) -> str:
         target = admin.post("/v3/templates", json={"name": "audited", "subject": "Hi"}).json()["id"]
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
+    elif route.name == "ExportEvents":
+        moment = wiring.clock().now()  # the runtime's
+        window = {"since": (moment - timedelta(hours=1)).isoformat(), "until": moment.isoformat()}
+        return str(admin.post("/v3/events/export", json=window).json()["export_id"])
     else:
         target = admin.post("/v3/keys", json={"name": "audited"}).json()["id"]
     path = route.path.replace("{id}", target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,17 @@ def test_list_events_answers_an_event_page(invoke: Invoke) -> None:
     page = body(invoke("list_events"))
     assert set(page) == {"items", "has_more", "next_cursor", "total_count"}
     assert (page["has_more"], page["next_cursor"]) == (False, None)
+
+
+def test_an_export_is_accepted_and_readable(invoke: Invoke) -> None:
+    now = datetime.now(UTC)
+    window = {"since": (now - timedelta(days=1)).isoformat(), "until": (now - timedelta(minutes=1)).isoformat()}
+    accepted = invoke("export_events", **window)
+    assert accepted["statusCode"] == 202
+    export = body(accepted)
+    assert export["status"] == "pending"
+    job = body(invoke("get_event_export", export_id=export["export_id"]))
+    assert (job["id"], job["status"], job["download_url"]) == (export["export_id"], "pending", None)
+    future = invoke("export_events_until_in_future", since=window["since"])
+    assert (future["statusCode"], body(future)["error"]["code"]) == (400, "validation_error")
+    assert invoke("get_event_export", export_id="not-an-export")["statusCode"] == 404

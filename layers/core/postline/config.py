@@ -42,6 +42,10 @@ class Settings(BaseModel):
     allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
     # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
     events_query_budget_ms: int = Field(default=5000, ge=1, alias="EVENTS_QUERY_BUDGET_MS")
+    # Event exports: jobs, their CSV files and the queue the worker reads.
+    jobs_table: str = Field(default="", alias="JOBS_TABLE")
+    exports_bucket: str = Field(default="", alias="EXPORTS_BUCKET")
+    export_queue_url: str = Field(default="", alias="EXPORT_QUEUE_URL")
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -18,6 +18,8 @@ from postline.adapters.counters import DynamoCounterStore
 from postline.adapters.dispatch_queue import SqsDispatchQueue
 from postline.adapters.domains import DynamoSendingDomains
 from postline.adapters.events import DynamoEventStore
+from postline.adapters.exports import S3ExportFiles, SqsExportQueue
+from postline.adapters.jobs import DynamoExportJobs
 from postline.adapters.messages import DynamoMessageStore
 from postline.adapters.mx import MxResolver
 from postline.adapters.notifier import OwnerNotifier
@@ -44,6 +46,7 @@ from postline.services.audit import AuditService
 from postline.services.auth import Authenticator
 from postline.services.dispatch import Dispatcher
 from postline.services.events import EventService
+from postline.services.exports import ExportService
 from postline.services.feedback import FeedbackService
 from postline.services.keys import KeyService
 from postline.services.ports import Clock, Transport
@@ -94,6 +97,8 @@ def reset() -> None:
         webhook_http,
         webhook_endpoints,
         url_guard,
+        export_jobs,
+        export_files,
     ):
         accessor.cache_clear()
     _retention.cache_clear()
@@ -334,6 +339,30 @@ def tracking_service() -> TrackingService:
 def event_service() -> EventService:
     return EventService(
         events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings().events_query_budget_ms
+    )
+
+
+@cache
+def export_jobs() -> DynamoExportJobs:
+    return DynamoExportJobs(client("dynamodb"), settings().jobs_table)
+
+
+@cache
+def export_files() -> S3ExportFiles:
+    # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
+    s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
+    return S3ExportFiles(s3, settings().exports_bucket)
+
+
+def export_service() -> ExportService:
+    return ExportService(
+        jobs=export_jobs(),
+        queue=SqsExportQueue(client("sqs"), settings().export_queue_url),
+        files=export_files(),
+        events=event_store(),
+        audit=resource_store(),
+        ids=ids(),
+        clock=_clock,
     )
 
 

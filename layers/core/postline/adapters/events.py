@@ -12,6 +12,7 @@ newest first and a page resumes from the last sk it returned. The stream drives 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ BY_RECIPIENT_INDEX = "by_recipient"
 BY_TYPE_INDEX = "by_type"
 _PARALLEL = 8  # concurrent partition counts of one request
 _READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
+_STREAM_PAGE = 1000  # items an export reads at a time
 T = TypeVar("T")
 
 
@@ -177,6 +179,16 @@ class DynamoEventStore:
             total_count=total,
             days_with_events=days_with_events,
         )
+
+    def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
+        """Every event of the plan, newest first, a page at a time (exports): no count, no budget."""
+        partitions: list[date | None] = list(plan.days) if not plan.single_partition else [None]
+        unbounded = _Deadline(math.inf)
+        for partition in partitions:
+            request = {**self._query(account_id, plan, partition), "ScanIndexForward": False, "Limit": _STREAM_PAGE}
+            for page in self._pages(request, unbounded):
+                for item in page["Items"]:
+                    yield event_of(item)
 
     def _query(self, account_id: str, plan: QueryPlan, day: date | None) -> dict[str, Any]:
         """The Query of one partition: its key, the window (up to the cursor) as sk range, the filters."""

@@ -72,7 +72,12 @@ MetadataFilters = Annotated[
     AfterValidator(_check_metadata_filters),
     Field(
         description="Exact match on metadata attached at send: at most 3 keys (1-64 letters, digits, "
-        "dots, dashes, underscores), values at most 200 characters."
+        "dots, dashes, underscores), values at most 200 characters.",
+        json_schema_extra={
+            "maxProperties": MAX_METADATA_FILTERS,
+            "propertyNames": {"pattern": METADATA_KEY.pattern},
+            "additionalProperties": {"type": "string", "maxLength": MAX_METADATA_VALUE},
+        },
     ),
 ]
 

@@ -24,6 +24,8 @@ SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first o
 WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
 WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 EVENTS_READ = "events:read"  # query the events table and its indexes
+EXPORTS_WRITE = "exports:write"  # start an event export: its job and the export queue
+EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,9 @@ ROUTES: tuple[Route, ...] = (
           "webhook.secret_rotated", policies=(WEBHOOKS_WRITE,)),
     Route("ListEvents",      "GET",    "/v3/events",              "events",   Access.READ, memory=512,
           policies=(EVENTS_READ,)),
+    Route("ExportEvents",    "POST",   "/v3/events/export",       "events",   Access.WRITE, "events.exported",
+          policies=(EXPORTS_WRITE, W)),
+    Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
 )
 # fmt: on
 

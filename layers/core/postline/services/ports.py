@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from postline.domain.accounts import Account
@@ -13,6 +13,7 @@ from postline.domain.dispatch import DispatchJob, Parcel
 from postline.domain.domains import SendingDomain
 from postline.domain.event_query import QueryPlan, SearchResult
 from postline.domain.events import Event
+from postline.domain.exports import ExportJob
 from postline.domain.keys import ApiKey
 from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
@@ -150,6 +151,56 @@ class EventSearch(Protocol):
         """Up to `limit` events of the plan, newest first, whether more match, and (when `count`)
         the number of all matches. Raises TimeoutError when that takes longer than the budget."""
         ...
+
+
+class EventStream(Protocol):
+    def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
+        """Every event of the plan, newest first, read a page at a time."""
+        ...
+
+
+class ExportJobs(Protocol):
+    def create_or_find(self, job: ExportJob, now: datetime) -> ExportJob:
+        """Stores the new job unless one of the same fingerprint is still pending or processing,
+        which it returns instead."""
+        ...
+
+    def get(self, account_id: str, export_id: str) -> ExportJob | None: ...
+
+    def claim(self, job: ExportJob, now: datetime, lease: timedelta) -> ExportJob | None:
+        """Makes the job processing as its next attempt, under a lease; None while another attempt
+        holds a live lease, or once the job ended."""
+        ...
+
+    def release(self, job: ExportJob) -> None:
+        """Ends the lease of the job's (failed) attempt, so the next delivery may claim it at once."""
+        ...
+
+    def finish(self, job: ExportJob) -> bool:
+        """Stores the job completed or failed, only if its attempt still holds it; frees its fingerprint."""
+        ...
+
+
+class ExportUpload(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    def complete(self) -> None:
+        """Makes the file appear, whole."""
+        ...
+
+    def abort(self) -> None: ...
+
+
+class ExportFiles(Protocol):
+    def upload(self, job: ExportJob) -> ExportUpload:
+        """Starts writing the job's one file, discarding what an earlier attempt left unfinished."""
+        ...
+
+    def download_url(self, job: ExportJob, expires_in: int) -> str: ...
+
+
+class ExportQueue(Protocol):
+    def enqueue(self, job: ExportJob) -> None: ...
 
 
 class ContentVault(Protocol):

@@ -1,0 +1,26 @@
+"""The export queue's consumer: writes each event export's CSV (one job per batch)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.domain.exports import ExportMessage
+from postline.http.observability import logger
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def export(record: SQSRecord) -> None:
+    job = ExportMessage.model_validate_json(record.body)
+    logger.append_keys(export_id=job.export_id, account_id=job.account_id)
+    receive_count = int(record.attributes.approximate_receive_count)
+    wiring.export_service().run(job.account_id, job.export_id, receive_count=receive_count)
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_partial_response(event=event, record_handler=export, processor=processor, context=context)
