@@ -401,7 +401,6 @@ def webhook_deliverer() -> WebhookDeliverer:
         notifier=OwnerNotifier(
             resource_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
         ),
-        ids=ids(),
         retention_days=retention_days,
         clock=_clock,
     )

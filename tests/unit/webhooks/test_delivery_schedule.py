@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 from datetime import UTC, datetime, timedelta
@@ -145,8 +146,6 @@ def test_ed25519_header_verifies_with_pynacl() -> None:
     header = ed25519_header(1_800_000_000, signature, "kid-1")
     parts = dict(part.split("=", 1) for part in header.split(","))
     assert parts["t"] == "1800000000" and parts["kid"] == "kid-1"
-    import base64
-
     key.verify_key.verify(f"{parts['t']}.{body}".encode(), base64.b64decode(parts["v1"]))
 
 

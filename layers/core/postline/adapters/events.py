@@ -64,8 +64,7 @@ def event_put(event: Event) -> dict[str, Any]:
 
 
 def event_of(attrs: dict[str, Any]) -> Event:
-    # Storage omits null attributes; a message-level event has no recipient.
-    return Event.model_validate({"recipient": None, **from_attrs(attrs)})
+    return Event.model_validate(from_attrs(attrs))
 
 
 class _Deadline:

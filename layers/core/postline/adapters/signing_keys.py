@@ -51,7 +51,6 @@ class DynamoSigningKeys:
         current = active(self.keys())
         if current is None:
             self.rotate(now)
-            self._cached = None
             current = active(self.keys())
             assert current is not None, "a key was just created"
         return current.kid, self._signing_key(current.kid).sign(content).signature

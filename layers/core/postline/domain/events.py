@@ -42,7 +42,7 @@ class Event(BaseModel):
     account_id: str
     type: EventType
     message_id: str
-    recipient: str | None
+    recipient: str | None = None  # None for message-level events (storage omits the attribute)
     timestamp: datetime
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] | None = None

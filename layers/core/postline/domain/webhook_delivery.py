@@ -34,7 +34,6 @@ RETRY_DELAYS = (
 SCHEDULED_ATTEMPTS = len(RETRY_DELAYS) + 1
 CUT_SHORT_DELAY = timedelta(hours=24)  # one more attempt when an attempt of the run was cut short
 ATTEMPT_TIMEOUT_SECONDS = 30.0
-RESEND_WINDOW = timedelta(days=90)
 
 # Auto-disable (spec 3): this many consecutive fully-failed deliveries over at least this long.
 DISABLE_AFTER_FAILURES = 20
@@ -154,7 +153,6 @@ class Delivery(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     next_attempt_at: datetime | None = None
     manual: bool = False  # a resend: one attempt, never scheduled, never counted against the endpoint
-    resent_from: str | None = None
     created_at: datetime
     expires_at: int  # epoch seconds: the account's history retention
 

@@ -17,6 +17,7 @@ from postline.domain.exports import ExportJob
 from postline.domain.keys import ApiKey
 from postline.domain.messages import Content, Message, RecipientState
 from postline.domain.quota import EmailLimits
+from postline.domain.signing_keys import SigningKey
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
 from postline.domain.verification import MailRoute
@@ -301,6 +302,16 @@ class EndpointDirectory(Protocol):
 
     def auto_disable(self, endpoint: WebhookEndpoint, entry: AuditEntry) -> bool:
         """Disables an endpoint whose streak qualifies, with its audit entry; False if another did."""
+        ...
+
+
+class SigningKeyStore(Protocol):
+    def keys(self) -> list[SigningKey]: ...
+
+    def published(self, now: datetime) -> list[SigningKey]: ...
+
+    def rotate(self, now: datetime, *, force: bool = False) -> str | None:
+        """Mints a new active key when due (or forced); the new kid, or None."""
         ...
 
 

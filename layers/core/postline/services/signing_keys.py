@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Protocol
-
 from postline.domain.signing_keys import SigningKey
-from postline.services.ports import Clock
-
-
-class SigningKeyStore(Protocol):
-    def keys(self) -> list[SigningKey]: ...
-
-    def published(self, now: datetime) -> list[SigningKey]: ...
-
-    def rotate(self, now: datetime, *, force: bool = False) -> str | None: ...
+from postline.services.ports import Clock, SigningKeyStore
 
 
 class SigningKeyService:

@@ -49,7 +49,6 @@ from postline.services.ports import (
     Clock,
     DeliveryStore,
     EndpointDirectory,
-    IdFactory,
     Notifier,
     RetryWorkflow,
     Signer,
@@ -72,7 +71,6 @@ class WebhookDeliverer:
         workflow: RetryWorkflow,
         check_url: UrlCheck,
         notifier: Notifier,
-        ids: IdFactory,
         retention_days: Callable[[str], int],
         clock: Clock,
     ) -> None:
@@ -83,7 +81,6 @@ class WebhookDeliverer:
         self._workflow = workflow
         self._check_url = check_url
         self._notifier = notifier
-        self._ids = ids
         self._retention_days = retention_days
         self._clock = clock
 
@@ -122,6 +119,7 @@ class WebhookDeliverer:
 
     def _open(self, event: Event, target: Target) -> Delivery | None:
         """The delivery to attempt now, or None when it is already under way or over."""
+        now = self._clock.now()
         delivery = Delivery(
             id=delivery_id(event.id, target),
             account_id=event.account_id,
@@ -131,8 +129,8 @@ class WebhookDeliverer:
             event_type=str(event.type),
             message_id=event.message_id,
             body=encode_body(payload(event)),
-            created_at=self._clock.now(),
-            expires_at=retention_expiry(self._clock.now(), self._retention_days(event.account_id)),
+            created_at=now,
+            expires_at=retention_expiry(now, self._retention_days(event.account_id)),
         )
         if self._deliveries.create(delivery):
             return delivery
