@@ -1,7 +1,7 @@
 """`postline`: the operator's command line. It talks to the same tables as the API.
 
 Against a deployed stack, export the stack's outputs as the functions' environment
-(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID). Next to a running `make run`, it
+(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`). Next to a running `make run`, it
 finds the embedded runtime through .local/dev.json by itself.
 """
 
@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     target = sending.add_mutually_exclusive_group(required=True)
     target.add_argument("--account", dest="account_id", help="one account")
     target.add_argument("--all", action="store_true", help="the whole platform")
+
+    events = commands.add_parser("events", help="events table maintenance").add_subparsers(dest="action", required=True)
+    backfill = events.add_parser(
+        "backfill-index-keys",
+        help="give events stored before the recipient/type indexes their keys (safe to rerun)",
+    )
+    backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
     return parser
 
 
@@ -142,6 +150,8 @@ def run(args: argparse.Namespace) -> None:
         _sandbox(operator, args)
     elif args.command == "key":
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
+    elif args.command == "events":
+        _backfill_event_keys(args.segments)
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)
@@ -164,6 +174,13 @@ def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
         operator.set_routed_to_sandbox(account_id, args.setting == "on")
     account = operator.get_account(account_id)
     _print(account.model_dump(include={"id", "sandbox", "sandbox_recipients", "owner_email", "routed_to_sandbox"}))
+
+
+def _backfill_event_keys(segments: int) -> None:
+    store = wiring.event_store()
+    with ThreadPoolExecutor(max_workers=segments) as pool:
+        counts = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
+        _print({"updated": sum(counts)})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,8 @@ from datetime import date, datetime
 from functools import partial
 from typing import Any, TypeVar
 
+from botocore.exceptions import ClientError
+
 from postline.adapters.dynamo import batch_write, from_attrs, key, to_attrs
 from postline.domain.event_query import EventFilters, Position, QueryPlan, SearchResult, Strategy
 from postline.domain.events import Event
@@ -145,6 +147,38 @@ class DynamoEventStore:
 
     def put(self, events: list[Event]) -> None:
         batch_write(self._db, [(self._table, event_put(event)) for event in events])
+
+    def backfill_index_keys(self, *, segment: int, segments: int) -> int:
+        """Gives events written before the by_recipient/by_type indexes existed their index keys.
+
+        A one-off migration for stacks deployed before those indexes: one segment of a parallel
+        Scan, each update conditioned on the key still missing, so reruns and overlapping runs are
+        harmless. Returns how many events it updated."""
+        updated = 0
+        pages = self._db.get_paginator("scan").paginate(
+            TableName=self._table,
+            Segment=segment,
+            TotalSegments=segments,
+            FilterExpression="attribute_not_exists(type_key)",
+        )
+        for page in pages:
+            for attrs in page["Items"]:
+                keys = event_put(event_of(attrs))  # the same keys a write makes today
+                names = [name for name in ("type_key", "recipient_key") if name in keys]
+                try:
+                    self._db.update_item(
+                        TableName=self._table,
+                        Key={"pk": attrs["pk"], "sk": attrs["sk"]},
+                        UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in names),
+                        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(type_key)",
+                        ExpressionAttributeValues={f":{name}": keys[name] for name in names},
+                    )
+                except ClientError as exc:
+                    if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                        raise
+                    continue  # expired meanwhile, or another run got there first
+                updated += 1
+        return updated
 
     # -- GET /v3/events ------------------------------------------------------------------------
 
