@@ -30,3 +30,14 @@ def send(api: Api, to: str = SIMULATED_DELIVERY) -> str:
     assert response.status_code == 202, response.text
     message_id: str = response.json()["id"]
     return message_id
+
+
+def send_batch(api: Api, count: int) -> list[str]:
+    """One batch send to `count` recipients: each gets its own message, so `count` delivered events."""
+    recipients = [{"to": f"recipient{n}@example.com"} for n in range(count)]
+    body = {"from": "hello@example.com", "subject": "Hi", "text": "x", "recipients": recipients}
+    response = api.post("/v3/messages.batch", json=body)
+    assert response.status_code == 202, response.text
+    assert response.json()["accepted"] == count, response.text
+    message_ids: list[str] = response.json()["message_ids"]
+    return message_ids
