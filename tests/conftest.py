@@ -3,7 +3,8 @@
 `runtime` is one in-process Runtime per test worker on the real template.yaml, with free ports
 and its own state dir, so `pytest -n N` workers never share anything. While it runs, this
 worker's os.environ points boto3 at its emulator (the Runtime restores it on stop); console
-JWTs are verified against a key set made for the session (`console_token` signs with it).
+JWTs are verified against a key set made for the session (`console_token` signs with it), and
+webhook receivers' certificates issued by the session's `webhook_ca` are trusted (WebhookCaBundle).
 
 `spawn` starts `python -m postline.local` as a child process instead: for restarts and Ctrl-C,
 and for another template (a process holds one Runtime at a time): `fixture_stack` runs
@@ -33,6 +34,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from postline.local.runtime import Runtime
+from tests.certs import TestCa
 from tests.e2e.support import Api
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,11 +48,20 @@ _CONSOLE_KID = "e2e-console"
 
 
 @pytest.fixture(scope="session")
-def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+def webhook_ca() -> TestCa:
+    """The CA the runtime trusts for webhook receivers: TLS receivers get their certificates from it."""
+    return TestCa.create()
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory: pytest.TempPathFactory, webhook_ca: TestCa) -> Iterator[Runtime]:
     public = json.loads(jwt.algorithms.OKPAlgorithm.to_jwk(_CONSOLE_KEY.public_key()))
     jwks = json.dumps({"keys": [{**public, "kid": _CONSOLE_KID, "alg": "EdDSA", "use": "sig"}]})
+    bundle = tmp_path_factory.mktemp("webhook-ca") / "ca.pem"
+    bundle.write_text(webhook_ca.pem)
     state_dir = tmp_path_factory.mktemp("state")
-    with Runtime(TEMPLATE, state_dir, parameters={"ConsoleJwks": jwks}) as running:
+    parameters = {"ConsoleJwks": jwks, "WebhookCaBundle": str(bundle)}
+    with Runtime(TEMPLATE, state_dir, parameters=parameters) as running:
         yield running
 
 

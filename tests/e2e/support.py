@@ -64,10 +64,11 @@ def make_account(
     plan: Plan = Plan.FREE,
     status: AccountStatus = AccountStatus.ACTIVE,
     rate_limit: int | None = None,
+    owner_email: str | None = None,
 ) -> TestAccount:
     """A fresh account with a live and a test full_access key, made through the operator service."""
     operator = wiring.operator_service()
-    account = operator.create_account(name="e2e", plan=plan)
+    account = operator.create_account(name="e2e", plan=plan, owner_email=owner_email)
     if rate_limit is not None:
         account = operator.set_rate_limit(account.id, rate_limit)
     live = operator.create_key(account.id, name="live", env=Environment.LIVE)

@@ -3,7 +3,8 @@
     with Receiver(answers=[503, 503, 200]) as receiver:   # then 200 forever (the last answer repeats)
         ... receiver.url ... receiver.requests ...
 
-Optionally TLS that requires a client certificate (mTLS), with the CA that must have issued it.
+Optionally TLS that requires a client certificate (mTLS), with the CA that must have issued it,
+and an `authorize` check (e.g. a bearer token): a request it refuses is recorded and answered 401.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -32,12 +34,14 @@ class Receiver:
         *,
         tls: ssl.SSLContext | None = None,
         delay: float = 0.0,
+        authorize: Callable[[Received], bool] | None = None,
     ) -> None:
         self.answers = list(answers or [200])
         self.requests: list[Received] = []
         self._lock = threading.Lock()
         self._tls = tls
         self._delay = delay
+        self._authorize = authorize
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -73,7 +77,8 @@ class Receiver:
         with self._lock:
             self.requests.append(received)
             index = len(self.requests) - 1
-            return self.answers[min(index, len(self.answers) - 1)]
+            answer = self.answers[min(index, len(self.answers) - 1)]
+        return 401 if self._authorize is not None and not self._authorize(received) else answer
 
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
         deadline = time.monotonic() + timeout

@@ -386,7 +386,7 @@ def webhook_deliveries() -> DynamoDeliveryStore:
 
 @cache
 def webhook_http() -> WebhookHttp:
-    return WebhookHttp(ca_bundle=settings().webhook_ca_bundle or None)
+    return WebhookHttp(_clock, ca_bundle=settings().webhook_ca_bundle or None)
 
 
 def webhook_deliverer() -> WebhookDeliverer:

@@ -7,6 +7,9 @@
 - WEBHOOK_CA_BUNDLE adds certificate authorities receivers may use (a private CA, the tests' CA).
 - mTLS: the client certificate and key go to 0600 files in a private temp directory, one pool
   per certificate (ssl.load_cert_chain only reads files).
+- OAuth2 tokens are cached per endpoint until shortly before they expire on the services' clock
+  (the embedded runtime's movable one included); one fetch per endpoint at a time, so attempts
+  made together share it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import ssl
 import tempfile
 import threading
 import time
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,19 +28,22 @@ import urllib3
 from urllib3.exceptions import HTTPError, ProtocolError, ReadTimeoutError, TimeoutError
 
 from postline.domain.webhook_delivery import ATTEMPT_TIMEOUT_SECONDS, ClientCertificate, HttpAnswer, TokenError
+from postline.services.ports import Clock
 
 _ANSWER_LIMIT = 64 * 1024  # bytes of a receiver's answer worth reading
-_TOKEN_MARGIN_SECONDS = 30.0
+_TOKEN_MARGIN = timedelta(seconds=30)
 _USER_AGENT = "Postline-Webhooks/1.0"
 
 
 class WebhookHttp:
-    def __init__(self, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None) -> None:
+    def __init__(self, clock: Clock, *, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None) -> None:
+        self._clock = clock
         self._timeout = timeout
         self._ca_bundle = ca_bundle
         self._pool = urllib3.PoolManager(num_pools=50, maxsize=10, retries=False, ssl_context=self._context())
         self._mtls_pools: dict[str, urllib3.PoolManager] = {}
-        self._tokens: dict[str, tuple[str, float]] = {}
+        self._tokens: dict[str, tuple[str, datetime]] = {}
+        self._fetching: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
         self._cert_dir: str | None = None
 
@@ -81,11 +88,20 @@ class WebhookHttp:
         fresh: bool = False,
     ) -> str:
         """A client-credentials access token, cached per endpoint until shortly before it expires."""
-        now = time.monotonic()
         with self._lock:
+            fetching = self._fetching.setdefault(cache_key, threading.Lock())
+        with fetching:  # attempts waiting here use the token the first one fetched
             cached = self._tokens.get(cache_key)
-        if cached and not fresh and cached[1] > now:
-            return cached[0]
+            if cached and not fresh and cached[1] > self._clock.now():
+                return cached[0]
+            asked_at = self._clock.now()
+            token, lifetime = self._fetch_token(token_url, client_id, client_secret, scope, audience)
+            self._tokens[cache_key] = (token, asked_at + max(lifetime - _TOKEN_MARGIN, timedelta()))
+            return token
+
+    def _fetch_token(
+        self, token_url: str, client_id: str, client_secret: str, scope: str | None, audience: str | None
+    ) -> tuple[str, timedelta]:
         fields = {"grant_type": "client_credentials"}
         if scope:
             fields["scope"] = scope
@@ -112,13 +128,9 @@ class WebhookHttp:
             raise TokenError(f"token endpoint answered {response.status}")
         try:
             document: Any = response.json()
-            token = str(document["access_token"])
-            lifetime = float(document.get("expires_in", 300))
+            return str(document["access_token"]), timedelta(seconds=float(document.get("expires_in", 300)))
         except (ValueError, KeyError, TypeError) as exc:
             raise TokenError("token endpoint answered without an access_token") from exc
-        with self._lock:
-            self._tokens[cache_key] = (token, now + max(lifetime - _TOKEN_MARGIN_SECONDS, 0.0))
-        return token
 
     def _pool_for(self, certificate: ClientCertificate | None) -> urllib3.PoolManager:
         if certificate is None:
