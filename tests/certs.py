@@ -95,8 +95,10 @@ class TestCa:
     def pem(self) -> str:
         return cert_pem(self.cert)
 
-    def issue(self, common_name: str, *, server: bool = False) -> tuple[str, str]:
-        """(certificate PEM, private key PEM): a server certificate for 127.0.0.1, or a client one.
+    def issue(
+        self, common_name: str, *, server: bool = False, dns_names: tuple[str, ...] = ("localhost",)
+    ) -> tuple[str, str]:
+        """(certificate PEM, private key PEM): a server certificate for 127.0.0.1 and dns_names, or a client one.
         Valid ten years: the runtime's clock, which checks a client certificate at save time, only
         moves forward."""
         key = ec_key()
@@ -115,7 +117,7 @@ class TestCa:
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), critical=False)
         )
         if server:
-            names = [x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")), x509.DNSName("localhost")]
+            names = [x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")), *map(x509.DNSName, dns_names)]
             builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
         return cert_pem(builder.sign(self.key, hashes.SHA256())), key_pem(key)
 

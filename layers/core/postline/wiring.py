@@ -386,7 +386,7 @@ def webhook_deliveries() -> DynamoDeliveryStore:
 
 @cache
 def webhook_http() -> WebhookHttp:
-    return WebhookHttp(_clock, ca_bundle=settings().webhook_ca_bundle or None)
+    return WebhookHttp(_clock, url_guard().vet, ca_bundle=settings().webhook_ca_bundle or None)
 
 
 def webhook_deliverer() -> WebhookDeliverer:
@@ -397,7 +397,6 @@ def webhook_deliverer() -> WebhookDeliverer:
         signer=signing_keys(),
         client=webhook_http(),
         workflow=StepFunctionsRetry(client("stepfunctions"), config.webhook_retry_state_machine_arn),
-        check_url=url_guard().check,
         notifier=OwnerNotifier(
             resource_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
         ),

@@ -89,6 +89,13 @@ def test_a_public_https_host_passes_and_is_resolved_with_its_port() -> None:
     assert dns.asked == [("hooks.example.com", 8443)]
 
 
+def test_vet_returns_the_addresses_it_checked_for_the_client_to_connect_to() -> None:
+    guard, _ = strict()
+    assert guard.vet("https://hooks.example.com/in") == DNS["hooks.example.com"]
+    assert guard.vet("https://[2606:4700:4700::1111]/in") == ["2606:4700:4700::1111"]
+    assert ResolvingUrlGuard(allow_private=True, resolve=FakeDns({})).vet("http://127.0.0.1:1/") == []
+
+
 def test_a_public_ip_literal_passes_without_dns() -> None:
     guard, dns = strict()
     guard.check("https://93.184.215.14/in")

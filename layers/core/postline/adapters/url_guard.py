@@ -1,5 +1,8 @@
 """Where webhooks may go: the URL's shape, then (unless private URLs are allowed) every address its
-host resolves to must be public. Classification is the domain's; this adds the resolution."""
+host resolves to must be public. Classification is the domain's; this adds the resolution.
+
+`vet` also returns the addresses it checked, so the HTTP client connects to exactly those: a
+second resolution at connect time could answer differently (DNS rebinding)."""
 
 from __future__ import annotations
 
@@ -25,12 +28,17 @@ class ResolvingUrlGuard:
         self._resolve = resolve
 
     def check(self, url: str) -> None:
+        self.vet(url)
+
+    def vet(self, url: str) -> list[str]:
+        """The addresses a request to `url` may connect to, all public; [] when private URLs are
+        allowed (connect by name). Raises ValidationFailed when the URL must not be called."""
         try:
             target = url_target(url)
         except ValueError as exc:
             raise ValidationFailed(f"Invalid webhook URL: {exc}.") from exc
         if self._allow_private:
-            return
+            return []
         if target.scheme != "https":
             raise ValidationFailed("Webhook URLs must use https://.")
         try:
@@ -49,3 +57,4 @@ class ResolvingUrlGuard:
                     f"The webhook host {target.host} resolves to {address}, a {reason} address; "
                     "webhooks go to public addresses only."
                 )
+        return addresses

@@ -7,6 +7,9 @@
 - WEBHOOK_CA_BUNDLE adds certificate authorities receivers may use (a private CA, the tests' CA).
 - mTLS: the client certificate and key go to 0600 files in a private temp directory, one pool
   per certificate (ssl.load_cert_chain only reads files).
+- Every request (the receiver's and the token endpoint's) goes through the URL guard first and
+  connects to an address the guard vetted, with TLS still checking the URL's host name: the
+  name is never resolved a second time, which would leave a DNS rebinding window.
 - OAuth2 tokens are cached per endpoint until shortly before they expire on the services' clock
   (the embedded runtime's movable one included); one fetch per endpoint at a time, so attempts
   made together share it.
@@ -20,24 +23,31 @@ import ssl
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import urllib3
 from urllib3.exceptions import HTTPError, ProtocolError, ReadTimeoutError, TimeoutError
+from urllib3.util import parse_url
 
+from postline.domain.errors import ValidationFailed
 from postline.domain.webhook_delivery import ATTEMPT_TIMEOUT_SECONDS, ClientCertificate, HttpAnswer, TokenError
 from postline.services.ports import Clock
 
 _ANSWER_LIMIT = 64 * 1024  # bytes of a receiver's answer worth reading
 _TOKEN_MARGIN = timedelta(seconds=30)
 _USER_AGENT = "Postline-Webhooks/1.0"
+Vet = Callable[[str], list[str]]  # the addresses a URL may be reached at ([]: by name); raises ValidationFailed
 
 
 class WebhookHttp:
-    def __init__(self, clock: Clock, *, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None) -> None:
+    def __init__(
+        self, clock: Clock, vet: Vet, *, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None
+    ) -> None:
         self._clock = clock
+        self._vet = vet
         self._timeout = timeout
         self._ca_bundle = ca_bundle
         self._pool = urllib3.PoolManager(num_pools=50, maxsize=10, retries=False, ssl_context=self._context())
@@ -54,8 +64,8 @@ class WebhookHttp:
         started = time.monotonic()
         response = None
         try:
-            response = pool.request(
-                "POST",
+            response = self._post(
+                pool,
                 url,
                 body=body,
                 headers={"Content-Type": "application/json", "User-Agent": _USER_AGENT, **headers},
@@ -65,6 +75,8 @@ class WebhookHttp:
             )
             response.read(_ANSWER_LIMIT)
             return HttpAnswer(response.status, _elapsed_ms(started))
+        except ValidationFailed as exc:
+            return HttpAnswer(None, 0, error=f"refused: {exc.message}")
         except (ReadTimeoutError, TimeoutError) as exc:
             return HttpAnswer(None, _elapsed_ms(started), cut_short=True, error=f"timed out: {type(exc).__name__}")
         except ProtocolError as exc:
@@ -109,8 +121,8 @@ class WebhookHttp:
             fields["audience"] = audience
         basic = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()  # RFC 6749 2.3.1
         try:
-            response = self._pool.request(
-                "POST",
+            response = self._post(
+                self._pool,
                 token_url,
                 body=urlencode(fields),
                 headers={
@@ -122,6 +134,8 @@ class WebhookHttp:
                 timeout=urllib3.Timeout(total=self._timeout),
                 redirect=False,
             )
+        except ValidationFailed as exc:
+            raise TokenError(f"token_url refused: {exc.message}") from exc
         except HTTPError as exc:
             raise TokenError(f"token endpoint unreachable: {type(exc).__name__}") from exc
         if response.status != 200:
@@ -131,6 +145,26 @@ class WebhookHttp:
             return str(document["access_token"]), timedelta(seconds=float(document.get("expires_in", 300)))
         except (ValueError, KeyError, TypeError) as exc:
             raise TokenError("token endpoint answered without an access_token") from exc
+
+    def _post(
+        self, manager: urllib3.PoolManager, url: str, *, headers: dict[str, str], **options: Any
+    ) -> urllib3.BaseHTTPResponse:
+        """POSTs to the address the guard vetted, TLS verified against the URL's host name."""
+        addresses = self._vet(url)
+        if not addresses:  # private URLs allowed: nothing to pin
+            return manager.request("POST", url, headers=headers, **options)
+        target = parse_url(url)  # https with a host: the guard refuses anything else
+        name = str(target.host)
+        pool = manager.connection_from_host(
+            addresses[0],
+            target.port or 443,
+            scheme="https",
+            pool_kwargs={"server_hostname": name, "assert_hostname": name},
+        )
+        host = name if target.port is None else f"{name}:{target.port}"
+        return pool.urlopen(
+            "POST", target.request_uri, headers={"Host": host, **headers}, assert_same_host=False, **options
+        )
 
     def _pool_for(self, certificate: ClientCertificate | None) -> urllib3.PoolManager:
         if certificate is None:

@@ -20,7 +20,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from postline.domain.audit import Actor, audit_entry
-from postline.domain.errors import ValidationFailed
 from postline.domain.events import Event, retention_expiry
 from postline.domain.webhook_delivery import (
     ATTEMPT_HEADER,
@@ -56,7 +55,6 @@ from postline.services.ports import (
 )
 
 logger = logging.getLogger(__name__)
-UrlCheck = Callable[[str], None]  # raises ValidationFailed when a URL must not be called (private address)
 _CONCURRENT_ATTEMPTS = 16
 
 
@@ -69,7 +67,6 @@ class WebhookDeliverer:
         signer: Signer,
         client: WebhookClient,
         workflow: RetryWorkflow,
-        check_url: UrlCheck,
         notifier: Notifier,
         retention_days: Callable[[str], int],
         clock: Clock,
@@ -79,7 +76,6 @@ class WebhookDeliverer:
         self._signer = signer
         self._client = client
         self._workflow = workflow
-        self._check_url = check_url
         self._notifier = notifier
         self._retention_days = retention_days
         self._clock = clock
@@ -188,10 +184,6 @@ class WebhookDeliverer:
         return after
 
     def _send(self, delivery: Delivery, endpoint: WebhookEndpoint | None, number: int, now: datetime) -> HttpAnswer:
-        try:
-            self._check_url(delivery.url)  # again at send time: DNS may have changed since the save
-        except ValidationFailed as exc:
-            return HttpAnswer(None, 0, error=f"refused: {exc.message}")
         timestamp = int(now.timestamp())
         kid, signature = self._signer.sign(signed_content(timestamp, delivery.body), now)
         headers = {
