@@ -80,8 +80,9 @@ def test_a_failing_token_endpoint_raises_token_error_and_caches_nothing(tokens: 
 
 
 def test_a_request_connects_to_the_vetted_address_and_verifies_the_url_name(tmp_path: Path) -> None:
-    """hooks.postline.test resolves nowhere: only the pinned address can reach the receiver, and
-    its certificate (issued for that name) is checked against the name, not the address."""
+    """hooks.postline.test resolves nowhere: only a pinned address can reach the receiver, and
+    its certificate (issued for that name) is checked against the name, not the address. An
+    address that refuses the connection gives way to the next."""
     ca = TestCa.create()
     bundle = tmp_path / "ca.pem"
     bundle.write_text(ca.pem)
@@ -89,7 +90,7 @@ def test_a_request_connects_to_the_vetted_address_and_verifies_the_url_name(tmp_
 
     def pin(url: str) -> list[str]:
         vetted.append(url)
-        return ["127.0.0.1"]
+        return ["::1", "127.0.0.2", "127.0.0.1"]  # v4 first; nothing listens on .2: the next is tried
 
     with Receiver(tls=server_context(*ca.issue("hooks", server=True, dns_names=("hooks.postline.test",)))) as receiver:
         url = receiver.url.replace("127.0.0.1", "hooks.postline.test")

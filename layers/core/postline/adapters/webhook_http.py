@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import urllib3
-from urllib3.exceptions import HTTPError, ProtocolError, ReadTimeoutError, TimeoutError
+from urllib3.exceptions import HTTPError, NewConnectionError, ProtocolError, ReadTimeoutError, TimeoutError
 from urllib3.util import parse_url
 
 from postline.domain.errors import ValidationFailed
@@ -149,22 +149,32 @@ class WebhookHttp:
     def _post(
         self, manager: urllib3.PoolManager, url: str, *, headers: dict[str, str], **options: Any
     ) -> urllib3.BaseHTTPResponse:
-        """POSTs to the address the guard vetted, TLS verified against the URL's host name."""
+        """POSTs to an address the guard vetted, TLS verified against the URL's host name.
+
+        IPv4 first (a Lambda outside a VPC has no IPv6 egress); the next address only when a
+        connection could not be opened at all, so nothing is ever sent twice."""
         addresses = self._vet(url)
         if not addresses:  # private URLs allowed: nothing to pin
             return manager.request("POST", url, headers=headers, **options)
         target = parse_url(url)  # https with a host: the guard refuses anything else
         name = str(target.host)
-        pool = manager.connection_from_host(
-            addresses[0],
-            target.port or 443,
-            scheme="https",
-            pool_kwargs={"server_hostname": name, "assert_hostname": name},
-        )
         host = name if target.port is None else f"{name}:{target.port}"
-        return pool.urlopen(
-            "POST", target.request_uri, headers={"Host": host, **headers}, assert_same_host=False, **options
-        )
+        unreachable: NewConnectionError | None = None
+        for address in sorted(addresses, key=lambda a: ":" in a):
+            pool = manager.connection_from_host(
+                address,
+                target.port or 443,
+                scheme="https",
+                pool_kwargs={"server_hostname": name, "assert_hostname": name},
+            )
+            try:
+                return pool.urlopen(
+                    "POST", target.request_uri, headers={"Host": host, **headers}, assert_same_host=False, **options
+                )
+            except NewConnectionError as exc:
+                unreachable = exc
+        assert unreachable is not None
+        raise unreachable
 
     def _pool_for(self, certificate: ClientCertificate | None) -> urllib3.PoolManager:
         if certificate is None:
