@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from postline import wiring
+from postline.adapters.resend_jobs import SqsResendQueue
 from postline.domain.audit import Actor, audit_entry
-from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery
+from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, resend_delivery_id
 from postline.domain.webhooks import WebhookEndpoint
+from postline.services.webhook_resend import GAVE_UP, WebhookResendService
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -136,3 +138,69 @@ def test_resend_by_filter_to_a_destination(
     _drain(stack)
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"]) == ("completed", 1, 1)
+
+
+def _messages(stack: InProcessStack) -> list[dict[str, Any]]:
+    """Everything on the resend queue, left there (received, then made visible again)."""
+    sqs, url = stack.client("sqs"), stack.env["RESEND_QUEUE_URL"]
+    found: list[dict[str, Any]] = []
+    while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=30).get("Messages", []):
+        found += batch
+    for message in found:
+        sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+    return found
+
+
+def test_redelivered_messages_create_attempt_and_count_nothing_twice(
+    invoke: Invoke, stack: InProcessStack, failed: Delivery
+) -> None:
+    job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
+    (job_message,) = _messages(stack)
+    service = wiring.webhook_resend_service()
+    service.run(failed.account_id, job["id"], receive_count=1)  # the job message, delivered twice
+    # the job message again (it queues the attempt again) and the two attempt messages
+    assert _drain(stack) == 3
+    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id))  # an attempt, again
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
+    resent = wiring.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
+    assert resent is not None and len(resent.attempts) == 1
+    assert job["id"] in job_message["Body"]
+
+
+def _service(max_matches: int) -> WebhookResendService:
+    return WebhookResendService(
+        jobs=wiring.resend_jobs(),
+        queue=SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
+        deliveries=wiring.webhook_deliveries(),
+        endpoints=wiring.webhook_endpoints(),
+        audit=wiring.resource_store(),
+        ids=wiring.ids(),
+        retention_days=wiring.retention_days,
+        resend_attempt=wiring.webhook_deliverer().resend_attempt,
+        clock=wiring.clock(),
+        max_matches=max_matches,
+    )
+
+
+def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
+    invoke: Invoke, stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    for extra in range(2):  # three failed deliveries in all
+        twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": f"evt_{extra}"})
+        assert wiring.webhook_deliveries().create(twin)
+    capped = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
+    _messages(stack)  # leaves the queue as it is: the job message is run by hand below
+    _service(max_matches=2).run(endpoint.account_id, capped["id"], receive_count=1)
+    stopped = body(invoke("get_webhook_resend", resend_id=capped["id"]))
+    assert (stopped["status"], stopped["matched"], stopped["attempted"]) == ("completed", 0, 0)
+    assert "more than 2 deliveries" in stopped["error_message"]
+
+    dying = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
+    _service(max_matches=10).run(endpoint.account_id, dying["id"], receive_count=4)
+    gave_up = body(invoke("get_webhook_resend", resend_id=dying["id"]))
+    assert (gave_up["status"], gave_up["error_message"]) == ("completed", GAVE_UP)
+    assert _drain(stack) == 2  # the two job messages find their jobs over: nothing is attempted
+    history = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))["deliveries"]
+    assert not any(d["manual"] for d in history)
