@@ -25,11 +25,14 @@ from postline.http.errors import ErrorBody
 from postline.http.routes import (
     AUTH,
     COUNTERS_READ,
+    DELIVERIES_READ,
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
     MESSAGES_READ,
     MESSAGES_WRITE,
+    RESENDS_READ,
+    RESENDS_WRITE,
     RESOURCES_READ,
     RESOURCES_WRITE,
     ROUTES,
@@ -182,6 +185,33 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
     ],
     WEBHOOKS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
+    DELIVERIES_READ: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:Query"],
+                    "Resource": {"Fn::Sub": "${WebhookDeliveriesTable.Arn}/index/by_endpoint"},
+                }
+            ]
+        }
+    ],
+    RESENDS_WRITE: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:BatchGetItem"],
+                    "Resource": _table_arn("WebhookDeliveriesTable"),
+                },
+                {"Effect": "Allow", "Action": ["dynamodb:PutItem"], "Resource": _table_arn("JobsTable")},
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ResendQueue", "QueueName"]}}},
+    ],
+    RESENDS_READ: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _table_arn("JobsTable")}]}
+    ],
     WEBHOOKS_WRITE: [_crud("ResourcesTable"), _content_key("kms:GenerateDataKey", "kms:Decrypt")],
 }
 
@@ -272,7 +302,8 @@ def render_openapi() -> str:
                 "(or a console JWT). Failures use the error body "
                 '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
-                "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`."
+                "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`, "
+                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`."
             ),
             servers=[],
             security_schemes={"bearer": HTTPBearer(description="API key or console JWT")},

@@ -54,6 +54,12 @@ def _call(admin: Api, route: Route) -> str:
         target = admin.post("/v3/templates", json={"name": "audited", "subject": "Hi"}).json()["id"]
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
+    elif route.name == "ResendWebhookDeliveries":
+        hook = {"url": "http://127.0.0.1:9/hooks", "events": ["delivered"]}
+        endpoint_id = admin.post("/v3/webhooks", json=hook).json()["id"]
+        since = (wiring.clock().now() - timedelta(hours=1)).isoformat()  # the runtime's clock
+        resend = {"filter": {"endpoint_id": endpoint_id, "since": since}}
+        return str(admin.post("/v3/webhooks/deliveries/resend", json=resend).json()["id"])
     elif route.name == "ExportEvents":
         moment = wiring.clock().now()  # the runtime's
         window = {"since": (moment - timedelta(hours=1)).isoformat(), "until": moment.isoformat()}

@@ -46,6 +46,8 @@ class Settings(BaseModel):
     jobs_table: str = Field(default="", alias="JOBS_TABLE")
     exports_bucket: str = Field(default="", alias="EXPORTS_BUCKET")
     export_queue_url: str = Field(default="", alias="EXPORT_QUEUE_URL")
+    # Webhook resends: jobs (in the jobs table) and the queue their worker reads.
+    resend_queue_url: str = Field(default="", alias="RESEND_QUEUE_URL")
 
     @classmethod
     def from_env(cls) -> Settings:

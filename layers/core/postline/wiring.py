@@ -23,6 +23,7 @@ from postline.adapters.jobs import DynamoExportJobs
 from postline.adapters.messages import DynamoMessageStore
 from postline.adapters.mx import MxResolver
 from postline.adapters.notifier import OwnerNotifier
+from postline.adapters.resend_jobs import DynamoResendJobs, SqsResendQueue
 from postline.adapters.resources import ResourceStore
 from postline.adapters.retry_workflow import StepFunctionsRetry
 from postline.adapters.secrets import PepperedHasher
@@ -57,6 +58,8 @@ from postline.services.tracking import TrackingService
 from postline.services.usage import UsageService
 from postline.services.verification import Verifier
 from postline.services.webhook_delivery import WebhookDeliverer
+from postline.services.webhook_history import DeliveryHistoryService
+from postline.services.webhook_resend import WebhookResendService
 from postline.services.webhooks import WebhookService
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
@@ -99,6 +102,7 @@ def reset() -> None:
         url_guard,
         export_jobs,
         export_files,
+        resend_jobs,
     ):
         accessor.cache_clear()
     _retention.cache_clear()
@@ -407,3 +411,28 @@ def webhook_deliverer() -> WebhookDeliverer:
 
 def signing_key_service() -> SigningKeyService:
     return SigningKeyService(signing_keys(), _clock)
+
+
+def delivery_history_service() -> DeliveryHistoryService:
+    return DeliveryHistoryService(
+        deliveries=webhook_deliveries(), endpoints=webhook_endpoints(), hasher=hasher(), clock=_clock
+    )
+
+
+@cache
+def resend_jobs() -> DynamoResendJobs:
+    return DynamoResendJobs(client("dynamodb"), settings().jobs_table)
+
+
+def webhook_resend_service() -> WebhookResendService:
+    return WebhookResendService(
+        jobs=resend_jobs(),
+        queue=SqsResendQueue(client("sqs"), settings().resend_queue_url),
+        deliveries=webhook_deliveries(),
+        endpoints=webhook_endpoints(),
+        audit=resource_store(),
+        ids=ids(),
+        retention_days=retention_days,
+        resend_attempt=lambda delivery_id: webhook_deliverer().resend_attempt(delivery_id),  # the worker's only
+        clock=_clock,
+    )

@@ -10,17 +10,20 @@ race on one delivery cannot both record attempt n.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Collection, Iterator
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from postline.adapters.dynamo import from_attrs, key, to_attrs
-from postline.domain.webhook_delivery import Delivery
+from postline.domain.webhook_delivery import Delivery, DeliveryStatus
+from postline.domain.webhook_history import sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
 _SK = "D"
+_BATCH_GET_LIMIT = 100
 
 
 def _pk(delivery_id: str) -> str:
@@ -35,7 +38,7 @@ def _item(delivery: Delivery) -> dict[str, Any]:
     data = delivery.model_dump(mode="json")
     data["attempt_count"] = len(delivery.attempts)
     data["endpoint_key"] = endpoint_key(delivery.account_id, delivery.endpoint_id, f"{delivery.created_at:%Y-%m}")
-    data["created_sk"] = f"{delivery.created_at:%Y-%m-%dT%H:%M:%S.%f}#{delivery.id}"
+    data["created_sk"] = sort_key(delivery.created_at, delivery.id)
     return {**key(_pk(delivery.id), _SK), **to_attrs(data)}
 
 
@@ -64,6 +67,25 @@ class DynamoDeliveryStore:
         response = self._db.get_item(TableName=self._table, Key=key(_pk(delivery_id), _SK), ConsistentRead=True)
         return _delivery(response["Item"]) if "Item" in response else None
 
+    def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
+        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call)."""
+        found: dict[str, Delivery] = {}
+        for start in range(0, len(delivery_ids), _BATCH_GET_LIMIT):
+            chunk = list(dict.fromkeys(delivery_ids[start : start + _BATCH_GET_LIMIT]))
+            pending: dict[str, Any] = {self._table: {"Keys": [key(_pk(d), _SK) for d in chunk], "ConsistentRead": True}}
+            for attempt in range(8):
+                response = self._db.batch_get_item(RequestItems=pending)
+                for attrs in response["Responses"].get(self._table, []):
+                    delivery = _delivery(attrs)
+                    found[delivery.id] = delivery
+                pending = response.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+            if pending:
+                raise RuntimeError("DynamoDB left deliveries unread")
+        return found
+
     def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
         """Stores a new state of the delivery; False when someone recorded an attempt first."""
         try:
@@ -80,24 +102,51 @@ class DynamoDeliveryStore:
         return True
 
     def for_endpoint(
-        self, account_id: str, endpoint_id: str | None, months: list[str], *, since: datetime, until: datetime
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None = None,
+        statuses: Collection[DeliveryStatus] = (),
+        event_types: Collection[str] = (),
+        page_size: int | None = None,
     ) -> Iterator[Delivery]:
-        """Newest first over the given months (newest month first), within [since, until]."""
-        low = f"{since:%Y-%m-%dT%H:%M:%S.%f}"
-        high = f"{until:%Y-%m-%dT%H:%M:%S.%f}~"  # '~' sorts after '#<id>'
+        """Newest first over the given months (newest month first), within [since, until], strictly
+        older than the sort key `before` (a page's position) when given, of the given statuses and
+        event types when given. `page_size` caps each Query (the filters apply after it, as always)."""
+        low = sort_key(since, "")
+        high = before if before is not None else f"{sort_key(until, '')}~"  # '~' sorts after '#<id>'
+        values: dict[str, Any] = {":low": {"S": low}, ":high": {"S": high}}
+        names: dict[str, str] = {}
+        conditions = []
+        if statuses:
+            names["#status"] = "status"
+            conditions.append(f"#status IN ({', '.join(f':s{n}' for n in range(len(statuses)))})")
+            values.update({f":s{n}": {"S": str(status)} for n, status in enumerate(statuses)})
+        if event_types:
+            conditions.append(f"event_type IN ({', '.join(f':e{n}' for n in range(len(event_types)))})")
+            values.update({f":e{n}": {"S": event_type} for n, event_type in enumerate(event_types)})
+        extra: dict[str, Any] = {}
+        if conditions:
+            extra["FilterExpression"] = " AND ".join(conditions)
+        if names:
+            extra["ExpressionAttributeNames"] = names
+        if page_size is not None:
+            extra["PaginationConfig"] = {"PageSize": page_size}
         paginator = self._db.get_paginator("query")
         for month in months:
             pages = paginator.paginate(
                 TableName=self._table,
                 IndexName=BY_ENDPOINT_INDEX,
                 KeyConditionExpression="endpoint_key = :k AND created_sk BETWEEN :low AND :high",
-                ExpressionAttributeValues={
-                    ":k": {"S": endpoint_key(account_id, endpoint_id, month)},
-                    ":low": {"S": low},
-                    ":high": {"S": high},
-                },
+                ExpressionAttributeValues={":k": {"S": endpoint_key(account_id, endpoint_id, month)}, **values},
                 ScanIndexForward=False,
+                **extra,
             )
             for page in pages:
                 for attrs in page["Items"]:
-                    yield _delivery(attrs)
+                    if attrs["created_sk"]["S"] != before:  # the position itself was on the previous page
+                        yield _delivery(attrs)

@@ -34,6 +34,7 @@ RETRY_DELAYS = (
 SCHEDULED_ATTEMPTS = len(RETRY_DELAYS) + 1
 CUT_SHORT_DELAY = timedelta(hours=24)  # one more attempt when an attempt of the run was cut short
 ATTEMPT_TIMEOUT_SECONDS = 30.0
+RESEND_WINDOW = timedelta(days=90)  # how far back a delivery can be resent, within the history retention
 
 # Auto-disable (spec 3): this many consecutive fully-failed deliveries over at least this long.
 DISABLE_AFTER_FAILURES = 20
@@ -140,6 +141,17 @@ def delivery_id(event_id: str, target: Target) -> str:
     return f"whd_{digest[:32]}"
 
 
+def resend_delivery_id(job_id: str, source_id: str) -> str:
+    """Deterministic per (resend job, source), so a redelivered job message creates nothing twice."""
+    digest = hashlib.sha256(f"resend|{job_id}|{source_id}".encode()).hexdigest()
+    return f"whd_{digest[:32]}"
+
+
+def resend_floor(now: datetime, retention_days: int) -> datetime:
+    """The oldest delivery that can be resent: 90 days back, bounded by the history retention (spec 8)."""
+    return now - min(RESEND_WINDOW, timedelta(days=retention_days))
+
+
 class Delivery(BaseModel):
     id: str
     account_id: str
@@ -153,12 +165,30 @@ class Delivery(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     next_attempt_at: datetime | None = None
     manual: bool = False  # a resend: one attempt, never scheduled, never counted against the endpoint
+    resent_from: str | None = None  # a resend's source delivery
     created_at: datetime
     expires_at: int  # epoch seconds: the account's history retention
 
     @property
     def target(self) -> Target:
         return Target(endpoint_id=self.endpoint_id, url=self.url)
+
+    def resent(self, delivery_id_: str, target: Target, now: datetime, expires_at: int) -> Delivery:
+        """A manual copy of this delivery to `target`: the same body, one attempt of its own."""
+        return Delivery(
+            id=delivery_id_,
+            account_id=self.account_id,
+            endpoint_id=target.endpoint_id,
+            url=target.url,
+            event_id=self.event_id,
+            event_type=self.event_type,
+            message_id=self.message_id,
+            body=self.body,
+            manual=True,
+            resent_from=self.id,
+            created_at=now,
+            expires_at=expires_at,
+        )
 
     def after(self, attempt: Attempt) -> Delivery:
         """This delivery with one more attempt recorded, its status and next time decided."""

@@ -26,6 +26,9 @@ WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a
 EVENTS_READ = "events:read"  # query the events table and its indexes
 EXPORTS_WRITE = "exports:write"  # start an event export: its job and the export queue
 EXPORTS_READ = "exports:read"  # read export jobs, presign their files
+DELIVERIES_READ = "webhook-deliveries:read"  # query an endpoint's delivery history
+RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, queue it
+RESENDS_READ = "webhook-resends:read"  # read resend jobs
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,12 @@ ROUTES: tuple[Route, ...] = (
     Route("ExportEvents",    "POST",   "/v3/events/export",       "events",   Access.WRITE, "events.exported",
           policies=(EXPORTS_WRITE, W)),
     Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
+    Route("ListWebhookDeliveries", "GET", "/v3/webhooks/{id}/deliveries", "webhook_deliveries", Access.READ,
+          policies=(WEBHOOKS_READ, DELIVERIES_READ)),
+    Route("ResendWebhookDeliveries", "POST", "/v3/webhooks/deliveries/resend", "webhook_deliveries", Access.WRITE,
+          "webhook.deliveries_resent", policies=(RESENDS_WRITE, WEBHOOKS_READ, W)),
+    Route("GetWebhookResend", "GET", "/v3/webhooks/deliveries/resend/{id}", "webhook_deliveries", Access.READ,
+          policies=(RESENDS_READ,)),
 )
 # fmt: on
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -21,7 +21,8 @@ from postline.domain.signing_keys import SigningKey
 from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
 from postline.domain.verification import MailRoute
-from postline.domain.webhook_delivery import ClientCertificate, Delivery, HttpAnswer
+from postline.domain.webhook_delivery import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+from postline.domain.webhook_resend import ResendJob
 from postline.domain.webhooks import WebhookEndpoint
 
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
@@ -276,13 +277,60 @@ class DeliveryStore(Protocol):
 
     def get(self, delivery_id: str) -> Delivery | None: ...
 
+    def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
+        """The ones that exist, by id."""
+        ...
+
     def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
         """False when another worker recorded an attempt since `attempts_before` was read."""
         ...
 
     def for_endpoint(
-        self, account_id: str, endpoint_id: str | None, months: list[str], *, since: datetime, until: datetime
-    ) -> Iterator[Delivery]: ...
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None = None,
+        statuses: Collection[DeliveryStatus] = (),
+        event_types: Collection[str] = (),
+        page_size: int | None = None,
+    ) -> Iterator[Delivery]:
+        """Newest first, within [since, until] and older than the sort key `before`, filtered."""
+        ...
+
+
+class ResendJobs(Protocol):
+    def create(self, job: ResendJob) -> None: ...
+
+    def get(self, account_id: str, job_id: str) -> ResendJob | None: ...
+
+    def start(self, job: ResendJob, matched: int) -> ResendJob:
+        """queued -> running with its match count; the stored job as it is after (a repeated
+        message finds it running or completed already and changes nothing)."""
+        ...
+
+    def stop(self, job: ResendJob, error_message: str, now: datetime) -> None:
+        """Completes a job that cannot go on, with the reason."""
+        ...
+
+    def count(self, job: ResendJob, delivery_id: str, *, succeeded: bool) -> bool:
+        """Adds one attempted resend to the counters, once per delivery (False when counted already)."""
+        ...
+
+    def complete_if_done(self, job: ResendJob, now: datetime) -> bool:
+        """running -> completed once attempted reaches matched; True for the call that completed it."""
+        ...
+
+
+class ResendQueue(Protocol):
+    def enqueue_job(self, job: ResendJob) -> None: ...
+
+    def enqueue_attempts(self, job: ResendJob, delivery_ids: list[str]) -> None:
+        """One message per manual delivery to attempt."""
+        ...
 
 
 class EndpointDirectory(Protocol):

@@ -159,6 +159,24 @@ class WebhookDeliverer:
         after = self._attempt(delivery, endpoint)
         return after.status in FINAL_STATUSES, after.next_attempt_at
 
+    # -- resends --------------------------------------------------------------------------------
+
+    def resend_attempt(self, delivery_id_: str) -> Delivery | None:
+        """The single attempt of a manual delivery (a resend), unless it has had it; the delivery as
+        it ends (None when it does not exist). Its endpoint gone or disabled: cancelled, no attempt."""
+        delivery = self._deliveries.get(delivery_id_)
+        if delivery is None or not delivery.manual or delivery.attempts or delivery.status in FINAL_STATUSES:
+            return delivery
+        endpoint = None
+        if delivery.endpoint_id is not None:
+            endpoint = self._endpoints.get_endpoint(delivery.account_id, delivery.endpoint_id)
+            if endpoint is None or not endpoint.enabled:
+                cancelled = delivery.model_copy(update={"status": DeliveryStatus.CANCELLED})
+                if self._deliveries.save(cancelled, attempts_before=0):
+                    return cancelled
+                return self._deliveries.get(delivery.id)
+        return self._attempt(delivery, endpoint)
+
     # -- one attempt ----------------------------------------------------------------------------
 
     def _attempt(self, delivery: Delivery, endpoint: WebhookEndpoint | None) -> Delivery:

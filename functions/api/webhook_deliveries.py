@@ -1,0 +1,82 @@
+"""Webhook delivery history and resends: GET /v3/webhooks/{id}/deliveries,
+POST /v3/webhooks/deliveries/resend, GET /v3/webhooks/deliveries/resend/{id}."""
+
+from datetime import datetime
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+
+from postline import wiring
+from postline.domain.event_query import PublicEventType
+from postline.domain.webhook_delivery import DeliveryStatus
+from postline.domain.webhook_history import DEFAULT_LIMIT, MAX_LIMIT, WebhookDeliveryPage, delivery_filters
+from postline.domain.webhook_resend import ResendJobView, ResendRequest
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.errors import ErrorBody
+
+router = Router()
+
+RESEND_DESCRIPTION = (
+    "Re-delivers recorded deliveries, each as a new manual delivery with a single attempt "
+    "(X-Webhook-Attempt 1) that is never retried and never counts toward the endpoint's failure streak "
+    "(a success resets it). Give exactly one of `delivery_ids` (1-100, all or nothing) and `filter` "
+    "(one endpoint's original deliveries, default status failed, at most 10,000 or the job stops with "
+    "error_message and resends nothing). Reach-back: 90 days, bounded by the plan's history retention. "
+    "`endpoint_id` sends them all to another enabled endpoint; by default each goes back to its own "
+    "endpoint (409 if it was deleted or is disabled) or to its message's webhook_url. Runs asynchronously: "
+    "poll GET /v3/webhooks/deliveries/resend/{id}."
+)
+
+
+@router.get(
+    "/v3/webhooks/<id>/deliveries",
+    summary="List an endpoint's deliveries, newest first",
+    description="Each delivery with its attempts (outcome, response code, latency); the payload is not shown. "
+    "History follows the plan's retention: a `since` older than it is clamped. Repeat with "
+    "`cursor=next_cursor` and the same filters until `has_more` is false.",
+    tags=["Webhooks"],
+)
+def list_webhook_deliveries(
+    id: Annotated[str, Path(min_length=1, max_length=64, description="The endpoint's id (wh_...).")],
+    status: Annotated[DeliveryStatus | None, Query(description="One delivery status.")] = None,
+    event: Annotated[PublicEventType | None, Query(description="One event type.")] = None,
+    since: Annotated[datetime | None, Query(description="Created at or after (ISO 8601).")] = None,
+    until: Annotated[datetime | None, Query(description="Created at or before (ISO 8601).")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"1-{MAX_LIMIT}; default {DEFAULT_LIMIT}.")] = (
+        DEFAULT_LIMIT
+    ),
+    cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor of the previous page.")] = None,
+) -> WebhookDeliveryPage:
+    filters = delivery_filters(status=status, event=event, since=since, until=until)
+    return wiring.delivery_history_service().list_page(principal(), id, filters, limit=limit, cursor=cursor)
+
+
+@router.post(
+    "/v3/webhooks/deliveries/resend",
+    summary="Resend webhook deliveries",
+    description=RESEND_DESCRIPTION,
+    tags=["Webhooks"],
+    responses={
+        202: {"description": "Accepted: the queued job.", "content": {"application/json": {"model": ResendJobView}}},
+        409: {
+            "description": "conflict: the destination (or a delivery's own endpoint) is disabled or was deleted.",
+            "content": {"application/json": {"model": ErrorBody}},
+        },
+    },
+)
+def resend_webhook_deliveries(request: Annotated[ResendRequest, Body()]) -> Response[ResendJobView]:
+    job = wiring.webhook_resend_service().start(principal(), request)
+    return Response(status_code=202, content_type="application/json", body=job)
+
+
+@router.get("/v3/webhooks/deliveries/resend/<id>", summary="Get a resend job", tags=["Webhooks"])
+def get_webhook_resend(
+    id: Annotated[str, Path(min_length=1, max_length=64, description="The resend job's id (rsd_...).")],
+) -> ResendJobView:
+    return wiring.webhook_resend_service().get(principal(), id)
+
+
+handler = lambda_handler(router)

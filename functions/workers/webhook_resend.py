@@ -1,0 +1,34 @@
+"""The resend queue's consumer: resolves resend jobs and makes each resend's single attempt.
+
+A job message selects the deliveries and queues one attempt message per resend on this same
+queue; an attempt can take 30 s, so they are spread over batches and containers.
+"""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from postline import wiring
+from postline.domain.webhook_resend import ResendMessage
+from postline.http.observability import logger
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def resend(record: SQSRecord) -> None:
+    message = ResendMessage.model_validate_json(record.body)
+    logger.append_keys(resend_id=message.job_id, account_id=message.account_id, delivery_id=message.delivery_id)
+    service = wiring.webhook_resend_service()
+    if message.delivery_id is None:
+        receive_count = int(record.attributes.approximate_receive_count)
+        service.run(message.account_id, message.job_id, receive_count=receive_count)
+    else:
+        service.attempt(message.account_id, message.job_id, message.delivery_id)
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+    return process_partial_response(event=event, record_handler=resend, processor=processor, context=context)

@@ -1,0 +1,186 @@
+"""Resending webhook deliveries (POST /v3/webhooks/deliveries/resend): the request, the job, its views.
+
+A resend job selects recorded deliveries (by id, or by a filter over one endpoint's history) and
+makes one MANUAL delivery of each: the same body, a single attempt, never scheduled, never counted
+against the endpoint's failure streak (spec 3, 4). It runs asynchronously because an attempt may
+take 30 s; its counters say how far it got.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from postline.domain.errors import ValidationFailed
+from postline.domain.event_query import PublicEventType
+from postline.domain.webhook_delivery import DeliveryStatus, resend_floor
+from postline.domain.webhook_history import utc
+
+MAX_RESEND_IDS = 100
+MAX_FILTER_MATCHES = 10_000  # past it a filter job stops with an error and resends nothing
+
+DeliveryId = Annotated[str, StringConstraints(pattern=r"^whd_[0-9a-f]{32}$")]
+EndpointId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+# A filter selects deliveries that are over; one still retrying may yet succeed by itself.
+FinalStatus = Literal[DeliveryStatus.FAILED, DeliveryStatus.SUCCEEDED, DeliveryStatus.CANCELLED]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ResendFilter(_Strict):
+    """One endpoint's original deliveries (not earlier resends) in a window, by status and type."""
+
+    endpoint_id: EndpointId = Field(description="The endpoint whose history is searched (wh_...).")
+    since: datetime = Field(description="Deliveries created at or after (ISO 8601); within the resend window.")
+    until: datetime | None = Field(default=None, description="Deliveries created at or before; default now.")
+    status: list[FinalStatus] = Field(
+        default_factory=lambda: [DeliveryStatus.FAILED],  # type: ignore[arg-type]
+        min_length=1,
+        max_length=3,
+        description='Statuses to resend; default ["failed"].',
+    )
+    event: list[PublicEventType] | None = Field(
+        default=None, min_length=1, max_length=11, description="Event types to resend; default all."
+    )
+
+    @field_validator("since", "until")
+    @classmethod
+    def _in_utc(cls, value: datetime | None) -> datetime | None:
+        return utc(value) if value is not None else None
+
+
+class ResendRequest(_Strict):
+    """Exactly one of delivery_ids and filter; endpoint_id optionally sends everything elsewhere."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "oneOf": [{"required": ["delivery_ids"]}, {"required": ["filter"]}],
+            "examples": [
+                {"delivery_ids": ["whd_3f1c0a9e5b7d4e2f8a6c1b0d9e7f5a3c"]},
+                {
+                    "filter": {"endpoint_id": "wh_0193a1b2c3d4e5f6a7b8c9d0", "since": "2026-11-20T00:00:00Z"},
+                    "endpoint_id": "wh_0193a1b2c3d4e5f6a7b8c9ff",
+                },
+            ],
+        },
+    )
+
+    delivery_ids: list[DeliveryId] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_RESEND_IDS,
+        description="1-100 deliveries (whd_...) of this account created within the resend window.",
+    )
+    filter: ResendFilter | None = Field(default=None, description="Resend what matches (at most 10,000).")
+    endpoint_id: EndpointId | None = Field(
+        default=None,
+        description="Destination endpoint (enabled, of this account); default each delivery's own endpoint, "
+        "or its message's webhook_url.",
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one_mode(self) -> ResendRequest:
+        if (self.delivery_ids is None) == (self.filter is None):
+            raise ValueError("give exactly one of delivery_ids and filter")
+        return self
+
+    def unique_ids(self) -> list[str]:
+        return list(dict.fromkeys(self.delivery_ids or []))
+
+    def window(self, *, now: datetime, retention_days: int) -> tuple[datetime, datetime]:
+        """The filter's [since, until], checked against the resend window; until defaults to now."""
+        assert self.filter is not None
+        floor = resend_floor(now, retention_days)
+        since = self.filter.since
+        until = min(self.filter.until or now, now)
+        if since < floor:
+            raise ValidationFailed(
+                f"filter.since: deliveries can be resent for {(now - floor).days} days; "
+                f"since must be at or after {floor.isoformat()}"
+            )
+        if until <= since:
+            raise ValidationFailed("filter.until: must be later than since (and since not in the future)")
+        return since, until
+
+
+class ResendStatus(StrEnum):
+    QUEUED = "queued"  # waiting for the worker to select the deliveries
+    RUNNING = "running"  # `matched` known; attempts under way
+    COMPLETED = "completed"  # every attempt made (or the job stopped: see error_message)
+
+
+class StoredFilter(BaseModel):
+    """A filter as the job runs it: the window fixed when it was accepted."""
+
+    endpoint_id: str
+    since: datetime
+    until: datetime
+    status: list[DeliveryStatus]
+    event: list[str] | None
+
+
+class ResendJob(BaseModel):
+    id: str  # rsd_...
+    account_id: str
+    status: ResendStatus = ResendStatus.QUEUED
+    endpoint_id: str | None = None  # the destination; None: each delivery's own target
+    delivery_ids: list[str] | None = None
+    filter: StoredFilter | None = None
+    matched: int = 0
+    attempted: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    error_message: str | None = None
+    created_at: datetime
+    completed_at: datetime | None = None
+
+
+class ResendJobView(BaseModel):
+    """GET /v3/webhooks/deliveries/resend/{id}, and the 202 of the POST."""
+
+    id: str = Field(examples=["rsd_0193a1b2c3d4a1b2c3d4e5f6a7b8"])
+    status: ResendStatus = Field(description="queued, running (matched known), completed.")
+    endpoint_id: str | None = Field(description="The destination endpoint; null: each delivery's own.")
+    mode: Literal["delivery_ids", "filter"]
+    matched: int = Field(description="Deliveries selected; known once running.")
+    attempted: int = Field(description="Resends whose single attempt is over; the job completes at matched.")
+    succeeded: int
+    failed: int
+    error_message: str | None = Field(description="Why the job stopped early, e.g. over 10,000 matches.")
+    created_at: datetime
+    completed_at: datetime | None
+
+
+def resend_view(job: ResendJob) -> ResendJobView:
+    return ResendJobView(
+        id=job.id,
+        status=job.status,
+        endpoint_id=job.endpoint_id,
+        mode="filter" if job.filter is not None else "delivery_ids",
+        matched=job.matched,
+        attempted=job.attempted,
+        succeeded=job.succeeded,
+        failed=job.failed,
+        error_message=job.error_message,
+        created_at=job.created_at,
+        completed_at=job.completed_at,
+    )
+
+
+class ResendMessage(BaseModel):
+    """What the resend queue carries: a job to resolve, or (delivery_id) one resend to attempt."""
+
+    account_id: str
+    job_id: str
+    delivery_id: str | None = None
+
+
+def too_many_matches_message(limit: int) -> str:
+    return f"The filter matched more than {limit:,} deliveries; nothing was resent. Narrow since/until or status."

@@ -1,0 +1,206 @@
+"""The delivery history and resend sample events through their Lambda handlers, and the resend
+worker on the messages they queue (the receiver's host does not resolve here: the attempt fails)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from postline import wiring
+from postline.adapters.resend_jobs import SqsResendQueue
+from postline.domain.audit import Actor, audit_entry
+from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, resend_delivery_id
+from postline.domain.webhooks import WebhookEndpoint
+from postline.services.webhook_resend import GAVE_UP, WebhookResendService
+from tests.aws_stack import InProcessStack
+from tests.handlers.conftest import Invoke, body
+
+
+@pytest.fixture
+def endpoint(dev: dict[str, str]) -> WebhookEndpoint:
+    now = datetime.now(UTC)
+    created = WebhookEndpoint(
+        id=f"wh_{uuid.uuid4().hex[:24]}",
+        account_id=dev["account_id"],
+        url="https://hooks.invalid/in",
+        created_at=now,
+        updated_at=now,
+    )
+    entry = audit_entry(
+        entry_id=str(uuid.uuid4()), account_id=dev["account_id"], actor=Actor.system(), action="webhook.created",
+        target=created.id, now=now,
+    )  # fmt: skip
+    wiring.webhook_endpoints().create_endpoint(created, max_endpoints=1000, audit=entry)
+    return created
+
+
+@pytest.fixture
+def failed(endpoint: WebhookEndpoint) -> Delivery:
+    now = datetime.now(UTC) - timedelta(minutes=5)
+    delivery = Delivery(
+        id=f"whd_{uuid.uuid4().hex}",
+        account_id=endpoint.account_id,
+        endpoint_id=endpoint.id,
+        url=endpoint.url,
+        event_id="evt_1",
+        event_type="bounced",
+        message_id="msg_1",
+        body='{"event":"bounced"}',
+        created_at=now,
+        expires_at=int((now + timedelta(days=365)).timestamp()),
+    ).after(Attempt(number=1, at=now, result=AttemptResult.REFUSED, status_code=410, latency_ms=12))
+    assert wiring.webhook_deliveries().create(delivery)
+    return delivery
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "code"),
+    [
+        ("list_webhook_deliveries", 404, "not_found"),
+        ("resend_webhook_deliveries_two_modes", 400, "validation_error"),
+        ("resend_webhook_deliveries", 404, "not_found"),
+        ("get_webhook_resend", 404, "not_found"),
+    ],
+)
+def test_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
+    response = invoke(name, webhook_id="wh_missing", delivery_id="whd_" + "0" * 32, resend_id="rsd_missing")
+    assert (response["statusCode"], body(response)["error"]["code"]) == (status, code), response["body"]
+
+
+def test_a_foreign_cursor_is_a_400(invoke: Invoke, endpoint: WebhookEndpoint) -> None:
+    response = invoke("list_webhook_deliveries_bad_cursor", webhook_id=endpoint.id)
+    assert (response["statusCode"], body(response)["error"]["code"]) == (400, "validation_error")
+
+
+def _drain(stack: InProcessStack) -> int:
+    """Feeds the resend queue to the worker function until it is empty; returns the messages run."""
+    sqs, url = stack.client("sqs"), stack.env["RESEND_QUEUE_URL"]
+    handled = 0
+    while messages := sqs.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["ApproximateReceiveCount"]
+    ).get("Messages", []):
+        records: list[dict[str, Any]] = [
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": m.get("Attributes", {}),
+                "messageAttributes": {},
+                "md5OfBody": m["MD5OfBody"],
+                "eventSource": "aws:sqs",
+                "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:resend",
+                "awsRegion": "us-east-1",
+            }
+            for m in messages
+        ]
+        response = stack.functions["WebhookResendFunction"].invoke({"Records": records})
+        assert response == {"batchItemFailures": []}
+        for message in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        handled += len(messages)
+    return handled
+
+
+def test_resend_by_id_lists_and_runs_through_the_worker(
+    invoke: Invoke, stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    listed = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))
+    assert [d["id"] for d in listed["deliveries"]] == [failed.id] and listed["has_more"] is False
+    assert listed["deliveries"][0]["attempts"][0]["response_code"] == 410
+
+    accepted = invoke("resend_webhook_deliveries", delivery_id=failed.id)
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(accepted)
+    assert (job["status"], job["mode"], job["endpoint_id"]) == ("queued", "delivery_ids", None)
+    assert body(invoke("list_audit"))["items"][0]["action"] == "webhook.deliveries_resent"
+
+    assert _drain(stack) == 2  # the job's message, then the one attempt it queued
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
+
+    history = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))["deliveries"]
+    resend = history[0]
+    assert (resend["manual"], resend["resent_from"], resend["status"]) == (True, failed.id, "failed")
+    assert [a["number"] for a in resend["attempts"]] == [1] and resend["attempts"][0]["error"]
+
+
+def test_resend_by_filter_to_a_destination(
+    invoke: Invoke, stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    accepted = invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since)
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(accepted)
+    assert (job["mode"], job["endpoint_id"]) == ("filter", endpoint.id)
+    _drain(stack)
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"]) == ("completed", 1, 1)
+
+
+def _messages(stack: InProcessStack) -> list[dict[str, Any]]:
+    """Everything on the resend queue, left there (received, then made visible again)."""
+    sqs, url = stack.client("sqs"), stack.env["RESEND_QUEUE_URL"]
+    found: list[dict[str, Any]] = []
+    while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=30).get("Messages", []):
+        found += batch
+    for message in found:
+        sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+    return found
+
+
+def test_redelivered_messages_create_attempt_and_count_nothing_twice(
+    invoke: Invoke, stack: InProcessStack, failed: Delivery
+) -> None:
+    job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
+    (job_message,) = _messages(stack)
+    service = wiring.webhook_resend_service()
+    service.run(failed.account_id, job["id"], receive_count=1)  # the job message, delivered twice
+    # the job message again (it queues the attempt again) and the two attempt messages
+    assert _drain(stack) == 3
+    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id))  # an attempt, again
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
+    resent = wiring.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
+    assert resent is not None and len(resent.attempts) == 1
+    assert job["id"] in job_message["Body"]
+
+
+def _service(max_matches: int) -> WebhookResendService:
+    return WebhookResendService(
+        jobs=wiring.resend_jobs(),
+        queue=SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
+        deliveries=wiring.webhook_deliveries(),
+        endpoints=wiring.webhook_endpoints(),
+        audit=wiring.resource_store(),
+        ids=wiring.ids(),
+        retention_days=wiring.retention_days,
+        resend_attempt=wiring.webhook_deliverer().resend_attempt,
+        clock=wiring.clock(),
+        max_matches=max_matches,
+    )
+
+
+def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
+    invoke: Invoke, stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    for extra in range(2):  # three failed deliveries in all
+        twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": f"evt_{extra}"})
+        assert wiring.webhook_deliveries().create(twin)
+    capped = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
+    _messages(stack)  # leaves the queue as it is: the job message is run by hand below
+    _service(max_matches=2).run(endpoint.account_id, capped["id"], receive_count=1)
+    stopped = body(invoke("get_webhook_resend", resend_id=capped["id"]))
+    assert (stopped["status"], stopped["matched"], stopped["attempted"]) == ("completed", 0, 0)
+    assert "more than 2 deliveries" in stopped["error_message"]
+
+    dying = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
+    _service(max_matches=10).run(endpoint.account_id, dying["id"], receive_count=4)
+    gave_up = body(invoke("get_webhook_resend", resend_id=dying["id"]))
+    assert (gave_up["status"], gave_up["error_message"]) == ("completed", GAVE_UP)
+    assert _drain(stack) == 2  # the two job messages find their jobs over: nothing is attempted
+    history = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))["deliveries"]
+    assert not any(d["manual"] for d in history)
