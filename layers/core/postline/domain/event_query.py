@@ -7,13 +7,10 @@ event it returned and the next page starts just after it, however the events are
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import hmac
 import json
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
@@ -33,6 +30,7 @@ from pydantic import (
 from postline.domain.errors import ValidationFailed
 from postline.domain.events import Event, EventType
 from postline.domain.messages import METADATA_KEY
+from postline.domain.signed_cursor import BoundCursor, Signer, from_urlsafe_b64, seal, unseal, urlsafe_b64
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 300
@@ -249,14 +247,11 @@ def plan_query(
 
 # -- the cursor ----------------------------------------------------------------------------------
 
-Signer = Callable[[str], str]  # a keyed hash (HMAC) of a string, hex
 
-
-class EventCursor(BaseModel):
+class EventCursor(BoundCursor):
     """What next_cursor carries: the query it belongs to, its window, its total, the position, and
     which of the window's days hold matches (a bitmap: later pages skip the empty ones unread)."""
 
-    fingerprint: str
     total_count: int = Field(ge=0)
     since: datetime
     until: datetime
@@ -279,46 +274,25 @@ def pack_days(window: Window, days: Collection[date]) -> str:
     for index, day in enumerate(window.days):
         if day in days:
             bits[index // 8] |= 0x80 >> index % 8
-    return _b64(bytes(bits))
+    return urlsafe_b64(bytes(bits))
 
 
 def unpack_days(window: Window, packed: str) -> frozenset[date]:
-    bits = _unb64(packed)
+    bits = from_urlsafe_b64(packed)
     return frozenset(
         day for index, day in enumerate(window.days) if index // 8 < len(bits) and bits[index // 8] & 0x80 >> index % 8
     )
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _mac(payload: str, sign: Signer) -> str:
-    return sign(f"events.cursor.v{_CURSOR_VERSION}|{payload}")[:32]
+_PURPOSE = f"events.cursor.v{_CURSOR_VERSION}"
 
 
 def encode_cursor(cursor: EventCursor, sign: Signer) -> str:
-    """base64url JSON, then a keyed hash of it: the client cannot edit the total or the window."""
-    payload = _b64(cursor.model_dump_json().encode())
-    return f"{payload}.{_mac(payload, sign)}"
+    return seal(cursor, sign, purpose=_PURPOSE)
 
 
 def decode_cursor(token: str, sign: Signer, *, fingerprint: str) -> EventCursor:
-    """The cursor, if it is intact and was made for this very query; else ValidationFailed."""
-    payload, _, mac = token.partition(".")
-    if not payload or not hmac.compare_digest(mac.encode(), _mac(payload, sign).encode()):
-        raise ValidationFailed("cursor: not a cursor this API returned")
-    try:
-        cursor = EventCursor.model_validate_json(_unb64(payload))
-    except (ValidationError, ValueError, binascii.Error) as error:
-        raise ValidationFailed("cursor: not a cursor this API returned") from error
-    if not hmac.compare_digest(cursor.fingerprint, fingerprint):
-        raise ValidationFailed("cursor: it belongs to a query with other filters; repeat the same filters")
-    return cursor
+    return unseal(token, EventCursor, sign, purpose=_PURPOSE, fingerprint=fingerprint)
 
 
 # -- what the API shows --------------------------------------------------------------------------

@@ -8,12 +8,8 @@ the events cursor.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import hmac
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -21,12 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import PublicEventType
+from postline.domain.signed_cursor import BoundCursor, Signer, seal, unseal
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 _CURSOR_VERSION = 1
-Signer = Callable[[str], str]  # a keyed hash (HMAC) of a string, hex
 
 
 def utc(value: datetime) -> datetime:
@@ -108,10 +104,9 @@ def history_window(filters: DeliveryFilters, *, now: datetime, retention_days: i
 # -- the cursor ----------------------------------------------------------------------------------
 
 
-class HistoryCursor(BaseModel):
+class HistoryCursor(BoundCursor):
     """next_cursor: the query it belongs to, the first page's window, the last delivery returned."""
 
-    fingerprint: str
     since: datetime
     until: datetime
     at: datetime
@@ -126,27 +121,15 @@ class HistoryCursor(BaseModel):
         return sort_key(self.at, self.delivery_id)
 
 
-def _mac(payload: str, sign: Signer) -> str:
-    return sign(f"webhooks.deliveries.cursor.v{_CURSOR_VERSION}|{payload}")[:32]
+_PURPOSE = f"webhooks.deliveries.cursor.v{_CURSOR_VERSION}"
 
 
 def encode_cursor(cursor: HistoryCursor, sign: Signer) -> str:
-    payload = base64.urlsafe_b64encode(cursor.model_dump_json().encode()).rstrip(b"=").decode()
-    return f"{payload}.{_mac(payload, sign)}"
+    return seal(cursor, sign, purpose=_PURPOSE)
 
 
 def decode_cursor(token: str, sign: Signer, *, fingerprint: str) -> HistoryCursor:
-    """The cursor, if intact and made for this very query; else ValidationFailed."""
-    payload, _, mac = token.partition(".")
-    if not payload or not hmac.compare_digest(mac.encode(), _mac(payload, sign).encode()):
-        raise ValidationFailed("cursor: not a cursor this API returned")
-    try:
-        cursor = HistoryCursor.model_validate_json(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (ValidationError, ValueError, binascii.Error) as error:
-        raise ValidationFailed("cursor: not a cursor this API returned") from error
-    if not hmac.compare_digest(cursor.fingerprint, fingerprint):
-        raise ValidationFailed("cursor: it belongs to a query with other filters; repeat the same filters")
-    return cursor
+    return unseal(token, HistoryCursor, sign, purpose=_PURPOSE, fingerprint=fingerprint)
 
 
 # -- what the API shows --------------------------------------------------------------------------
