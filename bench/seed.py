@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from postline.adapters.dynamo import to_value
 from postline.adapters.events import event_pk, event_put, recipient_key, sort_key, type_key
 from postline.domain.events import Event, EventType, event_id
@@ -34,6 +36,7 @@ _TAGS = (["receipt"], ["newsletter"], ["newsletter", "weekly"])
 TAG = "weekly"  # on one message in three
 PLAN = "pro"  # metadata plan of one message in ten
 _CHECKED = 64  # events compared with the project's own encoding
+_DATETIME = TypeAdapter(datetime)
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,8 @@ def load(table: Any, seed: Seed) -> int:
         message = index // 4
         kind = _TYPES[index % 4] if index % 4 < 3 else _LAST[message % len(_LAST)]
         at = seed.until - timedelta(seconds=index * seed.step_seconds)
-        stamp = f"{at:%Y-%m-%dT%H:%M:%S.%f}Z"
-        day = stamp[:10]
+        stamp = _DATETIME.dump_python(at, mode="json")  # as Event.model_dump(mode="json") writes it
+        day = f"{at:%Y-%m-%d}"
         message_id = f"msg_{seed.prefix}{message:010d}"
         recipient = seed.recipient(message)
         identifier = event_id(message_id, kind, recipient)

@@ -113,8 +113,8 @@ class _OneDynamoDBRequestAtATime:
     on failure (moto_transactions.py), so a write or read from another thread meanwhile would see
     or clobber a half-done transaction, and moto's iterations over a table fail when another
     thread changes it ("dictionary changed size during iteration"). Real DynamoDB has neither
-    problem, so the emulator serializes these requests. Other services (SQS long polls among
-    them) stay parallel.
+    problem, so the emulator serializes these requests, and those of an extension (which may
+    change tables too). Other services (SQS long polls among them) stay parallel.
     """
 
     def __init__(self, app: Any) -> None:
