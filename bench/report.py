@@ -207,7 +207,8 @@ def _events_query(query: EventsQuery) -> list[str]:
         "   every match over the window's day partitions (total_count, Select=COUNT, paged by 1 MB) and that count",
         "   is most of its cost, on moto as on DynamoDB. The API counts 8 partitions at a time; the replay makes",
         "   the calls one after another (so API/calls can be below 1).",
-        f"   {query.repeats} requests each; p50 / p99 in ms; the request's time budget is {query.budget_ms} ms",
+        f"   {query.repeats} requests each; p50 / p99 in ms; the request's time budget is {query.budget_ms} ms;"
+        " total = total_count (earlier sections' events included); counts = COUNT queries of one request",
         f"   {'query':28}{'API':>17}{'service':>17}{'bare page':>17}{'calls':>10}"
         f"{'API/bare':>15}{'API/calls':>10}{'counts':>8}{'total':>10}",
     ]
@@ -216,7 +217,7 @@ def _events_query(query: EventsQuery) -> list[str]:
         lines.append(
             f"   {name:28}{_pair(case.api)}{_pair(case.service)}{_pair(case.bare)}{case.calls.p50 * 1000:10.0f}"
             f"{case.ratio_api_p50:8.0f}/{case.ratio_api_p99:<6.0f}{case.ratio_calls_p50:10.2f}"
-            f"{case.count_queries:8d}{case.total_count:10,d}"
+            f"{case.count_queries:8d}{'-' if case.total_count is None else f'{case.total_count:,d}':>10}"
             + (f"  ({case.timeouts} x 503 query_timeout)" if case.timeouts else "")
         )
     lines.append(
