@@ -5,7 +5,11 @@ side by side against the same emulator:
   a. single sends (POST /v3/messages) against the same storage calls made directly with boto3;
   b. (the bare cost of a.) those calls, recorded from real sends and replayed;
   c. a 5,000-recipient POST /v3/messages.batch against its own recorded calls, replayed;
-  d. the delivery pipeline: sends through the dispatcher to the local mail sink.
+  d. the delivery pipeline: sends through the dispatcher to the local mail sink;
+  e. webhooks: an event's write to its first attempt at a receiver, against a direct POST;
+  f. GET /v3/events, first page, on an account of 1,000,000 events (loaded straight into moto),
+     against a bare Query of the same page; and moto's own Query against the emulator's patch;
+  g. an export's rows per second and peak memory, against bare Query pages written as CSV.
 
 The bare calls are not written by hand: bench.recorder sees every AWS call the service makes,
 and bench.replay makes the same calls again, aimed at copies of the tables and queues they

@@ -1,5 +1,6 @@
 """python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--burst N]
-                  [--json PATH] [--log PATH]
+                  [--webhook-events N] [--webhook-rate R] [--events N] [--query-repeats N]
+                  [--export-rows N] [--sections a,b,...] [--json PATH] [--log PATH]
 
 Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
 (.local/bench.json unless --json is empty). What the runtime and the emulator (a child that
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bench import report
-from bench.run import Options, run
+from bench.run import SECTIONS, Options, run
 
 DEFAULT_JSON = Path(".local") / "bench.json"
 DEFAULT_LOG = Path(".local") / "bench.log"
@@ -36,14 +37,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--batch", type=int, default=defaults.batch, help="batch recipients (%(default)s)")
     parser.add_argument("--burst", type=int, default=defaults.burst, help="sends the pipeline delivers (%(default)s)")
+    parser.add_argument(
+        "--webhook-events",
+        type=int,
+        default=defaults.webhook_events,
+        help="events timed to their webhook (%(default)s)",
+    )
+    parser.add_argument("--webhook-rate", type=float, default=defaults.webhook_rate, help="events/s (%(default)s)")
+    parser.add_argument("--events", type=int, default=defaults.events, help="events the query reads (%(default)s)")
+    parser.add_argument("--query-repeats", type=int, default=defaults.query_repeats, help="per query (%(default)s)")
+    parser.add_argument("--export-rows", type=int, default=defaults.export_rows, help="rows exported (%(default)s)")
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', e-g the others)",
+    )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
     args = parser.parse_args(argv)
-    for name in ("sends", "clients", "concurrent_sends", "batch", "burst"):
+    for name in ("sends", "clients", "concurrent_sends", "batch", "burst", "webhook_events", "events", "query_repeats"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.batch > 5_000:
         parser.error("--batch: the API takes at most 5,000 recipients")
+    if args.export_rows < 1 or args.webhook_rate <= 0:
+        parser.error("--export-rows and --webhook-rate must be positive")
+    args.sections = tuple(name.strip() for name in args.sections.split(",") if name.strip())
+    if unknown := set(args.sections) - set(SECTIONS):
+        parser.error(f"--sections: unknown {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
     return args
 
 
@@ -73,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         concurrent_sends=args.concurrent_sends,
         batch=args.batch,
         burst=args.burst,
+        webhook_events=args.webhook_events,
+        webhook_rate=args.webhook_rate,
+        events=args.events,
+        query_repeats=args.query_repeats,
+        export_rows=args.export_rows,
+        sections=args.sections,
     )
     began = time.perf_counter()
     host = report.machine()

@@ -31,6 +31,25 @@ class ApiClient:
             raise ApiError(f"POST {path}: {response.status_code} {response.text[:500]}")
         return seconds, response.json() if response.content else None
 
+    def get(self, path: str, params: dict[str, str] | None = None) -> tuple[float, Any]:
+        """(seconds, JSON reply) of a GET that must answer 200."""
+        seconds, status, reply = self.get_status(path, params)
+        if status != 200:
+            raise ApiError(f"GET {path}: {status} {reply}")
+        return seconds, reply
+
+    def get_status(self, path: str, params: dict[str, str] | None = None) -> tuple[float, int, Any]:
+        """(seconds, status, JSON reply) of a GET, whatever it answers."""
+        started = time.perf_counter()
+        response = self._session.get(self._base_url + path, params=params, timeout=_TIMEOUT_SECONDS)
+        seconds = time.perf_counter() - started
+        return seconds, response.status_code, response.json() if response.content else None
+
+    def delete(self, path: str) -> None:
+        response = self._session.delete(self._base_url + path, timeout=_TIMEOUT_SECONDS)
+        if response.status_code >= 300:
+            raise ApiError(f"DELETE {path}: {response.status_code} {response.text[:500]}")
+
     def send(self, body: dict[str, Any]) -> float:
         """POST /v3/messages; its seconds."""
         seconds, _ = self.post("/v3/messages", body, expect=202)

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import queues
+from bench import events, queues, seed
 from bench.api import ApiClient
 from bench.pipeline import held
 from bench.recorder import Call, CallRecorder, call_mix, request_calls
 from bench.replay import Emulator, Replayer
 from bench.stats import Latencies, ratio
 from postline.config import Settings
+from postline.local.emulator import EXTENSION_ENV
 from postline.local.runtime import Runtime
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
@@ -27,6 +28,9 @@ _POLL_SECONDS = 0.1
 _DELIVERY_TIMEOUT_SECONDS = 120.0
 _HTML = "<html><body><h1>Your receipt</h1>" + "<p>Thank you for your order. It ships tomorrow.</p>" * 20
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
+
+
+SECTIONS = ("sends", "pipeline", "webhooks", "events", "export")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,14 @@ class Options:
     burst: int = 100  # sends whose delivery the pipeline figures time (twice: held, then live)
     warmup: int = 10
     probes: int = 5  # sends recorded to learn a send's storage calls (the most common sequence wins)
+    webhook_events: int = 200  # events written straight to the events table for the webhook latency
+    webhook_rate: float = 20.0  # per second
+    events: int = 1_000_000  # events of the account the events query reads
+    query_repeats: int = 5  # first pages timed per query (and as many service calls and bare queries)
+    # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
+    # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
+    export_rows: int = 20_000
+    sections: tuple[str, ...] = SECTIONS
 
 
 @dataclass(frozen=True)
@@ -90,11 +102,15 @@ class Pipeline:
 class Results:
     options: Options
     pipeline_held: bool
-    single: SingleSends
-    batch: BatchSend
-    pipeline: Pipeline
+    single: SingleSends | None
+    batch: BatchSend | None
+    pipeline: Pipeline | None
+    webhooks: events.Webhooks | None
+    events_query: events.EventsQuery | None
+    export: events.Export | None
     startup_seconds: float
     total_seconds: float
+    section_seconds: dict[str, float]  # how long each part of the run took, setup included
 
 
 @dataclass
@@ -143,18 +159,25 @@ def batch_body(recipients: int) -> dict[str, Any]:
 def run(options: Options, progress: Callable[[str], None]) -> Results:
     began = time.perf_counter()
     # The emulator child inherits this: queues may be emptied more often than once a minute.
-    previous = os.environ.get(queues.STRICT_PURGE)
-    os.environ[queues.STRICT_PURGE] = "false"
+    # And this: the emulator serves the bulk load of events (bench/seed.py).
+    settings = {queues.STRICT_PURGE: "false", EXTENSION_ENV: seed.EXTENSION}
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
     try:
         return _run(options, progress, began)
     finally:
-        if previous is None:
-            os.environ.pop(queues.STRICT_PURGE, None)
-        else:
-            os.environ[queues.STRICT_PURGE] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run(options: Options, progress: Callable[[str], None], began: float) -> Results:
+    took: dict[str, float] = {}
+    sections = set(options.sections)
+    single = batch = pipeline = None
+    webhooks = query = export = None
     with CallRecorder() as recorder, tempfile.TemporaryDirectory(prefix="postline-bench-") as state:
         progress("starting the embedded runtime (moto server in a child process)")
         with Runtime(TEMPLATE, Path(state), log_level="ERROR") as runtime:
@@ -166,29 +189,83 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
             bench = _Bench(
                 runtime, ApiClient(runtime.base_url, key), key, emulator, recorder, replayer, settings, options
             )
-
-            progress(f"warming up ({options.warmup} sends through the whole pipeline)")
-            for index in range(options.warmup):
-                bench.api.send(send_body(index))
-            runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
-            # The pipeline first, while the tables are small: moto copies every table a transaction
-            # touches (its rollback backup), and each delivery's record is a transaction on the
-            # messages and events tables, so a delivery's cost grows with all that is stored.
-            with held(runtime) as pipeline_held:
-                bench.empty_queues()
-                bench.api.clear_mailbox()
-                progress(f"d. accepting {options.burst} sends while the pipeline is held")
-                for index in range(options.burst):
+            pipeline_held = True
+            if sections & {"sends", "pipeline"}:
+                section = time.perf_counter()
+                progress(f"warming up ({options.warmup} sends through the whole pipeline)")
+                for index in range(options.warmup):
                     bench.api.send(send_body(index))
-            pipeline = _pipeline(bench, progress)
-            with held(runtime) as still_held:
-                bench.empty_queues()
-                single = _single_sends(bench, progress)
-                batch = _batch(bench, progress)
-                bench.empty_queues()
-            pipeline_held = pipeline_held and still_held
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                took["warm-up"] = time.perf_counter() - section
+            if "pipeline" in sections:
+                section = time.perf_counter()
+                # The pipeline first, while the tables are small: moto copies every table a transaction
+                # touches (its rollback backup), and each delivery's record is a transaction on the
+                # messages and events tables, so a delivery's cost grows with all that is stored.
+                with held(runtime) as pipeline_held:
+                    bench.empty_queues()
+                    bench.api.clear_mailbox()
+                    progress(f"d. accepting {options.burst} sends while the pipeline is held")
+                    for index in range(options.burst):
+                        bench.api.send(send_body(index))
+                pipeline = _pipeline(bench, progress)
+                took["d. pipeline"] = time.perf_counter() - section
+            if "sends" in sections:
+                section = time.perf_counter()
+                with held(runtime) as still_held:
+                    bench.empty_queues()
+                    single = _single_sends(bench, progress)
+                    batch = _batch(bench, progress)
+                    bench.empty_queues()
+                pipeline_held = pipeline_held and still_held
+                took["a-c. sends"] = time.perf_counter() - section
+            if "webhooks" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"e. {options.webhook_events} events written at {options.webhook_rate:g}/s,"
+                    " each to its first webhook attempt at a receiver on 127.0.0.1"
+                )
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                webhooks = events.webhooks(runtime, bench.api, emulator, options.webhook_events, options.webhook_rate)
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                took["e. webhooks"] = time.perf_counter() - section
+            if sections & {"events", "export"}:
+                section = time.perf_counter()
+                count = options.events if "events" in sections else options.export_rows
+                # The dev account was created at the start: the clock moves past the 30 days the events
+                # span, so the account's whole window holds them.
+                runtime.advance((events.SPAN_DAYS + 1) * 86_400)
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                progress(f"f. loading {count:,} events straight into the emulator's events table")
+                load_seconds, newest, step = events.load_events(runtime, count)
+                took["f/g. loading events"] = time.perf_counter() - section
+                with held(runtime):
+                    if "events" in sections:
+                        section = time.perf_counter()
+                        query = events.events_query(
+                            runtime, bench.api, emulator, recorder, count, load_seconds, options.query_repeats, progress
+                        )
+                        took["f. events query"] = time.perf_counter() - section
+                    if "export" in sections:
+                        section = time.perf_counter()
+                        rows = min(options.export_rows, count)
+                        progress(f"g. exporting {rows:,} events, then the bare Query pages, each twice (timed, traced)")
+                        export = events.export(runtime, bench.api, emulator, newest, step, rows)
+                        took["g. export"] = time.perf_counter() - section
             progress("stopping the runtime")
-    return Results(options, pipeline_held, single, batch, pipeline, startup, time.perf_counter() - began)
+    return Results(
+        options,
+        pipeline_held,
+        single,
+        batch,
+        pipeline,
+        webhooks,
+        query,
+        export,
+        startup,
+        time.perf_counter() - began,
+        took,
+    )
 
 
 def _probe(bench: _Bench) -> list[Call]:

@@ -14,6 +14,7 @@ emulator before closing it.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import select
@@ -27,6 +28,11 @@ import boto3
 
 from postline.local.cloudformation import ACCOUNT_ID, REGION
 
+# A module whose `wsgi(app)` wraps the emulator's WSGI app, for work that must run inside moto's
+# process (the benchmark loads a million items straight into moto's tables). Its requests go to
+# paths under EXTENSION_PATH and run one at a time with DynamoDB's.
+EXTENSION_ENV = "POSTLINE_EMULATOR_EXTENSION"
+EXTENSION_PATH = "/_emulator/"
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
 START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
@@ -107,8 +113,8 @@ class _OneDynamoDBRequestAtATime:
     on failure (moto_transactions.py), so a write or read from another thread meanwhile would see
     or clobber a half-done transaction, and moto's iterations over a table fail when another
     thread changes it ("dictionary changed size during iteration"). Real DynamoDB has neither
-    problem, so the emulator serializes these requests. Other services (SQS long polls among
-    them) stay parallel.
+    problem, so the emulator serializes these requests, and those of an extension (which may
+    change tables too). Other services (SQS long polls among them) stay parallel.
     """
 
     def __init__(self, app: Any) -> None:
@@ -116,7 +122,8 @@ class _OneDynamoDBRequestAtATime:
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
+        dynamodb = environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB")
+        if not dynamodb and not environ.get("PATH_INFO", "").startswith(EXTENSION_PATH):
             return self._app(environ, start_response)
         with self._lock:
             return list(self._app(environ, start_response))  # the whole response, under the lock
@@ -128,13 +135,17 @@ def serve(port: int) -> None:
     from moto.moto_server import threaded_moto_server
     from moto.server import ThreadedMotoServer
 
-    from postline.local import moto_transactions
+    from postline.local import moto_query, moto_transactions
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
+    moto_query.install()  # a Query reads its partition, not the whole table
 
+    wrap: Any = lambda app: app  # noqa: E731
+    if extension := os.environ.get(EXTENSION_ENV):
+        wrap = importlib.import_module(extension).wsgi  # named by whoever started this process
     namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
     dispatcher = namespace["DomainDispatcherApplication"]
-    namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(dispatcher(*a, **k))
+    namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(wrap(dispatcher(*a, **k)))
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -35,6 +35,8 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 
+from postline.local import moto_query
+
 # What this patch relies on, as moto 5.2 writes it: the backup and restore of whole tables, and
 # tables keeping items in `items[hash][range]` with a stream shard that appends records.
 _EXPECTED_SOURCE = {
@@ -86,6 +88,7 @@ class _Undo:
     def restore(self, backend: DynamoDBBackend) -> None:
         for (name, hash_value, range_value), item in self.items.items():
             table = backend.tables[name]
+            moto_query.forget(table)  # items are put back behind moto's methods
             if range_value is None:
                 table.items.pop(hash_value, None)
                 if item is not None:
