@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from postline import wiring
+from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
 PUBLIC_ADDRESS = "93.184.215.14"
@@ -40,7 +41,8 @@ def test_webhook_failures_have_their_codes(invoke: Invoke, name: str, status: in
     assert (response["statusCode"], body(response)["error"]["code"]) == (status, code), response["body"]
 
 
-def test_private_urls_are_not_allowed_by_default() -> None:
+def test_private_urls_are_not_allowed_by_default(stack: InProcessStack) -> None:
+    """The functions as template.yaml configures them by default (the stack sets their environment)."""
     assert wiring.settings().allow_private_webhook_urls is False
 
 
