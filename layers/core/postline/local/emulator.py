@@ -129,6 +129,10 @@ class _OneDynamoDBRequestAtATime:
             return list(self._app(environ, start_response))  # the whole response, under the lock
 
 
+def _as_is(app: Any) -> Any:
+    return app
+
+
 def serve(port: int) -> None:
     """The child process: serve until stdin closes."""
     # imported here: only the child needs moto
@@ -140,9 +144,8 @@ def serve(port: int) -> None:
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
 
-    wrap: Any = lambda app: app  # noqa: E731
-    if extension := os.environ.get(EXTENSION_ENV):
-        wrap = importlib.import_module(extension).wsgi  # named by whoever started this process
+    extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
+    wrap = importlib.import_module(extension).wsgi if extension else _as_is
     namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
     dispatcher = namespace["DomainDispatcherApplication"]
     namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(wrap(dispatcher(*a, **k)))

@@ -1,0 +1,28 @@
+"""POSTLINE_EMULATOR_EXTENSION: a named module wraps the emulator's app and sees moto's state in
+its process (the bench loads a million events this way), while AWS requests pass through."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from postline.local.emulator import EXTENSION_ENV, Emulator
+
+
+def test_an_extension_answers_its_paths_inside_the_emulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EXTENSION_ENV, "tests.peers.emulator_extension")
+    emulator = Emulator(port=0)
+    emulator.start()
+    try:
+        dynamodb = emulator.client("dynamodb")
+        dynamodb.create_table(
+            TableName="extension-probe",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        answer = requests.get(f"{emulator.endpoint_url}/_emulator/tables", timeout=10)
+        assert answer.status_code == 200 and answer.json() == ["extension-probe"]
+        assert dynamodb.list_tables()["TableNames"] == ["extension-probe"]  # AWS requests pass through
+    finally:
+        emulator.stop()
