@@ -63,6 +63,7 @@ def test_whoami(invoke: Invoke, dev: dict[str, str]) -> None:
         ("list_keys_per_page_too_large", 400, "validation_error"),
         ("send_message_too_many_recipients", 400, "recipient_limit_exceeded"),
         ("send_message_forbidden_header", 400, "validation_error"),
+        ("send_message_private_webhook_url", 400, "validation_error"),
         ("send_message_unknown_template", 400, "template_not_found"),
         ("get_message_not_found", 404, "not_found"),
         ("create_template_invalid_schema", 400, "validation_error"),

@@ -286,6 +286,7 @@ def send_service() -> SendService:
         domains=sending_domains(),
         templates=store,
         accounts=store,
+        check_webhook_url=url_guard().check_without_dns,
         ids=ids(),
         clock=_clock,
     )

@@ -136,3 +136,21 @@ def test_allowing_private_urls_allows_http_and_local_hosts_but_not_credentials()
     assert dns.asked == []
     with pytest.raises(ValidationFailed, match="credentials"):
         guard.check("http://u:p@127.0.0.1/")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://hooks.example.com/in", "must use https"),
+        ("https://169.254.169.254/latest/meta-data", "link-local"),
+        ("https://[::1]/in", "loopback"),
+        ("https://10.1.2.3/in", "private"),
+    ],
+)
+def test_a_webhook_url_on_a_send_is_refused_without_a_lookup(url: str, message: str) -> None:
+    guard, dns = strict()
+    with pytest.raises(ValidationFailed, match=f"webhook_url: .*{message}"):
+        guard.check_without_dns(url)
+    guard.check_without_dns("https://internal.example.com/in")  # names wait for the attempt's check
+    assert dns.asked == []
+    ResolvingUrlGuard(allow_private=True, resolve=dns).check_without_dns(url)

@@ -30,6 +30,28 @@ class ResolvingUrlGuard:
     def check(self, url: str) -> None:
         self.vet(url)
 
+    def check_without_dns(self, url: str) -> None:
+        """What can be refused without a lookup (shape, scheme, a private IP literal): for a
+        message's webhook_url, checked on the send path where a DNS lookup would cost every send.
+        Names are resolved and checked at each attempt."""
+        try:
+            target = url_target(url)
+        except ValueError as exc:
+            raise ValidationFailed(f"webhook_url: {exc}.") from exc
+        if self._allow_private:
+            return
+        if target.scheme != "https":
+            raise ValidationFailed("webhook_url: webhooks must use https://.")
+        try:
+            address = str(ipaddress.ip_address(target.host))
+        except ValueError:
+            return
+        reason = address_refusal(address)
+        if reason:
+            raise ValidationFailed(
+                f"webhook_url: {address} is a {reason} address; webhooks go to public addresses only."
+            )
+
     def vet(self, url: str) -> list[str]:
         """The addresses a request to `url` may connect to, all public; [] when private URLs are
         allowed (connect by name). Raises ValidationFailed when the URL must not be called."""

@@ -10,6 +10,7 @@ whose job was never queued would wait forever.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Annotated, Any
@@ -133,10 +134,12 @@ class SendService:
         domains: SendingDomains,
         templates: Templates,
         accounts: AccountStore,
+        check_webhook_url: Callable[[str], None],
         ids: IdFactory,
         clock: Clock,
     ) -> None:
         self._messages = messages
+        self._check_webhook_url = check_webhook_url  # raises ValidationFailed
         self._vault = vault
         self._queue = queue
         self._quotas = quotas
@@ -152,6 +155,8 @@ class SendService:
     def send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
         request.check_recipient_limits()
         request.check_attachments()
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
         self._check_not_paused(principal)
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
@@ -171,6 +176,8 @@ class SendService:
 
     def send_batch(self, principal: Principal, request: BatchSendRequest) -> BatchSendResult:
         request.check_limits()
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
         self._check_not_paused(principal)
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
