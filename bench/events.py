@@ -45,6 +45,7 @@ from postline.adapters.events import (
     event_pk,
     recipient_key,
     sort_key,
+    tag_pk,
     type_key,
 )
 from postline.domain.errors import QueryTimeout
@@ -266,6 +267,7 @@ def events_query(
     for day in range(SPAN_DAYS + 2):
         partition = f"{now - timedelta(days=day):%Y-%m-%d}"
         _count(db, {"TableName": table, "KeyConditionExpression": "pk = :k"}, event_pk(account, partition))
+        _count(db, {"TableName": table, "KeyConditionExpression": "pk = :k"}, tag_pk(account, partition, seed.TAG))
     for index, name in ((BY_TYPE_INDEX, "type_key"), (BY_RECIPIENT_INDEX, "recipient_key")):
         _count(db, {"TableName": table, "IndexName": index, "KeyConditionExpression": f"{name} = :k"}, "-")
     first_query = time.perf_counter() - began

@@ -4,8 +4,9 @@ A million PutItems over HTTP would take the best part of an hour on moto; the be
 starts the runtime with POSTLINE_EMULATOR_EXTENSION=bench.seed, and the emulator child then
 serves POST /_emulator/events (one at a time with DynamoDB requests), which writes the items
 into moto's table directly: no stream records (no webhooks for a million old events), no
-per-request cost. Each item is the project's own encoding (adapters/events.py `event_put`), so
-the table's and the indexes' keys are what the service writes. The Query patch's views are
+per-request cost. Each item is the project's own encoding (adapters/events.py `event_put`, and
+`tag_puts` for the tag items written with each event), so the table's and the indexes' keys are
+what the service writes. The Query patch's views are
 dropped afterwards (moto_query.forget) and rebuilt on the next Query.
 
 The events, newest first, `step` seconds apart ending at `until`: messages of 4 events each
@@ -25,7 +26,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from postline.adapters.dynamo import to_value
-from postline.adapters.events import event_pk, event_put, recipient_key, sort_key, type_key
+from postline.adapters.events import event_pk, event_put, recipient_key, sort_key, tag_pk, tag_puts, type_key
 from postline.domain.events import Event, EventType, event_id
 
 PATH = "/_emulator/events"
@@ -36,6 +37,7 @@ _TAGS = (["receipt"], ["newsletter"], ["newsletter", "weekly"])
 TAG = "weekly"  # on one message in three
 PLAN = "pro"  # metadata plan of one message in ten
 _CHECKED = 64  # events compared with the project's own encoding
+_NOT_IN_TAG_ITEMS = frozenset({"pk", "sk", "type_key", "recipient_key"})  # the rest is a tag item's `event`
 _DATETIME = TypeAdapter(datetime)
 
 
@@ -81,10 +83,11 @@ def events(seed: Seed) -> Iterator[Event]:
 
 
 def load(table: Any, seed: Seed) -> int:
-    """Puts the seed's events into a moto Table as put_item would store `event_put(event)`, about
-    ten times faster: attribute values are built directly, values many events share are shared
-    (events are never updated), and put_item's per-item checks (quadratic in the attributes) and
-    stream records are skipped. The first events are checked against event_put itself."""
+    """Puts the seed's events into a moto Table as put_item would store `event_put(event)` and its
+    `tag_puts(event)`, about ten times faster: attribute values are built directly, values many
+    events share are shared (events are never updated), and put_item's per-item checks (quadratic
+    in the attributes) and stream records are skipped. The first events are checked against
+    event_put and tag_puts themselves. Returns the number of events (not of items)."""
     from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 
     def text(value: str) -> DynamoType:
@@ -140,6 +143,19 @@ def load(table: Any, seed: Seed) -> int:
         if event is not None and item.to_json()["Attributes"] != event_put(event):
             raise AssertionError(f"bench.seed encodes event {index} unlike adapters/events.py: {event_put(event)}")
         table.items[item.hash_key][item.range_key] = item
+        copy = DynamoType.__new__(DynamoType)  # one `event` map shared by the event's tag items
+        copy.type, copy.value = "M", {name: value for name, value in attrs.items() if name not in _NOT_IN_TAG_ITEMS}
+        tag_items: list[Item] = []
+        for tag in _TAGS[message % 3]:
+            tag_attrs = LimitedSizeDict.__new__(LimitedSizeDict)
+            pk = common(tag_pk(seed.account_id, day, tag))
+            dict.update(tag_attrs, {"pk": pk, "sk": attrs["sk"], "event": copy, "expires_at": attrs["expires_at"]})
+            tag_item: Item = Item.__new__(Item)  # type: ignore[assignment]
+            tag_item.hash_key, tag_item.range_key, tag_item.attrs = pk, attrs["sk"], tag_attrs
+            table.items[pk][attrs["sk"]] = tag_item
+            tag_items.append(tag_item)
+        if event is not None and [stored.to_json()["Attributes"] for stored in tag_items] != tag_puts(event):
+            raise AssertionError(f"bench.seed encodes event {index}'s tag items unlike adapters/events.py")
     return seed.count
 
 

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.adapters.events import event_of
+from postline.adapters.events import EVENT_PREFIX, event_of
 from postline.http.observability import logger
 
 
@@ -21,7 +21,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> None:
     new_events = [
         event_of(record.raw_event["dynamodb"]["NewImage"])
         for record in stream.records
-        # The template's FilterCriteria passes INSERTs only; checked again where no filter applies.
+        # The template's FilterCriteria passes inserted events only (not their tag items); checked
+        # again where no filter applies.
         if record.event_name is DynamoDBRecordEventName.INSERT
+        and record.raw_event["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
     ]
     wiring.webhook_deliverer().fan_out(new_events)

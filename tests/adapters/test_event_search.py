@@ -13,10 +13,18 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.adapters.events import DynamoEventStore, event_put
+from postline.adapters.events import Backfilled, DynamoEventStore, event_put, tag_pk
 from postline.domain.accounts import Account, Plan
 from postline.domain.errors import QueryTimeout
-from postline.domain.event_query import EventFilters, EventListPage, event_filters, plan_query, resolve_window
+from postline.domain.event_query import (
+    EventFilters,
+    EventListPage,
+    Strategy,
+    Window,
+    event_filters,
+    plan_query,
+    resolve_window,
+)
 from postline.domain.events import Event, EventType
 from postline.domain.identity import Principal
 from postline.domain.keys import Environment, Scope
@@ -114,6 +122,11 @@ CASES: list[dict[str, Any]] = [
     {"event": "bounced", "metadata": {"plan": "x"}, "since": NOW - timedelta(hours=30)},
     {"tag": "a", "metadata": {"order": "1"}, "until": NOW - timedelta(hours=10)},
     {"tag": "nope"},
+    # A tag reads its own partitions; the type and the metadata filter the copies it holds.
+    {"tag": "b", "event": "delivered"},
+    {"tag": "b", "metadata": {"order": "2", "plan": "x"}},
+    {"tag": "a", "event": "queued", "metadata": {"order": "1"}, "since": NOW - timedelta(hours=40)},
+    {"tag": "b", "since": NOW - timedelta(hours=30), "until": NOW - timedelta(hours=20)},
 ]
 
 
@@ -216,12 +229,16 @@ def test_a_year_long_window_counts_every_day_once_then_reads_only_days_with_even
     assert len(client.reads) <= 2 * len(pages)
 
 
+def _thousands_tags(n: int) -> list[str]:
+    return (["rare"] if n % 97 == 0 else []) + (["common", "x"] if n % 3 else [])
+
+
 @pytest.fixture(scope="module")
 def thousands(stack: InProcessStack) -> tuple[Principal, list[Event]]:
     """3,000 events over seven days, in pairs that share a timestamp (ties order by id)."""
     principal = _account(Plan.PROFESSIONAL, age=timedelta(days=8))
     events = [
-        _event(principal.account.id, n, NOW - timedelta(seconds=199 * (n // 2)), tags=["rare"] if n % 97 == 0 else [])
+        _event(principal.account.id, n, NOW - timedelta(seconds=199 * (n // 2)), tags=_thousands_tags(n))
         for n in range(3000)
     ]
     wiring.event_store().put(events)
@@ -230,8 +247,17 @@ def thousands(stack: InProcessStack) -> tuple[Principal, list[Event]]:
 
 @pytest.mark.parametrize(
     ("fields", "limit"),
-    [({}, 300), ({}, 137), ({"event": "sent"}, 50), ({"tag": "rare"}, 4), ({"recipient": "ann@example.com"}, 100)],
-    ids=["all-300", "all-137", "type", "sparse-tag", "recipient"],
+    [
+        ({}, 300),
+        ({}, 137),
+        ({"event": "sent"}, 50),
+        ({"tag": "rare"}, 4),
+        ({"tag": "common"}, 300),
+        ({"tag": "common"}, 61),
+        ({"tag": "x", "event": "opened"}, 45),
+        ({"recipient": "ann@example.com"}, 100),
+    ],
+    ids=["all-300", "all-137", "type", "sparse-tag", "tag-300", "tag-61", "tag+type", "recipient"],
 )
 def test_paging_yields_each_event_once_in_order(
     thousands: tuple[Principal, list[Event]], fields: dict[str, Any], limit: int
@@ -275,13 +301,99 @@ def test_the_backfill_gives_older_events_their_index_keys_once(stack: InProcessS
     delivered = event_filters(event="delivered")
     assert _service().list_page(principal, delivered, limit=50, cursor=None).items == []
 
-    updated = sum(store.backfill_index_keys(segment=n, segments=3) for n in range(3))
+    done = sum((store.backfill_index_keys(segment=n, segments=3) for n in range(3)), Backfilled())
 
-    assert updated >= len(events)  # other tests' events may have been written without keys too
+    assert done.events >= len(events)  # other tests' events may have been written without keys too
+    assert done.tag_items >= sum(len(e.tags) for e in events)
     expected = _newest_first([e for e in events if _matches(e, delivered)])
     assert [item.id for item in _service().list_page(principal, delivered, limit=50, cursor=None).items] == expected
     ann = event_filters(recipient="ann@example.com")
     assert [i.id for i in _service().list_page(principal, ann, limit=50, cursor=None).items] == _newest_first(
         [e for e in events if _matches(e, ann)]
     )
-    assert sum(store.backfill_index_keys(segment=n, segments=3) for n in range(3)) == 0
+    tagged = event_filters(tag="b")
+    assert [i.id for i in _service().list_page(principal, tagged, limit=50, cursor=None).items] == _newest_first(
+        [e for e in events if _matches(e, tagged)]
+    )
+    assert sum((store.backfill_index_keys(segment=n, segments=3) for n in range(3)), Backfilled()) == Backfilled()
+
+
+def test_the_backfill_gives_events_stored_before_tag_items_their_tag_items_once(stack: InProcessStack) -> None:
+    """Events that already have their index keys (stored between the two changes) but no tag items."""
+    principal = _account()
+    events = [
+        _event(principal.account.id, n, NOW - timedelta(hours=n), tags=["t", "u"] if n % 2 else []) for n in range(8)
+    ]
+    store, db, table = wiring.event_store(), wiring.client("dynamodb"), wiring.settings().events_table
+    for event in events:
+        db.put_item(TableName=table, Item=event_put(event))
+    tagged = event_filters(tag="u")
+    assert _service().list_page(principal, tagged, limit=50, cursor=None).total_count == 0
+
+    done = sum((store.backfill_index_keys(segment=n, segments=2) for n in range(2)), Backfilled())
+
+    assert done.tag_items >= 8  # four tagged events, two tags each (other tests' events may count too)
+    page = _service().list_page(principal, tagged, limit=50, cursor=None)
+    assert [item.id for item in page.items] == _newest_first([e for e in events if "u" in e.tags])
+    assert page.total_count == 4
+    assert sum((store.backfill_index_keys(segment=n, segments=2) for n in range(2)), Backfilled()) == Backfilled()
+    for event in events:
+        day = f"{event.timestamp:%Y-%m-%d}"
+        for tag in event.tags:
+            found = db.query(
+                TableName=table,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": tag_pk(principal.account.id, day, tag)}},
+            )["Items"]
+            assert [item["sk"] for item in found].count(event_put(event)["sk"]) == 1
+
+
+def test_a_tag_is_read_from_its_own_partitions(stack: InProcessStack) -> None:
+    """tag= counts and reads only the tag's partitions (a key lookup), never the events' own."""
+    principal = _account(Plan.FREE)
+    account_id = principal.account.id
+    events = [
+        _event(account_id, n, NOW - timedelta(hours=5 * n), tags=["t"] if n % 3 == 0 else ["o"]) for n in range(30)
+    ]
+    wiring.event_store().put(events)
+    client = CountingClient(wiring.client("dynamodb"))
+    service = EventService(
+        events=DynamoEventStore(client, stack.env["EVENTS_TABLE"]),
+        hasher=FakeHasher(),
+        clock=FixedClock(NOW),
+        budget_ms=60_000,
+    )
+    filters = event_filters(tag="t", event="queued")
+    pages = _all_pages(service, principal, filters, limit=1)
+    assert [item.id for page in pages for item in page.items] == _newest_first(
+        [e for e in events if _matches(e, filters)]
+    )
+    assert {partition.rsplit("#", 2)[0] for partition in client.counts + client.reads} == {f"TAG#{account_id}"}
+    assert all(partition.endswith("#t") for partition in client.counts + client.reads)
+
+
+def test_tag_items_stay_out_of_the_message_index(varied: tuple[Principal, list[Event]]) -> None:
+    principal, events = varied
+    store: DynamoEventStore = wiring.event_store()
+    for message_id in {e.message_id for e in events}:
+        found = [e.id for e in store.for_message(message_id)]
+        expected = [e for e in events if e.message_id == message_id]
+        assert sorted(found) == sorted(e.id for e in expected)
+        assert any(e.tags for e in expected)
+    page = _service().list_page(principal, event_filters(recipient="bob@example.com"), limit=300, cursor=None)
+    assert len({item.id for item in page.items}) == len(page.items) == page.total_count
+
+
+def test_an_export_of_a_tag_streams_each_event_once_newest_first(thousands: tuple[Principal, list[Event]]) -> None:
+    principal, events = thousands
+    store: DynamoEventStore = wiring.event_store()
+    window = Window(NOW - timedelta(days=8), NOW)
+    for filters in (
+        EventFilters(tag="common"),
+        EventFilters(tag="x", event="delivered"),
+        EventFilters(tag="rare", metadata={"order": "1"}),
+    ):
+        plan = plan_query(filters, window)
+        assert plan.strategy is Strategy.TAG
+        streamed = [e.id for e in store.stream(principal.account.id, plan)]
+        assert streamed == _newest_first([e for e in events if _matches(e, filters)])

@@ -91,6 +91,20 @@ def test_an_event_reaches_its_endpoint_signed_both_ways(
     assert ed25519_valid(runtime, request)
 
 
+def test_a_tagged_send_delivers_each_event_once(runtime: Runtime, account: TestAccount, receiver: Receiver) -> None:
+    """Each event's tag items land on the events table's stream too; only the event may reach the fan-out."""
+    api = Api(runtime.base_url, account.test_key)
+    endpoint(api, receiver.url, ["queued", "sent", "delivered"])
+    message_id = send(api, tags=["welcome", "weekly", "a" * 128])
+    runtime.drain(30)
+    stored = api.get("/v3/events", params={"message_id": message_id}).json()["items"]
+    assert sorted(event["type"] for event in stored) == ["delivered", "queued", "sent"]
+    received = receiver.wait_for(len(stored))
+    runtime.drain(30)
+    assert sorted(json.loads(request.body)["event"] for request in receiver.requests) == ["delivered", "queued", "sent"]
+    assert len(received) == len(receiver.requests) == 3
+
+
 def test_a_failing_receiver_gets_seven_attempts_at_the_schedule(runtime: Runtime, account: TestAccount) -> None:
     with Receiver(answers=[503]) as failing:
         api = Api(runtime.base_url, account.test_key)

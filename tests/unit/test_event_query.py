@@ -172,8 +172,10 @@ WINDOW = Window(datetime(2026, 3, 10, tzinfo=UTC), NOW)
     [
         ({"message_id": "msg_1", "recipient": "a@x.test", "event": "sent"}, Strategy.MESSAGE, "msg_1"),
         ({"recipient": "A@x.test", "event": "sent", "tag": "t"}, Strategy.RECIPIENT, "a@x.test"),
-        ({"event": "sent", "tag": "t"}, Strategy.TYPE, "sent"),
-        ({"tag": "t", "metadata": {"k": "v"}}, Strategy.DAY, None),
+        ({"event": "sent", "tag": "t"}, Strategy.TAG, "t"),
+        ({"tag": "t", "metadata": {"k": "v"}}, Strategy.TAG, "t"),
+        ({"event": "sent", "metadata": {"k": "v"}}, Strategy.TYPE, "sent"),
+        ({"metadata": {"k": "v"}}, Strategy.DAY, None),
     ],
 )
 def test_the_plan_reads_by_the_most_selective_filter(fields: dict[str, Any], strategy: Strategy, key: str) -> None:
@@ -185,7 +187,8 @@ def test_the_plan_reads_by_the_most_selective_filter(fields: dict[str, Any], str
     assert residual == {
         name: value
         for name, value in filters.model_dump(exclude_defaults=True).items()
-        if name not in {"message": "message_id", "recipient": "recipient", "type": "event"}.get(strategy.value, "")
+        if name
+        != {"message": "message_id", "recipient": "recipient", "tag": "tag", "type": "event"}.get(strategy.value)
     }
 
 
@@ -195,6 +198,7 @@ def test_day_plans_walk_the_window_newest_first_and_resume_at_the_cursor_day() -
     resumed = plan_query(EventFilters(), WINDOW, Position(datetime(2026, 3, 12, 5, tzinfo=UTC), "evt_9"))
     assert resumed.days == tuple(date(2026, 3, d) for d in (12, 11, 10))
     assert plan_query(EventFilters(message_id="msg_1"), WINDOW).days == ()
+    assert plan_query(EventFilters(tag="t"), WINDOW).days == plan.days
 
 
 def test_days_known_to_be_empty_are_not_walked() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from postline import wiring
+from postline.adapters.events import Backfilled
 from postline.domain.accounts import AccountStatus, Plan
 from postline.domain.errors import ApiError
 from postline.domain.keys import Environment, Scope
@@ -120,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     events = commands.add_parser("events", help="events table maintenance").add_subparsers(dest="action", required=True)
     backfill = events.add_parser(
         "backfill-index-keys",
-        help="give events stored before the recipient/type indexes their keys (safe to rerun)",
+        help="give events stored before the recipient/type indexes their keys, and before the tag items "
+        "their tag items (safe to rerun)",
     )
     backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
     return parser
@@ -179,8 +181,9 @@ def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
 def _backfill_event_keys(segments: int) -> None:
     store = wiring.event_store()
     with ThreadPoolExecutor(max_workers=segments) as pool:
-        counts = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
-        _print({"updated": sum(counts)})
+        runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
+        done = sum(runs, Backfilled())
+        _print({"updated": done.events, "tag_items": done.tag_items})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,13 +1,17 @@
-"""The events table: one item per event, partitioned per account and UTC day.
+"""The events table: one item per event, partitioned per account and UTC day, and one per tag.
 
-    EVT#<account>#<yyyy-mm-dd>   <timestamp>Z#<event id>    the event; expires_at is its TTL
+    EVT#<account>#<yyyy-mm-dd>         <timestamp>Z#<event id>  the event; expires_at is its TTL
+    TAG#<account>#<yyyy-mm-dd>#<tag>   the event's sk           a copy of the event (`event`, a
+                                                                map) for each of its tags; TTL too
     index by_message:   message_id, sk                        all events of one message
     index by_recipient: <account>#<lowercased recipient>, sk  one recipient's events (sparse)
     index by_type:      <account>#<yyyy-mm-dd>#<type>, sk     one type's events of a day
 
 Day partitions keep every partition bounded however much an account sends, and a time window
 maps to a known set of partitions. Every key sorts by the same sk, so any of them reads events
-newest first and a page resumes from the last sk it returned. The stream drives webhooks and metrics.
+newest first and a page resumes from the last sk it returned. An index cannot key on a list's
+elements, hence the tag items; they carry none of the indexes' attributes, so no index sees them
+twice. The stream drives webhooks: only EVT# items reach it (the template's FilterCriteria).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from datetime import date, datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -30,6 +35,7 @@ from postline.domain.events import Event
 BY_MESSAGE_INDEX = "by_message"
 BY_RECIPIENT_INDEX = "by_recipient"
 BY_TYPE_INDEX = "by_type"
+EVENT_PREFIX = "EVT#"  # of event items' pk (tag items' start TAG#)
 _PARALLEL = 8  # concurrent partition counts of one request
 _READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
 _STREAM_PAGE = 1000  # items an export reads at a time
@@ -37,7 +43,7 @@ T = TypeVar("T")
 
 
 def event_pk(account_id: str, day: str) -> str:
-    return f"EVT#{account_id}#{day}"
+    return f"{EVENT_PREFIX}{account_id}#{day}"
 
 
 def sort_key(timestamp: datetime, event_id: str) -> str:
@@ -56,6 +62,10 @@ def type_key(account_id: str, day: str, event_type: str) -> str:
     return f"{account_id}#{day}#{event_type}"
 
 
+def tag_pk(account_id: str, day: str, tag: str) -> str:
+    return f"TAG#{account_id}#{day}#{tag}"
+
+
 def event_put(event: Event) -> dict[str, Any]:
     day = f"{event.timestamp:%Y-%m-%d}"
     item = {**key(event_pk(event.account_id, day), event_sk(event)), **to_attrs(event.model_dump(mode="json"))}
@@ -65,8 +75,43 @@ def event_put(event: Event) -> dict[str, Any]:
     return item
 
 
+def tag_puts(event: Event) -> list[dict[str, Any]]:
+    """One item per distinct tag: the event under its tag's day partition, same sk and TTL.
+
+    Only pk, sk, `event` and expires_at: no message_id/type_key/recipient_key, so no index
+    holds the copies."""
+    day = f"{event.timestamp:%Y-%m-%d}"
+    attrs = to_attrs(event.model_dump(mode="json"))
+    return [
+        {
+            **key(tag_pk(event.account_id, day, tag), event_sk(event)),
+            "event": {"M": attrs},
+            "expires_at": attrs["expires_at"],
+        }
+        for tag in dict.fromkeys(event.tags)  # a repeated tag: one item (a batch refuses twice the same key)
+    ]
+
+
+def event_items(event: Event) -> list[dict[str, Any]]:
+    """Everything one event stores: its item, then its tag items."""
+    return [event_put(event), *tag_puts(event)]
+
+
 def event_of(attrs: dict[str, Any]) -> Event:
-    return Event.model_validate(from_attrs(attrs))
+    """The event of an event item or of a tag item."""
+    stored = attrs["event"]["M"] if "event" in attrs else attrs
+    return Event.model_validate(from_attrs(stored))
+
+
+@dataclass
+class Backfilled:
+    """What one backfill run wrote."""
+
+    events: int = 0  # events given their index keys
+    tag_items: int = 0
+
+    def __add__(self, other: Backfilled) -> Backfilled:
+        return Backfilled(self.events + other.events, self.tag_items + other.tag_items)
 
 
 class _Deadline:
@@ -95,6 +140,9 @@ def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
     clauses: list[str] = []
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
+    # A tag item holds the event as its `event` map (and neither message_id nor recipient_key:
+    # both filters read by a key of their own, before the tag, so they are never residual here).
+    at = "#event." if plan.strategy is Strategy.TAG else ""
     if plan.strategy is Strategy.MESSAGE:  # the index spans accounts: another's message id yields nothing
         clauses.append("account_id = :account")
         values[":account"] = {"S": account_id}
@@ -105,16 +153,18 @@ def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
         clauses.append("recipient_key = :recipient")
         values[":recipient"] = {"S": recipient_key(account_id, residual.recipient)}
     if residual.event is not None:
-        clauses.append("#type = :type")
+        clauses.append(f"{at}#type = :type")
         names["#type"] = "type"
         values[":type"] = {"S": residual.event}
     if residual.tag is not None:
         clauses.append("contains(tags, :tag)")
         values[":tag"] = {"S": residual.tag}
     for index, (name, value) in enumerate(sorted(residual.metadata.items())):
-        clauses.append(f"#metadata.#m{index} = :m{index}")
+        clauses.append(f"{at}#metadata.#m{index} = :m{index}")
         names.update({"#metadata": "metadata", f"#m{index}": name})
         values[f":m{index}"] = {"S": value}
+    if at and clauses:
+        names["#event"] = "event"
     expression: dict[str, Any] = {}
     if clauses:
         expression["FilterExpression"] = " AND ".join(clauses)
@@ -146,39 +196,60 @@ class DynamoEventStore:
         ]
 
     def put(self, events: list[Event]) -> None:
-        batch_write(self._db, [(self._table, event_put(event)) for event in events])
+        batch_write(self._db, [(self._table, item) for event in events for item in event_items(event)])
 
-    def backfill_index_keys(self, *, segment: int, segments: int) -> int:
-        """Gives events written before the by_recipient/by_type indexes existed their index keys.
+    def backfill_index_keys(self, *, segment: int, segments: int) -> Backfilled:
+        """Gives events written before the by_recipient/by_type indexes their index keys, and events
+        written before the tag items their tag items.
 
-        A one-off migration for stacks deployed before those indexes: one segment of a parallel
-        Scan, each update conditioned on the key still missing, so reruns and overlapping runs are
-        harmless. Returns how many events it updated."""
-        updated = 0
+        A one-off migration for stacks deployed before those changes: one segment of a parallel
+        Scan of the events lacking type_key or having tags, each write conditioned on what it adds
+        still missing, so reruns and overlapping runs are harmless (a rerun reads every tagged
+        event again and writes nothing). Returns how many events and tag items it wrote."""
+        done = Backfilled()
         pages = self._db.get_paginator("scan").paginate(
             TableName=self._table,
             Segment=segment,
             TotalSegments=segments,
-            FilterExpression="attribute_not_exists(type_key)",
+            FilterExpression="begins_with(pk, :events) AND (attribute_not_exists(type_key) OR size(tags) > :none)",
+            ExpressionAttributeValues={":events": {"S": EVENT_PREFIX}, ":none": {"N": "0"}},
         )
         for page in pages:
             for attrs in page["Items"]:
-                keys = event_put(event_of(attrs))  # the same keys a write makes today
-                names = [name for name in ("type_key", "recipient_key") if name in keys]
-                try:
-                    self._db.update_item(
-                        TableName=self._table,
-                        Key={"pk": attrs["pk"], "sk": attrs["sk"]},
-                        UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in names),
-                        ConditionExpression="attribute_exists(pk) AND attribute_not_exists(type_key)",
-                        ExpressionAttributeValues={f":{name}": keys[name] for name in names},
-                    )
-                except ClientError as exc:
-                    if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                        raise
-                    continue  # expired meanwhile, or another run got there first
-                updated += 1
-        return updated
+                event = event_of(attrs)
+                if "type_key" not in attrs and self._add_index_keys(attrs, event_put(event)):
+                    done.events += 1
+                for item in tag_puts(event):
+                    done.tag_items += self._put_new(item)
+        return done
+
+    def _add_index_keys(self, attrs: dict[str, Any], keys: dict[str, Any]) -> bool:
+        names = [name for name in ("type_key", "recipient_key") if name in keys]  # the keys a write makes today
+        return self._written(
+            self._db.update_item,
+            TableName=self._table,
+            Key={"pk": attrs["pk"], "sk": attrs["sk"]},
+            UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in names),
+            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(type_key)",
+            ExpressionAttributeValues={f":{name}": keys[name] for name in names},
+        )
+
+    def _put_new(self, item: dict[str, Any]) -> bool:
+        return self._written(
+            self._db.put_item, TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)"
+        )
+
+    @staticmethod
+    def _written(call: Callable[..., Any], **request: Any) -> bool:
+        """Makes a conditional write; False when its condition failed (expired meanwhile, or another
+        run got there first)."""
+        try:
+            call(**request)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
 
     # -- GET /v3/events ------------------------------------------------------------------------
 
@@ -229,6 +300,8 @@ class DynamoEventStore:
             index, name, value = BY_MESSAGE_INDEX, "message_id", str(plan.key)
         elif plan.strategy is Strategy.RECIPIENT:
             index, name, value = BY_RECIPIENT_INDEX, "recipient_key", recipient_key(account_id, str(plan.key))
+        elif plan.strategy is Strategy.TAG:
+            index, name, value = None, "pk", tag_pk(account_id, f"{day:%Y-%m-%d}", str(plan.key))
         elif plan.strategy is Strategy.TYPE:
             index, name, value = BY_TYPE_INDEX, "type_key", type_key(account_id, f"{day:%Y-%m-%d}", str(plan.key))
         else:

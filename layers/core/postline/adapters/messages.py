@@ -4,8 +4,9 @@
                     sched_pk/sched_sk while it waits for its send_at (the `scheduled` index,
                     soonest first per account)
 
-Events go to the events table (see events.py) in the same transaction as the state change they
-record, guarded by the lease and the attempt number, so a repeated step writes nothing.
+Events (with their tag items) go to the events table (see events.py) in the same transaction as
+the state change they record, guarded by the lease and the attempt number, so a repeated step
+writes nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.adapters.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
-from postline.adapters.events import event_put
+from postline.adapters.events import event_items
 from postline.domain.events import Event
 from postline.domain.messages import Message, RecipientState, Schedule
 from postline.services.ports import Sealed
@@ -57,7 +58,7 @@ class DynamoMessageStore:
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
         # Unconditional puts of new ids and deterministic event keys: repeating them is harmless.
         requests = [(self._table, _message_item(m, s)) for m, s in zip(messages, sealed, strict=True)]
-        requests += [(self._events, event_put(event)) for event in events]
+        requests += [(self._events, item) for event in events for item in event_items(event)]
         batch_write(self._db, requests)
 
     def get(self, message_id: str) -> Message | None:
@@ -158,14 +159,15 @@ class DynamoMessageStore:
         deterministic, so a crash in between is mended by the repeat of the step.
         """
         room = _MAX_TRANSACTION_ITEMS - len(updates)
-        puts = [{"Put": {"TableName": self._events, "Item": event_put(event)}} for event in events[:room]]
+        items = [item for event in events for item in event_items(event)]
+        puts = [{"Put": {"TableName": self._events, "Item": item}} for item in items[:room]]
         try:
             self._db.transact_write_items(TransactItems=updates + puts)
         except ClientError as error:
             if "ConditionalCheckFailed" in cancellation_codes(error)[: len(updates)]:
                 return False
             raise
-        batch_write(self._db, [(self._events, event_put(event)) for event in events[room:]])
+        batch_write(self._db, [(self._events, item) for item in items[room:]])
         return True
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:

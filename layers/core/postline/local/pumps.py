@@ -8,7 +8,8 @@ FunctionResponseTypes, and failing the way Lambda fails:
   the runtime's clock, then comes back; the queue's redrive policy moves it to the DLQ after
   maxReceiveCount receives (moto does that on receive).
 - Streams: a failed batch is retried from the first failed record (the reported
-  SequenceNumber, or the batch's first record), in order, until it succeeds.
+  SequenceNumber, or the batch's first record), in order, until it succeeds. Records that the
+  event's FilterCriteria drops are never delivered, as with Lambda (postline/local/lambda_filters.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from postline.local.activity import Activity
 from postline.local.cloudformation import REGION, Resolver
 from postline.local.emulator import Emulator
 from postline.local.functions import LocalFunction, event_enabled
+from postline.local.lambda_filters import RecordFilter, UnsupportedFilterError
 from postline.services.ports import Clock
 
 logger = logging.getLogger(__name__)
@@ -257,9 +259,11 @@ class StreamPump(Pump):
         stream_arn: str,
         starting_position: str,
         activity: Activity,
+        record_filter: RecordFilter,
     ) -> None:
         super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
         self._settings = settings
+        self._filter = record_filter
         self._streams = streams
         self._stream_arn = stream_arn
         shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
@@ -302,9 +306,18 @@ class StreamPump(Pump):
             return False
         with self._activity.working():
             sequence_numbers = [record["dynamodb"]["SequenceNumber"] for record in records]
-            event = {"Records": [self._record(record) for record in records]}
-            failed = failed_items(self._settings, event, sequence_numbers)
+            passed = [shaped for shaped in map(self._record, records) if self._filter.passes(shaped)]
+            failed = (
+                failed_items(
+                    self._settings,
+                    {"Records": passed},
+                    [shaped["dynamodb"]["SequenceNumber"] for shaped in passed],
+                )
+                if passed
+                else []
+            )
             retry_from = min(failed, key=sequence_numbers.index) if failed else None
+            # Dropped records count as delivered: the checkpoint moves past them.
             delivered = sequence_numbers[: sequence_numbers.index(retry_from)] if retry_from else sequence_numbers
             with self._lock:
                 if delivered:
@@ -353,6 +366,8 @@ def event_source_pumps(
     for function in functions:
         for event in function.events.values():
             props = event.get("Properties") or {}
+            if "FilterCriteria" in props and event.get("Type") != "DynamoDB":
+                raise UnsupportedFilterError(f"{function.logical_id}: FilterCriteria is applied to streams only here")
             if event.get("Type") == "SQS" and event_enabled(props):
                 queue_arn = resolver.resolve(props["Queue"])
                 settings = BatchSettings.of(function, props, default_batch_size=10)
@@ -362,5 +377,7 @@ def event_source_pumps(
                 settings = BatchSettings.of(function, props, default_batch_size=100)
                 streams = emulator.client("dynamodbstreams")
                 position = props.get("StartingPosition", "TRIM_HORIZON")
-                pumps.append(StreamPump(settings, streams, resolver.resolve(props["Stream"]), position, activity))
+                record_filter = RecordFilter.of(props.get("FilterCriteria"))
+                stream_arn = resolver.resolve(props["Stream"])
+                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter))
     return pumps
