@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -31,6 +31,7 @@ from postline.domain.errors import ValidationFailed
 from postline.domain.events import Event, EventType
 from postline.domain.messages import METADATA_KEY
 from postline.domain.signed_cursor import BoundCursor, Signer, from_urlsafe_b64, seal, unseal, urlsafe_b64
+from postline.domain.times import utc
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 300
@@ -80,13 +81,6 @@ MetadataFilters = Annotated[
 ]
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    """Naive times are taken as UTC; every comparison and every key is in UTC."""
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 class EventFilters(BaseModel):
     """What GET /v3/events and an export select. All given filters combine (AND)."""
 
@@ -114,7 +108,7 @@ class EventFilters(BaseModel):
     @field_validator("since", "until")
     @classmethod
     def _in_utc(cls, value: datetime | None) -> datetime | None:
-        return _utc(value)
+        return utc(value) if value is not None else None
 
     @model_validator(mode="after")
     def _ordered(self) -> EventFilters:
@@ -178,7 +172,7 @@ def resolve_window(
     """
     floor = now - timedelta(days=retention_days)
     if account_created is not None:
-        floor = max(floor, _utc(account_created) or floor)
+        floor = max(floor, utc(account_created) if account_created is not None else floor)
     since = max(filters.since, floor) if filters.since else floor
     until = min(filters.until, now) if filters.until else now
     return Window(since, until) if since <= until else None

@@ -11,23 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import PublicEventType
 from postline.domain.signed_cursor import BoundCursor, Signer, seal, unseal
+from postline.domain.times import utc
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 _CURSOR_VERSION = 1
-
-
-def utc(value: datetime) -> datetime:
-    """Naive times are taken as UTC; every key and comparison is in UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def sort_key(created_at: datetime, delivery_id: str) -> str:

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import PublicEventType
+from postline.domain.times import utc
 from postline.domain.webhook_delivery import DeliveryStatus, resend_floor
-from postline.domain.webhook_history import utc
 
 MAX_RESEND_IDS = 100
 MAX_FILTER_MATCHES = 10_000  # past it a filter job stops with an error and resends nothing
