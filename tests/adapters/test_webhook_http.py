@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -68,6 +69,45 @@ def test_concurrent_callers_share_one_fetch(tokens: TokenServer) -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         got = list(pool.map(lambda _: fetch(http, tokens), range(8)))
     assert len(tokens.requests) == 1 and set(got) == set(tokens.issued)
+
+
+def test_callers_waiting_on_a_failing_fetch_share_its_error(tokens: TokenServer) -> None:
+    """A slow, failing token endpoint costs one request for everyone who waited on it, not one
+    each in a row (attempts to the endpoint would otherwise run back to back, 30 s apiece)."""
+    http = WebhookHttp(FixedClock(), by_name)
+    tokens.failing, tokens.delay = 500, 0.3
+
+    def attempt(_: int) -> str:
+        try:
+            return fetch(http, tokens)
+        except TokenError as error:
+            return str(error)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        outcomes = list(pool.map(attempt, range(6)))
+    assert outcomes == ["token endpoint answered 500"] * 6 and len(tokens.requests) == 1
+    tokens.failing, tokens.delay = None, 0.0
+    assert fetch(http, tokens) == tokens.issued[0]  # a later caller fetches again: errors are not cached
+
+
+def test_callers_waiting_after_a_401_share_one_fresh_token(tokens: TokenServer) -> None:
+    http = WebhookHttp(FixedClock(), by_name)
+    rejected = fetch(http, tokens)
+    tokens.delay = 0.3
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        renewed = set(pool.map(lambda _: fetch(http, tokens, fresh=True), range(6)))
+    assert len(renewed) == 1 and rejected not in renewed and len(tokens.requests) == 2
+
+
+def test_a_refused_connection_is_a_plain_failure_not_cut_short() -> None:
+    """urllib3's NewConnectionError subclasses its TimeoutError: a closed port is not a timeout
+    (which would earn the +24 h step)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    answer = WebhookHttp(FixedClock(), by_name).post(f"http://127.0.0.1:{port}/hooks", b"{}", {})
+    assert (answer.status_code, answer.cut_short) == (None, False)
+    assert answer.error is not None and answer.error.startswith("connection failed")
 
 
 def test_a_failing_token_endpoint_raises_token_error_and_caches_nothing(tokens: TokenServer) -> None:

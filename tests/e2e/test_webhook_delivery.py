@@ -152,3 +152,24 @@ def test_a_per_message_webhook_is_signed_with_ed25519_only(
     for request in requests_:
         assert "X-Svc-Signature" not in request.headers and "X-Svc-Key-Id" not in request.headers
         assert ed25519_valid(runtime, request)
+
+
+def test_a_retry_goes_to_the_endpoints_current_url_with_its_current_auth(
+    runtime: Runtime, account: TestAccount
+) -> None:
+    """An endpoint moved between attempts: its credentials go to the new URL only, never the old host."""
+    with Receiver(answers=[503]) as old, Receiver() as new:
+        api = Api(runtime.base_url, account.test_key)
+        created = endpoint(api, old.url, ["delivered"], {"bearer": {"token": "t0ken"}})
+        send(api)
+        runtime.drain(30)
+        assert len(old.wait_for(1)) == 1
+        moved = api.put(f"/v3/webhooks/{created['id']}", json={"url": new.url})
+        assert moved.status_code == 200, moved.text
+        runtime.advance(SCHEDULE[0])
+        runtime.drain(30)
+        (retry,) = new.wait_for(1)
+        assert (retry.headers["X-Webhook-Attempt"], retry.headers["Authorization"]) == ("2", "Bearer t0ken")
+        assert len(old.requests) == 1
+        (delivery,) = api.get(f"/v3/webhooks/{created['id']}/deliveries").json()["deliveries"]
+        assert delivery["url"] == new.url and delivery["status"] == "succeeded"

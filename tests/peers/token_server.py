@@ -15,6 +15,7 @@ import base64
 import json
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -45,6 +46,7 @@ class TokenServer:
         self.audience = audience
         self.expires_in = expires_in
         self.failing: int | None = None  # answer every request with this status while set
+        self.delay = 0.0  # seconds each answer waits: a slow token endpoint
         self.requests: list[TokenRequest] = []
         self._valid: set[str] = set()
         self._lock = threading.Lock()
@@ -54,6 +56,7 @@ class TokenServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length).decode()
+                time.sleep(server.delay)
                 status, document = server._answer(
                     self.headers.get("Content-Type", ""), self.headers.get("Authorization", ""), body
                 )

@@ -6,6 +6,7 @@ Handlers call these accessors; tests and the embedded runtime replace pieces wit
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any
 
@@ -70,6 +71,11 @@ def set_clock(clock: Clock) -> None:
     """The embedded runtime installs its movable clock here."""
     global _clock  # the single process-wide clock is the point
     _clock = clock
+
+
+class _CurrentClock:
+    def now(self) -> datetime:
+        return _clock.now()
 
 
 def clock() -> Clock:
@@ -391,7 +397,9 @@ def webhook_deliveries() -> DynamoDeliveryStore:
 
 @cache
 def webhook_http() -> WebhookHttp:
-    return WebhookHttp(_clock, url_guard().vet, ca_bundle=settings().webhook_ca_bundle or None)
+    # Cached (it holds connection pools and tokens), so it is given the process's clock as it is
+    # at each call, not the one installed when it was built.
+    return WebhookHttp(_CurrentClock(), url_guard().vet, ca_bundle=settings().webhook_ca_bundle or None)
 
 
 def webhook_deliverer() -> WebhookDeliverer:

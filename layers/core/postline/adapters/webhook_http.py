@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -42,6 +43,18 @@ _USER_AGENT = "Postline-Webhooks/1.0"
 Vet = Callable[[str], list[str]]  # the addresses a URL may be reached at ([]: by name); raises ValidationFailed
 
 
+@dataclass(frozen=True, eq=False)  # compared by identity: each fetch is its own
+class _Fetch:
+    token: str | None = None
+    error: TokenError | None = None
+
+    def outcome(self) -> str:
+        if self.error is not None:
+            raise self.error
+        assert self.token is not None
+        return self.token
+
+
 class WebhookHttp:
     def __init__(
         self, clock: Clock, vet: Vet, *, timeout: float = ATTEMPT_TIMEOUT_SECONDS, ca_bundle: str | None = None
@@ -54,6 +67,7 @@ class WebhookHttp:
         self._mtls_pools: dict[str, urllib3.PoolManager] = {}
         self._tokens: dict[str, tuple[str, datetime]] = {}
         self._fetching: dict[str, threading.Lock] = {}
+        self._fetched: dict[str, _Fetch] = {}  # each endpoint's latest fetch, token or error
         self._lock = threading.Lock()
         self._cert_dir: str | None = None
 
@@ -77,6 +91,8 @@ class WebhookHttp:
             return HttpAnswer(response.status, _elapsed_ms(started))
         except ValidationFailed as exc:
             return HttpAnswer(None, 0, error=f"refused: {exc.message}")
+        except NewConnectionError as exc:  # refused or unreachable; in urllib3 a subclass of TimeoutError
+            return HttpAnswer(None, _elapsed_ms(started), error=f"connection failed: {exc}")
         except (ReadTimeoutError, TimeoutError) as exc:
             return HttpAnswer(None, _elapsed_ms(started), cut_short=True, error=f"timed out: {type(exc).__name__}")
         except ProtocolError as exc:
@@ -99,16 +115,30 @@ class WebhookHttp:
         audience: str | None = None,
         fresh: bool = False,
     ) -> str:
-        """A client-credentials access token, cached per endpoint until shortly before it expires."""
+        """A client-credentials access token, cached per endpoint until shortly before it expires.
+
+        One fetch per endpoint at a time, and callers that waited for it take its outcome, a
+        TokenError included: N attempts to an endpoint whose token_url hangs cost one timeout,
+        not N in a row. Likewise after a 401 (fresh=True): a fetch that ended while this caller
+        waited is fresh enough."""
         with self._lock:
             fetching = self._fetching.setdefault(cache_key, threading.Lock())
-        with fetching:  # attempts waiting here use the token the first one fetched
+            before = self._fetched.get(cache_key)
+        with fetching:
+            latest = self._fetched.get(cache_key)
+            if latest is not None and latest is not before:  # fetched while this caller waited
+                return latest.outcome()
             cached = self._tokens.get(cache_key)
             if cached and not fresh and cached[1] > self._clock.now():
                 return cached[0]
             asked_at = self._clock.now()
-            token, lifetime = self._fetch_token(token_url, client_id, client_secret, scope, audience)
+            try:
+                token, lifetime = self._fetch_token(token_url, client_id, client_secret, scope, audience)
+            except TokenError as error:
+                self._fetched[cache_key] = _Fetch(error=error)
+                raise
             self._tokens[cache_key] = (token, asked_at + max(lifetime - _TOKEN_MARGIN, timedelta()))
+            self._fetched[cache_key] = _Fetch(token=token)
             return token
 
     def _fetch_token(

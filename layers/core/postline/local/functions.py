@@ -43,6 +43,7 @@ _EMULATED_EVENT_PROPERTIES = {
         "StartingPosition",
         "FunctionResponseTypes",
         "Enabled",
+        "FilterCriteria",  # applied by the stream pump (lambda_filters.py)
     },
     "Schedule": {"Schedule", "Input", "Enabled", "State", "Name", "Description"},
     "ScheduleV2": {"ScheduleExpression", "ScheduleExpressionTimezone", "Input", "State", "Name", "Description"},

@@ -180,6 +180,10 @@ class WebhookDeliverer:
     # -- one attempt ----------------------------------------------------------------------------
 
     def _attempt(self, delivery: Delivery, endpoint: WebhookEndpoint | None) -> Delivery:
+        if endpoint is not None and endpoint.url != delivery.url:
+            # The endpoint moved since the delivery was opened: its current auth goes only to its
+            # current URL, never to the old host.
+            delivery = delivery.model_copy(update={"url": endpoint.url})
         number = len(delivery.attempts) + 1
         now = self._clock.now()
         answer = self._send(delivery, endpoint, number, now)
