@@ -26,4 +26,4 @@ def handler(event: dict[str, Any], context: LambdaContext) -> None:
         if record.event_name is DynamoDBRecordEventName.INSERT
         and record.raw_event["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
     ]
-    wiring.webhook_deliverer().fan_out(new_events)
+    wiring.webhook_deliverer().fan_out(new_events, remaining_ms=context.get_remaining_time_in_millis)

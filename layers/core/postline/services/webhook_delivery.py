@@ -23,6 +23,7 @@ from postline.domain.audit import Actor, audit_entry
 from postline.domain.events import Event, retention_expiry
 from postline.domain.webhook_delivery import (
     ATTEMPT_HEADER,
+    ATTEMPT_TIMEOUT_SECONDS,
     DELIVERY_ID_HEADER,
     ED25519_HEADER,
     EVENT_ID_HEADER,
@@ -56,6 +57,8 @@ from postline.services.ports import (
 
 logger = logging.getLogger(__name__)
 _CONCURRENT_ATTEMPTS = 16
+# Time an attempt may need (its 30 s and some to record it): with less left, the workflow makes it.
+_HAND_OFF_BELOW_MS = int(ATTEMPT_TIMEOUT_SECONDS * 1000) + 5_000
 
 
 class WebhookDeliverer:
@@ -82,8 +85,12 @@ class WebhookDeliverer:
 
     # -- fan-out --------------------------------------------------------------------------------
 
-    def fan_out(self, events: Iterable[Event]) -> None:
-        """Opens the deliveries of new events and makes their first attempts, concurrently."""
+    def fan_out(self, events: Iterable[Event], remaining_ms: Callable[[], int] | None = None) -> None:
+        """Opens the deliveries of new events and makes their first attempts, concurrently.
+
+        `remaining_ms` is the invocation's time left: a first attempt that could not finish in it
+        goes to the retry workflow due now instead, so a batch with slow receivers neither times
+        out (and is re-run from the start) nor holds the stream up."""
         endpoints: dict[str, list[WebhookEndpoint]] = {}
         first: list[tuple[Delivery, WebhookEndpoint | None]] = []
         for event in events:
@@ -97,9 +104,14 @@ class WebhookDeliverer:
             return
         with ThreadPoolExecutor(max_workers=min(_CONCURRENT_ATTEMPTS, len(first))) as pool:
             # list() re-raises the first worker error, failing the batch so the stream retries it.
-            list(pool.map(lambda pair: self._first_attempt(pair[0], pair[1]), first))
+            list(pool.map(lambda pair: self._first_attempt(pair[0], pair[1], remaining_ms), first))
 
-    def _first_attempt(self, delivery: Delivery, endpoint: WebhookEndpoint | None) -> None:
+    def _first_attempt(
+        self, delivery: Delivery, endpoint: WebhookEndpoint | None, remaining_ms: Callable[[], int] | None
+    ) -> None:
+        if remaining_ms is not None and remaining_ms() < _HAND_OFF_BELOW_MS:
+            self._workflow.start(delivery.id, self._clock.now())  # the workflow's first wait ends at once
+            return
         after = self._attempt(delivery, endpoint)
         if after.status is DeliveryStatus.RETRYING and after.next_attempt_at is not None:
             self._workflow.start(after.id, after.next_attempt_at)
