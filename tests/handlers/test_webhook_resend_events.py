@@ -14,7 +14,7 @@ from postline.adapters.resend_jobs import SqsResendQueue
 from postline.domain.audit import Actor, audit_entry
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, resend_delivery_id
 from postline.domain.webhooks import WebhookEndpoint
-from postline.services.webhook_resend import GAVE_UP, WebhookResendService
+from postline.services.webhook_resend import GAVE_UP, MAX_ATTEMPT_RECEIVES, WebhookResendService
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -160,7 +160,7 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
     service.run(failed.account_id, job["id"], receive_count=1)  # the job message, delivered twice
     # the job message again (it queues the attempt again) and the two attempt messages
     assert _drain(stack) == 3
-    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id))  # an attempt, again
+    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id), receive_count=1)  # again
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
     resent = wiring.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
@@ -204,3 +204,21 @@ def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
     assert _drain(stack) == 2  # the two job messages find their jobs over: nothing is attempted
     history = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))["deliveries"]
     assert not any(d["manual"] for d in history)
+
+
+def test_an_attempt_message_that_keeps_dying_is_counted_failed_without_an_attempt(
+    invoke: Invoke, stack: InProcessStack, failed: Delivery
+) -> None:
+    job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
+    _messages(stack)  # the job's message stays queued; its attempt is made by hand below
+    service = wiring.webhook_resend_service()
+    service.run(failed.account_id, job["id"], receive_count=1)
+    resend_id = resend_delivery_id(job["id"], failed.id)
+    service.attempt(failed.account_id, job["id"], resend_id, receive_count=MAX_ATTEMPT_RECEIVES + 1)
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
+    resent = wiring.webhook_deliveries().get(resend_id)
+    assert resent is not None and resent.attempts == []
+    assert _drain(stack) == 2  # the job message, and the attempt message it queued: the job is over
+    resent = wiring.webhook_deliveries().get(resend_id)
+    assert resent is not None and resent.attempts == []

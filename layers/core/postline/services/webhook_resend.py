@@ -8,7 +8,9 @@
   fixes `matched`, then queues one attempt message per manual delivery. A redelivered job message
   creates nothing twice and sends attempts that are no-ops for deliveries already attempted.
 - An attempt message makes the delivery's single attempt (WebhookDeliverer.resend_attempt) and
-  counts it once; the count that reaches `matched` completes the job.
+  counts it once; the count that reaches `matched` completes the job. An attempt message that
+  keeps failing (e.g. its count keeps meeting other workers' counts) is counted without another
+  attempt on its last receives, so that every job completes instead of its message reaching the DLQ.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from postline.services.ports import (
 )
 
 MAX_JOB_RECEIVES = 3  # deliveries of a job message; then the job stops rather than waiting in the DLQ
+MAX_ATTEMPT_RECEIVES = 3  # deliveries of an attempt message; then it is counted as it stands (DLQ: 5)
 GAVE_UP = "The resend could not be completed; start it again."
 DESTINATION_GONE = "The destination endpoint was deleted or disabled before the resend ran."
 
@@ -189,12 +192,15 @@ class WebhookResendService:
             return
         self._queue.enqueue_attempts(started, resends)
 
-    def attempt(self, account_id: str, job_id: str, delivery_id: str) -> None:
+    def attempt(self, account_id: str, job_id: str, delivery_id: str, *, receive_count: int) -> None:
         """One manual delivery's single attempt, counted once toward its job."""
         job = self._jobs.get(account_id, job_id)
-        if job is None:
+        if job is None or job.status is ResendStatus.COMPLETED:  # every resend counted, or stopped
             return
-        delivery = self._resend_attempt(delivery_id)
+        if receive_count > MAX_ATTEMPT_RECEIVES:  # no new attempt: a failed one unless it happened
+            delivery = self._deliveries.get(delivery_id)
+        else:
+            delivery = self._resend_attempt(delivery_id)
         succeeded = delivery is not None and delivery.status is DeliveryStatus.SUCCEEDED
         self._jobs.count(job, delivery_id, succeeded=succeeded)
         # Also when counted already: the run that counted it may have died before completing.
