@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from postline.domain.audit import audit_entry
-from postline.domain.errors import Conflict, NotFound, ValidationFailed
+from postline.domain.errors import NotFound, ValidationFailed
 from postline.domain.events import retention_expiry
 from postline.domain.identity import Principal
 from postline.domain.webhook_delivery import Delivery, DeliveryStatus, Target, resend_delivery_id, resend_floor
@@ -84,14 +84,14 @@ class WebhookResendService:
         account = principal.account
         retention = account.limits.retention_days
         if request.endpoint_id is not None:
-            self._enabled(account.id, request.endpoint_id, "The destination endpoint")
+            self._enabled(account.id, request.endpoint_id, "endpoint_id: the destination")
         job = ResendJob(
             id=self._ids.new_id("rsd_"), account_id=account.id, endpoint_id=request.endpoint_id, created_at=now
         )
         if request.filter is not None:
             since, until = request.window(now=now, retention_days=retention)
             if request.endpoint_id is None:  # its deliveries go back to it
-                self._enabled(account.id, request.filter.endpoint_id, "The filter's endpoint")
+                self._enabled(account.id, request.filter.endpoint_id, "filter.endpoint_id: the filter's endpoint")
             stored = StoredFilter(
                 endpoint_id=request.filter.endpoint_id,
                 since=since,
@@ -138,22 +138,31 @@ class WebhookResendService:
                 f"delivery_ids: {', '.join(too_old)} older than the resend window (since {floor.isoformat()})."
             )
         if own_targets:
-            for endpoint_id in dict.fromkeys(d.endpoint_id for d in found.values() if d.endpoint_id is not None):
-                self._enabled(account_id, endpoint_id, "A delivery's own endpoint", deleted_is_conflict=True)
+            self._own_endpoints_enabled(account_id, [found[i] for i in ids])
 
-    def _enabled(
-        self, account_id: str, endpoint_id: str, what: str, *, deleted_is_conflict: bool = False
-    ) -> WebhookEndpoint:
+    def _enabled(self, account_id: str, endpoint_id: str, what: str) -> None:
         endpoint = self._endpoints.get_endpoint(account_id, endpoint_id)
-        if endpoint is None and deleted_is_conflict:
-            raise Conflict(f"{what} {endpoint_id} was deleted; give endpoint_id to resend elsewhere.")
         if endpoint is None:
             raise NotFound(f"No webhook endpoint {endpoint_id} in this account.")
-        if not endpoint.enabled:
-            raise Conflict(
+        if not endpoint.enabled:  # lasting until someone enables it: not a 409, which says "retry"
+            raise ValidationFailed(
                 f"{what} {endpoint_id} is disabled; enable it (PUT /v3/webhooks/{{id}}) or resend elsewhere."
             )
-        return endpoint
+
+    def _own_endpoints_enabled(self, account_id: str, sources: list[Delivery]) -> None:
+        """Deliveries going back to their own endpoints: each endpoint must still exist, enabled."""
+        by_endpoint: dict[str, list[str]] = {}
+        for source in sources:
+            if source.endpoint_id is not None:
+                by_endpoint.setdefault(source.endpoint_id, []).append(source.id)
+        for endpoint_id, delivery_ids in by_endpoint.items():
+            endpoint = self._endpoints.get_endpoint(account_id, endpoint_id)
+            if endpoint is None or not endpoint.enabled:
+                state = "was deleted" if endpoint is None else "is disabled"
+                raise ValidationFailed(
+                    f"delivery_ids: {', '.join(delivery_ids)} go back to endpoint {endpoint_id}, which {state}; "
+                    "give endpoint_id to resend them elsewhere."
+                )
 
     # -- the worker --------------------------------------------------------------------------------
 
