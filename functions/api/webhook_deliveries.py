@@ -36,7 +36,9 @@ RESEND_DESCRIPTION = (
     summary="List an endpoint's deliveries, newest first",
     description="Each delivery with its attempts (outcome, response code, latency); the payload is not shown. "
     "History follows the plan's retention: a `since` older than it is clamped. Repeat with "
-    "`cursor=next_cursor` and the same filters until `has_more` is false.",
+    "`cursor=next_cursor` and the same filters until `has_more` is false. A page reads for at most 5 s: "
+    "with status or event filters matching few deliveries it may hold fewer than `limit` deliveries, even "
+    "none, while `has_more` is true; its cursor continues after what it read.",
     tags=["Webhooks"],
 )
 def list_webhook_deliveries(
