@@ -17,9 +17,10 @@ from postline.domain.audit import Actor, audit_entry
 from postline.domain.identity import Environment, Principal, Scope
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
 from postline.domain.webhook_history import DeliveryFilters
+from postline.domain.webhook_resend import ResendJob, ResendRequest, ResendStatus
 from postline.domain.webhooks import WebhookEndpoint
 from postline.services.webhook_history import DeliveryHistoryService
-from postline.services.webhook_resend import GAVE_UP, MAX_ATTEMPT_RECEIVES, WebhookResendService
+from postline.services.webhook_resend import GAVE_UP, MAX_ATTEMPT_RECEIVES, NOT_QUEUED, WebhookResendService
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -173,10 +174,10 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
     assert job["id"] in job_message["Body"]
 
 
-def _service(max_matches: int) -> WebhookResendService:
+def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
     return WebhookResendService(
         jobs=wiring.resend_jobs(),
-        queue=SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
+        queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
         deliveries=wiring.webhook_deliveries(),
         endpoints=wiring.webhook_endpoints(),
         audit=wiring.resource_store(),
@@ -298,3 +299,20 @@ def _listed_pages(
 
 def _listed(endpoint: WebhookEndpoint, status: DeliveryStatus, *, budget: float) -> list[Any]:
     return [d for page in _listed_pages(endpoint, status, budget=budget, db=wiring.client("dynamodb")) for d in page]
+
+
+def test_a_job_that_cannot_be_queued_is_stopped_not_left_queued(endpoint: WebhookEndpoint, failed: Delivery) -> None:
+    class Down:
+        job: ResendJob | None = None
+
+        def enqueue_job(self, job: ResendJob) -> None:
+            self.job = job
+            raise RuntimeError("SQS is down")
+
+    down = Down()
+    principal = _history(endpoint, 0, wiring.client("dynamodb"))[1]
+    with pytest.raises(RuntimeError, match="SQS is down"):
+        _service(max_matches=10, queue=down).start(principal, ResendRequest(delivery_ids=[failed.id]))
+    assert down.job is not None
+    stopped = wiring.resend_jobs().get(failed.account_id, down.job.id)
+    assert stopped is not None and (stopped.status, stopped.error_message) == (ResendStatus.COMPLETED, NOT_QUEUED)

@@ -48,6 +48,7 @@ from postline.services.ports import (
 MAX_JOB_RECEIVES = 3  # deliveries of a job message; then the job stops rather than waiting in the DLQ
 MAX_ATTEMPT_RECEIVES = 3  # deliveries of an attempt message; then it is counted as it stands (DLQ: 5)
 GAVE_UP = "The resend could not be completed; start it again."
+NOT_QUEUED = "The resend could not be queued and sent nothing; start it again."
 DESTINATION_GONE = "The destination endpoint was deleted or disabled before the resend ran."
 
 
@@ -107,7 +108,11 @@ class WebhookResendService:
             job = job.model_copy(update={"delivery_ids": ids})
             details = f"{len(ids)} deliveries by id"
         self._jobs.create(job)
-        self._queue.enqueue_job(job)
+        try:
+            self._queue.enqueue_job(job)
+        except Exception:  # else the job would stay queued forever
+            self._jobs.stop(job, NOT_QUEUED, now)
+            raise
         self._audit.record(
             audit_entry(
                 entry_id=self._ids.new_id(),
