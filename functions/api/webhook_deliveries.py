@@ -26,7 +26,7 @@ RESEND_DESCRIPTION = (
     "(one endpoint's original deliveries, default status failed, at most 10,000 or the job stops with "
     "error_message and resends nothing). Reach-back: 90 days, bounded by the plan's history retention. "
     "`endpoint_id` sends them all to another enabled endpoint; by default each goes back to its own "
-    "endpoint (409 if it was deleted or is disabled) or to its message's webhook_url. Runs asynchronously: "
+    "endpoint (400 if it was deleted or is disabled) or to its message's webhook_url. Runs asynchronously: "
     "poll GET /v3/webhooks/deliveries/resend/{id}."
 )
 
@@ -36,7 +36,9 @@ RESEND_DESCRIPTION = (
     summary="List an endpoint's deliveries, newest first",
     description="Each delivery with its attempts (outcome, response code, latency); the payload is not shown. "
     "History follows the plan's retention: a `since` older than it is clamped. Repeat with "
-    "`cursor=next_cursor` and the same filters until `has_more` is false.",
+    "`cursor=next_cursor` and the same filters until `has_more` is false. A page reads for at most 5 s: "
+    "with status or event filters matching few deliveries it may hold fewer than `limit` deliveries, even "
+    "none, while `has_more` is true; its cursor continues after what it read.",
     tags=["Webhooks"],
 )
 def list_webhook_deliveries(
@@ -61,8 +63,10 @@ def list_webhook_deliveries(
     tags=["Webhooks"],
     responses={
         202: {"description": "Accepted: the queued job.", "content": {"application/json": {"model": ResendJobView}}},
-        409: {
-            "description": "conflict: the destination (or a delivery's own endpoint) is disabled or was deleted.",
+        400: {
+            "description": "invalid_json or validation_error: an invalid body, a delivery older than the resend "
+            "window, or a destination (endpoint_id, filter.endpoint_id) or a delivery's own endpoint that is "
+            "disabled or was deleted; the message names the field and the ids.",
             "content": {"application/json": {"model": ErrorBody}},
         },
     },

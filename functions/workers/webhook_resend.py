@@ -22,11 +22,11 @@ def resend(record: SQSRecord) -> None:
     message = ResendMessage.model_validate_json(record.body)
     logger.append_keys(resend_id=message.job_id, account_id=message.account_id, delivery_id=message.delivery_id)
     service = wiring.webhook_resend_service()
+    receive_count = int(record.attributes.approximate_receive_count)
     if message.delivery_id is None:
-        receive_count = int(record.attributes.approximate_receive_count)
         service.run(message.account_id, message.job_id, receive_count=receive_count)
     else:
-        service.attempt(message.account_id, message.job_id, message.delivery_id)
+        service.attempt(message.account_id, message.job_id, message.delivery_id, receive_count=receive_count)
 
 
 @logger.inject_lambda_context

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
-from postline.adapters.resend_jobs import DynamoResendJobs, SqsResendQueue
+from postline.adapters.resend_jobs import CONFLICT_TRIES, DynamoResendJobs, SqsResendQueue
 from postline.adapters.webhook_deliveries import DynamoDeliveryStore
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
 from postline.domain.webhook_history import months_between, sort_key
@@ -143,6 +145,68 @@ def test_a_stopped_job_is_completed_with_its_reason(jobs: DynamoResendJobs) -> N
     assert stopped is not None
     assert (stopped.status, stopped.error_message, stopped.completed_at) == (ResendStatus.COMPLETED, "too many", T0)
     assert jobs.start(job, 3).status is ResendStatus.COMPLETED
+
+
+class _ConflictingOnce:
+    """The DynamoDB client, but the first call of `operation` meets another worker's write."""
+
+    def __init__(self, client: Any, operation: str, error: ClientError) -> None:
+        self._client = client
+        self._operation = operation
+        self._error: ClientError | None = error
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._operation and self._error is not None:
+            error, self._error = self._error, None
+
+            def conflict(**_: Any) -> None:
+                raise error
+
+            return conflict
+        return getattr(self._client, name)
+
+
+def _cancelled_by_a_conflict() -> ClientError:
+    return ClientError(
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "[None, TransactionConflict]"},
+            "CancellationReasons": [{"Code": "None"}, {"Code": "TransactionConflict"}],
+        },
+        "TransactWriteItems",
+    )
+
+
+def test_a_count_or_a_completion_that_meets_another_workers_write_is_retried(stack: InProcessStack) -> None:
+    db, table = stack.client("dynamodb"), stack.env["JOBS_TABLE"]
+    job = _job(f"acct_{uuid.uuid4().hex}")
+    DynamoResendJobs(db, table).create(job)
+    started = DynamoResendJobs(db, table).start(job, 1)
+
+    pauses: list[float] = []
+    counting = DynamoResendJobs(
+        _ConflictingOnce(db, "transact_write_items", _cancelled_by_a_conflict()), table, pause=pauses.append
+    )
+    assert counting.count(started, "whd_1", succeeded=True) is True
+    assert len(pauses) == 1 and 0 <= pauses[0] <= 0.05
+
+    in_progress = ClientError({"Error": {"Code": "TransactionConflictException", "Message": "busy"}}, "UpdateItem")
+    completing = DynamoResendJobs(_ConflictingOnce(db, "update_item", in_progress), table, pause=pauses.append)
+    assert completing.complete_if_done(started, T0) is True
+    done = DynamoResendJobs(db, table).get(job.account_id, job.id)
+    assert done is not None and (done.status, done.attempted, done.succeeded) == (ResendStatus.COMPLETED, 1, 1)
+    assert len(pauses) == 2
+
+
+def test_conflicts_that_do_not_clear_fail_the_message(stack: InProcessStack) -> None:
+    class AlwaysConflicting:
+        def transact_write_items(self, **_: Any) -> None:
+            raise _cancelled_by_a_conflict()
+
+    pauses: list[float] = []
+    jobs = DynamoResendJobs(AlwaysConflicting(), stack.env["JOBS_TABLE"], pause=pauses.append)
+    with pytest.raises(ClientError):
+        jobs.count(_job("acct_busy"), "whd_1", succeeded=False)
+    assert len(pauses) == CONFLICT_TRIES - 1
 
 
 def test_attempt_messages_go_out_ten_to_a_call(stack: InProcessStack) -> None:

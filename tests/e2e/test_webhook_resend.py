@@ -299,12 +299,26 @@ def test_resend_requests_are_checked_before_anything_is_created(
         error = assert_error(api.post(RESEND, json=body), status, code)
         assert named is None or named in error["error"]["message"], error
 
+    # Lasting conditions (until someone enables an endpoint or names another): 400s, not 409s ("retry")
     disabled = create_endpoint(api, "http://127.0.0.1:9/hooks")
     api.request("PUT", f"/v3/webhooks/{disabled['id']}", json={"enabled": False})
-    assert_error(
-        api.post(RESEND, json={"delivery_ids": [failed["id"]], "endpoint_id": disabled["id"]}), 409, "conflict"
+    off = assert_error(
+        api.post(RESEND, json={"delivery_ids": [failed["id"]], "endpoint_id": disabled["id"]}), 400, "validation_error"
+    )
+    assert f"endpoint_id: the destination {disabled['id']} is disabled" in off["error"]["message"]
+    since = (now - timedelta(hours=1)).isoformat()
+    off = assert_error(
+        api.post(RESEND, json={"filter": {"endpoint_id": disabled["id"], "since": since}}), 400, "validation_error"
+    )
+    assert f"filter.endpoint_id: the filter's endpoint {disabled['id']} is disabled" in off["error"]["message"]
+    api.request("PUT", f"/v3/webhooks/{hook['id']}", json={"enabled": False})
+    off = assert_error(api.post(RESEND, json={"delivery_ids": [failed["id"]]}), 400, "validation_error")
+    assert (
+        f"delivery_ids: {failed['id']} go back to endpoint {hook['id']}, which is disabled" in off["error"]["message"]
     )
     assert api.delete(f"/v3/webhooks/{hook['id']}").status_code == 200
-    gone = assert_error(api.post(RESEND, json={"delivery_ids": [failed["id"]]}), 409, "conflict")
-    assert "deleted" in gone["error"]["message"]
+    gone = assert_error(api.post(RESEND, json={"delivery_ids": [failed["id"]]}), 400, "validation_error")
+    assert (
+        f"delivery_ids: {failed['id']} go back to endpoint {hook['id']}, which was deleted" in gone["error"]["message"]
+    )
     assert all(e["action"] != "webhook.deliveries_resent" for e in api.get("/v3/audit").json()["items"])

@@ -11,10 +11,16 @@ import pytest
 
 from postline import wiring
 from postline.adapters.resend_jobs import SqsResendQueue
+from postline.adapters.webhook_deliveries import DynamoDeliveryStore
+from postline.domain.accounts import Account, Plan
 from postline.domain.audit import Actor, audit_entry
-from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, resend_delivery_id
+from postline.domain.identity import Environment, Principal, Scope
+from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
+from postline.domain.webhook_history import DeliveryFilters
+from postline.domain.webhook_resend import ResendJob, ResendRequest, ResendStatus
 from postline.domain.webhooks import WebhookEndpoint
-from postline.services.webhook_resend import GAVE_UP, WebhookResendService
+from postline.services.webhook_history import DeliveryHistoryService
+from postline.services.webhook_resend import GAVE_UP, MAX_ATTEMPT_RECEIVES, NOT_QUEUED, WebhookResendService
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -160,7 +166,7 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
     service.run(failed.account_id, job["id"], receive_count=1)  # the job message, delivered twice
     # the job message again (it queues the attempt again) and the two attempt messages
     assert _drain(stack) == 3
-    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id))  # an attempt, again
+    service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id), receive_count=1)  # again
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
     resent = wiring.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
@@ -168,10 +174,10 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
     assert job["id"] in job_message["Body"]
 
 
-def _service(max_matches: int) -> WebhookResendService:
+def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
     return WebhookResendService(
         jobs=wiring.resend_jobs(),
-        queue=SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
+        queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
         deliveries=wiring.webhook_deliveries(),
         endpoints=wiring.webhook_endpoints(),
         audit=wiring.resource_store(),
@@ -204,3 +210,109 @@ def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
     assert _drain(stack) == 2  # the two job messages find their jobs over: nothing is attempted
     history = body(invoke("list_webhook_deliveries", webhook_id=endpoint.id))["deliveries"]
     assert not any(d["manual"] for d in history)
+
+
+def test_an_attempt_message_that_keeps_dying_is_counted_failed_without_an_attempt(
+    invoke: Invoke, stack: InProcessStack, failed: Delivery
+) -> None:
+    job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
+    _messages(stack)  # the job's message stays queued; its attempt is made by hand below
+    service = wiring.webhook_resend_service()
+    service.run(failed.account_id, job["id"], receive_count=1)
+    resend_id = resend_delivery_id(job["id"], failed.id)
+    service.attempt(failed.account_id, job["id"], resend_id, receive_count=MAX_ATTEMPT_RECEIVES + 1)
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
+    resent = wiring.webhook_deliveries().get(resend_id)
+    assert resent is not None and resent.attempts == []
+    assert _drain(stack) == 2  # the job message, and the attempt message it queued: the job is over
+    resent = wiring.webhook_deliveries().get(resend_id)
+    assert resent is not None and resent.attempts == []
+
+
+class _CountingQueries:
+    """The DynamoDB client, counting Query calls and the Limit of each."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.limits: list[int] = []
+
+    def query(self, **request: Any) -> Any:
+        self.limits.append(request["Limit"])
+        return self._client.query(**request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def test_a_filtered_history_page_stops_at_its_budget_and_continues_where_it_read_to(
+    stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    """Rare matches among many deliveries over two months: a zero budget gives one Query a page
+    (200 items, as filtered), short or empty pages with has_more, and cursors that still find them all."""
+    now = failed.created_at
+    rare = {0, 230, 389}  # the failed ones, besides `failed` itself (newer than all of these)
+    for n in range(390):  # one every 3 hours: 48 days, so two or three month partitions
+        created = now - timedelta(hours=3 * n + 1)
+        attempt = Attempt(number=1, at=created, result=AttemptResult.REFUSED if n in rare else AttemptResult.SUCCEEDED,
+                          status_code=410 if n in rare else 200, latency_ms=5)  # fmt: skip
+        twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "created_at": created, "attempts": []})
+        assert wiring.webhook_deliveries().create(twin.after(attempt))
+    expected = [d.id for d in _listed(endpoint, DeliveryStatus.FAILED, budget=60)]
+    assert len(expected) == 4 and expected[0] == failed.id
+
+    db = _CountingQueries(wiring.client("dynamodb"))
+    pages = _listed_pages(endpoint, DeliveryStatus.FAILED, budget=0, db=db)
+    assert [d.id for page in pages for d in page] == expected
+    assert len(pages) == len(db.limits) > 2 and set(db.limits) == {200}  # a Query a page, 200 at a time
+    assert any(not page for page in pages[:-1])  # empty pages say has_more and carry the cursor on
+
+    db = _CountingQueries(wiring.client("dynamodb"))
+    unfiltered = _listed_pages(endpoint, None, budget=0, db=db)
+    # without a filter: the page, one more to tell has_more, and the position itself (read again)
+    assert set(db.limits) == {12} and sum(map(len, unfiltered)) == 391
+
+
+def _history(endpoint: WebhookEndpoint, budget: float, db: Any) -> tuple[DeliveryHistoryService, Principal]:
+    deliveries = DynamoDeliveryStore(db, wiring.settings().webhook_deliveries_table)
+    service = DeliveryHistoryService(
+        deliveries=deliveries, endpoints=wiring.webhook_endpoints(), hasher=wiring.hasher(), clock=wiring.clock(),
+        budget_seconds=budget,
+    )  # fmt: skip
+    account = Account(id=endpoint.account_id, plan=Plan.PROFESSIONAL, created_at=endpoint.created_at)
+    return service, Principal(account=account, scope=Scope.READ_ONLY, env=Environment.LIVE)
+
+
+def _listed_pages(
+    endpoint: WebhookEndpoint, status: DeliveryStatus | None, *, budget: float, db: Any
+) -> list[list[Any]]:
+    service, principal = _history(endpoint, budget, db)
+    pages, cursor = [], None
+    for _ in range(100):
+        page = service.list_page(principal, endpoint.id, DeliveryFilters(status=status), limit=10, cursor=cursor)
+        pages.append(page.deliveries)
+        if not page.has_more:
+            return pages
+        cursor = page.next_cursor
+    raise AssertionError("the cursors did not reach the end")
+
+
+def _listed(endpoint: WebhookEndpoint, status: DeliveryStatus, *, budget: float) -> list[Any]:
+    return [d for page in _listed_pages(endpoint, status, budget=budget, db=wiring.client("dynamodb")) for d in page]
+
+
+def test_a_job_that_cannot_be_queued_is_stopped_not_left_queued(endpoint: WebhookEndpoint, failed: Delivery) -> None:
+    class Down:
+        job: ResendJob | None = None
+
+        def enqueue_job(self, job: ResendJob) -> None:
+            self.job = job
+            raise RuntimeError("SQS is down")
+
+    down = Down()
+    principal = _history(endpoint, 0, wiring.client("dynamodb"))[1]
+    with pytest.raises(RuntimeError, match="SQS is down"):
+        _service(max_matches=10, queue=down).start(principal, ResendRequest(delivery_ids=[failed.id]))
+    assert down.job is not None
+    stopped = wiring.resend_jobs().get(failed.account_id, down.job.id)
+    assert stopped is not None and (stopped.status, stopped.error_message) == (ResendStatus.COMPLETED, NOT_QUEUED)

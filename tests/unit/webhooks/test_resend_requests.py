@@ -27,7 +27,10 @@ from postline.domain.webhook_history import (
     delivery_view,
     encode_cursor,
     history_window,
+    month_start_key,
     months_between,
+    sort_key,
+    split_sort_key,
 )
 from postline.domain.webhook_resend import ResendJob, ResendRequest, resend_view
 
@@ -203,3 +206,11 @@ def test_the_cursor_is_signed_and_bound_to_its_filters() -> None:
         decode_cursor(payload[:-2] + "xx." + mac, sign, fingerprint=fingerprint)
     with pytest.raises(ValidationFailed, match="not a cursor"):
         decode_cursor("garbage", sign, fingerprint=fingerprint)
+
+
+def test_a_sort_key_splits_back_and_a_month_start_sorts_between_months() -> None:
+    moment = datetime(2026, 10, 31, 23, 59, 59, 999999, tzinfo=UTC)
+    assert split_sort_key(sort_key(moment, ID)) == (moment, ID)
+    start = month_start_key("2026-11")
+    assert sort_key(moment, ID) < start < sort_key(datetime(2026, 11, 1, tzinfo=UTC), ID)
+    assert split_sort_key(start) == (datetime(2026, 11, 1, tzinfo=UTC), "")

@@ -6,11 +6,16 @@
 
 A count is one transaction: the marker (on the condition that it does not exist) and the ADD to
 the job's counters. Whoever brings `attempted` up to `matched` completes the job; the completion
-is conditional too, so it happens once.
+is conditional too, so it happens once. Every attempt message of a job writes the same job item,
+so concurrent workers collide (TransactionConflict): both writes retry in-process a few times
+with jittered backoff before the message fails and SQS delivers it again.
 """
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,6 +27,8 @@ from postline.domain.webhook_resend import ResendJob, ResendMessage, ResendStatu
 JOB_PURGE_AFTER = timedelta(days=90)  # a job stays readable this long
 MARKER_PURGE_AFTER = timedelta(days=15)  # longer than any message lives in the queue (14 days)
 _SEND_BATCH = 10  # SQS SendMessageBatch's limit
+CONFLICT_TRIES = 5  # writes of the job item that met another worker's write, before giving up
+_CONFLICT_PAUSE = 0.05  # seconds; doubled per try, full jitter
 
 
 def _pk(account_id: str) -> str:
@@ -40,10 +47,30 @@ def _conditional_failed(error: ClientError) -> bool:
     return bool(error.response["Error"]["Code"] == "ConditionalCheckFailedException")
 
 
+def _conflicted(error: ClientError) -> bool:
+    """Another write of the same item was in progress: a transaction cancelled for it, or a plain
+    write refused because a transaction held the item."""
+    return (
+        "TransactionConflict" in cancellation_codes(error)
+        or error.response["Error"]["Code"] == "TransactionConflictException"
+    )
+
+
 class DynamoResendJobs:
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, *, pause: Callable[[float], None] = time.sleep) -> None:
         self._db = client
         self._table = table
+        self._pause = pause
+
+    def _retrying_conflicts(self, write: Callable[[], None]) -> None:
+        for attempt in range(CONFLICT_TRIES):
+            try:
+                write()
+                return
+            except ClientError as error:
+                if not _conflicted(error) or attempt == CONFLICT_TRIES - 1:
+                    raise
+            self._pause(random.uniform(0, _CONFLICT_PAUSE * 2**attempt))
 
     def create(self, job: ResendJob) -> None:
         self._db.put_item(
@@ -106,7 +133,8 @@ class DynamoResendJobs:
 
     def count(self, job: ResendJob, delivery_id: str, *, succeeded: bool) -> bool:
         outcome = "succeeded" if succeeded else "failed"
-        try:
+
+        def write() -> None:
             self._db.transact_write_items(
                 TransactItems=[
                     {
@@ -130,6 +158,9 @@ class DynamoResendJobs:
                     },
                 ]
             )
+
+        try:
+            self._retrying_conflicts(write)
         except ClientError as error:
             if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
@@ -137,7 +168,7 @@ class DynamoResendJobs:
         return True
 
     def complete_if_done(self, job: ResendJob, now: datetime) -> bool:
-        try:
+        def write() -> None:
             self._db.update_item(
                 TableName=self._table,
                 Key=_job_key(job.account_id, job.id),
@@ -150,6 +181,9 @@ class DynamoResendJobs:
                     ":now": {"S": now.isoformat()},
                 },
             )
+
+        try:
+            self._retrying_conflicts(write)
         except ClientError as error:
             if _conditional_failed(error):
                 return False

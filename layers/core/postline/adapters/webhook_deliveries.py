@@ -19,11 +19,12 @@ from botocore.exceptions import ClientError
 
 from postline.adapters.dynamo import from_attrs, key, to_attrs
 from postline.domain.webhook_delivery import Delivery, DeliveryStatus
-from postline.domain.webhook_history import sort_key
+from postline.domain.webhook_history import HistoryRead, month_start_key, sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
 _SK = "D"
 _BATCH_GET_LIMIT = 100
+_FILTERED_READ = 200  # items a filtered history Query reads at a time (DynamoDB filters after Limit)
 
 
 def _pk(delivery_id: str) -> str:
@@ -117,36 +118,106 @@ class DynamoDeliveryStore:
         """Newest first over the given months (newest month first), within [since, until], strictly
         older than the sort key `before` (a page's position) when given, of the given statuses and
         event types when given. `page_size` caps each Query (the filters apply after it, as always)."""
-        low = sort_key(since, "")
-        high = before if before is not None else f"{sort_key(until, '')}~"  # '~' sorts after '#<id>'
-        values: dict[str, Any] = {":low": {"S": low}, ":high": {"S": high}}
-        names: dict[str, str] = {}
-        conditions = []
-        if statuses:
-            names["#status"] = "status"
-            conditions.append(f"#status IN ({', '.join(f':s{n}' for n in range(len(statuses)))})")
-            values.update({f":s{n}": {"S": str(status)} for n, status in enumerate(statuses)})
-        if event_types:
-            conditions.append(f"event_type IN ({', '.join(f':e{n}' for n in range(len(event_types)))})")
-            values.update({f":e{n}": {"S": event_type} for n, event_type in enumerate(event_types)})
-        extra: dict[str, Any] = {}
-        if conditions:
-            extra["FilterExpression"] = " AND ".join(conditions)
-        if names:
-            extra["ExpressionAttributeNames"] = names
+        extra = _filters(statuses, event_types)
         if page_size is not None:
             extra["PaginationConfig"] = {"PageSize": page_size}
         paginator = self._db.get_paginator("query")
         for month in months:
-            pages = paginator.paginate(
-                TableName=self._table,
-                IndexName=BY_ENDPOINT_INDEX,
-                KeyConditionExpression="endpoint_key = :k AND created_sk BETWEEN :low AND :high",
-                ExpressionAttributeValues={":k": {"S": endpoint_key(account_id, endpoint_id, month)}, **values},
-                ScanIndexForward=False,
-                **extra,
-            )
-            for page in pages:
+            query = self._query(account_id, endpoint_id, month, since=since, until=until, before=before)
+            for page in paginator.paginate(**_merged(query, extra)):
                 for attrs in page["Items"]:
                     if attrs["created_sk"]["S"] != before:  # the position itself was on the previous page
                         yield _delivery(attrs)
+
+    def read_history(
+        self,
+        account_id: str,
+        endpoint_id: str,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+        statuses: Collection[DeliveryStatus],
+        event_types: Collection[str],
+        want: int,
+        budget_seconds: float,
+    ) -> HistoryRead:
+        """Up to `want` deliveries as for_endpoint selects them, reading until the budget runs out
+        (the first Query always runs, so every call moves on). A filtered Query reads 200 items at
+        a time, not `want`, since DynamoDB applies the filter after the Limit."""
+        extra = _filters(statuses, event_types)
+        # +1: the `before` item itself comes first when it matches
+        extra["Limit"] = max(want + 1, _FILTERED_READ) if "FilterExpression" in extra else want + 1
+        deadline = time.monotonic() + budget_seconds
+        found: list[Delivery] = []
+        position, queried = before, False
+        for month in months:
+            if before is not None and before <= month_start_key(month):
+                continue  # nothing older than the position in this month: a page that stopped after it
+            query = _merged(self._query(account_id, endpoint_id, month, since=since, until=until, before=before), extra)
+            while True:
+                if queried and time.monotonic() >= deadline:
+                    return HistoryRead(found, resume_at=position)
+                page = self._db.query(**query)
+                queried = True
+                found += [_delivery(attrs) for attrs in page["Items"] if attrs["created_sk"]["S"] != before]
+                if len(found) >= want:
+                    return HistoryRead(found[:want])
+                if "LastEvaluatedKey" not in page:
+                    position = month_start_key(month)  # the month is read through
+                    break
+                position = page["LastEvaluatedKey"]["created_sk"]["S"]
+                query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return HistoryRead(found)
+
+    def _query(
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        month: str,
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+    ) -> dict[str, Any]:
+        """One month partition of the endpoint, newest first, within [since, until] and up to `before`."""
+        high = before if before is not None else f"{sort_key(until, '')}~"  # '~' sorts after '#<id>'
+        return {
+            "TableName": self._table,
+            "IndexName": BY_ENDPOINT_INDEX,
+            "KeyConditionExpression": "endpoint_key = :k AND created_sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":k": {"S": endpoint_key(account_id, endpoint_id, month)},
+                ":low": {"S": sort_key(since, "")},
+                ":high": {"S": high},
+            },
+            "ScanIndexForward": False,
+        }
+
+
+def _filters(statuses: Collection[DeliveryStatus], event_types: Collection[str]) -> dict[str, Any]:
+    """The FilterExpression of the given statuses and event types (all when none given)."""
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    conditions = []
+    if statuses:
+        names["#status"] = "status"
+        conditions.append(f"#status IN ({', '.join(f':s{n}' for n in range(len(statuses)))})")
+        values.update({f":s{n}": {"S": str(status)} for n, status in enumerate(statuses)})
+    if event_types:
+        conditions.append(f"event_type IN ({', '.join(f':e{n}' for n in range(len(event_types)))})")
+        values.update({f":e{n}": {"S": event_type} for n, event_type in enumerate(event_types)})
+    extra: dict[str, Any] = {}
+    if conditions:
+        extra["FilterExpression"] = " AND ".join(conditions)
+        extra["ExpressionAttributeValues"] = values
+    if names:
+        extra["ExpressionAttributeNames"] = names
+    return extra
+
+
+def _merged(query: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The Query with the filter's parameters added (their expression values joined to its own)."""
+    values = {**query["ExpressionAttributeValues"], **extra.get("ExpressionAttributeValues", {})}
+    return {**query, **extra, "ExpressionAttributeValues": values}

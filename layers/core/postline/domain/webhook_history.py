@@ -1,9 +1,10 @@
 """Webhook delivery history (GET /v3/webhooks/{id}/deliveries): filters, window, cursor and views.
 
 Pure: the deliveries table is read by the adapter, one month partition of the endpoint at a
-time, newest first by (created_at, id). A page's position is the last delivery it returned; the
-cursor carries it with the window of the first page, HMAC-signed and bound to the filters, like
-the events cursor.
+time, newest first by (created_at, id). A page's position is the last delivery it returned, or,
+when its time budget ran out first, the last key it read (a filtered page on a busy endpoint may
+examine many items to find a few): the cursor carries it with the window of the first page,
+HMAC-signed and bound to the filters, like the events cursor.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -26,9 +27,23 @@ MAX_LIMIT = 100
 _CURSOR_VERSION = 1
 
 
+_SORT_KEY_TIME = "%Y-%m-%dT%H:%M:%S.%f"
+
+
 def sort_key(created_at: datetime, delivery_id: str) -> str:
     """The deliveries index's sort key (created_sk): time to the microsecond, then the id."""
-    return f"{utc(created_at):%Y-%m-%dT%H:%M:%S.%f}#{delivery_id}"
+    return f"{utc(created_at):{_SORT_KEY_TIME}}#{delivery_id}"
+
+
+def month_start_key(month: str) -> str:
+    """Sorts before every delivery of the month (yyyy-mm) and after every earlier one."""
+    return f"{month}-01T00:00:00.000000#"
+
+
+def split_sort_key(key: str) -> tuple[datetime, str]:
+    """(created_at, delivery id) of a sort key; the id is empty for month_start_key."""
+    moment, _, delivery_id = key.partition("#")
+    return datetime.strptime(moment, _SORT_KEY_TIME).replace(tzinfo=UTC), delivery_id
 
 
 def months_between(since: datetime, until: datetime) -> list[str]:
@@ -83,6 +98,15 @@ def delivery_filters(**fields: object) -> DeliveryFilters:
 
 
 @dataclass(frozen=True)
+class HistoryRead:
+    """What one page's reads found: up to the wanted number of deliveries, newest first, and
+    `resume_at`, the sort key of the last item read, when the time budget ran out first."""
+
+    deliveries: list[Delivery]
+    resume_at: str | None = None
+
+
+@dataclass(frozen=True)
 class HistoryWindow:
     since: datetime
     until: datetime
@@ -101,7 +125,8 @@ def history_window(filters: DeliveryFilters, *, now: datetime, retention_days: i
 
 
 class HistoryCursor(BoundCursor):
-    """next_cursor: the query it belongs to, the first page's window, the last delivery returned."""
+    """next_cursor: the query it belongs to, the first page's window, and the position: the last
+    delivery returned or the last key read (split_sort_key)."""
 
     since: datetime
     until: datetime

@@ -35,7 +35,15 @@ Handler = Callable[[Any, Any], Any]
 # What the gateway, pumps and schedules read of each event type; anything else is reported.
 _EMULATED_EVENT_PROPERTIES = {
     "Api": {"Path", "Method", "RestApiId"},
-    "SQS": {"Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"},
+    # ScalingConfig's MaximumConcurrency (2 or more) holds locally: a pump runs one batch at a time.
+    "SQS": {
+        "Queue",
+        "BatchSize",
+        "MaximumBatchingWindowInSeconds",
+        "FunctionResponseTypes",
+        "Enabled",
+        "ScalingConfig",
+    },
     "DynamoDB": {
         "Stream",
         "BatchSize",

@@ -22,6 +22,7 @@ from postline.domain.suppressions import SuppressionSource, SuppressionType
 from postline.domain.templates import Template
 from postline.domain.verification import MailRoute
 from postline.domain.webhook_delivery import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+from postline.domain.webhook_history import HistoryRead
 from postline.domain.webhook_resend import ResendJob
 from postline.domain.webhooks import WebhookEndpoint
 
@@ -299,6 +300,23 @@ class DeliveryStore(Protocol):
         page_size: int | None = None,
     ) -> Iterator[Delivery]:
         """Newest first, within [since, until] and older than the sort key `before`, filtered."""
+        ...
+
+    def read_history(
+        self,
+        account_id: str,
+        endpoint_id: str,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+        statuses: Collection[DeliveryStatus],
+        event_types: Collection[str],
+        want: int,
+        budget_seconds: float,
+    ) -> HistoryRead:
+        """Up to `want` of for_endpoint's deliveries; past the budget, what it found and where it stopped."""
         ...
 
 

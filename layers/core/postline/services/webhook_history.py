@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import islice
-
 from postline.domain.errors import NotFound
 from postline.domain.identity import Principal
 from postline.domain.webhook_history import (
@@ -15,18 +13,28 @@ from postline.domain.webhook_history import (
     encode_cursor,
     history_window,
     months_between,
+    split_sort_key,
 )
 from postline.services.ports import Clock, DeliveryStore, SecretHasher, WebhookEndpoints
+
+HISTORY_BUDGET_SECONDS = 5.0  # a page's reads; the route's Lambda times out at 10 s
 
 
 class DeliveryHistoryService:
     def __init__(
-        self, *, deliveries: DeliveryStore, endpoints: WebhookEndpoints, hasher: SecretHasher, clock: Clock
+        self,
+        *,
+        deliveries: DeliveryStore,
+        endpoints: WebhookEndpoints,
+        hasher: SecretHasher,
+        clock: Clock,
+        budget_seconds: float = HISTORY_BUDGET_SECONDS,
     ) -> None:
         self._deliveries = deliveries
         self._endpoints = endpoints
         self._hasher = hasher  # keys the cursor's MAC
         self._clock = clock
+        self._budget_seconds = budget_seconds
 
     def list_page(
         self, principal: Principal, endpoint_id: str, filters: DeliveryFilters, *, limit: int, cursor: str | None
@@ -45,7 +53,7 @@ class DeliveryHistoryService:
             if found is None:
                 return WebhookDeliveryPage(deliveries=[], has_more=False, next_cursor=None)
             window, newest = found, found.until
-        found_deliveries = self._deliveries.for_endpoint(
+        read = self._deliveries.read_history(
             account.id,
             endpoint_id,
             months_between(window.since, newest),
@@ -54,18 +62,21 @@ class DeliveryHistoryService:
             before=before,
             statuses=[filters.status] if filters.status else (),
             event_types=[filters.event] if filters.event else (),
-            page_size=limit + 1,
+            want=limit + 1,
+            budget_seconds=self._budget_seconds,
         )
-        page = list(islice(found_deliveries, limit + 1))
-        has_more = len(page) > limit
-        page = page[:limit]
-        next_cursor = None
-        if has_more:
-            last = page[-1]
-            position = HistoryCursor(
-                fingerprint=fingerprint, since=window.since, until=window.until, at=last.created_at, delivery_id=last.id
-            )
-            next_cursor = encode_cursor(position, self._hasher.hash)
+        page = read.deliveries[:limit]
+        if read.resume_at is not None:  # out of time: a short page (maybe empty) continuing past what was read
+            at, delivery_id = split_sort_key(read.resume_at)
+        elif len(read.deliveries) > limit:
+            at, delivery_id = page[-1].created_at, page[-1].id
+        else:
+            return WebhookDeliveryPage(deliveries=[delivery_view(d) for d in page], has_more=False, next_cursor=None)
+        position = HistoryCursor(
+            fingerprint=fingerprint, since=window.since, until=window.until, at=at, delivery_id=delivery_id
+        )
         return WebhookDeliveryPage(
-            deliveries=[delivery_view(delivery) for delivery in page], has_more=has_more, next_cursor=next_cursor
+            deliveries=[delivery_view(delivery) for delivery in page],
+            has_more=True,
+            next_cursor=encode_cursor(position, self._hasher.hash),
         )

@@ -8,7 +8,9 @@
   fixes `matched`, then queues one attempt message per manual delivery. A redelivered job message
   creates nothing twice and sends attempts that are no-ops for deliveries already attempted.
 - An attempt message makes the delivery's single attempt (WebhookDeliverer.resend_attempt) and
-  counts it once; the count that reaches `matched` completes the job.
+  counts it once; the count that reaches `matched` completes the job. An attempt message that
+  keeps failing (e.g. its count keeps meeting other workers' counts) is counted without another
+  attempt on its last receives, so that every job completes instead of its message reaching the DLQ.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from postline.domain.audit import audit_entry
-from postline.domain.errors import Conflict, NotFound, ValidationFailed
+from postline.domain.errors import NotFound, ValidationFailed
 from postline.domain.events import retention_expiry
 from postline.domain.identity import Principal
 from postline.domain.webhook_delivery import Delivery, DeliveryStatus, Target, resend_delivery_id, resend_floor
@@ -44,7 +46,9 @@ from postline.services.ports import (
 )
 
 MAX_JOB_RECEIVES = 3  # deliveries of a job message; then the job stops rather than waiting in the DLQ
+MAX_ATTEMPT_RECEIVES = 3  # deliveries of an attempt message; then it is counted as it stands (DLQ: 5)
 GAVE_UP = "The resend could not be completed; start it again."
+NOT_QUEUED = "The resend could not be queued and sent nothing; start it again."
 DESTINATION_GONE = "The destination endpoint was deleted or disabled before the resend ran."
 
 
@@ -81,14 +85,14 @@ class WebhookResendService:
         account = principal.account
         retention = account.limits.retention_days
         if request.endpoint_id is not None:
-            self._enabled(account.id, request.endpoint_id, "The destination endpoint")
+            self._enabled(account.id, request.endpoint_id, "endpoint_id: the destination")
         job = ResendJob(
             id=self._ids.new_id("rsd_"), account_id=account.id, endpoint_id=request.endpoint_id, created_at=now
         )
         if request.filter is not None:
             since, until = request.window(now=now, retention_days=retention)
             if request.endpoint_id is None:  # its deliveries go back to it
-                self._enabled(account.id, request.filter.endpoint_id, "The filter's endpoint")
+                self._enabled(account.id, request.filter.endpoint_id, "filter.endpoint_id: the filter's endpoint")
             stored = StoredFilter(
                 endpoint_id=request.filter.endpoint_id,
                 since=since,
@@ -104,7 +108,11 @@ class WebhookResendService:
             job = job.model_copy(update={"delivery_ids": ids})
             details = f"{len(ids)} deliveries by id"
         self._jobs.create(job)
-        self._queue.enqueue_job(job)
+        try:
+            self._queue.enqueue_job(job)
+        except Exception:  # else the job would stay queued forever
+            self._jobs.stop(job, NOT_QUEUED, now)
+            raise
         self._audit.record(
             audit_entry(
                 entry_id=self._ids.new_id(),
@@ -135,22 +143,31 @@ class WebhookResendService:
                 f"delivery_ids: {', '.join(too_old)} older than the resend window (since {floor.isoformat()})."
             )
         if own_targets:
-            for endpoint_id in dict.fromkeys(d.endpoint_id for d in found.values() if d.endpoint_id is not None):
-                self._enabled(account_id, endpoint_id, "A delivery's own endpoint", deleted_is_conflict=True)
+            self._own_endpoints_enabled(account_id, [found[i] for i in ids])
 
-    def _enabled(
-        self, account_id: str, endpoint_id: str, what: str, *, deleted_is_conflict: bool = False
-    ) -> WebhookEndpoint:
+    def _enabled(self, account_id: str, endpoint_id: str, what: str) -> None:
         endpoint = self._endpoints.get_endpoint(account_id, endpoint_id)
-        if endpoint is None and deleted_is_conflict:
-            raise Conflict(f"{what} {endpoint_id} was deleted; give endpoint_id to resend elsewhere.")
         if endpoint is None:
             raise NotFound(f"No webhook endpoint {endpoint_id} in this account.")
-        if not endpoint.enabled:
-            raise Conflict(
+        if not endpoint.enabled:  # lasting until someone enables it: not a 409, which says "retry"
+            raise ValidationFailed(
                 f"{what} {endpoint_id} is disabled; enable it (PUT /v3/webhooks/{{id}}) or resend elsewhere."
             )
-        return endpoint
+
+    def _own_endpoints_enabled(self, account_id: str, sources: list[Delivery]) -> None:
+        """Deliveries going back to their own endpoints: each endpoint must still exist, enabled."""
+        by_endpoint: dict[str, list[str]] = {}
+        for source in sources:
+            if source.endpoint_id is not None:
+                by_endpoint.setdefault(source.endpoint_id, []).append(source.id)
+        for endpoint_id, delivery_ids in by_endpoint.items():
+            endpoint = self._endpoints.get_endpoint(account_id, endpoint_id)
+            if endpoint is None or not endpoint.enabled:
+                state = "was deleted" if endpoint is None else "is disabled"
+                raise ValidationFailed(
+                    f"delivery_ids: {', '.join(delivery_ids)} go back to endpoint {endpoint_id}, which {state}; "
+                    "give endpoint_id to resend them elsewhere."
+                )
 
     # -- the worker --------------------------------------------------------------------------------
 
@@ -189,12 +206,15 @@ class WebhookResendService:
             return
         self._queue.enqueue_attempts(started, resends)
 
-    def attempt(self, account_id: str, job_id: str, delivery_id: str) -> None:
+    def attempt(self, account_id: str, job_id: str, delivery_id: str, *, receive_count: int) -> None:
         """One manual delivery's single attempt, counted once toward its job."""
         job = self._jobs.get(account_id, job_id)
-        if job is None:
+        if job is None or job.status is ResendStatus.COMPLETED:  # every resend counted, or stopped
             return
-        delivery = self._resend_attempt(delivery_id)
+        if receive_count > MAX_ATTEMPT_RECEIVES:  # no new attempt: a failed one unless it happened
+            delivery = self._deliveries.get(delivery_id)
+        else:
+            delivery = self._resend_attempt(delivery_id)
         succeeded = delivery is not None and delivery.status is DeliveryStatus.SUCCEEDED
         self._jobs.count(job, delivery_id, succeeded=succeeded)
         # Also when counted already: the run that counted it may have died before completing.
