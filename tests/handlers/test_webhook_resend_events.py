@@ -174,6 +174,22 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
     assert job["id"] in job_message["Body"]
 
 
+def test_a_redelivered_filter_job_resends_only_what_it_first_selected(
+    invoke: Invoke, stack: InProcessStack, endpoint: WebhookEndpoint, failed: Delivery
+) -> None:
+    since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    job = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
+    _messages(stack)  # the job's message stays queued: it runs by hand first, then again from the queue
+    service = wiring.webhook_resend_service()
+    service.run(endpoint.account_id, job["id"], receive_count=1)
+    later = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": "evt_failed_since"})
+    assert wiring.webhook_deliveries().create(later)  # it matches the filter now, not at selection
+    _drain(stack)
+    done = body(invoke("get_webhook_resend", resend_id=job["id"]))
+    assert (done["status"], done["matched"], done["attempted"]) == ("completed", 1, 1)
+    assert wiring.webhook_deliveries().get(resend_delivery_id(job["id"], later.id)) is None
+
+
 def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
     return WebhookResendService(
         jobs=wiring.resend_jobs(),

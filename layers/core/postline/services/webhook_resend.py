@@ -190,6 +190,14 @@ class WebhookResendService:
         if sources is None:
             self._jobs.stop(job, too_many_matches_message(self._max_matches), now)
             return
+        if job.status is ResendStatus.RUNNING:
+            # Redelivered after the selection was fixed (matched): a filter may select more by now
+            # (a delivery then retrying has failed since), but only the resends the first run made
+            # belong to the job. Their attempts are queued again; repeats are no-ops.
+            derived = [resend_delivery_id(job.id, source.id) for source in sources]
+            made = self._deliveries.get_many(derived)
+            self._queue.enqueue_attempts(job, [resend_id for resend_id in derived if resend_id in made])
+            return
         expires_at = retention_expiry(now, self._retention_days(account_id))
         endpoints: dict[str, WebhookEndpoint | None] = {}
         resends = []
