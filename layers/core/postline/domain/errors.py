@@ -6,6 +6,8 @@ matches on message strings or builds error bodies itself.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class ApiError(Exception):
     """An error the client can act on. `code` is stable; `message` may be reworded."""
@@ -23,6 +25,13 @@ class ApiError(Exception):
 
 class ValidationFailed(ApiError):
     status, code = 400, "validation_error"
+
+    @classmethod
+    def first_of(cls, error: ValidationError) -> ValidationFailed:
+        """A pydantic error as a 400 naming its first problem: `since: Input should be ...`."""
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return cls(f"{where}: {first['msg']}" if where else str(first["msg"]))
 
 
 class InvalidJson(ApiError):

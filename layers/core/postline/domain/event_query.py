@@ -31,7 +31,7 @@ from postline.domain.errors import ValidationFailed
 from postline.domain.events import Event, EventType
 from postline.domain.messages import METADATA_KEY
 from postline.domain.signed_cursor import BoundCursor, Signer, from_urlsafe_b64, seal, unseal, urlsafe_b64
-from postline.domain.times import utc
+from postline.domain.times import UtcDatetime, utc
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 300
@@ -97,18 +97,13 @@ class EventFilters(BaseModel):
         default=None, description="All events of one message."
     )
     metadata: MetadataFilters = Field(default_factory=dict)
-    since: datetime | None = Field(default=None, description="Events at or after (ISO 8601).")
-    until: datetime | None = Field(default=None, description="Events at or before (ISO 8601).")
+    since: UtcDatetime | None = Field(default=None, description="Events at or after (ISO 8601).")
+    until: UtcDatetime | None = Field(default=None, description="Events at or before (ISO 8601).")
 
     @field_validator("recipient")
     @classmethod
     def _lowercase(cls, value: str | None) -> str | None:
         return value.lower() if value is not None else None
-
-    @field_validator("since", "until")
-    @classmethod
-    def _in_utc(cls, value: datetime | None) -> datetime | None:
-        return utc(value) if value is not None else None
 
     @model_validator(mode="after")
     def _ordered(self) -> EventFilters:
@@ -140,9 +135,7 @@ def event_filters(metadata_params: Mapping[str, Sequence[str]] | None = None, **
     try:
         return EventFilters(**fields, metadata=metadata)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ValidationFailed(f"{where}: {first['msg']}" if where else str(first["msg"])) from error
+        raise ValidationFailed.first_of(error) from error
 
 
 # -- the window ----------------------------------------------------------------------------------

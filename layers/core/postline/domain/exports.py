@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import EventFilters, Window, event_view
 from postline.domain.events import Event
+from postline.domain.times import UtcDatetime
 
 MAX_EXPORT_ROWS = 1_000_000
 FILE_LIFETIME = timedelta(days=7)  # the bucket's lifecycle rule deletes exports/ objects after as long
@@ -43,8 +44,8 @@ class EventExportRequest(EventFilters):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    since: datetime = Field(description="Events at or after (ISO 8601); within the account's retention.")
-    until: datetime = Field(description="Events at or before (ISO 8601); not in the future.")
+    since: UtcDatetime = Field(description="Events at or after (ISO 8601); within the account's retention.")
+    until: UtcDatetime = Field(description="Events at or before (ISO 8601); not in the future.")
     format: Literal["csv"] = Field(default="csv", description="Only csv.")
 
     def filters(self, *, now: datetime, retention_days: int, account_created: datetime) -> EventFilters:

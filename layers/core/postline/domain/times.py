@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 
 def utc(value: datetime) -> datetime:
@@ -14,3 +17,7 @@ def utc(value: datetime) -> datetime:
         return value.astimezone(UTC)
     except OverflowError as error:
         raise ValueError("the time is out of range in UTC") from error
+
+
+# A request model's time: parsed by pydantic, then kept in UTC (an out-of-range one is a 400).
+UtcDatetime = Annotated[datetime, AfterValidator(utc)]

@@ -14,12 +14,12 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import PublicEventType
 from postline.domain.signed_cursor import BoundCursor, Signer, seal, unseal
-from postline.domain.times import utc
+from postline.domain.times import UtcDatetime, utc
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
 
 DEFAULT_LIMIT = 25
@@ -63,13 +63,8 @@ class DeliveryFilters(BaseModel):
 
     status: DeliveryStatus | None = None
     event: PublicEventType | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-    @field_validator("since", "until")
-    @classmethod
-    def _in_utc(cls, value: datetime | None) -> datetime | None:
-        return utc(value) if value is not None else None
+    since: UtcDatetime | None = None
+    until: UtcDatetime | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> DeliveryFilters:
@@ -92,9 +87,7 @@ def delivery_filters(**fields: object) -> DeliveryFilters:
     try:
         return DeliveryFilters.model_validate(fields)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ValidationFailed(f"{where}: {first['msg']}" if where else str(first["msg"])) from error
+        raise ValidationFailed.first_of(error) from error
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from postline.domain.errors import ValidationFailed
 from postline.domain.event_query import PublicEventType
-from postline.domain.times import utc
+from postline.domain.times import UtcDatetime
 from postline.domain.webhook_delivery import DeliveryStatus, resend_floor
 
 MAX_RESEND_IDS = 100
@@ -36,8 +36,8 @@ class ResendFilter(_Strict):
     """One endpoint's original deliveries (not earlier resends) in a window, by status and type."""
 
     endpoint_id: EndpointId = Field(description="The endpoint whose history is searched (wh_...).")
-    since: datetime = Field(description="Deliveries created at or after (ISO 8601); within the resend window.")
-    until: datetime | None = Field(default=None, description="Deliveries created at or before; default now.")
+    since: UtcDatetime = Field(description="Deliveries created at or after (ISO 8601); within the resend window.")
+    until: UtcDatetime | None = Field(default=None, description="Deliveries created at or before; default now.")
     status: list[FinalStatus] = Field(
         default_factory=lambda: [DeliveryStatus.FAILED],  # type: ignore[arg-type]
         min_length=1,
@@ -47,11 +47,6 @@ class ResendFilter(_Strict):
     event: list[PublicEventType] | None = Field(
         default=None, min_length=1, max_length=11, description="Event types to resend; default all."
     )
-
-    @field_validator("since", "until")
-    @classmethod
-    def _in_utc(cls, value: datetime | None) -> datetime | None:
-        return utc(value) if value is not None else None
 
 
 class ResendRequest(_Strict):

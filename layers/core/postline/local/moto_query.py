@@ -99,9 +99,8 @@ class _Sorted:
 
 @dataclass
 class _View:
-    """The table's partitions (index None) or one index: key value -> its items, sorted as moto sorts them."""
+    """The table's partitions or one index's keys: key value -> its items, sorted as moto sorts them."""
 
-    index: str | None
     hash_attr: str
     sort_attrs: tuple[str, ...]  # after the hash, as moto's _generate_attr_to_sort_by orders them
     required: tuple[str, ...]  # attributes an item needs to be in the view
@@ -190,7 +189,7 @@ def _make_view(table: Table, index_name: str | None) -> _View | None:
     order = table._generate_attr_to_sort_by(hash_attrs, range_attrs)
     if not order or order[0] != hash_attr:
         return None
-    return _View(index_name, hash_attr, tuple(order[1:]), required)
+    return _View(hash_attr, tuple(order[1:]), required)
 
 
 def _views(table: Table) -> _Views:
