@@ -79,23 +79,25 @@ def test_for_endpoint_filters_and_continues_after_a_position(store: DynamoDelive
             until=until,
             statuses=[DeliveryStatus.FAILED],
             event_types=["bounced"],
-            page_size=3,
         )
     )
     expected = [d for d in newest_first if d.status is DeliveryStatus.FAILED and d.event_type == "bounced"]
     assert [d.id for d in failed_bounces] == [d.id for d in expected] and len(expected) == 4
 
     position = newest_first[9]
-    after = store.for_endpoint(
+    after = store.read_history(
         account,
         "wh_1",
         months_between(since, position.created_at),
         since=since,
         until=until,
         before=sort_key(position.created_at, position.id),
-        page_size=5,
+        statuses=(),
+        event_types=(),
+        want=5,
+        budget_seconds=30.0,
     )
-    assert [d.id for d in after] == [d.id for d in newest_first[10:]]
+    assert [d.id for d in after.deliveries] == [d.id for d in newest_first[10:15]] and after.resume_at is None
     assert list(store.for_endpoint(account, "wh_2", months, since=since, until=until)) == []
 
 

@@ -110,24 +110,17 @@ class DynamoDeliveryStore:
         *,
         since: datetime,
         until: datetime,
-        before: str | None = None,
         statuses: Collection[DeliveryStatus] = (),
         event_types: Collection[str] = (),
-        page_size: int | None = None,
     ) -> Iterator[Delivery]:
-        """Newest first over the given months (newest month first), within [since, until], strictly
-        older than the sort key `before` (a page's position) when given, of the given statuses and
-        event types when given. `page_size` caps each Query (the filters apply after it, as always)."""
+        """Newest first over the given months (newest month first), within [since, until], of the
+        given statuses and event types when given (all of them to the end: a resend's selection)."""
         extra = _filters(statuses, event_types)
-        if page_size is not None:
-            extra["PaginationConfig"] = {"PageSize": page_size}
         paginator = self._db.get_paginator("query")
         for month in months:
-            query = self._query(account_id, endpoint_id, month, since=since, until=until, before=before)
+            query = self._query(account_id, endpoint_id, month, since=since, until=until, before=None)
             for page in paginator.paginate(**_merged(query, extra)):
-                for attrs in page["Items"]:
-                    if attrs["created_sk"]["S"] != before:  # the position itself was on the previous page
-                        yield _delivery(attrs)
+                yield from (_delivery(attrs) for attrs in page["Items"])
 
     def read_history(
         self,

@@ -294,12 +294,10 @@ class DeliveryStore(Protocol):
         *,
         since: datetime,
         until: datetime,
-        before: str | None = None,
         statuses: Collection[DeliveryStatus] = (),
         event_types: Collection[str] = (),
-        page_size: int | None = None,
     ) -> Iterator[Delivery]:
-        """Newest first, within [since, until] and older than the sort key `before`, filtered."""
+        """Newest first, within [since, until], filtered: every match (a resend's selection)."""
         ...
 
     def read_history(
