@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -48,6 +49,16 @@ def from_attrs(attrs: dict[str, Any]) -> Item:
 
 def key(pk: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def conditional_failed(exc: Exception) -> bool:
+    """A write refused by its ConditionExpression (not a cancelled transaction: see below)."""
+    return bool(getattr(exc, "response", {}).get("Error", {}).get("Code") == "ConditionalCheckFailedException")
+
+
+def epoch(moment: datetime) -> dict[str, str]:
+    """A time as a Number attribute of epoch seconds: what TTL attributes hold."""
+    return {"N": str(int(moment.timestamp()))}
 
 
 def cancellation_codes(exc: Exception) -> list[str]:

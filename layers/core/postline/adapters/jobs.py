@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.adapters.dynamo import cancellation_codes, from_attrs, key, to_attrs
+from postline.adapters.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, key, to_attrs
 from postline.domain.exports import RUNNING, ExportJob, ExportStatus
 
 FINGERPRINT_LIFETIME = timedelta(days=1)
@@ -35,20 +35,12 @@ def _fingerprint_key(account_id: str, fingerprint: str) -> dict[str, Any]:
     return key(_pk(account_id), f"EXPORT_FP#{fingerprint}")
 
 
-def _epoch(moment: datetime) -> dict[str, str]:
-    return {"N": str(int(moment.timestamp()))}
-
-
 def _purge_at(job: ExportJob) -> datetime:
     return (job.expires_at or job.created_at) + JOB_PURGE_AFTER
 
 
 def _job(attrs: dict[str, Any]) -> ExportJob:
     return ExportJob.model_validate(from_attrs(attrs))
-
-
-def _conditional_failed(error: ClientError) -> bool:
-    return bool(error.response["Error"]["Code"] == "ConditionalCheckFailedException")
 
 
 class DynamoExportJobs:
@@ -68,11 +60,11 @@ class DynamoExportJobs:
                                 "Item": {
                                     **_fingerprint_key(job.account_id, job.fingerprint),
                                     "job_id": {"S": job.id},
-                                    "active_until": _epoch(now + FINGERPRINT_LIFETIME),
-                                    "purge_at": _epoch(now + FINGERPRINT_LIFETIME),
+                                    "active_until": epoch(now + FINGERPRINT_LIFETIME),
+                                    "purge_at": epoch(now + FINGERPRINT_LIFETIME),
                                 },
                                 "ConditionExpression": "attribute_not_exists(pk) OR active_until < :now",
-                                "ExpressionAttributeValues": {":now": _epoch(now)},
+                                "ExpressionAttributeValues": {":now": epoch(now)},
                             }
                         },
                         {
@@ -126,13 +118,13 @@ class DynamoExportJobs:
                     ":processing": {"S": ExportStatus.PROCESSING.value},
                     ":pending": {"S": ExportStatus.PENDING.value},
                     ":one": {"N": "1"},
-                    ":until": _epoch(now + lease),
-                    ":now": _epoch(now),
+                    ":until": epoch(now + lease),
+                    ":now": epoch(now),
                 },
                 ReturnValues="ALL_NEW",
             )
         except ClientError as error:
-            if _conditional_failed(error):
+            if conditional_failed(error):
                 return None
             raise
         return _job(response["Attributes"])
@@ -153,7 +145,7 @@ class DynamoExportJobs:
                 },
             )
         except ClientError as error:
-            if not _conditional_failed(error):
+            if not conditional_failed(error):
                 raise
 
     def finish(self, job: ExportJob) -> bool:
@@ -170,7 +162,7 @@ class DynamoExportJobs:
                 },
             )
         except ClientError as error:
-            if _conditional_failed(error):
+            if conditional_failed(error):
                 return False
             raise
         self._clear_fingerprint(job.account_id, job.fingerprint, job.id)
@@ -185,12 +177,12 @@ class DynamoExportJobs:
                 ExpressionAttributeValues={":job": {"S": job_id}},
             )
         except ClientError as error:
-            if not _conditional_failed(error):
+            if not conditional_failed(error):
                 raise  # else it already points at a newer job, or is gone
 
     def _item(self, job: ExportJob) -> dict[str, Any]:
         return {
             **_job_key(job.account_id, job.id),
             **to_attrs(job.model_dump(mode="json")),
-            "purge_at": _epoch(_purge_at(job)),
+            "purge_at": epoch(_purge_at(job)),
         }

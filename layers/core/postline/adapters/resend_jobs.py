@@ -21,7 +21,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.adapters.dynamo import cancellation_codes, from_attrs, key, to_attrs
+from postline.adapters.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, key, to_attrs
 from postline.domain.webhook_resend import ResendJob, ResendMessage, ResendStatus
 
 JOB_PURGE_AFTER = timedelta(days=90)  # a job stays readable this long
@@ -37,14 +37,6 @@ def _pk(account_id: str) -> str:
 
 def _job_key(account_id: str, job_id: str) -> dict[str, Any]:
     return key(_pk(account_id), f"RESEND#{job_id}")
-
-
-def _epoch(moment: datetime) -> dict[str, str]:
-    return {"N": str(int(moment.timestamp()))}
-
-
-def _conditional_failed(error: ClientError) -> bool:
-    return bool(error.response["Error"]["Code"] == "ConditionalCheckFailedException")
 
 
 def _conflicted(error: ClientError) -> bool:
@@ -78,7 +70,7 @@ class DynamoResendJobs:
             Item={
                 **_job_key(job.account_id, job.id),
                 **to_attrs(job.model_dump(mode="json")),
-                "purge_at": _epoch(job.created_at + JOB_PURGE_AFTER),
+                "purge_at": epoch(job.created_at + JOB_PURGE_AFTER),
             },
             ConditionExpression="attribute_not_exists(pk)",
         )
@@ -105,7 +97,7 @@ class DynamoResendJobs:
                 ReturnValues="ALL_NEW",
             )
         except ClientError as error:
-            if not _conditional_failed(error):
+            if not conditional_failed(error):
                 raise
             stored = self.get(job.account_id, job.id)
             if stored is None:
@@ -128,7 +120,7 @@ class DynamoResendJobs:
                 },
             )
         except ClientError as error:
-            if not _conditional_failed(error):
+            if not conditional_failed(error):
                 raise
 
     def count(self, job: ResendJob, delivery_id: str, *, succeeded: bool) -> bool:
@@ -142,7 +134,7 @@ class DynamoResendJobs:
                             "TableName": self._table,
                             "Item": {
                                 **key(_pk(job.account_id), f"RESEND#{job.id}#COUNTED#{delivery_id}"),
-                                "purge_at": _epoch(job.created_at + MARKER_PURGE_AFTER),
+                                "purge_at": epoch(job.created_at + MARKER_PURGE_AFTER),
                             },
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
@@ -185,7 +177,7 @@ class DynamoResendJobs:
         try:
             self._retrying_conflicts(write)
         except ClientError as error:
-            if _conditional_failed(error):
+            if conditional_failed(error):
                 return False
             raise
         return True

@@ -17,7 +17,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.adapters.dynamo import from_attrs, key, to_attrs
+from postline.adapters.dynamo import conditional_failed, from_attrs, key, to_attrs
 from postline.domain.webhook_delivery import Delivery, DeliveryStatus
 from postline.domain.webhook_history import HistoryRead, month_start_key, sort_key
 
@@ -59,7 +59,7 @@ class DynamoDeliveryStore:
                 TableName=self._table, Item=_item(delivery), ConditionExpression="attribute_not_exists(pk)"
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if conditional_failed(exc):
                 return False
             raise
         return True
@@ -97,7 +97,7 @@ class DynamoDeliveryStore:
                 ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if conditional_failed(exc):
                 return False
             raise
         return True
