@@ -38,7 +38,9 @@ from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
 from postline import wiring
-from postline.adapters.events import (
+from postline.events.domain import Event, EventType, event_id
+from postline.events.query import event_filters
+from postline.events.store import (
     BY_RECIPIENT_INDEX,
     BY_TYPE_INDEX,
     DynamoEventStore,
@@ -48,11 +50,9 @@ from postline.adapters.events import (
     tag_pk,
     type_key,
 )
-from postline.domain.errors import QueryTimeout
-from postline.domain.event_query import event_filters
-from postline.domain.events import Event, EventType, event_id
 from postline.local.pumps import _STREAM_POLL_SECONDS
 from postline.local.runtime import Runtime
+from postline.shared.errors import QueryTimeout
 
 _WEBHOOK_TIMEOUT_SECONDS = 60.0
 _EXPORT_PAGE = 1000  # as the export's own reads (adapters/events.py)

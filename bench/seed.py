@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from postline.adapters.dynamo import to_value
-from postline.adapters.events import event_pk, event_put, recipient_key, sort_key, tag_pk, tag_puts, type_key
-from postline.domain.events import Event, EventType, event_id
+from postline.events.domain import Event, EventType, event_id
+from postline.events.store import event_pk, event_put, recipient_key, sort_key, tag_pk, tag_puts, type_key
+from postline.shared.dynamo import to_value
 
 PATH = "/_emulator/events"
 EXTENSION = "bench.seed"

@@ -19,7 +19,6 @@ import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
-from postline.domain.keys import Access
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
 from postline.http.routes import (
@@ -43,6 +42,7 @@ from postline.http.routes import (
     WEBHOOKS_WRITE,
     Route,
 )
+from postline.keys.domain import Access
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "infra" / "template.base.yaml"
@@ -324,6 +324,8 @@ def render_openapi() -> str:
             raise SystemExit(f"{route.method} {route.path} is in the route table but not in {route.module}.py")
         seen.add((route.method.lower(), route.path))
         operation["operationId"] = route.name
+        if route.audit:
+            operation["x-audit-action"] = route.audit  # the action its audit entry records
         responses = operation["responses"]
         responses.pop("422", None)
         for response in responses.values():

@@ -1,6 +1,6 @@
-"""In-memory fakes of the ports in `postline.services.ports`, for tests that touch no network.
+"""In-memory fakes of the areas' ports (`postline/<area>/ports.py`), for tests that touch no network.
 
-`InMemoryStore` keeps the semantics of the DynamoDB adapter (`postline.adapters.resources`):
+`InMemoryStore` keeps the semantics of the resources table's DynamoDB stores (accounts, keys, audit, templates):
 - items are stored as JSON-shaped dicts and read back through the models, so a value the
   adapter could not read back cannot be read back here either, and callers never share objects;
 - every write that carries an audit entry records exactly that entry, atomically: a refused
@@ -26,13 +26,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from postline.domain.accounts import Account
-from postline.domain.audit import AuditEntry
-from postline.domain.errors import Conflict, Forbidden, NotFound
-from postline.domain.keys import LAST_USED_RESOLUTION_SECONDS, ApiKey
-from postline.domain.pagination import page_window
-from postline.domain.verification import MailRoute
-from postline.domain.webhooks import WebhookEndpoint
+from postline.accounts.domain import Account
+from postline.audit.domain import AuditEntry
+from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
+from postline.shared.errors import Conflict, Forbidden, NotFound
+from postline.shared.pagination import page_window
+from postline.verification.domain import MailRoute
+from postline.webhooks.domain import WebhookEndpoint
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
 
@@ -316,7 +316,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 class InMemoryWebhookEndpoints:
-    """WebhookEndpoints with the DynamoDB adapter's semantics (`postline.adapters.webhooks`):
+    """WebhookEndpoints with the DynamoDB adapter's semantics (`postline.webhooks.store`):
     - create refuses with Forbidden(plan_limit_reached) once the account holds max_endpoints;
     - update writes only the named fields, and only while the stored updated_at is the one the
       caller read (else NotFound), so counters written meanwhile survive;

@@ -3,11 +3,11 @@
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from postline import wiring
-from postline.domain.audit import AuditEntry
-from postline.domain.pagination import DEFAULT_PER_PAGE, Page
+from postline.audit.domain import AuditEntry
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
+from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()
 

@@ -10,8 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from postline import wiring
-from postline.domain.event_query import DEFAULT_LIMIT, MAX_LIMIT, EventListPage, PublicEventType, event_filters
-from postline.domain.exports import EventExportAccepted, EventExportRequest, ExportJobView
+from postline.events.models import EventListPage
+from postline.events.query import DEFAULT_LIMIT, MAX_LIMIT, PublicEventType, event_filters
+from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody

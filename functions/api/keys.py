@@ -7,11 +7,11 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from postline import wiring
-from postline.domain.pagination import DEFAULT_PER_PAGE, Page
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
-from postline.services.keys import DeleteConfirmation, KeyCreate, KeyCreated, KeyDetail, KeyRotated, KeyUpdate
+from postline.keys.models import DeleteConfirmation, KeyCreate, KeyCreated, KeyDetail, KeyRotated, KeyUpdate
+from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()
 KeyId = Annotated[str, Path(min_length=1, max_length=64, description="The key's id.")]

@@ -8,19 +8,19 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path
 
 from postline import wiring
-from postline.domain.messages import (
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.idempotency import once
+from postline.http.params import PageNumber, PerPage
+from postline.sending.domain import (
     MessageAccepted,
     MessageView,
     ScheduledMessage,
     ScheduledMessageCancellation,
     SendRequest,
 )
-from postline.domain.pagination import DEFAULT_PER_PAGE, Page
-from postline.http.app import lambda_handler
-from postline.http.context import principal
-from postline.http.idempotency import once
-from postline.http.params import PageNumber, PerPage
-from postline.services.sending import BatchSendRequest, BatchSendResult
+from postline.sending.service import BatchSendRequest, BatchSendResult
+from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()
 MessageId = Annotated[str, Path(min_length=1, max_length=64, description="The message's id (msg_...).")]

@@ -7,12 +7,13 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from postline import wiring
-from postline.domain.pagination import DEFAULT_PER_PAGE, Page
-from postline.domain.templates import Template, TemplateCreate, TemplateUpdate
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
-from postline.services.keys import DeleteConfirmation
+from postline.keys.models import DeleteConfirmation
+from postline.shared.pagination import DEFAULT_PER_PAGE, Page
+from postline.templates.domain import Template
+from postline.templates.models import TemplateCreate, TemplateUpdate
 
 router = Router()
 TemplateId = Annotated[str, Path(min_length=1, max_length=64, description="The template's id (tpl_...).")]

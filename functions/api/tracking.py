@@ -14,8 +14,8 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from postline import wiring
-from postline.domain.errors import NotFound
 from postline.http.app import lambda_handler
+from postline.shared.errors import NotFound
 
 router = Router()
 P = ParamSpec("P")

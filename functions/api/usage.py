@@ -3,9 +3,9 @@
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from postline import wiring
-from postline.domain.usage import Usage
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.usage.domain import Usage
 
 router = Router()
 

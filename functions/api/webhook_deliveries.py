@@ -9,13 +9,14 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 
 from postline import wiring
-from postline.domain.event_query import PublicEventType
-from postline.domain.webhook_delivery import DeliveryStatus
-from postline.domain.webhook_history import DEFAULT_LIMIT, MAX_LIMIT, WebhookDeliveryPage, delivery_filters
-from postline.domain.webhook_resend import ResendJobView, ResendRequest
+from postline.events.query import PublicEventType
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody
+from postline.webhook_delivery.domain import DeliveryStatus
+from postline.webhook_history.domain import DEFAULT_LIMIT, MAX_LIMIT, delivery_filters
+from postline.webhook_history.models import WebhookDeliveryPage
+from postline.webhook_resend.models import ResendJobView, ResendRequest
 
 router = Router()
 

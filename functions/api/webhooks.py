@@ -8,12 +8,12 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from postline import wiring
-from postline.domain.pagination import DEFAULT_PER_PAGE, Page
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
-from postline.services.keys import DeleteConfirmation
-from postline.services.webhooks import Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret
+from postline.keys.models import DeleteConfirmation
+from postline.shared.pagination import DEFAULT_PER_PAGE, Page
+from postline.webhooks.models import Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret
 
 router = Router()
 WebhookId = Annotated[str, Path(min_length=1, max_length=64, description="The endpoint's id (wh_...).")]

@@ -9,8 +9,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.domain.dispatch import DispatchJob
-from postline.http.observability import logger
+from postline.delivery.parcels import DispatchJob
+from postline.observability import logger
 
 WORKER_ID = uuid.uuid4().hex[:12]  # this container, in lease owners
 processor = BatchProcessor(event_type=EventType.SQS)

@@ -8,8 +8,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.domain.exports import ExportMessage
-from postline.http.observability import logger
+from postline.exports.domain import ExportMessage
+from postline.observability import logger
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

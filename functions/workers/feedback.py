@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.http.observability import logger
+from postline.observability import logger
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

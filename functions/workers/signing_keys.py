@@ -5,7 +5,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.http.observability import logger
+from postline.observability import logger
 
 
 @logger.inject_lambda_context

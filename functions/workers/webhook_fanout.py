@@ -11,8 +11,8 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.adapters.events import EVENT_PREFIX, event_of
-from postline.http.observability import logger
+from postline.events.store import EVENT_PREFIX, event_of
+from postline.observability import logger
 
 
 @logger.inject_lambda_context

@@ -12,8 +12,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.domain.webhook_resend import ResendMessage
-from postline.http.observability import logger
+from postline.observability import logger
+from postline.webhook_resend.domain import ResendMessage
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

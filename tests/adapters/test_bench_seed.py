@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from moto.dynamodb.models.table import Table
 
 from bench import seed
-from postline.adapters.events import event_items
+from postline.events.store import event_items
 
 
 def test_loaded_items_are_the_adapters_encoding() -> None:

@@ -16,18 +16,18 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.adapters.clock import MovableClock
-from postline.adapters.messages import DynamoMessageStore
-from postline.domain.accounts import Plan
-from postline.domain.delivery import Outcome, OutcomeKind
-from postline.domain.dispatch import DispatchJob, Parcel
-from postline.domain.events import EventType
-from postline.domain.keys import Environment
-from postline.domain.messages import RecipientState, SendRequest
-from postline.domain.tracking import LinkMaker
-from postline.services.dispatch import LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
-from postline.services.ports import Transport
-from postline.services.verification import Verifier
+from postline.accounts.domain import Plan
+from postline.delivery.outcomes import Outcome, OutcomeKind
+from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.ports import Transport
+from postline.delivery.service import LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
+from postline.events.domain import EventType
+from postline.keys.domain import Environment
+from postline.sending.domain import RecipientState, SendRequest
+from postline.sending.store import DynamoMessageStore
+from postline.shared.clock import MovableClock
+from postline.tracking.domain import LinkMaker
+from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.fakes import StaticRoutes
 
@@ -110,8 +110,8 @@ def _send(account_id: str, to: list[str]) -> str:
 
 
 def _rule() -> Any:
-    from postline.domain.keys import Access
-    from postline.services.auth import RouteRule
+    from postline.auth.service import RouteRule
+    from postline.keys.domain import Access
 
     return RouteRule(Access.SEND, False)
 

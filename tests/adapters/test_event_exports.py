@@ -14,16 +14,17 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.adapters.exports import PART_SIZE, S3ExportFiles, SqsExportQueue, export_key
-from postline.adapters.jobs import DynamoExportJobs
-from postline.domain.accounts import Account, Plan
-from postline.domain.event_query import EventFilters, QueryPlan
-from postline.domain.events import Event, EventType
-from postline.domain.exports import CSV_HEADER, EventExportRequest, ExportJob, ExportStatus, new_export
-from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope
+from postline.accounts.domain import Account, Plan
+from postline.auth.identity import Principal
+from postline.events.domain import Event, EventType
+from postline.events.query import EventFilters, QueryPlan
+from postline.exports.domain import CSV_HEADER, ExportJob, ExportStatus, new_export
+from postline.exports.files import PART_SIZE, S3ExportFiles, SqsExportQueue, export_key
+from postline.exports.models import EventExportRequest
+from postline.exports.service import ExportService
+from postline.exports.store import DynamoExportJobs
+from postline.keys.domain import Environment, Scope
 from postline.local.emulator import Emulator
-from postline.services.exports import ExportService
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, InMemoryStore
 

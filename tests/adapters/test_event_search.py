@@ -13,22 +13,15 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.adapters.events import Backfilled, DynamoEventStore, event_put, tag_pk
-from postline.domain.accounts import Account, Plan
-from postline.domain.errors import QueryTimeout
-from postline.domain.event_query import (
-    EventFilters,
-    EventListPage,
-    Strategy,
-    Window,
-    event_filters,
-    plan_query,
-    resolve_window,
-)
-from postline.domain.events import Event, EventType
-from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope
-from postline.services.events import EventService
+from postline.accounts.domain import Account, Plan
+from postline.auth.identity import Principal
+from postline.events.domain import Event, EventType
+from postline.events.models import EventListPage
+from postline.events.query import EventFilters, Strategy, Window, event_filters, plan_query, resolve_window
+from postline.events.service import EventService
+from postline.events.store import Backfilled, DynamoEventStore, event_put, tag_pk
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import QueryTimeout
 from tests.aws_stack import InProcessStack
 from tests.fakes import FakeHasher, FixedClock
 

@@ -1,4 +1,4 @@
-"""ResourceStore and the counters against moto, on tables built from template.yaml."""
+"""The resources table's stores (accounts, keys, audit) and the counters, against moto on template.yaml's tables."""
 
 from __future__ import annotations
 
@@ -8,20 +8,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from postline import wiring
-from postline.adapters.counters import DynamoCounterStore
-from postline.adapters.resources import ResourceStore
-from postline.domain.accounts import Account, Plan
-from postline.domain.audit import Actor, ActorType, AuditEntry, audit_entry
-from postline.domain.errors import Forbidden, NotFound
-from postline.domain.keys import ApiKey, Environment, Scope
+from postline.accounts.domain import Account, Plan
+from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
+from postline.keys.domain import ApiKey, Environment, Scope
+from postline.keys.store import DynamoKeyStore
+from postline.shared.errors import Forbidden, NotFound
+from postline.usage.store import DynamoCounterStore
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def store(stack: InProcessStack) -> ResourceStore:
-    return wiring.resource_store()
+def keys(stack: InProcessStack) -> DynamoKeyStore:
+    return wiring.key_store()
 
 
 def _audit(account_id: str, action: str = "test.action", at: datetime = NOW) -> AuditEntry:
@@ -35,9 +35,9 @@ def _audit(account_id: str, action: str = "test.action", at: datetime = NOW) -> 
     )
 
 
-def _account(store: ResourceStore) -> Account:
+def _account() -> Account:
     account = Account(id=f"acct_{uuid.uuid4().hex}", name="a", plan=Plan.FREE, created_at=NOW)
-    store.create_account(account, _audit(account.id, "account.created"))
+    wiring.account_store().create_account(account, _audit(account.id, "account.created"))
     return account
 
 
@@ -54,77 +54,79 @@ def _key(account: Account, key_hash: str | None = None) -> ApiKey:
     )
 
 
-def test_the_plan_limit_is_enforced_by_the_conditional_count(store: ResourceStore) -> None:
+def test_the_plan_limit_is_enforced_by_the_conditional_count(keys: DynamoKeyStore) -> None:
     # Atomicity under concurrency is DynamoDB's guarantee for a conditional transaction (moto's
     # in-process backend does not lock); this checks that the limit rides on that condition.
-    account = _account(store)
+    account = _account()
     for _ in range(3):
-        store.create_key(_key(account), max_keys=3, audit=_audit(account.id, "key.created"))
+        keys.create_key(_key(account), max_keys=3, audit=_audit(account.id, "key.created"))
     with pytest.raises(Forbidden) as refused:
-        store.create_key(_key(account), max_keys=3, audit=_audit(account.id, "key.created"))
+        keys.create_key(_key(account), max_keys=3, audit=_audit(account.id, "key.created"))
     assert refused.value.code == "plan_limit_reached"
-    assert len(store.list_keys(account.id)) == 3
+    assert len(keys.list_keys(account.id)) == 3
 
 
-def test_a_failed_create_writes_nothing(store: ResourceStore) -> None:
-    account = _account(store)
+def test_a_failed_create_writes_nothing(keys: DynamoKeyStore) -> None:
+    account = _account()
     key = _key(account)
     with pytest.raises(Forbidden):
-        store.create_key(key, max_keys=0, audit=_audit(account.id, "key.created"))
-    assert store.find_key_by_hash(key.key_hash) is None
-    assert [e.action for e in store.list_audit(account.id, page=1, per_page=10)[0]] == ["account.created"]
+        keys.create_key(key, max_keys=0, audit=_audit(account.id, "key.created"))
+    assert keys.find_key_by_hash(key.key_hash) is None
+    assert [e.action for e in wiring.audit_store().list_audit(account.id, page=1, per_page=10)[0]] == [
+        "account.created"
+    ]
 
 
-def test_rotation_moves_the_lookup_and_loses_a_race_cleanly(store: ResourceStore) -> None:
-    account = _account(store)
+def test_rotation_moves_the_lookup_and_loses_a_race_cleanly(keys: DynamoKeyStore) -> None:
+    account = _account()
     key = _key(account, "old")
-    store.create_key(key, max_keys=10, audit=_audit(account.id))
+    keys.create_key(key, max_keys=10, audit=_audit(account.id))
     rotated = key.model_copy(update={"key_hash": "new"})
-    store.rotate_key(rotated, previous_hash="old", audit=_audit(account.id, "key.rotated"))
-    assert store.find_key_by_hash("old") is None
-    assert store.find_key_by_hash("new") == (account.id, key.id)
+    keys.rotate_key(rotated, previous_hash="old", audit=_audit(account.id, "key.rotated"))
+    assert keys.find_key_by_hash("old") is None
+    assert keys.find_key_by_hash("new") == (account.id, key.id)
     # A second rotation computed from the stale read must not resurrect anything.
     with pytest.raises(NotFound):
-        store.rotate_key(key.model_copy(update={"key_hash": "other"}), previous_hash="old", audit=_audit(account.id))
-    assert store.find_key_by_hash("other") is None
-    assert store.get_key(account.id, key.id).key_hash == "new"  # type: ignore[union-attr]
+        keys.rotate_key(key.model_copy(update={"key_hash": "other"}), previous_hash="old", audit=_audit(account.id))
+    assert keys.find_key_by_hash("other") is None
+    assert keys.get_key(account.id, key.id).key_hash == "new"  # type: ignore[union-attr]
 
 
-def test_last_used_is_written_at_most_once_a_minute_and_survives_updates(store: ResourceStore) -> None:
-    account = _account(store)
+def test_last_used_is_written_at_most_once_a_minute_and_survives_updates(keys: DynamoKeyStore) -> None:
+    account = _account()
     key = _key(account)
-    store.create_key(key, max_keys=10, audit=_audit(account.id))
-    store.touch_last_used(key, NOW)
-    store.touch_last_used(key, NOW + timedelta(seconds=30))
-    assert store.get_key(account.id, key.id).last_used_at == NOW  # type: ignore[union-attr]
-    store.touch_last_used(key, NOW + timedelta(seconds=61))
-    fresh = store.get_key(account.id, key.id)
+    keys.create_key(key, max_keys=10, audit=_audit(account.id))
+    keys.touch_last_used(key, NOW)
+    keys.touch_last_used(key, NOW + timedelta(seconds=30))
+    assert keys.get_key(account.id, key.id).last_used_at == NOW  # type: ignore[union-attr]
+    keys.touch_last_used(key, NOW + timedelta(seconds=61))
+    fresh = keys.get_key(account.id, key.id)
     assert fresh is not None and fresh.last_used_at == NOW + timedelta(seconds=61)
-    store.update_key(fresh.model_copy(update={"name": "renamed"}), _audit(account.id, "key.updated"))
-    assert store.get_key(account.id, key.id).last_used_at == NOW + timedelta(seconds=61)  # type: ignore[union-attr]
+    keys.update_key(fresh.model_copy(update={"name": "renamed"}), _audit(account.id, "key.updated"))
+    assert keys.get_key(account.id, key.id).last_used_at == NOW + timedelta(seconds=61)  # type: ignore[union-attr]
 
 
-def test_delete_frees_the_plan_slot(store: ResourceStore) -> None:
-    account = _account(store)
+def test_delete_frees_the_plan_slot(keys: DynamoKeyStore) -> None:
+    account = _account()
     key = _key(account)
-    store.create_key(key, max_keys=1, audit=_audit(account.id))
-    store.delete_key(key, _audit(account.id, "key.deleted"))
-    assert store.find_key_by_hash(key.key_hash) is None
-    store.create_key(_key(account), max_keys=1, audit=_audit(account.id))
+    keys.create_key(key, max_keys=1, audit=_audit(account.id))
+    keys.delete_key(key, _audit(account.id, "key.deleted"))
+    assert keys.find_key_by_hash(key.key_hash) is None
+    keys.create_key(_key(account), max_keys=1, audit=_audit(account.id))
     with pytest.raises(NotFound):
-        store.delete_key(key, _audit(account.id, "key.deleted"))
+        keys.delete_key(key, _audit(account.id, "key.deleted"))
 
 
-def test_audit_pages_are_newest_first_across_query_pages(store: ResourceStore) -> None:
-    account = _account(store)
+def test_audit_pages_are_newest_first_across_query_pages(keys: DynamoKeyStore) -> None:
+    account = _account()
     for minute in range(1, 61):
-        store.record(_audit(account.id, f"a.{minute:02d}", NOW + timedelta(minutes=minute)))
-    page_one, total = store.list_audit(account.id, page=1, per_page=25)
-    page_three, _ = store.list_audit(account.id, page=3, per_page=25)
+        wiring.audit_store().record(_audit(account.id, f"a.{minute:02d}", NOW + timedelta(minutes=minute)))
+    page_one, total = wiring.audit_store().list_audit(account.id, page=1, per_page=25)
+    page_three, _ = wiring.audit_store().list_audit(account.id, page=3, per_page=25)
     assert total == 61
     assert [e.action for e in page_one[:2]] == ["a.60", "a.59"]
     assert [e.action for e in page_three] == [f"a.{m:02d}" for m in range(10, 0, -1)] + ["account.created"]
-    assert store.list_audit(account.id, page=4, per_page=25) == ([], 61)
+    assert wiring.audit_store().list_audit(account.id, page=4, per_page=25) == ([], 61)
 
 
 def test_rate_windows_count_per_account_and_window(stack: InProcessStack) -> None:
@@ -135,13 +137,13 @@ def test_rate_windows_count_per_account_and_window(stack: InProcessStack) -> Non
     assert counters.count_request(uuid.uuid4().hex, 60, expires_at=180) == 1
 
 
-def test_a_cached_hash_lookup_never_revives_a_deleted_or_rotated_key(store: ResourceStore) -> None:
-    account = _account(store)
+def test_a_cached_hash_lookup_never_revives_a_deleted_or_rotated_key(keys: DynamoKeyStore) -> None:
+    account = _account()
     key = _key(account, "h1")
-    store.create_key(key, max_keys=10, audit=_audit(account.id))
-    assert store.find_key_by_hash("h1") == (account.id, key.id)  # now cached
-    store.rotate_key(key.model_copy(update={"key_hash": "h2"}), previous_hash="h1", audit=_audit(account.id))
-    stale_ids = store.find_key_by_hash("h1")
+    keys.create_key(key, max_keys=10, audit=_audit(account.id))
+    assert keys.find_key_by_hash("h1") == (account.id, key.id)  # now cached
+    keys.rotate_key(key.model_copy(update={"key_hash": "h2"}), previous_hash="h1", audit=_audit(account.id))
+    stale_ids = keys.find_key_by_hash("h1")
     assert stale_ids == (account.id, key.id)  # the cache may still answer...
-    current, _ = store.get_key_with_account(*stale_ids)
+    current, _ = keys.get_key_with_account(*stale_ids)
     assert current is not None and current.key_hash == "h2"  # ...but the key item, which auth compares, says no

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from postline import wiring
-from postline.adapters.dispatch_queue import SqsDispatchQueue
-from postline.adapters.vault import INLINE_LIMIT
-from postline.domain.dispatch import DispatchJob
-from postline.domain.messages import Attachment, Content
-from postline.domain.quota import EmailLimits
-from postline.domain.suppressions import SuppressionType
+from postline.delivery.parcels import DispatchJob
+from postline.sending.domain import Attachment, Content
+from postline.sending.queue import SqsDispatchQueue
+from postline.sending.vault import INLINE_LIMIT
+from postline.suppressions.domain import SuppressionType
+from postline.usage.quota import EmailLimits
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

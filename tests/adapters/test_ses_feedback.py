@@ -10,15 +10,15 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.adapters.transports.ses import SesTransport
-from postline.domain.accounts import Plan
-from postline.domain.dispatch import MESSAGE_TAG, DispatchJob
-from postline.domain.domains import DomainStatus, SendingDomain
-from postline.domain.keys import Access, Environment
-from postline.domain.messages import SendRequest
-from postline.services.auth import RouteRule
-from postline.services.dispatch import Dispatcher
-from postline.services.verification import Verifier
+from postline.accounts.domain import Plan
+from postline.auth.service import RouteRule
+from postline.delivery.parcels import MESSAGE_TAG, DispatchJob
+from postline.delivery.service import Dispatcher
+from postline.delivery.transports.ses import SesTransport
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.keys.domain import Access, Environment
+from postline.sending.domain import SendRequest
+from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
 from tests.fakes import StaticRoutes
 

@@ -23,13 +23,13 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from postline.adapters.mx import MxResolver
-from postline.adapters.transports.smtp import Relay, SmtpTransport
-from postline.domain.delivery import BounceType, Outcome, OutcomeKind
-from postline.domain.dispatch import Parcel
-from postline.domain.domains import DomainStatus, SendingDomain, dkim_txt
-from postline.domain.messages import Content, Message
-from postline.domain.mime import build_mime
+from postline.delivery.mime import build_mime
+from postline.delivery.mx import MxResolver
+from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
+from postline.delivery.parcels import Parcel
+from postline.delivery.transports.smtp import Relay, SmtpTransport
+from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
+from postline.sending.domain import Content, Message
 from tests.peers.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from tests.peers.mx_server import MxServer, Received
 

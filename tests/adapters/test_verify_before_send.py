@@ -13,20 +13,20 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.adapters.clock import MovableClock
-from postline.domain.accounts import Plan
-from postline.domain.delivery import Outcome, OutcomeKind
-from postline.domain.dispatch import DispatchJob, Parcel
-from postline.domain.domains import DomainStatus, SendingDomain
-from postline.domain.events import Event, EventType
-from postline.domain.identity import Principal
-from postline.domain.keys import Access, Environment
-from postline.domain.messages import RecipientState, SendRequest
-from postline.domain.verification import MailRoute
-from postline.services.auth import RouteRule
-from postline.services.dispatch import Dispatcher
-from postline.services.keys import KeyUpdate
-from postline.services.verification import Verifier
+from postline.accounts.domain import Plan
+from postline.auth.identity import Principal
+from postline.auth.service import RouteRule
+from postline.delivery.outcomes import Outcome, OutcomeKind
+from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.service import Dispatcher
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.events.domain import Event, EventType
+from postline.keys.domain import Access, Environment
+from postline.keys.models import KeyUpdate
+from postline.sending.domain import RecipientState, SendRequest
+from postline.shared.clock import MovableClock
+from postline.verification.domain import MailRoute
+from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
 from tests.fakes import StaticRoutes
 

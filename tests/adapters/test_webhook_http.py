@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from postline.adapters.webhook_http import WebhookHttp
-from postline.domain.errors import ValidationFailed
-from postline.domain.webhook_delivery import TokenError
+from postline.shared.errors import ValidationFailed
+from postline.webhook_delivery.domain import TokenError
+from postline.webhook_delivery.http_client import WebhookHttp
 from tests.certs import TestCa, server_context
 from tests.fakes import FixedClock
 from tests.peers.token_server import TokenServer

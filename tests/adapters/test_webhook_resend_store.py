@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from postline.adapters.resend_jobs import CONFLICT_TRIES, DynamoResendJobs, SqsResendQueue
-from postline.adapters.webhook_deliveries import DynamoDeliveryStore
-from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
-from postline.domain.webhook_history import months_between, sort_key
-from postline.domain.webhook_resend import ResendJob, ResendMessage, ResendStatus
+from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus
+from postline.webhook_delivery.store import DynamoDeliveryStore
+from postline.webhook_history.domain import months_between, sort_key
+from postline.webhook_resend.domain import ResendJob, ResendMessage, ResendStatus
+from postline.webhook_resend.store import CONFLICT_TRIES, DynamoResendJobs, SqsResendQueue
 from tests.aws_stack import InProcessStack
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

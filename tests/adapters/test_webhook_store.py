@@ -12,13 +12,12 @@ import pytest
 from cryptography.exceptions import InvalidTag
 
 from postline import wiring
-from postline.adapters.dynamo import key
-from postline.adapters.resources import account_pk
-from postline.adapters.webhooks import DynamoWebhookEndpoints, webhook_sk
-from postline.domain.accounts import Account, Plan
-from postline.domain.audit import Actor, ActorType, AuditEntry, audit_entry
-from postline.domain.errors import Forbidden, NotFound
-from postline.domain.webhooks import (
+from postline.accounts.domain import Account, Plan
+from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
+from postline.shared.dynamo import key
+from postline.shared.errors import Forbidden, NotFound
+from postline.shared.resources_table import account_pk
+from postline.webhooks.domain import (
     BasicAuth,
     BearerAuth,
     CustomHeadersAuth,
@@ -29,6 +28,7 @@ from postline.domain.webhooks import (
     WebhookEndpoint,
     mtls_auth,
 )
+from postline.webhooks.store import DynamoWebhookEndpoints, webhook_sk
 from tests.aws_stack import InProcessStack
 from tests.certs import client_pair
 
@@ -84,7 +84,7 @@ def _audit(account_id: str, action: str = "webhook.test") -> AuditEntry:
 @pytest.fixture
 def account(stack: InProcessStack) -> Account:
     account = Account(id=f"acct_{uuid.uuid4().hex}", plan=Plan.PROFESSIONAL, created_at=NOW)
-    wiring.resource_store().create_account(account, _audit(account.id, "account.created"))
+    wiring.account_store().create_account(account, _audit(account.id, "account.created"))
     return account
 
 

@@ -13,7 +13,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from postline.domain.accounts import Plan
+from postline.accounts.domain import Plan
 from tests.aws_stack import ROOT
 from tests.e2e.support import make_account
 

@@ -26,10 +26,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.adapters.messages import message_key
-from postline.domain.accounts import Plan
-from postline.domain.domains import DomainStatus, SendingDomain
-from postline.domain.events import Event
+from postline.accounts.domain import Plan
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.events.domain import Event
+from postline.sending.store import message_key
 from tests.e2e.support import Api, TestAccount, make_account
 
 FINAL = frozenset({"delivered", "bounced", "complained", "rejected", "failed"})

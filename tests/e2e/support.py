@@ -12,8 +12,8 @@ from typing import Any
 import requests
 
 from postline import wiring
-from postline.domain.accounts import Account, AccountStatus, Plan
-from postline.domain.keys import AllowlistEntry, Environment, Scope
+from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.keys.domain import AllowlistEntry, Environment, Scope
 
 
 class Api:

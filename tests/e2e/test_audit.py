@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.domain.audit import REDACTED_STAFF_EMAIL
-from postline.domain.keys import Access
+from postline.audit.domain import REDACTED_STAFF_EMAIL
 from postline.http.routes import ROUTES, Route
+from postline.keys.domain import Access
 from tests.e2e.support import Api, make_account, run_cli
 
 pytestmark = pytest.mark.e2e

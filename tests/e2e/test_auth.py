@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from postline.domain.accounts import AccountStatus
-from postline.domain.keys import Environment, Scope
+from postline.accounts.domain import AccountStatus
+from postline.keys.domain import Environment, Scope
 from tests.e2e.support import Api, assert_error, make_account, make_key
 
 pytestmark = pytest.mark.e2e

@@ -35,7 +35,7 @@ import dns.resolver
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
-from postline.domain.delivery import RETRY_DELAYS_SECONDS
+from postline.delivery.outcomes import RETRY_DELAYS_SECONDS
 from tests.conftest import RuntimeProcess, Spawn
 from tests.e2e.support import Api
 from tests.peers.dns_server import MX, NULL_MX, TXT, A, DnsServer, Query

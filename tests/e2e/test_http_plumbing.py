@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from postline.domain.accounts import Plan
+from postline.accounts.domain import Plan
 from tests.e2e.support import Api, assert_error, make_account
 
 pytestmark = pytest.mark.e2e

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from postline.domain.accounts import PLAN_LIMITS, Plan
+from postline.accounts.domain import PLAN_LIMITS, Plan
 from tests.e2e.support import Api, assert_error, make_account
 
 pytestmark = pytest.mark.e2e

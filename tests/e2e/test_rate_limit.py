@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from postline.domain.keys import Scope
+from postline.keys.domain import Scope
 from tests.e2e.support import Api, assert_error, make_account, make_key
 
 pytestmark = pytest.mark.e2e

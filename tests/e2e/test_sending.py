@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from postline import wiring
-from postline.domain.messages import MAX_ATTACHMENT_BYTES
+from postline.sending.domain import MAX_ATTACHMENT_BYTES
 from tests.e2e.sending_support import (
     accepted,
     body_of,

@@ -23,9 +23,9 @@ import boto3
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
-from postline.adapters.domains import DynamoSendingDomains
-from postline.domain.accounts import PLAN_LIMITS, Plan
-from postline.domain.domains import DomainStatus, SendingDomain
+from postline.accounts.domain import PLAN_LIMITS, Plan
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.domains.store import DynamoSendingDomains
 from tests.conftest import REPO, RuntimeProcess, Spawn
 from tests.e2e.sending_support import (
     DKIM_SELECTOR,

@@ -19,8 +19,8 @@ import stripe
 from nacl.signing import VerifyKey
 
 from postline import wiring
-from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery
 from postline.local.runtime import Runtime
+from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery
 from tests.e2e.support import Api, TestAccount, assert_error, make_account
 from tests.peers.webhook_receiver import Received, Receiver
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from postline.domain.accounts import PLAN_LIMITS, Plan
-from postline.domain.keys import Scope
+from postline.accounts.domain import PLAN_LIMITS, Plan
+from postline.keys.domain import Scope
 from tests.certs import client_pair
 from tests.e2e.support import Api, assert_error, make_account, make_key
 

@@ -10,10 +10,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.domain.accounts import Plan
-from postline.domain.domains import DomainStatus, SendingDomain
-from postline.domain.keys import Environment
+from postline.accounts.domain import Plan
+from postline.domains.domain import DomainStatus, SendingDomain
 from postline.http.routes import find_route
+from postline.keys.domain import Environment
 from tests.aws_stack import ROOT, InProcessStack, in_process_stack
 
 Invoke = Callable[..., dict[str, Any]]

@@ -113,7 +113,7 @@ def test_usage_and_list_keys(invoke: Invoke) -> None:
 
 
 def test_an_unexpected_error_is_a_500_without_a_stack_trace(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
-    from postline.services.usage import UsageService
+    from postline.usage.service import UsageService
 
     def explode(*_: object) -> None:
         raise RuntimeError("secret internals: table xyz")

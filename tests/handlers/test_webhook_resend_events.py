@@ -10,17 +10,19 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.adapters.resend_jobs import SqsResendQueue
-from postline.adapters.webhook_deliveries import DynamoDeliveryStore
-from postline.domain.accounts import Account, Plan
-from postline.domain.audit import Actor, audit_entry
-from postline.domain.identity import Environment, Principal, Scope
-from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
-from postline.domain.webhook_history import DeliveryFilters
-from postline.domain.webhook_resend import ResendJob, ResendRequest, ResendStatus
-from postline.domain.webhooks import WebhookEndpoint
-from postline.services.webhook_history import DeliveryHistoryService
-from postline.services.webhook_resend import GAVE_UP, MAX_ATTEMPT_RECEIVES, NOT_QUEUED, WebhookResendService
+from postline.accounts.domain import Account, Plan
+from postline.audit.domain import Actor, audit_entry
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment, Scope
+from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
+from postline.webhook_delivery.store import DynamoDeliveryStore
+from postline.webhook_history.domain import DeliveryFilters
+from postline.webhook_history.service import DeliveryHistoryService
+from postline.webhook_resend.domain import ResendJob, ResendStatus
+from postline.webhook_resend.models import ResendRequest
+from postline.webhook_resend.service import GAVE_UP, MAX_ATTEMPT_RECEIVES, NOT_QUEUED, WebhookResendService
+from postline.webhook_resend.store import SqsResendQueue
+from postline.webhooks.domain import WebhookEndpoint
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -196,7 +198,7 @@ def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
         queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
         deliveries=wiring.webhook_deliveries(),
         endpoints=wiring.webhook_endpoints(),
-        audit=wiring.resource_store(),
+        audit=wiring.audit_store(),
         ids=wiring.ids(),
         retention_days=wiring.retention_days,
         resend_attempt=wiring.webhook_deliverer().resend_attempt,

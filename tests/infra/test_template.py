@@ -11,8 +11,8 @@ import yaml
 
 from infra.generate import render_openapi, render_template
 from postline.config import Settings
-from postline.domain.keys import Access
 from postline.http.routes import ROUTES
+from postline.keys.domain import Access
 
 ROOT = Path(__file__).resolve().parents[2]
 

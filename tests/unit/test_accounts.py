@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.domain.accounts import PLAN_LIMITS, Account, AccountStatus, Plan, live_sending_paused
+from postline.accounts.domain import PLAN_LIMITS, Account, AccountStatus, Plan, live_sending_paused
 
 AT = datetime(2025, 3, 14, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.keys import AllowlistEntry, ip_allowed, normalize_cidr
+from postline.keys.domain import AllowlistEntry, ip_allowed, normalize_cidr
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from postline.domain.audit import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry, audit_entry
+from postline.audit.domain import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry, audit_entry
 
 from .world import World
 

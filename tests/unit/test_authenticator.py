@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from postline.domain.accounts import AccountStatus, Plan
-from postline.domain.errors import ApiError, Forbidden, RateLimited, Unauthorized
-from postline.domain.identity import Principal
-from postline.domain.keys import Access, AllowlistEntry, Environment, Scope
-from postline.services.auth import MAX_BEARER_LENGTH, Authenticator, RouteRule
+from postline.accounts.domain import AccountStatus, Plan
+from postline.auth.identity import Principal
+from postline.auth.service import MAX_BEARER_LENGTH, Authenticator, RouteRule
+from postline.keys.domain import Access, AllowlistEntry, Environment, Scope
+from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
 
 from .world import World
 

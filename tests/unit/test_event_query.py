@@ -9,9 +9,11 @@ from typing import Any, get_args
 
 import pytest
 
-from postline.domain.accounts import Account, Plan
-from postline.domain.errors import QueryTimeout, ValidationFailed
-from postline.domain.event_query import (
+from postline.accounts.domain import Account, Plan
+from postline.auth.identity import Principal
+from postline.events.domain import Event, EventType
+from postline.events.models import event_view
+from postline.events.query import (
     EventCursor,
     EventFilters,
     Position,
@@ -23,16 +25,14 @@ from postline.domain.event_query import (
     decode_cursor,
     encode_cursor,
     event_filters,
-    event_view,
     pack_days,
     plan_query,
     resolve_window,
     unpack_days,
 )
-from postline.domain.events import Event, EventType
-from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope
-from postline.services.events import QUERY_RETRY_AFTER_SECONDS, EventService
+from postline.events.service import QUERY_RETRY_AFTER_SECONDS, EventService
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import QueryTimeout, ValidationFailed
 from tests.fakes import FakeHasher, FixedClock
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)

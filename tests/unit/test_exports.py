@@ -12,22 +12,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.accounts import Account, Plan
-from postline.domain.errors import NotFound, ValidationFailed
-from postline.domain.event_query import QueryPlan
-from postline.domain.events import Event, EventType
-from postline.domain.exports import (
-    CSV_HEADER,
-    RUNNING,
-    EventExportRequest,
-    ExportJob,
-    ExportStatus,
-    csv_row,
-    too_many_rows_message,
-)
-from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope
-from postline.services.exports import DOWNLOAD_URL_SECONDS, GAVE_UP, MAX_ATTEMPTS, ExportBusyError, ExportService
+from postline.accounts.domain import Account, Plan
+from postline.auth.identity import Principal
+from postline.events.domain import Event, EventType
+from postline.events.query import QueryPlan
+from postline.exports.domain import CSV_HEADER, RUNNING, ExportJob, ExportStatus, csv_row, too_many_rows_message
+from postline.exports.models import EventExportRequest
+from postline.exports.service import DOWNLOAD_URL_SECONDS, GAVE_UP, MAX_ATTEMPTS, ExportBusyError, ExportService
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import NotFound, ValidationFailed
 from tests.fakes import FixedClock, InMemoryStore, SequentialIds
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)

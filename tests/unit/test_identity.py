@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from postline.domain.accounts import Account, AccountStatus, Plan
-from postline.domain.audit import ActorType
-from postline.domain.identity import Principal, identity_of
-from postline.domain.keys import ApiKey, Environment, Scope
+from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.audit.domain import ActorType
+from postline.auth.identity import Principal, identity_of
+from postline.keys.domain import ApiKey, Environment, Scope
 
 AT = datetime(2025, 3, 14, tzinfo=UTC)
 ACCOUNT = Account(id="acct_1", name="Acme", plan=Plan.PROFESSIONAL, status=AccountStatus.TRIALING, created_at=AT)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from postline.domain.audit import Actor, AuditEntry, audit_entry
-from postline.domain.errors import Forbidden, NotFound
-from postline.domain.keys import Environment, Scope
+from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import Forbidden, NotFound
 
 from .world import World
 

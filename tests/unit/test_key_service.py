@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.accounts import Account, Plan
-from postline.domain.audit import ActorType, AuditEntry
-from postline.domain.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
-from postline.domain.identity import Principal
-from postline.domain.keys import Environment, Scope, TestOutcomes
-from postline.services.keys import KeyCreate, KeyCreated, KeyDetail, KeyUpdate
+from postline.accounts.domain import Account, Plan
+from postline.audit.domain import ActorType, AuditEntry
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment, Scope, TestOutcomes
+from postline.keys.models import KeyCreate, KeyCreated, KeyDetail, KeyUpdate
+from postline.shared.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 
 from .world import World
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.accounts import AccountStatus, Plan, live_sending_paused
-from postline.domain.audit import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry
-from postline.domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from postline.domain.keys import AllowlistEntry, Environment, Scope
-from postline.services.keys import KeyUpdate
+from postline.accounts.domain import AccountStatus, Plan, live_sending_paused
+from postline.audit.domain import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry
+from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.models import KeyUpdate
+from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 from .world import World
 

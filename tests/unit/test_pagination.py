@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from postline.domain.pagination import DEFAULT_PER_PAGE, MAX_PER_PAGE, make_page, page_window, slice_page
+from postline.shared.pagination import DEFAULT_PER_PAGE, MAX_PER_PAGE, make_page, page_window, slice_page
 
 ITEMS = [f"item{i:02d}" for i in range(1, 26)]  # 25 items
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from postline.domain.accounts import PLAN_LIMITS, Account, Plan
-from postline.domain.ratelimit import WINDOW_SECONDS, decide, window_start
+from postline.accounts.domain import PLAN_LIMITS, Account, Plan
+from postline.auth.ratelimit import WINDOW_SECONDS, decide, window_start
 
 NOON = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)
 NOON_EPOCH = int(NOON.timestamp())

@@ -7,7 +7,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.keys import SEND_OUTCOMES, VERIFY_OUTCOMES, TestOutcomes
+from postline.keys.domain import SEND_OUTCOMES, VERIFY_OUTCOMES, TestOutcomes
 
 
 def test_defaults_deliver_every_send_and_validate_every_address() -> None:

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from postline.domain.errors import ValidationFailed
-from postline.domain.event_query import event_filters
-from postline.domain.exports import EventExportRequest
-from postline.domain.times import utc
-from postline.domain.webhook_history import DeliveryFilters
-from postline.domain.webhook_resend import ResendRequest
+from postline.events.query import event_filters
+from postline.exports.models import EventExportRequest
+from postline.shared.errors import ValidationFailed
+from postline.shared.times import utc
+from postline.webhook_history.domain import DeliveryFilters
+from postline.webhook_resend.models import ResendRequest
 
 TOO_EARLY = "0001-01-01T00:00:00+01:00"
 

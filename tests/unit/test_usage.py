@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.domain.accounts import Account, Plan, QuotaSource
-from postline.domain.usage import billing_period, day_key, month_key, usage_report
+from postline.accounts.domain import Account, Plan, QuotaSource
+from postline.usage.domain import billing_period, day_key, month_key, usage_report
 
 from .world import World
 

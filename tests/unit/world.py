@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from postline.domain.accounts import Account, AccountStatus, Plan
-from postline.domain.identity import Principal
-from postline.domain.keys import AllowlistEntry, Environment, Scope
-from postline.services.accounts import OperatorService
-from postline.services.audit import AuditService
-from postline.services.auth import Authenticator
-from postline.services.keys import KeyCreated, KeyService
-from postline.services.usage import UsageService
+from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.accounts.service import OperatorService
+from postline.audit.service import AuditService
+from postline.auth.identity import Principal
+from postline.auth.service import Authenticator
+from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.models import KeyCreated
+from postline.keys.service import KeyService
+from postline.usage.service import UsageService
 from tests.fakes import (
     FakeConsoleVerifier,
     FakeHasher,

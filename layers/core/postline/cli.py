@@ -18,11 +18,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from postline import wiring
-from postline.adapters.events import Backfilled
-from postline.domain.accounts import AccountStatus, Plan
-from postline.domain.errors import ApiError
-from postline.domain.keys import Environment, Scope
-from postline.services.accounts import OperatorService
+from postline.accounts.domain import AccountStatus, Plan
+from postline.accounts.service import OperatorService
+from postline.events.store import Backfilled
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import ApiError
 
 
 def _use_local_runtime(state_dir: Path) -> None:

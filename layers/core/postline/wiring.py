@@ -1,67 +1,90 @@
 """The one place where clients, stores and services are built. Lazily: nothing runs at import.
 
-Handlers call these accessors; tests and the embedded runtime replace pieces with `override`.
+Handlers call these accessors. Clients and stores (they hold connections and caches) are built
+once per process by the accessors marked `@_built_once`, which also registers them, so `reset()`
+forgets every one of them (the embedded runtime and the tests call it after changing the
+environment); services are cheap and built per call. The embedded runtime installs its movable
+clock with `set_clock`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import cache, lru_cache
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
 
 import boto3
 from botocore.config import Config
 
-from postline.adapters.clock import SystemClock
-from postline.adapters.console_jwt import JwksTokenVerifier
-from postline.adapters.counters import DynamoCounterStore
-from postline.adapters.dispatch_queue import SqsDispatchQueue
-from postline.adapters.domains import DynamoSendingDomains
-from postline.adapters.events import DynamoEventStore
-from postline.adapters.exports import S3ExportFiles, SqsExportQueue
-from postline.adapters.jobs import DynamoExportJobs
-from postline.adapters.messages import DynamoMessageStore
-from postline.adapters.mx import MxResolver
-from postline.adapters.notifier import OwnerNotifier
-from postline.adapters.resend_jobs import DynamoResendJobs, SqsResendQueue
-from postline.adapters.resources import ResourceStore
-from postline.adapters.retry_workflow import StepFunctionsRetry
-from postline.adapters.secrets import PepperedHasher
-from postline.adapters.signing_keys import DynamoSigningKeys
-from postline.adapters.suppressions import DynamoSuppressions
-from postline.adapters.transports.ses import SesTransport
-from postline.adapters.transports.simulator import SimulatorTransport
-from postline.adapters.transports.smtp import Relay, SmtpTransport
-from postline.adapters.url_guard import ResolvingUrlGuard
-from postline.adapters.vault import KmsVault
-from postline.adapters.webhook_deliveries import DynamoDeliveryStore
-from postline.adapters.webhook_http import WebhookHttp
-from postline.adapters.webhooks import DynamoWebhookEndpoints
+from postline.accounts.domain import PLAN_LIMITS, Plan
+from postline.accounts.service import OperatorService
+from postline.accounts.store import DynamoAccountStore
+from postline.audit.service import AuditService
+from postline.audit.store import DynamoAuditStore
+from postline.auth.console_jwt import JwksTokenVerifier
+from postline.auth.service import Authenticator
 from postline.config import Settings
-from postline.domain.accounts import PLAN_LIMITS, Plan
-from postline.domain.messages import Message
-from postline.domain.tracking import LinkMaker
-from postline.ids import RandomIds
-from postline.services.accounts import OperatorService
-from postline.services.audit import AuditService
-from postline.services.auth import Authenticator
-from postline.services.dispatch import Dispatcher
-from postline.services.events import EventService
-from postline.services.exports import ExportService
-from postline.services.feedback import FeedbackService
-from postline.services.keys import KeyService
-from postline.services.ports import Clock, Transport
-from postline.services.sending import SendService
-from postline.services.signing_keys import SigningKeyService
-from postline.services.templates import TemplateService
-from postline.services.tracking import TrackingService
-from postline.services.usage import UsageService
-from postline.services.verification import Verifier
-from postline.services.webhook_delivery import WebhookDeliverer
-from postline.services.webhook_history import DeliveryHistoryService
-from postline.services.webhook_resend import WebhookResendService
-from postline.services.webhooks import WebhookService
+from postline.delivery.feedback import FeedbackService
+from postline.delivery.mx import MxResolver
+from postline.delivery.ports import Transport
+from postline.delivery.service import Dispatcher
+from postline.delivery.transports.ses import SesTransport
+from postline.delivery.transports.simulator import SimulatorTransport
+from postline.delivery.transports.smtp import Relay, SmtpTransport
+from postline.domains.store import DynamoSendingDomains
+from postline.events.service import EventService
+from postline.events.store import DynamoEventStore
+from postline.exports.files import S3ExportFiles, SqsExportQueue
+from postline.exports.service import ExportService
+from postline.exports.store import DynamoExportJobs
+from postline.keys.hasher import PepperedHasher
+from postline.keys.service import KeyService
+from postline.keys.store import DynamoKeyStore
+from postline.sending.domain import Message
+from postline.sending.queue import SqsDispatchQueue
+from postline.sending.service import SendService
+from postline.sending.store import DynamoMessageStore
+from postline.sending.vault import KmsVault
+from postline.shared.clock import SystemClock
+from postline.shared.ids import RandomIds
+from postline.shared.ports import Clock
+from postline.signing_keys.service import SigningKeyService
+from postline.signing_keys.store import DynamoSigningKeys
+from postline.suppressions.store import DynamoSuppressions
+from postline.templates.service import TemplateService
+from postline.templates.store import DynamoTemplateStore
+from postline.tracking.domain import LinkMaker
+from postline.tracking.service import TrackingService
+from postline.usage.service import UsageService
+from postline.usage.store import DynamoCounterStore
+from postline.verification.service import Verifier
+from postline.webhook_delivery.http_client import WebhookHttp
+from postline.webhook_delivery.notifier import OwnerNotifier
+from postline.webhook_delivery.service import WebhookDeliverer
+from postline.webhook_delivery.store import DynamoDeliveryStore
+from postline.webhook_delivery.workflow import StepFunctionsRetry
+from postline.webhook_history.service import DeliveryHistoryService
+from postline.webhook_resend.service import WebhookResendService
+from postline.webhook_resend.store import DynamoResendJobs, SqsResendQueue
+from postline.webhooks.service import WebhookService
+from postline.webhooks.store import DynamoWebhookEndpoints
+from postline.webhooks.url_guard import ResolvingUrlGuard
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_BUILT: list[Any] = []  # every cached accessor, for reset()
+
+
+def _built_once(maxsize: int | None = None) -> Callable[[_F], _F]:
+    """Caches what the accessor builds (per argument) and registers it with reset()."""
+
+    def register(accessor: _F) -> _F:
+        cached = lru_cache(maxsize=maxsize)(accessor)
+        _BUILT.append(cached)
+        return cached  # type: ignore[return-value]
+
+    return register
+
 
 _BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
 _clock: Clock = SystemClock()
@@ -83,59 +106,48 @@ def clock() -> Clock:
 
 
 def reset() -> None:
-    """Forget every built client and service (settings changed, e.g. a test's own tables)."""
-    for accessor in (
-        settings,
-        client,
-        resource_store,
-        counter_store,
-        hasher,
-        ids,
-        console_verifier,
-        message_store,
-        event_store,
-        suppressions,
-        vault,
-        dispatch_queue,
-        sending_domains,
-        tracking_secret,
-        mx_resolver,
-        transports,
-        signing_keys,
-        webhook_deliveries,
-        webhook_http,
-        webhook_endpoints,
-        url_guard,
-        export_jobs,
-        export_files,
-        resend_jobs,
-    ):
+    """Forget every built client and store (settings changed, e.g. a test's own tables)."""
+    for accessor in _BUILT:
         accessor.cache_clear()
-    _retention.cache_clear()
 
 
-@cache
+@_built_once()
 def settings() -> Settings:
     return Settings.from_env()
 
 
-@cache
+@_built_once()
 def client(service: str) -> Any:
     # AWS_ENDPOINT_URL (moto, LocalStack) is honoured by boto3 itself; nothing here changes per target.
     return boto3.session.Session().client(service, config=_BOTO_CONFIG)
 
 
-@cache
-def resource_store() -> ResourceStore:
-    return ResourceStore(client("dynamodb"), settings().resources_table)
+@_built_once()
+def account_store() -> DynamoAccountStore:
+    return DynamoAccountStore(client("dynamodb"), settings().resources_table)
 
 
-@cache
+@_built_once()
+def key_store() -> DynamoKeyStore:
+    return DynamoKeyStore(client("dynamodb"), settings().resources_table)
+
+
+@_built_once()
+def audit_store() -> DynamoAuditStore:
+    return DynamoAuditStore(client("dynamodb"), settings().resources_table)
+
+
+@_built_once()
+def template_store() -> DynamoTemplateStore:
+    return DynamoTemplateStore(client("dynamodb"), settings().resources_table)
+
+
+@_built_once()
 def counter_store() -> DynamoCounterStore:
     return DynamoCounterStore(client("dynamodb"), settings().counters_table)
 
 
-@cache
+@_built_once()
 def hasher() -> PepperedHasher:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
@@ -145,12 +157,12 @@ def hasher() -> PepperedHasher:
     return PepperedHasher(lambda: str(provider.get(secret_id, max_age=300)))
 
 
-@cache
+@_built_once()
 def ids() -> RandomIds:
     return RandomIds()
 
 
-@cache
+@_built_once()
 def console_verifier() -> JwksTokenVerifier:
     config = settings()
     return JwksTokenVerifier(
@@ -159,10 +171,9 @@ def console_verifier() -> JwksTokenVerifier:
 
 
 def authenticator() -> Authenticator:
-    store = resource_store()
     return Authenticator(
-        keys=store,
-        accounts=store,
+        keys=key_store(),
+        accounts=account_store(),
         counters=counter_store(),
         hasher=hasher(),
         clock=_clock,
@@ -171,11 +182,11 @@ def authenticator() -> Authenticator:
 
 
 def key_service() -> KeyService:
-    return KeyService(keys=resource_store(), hasher=hasher(), ids=ids(), clock=_clock)
+    return KeyService(keys=key_store(), hasher=hasher(), ids=ids(), clock=_clock)
 
 
 def audit_service() -> AuditService:
-    return AuditService(audit=resource_store())
+    return AuditService(audit=audit_store())
 
 
 def usage_service() -> UsageService:
@@ -183,36 +194,37 @@ def usage_service() -> UsageService:
 
 
 def operator_service() -> OperatorService:
-    store = resource_store()
-    return OperatorService(accounts=store, keys=store, key_service=key_service(), ids=ids(), clock=_clock)
+    return OperatorService(
+        accounts=account_store(), keys=key_store(), key_service=key_service(), ids=ids(), clock=_clock
+    )
 
 
 # -- sending ------------------------------------------------------------------------------------
 
 
-@cache
+@_built_once()
 def message_store() -> DynamoMessageStore:
     config = settings()
     return DynamoMessageStore(client("dynamodb"), config.messages_table, config.events_table)
 
 
-@cache
+@_built_once()
 def event_store() -> DynamoEventStore:
     return DynamoEventStore(client("dynamodb"), settings().events_table)
 
 
-@cache
+@_built_once()
 def suppressions() -> DynamoSuppressions:
     return DynamoSuppressions(client("dynamodb"), settings().suppressions_table)
 
 
-@cache
+@_built_once()
 def vault() -> KmsVault:
     config = settings()
     return KmsVault(client("kms"), client("s3"), config.content_key_id, config.content_bucket)
 
 
-@cache
+@_built_once()
 def dispatch_queue() -> SqsDispatchQueue:
     config = settings()
     return SqsDispatchQueue(
@@ -226,13 +238,13 @@ def dispatch_queue() -> SqsDispatchQueue:
     )
 
 
-@cache
+@_built_once()
 def sending_domains() -> DynamoSendingDomains:
     config = settings()
     return DynamoSendingDomains(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
 
 
-@cache
+@_built_once()
 def tracking_secret() -> Callable[[], bytes]:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
@@ -241,12 +253,12 @@ def tracking_secret() -> Callable[[], bytes]:
     return lambda: str(provider.get(secret_id, max_age=300)).encode()
 
 
-@cache
+@_built_once()
 def mx_resolver() -> MxResolver:
     return MxResolver(settings().dns_resolver)
 
 
-@cache
+@_built_once()
 def transports() -> dict[str, Transport]:
     config = settings()
     return {
@@ -266,14 +278,10 @@ def transport_for(message: Message) -> Transport:
     return transports()["test" if message.test else settings().outbound_transport]
 
 
-@lru_cache(maxsize=1024)
-def _retention(account_id: str) -> int:
-    account = resource_store().get_account(account_id)
-    return account.limits.retention_days if account else PLAN_LIMITS[Plan.FREE].retention_days
-
-
+@_built_once(maxsize=1024)
 def retention_days(account_id: str) -> int:
-    return _retention(account_id)
+    account = account_store().get_account(account_id)
+    return account.limits.retention_days if account else PLAN_LIMITS[Plan.FREE].retention_days
 
 
 def links() -> LinkMaker | None:
@@ -282,7 +290,6 @@ def links() -> LinkMaker | None:
 
 
 def send_service() -> SendService:
-    store = resource_store()
     return SendService(
         messages=message_store(),
         vault=vault(),
@@ -290,8 +297,8 @@ def send_service() -> SendService:
         quotas=counter_store(),
         suppressions=suppressions(),
         domains=sending_domains(),
-        templates=store,
-        accounts=store,
+        templates=template_store(),
+        accounts=account_store(),
         check_webhook_url=url_guard().check_without_dns,
         ids=ids(),
         clock=_clock,
@@ -299,19 +306,19 @@ def send_service() -> SendService:
 
 
 def template_service() -> TemplateService:
-    return TemplateService(templates=resource_store(), ids=ids(), clock=_clock)
+    return TemplateService(templates=template_store(), ids=ids(), clock=_clock)
 
 
 # -- webhooks -----------------------------------------------------------------------------------
 
 
-@cache
+@_built_once()
 def webhook_endpoints() -> DynamoWebhookEndpoints:
     config = settings()
     return DynamoWebhookEndpoints(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
 
 
-@cache
+@_built_once()
 def url_guard() -> ResolvingUrlGuard:
     return ResolvingUrlGuard(allow_private=settings().allow_private_webhook_urls)
 
@@ -353,12 +360,12 @@ def event_service() -> EventService:
     )
 
 
-@cache
+@_built_once()
 def export_jobs() -> DynamoExportJobs:
     return DynamoExportJobs(client("dynamodb"), settings().jobs_table)
 
 
-@cache
+@_built_once()
 def export_files() -> S3ExportFiles:
     # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
     s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
@@ -371,7 +378,7 @@ def export_service() -> ExportService:
         queue=SqsExportQueue(client("sqs"), settings().export_queue_url),
         files=export_files(),
         events=event_store(),
-        audit=resource_store(),
+        audit=audit_store(),
         ids=ids(),
         clock=_clock,
     )
@@ -384,18 +391,18 @@ def feedback_service() -> FeedbackService:
 # -- webhooks -----------------------------------------------------------------------------------
 
 
-@cache
+@_built_once()
 def signing_keys() -> DynamoSigningKeys:
     config = settings()
     return DynamoSigningKeys(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
 
 
-@cache
+@_built_once()
 def webhook_deliveries() -> DynamoDeliveryStore:
     return DynamoDeliveryStore(client("dynamodb"), settings().webhook_deliveries_table)
 
 
-@cache
+@_built_once()
 def webhook_http() -> WebhookHttp:
     # Cached (it holds connection pools and tokens), so it is given the process's clock as it is
     # at each call, not the one installed when it was built.
@@ -411,7 +418,7 @@ def webhook_deliverer() -> WebhookDeliverer:
         client=webhook_http(),
         workflow=StepFunctionsRetry(client("stepfunctions"), config.webhook_retry_state_machine_arn),
         notifier=OwnerNotifier(
-            resource_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
+            account_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
         ),
         retention_days=retention_days,
         clock=_clock,
@@ -428,7 +435,7 @@ def delivery_history_service() -> DeliveryHistoryService:
     )
 
 
-@cache
+@_built_once()
 def resend_jobs() -> DynamoResendJobs:
     return DynamoResendJobs(client("dynamodb"), settings().jobs_table)
 
@@ -439,7 +446,7 @@ def webhook_resend_service() -> WebhookResendService:
         queue=SqsResendQueue(client("sqs"), settings().resend_queue_url),
         deliveries=webhook_deliveries(),
         endpoints=webhook_endpoints(),
-        audit=resource_store(),
+        audit=audit_store(),
         ids=ids(),
         retention_days=retention_days,
         resend_attempt=lambda delivery_id: webhook_deliverer().resend_attempt(delivery_id),  # the worker's only

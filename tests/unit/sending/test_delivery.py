@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from postline.domain.delivery import (
+from postline.delivery.outcomes import (
     MAX_ATTEMPTS,
     RETRY_DELAYS_SECONDS,
     SIMULATOR_DOMAIN,
@@ -18,7 +18,7 @@ from postline.domain.delivery import (
     retry_delay,
     simulate,
 )
-from postline.domain.keys import SEND_OUTCOMES
+from postline.keys.domain import SEND_OUTCOMES
 
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
 # Chi-square critical value for 2 degrees of freedom at p = 0.001.

@@ -6,7 +6,7 @@ import itertools
 import re
 from datetime import UTC, datetime
 
-from postline.domain.events import EventType, event_id, retention_expiry
+from postline.events.domain import EventType, event_id, retention_expiry
 
 
 def test_the_same_stage_gets_the_same_id() -> None:

@@ -6,14 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.domain.messages import (
-    Message,
-    MessageAccepted,
-    MessageStatus,
-    MessageView,
-    RecipientState,
-    message_status,
-)
+from postline.sending.domain import Message, MessageAccepted, MessageStatus, MessageView, RecipientState, message_status
 
 R = RecipientState
 S = MessageStatus

@@ -10,9 +10,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from typing import Any
 
-from postline.domain.messages import Attachment, Content, Message, SendRequest
-from postline.domain.mime import build_mime
-from postline.domain.tracking import LinkMaker
+from postline.delivery.mime import build_mime
+from postline.sending.domain import Attachment, Content, Message, SendRequest
+from postline.tracking.domain import LinkMaker
 
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
 UNSUBSCRIBE = "https://api.postline.dev/v3/track/unsubscribe/tok"

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from postline.domain.accounts import Account, Plan
-from postline.domain.quota import EmailLimits, email_limits, quota_refusal
+from postline.accounts.domain import Account, Plan
+from postline.usage.quota import EmailLimits, email_limits, quota_refusal
 
 MARCH_14 = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.domain.accounts import Account
-from postline.domain.events import EventType, message_event
-from postline.domain.keys import ApiKey, Environment, Scope
-from postline.domain.messages import Message
-from postline.domain.screening import rejections, routed_to_sandbox, sandbox_allows
+from postline.accounts.domain import Account
+from postline.events.domain import EventType, message_event
+from postline.keys.domain import ApiKey, Environment, Scope
+from postline.sending.domain import Message
+from postline.sending.screening import rejections, routed_to_sandbox, sandbox_allows
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 ANN, BOB, OWNER = "ann@example.com", "Bob@example.com", "owner@acme.test"

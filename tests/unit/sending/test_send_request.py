@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.messages import (
+from postline.sending.domain import (
     MAX_ATTACHMENT_BYTES,
     MAX_CUSTOM_HEADERS,
     MAX_METADATA_KEYS,

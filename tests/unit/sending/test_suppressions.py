@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.domain.suppressions import Suppression, SuppressionType, blocks
+from postline.suppressions.domain import Suppression, SuppressionType, blocks
 
 T = SuppressionType
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.errors import ValidationFailed
-from postline.domain.templates import Template, TemplateCreate, TemplateUpdate, check_vars, render_text
+from postline.shared.errors import ValidationFailed
+from postline.templates.domain import Template, check_vars, render_text
+from postline.templates.models import TemplateCreate, TemplateUpdate
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from postline.domain.tracking import (
+from postline.tracking.domain import (
     LinkMaker,
     TrackKind,
     TrackToken,

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from postline.domain.delivery import simulate
-from postline.domain.verification import (
+from postline.delivery.outcomes import simulate
+from postline.verification.domain import (
     UNDELIVERABLE,
     MailRoute,
     Verification,
@@ -18,7 +18,7 @@ from postline.domain.verification import (
     judge_route,
     simulate_verification,
 )
-from postline.services.verification import Verifier
+from postline.verification.service import Verifier
 from tests.fakes import StaticRoutes
 
 CHI_SQUARE_1DF_P001 = 10.83

@@ -11,7 +11,7 @@ import pytest
 import stripe
 from nacl.signing import SigningKey
 
-from postline.domain.webhook_delivery import (
+from postline.webhook_delivery.domain import (
     Attempt,
     AttemptResult,
     Delivery,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from postline.domain.events import EventType
-from postline.domain.webhooks import (
+from postline.events.domain import EventType
+from postline.webhooks.domain import (
     SECRET_OVERLAP,
     WEBHOOK_EVENT_TYPES,
     AuthMode,

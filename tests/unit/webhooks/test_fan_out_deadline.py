@@ -8,9 +8,9 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from postline.domain.events import Event, EventType
-from postline.domain.webhook_delivery import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
-from postline.services.webhook_delivery import WebhookDeliverer
+from postline.events.domain import Event, EventType
+from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+from postline.webhook_delivery.service import WebhookDeliverer
 from tests.fakes import FixedClock
 
 

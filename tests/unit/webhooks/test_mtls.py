@@ -9,8 +9,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa, x25519
 
-from postline.domain.errors import ValidationFailed
-from postline.domain.webhooks import MAX_PEM_BYTES, mtls_auth
+from postline.shared.errors import ValidationFailed
+from postline.webhooks.domain import MAX_PEM_BYTES, mtls_auth
 from tests.certs import cert_pem, certificate, client_pair, ec_key, key_pem
 
 NOW = datetime.now(UTC)

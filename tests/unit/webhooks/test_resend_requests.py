@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.domain.errors import ValidationFailed
-from postline.domain.webhook_delivery import (
+from postline.shared.errors import ValidationFailed
+from postline.webhook_delivery.domain import (
     Attempt,
     AttemptResult,
     Delivery,
@@ -19,12 +19,11 @@ from postline.domain.webhook_delivery import (
     resend_delivery_id,
     resend_floor,
 )
-from postline.domain.webhook_history import (
+from postline.webhook_history.domain import (
     DeliveryFilters,
     HistoryCursor,
     decode_cursor,
     delivery_filters,
-    delivery_view,
     encode_cursor,
     history_window,
     month_start_key,
@@ -32,7 +31,9 @@ from postline.domain.webhook_history import (
     sort_key,
     split_sort_key,
 )
-from postline.domain.webhook_resend import ResendJob, ResendRequest, resend_view
+from postline.webhook_history.models import delivery_view
+from postline.webhook_resend.domain import ResendJob
+from postline.webhook_resend.models import ResendRequest, resend_view
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ID = "whd_" + "a" * 32

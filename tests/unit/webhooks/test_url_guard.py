@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from postline.adapters.url_guard import ResolvingUrlGuard
-from postline.domain.errors import ValidationFailed
-from postline.domain.webhooks import address_refusal, url_target
+from postline.shared.errors import ValidationFailed
+from postline.webhooks.domain import address_refusal, url_target
+from postline.webhooks.url_guard import ResolvingUrlGuard
 
 REFUSED = {
     "0.0.0.0": "unspecified",  # noqa: S104 (an address to refuse, not one to bind)

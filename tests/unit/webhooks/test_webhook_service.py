@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from postline.adapters.url_guard import ResolvingUrlGuard
-from postline.domain.accounts import PLAN_LIMITS, Plan
-from postline.domain.errors import ApiError, Forbidden, NotFound, ValidationFailed
-from postline.domain.identity import Principal
-from postline.domain.webhooks import WEBHOOK_EVENT_TYPES
-from postline.services.webhooks import AuthRequest, WebhookCreate, WebhookService, WebhookUpdate
+from postline.accounts.domain import PLAN_LIMITS, Plan
+from postline.auth.identity import Principal
+from postline.shared.errors import ApiError, Forbidden, NotFound, ValidationFailed
+from postline.webhooks.domain import WEBHOOK_EVENT_TYPES
+from postline.webhooks.models import AuthRequest, WebhookCreate, WebhookUpdate
+from postline.webhooks.service import WebhookService
+from postline.webhooks.url_guard import ResolvingUrlGuard
 from tests.certs import client_pair
 from tests.fakes import DEFAULT_START, InMemoryWebhookEndpoints, SequentialIds
 from tests.unit.world import World

@@ -21,13 +21,13 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.domain.errors import ApiError
-from postline.domain.keys import Access
+from postline.auth.service import RouteRule
 from postline.http import context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
-from postline.http.observability import logger, tracer
 from postline.http.routes import find_route
-from postline.services.auth import RouteRule
+from postline.keys.domain import Access
+from postline.observability import logger, tracer
+from postline.shared.errors import ApiError
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."

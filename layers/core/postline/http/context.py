@@ -5,9 +5,9 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from postline.domain.errors import Unauthorized
-from postline.domain.identity import Principal
-from postline.domain.ratelimit import RateDecision
+from postline.auth.identity import Principal
+from postline.auth.ratelimit import RateDecision
+from postline.shared.errors import Unauthorized
 
 
 @dataclass

@@ -26,7 +26,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel
 
 from postline import wiring
-from postline.domain.errors import Conflict, ValidationFailed
+from postline.shared.errors import Conflict, ValidationFailed
 
 HEADER = "idempotency-key"
 MAX_KEY_LENGTH = 255

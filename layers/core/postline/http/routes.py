@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from postline.domain.keys import Access
+from postline.keys.domain import Access
 
 # Permission sets a route can ask for; infra/generate.py turns each into IAM statements.
 AUTH = "auth"  # authenticate a key: read keys/accounts, touch last_used_at, count the rate window
@@ -38,7 +38,10 @@ class Route:
     path: str  # API Gateway syntax: /v3/keys/{id}
     module: str  # functions/api/<module>.py, whose `handler` serves the route
     access: Access
-    audit: str | None = None  # audit action every successful call records, for writes
+    # The audit action every successful call of a management write records: published as the
+    # operation's x-audit-action in the OpenAPI document, and tests/e2e/test_audit.py checks each
+    # write route records exactly it.
+    audit: str | None = None
     live_only: bool = False  # a test key gets 403 test_key_forbidden
     memory: int = 256
     timeout: int = 10

@@ -20,9 +20,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from pydantic import BaseModel
 
 from postline import wiring
-from postline.domain.accounts import Plan
-from postline.domain.domains import DomainStatus, SendingDomain, dkim_txt
-from postline.domain.keys import Environment
+from postline.accounts.domain import Plan
+from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
+from postline.keys.domain import Environment
 
 DEV_FILE = "dev.json"
 DKIM_KEY_FILE = "dkim-private.pem"

@@ -24,7 +24,7 @@ from werkzeug.wrappers import Request, Response
 from postline.local.cloudformation import ACCOUNT_ID, Resolver, Template
 from postline.local.functions import LocalFunction
 from postline.local.responses import JsonResponse, error_response
-from postline.services.ports import Clock
+from postline.shared.ports import Clock
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment

@@ -32,7 +32,7 @@ from postline.local.cloudformation import REGION, Resolver
 from postline.local.emulator import Emulator
 from postline.local.functions import LocalFunction, event_enabled
 from postline.local.lambda_filters import RecordFilter, UnsupportedFilterError
-from postline.services.ports import Clock
+from postline.shared.ports import Clock
 
 logger = logging.getLogger(__name__)
 Item = TypeVar("Item")

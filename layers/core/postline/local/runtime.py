@@ -20,7 +20,6 @@ from types import TracebackType
 from typing import Any
 
 from postline import wiring
-from postline.adapters.clock import MovableClock
 from postline.local import bootstrap
 from postline.local.activity import Activity
 from postline.local.cloudformation import REGION, Resolver, Template
@@ -35,6 +34,7 @@ from postline.local.pumps import Pump, SqsPump, event_source_pumps
 from postline.local.schedules import SchedulerSchedules, rule_schedules
 from postline.local.ticker import Ticker
 from postline.local.workflows import Workflows
+from postline.shared.clock import MovableClock
 
 _DRAIN_POLL_SECONDS = 0.02
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from postline.services.ports import Clock
+from postline.shared.ports import Clock
 
 logger = logging.getLogger(__name__)
 _INTERVAL_SECONDS = 1.0

@@ -1,0 +1,57 @@
+"""Accounts and platform switches in the resources table (see shared/resources_table.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from postline.accounts.domain import Account
+from postline.audit.domain import AuditEntry
+from postline.audit.store import audit_put
+from postline.shared.dynamo import from_attrs, key, to_value
+from postline.shared.resources_table import ACCOUNT_SK, PLATFORM, account_pk, put_op, transact
+
+
+class DynamoAccountStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def get_account(self, account_id: str) -> Account | None:
+        response = self._db.get_item(
+            TableName=self._table, Key=key(account_pk(account_id), ACCOUNT_SK), ConsistentRead=True
+        )
+        return parse_account(response.get("Item"))
+
+    def create_account(self, account: Account, audit: AuditEntry) -> None:
+        data = {**account.model_dump(mode="json"), "key_count": 0}
+        op = put_op(self._table, account_pk(account.id), ACCOUNT_SK, data, "attribute_not_exists(pk)")
+        transact(self._db, [op, audit_put(self._table, audit)], conflict=f"account {account.id} already exists")
+
+    def update_account(self, account: Account, audit: AuditEntry) -> None:
+        fields = account.model_dump(mode="json", exclude={"id", "created_at"})
+        names = {f"#{name}": name for name in fields}
+        values = {f":{name}": to_value(value) for name, value in fields.items()}
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(account_pk(account.id), ACCOUNT_SK),
+                "UpdateExpression": "SET " + ", ".join(f"#{n} = :{n}" for n in fields),
+                "ConditionExpression": "attribute_exists(pk)",
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+            }
+        }
+        transact(self._db, [update, audit_put(self._table, audit)], missing=f"account {account.id} not found")
+
+    def platform_sending_paused(self) -> bool:
+        response = self._db.get_item(TableName=self._table, Key=key(*PLATFORM), ConsistentRead=True)
+        item = from_attrs(response.get("Item", {}))
+        return bool(item.get("sending_paused", False))
+
+    def set_platform_sending_paused(self, paused: bool, audit: AuditEntry) -> None:
+        op = put_op(self._table, *PLATFORM, {"sending_paused": paused})
+        transact(self._db, [op, audit_put(self._table, audit)])
+
+
+def parse_account(attrs: dict[str, Any] | None) -> Account | None:
+    return Account.model_validate(from_attrs(attrs)) if attrs else None

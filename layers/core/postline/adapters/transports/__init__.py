@@ -1,1 +1,0 @@
-"""Outbound transports: where a recipient's copy goes next (simulator, SMTP, SES)."""

@@ -1,0 +1,17 @@
+"""Reading the audit log."""
+
+from __future__ import annotations
+
+from postline.audit.domain import AuditEntry
+from postline.audit.ports import AuditStore
+from postline.auth.identity import Principal
+from postline.shared.pagination import Page, make_page
+
+
+class AuditService:
+    def __init__(self, *, audit: AuditStore) -> None:
+        self._audit = audit
+
+    def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[AuditEntry]:
+        items, total = self._audit.list_audit(principal.account.id, page=page, per_page=per_page)
+        return make_page(items, page=page, per_page=per_page, total_count=total)

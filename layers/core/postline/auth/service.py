@@ -1,0 +1,155 @@
+"""Who is calling, and may they: bearer key or console JWT, status, allowlist, rate, scope, mode.
+
+Order of checks, each failing with its own code:
+  401 unauthorized -> 403 account_suspended/account_deleted -> 403 ip_not_allowed
+  -> 429 rate_limited -> 403 insufficient_scope -> 403 test_key_forbidden
+The rate window counts every authenticated request, including ones then refused for scope.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from postline.accounts.ports import AccountStore
+from postline.auth import ratelimit
+from postline.auth.identity import Principal
+from postline.auth.ports import ConsoleTokenVerifier
+from postline.keys.domain import Access, Environment, Scope, env_of_secret, ip_allowed, scope_permits
+from postline.keys.ports import KeyStore, SecretHasher
+from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
+from postline.shared.ports import Clock
+from postline.usage.ports import CounterStore
+
+BEARER = "bearer "
+MAX_BEARER_LENGTH = 4096
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    access: Access
+    live_only: bool
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The outcome of `Authenticator.admit`: who, the rate window (once counted), or why not."""
+
+    principal: Principal | None
+    rate: ratelimit.RateDecision | None
+    refusal: ApiError | None
+
+
+class Authenticator:
+    def __init__(
+        self,
+        *,
+        keys: KeyStore,
+        accounts: AccountStore,
+        counters: CounterStore,
+        hasher: SecretHasher,
+        clock: Clock,
+        console: ConsoleTokenVerifier | None,
+    ) -> None:
+        self._keys = keys
+        self._accounts = accounts
+        self._counters = counters
+        self._hasher = hasher
+        self._clock = clock
+        self._console = console
+
+    def admit(self, authorization: str | None, source_ip: str | None, rule: RouteRule) -> Admission:
+        """Every check of a request, in the order above. A refusal after the window was counted
+        still carries the decision, so even a 403 or 429 reports the rate headers."""
+        try:
+            principal = self.authenticate(authorization, source_ip)
+        except ApiError as refusal:
+            return Admission(None, None, refusal)
+        rate = self.count_request(principal)
+        try:
+            if not rate.allowed:
+                raise self.rate_limited(rate)
+            self.authorize(principal, rule)
+        except ApiError as refusal:
+            return Admission(principal, rate, refusal)
+        self.touch(principal)
+        return Admission(principal, rate, None)
+
+    def authenticate(self, authorization: str | None, source_ip: str | None) -> Principal:
+        token = _bearer(authorization)
+        if env_of_secret(token) is not None:
+            principal = self._from_key(token, source_ip)
+        else:
+            principal = self._from_console_token(token, source_ip)
+        blocked = principal.account.blocked_code()
+        if blocked:
+            raise Forbidden(f"This account is {principal.account.status.value}.", code=blocked)
+        if principal.key and not ip_allowed(principal.key.ip_allowlist, source_ip):
+            raise Forbidden(f"Requests from {source_ip} are not in this key's IP allowlist.", code="ip_not_allowed")
+        return principal
+
+    def count_request(self, principal: Principal) -> ratelimit.RateDecision:
+        now = self._clock.now()
+        start = ratelimit.window_start(now)
+        used = self._counters.count_request(
+            principal.account.id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS
+        )
+        return ratelimit.decide(limit=principal.account.effective_rate_limit, used=used, now=now)
+
+    def authorize(self, principal: Principal, rule: RouteRule) -> None:
+        if not scope_permits(principal.scope, rule.access):
+            raise Forbidden(f"A {principal.scope.value} key cannot perform this operation.", code="insufficient_scope")
+        if rule.live_only and principal.env is Environment.TEST:
+            raise Forbidden("This operation needs a live key; test keys cannot use it.", code="test_key_forbidden")
+
+    def touch(self, principal: Principal) -> None:
+        """Record last_used_at, writing at most once a minute per key (the read already happened)."""
+        now = self._clock.now()
+        if principal.key and principal.key.needs_last_used_touch(now):
+            self._keys.touch_last_used(principal.key, now)
+
+    @staticmethod
+    def rate_limited(decision: ratelimit.RateDecision) -> RateLimited:
+        return RateLimited(
+            f"Rate limit of {decision.limit} requests per minute exceeded; retry in {decision.reset_seconds}s.",
+            retry_after=decision.reset_seconds,
+        )
+
+    def _from_key(self, secret: str, source_ip: str | None) -> Principal:
+        key_hash = self._hasher.hash(secret)
+        ids = self._keys.find_key_by_hash(key_hash)
+        if ids is None:
+            raise Unauthorized("Invalid or revoked API key.")
+        api_key, account = self._keys.get_key_with_account(*ids)
+        # The lookup item may lag a rotation by a moment; the key item itself is the authority.
+        if api_key is None or account is None or not hmac.compare_digest(api_key.key_hash, key_hash):
+            raise Unauthorized("Invalid or revoked API key.")
+        return Principal(account=account, scope=api_key.scope, env=api_key.env, key=api_key, source_ip=source_ip)
+
+    def _from_console_token(self, token: str, source_ip: str | None) -> Principal:
+        claims = self._console.verify(token) if self._console else None
+        if not claims or not isinstance(claims.get("account_id"), str):
+            raise Unauthorized("Invalid or revoked API key.")
+        account = self._accounts.get_account(claims["account_id"])
+        if account is None:
+            raise Unauthorized("Invalid or revoked API key.")
+        try:
+            scope = Scope(claims.get("scope", Scope.FULL_ACCESS.value))
+        except ValueError as exc:
+            raise Unauthorized("Console token carries an unknown scope.") from exc
+        return Principal(
+            account=account,
+            scope=scope,
+            env=Environment.LIVE,
+            user_id=str(claims.get("sub") or "") or None,
+            source_ip=source_ip,
+        )
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization or not authorization.lower().startswith(BEARER):
+        raise Unauthorized("Send your API key as 'Authorization: Bearer <key>'.")
+    token = authorization[len(BEARER) :].strip()
+    if not token or len(token) > MAX_BEARER_LENGTH or any(c.isspace() for c in token):
+        raise Unauthorized("Malformed Authorization header.")
+    return token

@@ -1,0 +1,138 @@
+"""What SES reports after it accepted a message: delivery, bounces, complaints, delays.
+
+SES publishes the events of a configuration set to SNS, which feeds the feedback queue. Each
+report moves one recipient from the state the hand-over left it in, with its events; the
+event time is SES's own, so a report delivered twice writes the same event and the second
+state change finds nothing to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from postline.delivery.parcels import MESSAGE_TAG
+from postline.events.domain import EventType, message_event
+from postline.sending.domain import Message, RecipientState, message_status
+from postline.sending.ports import MessageStore
+from postline.suppressions.domain import SuppressionSource, SuppressionType
+from postline.suppressions.ports import Suppressions
+
+HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
+
+
+class FeedbackService:
+    def __init__(
+        self, *, messages: MessageStore, suppressions: Suppressions, retention_days: Callable[[str], int]
+    ) -> None:
+        self._messages = messages
+        self._suppressions = suppressions
+        self._retention_days = retention_days
+
+    def apply(self, report: dict[str, Any]) -> int:
+        """Applies one SES event notification; returns how many recipients it moved."""
+        kind = report.get("eventType") or report.get("notificationType")
+        mail = report.get("mail") or {}
+        message_id = ((mail.get("tags") or {}).get(MESSAGE_TAG) or [None])[0]
+        message = self._messages.get(message_id) if message_id else None
+        if message is None:
+            return 0  # not one of ours, or long expired
+        moved = 0
+        for recipient, state, expected, event_type, at, data in _changes(kind, report):
+            if recipient not in message.recipients:
+                continue
+            moved += self._move(message, recipient, state, expected, event_type, at, data)
+        return moved
+
+    def _move(
+        self,
+        message: Message,
+        recipient: str,
+        state: RecipientState,
+        expected: set[RecipientState],
+        event_type: EventType,
+        at: datetime,
+        data: dict[str, Any],
+    ) -> int:
+        if message.recipients[recipient] not in expected:
+            return 0
+        hard_bounce = state is RecipientState.BOUNCED and data.get("bounce_type") == "hard"
+        if hard_bounce or state is RecipientState.COMPLAINED:
+            kind = SuppressionType.BOUNCES if state is RecipientState.BOUNCED else SuppressionType.COMPLAINTS
+            self._suppressions.add(
+                message.account_id,
+                recipient,
+                kind,
+                at,
+                reason=data.get("reason"),
+                source=SuppressionSource.DELIVERY_REPORT,
+            )
+        message.recipients[recipient] = state
+        message.status = message_status(list(message.recipients.values()))
+        if state is RecipientState.DELIVERED and message.delivered_at is None:
+            message.delivered_at = at
+        event = message_event(
+            message,
+            event_type,
+            recipient,
+            at,
+            data,
+            retention_days=self._retention_days(message.account_id),
+            step="ses",
+        )
+        return int(self._messages.advance(message, recipient, expected, [event]))
+
+
+Change = tuple[str, RecipientState, set[RecipientState], EventType, datetime, dict[str, Any]]
+
+
+def _time(text: str | None, fallback: str) -> datetime:
+    return datetime.fromisoformat((text or fallback).replace("Z", "+00:00"))
+
+
+def _changes(kind: str | None, report: dict[str, Any]) -> list[Change]:
+    sent_at = (report.get("mail") or {}).get("timestamp", "1970-01-01T00:00:00Z")
+    if kind == "Delivery":
+        body = report["delivery"]
+        at = _time(body.get("timestamp"), sent_at)
+        data = {"smtp_response": body.get("smtpResponse"), "mx": body.get("reportingMTA")}
+        return [(r, RecipientState.DELIVERED, HANDED_OVER, EventType.DELIVERED, at, data) for r in body["recipients"]]
+    if kind == "Bounce":
+        body = report["bounce"]
+        at = _time(body.get("timestamp"), sent_at)
+        hard = body.get("bounceType") == "Permanent"
+        changes: list[Change] = []
+        for item in body.get("bouncedRecipients", []):
+            data = {
+                "bounce_type": "hard" if hard else "soft",
+                "reason": f"{body.get('bounceType')}/{body.get('bounceSubType')}",
+                "smtp_response": item.get("diagnosticCode"),
+            }
+            expected = HANDED_OVER | {RecipientState.DELIVERED}  # an asynchronous bounce can follow delivery
+            changes.append((item["emailAddress"], RecipientState.BOUNCED, expected, EventType.BOUNCED, at, data))
+        return changes
+    if kind == "Complaint":
+        body = report["complaint"]
+        at = _time(body.get("timestamp"), sent_at)
+        data = {"complaint_type": body.get("complaintFeedbackType")}
+        expected = HANDED_OVER | {RecipientState.DELIVERED}
+        return [
+            (item["emailAddress"], RecipientState.COMPLAINED, expected, EventType.COMPLAINED, at, data)
+            for item in body.get("complainedRecipients", [])
+        ]
+    if kind == "DeliveryDelay":
+        body = report["deliveryDelay"]
+        at = _time(body.get("timestamp"), sent_at)
+        return [
+            (
+                item["emailAddress"],
+                RecipientState.DEFERRED,
+                {RecipientState.SENT},
+                EventType.DELAYED,
+                at,
+                {"reason": body.get("delayType"), "smtp_response": item.get("diagnosticCode")},
+            )
+            for item in body.get("delayedRecipients", [])
+        ]
+    return []

@@ -1,0 +1,58 @@
+"""Builds the RFC 5322 message one recipient receives: headers, alternative bodies, attachments."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime
+
+from postline.sending.domain import Content, Message, domain_of
+
+MESSAGE_ID_HEADER = "X-Postline-Message-Id"
+# SMTP's line endings, but headers folded only past RFC 5322's hard limit: at the default 78 the
+# email package turns a long List-Unsubscribe URL into encoded-words no mail client can click.
+_POLICY = policy.SMTP.clone(max_line_length=998)
+
+
+def build_mime(
+    message: Message,
+    content: Content,
+    *,
+    html: str | None,
+    text: str | None,
+    now: datetime,
+    unsubscribe_url: str | None,
+) -> bytes:
+    """`html` and `text` are the bodies as sent (tracking already applied); bcc never appears."""
+    email = EmailMessage(policy=_POLICY)
+    email["From"] = message.from_
+    email["To"] = ", ".join(message.to)
+    if message.cc:
+        email["Cc"] = ", ".join(message.cc)
+    if content.reply_to:
+        email["Reply-To"] = content.reply_to
+    email["Subject"] = message.subject
+    email["Date"] = format_datetime(now)
+    email["Message-ID"] = f"<{message.id}@{domain_of(message.from_)}>"
+    email[MESSAGE_ID_HEADER] = message.id
+    for name, value in message.headers.items():
+        email[name] = value
+    if unsubscribe_url:
+        # RFC 8058 one-click: mail clients POST "List-Unsubscribe=One-Click" to the URL.
+        email["List-Unsubscribe"] = f"<{unsubscribe_url}>"
+        email["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+
+    if text is not None:
+        email.set_content(text)
+        if html is not None:
+            email.add_alternative(html, subtype="html")
+    elif html is not None:
+        email.set_content(html, subtype="html")
+    for attachment in content.attachments:
+        maintype, _, subtype = attachment.content_type.partition("/")
+        email.add_attachment(
+            base64.b64decode(attachment.content), maintype=maintype, subtype=subtype, filename=attachment.filename
+        )
+    return email.as_bytes()

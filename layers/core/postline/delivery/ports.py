@@ -1,0 +1,18 @@
+"""What the dispatcher hands parcels to.
+
+Adapters implement these; tests pass fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from postline.delivery.outcomes import Outcome
+from postline.delivery.parcels import Parcel
+
+
+class Transport(Protocol):
+    def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
+        """Hands each parcel to the next hop; one outcome per parcel, in order."""
+        ...

@@ -1,0 +1,266 @@
+"""Delivering a queued message: claim it, render each recipient's copy, hand it over, record.
+
+Every step is safe to repeat:
+- a job whose message is not stored yet is retried for a short grace, then dropped (the API
+  queues before it stores, and answered an error when the store failed);
+- a cancelled message, or recipients whose last recorded attempt is not older than the job's,
+  are skipped, so a redelivered or duplicated job sends nothing twice;
+- one worker at a time holds a message's lease; a worker that dies leaves a lease that expires,
+  and the queue's redelivery finishes the recipients it had not recorded;
+- each recipient's new state is written with its events in one conditional transaction.
+With verify_before_send, each recipient is verified before its first hand-over (here, not in the
+API: no DNS in a request's path); one that fails is rejected (failed_verification), the others go on.
+The one window no service can close is between a remote server's 250 and our write of it:
+there, as with any MTA (RFC 1047), the recipient may get the message twice rather than never.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from postline.delivery.mime import build_mime
+from postline.delivery.outcomes import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
+from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.ports import Transport
+from postline.domains.ports import SendingDomains
+from postline.events.domain import Event, EventType, RejectReason, message_event
+from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, address_of, message_status
+from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
+from postline.shared.ports import Clock
+from postline.suppressions.domain import SuppressionSource, SuppressionType
+from postline.suppressions.ports import Suppressions
+from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
+from postline.verification.domain import Verification, simulate_verification
+from postline.verification.service import Verifier
+
+logger = logging.getLogger(__name__)
+LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker
+MISSING_GRACE = timedelta(minutes=5)  # how long a job may wait for its message to be stored
+# The API stores a message milliseconds after queueing its job; a worker that takes the job in
+# between looks again for this long before handing the job back to the queue's visibility timeout.
+STORE_WAIT_SECONDS = 2.0
+_STORE_POLL_SECONDS = 0.05
+
+
+class RetryLater(Exception):
+    """The job cannot be finished now; the queue should deliver it again later."""
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        *,
+        messages: MessageStore,
+        vault: ContentVault,
+        queue: DispatchQueue,
+        domains: SendingDomains,
+        suppressions: Suppressions,
+        transport_for: Callable[[Message], Transport],
+        verifier: Verifier,
+        links: LinkMaker | None,
+        retention_days: Callable[[str], int],
+        clock: Clock,
+        worker_id: str,
+        pause: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._messages = messages
+        self._vault = vault
+        self._queue = queue
+        self._domains = domains
+        self._suppressions = suppressions
+        self._transport_for = transport_for
+        self._verifier = verifier
+        self._links = links
+        self._retention_days = retention_days
+        self._clock = clock
+        self._worker_id = worker_id
+        self._pause = pause
+
+    def dispatch(self, job: DispatchJob) -> None:
+        now = self._clock.now()
+        message = self._stored(job, now)
+        if message is None:
+            if job.enqueued_at is not None and now - job.enqueued_at > MISSING_GRACE:
+                return  # the API never stored it (and told its caller so): nothing to deliver
+            raise RetryLater(f"message {job.message_id} is not stored yet")
+        if message.schedule is Schedule.CANCELLED or not self._todo(message, job):
+            return
+        owner = f"{self._worker_id}:{job.message_id}:{job.attempt}:{now.timestamp()}"
+        claimed = self._messages.claim(job.message_id, owner, now, LEASE_SECONDS)
+        if claimed is None:
+            raise RetryLater(f"message {job.message_id} is being delivered by another worker")
+        message, sealed = claimed
+        try:
+            todo = self._todo(message, job)
+            if todo and message.schedule is not Schedule.CANCELLED:
+                self._deliver(message, sealed, todo, job.attempt, owner)
+        finally:
+            self._messages.release(message, owner)
+
+    def _stored(self, job: DispatchJob, now: datetime) -> Message | None:
+        message = self._messages.get(job.message_id)
+        fresh = job.enqueued_at is None or now - job.enqueued_at < timedelta(seconds=30)
+        waited = 0.0
+        while message is None and fresh and waited < STORE_WAIT_SECONDS:
+            self._pause(_STORE_POLL_SECONDS)
+            waited += _STORE_POLL_SECONDS
+            message = self._messages.get(job.message_id)
+        return message
+
+    def _todo(self, message: Message, job: DispatchJob) -> list[str]:
+        wanted = job.recipients if job.recipients is not None else list(message.recipients)
+        return [r for r in wanted if message.recipients.get(r) in PENDING and message.attempts.get(r, 0) < job.attempt]
+
+    def _deliver(self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str) -> None:
+        content = self._vault.open(message.id, sealed)
+        domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
+        now = self._clock.now()
+        transport = self._transport_for(message)
+        # Before the first hand-over only: a recipient on a retry passed it then.
+        verdicts = self._verify(message, recipients) if attempt == 1 else {}
+        for recipient in recipients:
+            verdict = verdicts.get(recipient)
+            if verdict is not None and verdict.rejects:
+                self._reject(message, recipient, attempt, verdict, owner)
+                continue
+            parcel = self._parcel(message, content, recipient, attempt, domain, now)
+            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+
+    def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
+        if not message.verify_before_send:
+            return {}
+        if message.test:
+            return {r: simulate_verification(message.id, r, message.verify_outcomes) for r in recipients}
+        return self._verifier.verify(recipients)
+
+    def _reject(self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str) -> None:
+        now = self._clock.now()
+        data = {"reason": RejectReason.FAILED_VERIFICATION.value, "verification": verdict.as_data()}
+        retention = self._retention_days(message.account_id)
+        event = message_event(message, EventType.REJECTED, recipient, now, data, retention_days=retention, step=attempt)
+        self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now)
+
+    def _parcel(
+        self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
+    ) -> Parcel:
+        html, text = content.html, content.text
+        unsubscribe = None
+        if self._links is not None:
+            links = self._links
+            unsubscribe = links.unsubscribe_url(message.account_id, message.id, recipient)
+            if html is not None and message.track_clicks:
+                html = wrap_links(html, lambda url: links.click_url(message.account_id, message.id, recipient, url))
+            if html is not None and message.track_opens:
+                html = add_pixel(html, links.open_url(message.account_id, message.id, recipient))
+        mime = build_mime(message, content, html=html, text=text, now=now, unsubscribe_url=unsubscribe)
+        return Parcel(
+            message_id=message.id,
+            sender=address_of(message.from_),
+            recipient=recipient,
+            mime=mime,
+            domain=domain,
+            test=message.test,
+            send_outcomes=message.send_outcomes,
+            attempt=attempt,
+        )
+
+    def _record(self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str) -> None:
+        now = self._clock.now()
+        retention = self._retention_days(message.account_id)
+        order = iter(range(10))
+
+        def event(kind: EventType, data: dict[str, Any] | None = None) -> Event:
+            details = {k: v for k, v in {**_details(outcome), **(data or {})}.items() if v is not None}
+            # One step's events a microsecond apart: sent sorts before delivered, as it happened.
+            at = now + timedelta(microseconds=next(order))
+            return message_event(message, kind, recipient, at, details, retention_days=retention, step=attempt)
+
+        events: list[Event]
+        if outcome.kind is OutcomeKind.ACCEPTED:
+            state, events = RecipientState.SENT, [event(EventType.SENT)]
+        elif outcome.kind is OutcomeKind.DELIVERED:
+            state, events = RecipientState.DELIVERED, [event(EventType.SENT), event(EventType.DELIVERED)]
+        elif outcome.kind is OutcomeKind.COMPLAINED:
+            state = RecipientState.COMPLAINED
+            events = [event(EventType.SENT), event(EventType.DELIVERED), event(EventType.COMPLAINED)]
+        elif outcome.kind is OutcomeKind.BOUNCED:
+            state, events = RecipientState.BOUNCED, [event(EventType.BOUNCED)]
+        elif attempt < MAX_ATTEMPTS:
+            retry_at = now + timedelta(seconds=retry_delay(attempt) or 0)
+            # Queued before it is recorded: a crash in between repeats this attempt, never loses it.
+            self._requeue(message, recipient, attempt + 1, retry_at)
+            state = RecipientState.DEFERRED
+            events = [event(EventType.DELAYED, {"retry_count": attempt, "next_retry_at": retry_at.isoformat()})]
+        else:
+            state = RecipientState.FAILED
+            events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
+        self._suppress(message, recipient, outcome, now)
+        self._save(message, recipient, attempt, state, events, owner, now)
+
+    def _save(
+        self,
+        message: Message,
+        recipient: str,
+        attempt: int,
+        state: RecipientState,
+        events: list[Event],
+        owner: str,
+        now: datetime,
+    ) -> None:
+        message.recipients[recipient] = state
+        message.attempts[recipient] = attempt
+        message.status = message_status(list(message.recipients.values()))
+        if state in (RecipientState.DELIVERED, RecipientState.COMPLAINED) and message.delivered_at is None:
+            message.delivered_at = now
+        self._messages.record(message, recipient, attempt, owner, events)
+
+    def _suppress(self, message: Message, recipient: str, outcome: Outcome, now: datetime) -> None:
+        """Hard bounces and complaints go on the account's lists (before the record: it repeats)."""
+        kind = None
+        if outcome.kind is OutcomeKind.BOUNCED and outcome.bounce_type is BounceType.HARD:
+            kind = SuppressionType.BOUNCES
+        elif outcome.kind is OutcomeKind.COMPLAINED:
+            kind = SuppressionType.COMPLAINTS
+        if kind is not None and not message.test:
+            self._suppressions.add(
+                message.account_id,
+                recipient,
+                kind,
+                now,
+                reason=outcome.smtp_response or outcome.reason,
+                source=SuppressionSource.DELIVERY_REPORT,
+            )
+
+    def _requeue(self, message: Message, recipient: str, attempt: int, at: datetime) -> None:
+        job = DispatchJob(
+            message_id=message.id,
+            account_id=message.account_id,
+            attempt=attempt,
+            recipients=[recipient],
+            enqueued_at=self._clock.now(),
+        )
+        self._queue.enqueue([job], not_before=at)
+
+
+def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:
+    """One recipient's copy to the transport. A transport that fails unexpectedly defers this
+    recipient (retried on the schedule) instead of stalling every recipient after it."""
+    try:
+        return next(iter(transport.deliver([parcel])))
+    except Exception as error:
+        logger.exception("transport failed for %s", parcel.message_id)
+        return Outcome(OutcomeKind.DEFERRED, reason=f"internal transport error ({type(error).__name__})")
+
+
+def _details(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "smtp_response": outcome.smtp_response,
+        "bounce_type": outcome.bounce_type.value if outcome.bounce_type else None,
+        "reason": outcome.reason,
+        "provider_message_id": outcome.provider_id,
+        **outcome.data,
+    }

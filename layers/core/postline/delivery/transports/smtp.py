@@ -1,0 +1,179 @@
+"""Direct SMTP: to the recipient domain's MX hosts, or through one relay (the embedded runtime's
+sink, or a smart host). STARTTLS whenever the server offers it, a DKIM signature with the sending
+domain's key, and each reply mapped to an outcome: 2xx delivered, 4xx deferred, 5xx bounced.
+
+smtplib is used rather than a queueing MTA library because the queue is ours (SQS + the retry
+schedule); this only has to speak one SMTP transaction and report what happened.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import ssl
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import dkim
+import dns.exception
+import dns.name
+
+from postline.delivery.mx import MxResolver
+from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind, classify_smtp
+from postline.delivery.parcels import Parcel
+
+logger = logging.getLogger(__name__)
+# Signed headers (RFC 6376 5.4.1's recommendations, and ours): changing any breaks the signature.
+DKIM_HEADERS = [
+    b"from",
+    b"to",
+    b"cc",
+    b"subject",
+    b"date",
+    b"message-id",
+    b"reply-to",
+    b"mime-version",
+    b"content-type",
+    b"list-unsubscribe",
+    b"list-unsubscribe-post",
+]
+
+
+@dataclass(frozen=True)
+class Relay:
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str) -> Relay | None:
+        """ "host:port" -> Relay; empty -> None (deliver to each domain's MX)."""
+        if not text.strip():
+            return None
+        host, _, port = text.strip().rpartition(":")
+        return cls(host, int(port))
+
+
+def dkim_sign(parcel: Parcel) -> bytes:
+    if parcel.domain is None:
+        return parcel.mime
+    signature = dkim.sign(
+        parcel.mime,
+        parcel.domain.dkim_selector.encode(),
+        parcel.domain.domain.encode(),
+        parcel.domain.dkim_private_key.encode(),
+        include_headers=[h for h in DKIM_HEADERS if h in parcel.mime.lower()],
+    )
+    return bytes(signature) + parcel.mime
+
+
+def ascii_domain(address: str) -> str:
+    """The address with an internationalized domain as its A-label (IDNA), as DNS was asked for it;
+    a non-ASCII local part stays: only SMTPUTF8 (RFC 6531) can carry it."""
+    local, at, domain = address.rpartition("@")
+    if domain.isascii():
+        return address
+    try:
+        return f"{local}{at}{dns.name.from_text(domain).to_text(omit_final_dot=True)}"
+    except dns.exception.DNSException:
+        return address
+
+
+class SmtpTransport:
+    def __init__(
+        self,
+        *,
+        relay: Relay | None,
+        resolver: MxResolver,
+        mx_port: int = 25,
+        helo_name: str = "localhost",
+        timeout: float = 30.0,
+    ) -> None:
+        self._relay = relay
+        self._resolver = resolver
+        self._mx_port = mx_port
+        self._helo = helo_name
+        self._timeout = timeout
+
+    def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
+        for parcel in parcels:
+            yield self._deliver_one(parcel)
+
+    def _deliver_one(self, parcel: Parcel) -> Outcome:
+        try:
+            data = dkim_sign(parcel)
+        except dkim.DKIMException as error:  # our key is unusable: nothing goes out unsigned
+            logger.error("DKIM signing for %s failed: %s", parcel.domain and parcel.domain.domain, error)
+            return Outcome(OutcomeKind.DEFERRED, reason=f"DKIM signing failed: {error}")
+        if self._relay is not None:
+            hops = [(self._relay.host, self._relay.host, self._relay.port)]
+        else:
+            domain = parcel.recipient.rsplit("@", 1)[-1]
+            answer = self._resolver.lookup(domain)
+            if answer.permanent_error:
+                return Outcome(OutcomeKind.BOUNCED, bounce_type=BounceType.HARD, reason=answer.permanent_error)
+            if answer.temporary_error:
+                return Outcome(OutcomeKind.DEFERRED, reason=answer.temporary_error)
+            hops = []
+            for host in answer.hosts:
+                # Only the resolver's answers count: a host it has no address for is skipped, never
+                # handed to the system's resolver (which may be another DNS altogether).
+                address = self._resolver.address(host)
+                if address is None:
+                    logger.info("MX host %s of %s has no address: skipped", host, domain)
+                    continue
+                hops.append((host, address, self._mx_port))
+        last = Outcome(OutcomeKind.DEFERRED, reason="no mail server could be reached")
+        for name, address, port in hops:
+            outcome = self._transaction(name, address, port, parcel, data)
+            if outcome is None:
+                continue  # could not connect: try the next MX
+            if outcome.kind is not OutcomeKind.DEFERRED:
+                return outcome
+            last = outcome  # a 4xx from one MX: the next may take it
+        return last
+
+    def _transaction(self, name: str, address: str, port: int, parcel: Parcel, data: bytes) -> Outcome | None:
+        try:
+            with smtplib.SMTP(address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
+                smtp.ehlo()
+                if smtp.has_extn("starttls"):
+                    # Opportunistic TLS (RFC 3207), as MTAs do between each other: encrypt whenever
+                    # offered; MX certificates are not checked without MTA-STS/DANE policy.
+                    context = ssl.create_default_context()
+                    context.check_hostname = False
+                    context.verify_mode = ssl.CERT_NONE
+                    smtp.starttls(context=context)
+                    smtp.ehlo()
+                sender, recipient = ascii_domain(parcel.sender), ascii_domain(parcel.recipient)
+                options: list[str] = []
+                if not (sender.isascii() and recipient.isascii()):
+                    if not smtp.has_extn("smtputf8"):
+                        return Outcome(
+                            OutcomeKind.BOUNCED,
+                            bounce_type=BounceType.HARD,
+                            reason=f"{name} does not take internationalized addresses (no SMTPUTF8)",
+                            data={"mx": name},
+                        )
+                    options = ["SMTPUTF8"]  # smtplib then sends commands as UTF-8
+                code, text = smtp.mail(sender, options)
+                if code >= 400:
+                    return classify_smtp(code, text.decode(errors="replace"))
+                code, text = smtp.rcpt(recipient)
+                if code >= 400:
+                    return classify_smtp(code, text.decode(errors="replace"))
+                code, text = smtp.data(data)
+                outcome = classify_smtp(code, text.decode(errors="replace"))
+                return Outcome(
+                    outcome.kind,
+                    outcome.smtp_response,
+                    outcome.bounce_type,
+                    outcome.reason,
+                    {"mx": name},
+                    outcome.provider_id,
+                )
+        except smtplib.SMTPResponseException as error:
+            reply = error.smtp_error  # bytes from the server, str from some of smtplib's own checks
+            return classify_smtp(error.smtp_code, reply if isinstance(reply, str) else reply.decode(errors="replace"))
+        except (TimeoutError, OSError, smtplib.SMTPException) as error:
+            logger.info("SMTP to %s (%s:%d) failed: %s", name, address, port, error)
+            return None

@@ -1,0 +1,95 @@
+"""Events: one per stage of a message (spec 2 Event, spec 6)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from postline.sending.domain import Message
+
+
+class EventType(StrEnum):
+    QUEUED = "queued"
+    SENT = "sent"
+    DELIVERED = "delivered"
+    OPENED = "opened"
+    CLICKED = "clicked"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
+    UNSUBSCRIBED = "unsubscribed"
+    DELAYED = "delayed"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    DUPLICATE = "duplicate"
+
+
+class RejectReason(StrEnum):
+    ALL_RECIPIENTS_SUPPRESSED = "all_recipients_suppressed"
+    FAILED_VERIFICATION = "failed_verification"
+    SANDBOX_RECIPIENT_NOT_AUTHORIZED = "sandbox_recipient_not_authorized"
+    DOMAIN_NOT_VERIFIED = "domain_not_verified"
+    CANCELLED = "cancelled"  # a scheduled send cancelled by its owner before it went out
+
+
+class Event(BaseModel):
+    """The stored event. `data` holds the event-specific details webhooks carry (spec 6)."""
+
+    id: str
+    account_id: str
+    type: EventType
+    message_id: str
+    recipient: str | None = None  # None for message-level events (storage omits the attribute)
+    timestamp: datetime
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    data: dict[str, Any] = Field(default_factory=dict)
+    webhook_url: str | None = None
+    created_at: datetime
+    expires_at: int  # epoch seconds: the account's retention, enforced by the table's TTL
+
+
+def event_id(message_id: str, event_type: EventType, recipient: str | None, step: int | str = 0) -> str:
+    """Deterministic, so a repeated stage writes the same event instead of a second one."""
+    digest = hashlib.sha256(f"{message_id}|{event_type}|{recipient or ''}|{step}".encode()).hexdigest()
+    return f"evt_{digest[:32]}"
+
+
+def retention_expiry(now: datetime, retention_days: int) -> int:
+    return int((now + timedelta(days=retention_days)).timestamp())
+
+
+def message_event(
+    message: Message,
+    event_type: EventType,
+    recipient: str | None,
+    now: datetime,
+    data: dict[str, Any] | None = None,
+    *,
+    retention_days: int,
+    step: int | str = 0,
+) -> Event:
+    details = dict(data or {})
+    if message.test:
+        details["test"] = True  # spec 6: every event of a simulated message
+    if message.routed:
+        details["routed"] = True  # spec 6: simulated because support routed the account or key
+    return Event(
+        id=event_id(message.id, event_type, recipient, step),
+        account_id=message.account_id,
+        type=event_type,
+        message_id=message.id,
+        recipient=recipient,
+        timestamp=now,
+        tags=message.tags,
+        metadata=message.metadata or None,
+        headers=message.headers,
+        data=details,
+        webhook_url=message.webhook_url,
+        created_at=now,
+        expires_at=retention_expiry(now, retention_days),
+    )

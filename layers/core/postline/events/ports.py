@@ -1,0 +1,31 @@
+"""What the events query and exports need from the events table.
+
+Adapters implement these; tests pass fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+from postline.events.domain import Event
+from postline.events.query import QueryPlan, SearchResult
+
+
+class EventStore(Protocol):
+    def put(self, events: list[Event]) -> None: ...
+
+
+class EventSearch(Protocol):
+    def search(
+        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+    ) -> SearchResult:
+        """Up to `limit` events of the plan, newest first, whether more match, and (when `count`)
+        the number of all matches. Raises TimeoutError when that takes longer than the budget."""
+        ...
+
+
+class EventStream(Protocol):
+    def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
+        """Every event of the plan, newest first, read a page at a time."""
+        ...

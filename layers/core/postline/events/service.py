@@ -1,0 +1,84 @@
+"""Reading events: GET /v3/events, newest first, cursor-paginated, with an exact total."""
+
+from __future__ import annotations
+
+from postline.auth.identity import Principal
+from postline.events.models import EventListPage, event_view
+from postline.events.ports import EventSearch
+from postline.events.query import (
+    EventCursor,
+    EventFilters,
+    decode_cursor,
+    encode_cursor,
+    pack_days,
+    plan_query,
+    resolve_window,
+    unpack_days,
+)
+from postline.keys.ports import SecretHasher
+from postline.shared.errors import QueryTimeout
+from postline.shared.ports import Clock
+
+QUERY_RETRY_AFTER_SECONDS = 5
+
+
+class EventService:
+    def __init__(self, *, events: EventSearch, hasher: SecretHasher, clock: Clock, budget_ms: int) -> None:
+        self._events = events
+        self._hasher = hasher  # keys the cursor's MAC
+        self._clock = clock
+        self._budget_seconds = budget_ms / 1000
+
+    def list_page(
+        self, principal: Principal, filters: EventFilters, *, limit: int, cursor: str | None
+    ) -> EventListPage:
+        """The first page fixes the window and counts every match; the cursor carries both, so later
+        pages cost no count and agree with the first whatever arrives meanwhile."""
+        account = principal.account
+        fingerprint = filters.fingerprint(account.id)
+        if cursor is not None:
+            resumed = decode_cursor(cursor, self._hasher.hash, fingerprint=fingerprint)
+            window, after, known_total, days = resumed.window, resumed.position, resumed.total_count, resumed.days
+        else:
+            found_window = resolve_window(
+                filters,
+                now=self._clock.now(),
+                retention_days=account.limits.retention_days,
+                account_created=account.created_at,
+            )
+            if found_window is None:
+                return EventListPage(items=[], has_more=False, next_cursor=None, total_count=0)
+            window, after, known_total, days = found_window, None, None, None
+        plan = plan_query(filters, window, after, unpack_days(window, days) if days is not None else None)
+        try:
+            result = self._events.search(
+                account.id, plan, limit=limit, count=known_total is None, budget_seconds=self._budget_seconds
+            )
+        except TimeoutError as error:
+            raise QueryTimeout(
+                "The events query took longer than its time budget: narrow since/until or the filters, "
+                "lower limit, or use POST /v3/events/export.",
+                retry_after=QUERY_RETRY_AFTER_SECONDS,
+            ) from error
+        total = known_total if known_total is not None else result.total_count or 0
+        if result.days_with_events is not None:
+            days = pack_days(window, result.days_with_events)
+        next_cursor = None
+        if result.has_more:
+            last = result.events[-1]
+            position = EventCursor(
+                fingerprint=fingerprint,
+                total_count=total,
+                since=window.since,
+                until=window.until,
+                at=last.timestamp,
+                event_id=last.id,
+                days=days,
+            )
+            next_cursor = encode_cursor(position, self._hasher.hash)
+        return EventListPage(
+            items=[event_view(event) for event in result.events],
+            has_more=result.has_more,
+            next_cursor=next_cursor,
+            total_count=total,
+        )

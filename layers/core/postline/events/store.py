@@ -1,0 +1,379 @@
+"""The events table: one item per event, partitioned per account and UTC day, and one per tag.
+
+    EVT#<account>#<yyyy-mm-dd>         <timestamp>Z#<event id>  the event; expires_at is its TTL
+    TAG#<account>#<yyyy-mm-dd>#<tag>   the event's sk           a copy of the event (`event`, a
+                                                                map) for each of its tags; TTL too
+    index by_message:   message_id, sk                        all events of one message
+    index by_recipient: <account>#<lowercased recipient>, sk  one recipient's events (sparse)
+    index by_type:      <account>#<yyyy-mm-dd>#<type>, sk     one type's events of a day
+
+Day partitions keep every partition bounded however much an account sends, and a time window
+maps to a known set of partitions. Every key sorts by the same sk, so any of them reads events
+newest first and a page resumes from the last sk it returned. An index cannot key on a list's
+elements, hence the tag items; they carry none of the indexes' attributes, so no index sees them
+twice. The stream drives webhooks: only EVT# items reach it (the template's FilterCriteria).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import partial
+from typing import Any, TypeVar
+
+from botocore.exceptions import ClientError
+
+from postline.events.domain import Event
+from postline.events.query import EventFilters, Position, QueryPlan, SearchResult, Strategy
+from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
+
+BY_MESSAGE_INDEX = "by_message"
+BY_RECIPIENT_INDEX = "by_recipient"
+BY_TYPE_INDEX = "by_type"
+EVENT_PREFIX = "EVT#"  # of event items' pk (tag items' start TAG#)
+_PARALLEL = 8  # concurrent partition counts of one request
+_READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
+_STREAM_PAGE = 1000  # items an export reads at a time
+T = TypeVar("T")
+
+
+def event_pk(account_id: str, day: str) -> str:
+    return f"{EVENT_PREFIX}{account_id}#{day}"
+
+
+def sort_key(timestamp: datetime, event_id: str) -> str:
+    return f"{timestamp:%Y-%m-%dT%H:%M:%S.%f}Z#{event_id}"
+
+
+def event_sk(event: Event) -> str:
+    return sort_key(event.timestamp, event.id)
+
+
+def recipient_key(account_id: str, recipient: str) -> str:
+    return f"{account_id}#{recipient.lower()}"
+
+
+def type_key(account_id: str, day: str, event_type: str) -> str:
+    return f"{account_id}#{day}#{event_type}"
+
+
+def tag_pk(account_id: str, day: str, tag: str) -> str:
+    return f"TAG#{account_id}#{day}#{tag}"
+
+
+def event_put(event: Event) -> dict[str, Any]:
+    day = f"{event.timestamp:%Y-%m-%d}"
+    item = {**key(event_pk(event.account_id, day), event_sk(event)), **to_attrs(event.model_dump(mode="json"))}
+    item["type_key"] = {"S": type_key(event.account_id, day, event.type.value)}
+    if event.recipient is not None:  # message-level events stay out of the sparse index
+        item["recipient_key"] = {"S": recipient_key(event.account_id, event.recipient)}
+    return item
+
+
+def tag_puts(event: Event) -> list[dict[str, Any]]:
+    """One item per distinct tag: the event under its tag's day partition, same sk and TTL.
+
+    Only pk, sk, `event` and expires_at: no message_id/type_key/recipient_key, so no index
+    holds the copies."""
+    day = f"{event.timestamp:%Y-%m-%d}"
+    attrs = to_attrs(event.model_dump(mode="json"))
+    return [
+        {
+            **key(tag_pk(event.account_id, day, tag), event_sk(event)),
+            "event": {"M": attrs},
+            "expires_at": attrs["expires_at"],
+        }
+        for tag in dict.fromkeys(event.tags)  # a repeated tag: one item (a batch refuses twice the same key)
+    ]
+
+
+def event_items(event: Event) -> list[dict[str, Any]]:
+    """Everything one event stores: its item, then its tag items."""
+    return [event_put(event), *tag_puts(event)]
+
+
+def event_of(attrs: dict[str, Any]) -> Event:
+    """The event of an event item or of a tag item."""
+    stored = attrs["event"]["M"] if "event" in attrs else attrs
+    return Event.model_validate(from_attrs(stored))
+
+
+@dataclass
+class Backfilled:
+    """What one backfill run wrote."""
+
+    events: int = 0  # events given their index keys
+    tag_items: int = 0
+
+    def __add__(self, other: Backfilled) -> Backfilled:
+        return Backfilled(self.events + other.events, self.tag_items + other.tag_items)
+
+
+class _Deadline:
+    """The request's time budget, shared by its threads: past it, every query stops."""
+
+    def __init__(self, seconds: float) -> None:
+        self._at = time.monotonic() + seconds
+        self._stopped = threading.Event()
+
+    @property
+    def remaining(self) -> float:
+        return self._at - time.monotonic()
+
+    def check(self) -> None:
+        if self._stopped.is_set() or self.remaining <= 0:
+            self._stopped.set()
+            raise TimeoutError("the events query ran out of its time budget")
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
+    """FilterExpression for what the plan's key does not select (the window is the key range)."""
+    residual: EventFilters = plan.residual
+    clauses: list[str] = []
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    # A tag item holds the event as its `event` map (and neither message_id nor recipient_key:
+    # both filters read by a key of their own, before the tag, so they are never residual here).
+    at = "#event." if plan.strategy is Strategy.TAG else ""
+    if plan.strategy is Strategy.MESSAGE:  # the index spans accounts: another's message id yields nothing
+        clauses.append("account_id = :account")
+        values[":account"] = {"S": account_id}
+    if residual.message_id is not None:
+        clauses.append("message_id = :message")
+        values[":message"] = {"S": residual.message_id}
+    if residual.recipient is not None:
+        clauses.append("recipient_key = :recipient")
+        values[":recipient"] = {"S": recipient_key(account_id, residual.recipient)}
+    if residual.event is not None:
+        clauses.append(f"{at}#type = :type")
+        names["#type"] = "type"
+        values[":type"] = {"S": residual.event}
+    if residual.tag is not None:
+        clauses.append("contains(tags, :tag)")
+        values[":tag"] = {"S": residual.tag}
+    for index, (name, value) in enumerate(sorted(residual.metadata.items())):
+        clauses.append(f"{at}#metadata.#m{index} = :m{index}")
+        names.update({"#metadata": "metadata", f"#m{index}": name})
+        values[f":m{index}"] = {"S": value}
+    if at and clauses:
+        names["#event"] = "event"
+    expression: dict[str, Any] = {}
+    if clauses:
+        expression["FilterExpression"] = " AND ".join(clauses)
+        expression["ExpressionAttributeValues"] = values
+    if names:
+        expression["ExpressionAttributeNames"] = names
+    return expression
+
+
+class DynamoEventStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def for_message(self, message_id: str) -> list[Event]:
+        """Oldest first. Eventually consistent (an index); fine for display and tests."""
+        paginator = self._db.get_paginator("query")
+        return [
+            event_of(item)
+            for page in paginator.paginate(
+                TableName=self._table,
+                IndexName=BY_MESSAGE_INDEX,
+                KeyConditionExpression="message_id = :id",
+                ExpressionAttributeValues={":id": {"S": message_id}},
+            )
+            for item in page["Items"]
+        ]
+
+    def put(self, events: list[Event]) -> None:
+        batch_write(self._db, [(self._table, item) for event in events for item in event_items(event)])
+
+    def backfill_index_keys(self, *, segment: int, segments: int) -> Backfilled:
+        """Gives events written before the by_recipient/by_type indexes their index keys, and events
+        written before the tag items their tag items.
+
+        A one-off migration for stacks deployed before those changes: one segment of a parallel
+        Scan of the events lacking type_key or having tags, each write conditioned on what it adds
+        still missing, so reruns and overlapping runs are harmless (a rerun reads every tagged
+        event again and writes nothing). Returns how many events and tag items it wrote."""
+        done = Backfilled()
+        pages = self._db.get_paginator("scan").paginate(
+            TableName=self._table,
+            Segment=segment,
+            TotalSegments=segments,
+            FilterExpression="begins_with(pk, :events) AND (attribute_not_exists(type_key) OR size(tags) > :none)",
+            ExpressionAttributeValues={":events": {"S": EVENT_PREFIX}, ":none": {"N": "0"}},
+        )
+        for page in pages:
+            for attrs in page["Items"]:
+                event = event_of(attrs)
+                if "type_key" not in attrs and self._add_index_keys(attrs, event_put(event)):
+                    done.events += 1
+                for item in tag_puts(event):
+                    done.tag_items += self._put_new(item)
+        return done
+
+    def _add_index_keys(self, attrs: dict[str, Any], keys: dict[str, Any]) -> bool:
+        names = [name for name in ("type_key", "recipient_key") if name in keys]  # the keys a write makes today
+        return self._written(
+            self._db.update_item,
+            TableName=self._table,
+            Key={"pk": attrs["pk"], "sk": attrs["sk"]},
+            UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in names),
+            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(type_key)",
+            ExpressionAttributeValues={f":{name}": keys[name] for name in names},
+        )
+
+    def _put_new(self, item: dict[str, Any]) -> bool:
+        return self._written(
+            self._db.put_item, TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)"
+        )
+
+    @staticmethod
+    def _written(call: Callable[..., Any], **request: Any) -> bool:
+        """Makes a conditional write; False when its condition failed (expired meanwhile, or another
+        run got there first)."""
+        try:
+            call(**request)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    # -- GET /v3/events ------------------------------------------------------------------------
+
+    def search(
+        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+    ) -> SearchResult:
+        """Up to `limit` events of the plan, newest first, and (when `count`) every match.
+
+        Counting queries every partition of the window at once (Select=COUNT, a few in parallel);
+        the page then reads only the partitions that hold matches, newest first, and says which
+        those are so later pages skip the empty ones too. Raises TimeoutError past the budget.
+        """
+        deadline = _Deadline(budget_seconds)
+        partitions: list[date | None] = list(plan.days) if not plan.single_partition else [None]
+        total: int | None = None
+        days_with_events: tuple[date, ...] | None = None
+        if count:
+            counts = self._parallel([partial(self._count, account_id, plan, p, deadline) for p in partitions], deadline)
+            total = sum(counts)
+            partitions = [p for p, n in zip(partitions, counts, strict=True) if n]
+            if not plan.single_partition:
+                days_with_events = tuple(day for day in partitions if day is not None)
+        found: list[dict[str, Any]] = []
+        for partition in partitions:  # limit + 1: the one past the page says whether there is more
+            found += self._read(account_id, plan, partition, limit + 1 - len(found), deadline)
+            if len(found) > limit:
+                break
+        return SearchResult(
+            events=[event_of(item) for item in found[:limit]],
+            has_more=len(found) > limit,
+            total_count=total,
+            days_with_events=days_with_events,
+        )
+
+    def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
+        """Every event of the plan, newest first, a page at a time (exports): no count, no budget."""
+        partitions: list[date | None] = list(plan.days) if not plan.single_partition else [None]
+        unbounded = _Deadline(math.inf)
+        for partition in partitions:
+            request = {**self._query(account_id, plan, partition), "ScanIndexForward": False, "Limit": _STREAM_PAGE}
+            for page in self._pages(request, unbounded):
+                for item in page["Items"]:
+                    yield event_of(item)
+
+    def _query(self, account_id: str, plan: QueryPlan, day: date | None) -> dict[str, Any]:
+        """The Query of one partition: its key, the window (up to the cursor) as sk range, the filters."""
+        if plan.strategy is Strategy.MESSAGE:
+            index, name, value = BY_MESSAGE_INDEX, "message_id", str(plan.key)
+        elif plan.strategy is Strategy.RECIPIENT:
+            index, name, value = BY_RECIPIENT_INDEX, "recipient_key", recipient_key(account_id, str(plan.key))
+        elif plan.strategy is Strategy.TAG:
+            index, name, value = None, "pk", tag_pk(account_id, f"{day:%Y-%m-%d}", str(plan.key))
+        elif plan.strategy is Strategy.TYPE:
+            index, name, value = BY_TYPE_INDEX, "type_key", type_key(account_id, f"{day:%Y-%m-%d}", str(plan.key))
+        else:
+            index, name, value = None, "pk", event_pk(account_id, f"{day:%Y-%m-%d}")
+        newest = sort_key(plan.window.until, "~")  # '~' sorts after every event id of that instant
+        if plan.after is not None:
+            newest = min(newest, _after_sk(plan.after))
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": f"{name} = :key AND sk BETWEEN :oldest AND :newest",
+            **_filter_expression(account_id, plan),
+        }
+        request["ExpressionAttributeValues"] = {
+            **request.get("ExpressionAttributeValues", {}),
+            ":key": {"S": value},
+            ":oldest": {"S": sort_key(plan.window.since, "")},
+            ":newest": {"S": newest},
+        }
+        if index is not None:
+            request["IndexName"] = index
+        return request
+
+    def _count(self, account_id: str, plan: QueryPlan, day: date | None, deadline: _Deadline) -> int:
+        request = {**self._query(account_id, plan, day), "Select": "COUNT"}
+        total = 0
+        for page in self._pages(request, deadline):
+            total += page["Count"]
+        return total
+
+    def _read(
+        self, account_id: str, plan: QueryPlan, day: date | None, want: int, deadline: _Deadline
+    ) -> list[dict[str, Any]]:
+        """Up to `want` matching items of one partition, newest first, strictly after the cursor."""
+        request = {**self._query(account_id, plan, day), "ScanIndexForward": False}
+        # One more than wanted: the cursor's own item may come first. Filters apply after Limit.
+        request["Limit"] = min(max(want + 1, _READ_BATCH), 1000) if "FilterExpression" in request else want + 1
+        skip = _after_sk(plan.after) if plan.after is not None else None
+        found: list[dict[str, Any]] = []
+        for page in self._pages(request, deadline):
+            found.extend(item for item in page["Items"] if item["sk"]["S"] != skip)
+            if len(found) >= want:
+                break
+        return found[:want]
+
+    def _pages(self, request: dict[str, Any], deadline: _Deadline) -> Iterator[dict[str, Any]]:
+        while True:
+            deadline.check()
+            page: dict[str, Any] = self._db.query(**request)
+            yield page
+            if "LastEvaluatedKey" not in page:
+                return
+            request = {**request, "ExclusiveStartKey": page["LastEvaluatedKey"]}
+
+    def _parallel(self, calls: list[Callable[[], T]], deadline: _Deadline) -> list[T]:
+        """Results in the order of `calls`; one call runs inline, more share the pool."""
+        if len(calls) == 1:
+            return [calls[0]()]
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=_PARALLEL, thread_name_prefix="events-query")
+            pool = self._pool
+        futures: list[Future[T]] = [pool.submit(call) for call in calls]
+        done, pending = wait(futures, timeout=max(deadline.remaining, 0), return_when=FIRST_EXCEPTION)
+        if pending:  # a call failed or time ran out: the others stop at their next query
+            deadline.stop()
+            for future in pending:
+                future.cancel()
+            for future in done:
+                future.result()  # raises the failure, if that was it
+            raise TimeoutError("the events query ran out of its time budget")
+        return [future.result() for future in futures]
+
+
+def _after_sk(position: Position) -> str:
+    return sort_key(position.timestamp, position.event_id)

@@ -1,0 +1,377 @@
+"""Messages: what a send request may contain, what is stored, and what the API shows (spec 2, 4, 8)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import datetime
+from email.headerregistry import Address as EmailAddress
+from email.utils import getaddresses, parseaddr
+from enum import StrEnum
+from typing import Annotated, Any
+
+from email_validator import EmailNotValidError, validate_email
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from postline.shared.errors import ApiError
+
+MAX_RECIPIENTS = 1_000  # combined across to, cc and bcc, and in any one field (spec 8)
+MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: base64 of it fits API Gateway's 10 MB
+MAX_TAGS = 10
+MAX_METADATA_KEYS = 20
+MAX_CUSTOM_HEADERS = 50
+MAX_SCHEDULE_DAYS = 30  # send_at at most this far ahead
+METADATA_KEY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")  # the events query filters on the same keys
+HEADER_NAME = re.compile(r"^[Xx]-[A-Za-z0-9-]{1,74}$")
+# Headers the service itself sets on X-*: a sender may not forge them.
+RESERVED_HEADERS = {"x-postline-message-id", "x-webhook-attempt", "x-svc-signature"}
+
+
+class RecipientLimitExceeded(ApiError):
+    status, code = 400, "recipient_limit_exceeded"
+
+
+class AttachmentTooLarge(ApiError):
+    status, code = 400, "attachment_too_large"
+
+
+class MessageStatus(StrEnum):
+    QUEUED = "queued"
+    SENT = "sent"
+    DELIVERED = "delivered"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
+    DEFERRED = "deferred"
+    REJECTED = "rejected"
+    FAILED = "failed"
+
+
+def normalize_address(value: str) -> str:
+    """A bare address, checked for syntax; the domain is lowercased (local parts are case-sensitive)."""
+    if not isinstance(value, str):
+        raise ValueError("must be an email address string")
+    try:
+        # Syntax only: whether the domain takes mail is the MX lookup's call at delivery, and
+        # the .test names of RFC 6761 are what development and tests send to.
+        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
+    except EmailNotValidError as error:
+        raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
+    return f"{checked.local_part}@{checked.domain.lower()}"
+
+
+def normalize_mailbox(value: str) -> str:
+    """'Name <addr>' or 'addr' -> the same with the address normalized."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be an email address, optionally with a display name: 'Name <a@b.example>'")
+    found = getaddresses([value.strip()])
+    if len(found) != 1 or not found[0][1] or value.count("<") > 1:
+        raise ValueError(f"{value!r} must be exactly one email address")
+    name, address = found[0]
+    address = normalize_address(address)
+    if not name:
+        return address
+    # Kept readable (no RFC 2047 encoding here; the MIME builder encodes what needs it).
+    return str(EmailAddress(display_name=name, addr_spec=address))
+
+
+def address_of(mailbox: str) -> str:
+    return parseaddr(mailbox)[1]
+
+
+def domain_of(address: str) -> str:
+    return address_of(address).rsplit("@", 1)[-1].lower()
+
+
+Address = Annotated[str, AfterValidator(normalize_address)]
+Mailbox = Annotated[str, AfterValidator(normalize_mailbox)]
+Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+# Not capped here: more than 1,000 answers recipient_limit_exceeded, not validation_error.
+Recipients = list[Address]
+
+
+def _check_headers(headers: dict[str, str]) -> dict[str, str]:
+    if len(headers) > MAX_CUSTOM_HEADERS:
+        raise ValueError(f"at most {MAX_CUSTOM_HEADERS} custom headers")
+    for name, value in headers.items():
+        if not HEADER_NAME.fullmatch(name):
+            raise ValueError(f"{name!r}: only custom X-* headers may be set (letters, digits and dashes)")
+        if name.lower() in RESERVED_HEADERS:
+            raise ValueError(f"{name!r} is set by the service")
+        if "\r" in value or "\n" in value or len(value) > 998:
+            raise ValueError(f"{name!r}: a header value is one line of at most 998 characters")
+    return headers
+
+
+def _check_metadata(metadata: dict[str, str]) -> dict[str, str]:
+    if len(metadata) > MAX_METADATA_KEYS:
+        raise ValueError(f"at most {MAX_METADATA_KEYS} metadata keys")
+    for name, value in metadata.items():
+        if not METADATA_KEY.fullmatch(name):
+            raise ValueError(f"metadata key {name!r}: 1-64 letters, digits, dots, dashes or underscores")
+        if len(value) > 200:
+            raise ValueError(f"metadata {name!r}: values are at most 200 characters")
+    return metadata
+
+
+Headers = Annotated[dict[str, str], AfterValidator(_check_headers)]
+Metadata = Annotated[dict[str, str], AfterValidator(_check_metadata)]
+
+
+class Attachment(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filename: Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^[^\r\n/\\]+$")]
+    content: str = Field(description="The file, base64-encoded.")
+    content_type: Annotated[str, StringConstraints(pattern=r"^[\w.+-]+/[\w.+-]+$")] = "application/octet-stream"
+
+    @field_validator("content")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as error:
+            raise ValueError("content must be base64") from error
+        return value
+
+    @property
+    def size(self) -> int:
+        return len(base64.b64decode(self.content))
+
+
+class Content(BaseModel):
+    """The parts of a message stored encrypted (envelope encryption), never in a queryable item."""
+
+    html: str | None = None
+    text: str | None = None
+    vars: dict[str, Any] = Field(default_factory=dict)
+    attachments: list[Attachment] = Field(default_factory=list)
+    reply_to: str | None = None
+
+
+class SendFields(BaseModel):
+    """What a single send and a batch share (spec 4, Messages)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: Mailbox = Field(alias="from", description="Sender: 'a@b.example' or 'Name <a@b.example>'.")
+    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
+    html: str | None = None
+    text: str | None = None
+    template_id: str | None = Field(default=None, max_length=64)
+    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
+    headers: Headers = Field(default_factory=dict, description="Custom X-* headers, stamped on the email.")
+    metadata: Metadata = Field(default_factory=dict, description="Your keys and values, echoed on every event.")
+    send_at: datetime | None = Field(default=None, description=f"Schedule up to {MAX_SCHEDULE_DAYS} days ahead.")
+    webhook_url: HttpUrl | None = Field(default=None, description="Every event of the message is also POSTed here.")
+    reply_to: Mailbox | None = None
+    attachments: list[Attachment] = Field(default_factory=list, max_length=20)
+    track_opens: bool = True
+    track_clicks: bool = True
+
+    @field_validator("send_at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("send_at needs a time zone, e.g. 2026-01-02T03:04:05Z")
+        return value
+
+    def check_attachments(self) -> None:
+        total = sum(attachment.size for attachment in self.attachments)
+        if total > MAX_ATTACHMENT_BYTES:
+            raise AttachmentTooLarge(
+                f"Attachments total {total} bytes; the limit is {MAX_ATTACHMENT_BYTES} bytes (decoded)."
+            )
+
+
+class SendRequest(SendFields):
+    """POST /v3/messages."""
+
+    to: Recipients = Field(min_length=1)
+    cc: Recipients = Field(default_factory=list)
+    bcc: Recipients = Field(default_factory=list)
+    vars: dict[str, Any] = Field(default_factory=dict, description="Template variables.")
+
+    @model_validator(mode="after")
+    def _has_body(self) -> SendRequest:
+        if self.template_id is None and self.html is None and self.text is None:
+            raise ValueError("give html, text or a template_id")
+        if self.template_id is None and not self.subject:
+            raise ValueError("subject is required unless a template supplies it")
+        return self
+
+    def check_recipient_limits(self) -> None:
+        for name, field in (("to", self.to), ("cc", self.cc), ("bcc", self.bcc)):
+            if len(field) > MAX_RECIPIENTS:
+                raise RecipientLimitExceeded(f"{name} has {len(field)} addresses; at most {MAX_RECIPIENTS}.")
+        total = len(self.to) + len(self.cc) + len(self.bcc)
+        if total > MAX_RECIPIENTS:
+            raise RecipientLimitExceeded(f"{total} recipients across to, cc and bcc; at most {MAX_RECIPIENTS}.")
+
+
+class RecipientState(StrEnum):
+    """Where one recipient of a message is. `sending` is a claim: a worker is handing it over."""
+
+    QUEUED = "queued"
+    SENDING = "sending"
+    SENT = "sent"
+    DEFERRED = "deferred"
+    DELIVERED = "delivered"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
+    REJECTED = "rejected"
+    FAILED = "failed"
+
+
+PENDING = {RecipientState.QUEUED, RecipientState.SENDING, RecipientState.DEFERRED}
+FINAL = {
+    RecipientState.DELIVERED,
+    RecipientState.BOUNCED,
+    RecipientState.COMPLAINED,
+    RecipientState.REJECTED,
+    RecipientState.FAILED,
+}
+
+
+def message_status(states: list[RecipientState]) -> MessageStatus:
+    """The message's status from its recipients': the furthest stage any of them reached, with a
+    message still in progress while any recipient is (deferred when one waits for a retry)."""
+    present = set(states)
+    if not present:
+        return MessageStatus.QUEUED
+    if present <= {RecipientState.REJECTED}:
+        return MessageStatus.REJECTED
+    if RecipientState.DEFERRED in present:
+        return MessageStatus.DEFERRED
+    if present & {RecipientState.QUEUED, RecipientState.SENDING}:
+        # Some still waiting: "sent" once any other has been handed over, whatever became of it.
+        progressed = present - {RecipientState.QUEUED, RecipientState.SENDING, RecipientState.REJECTED}
+        return MessageStatus.SENT if progressed else MessageStatus.QUEUED
+    for state, status in (
+        (RecipientState.COMPLAINED, MessageStatus.COMPLAINED),
+        (RecipientState.DELIVERED, MessageStatus.DELIVERED),
+        (RecipientState.SENT, MessageStatus.SENT),
+        (RecipientState.BOUNCED, MessageStatus.BOUNCED),
+        (RecipientState.FAILED, MessageStatus.FAILED),
+    ):
+        if state in present:
+            return status
+    return MessageStatus.REJECTED
+
+
+class Schedule(StrEnum):
+    """Whether a message waits for its send_at, and whether its owner cancelled it meanwhile."""
+
+    NOW = "now"
+    SCHEDULED = "scheduled"
+    CANCELLED = "cancelled"
+
+
+class Message(BaseModel):
+    """The stored message: what queries need, plus references to the sealed content."""
+
+    id: str
+    account_id: str
+    key_id: str
+    test: bool  # simulated: a test key's, or a live send the operator routed to the sandbox
+    routed: bool = False  # the latter
+    batch_id: str | None = None
+    from_: str = Field(alias="from")
+    to: list[str]
+    cc: list[str] = Field(default_factory=list)
+    bcc: list[str] = Field(default_factory=list)
+    subject: str
+    tags: list[str] = Field(default_factory=list)
+    headers: dict[str, str] = Field(default_factory=dict)
+    metadata: dict[str, str] = Field(default_factory=dict)
+    template_id: str | None = None
+    webhook_url: str | None = None
+    track_opens: bool = True
+    track_clicks: bool = True
+    send_outcomes: dict[str, float] | None = None  # the test key's weights, for the simulator
+    verify_before_send: bool = False  # each recipient is verified before its first hand-over
+    verify_outcomes: dict[str, float] | None = None  # the test key's verify weights, for the simulator
+    status: MessageStatus = MessageStatus.QUEUED
+    recipients: dict[str, RecipientState] = Field(default_factory=dict)
+    attempts: dict[str, int] = Field(default_factory=dict)  # recipient -> delivery attempts made
+    schedule: Schedule = Schedule.NOW
+    send_at: datetime | None = None
+    created_at: datetime
+    delivered_at: datetime | None = None
+    opened_at: datetime | None = None
+    clicked_at: datetime | None = None
+    expires_at: int | None = None  # epoch seconds: the account's retention (the table's TTL)
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    @property
+    def all_recipients(self) -> list[str]:
+        return list(dict.fromkeys([*self.to, *self.cc, *self.bcc]))
+
+    @property
+    def sender_domain(self) -> str:
+        return domain_of(self.from_)
+
+
+class MessageView(BaseModel):
+    """GET /v3/messages/{id} (spec 2, Message)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    status: MessageStatus
+    from_: str = Field(alias="from")
+    to: list[str]
+    subject: str
+    tags: list[str]
+    headers: dict[str, str]
+    created_at: datetime
+    send_at: datetime | None
+    delivered_at: datetime | None
+    opened_at: datetime | None
+    clicked_at: datetime | None
+
+    @classmethod
+    def of(cls, message: Message) -> MessageView:
+        return cls.model_validate(message.model_dump(by_alias=True))
+
+
+class MessageAccepted(BaseModel):
+    """202 of POST /v3/messages: id, status (always queued), created_at, and the echoes."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    status: MessageStatus = MessageStatus.QUEUED
+    created_at: datetime
+    from_: str = Field(alias="from")
+    to: list[str]
+    tags: list[str]
+    headers: dict[str, str]
+
+
+class ScheduledMessage(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    from_: str = Field(alias="from")
+    to: list[str]
+    subject: str
+    tags: list[str]
+    send_at: datetime
+    created_at: datetime
+
+
+class ScheduledMessageCancellation(BaseModel):
+    id: str
+    status: str = "cancelled"
+    message: str

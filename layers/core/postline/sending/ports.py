@@ -1,0 +1,69 @@
+"""What sending needs: message storage, the content vault and the dispatch queue.
+
+Adapters implement these; tests pass fakes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from postline.delivery.parcels import DispatchJob
+from postline.events.domain import Event
+from postline.sending.domain import Content, Message, RecipientState
+
+Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
+
+
+class MessageStore(Protocol):
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        """Stores new messages with their queued events; repeating it changes nothing."""
+        ...
+
+    def get(self, message_id: str) -> Message | None: ...
+
+    def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
+
+    def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
+        """Marks a scheduled message cancelled; False when it is no longer scheduled."""
+        ...
+
+    def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
+        """Takes the message's delivery lease unless another worker holds a live one; returns the
+        message as of the claim and its sealed content, or None when the lease is taken."""
+        ...
+
+    def release(self, message: Message, owner: str) -> None: ...
+
+    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+        """Writes one recipient's new state (from `message`) and its events in one transaction,
+        only if `owner` still holds the lease and the attempt is newer than the last recorded."""
+        ...
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        """Writes a recipient's state reported after hand-over (from `message`) with its events, only
+        while the stored state is one of `expected`; False when it no longer is."""
+        ...
+
+    def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
+        """Sets opened_at / clicked_at the first time only."""
+        ...
+
+
+class ContentVault(Protocol):
+    def seal(self, items: list[tuple[str, Content]]) -> list[Sealed]:
+        """Encrypts each (message id, content) under its own data key; one KMS call for all."""
+        ...
+
+    def open(self, message_id: str, sealed: Sealed) -> Content: ...
+
+
+class DispatchQueue(Protocol):
+    def enqueue(self, jobs: list[DispatchJob], *, not_before: datetime | None = None) -> None:
+        """Queues jobs now, or for `not_before`: a queue delay when that is near enough (SQS: 15
+        minutes), else a one-time schedule (EventBridge Scheduler) that queues them then."""
+        ...
+
+    def unschedule(self, message_id: str) -> None:
+        """Deletes the message's pending schedule, if it has one."""
+        ...

@@ -1,0 +1,448 @@
+"""Accepting email: single and batch sends, reading a message, scheduled sends and cancelling them.
+
+Acceptance answers 202 `queued` and leaves delivery to the dispatcher. In order: the operator's
+hold (503), the template and its vars, rejected-before-send screening (still 202, with a
+`rejected` event), the quota (429), then the content is sealed, the job is queued (or
+scheduled) and the message stored with its events. The queue goes before the table on purpose:
+a job whose message was never stored is dropped by the dispatcher, while a stored message
+whose job was never queued would wait forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from postline.accounts.domain import live_sending_paused
+from postline.accounts.ports import AccountStore
+from postline.auth.identity import Principal
+from postline.delivery.parcels import DispatchJob
+from postline.domains.ports import SendingDomains
+from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
+from postline.keys.domain import Environment, Scope, TestOutcomes
+from postline.sending.domain import (
+    MAX_SCHEDULE_DAYS,
+    Content,
+    Message,
+    MessageAccepted,
+    MessageStatus,
+    MessageView,
+    RecipientLimitExceeded,
+    RecipientState,
+    Schedule,
+    ScheduledMessage,
+    ScheduledMessageCancellation,
+    SendFields,
+    SendRequest,
+    message_status,
+)
+from postline.sending.ports import ContentVault, DispatchQueue, MessageStore
+from postline.sending.screening import rejections, routed_to_sandbox
+from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
+from postline.shared.pagination import Page, make_page
+from postline.shared.ports import Clock, IdFactory
+from postline.suppressions.ports import Suppressions
+from postline.templates.domain import Template, TemplateNotFound, check_vars, render_text
+from postline.templates.ports import Templates
+from postline.usage.domain import day_key, month_key
+from postline.usage.ports import QuotaStore
+from postline.usage.quota import email_limits, quota_refusal
+from postline.verification.domain import effective_verify_before_send
+
+MAX_BATCH_RECIPIENTS = 5_000
+MAX_REPORTED_REJECTIONS = 100
+STORE_CHUNK = 10  # messages queued then stored together: one SQS batch, about one BatchWriteItem
+SENDING_PAUSED_RETRY_AFTER = 60
+
+
+class BatchRecipient(BaseModel):
+    """One personalized recipient of a batch: the address, its vars, and overrides of shared fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to: str = Field(description="The recipient's address.")
+    vars: dict[str, Any] = Field(default_factory=dict)
+    subject: str | None = None
+    html: str | None = None
+    text: str | None = None
+    tags: list[str] | None = None
+    headers: dict[str, str] | None = None
+    metadata: dict[str, str] | None = None
+    reply_to: str | None = None
+
+
+class BatchSendRequest(SendFields):
+    """POST /v3/messages.batch: the shared fields of a single send, plus up to 5,000 recipients."""
+
+    # Not capped here: more than 5,000 answers recipient_limit_exceeded, not validation_error.
+    recipients: Annotated[list[BatchRecipient], Field(min_length=1)]
+
+    def check_limits(self) -> None:
+        if len(self.recipients) > MAX_BATCH_RECIPIENTS:
+            raise RecipientLimitExceeded(
+                f"{len(self.recipients)} recipients; a batch takes at most {MAX_BATCH_RECIPIENTS}."
+            )
+        if self.attachments:
+            raise ValidationFailed("attachments: batches do not take attachments; send them one by one.")
+
+
+class RejectedRecipient(BaseModel):
+    index: int
+    to: str
+    reason: str
+
+
+class BatchSendResult(BaseModel):
+    batch_id: str
+    accepted: int
+    rejected: int
+    message_ids: list[str]
+    rejected_recipients: list[RejectedRecipient] | None = None
+
+
+@dataclass
+class _Prepared:
+    """A message ready to store: its content to seal and the events of its acceptance."""
+
+    message: Message
+    content: Content
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def deliverable(self) -> bool:
+        return any(state is RecipientState.QUEUED for state in self.message.recipients.values())
+
+
+class SendService:
+    def __init__(
+        self,
+        *,
+        messages: MessageStore,
+        vault: ContentVault,
+        queue: DispatchQueue,
+        quotas: QuotaStore,
+        suppressions: Suppressions,
+        domains: SendingDomains,
+        templates: Templates,
+        accounts: AccountStore,
+        check_webhook_url: Callable[[str], None],
+        ids: IdFactory,
+        clock: Clock,
+    ) -> None:
+        self._messages = messages
+        self._check_webhook_url = check_webhook_url  # raises ValidationFailed
+        self._vault = vault
+        self._queue = queue
+        self._quotas = quotas
+        self._suppressions = suppressions
+        self._domains = domains
+        self._templates = templates
+        self._accounts = accounts
+        self._ids = ids
+        self._clock = clock
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
+        request.check_recipient_limits()
+        request.check_attachments()
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
+        self._check_not_paused(principal)
+        now = self._clock.now()
+        send_at = _send_at(request.send_at, now)
+        template = self._template(principal, request.template_id)
+        item = self._prepare(principal, request, template, send_at, now)
+        message = item.message
+        prepared = self._screen(principal, [item], now)
+        self._commit(principal, prepared, send_at, now)
+        return MessageAccepted(
+            id=message.id,
+            created_at=message.created_at,
+            from_=message.from_,
+            to=message.to,
+            tags=message.tags,
+            headers=message.headers,
+        )
+
+    def send_batch(self, principal: Principal, request: BatchSendRequest) -> BatchSendResult:
+        request.check_limits()
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
+        self._check_not_paused(principal)
+        now = self._clock.now()
+        send_at = _send_at(request.send_at, now)
+        template = self._template(principal, request.template_id)
+        batch_id = self._ids.new_id("batch_")
+        prepared: list[_Prepared] = []
+        rejected: list[RejectedRecipient] = []
+        seen: set[str] = set()
+        shared = request.model_dump(by_alias=True, exclude={"recipients", "send_at"}, exclude_none=True)
+        for index, recipient in enumerate(request.recipients):
+            overrides = recipient.model_dump(exclude_none=True, exclude={"to", "vars"})
+            try:
+                single = SendRequest.model_validate(
+                    {**shared, **overrides, "to": [recipient.to], "vars": recipient.vars}
+                )
+                address = single.to[0]
+                if address.lower() in seen:
+                    raise ValidationFailed("the address appears earlier in this batch")
+                item = self._prepare(principal, single, template, send_at, now, batch_id=batch_id)
+            except ValidationError as error:
+                rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=_reason(error)))
+                continue
+            except ValidationFailed as error:
+                rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=error.message))
+                continue
+            seen.add(address.lower())
+            prepared.append(item)
+        prepared = self._screen(principal, prepared, now)
+        self._commit(principal, prepared, send_at, now)
+        return BatchSendResult(
+            batch_id=batch_id,
+            accepted=len(prepared),
+            rejected=len(rejected),
+            message_ids=[item.message.id for item in prepared],
+            rejected_recipients=rejected[:MAX_REPORTED_REJECTIONS] or None,
+        )
+
+    def _prepare(
+        self,
+        principal: Principal,
+        request: SendRequest,
+        template: Template | None,
+        send_at: datetime | None,
+        now: datetime,
+        *,
+        batch_id: str | None = None,
+    ) -> _Prepared:
+        """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
+        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
+        outcomes = _test_outcomes(principal)
+        routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
+        message = Message(
+            id=self._ids.new_id("msg_"),
+            account_id=principal.account.id,
+            key_id=principal.key_id,
+            test=principal.env is Environment.TEST or routed,
+            routed=routed,
+            batch_id=batch_id,
+            from_=request.from_,
+            to=request.to,
+            cc=request.cc,
+            bcc=request.bcc,
+            subject=subject,
+            tags=request.tags,
+            headers=request.headers,
+            metadata=request.metadata,
+            template_id=request.template_id,
+            webhook_url=str(request.webhook_url) if request.webhook_url else None,
+            track_opens=request.track_opens,
+            track_clicks=request.track_clicks,
+            send_outcomes=outcomes.send if outcomes else None,
+            verify_before_send=effective_verify_before_send(
+                principal.key.verify_before_send if principal.key else None,
+                None,  # the sending domain's own setting: sending domains have none yet
+                principal.account.verify_before_send,
+            ),
+            verify_outcomes=outcomes.verify if outcomes else None,
+            schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
+            send_at=send_at,
+            created_at=now,
+        )
+        content = Content(
+            html=html, text=text, vars=request.vars, attachments=request.attachments, reply_to=request.reply_to
+        )
+        return _Prepared(message, content)
+
+    # -- reading and cancelling --------------------------------------------------------------
+
+    def get(self, principal: Principal, message_id: str) -> MessageView:
+        return MessageView.of(self._own(principal, message_id))
+
+    def scheduled(self, principal: Principal, *, page: int, per_page: int) -> Page[ScheduledMessage]:
+        found, total = self._messages.list_scheduled(principal.account.id, page=page, per_page=per_page)
+        items = [ScheduledMessage.model_validate(m.model_dump(by_alias=True)) for m in found if m.send_at]
+        return make_page(items, page=page, per_page=per_page, total_count=total)
+
+    def cancel(self, principal: Principal, message_id: str) -> ScheduledMessageCancellation:
+        message = self._own(principal, message_id)
+        if principal.scope is Scope.SEND_ONLY and message.key_id != principal.key_id:
+            raise Forbidden("A send_only key may cancel only the scheduled sends it made.", code="insufficient_scope")
+        now = self._clock.now()
+        if not _cancellable(message, now):
+            raise ValidationFailed(
+                f"Message {message_id} is not a scheduled send waiting to go out (status {message.status}); "
+                "only scheduled sends can be cancelled before their send_at."
+            )
+        recipients = [r for r, state in message.recipients.items() if state is RecipientState.QUEUED]
+        for recipient in recipients:
+            message.recipients[recipient] = RecipientState.REJECTED
+        message.status = message_status(list(message.recipients.values()))
+        message.schedule = Schedule.CANCELLED
+        retention = principal.account.limits.retention_days
+        reason = {"reason": RejectReason.CANCELLED.value}
+        events = [
+            message_event(message, EventType.REJECTED, r, now, reason, retention_days=retention) for r in recipients
+        ]
+        if not self._messages.cancel(message, events, now):
+            raise ValidationFailed(f"Message {message_id} went out or was cancelled meanwhile.")
+        self._queue.unschedule(message.id)  # a schedule that fires anyway finds a cancelled message
+        return ScheduledMessageCancellation(id=message.id, message="The scheduled send was cancelled.")
+
+    # -- the steps ----------------------------------------------------------------------------
+
+    def _own(self, principal: Principal, message_id: str) -> Message:
+        message = self._messages.get(message_id)
+        if message is None or message.account_id != principal.account.id:
+            raise NotFound(f"No message {message_id} in this account.")
+        return message
+
+    def _check_not_paused(self, principal: Principal) -> None:
+        if principal.env is Environment.LIVE and live_sending_paused(
+            principal.account, self._accounts.platform_sending_paused()
+        ):
+            raise ServiceUnavailable(
+                "Live sending is paused by the operator; retry later.",
+                code="sending_paused",
+                retry_after=SENDING_PAUSED_RETRY_AFTER,
+            )
+
+    def _template(self, principal: Principal, template_id: str | None) -> Template | None:
+        if template_id is None:
+            return None
+        template = self._templates.get_template(principal.account.id, template_id)
+        if template is None or not template.active:
+            raise TemplateNotFound(f"No active template {template_id} in this account.")
+        return template
+
+    def _screen(self, principal: Principal, prepared: list[_Prepared], now: datetime) -> list[_Prepared]:
+        """Queued events for everyone; rejected-before-send recipients get their rejected event."""
+        account = principal.account
+        retention = account.limits.retention_days
+        verified: dict[str, bool] = {}
+        addresses = [r for item in prepared for r in item.message.all_recipients]
+        suppressed = self._suppressions.suppressed(account.id, addresses) if addresses else set()
+        for item in prepared:
+            message = item.message
+            recipients = message.all_recipients
+            domain = message.sender_domain
+            leaves = not message.test  # simulated mail (test keys, routed sends) needs no domain, no sandbox pass
+            if leaves and domain not in verified:
+                verified[domain] = self._domains.is_verified(account.id, domain)
+            rejected = rejections(
+                recipients,
+                leaves=leaves,
+                domain_verified=verified.get(domain, False),
+                account=account,
+                suppressed=suppressed,
+            )
+            message.recipients = {
+                r: RecipientState.REJECTED if r in rejected else RecipientState.QUEUED for r in recipients
+            }
+            message.attempts = {}
+            message.expires_at = retention_expiry(now, retention)
+            message.status = message_status(list(message.recipients.values()))
+            item.events = [
+                message_event(message, EventType.QUEUED, r, now, retention_days=retention) for r in recipients
+            ]
+            rejected_at = now + timedelta(microseconds=1)  # after its queued event, as it happened
+            item.events += [
+                message_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
+                for r, reason in rejected.items()
+            ]
+        return prepared
+
+    def _commit(self, principal: Principal, prepared: list[_Prepared], send_at: datetime | None, now: datetime) -> None:
+        if not prepared:
+            return
+        count = sum(_queued_count(item) for item in prepared)
+        test = principal.env is Environment.TEST
+        limits = email_limits(principal.account, test=test)
+        month, day = month_key(now), day_key(now)
+        if count:
+            stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
+            if stopped is not None:
+                raise quota_refusal(stopped, limits, now)
+        stored = 0  # emails of the chunks already queued and stored: those are sent, whatever follows
+        try:
+            sealed = self._vault.seal([(item.message.id, item.content) for item in prepared])
+            for item in prepared:
+                if not item.deliverable:
+                    item.message.schedule = Schedule.NOW  # nothing to wait for
+            # Chunk by chunk, queue then store: the time between a job and its message stays a
+            # few milliseconds however large the batch (a dispatcher taking a job first waits).
+            for start in range(0, len(prepared), STORE_CHUNK):
+                chunk = prepared[start : start + STORE_CHUNK]
+                jobs = [
+                    DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=now)
+                    for item in chunk
+                    if item.deliverable
+                ]
+                if jobs:
+                    self._queue.enqueue(jobs, not_before=send_at)
+                self._messages.create(
+                    [item.message for item in chunk],
+                    sealed[start : start + STORE_CHUNK],
+                    [event for item in chunk for event in item.events],
+                )
+                stored += sum(_queued_count(item) for item in chunk)
+        except BaseException:
+            if count > stored:
+                self._quotas.release_emails(principal.account.id, count - stored, month=month, day=day, test=test)
+            raise
+
+
+def _render(
+    template: Template | None, subject: str | None, html: str | None, text: str | None, variables: dict[str, Any]
+) -> tuple[str, str | None, str | None]:
+    """The request's own subject/html/text win over the template's; only template text is rendered."""
+    if template is None:
+        return subject or "", html, text
+    check_vars(template, variables)
+    return (
+        subject if subject is not None else render_text(template.subject, variables) or "",
+        html if html is not None else render_text(template.html, variables, html=True),
+        text if text is not None else render_text(template.text_body, variables),
+    )
+
+
+def _queued_count(item: _Prepared) -> int:
+    return sum(1 for state in item.message.recipients.values() if state is RecipientState.QUEUED)
+
+
+def _send_at(requested: datetime | None, now: datetime) -> datetime | None:
+    """None to send now (also for a send_at already past); the time otherwise, within bounds."""
+    if requested is None or requested <= now:
+        return None
+    if requested > now + timedelta(days=MAX_SCHEDULE_DAYS):
+        raise ValidationFailed(f"send_at: at most {MAX_SCHEDULE_DAYS} days ahead.")
+    return requested
+
+
+def _test_outcomes(principal: Principal) -> TestOutcomes | None:
+    """The simulator's weights: a test key's own, stored on each of its messages."""
+    if principal.env is not Environment.TEST or principal.key is None:
+        return None
+    return principal.key.test_outcomes
+
+
+def _cancellable(message: Message, now: datetime) -> bool:
+    return (
+        message.schedule is Schedule.SCHEDULED
+        and message.send_at is not None
+        and message.send_at > now
+        and message.status is MessageStatus.QUEUED
+        and all(state in (RecipientState.QUEUED, RecipientState.REJECTED) for state in message.recipients.values())
+    )
+
+
+def _reason(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != 0)
+    text = str(first.get("msg", "is invalid")).removeprefix("Value error, ")
+    return f"{where}: {text}" if where else text

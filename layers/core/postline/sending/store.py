@@ -1,0 +1,210 @@
+"""The messages table (one item per message) and the events written with it.
+
+    MSG#<id>  MSG   the message: what queries need, the sealed content, the delivery lease;
+                    sched_pk/sched_sk while it waits for its send_at (the `scheduled` index,
+                    soonest first per account)
+
+Events (with their tag items) go to the events table (see events.py) in the same transaction as
+the state change they record, guarded by the lease and the attempt number, so a repeated step
+writes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.events.domain import Event
+from postline.events.store import event_items
+from postline.sending.domain import Message, RecipientState, Schedule
+from postline.sending.ports import Sealed
+from postline.shared.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
+
+MESSAGE_SK = "MSG"
+SCHEDULED_INDEX = "scheduled"
+# What the scheduled list shows, projected into the index (the sealed content is not).
+SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
+_MAX_TRANSACTION_ITEMS = 100
+
+
+def message_key(message_id: str) -> dict[str, Any]:
+    return key(f"MSG#{message_id}", MESSAGE_SK)
+
+
+def _scheduled_pk(account_id: str) -> str:
+    return f"SCHED#{account_id}"
+
+
+def _message_item(message: Message, sealed: Sealed) -> dict[str, Any]:
+    data: dict[str, Any] = {**message.model_dump(mode="json", by_alias=True), "sealed": sealed}
+    if message.schedule is Schedule.SCHEDULED and message.send_at is not None:
+        data["sched_pk"] = _scheduled_pk(message.account_id)
+        data["sched_sk"] = f"{message.send_at.isoformat()}#{message.id}"
+    return {**message_key(message.id), **to_attrs(data)}
+
+
+def _message(attrs: dict[str, Any]) -> Message:
+    return Message.model_validate(from_attrs(attrs))
+
+
+class DynamoMessageStore:
+    def __init__(self, client: Any, messages_table: str, events_table: str) -> None:
+        self._db = client
+        self._table = messages_table
+        self._events = events_table
+
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        # Unconditional puts of new ids and deterministic event keys: repeating them is harmless.
+        requests = [(self._table, _message_item(m, s)) for m, s in zip(messages, sealed, strict=True)]
+        requests += [(self._events, item) for event in events for item in event_items(event)]
+        batch_write(self._db, requests)
+
+    def get(self, message_id: str) -> Message | None:
+        item = self._db.get_item(TableName=self._table, Key=message_key(message_id), ConsistentRead=True).get("Item")
+        return _message(item) if item else None
+
+    def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]:
+        condition = {
+            "IndexName": SCHEDULED_INDEX,
+            "KeyConditionExpression": "sched_pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": _scheduled_pk(account_id)}},
+        }
+        found, total = query_page(self._db, self._table, condition, page=page, per_page=per_page, forward=True)
+        return [_message(attrs) for attrs in found], total
+
+    def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": message_key(message.id),
+                "UpdateExpression": "SET #schedule = :cancelled, #status = :status, recipients = :recipients "
+                "REMOVE sched_pk, sched_sk",
+                "ConditionExpression": "#schedule = :scheduled AND attribute_not_exists(lease_owner)",
+                "ExpressionAttributeNames": {"#schedule": "schedule", "#status": "status"},
+                "ExpressionAttributeValues": {
+                    ":cancelled": {"S": Schedule.CANCELLED.value},
+                    ":scheduled": {"S": Schedule.SCHEDULED.value},
+                    ":status": {"S": message.status.value},
+                    ":recipients": to_value({r: s.value for r, s in message.recipients.items()}),
+                },
+            }
+        }
+        return self._transact([update], events)
+
+    def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
+        try:
+            response = self._db.update_item(
+                TableName=self._table,
+                Key=message_key(message_id),
+                UpdateExpression="SET lease_owner = :owner, lease_until = :until REMOVE sched_pk, sched_sk",
+                ConditionExpression="attribute_exists(pk) AND "
+                "(attribute_not_exists(lease_until) OR lease_until < :now)",
+                ExpressionAttributeValues={
+                    ":owner": {"S": owner},
+                    ":until": {"N": str(int((now + timedelta(seconds=lease_seconds)).timestamp()))},
+                    ":now": {"N": str(int(now.timestamp()))},
+                },
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return None
+            raise
+        attrs = response["Attributes"]
+        return _message(attrs), from_attrs(attrs).get("sealed", {})
+
+    def release(self, message: Message, owner: str) -> None:
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=message_key(message.id),
+                UpdateExpression="REMOVE lease_owner, lease_until",
+                ConditionExpression="lease_owner = :owner",
+                ExpressionAttributeValues={":owner": {"S": owner}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise  # not ours any more: it expired and another worker took it
+
+    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+        update = self._recipient_update(
+            message,
+            recipient,
+            condition="lease_owner = :owner AND (attribute_not_exists(attempts.#r) OR attempts.#r < :attempt)",
+            sets="attempts.#r = :attempt",
+            values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
+        )
+        return self._transact([update], events)
+
+    def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=message_key(message_id),
+                UpdateExpression="SET #f = :at",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(#f)",
+                ExpressionAttributeNames={"#f": field},
+                ExpressionAttributeValues={":at": {"S": at.isoformat()}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    def _transact(self, updates: list[dict[str, Any]], events: list[Event]) -> bool:
+        """The state change with its events, all or nothing; False when the condition failed.
+
+        Events past what one transaction holds follow it in batches: their keys are
+        deterministic, so a crash in between is mended by the repeat of the step.
+        """
+        room = _MAX_TRANSACTION_ITEMS - len(updates)
+        items = [item for event in events for item in event_items(event)]
+        puts = [{"Put": {"TableName": self._events, "Item": item}} for item in items[:room]]
+        try:
+            self._db.transact_write_items(TransactItems=updates + puts)
+        except ClientError as error:
+            if "ConditionalCheckFailed" in cancellation_codes(error)[: len(updates)]:
+                return False
+            raise
+        batch_write(self._db, [(self._events, item) for item in items[room:]])
+        return True
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        """A state change reported after the hand-over (SES feedback): applied with its events only
+        while the recipient is still in one of the `expected` states, so a repeated report is a no-op."""
+        allowed = {f":from{index}": {"S": state.value} for index, state in enumerate(sorted(expected))}
+        update = self._recipient_update(
+            message, recipient, condition=f"recipients.#r IN ({', '.join(allowed)})", values=allowed
+        )
+        return self._transact([update], events)
+
+    def _recipient_update(
+        self,
+        message: Message,
+        recipient: str,
+        *,
+        condition: str,
+        values: dict[str, Any],
+        sets: str | None = None,
+    ) -> dict[str, Any]:
+        """One recipient's state (from `message`), the message status and delivered_at, if `condition`."""
+        values = {
+            **values,
+            ":state": {"S": message.recipients[recipient].value},
+            ":status": {"S": message.status.value},
+        }
+        expression = "recipients.#r = :state, #status = :status" + (f", {sets}" if sets else "")
+        if message.delivered_at is not None:
+            expression += ", delivered_at = if_not_exists(delivered_at, :delivered)"
+            values[":delivered"] = {"S": message.delivered_at.isoformat()}
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": message_key(message.id),
+                "UpdateExpression": f"SET {expression}",
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
+                "ExpressionAttributeValues": values,
+            }
+        }

@@ -1,0 +1,117 @@
+"""Small helpers over the low-level DynamoDB client.
+
+The low-level client (not boto3.resource) is used because it is thread-safe, which the
+embedded runtime needs when it serves requests concurrently from one process.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+from postline.shared.pagination import page_window
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+Item = dict[str, Any]
+
+
+def _plain(value: Any) -> Any:
+    """DynamoDB numbers come back as Decimal; models want int or float."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_attrs(data: dict[str, Any]) -> dict[str, Any]:
+    # Through JSON so floats become Decimal (the serializer refuses float) and datetimes strings.
+    clean = json.loads(json.dumps(data, default=str), parse_float=Decimal)
+    return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
+
+
+def to_value(value: Any) -> Any:
+    return _serializer.serialize(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+
+
+def from_attrs(attrs: dict[str, Any]) -> Item:
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in attrs.items()}
+
+
+def key(pk: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def conditional_failed(exc: Exception) -> bool:
+    """A write refused by its ConditionExpression (not a cancelled transaction: see below)."""
+    return bool(getattr(exc, "response", {}).get("Error", {}).get("Code") == "ConditionalCheckFailedException")
+
+
+def epoch(moment: datetime) -> dict[str, str]:
+    """A time as a Number attribute of epoch seconds: what TTL attributes hold."""
+    return {"N": str(int(moment.timestamp()))}
+
+
+def cancellation_codes(exc: Exception) -> list[str]:
+    """Reasons of a cancelled TransactWriteItems, in the order of its items."""
+    response = getattr(exc, "response", {})
+    return [reason.get("Code", "None") for reason in response.get("CancellationReasons", [])]
+
+
+_BATCH_WRITE_LIMIT = 25
+
+
+def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
+    """Puts (table, item) pairs 25 to a call, retrying what DynamoDB leaves unprocessed.
+
+    Returns the number of BatchWriteItem calls made.
+    """
+    calls = 0
+    for start in range(0, len(puts), _BATCH_WRITE_LIMIT):
+        pending: dict[str, list[dict[str, Any]]] = {}
+        for table, item in puts[start : start + _BATCH_WRITE_LIMIT]:
+            pending.setdefault(table, []).append({"PutRequest": {"Item": item}})
+        for attempt in range(8):
+            calls += 1
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+        if pending:
+            raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
+    return calls
+
+
+def query_page(
+    client: Any, table: str, condition: dict[str, Any], *, page: int, per_page: int, forward: bool
+) -> tuple[list[Item], int]:
+    """One page of a page-numbered list over a Query: (raw items of the page, total count).
+
+    DynamoDB has no offset, so the page is reached by walking the key range; fine at the sizes
+    these lists have (audit, templates, scheduled sends), costly for deep pages of large ones.
+    """
+    paginator = client.get_paginator("query")
+    total = sum(page_["Count"] for page_ in paginator.paginate(TableName=table, Select="COUNT", **condition))
+    start, stop = page_window(page, per_page)
+    found: list[Item] = []
+    seen = 0
+    if start < total:
+        for response in paginator.paginate(
+            TableName=table, ScanIndexForward=forward, Limit=min(stop, 1000), **condition
+        ):
+            for attrs in response["Items"]:
+                if start <= seen < stop:
+                    found.append(attrs)
+                seen += 1
+            if seen >= stop:
+                break
+    return found, total

@@ -1,0 +1,63 @@
+"""The resources table's shared layout: one partition per account, a sort key per type and id.
+
+    ACCT#<account>   ACCOUNT               the account, with key_count and webhook_count for plan limits
+                                           (accounts/store.py)
+    ACCT#<account>   KEY#<key id>          an API key, keyed hash only (keys/store.py)
+    ACCT#<account>   AUDIT#<time>#<id>     an audit entry, newest last in sort order (audit/store.py)
+    ACCT#<account>   TPL#<template id>     a template; ids sort by creation time (templates/store.py)
+    ACCT#<account>   DOMAIN#<name>         a sending domain (domains/store.py)
+    ACCT#<account>   WEBHOOK#<id>          a webhook endpoint, auth encrypted (webhooks/store.py)
+    KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup (keys/store.py)
+    PLATFORM         SETTINGS              platform-wide switches, e.g. sending paused (accounts/store.py)
+    PLATFORM         SIGNKEY#<kid>         webhook signing keys (signing_keys/store.py)
+
+Every write that changes a resource carries its audit entry in the same transaction
+(audit/store.py `audit_put`), so each area's store builds transaction items with `put_op`
+and runs them with `transact`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.shared.dynamo import cancellation_codes, key, to_attrs
+from postline.shared.errors import Conflict, NotFound
+
+ACCOUNT_SK = "ACCOUNT"
+PLATFORM = ("PLATFORM", "SETTINGS")
+
+
+def account_pk(account_id: str) -> str:
+    return f"ACCT#{account_id}"
+
+
+def put_op(
+    table: str,
+    pk: str,
+    sk: str,
+    data: dict[str, Any],
+    condition: str | None = None,
+    values: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A TransactWriteItems Put of `data` at (pk, sk), under an optional condition."""
+    put: dict[str, Any] = {"TableName": table, "Item": {**key(pk, sk), **to_attrs(data)}}
+    if condition:
+        put["ConditionExpression"] = condition
+    if values:
+        put["ExpressionAttributeValues"] = values
+    return {"Put": put}
+
+
+def transact(db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "") -> None:
+    """TransactWriteItems whose first item's failed condition means `missing` (NotFound), else Conflict."""
+    try:
+        db.transact_write_items(TransactItems=ops)
+    except ClientError as exc:
+        codes = cancellation_codes(exc)
+        if codes and codes[0] == "ConditionalCheckFailed":
+            if missing:
+                raise NotFound(missing) from exc
+            raise Conflict(conflict or "the resource changed concurrently; retry") from exc
+        raise

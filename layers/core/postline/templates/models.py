@@ -1,0 +1,42 @@
+"""API request and response models."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from postline.templates.domain import TemplateText, check_schema, check_syntax
+
+
+class TemplateFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = None
+    description: Annotated[str, StringConstraints(max_length=1_000)] | None = None
+    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
+    html: TemplateText | None = None
+    text_body: TemplateText | None = None
+    vars_schema: dict[str, Any] | None = None
+    active: bool | None = None
+    category: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+    @field_validator("vars_schema")
+    @classmethod
+    def _schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_schema(value)
+
+    @field_validator("subject", "html", "text_body")
+    @classmethod
+    def _syntax(cls, value: str | None) -> str | None:
+        return check_syntax(value)
+
+
+class TemplateCreate(TemplateFields):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
+        description="Required."
+    )
+
+
+class TemplateUpdate(TemplateFields):
+    """PATCH/PUT semantics: only the fields present change; version goes up by one."""

@@ -1,0 +1,71 @@
+"""Templates: create, list, get, update (version + 1), delete. Every write is audited."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from postline.audit.domain import AuditEntry, audit_entry
+from postline.auth.identity import Principal
+from postline.keys.models import DeleteConfirmation
+from postline.shared.errors import NotFound
+from postline.shared.pagination import Page, make_page
+from postline.shared.ports import Clock, IdFactory
+from postline.templates.domain import Template
+from postline.templates.models import TemplateCreate, TemplateUpdate
+from postline.templates.ports import TemplateStore
+
+
+class TemplateService:
+    def __init__(self, *, templates: TemplateStore, ids: IdFactory, clock: Clock) -> None:
+        self._templates = templates
+        self._ids = ids
+        self._clock = clock
+
+    def create(self, principal: Principal, request: TemplateCreate) -> Template:
+        now = self._clock.now()
+        fields = request.model_dump(exclude_none=True)
+        template = Template(id=self._ids.new_id("tpl_"), **fields, version=1, created_at=now, updated_at=now)
+        audit = self._audit(principal, template.id, "template.created", now)
+        self._templates.put_template(principal.account.id, template, expected_version=None, audit=audit)
+        return template
+
+    def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[Template]:
+        items, total = self._templates.list_templates(principal.account.id, page=page, per_page=per_page)
+        return make_page(items, page=page, per_page=per_page, total_count=total)
+
+    def get(self, principal: Principal, template_id: str) -> Template:
+        template = self._templates.get_template(principal.account.id, template_id)
+        if template is None:
+            raise NotFound(f"No template {template_id} in this account.")
+        return template
+
+    def update(self, principal: Principal, template_id: str, request: TemplateUpdate) -> Template:
+        current = self.get(principal, template_id)
+        now = self._clock.now()
+        changes = request.model_dump(exclude_unset=True)
+        if "name" in changes and changes["name"] is None:
+            changes.pop("name")  # a template always has a name
+        updated = current.model_copy(update={**changes, "version": current.version + 1, "updated_at": now})
+        updated = Template.model_validate(updated.model_dump())
+        audit = self._audit(principal, template_id, "template.updated", now, f"version {updated.version}")
+        self._templates.put_template(principal.account.id, updated, expected_version=current.version, audit=audit)
+        return updated
+
+    def delete(self, principal: Principal, template_id: str) -> DeleteConfirmation:
+        now = self._clock.now()
+        audit = self._audit(principal, template_id, "template.deleted", now)
+        self._templates.delete_template(principal.account.id, template_id, audit)
+        return DeleteConfirmation(message=f"Template {template_id} was deleted.")
+
+    def _audit(
+        self, principal: Principal, target: str, action: str, now: datetime, details: str | None = None
+    ) -> AuditEntry:
+        return audit_entry(
+            entry_id=self._ids.new_id(),
+            account_id=principal.account.id,
+            actor=principal.actor(),
+            action=action,
+            target=target,
+            now=now,
+            details=details,
+        )

@@ -1,0 +1,99 @@
+"""Opens, clicks and one-click unsubscribes, from the links in delivered mail (no API key).
+
+Tokens are signed (domain/tracking.py), so a forged or altered link is refused without a
+lookup, and a click only ever redirects to a link that was in the message. Obvious bots and
+prefetchers are dropped at ingest: they neither write an event nor set opened_at/clicked_at.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from postline.events.domain import Event, EventType, message_event
+from postline.events.ports import EventStore
+from postline.sending.domain import Message
+from postline.sending.ports import MessageStore
+from postline.shared.ports import Clock
+from postline.suppressions.domain import SuppressionType
+from postline.suppressions.ports import Suppressions
+from postline.tracking.domain import TrackKind, TrackToken, is_bot, read_token, via_image_proxy
+
+
+class TrackingService:
+    def __init__(
+        self,
+        *,
+        messages: MessageStore,
+        events: EventStore,
+        suppressions: Suppressions,
+        secret: Callable[[], bytes],
+        retention_days: Callable[[str], int],
+        clock: Clock,
+    ) -> None:
+        self._messages = messages
+        self._events = events
+        self._suppressions = suppressions
+        self._secret = secret
+        self._retention_days = retention_days
+        self._clock = clock
+
+    def open(self, token: str, *, user_agent: str | None, purpose: str | None, ip: str | None) -> None:
+        found = self._message(token, TrackKind.OPEN)
+        if found is None or is_bot(user_agent, purpose):
+            return
+        claims, message = found
+        data = {"user_agent": user_agent, "ip": ip, "via_proxy": via_image_proxy(user_agent)}
+        self._engage(message, claims.recipient, EventType.OPENED, "opened_at", data)
+
+    def click(self, token: str, *, user_agent: str | None, purpose: str | None, ip: str | None) -> str | None:
+        """The link to redirect to (None for an invalid token); the click is recorded unless a bot's."""
+        found = self._message(token, TrackKind.CLICK)
+        if found is None:
+            return None
+        claims, message = found
+        if not is_bot(user_agent, purpose):
+            data = {"url": claims.url, "user_agent": user_agent, "ip": ip}
+            self._engage(message, claims.recipient, EventType.CLICKED, "clicked_at", data)
+        return claims.url
+
+    def unsubscribe(self, token: str) -> bool:
+        """RFC 8058 one-click: the address goes on the unsubscribes list; False for a bad token."""
+        found = self._message(token, TrackKind.UNSUBSCRIBE)
+        if found is None:
+            return False
+        claims, message = found
+        now = self._clock.now()
+        added = self._suppressions.add(
+            message.account_id, claims.recipient, SuppressionType.UNSUBSCRIBES, now, reason="one-click unsubscribe"
+        )
+        if added:  # a repeated POST is not a second unsubscribe
+            self._events.put([self._event(message, claims.recipient, EventType.UNSUBSCRIBED, {}, "unsubscribe")])
+        return True
+
+    def _message(self, token: str, kind: TrackKind) -> tuple[TrackToken, Message] | None:
+        claims = read_token(token, self._secret(), kind)
+        if claims is None:
+            return None
+        message = self._messages.get(claims.message_id)
+        if message is None or message.account_id != claims.account_id:
+            return None
+        return claims, message
+
+    def _engage(self, message: Message, recipient: str, kind: EventType, field: str, data: dict[str, Any]) -> None:
+        now = self._clock.now()
+        self._events.put([self._event(message, recipient, kind, data, uuid.uuid4().hex)])
+        self._messages.mark_engagement(message.id, field, now)
+
+    def _event(self, message: Message, recipient: str, kind: EventType, data: dict[str, Any], step: str) -> Event:
+        details = {k: v for k, v in data.items() if v is not None}
+        return message_event(
+            message,
+            kind,
+            recipient,
+            self._clock.now(),
+            details,
+            retention_days=self._retention_days(message.account_id),
+            step=step,
+        )

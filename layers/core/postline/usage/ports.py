@@ -1,0 +1,31 @@
+"""Counters: request windows, usage and email quotas.
+
+Adapters implement these; tests pass fakes.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from postline.usage.quota import EmailLimits
+
+
+class CounterStore(Protocol):
+    def count_request(self, account_id: str, window_start: int, *, expires_at: int) -> int:
+        """Atomically add one request to the account's window; returns the new count."""
+        ...
+
+    def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
+        """Counters of the month and day: emails, emails_daily, verify."""
+        ...
+
+
+class QuotaStore(Protocol):
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        """Atomically count `count` emails against the month and the day, unless that would pass a
+        limit; returns None when counted, else which limit stopped it ("monthly" or "daily")."""
+        ...
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        """Gives back emails counted for a send that then failed before it was accepted."""
+        ...

@@ -1,0 +1,84 @@
+"""The counters table: API rate windows and usage counters (atomic ADD, TTL-expired)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.shared.dynamo import cancellation_codes, from_attrs, key
+from postline.usage.quota import EmailLimits
+
+
+def usage_pk(account_id: str) -> str:
+    return f"USAGE#{account_id}"
+
+
+class DynamoCounterStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def count_request(self, account_id: str, window_start: int, *, expires_at: int) -> int:
+        response = self._db.update_item(
+            TableName=self._table,
+            Key=key(f"RATE#{account_id}", str(window_start)),
+            UpdateExpression="ADD requests :one SET expires_at = if_not_exists(expires_at, :ttl)",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(expires_at)}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["requests"]["N"])
+
+    def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
+        pk = usage_pk(account_id)
+        response = self._db.batch_get_item(
+            RequestItems={self._table: {"Keys": [key(pk, f"M#{month}"), key(pk, f"D#{day}")]}}
+        )
+        found = {item["sk"]["S"]: from_attrs(item) for item in response["Responses"].get(self._table, [])}
+        monthly, daily = found.get(f"M#{month}", {}), found.get(f"D#{day}", {})
+        return {
+            "emails": int(monthly.get("emails", 0)),
+            "verify": int(monthly.get("verify", 0)),
+            "emails_daily": int(daily.get("emails", 0)),
+        }
+
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        # Month and day in one transaction, each conditional on its own headroom: two concurrent
+        # sends can never both take the last emails of a quota.
+        counter = "test_emails" if limits.test else "emails"
+        windows = [("monthly", f"M#{month}", limits.monthly), ("daily", f"D#{day}", limits.daily)]
+        if limits.test:
+            windows = windows[:1]  # the test allowance is monthly only
+        updates = []
+        for name, sk, limit in windows:
+            if limit is not None and count > limit:
+                return name
+            update: dict[str, Any] = {
+                "TableName": self._table,
+                "Key": key(usage_pk(account_id), sk),
+                "UpdateExpression": f"ADD {counter} :n",
+                "ExpressionAttributeValues": {":n": {"N": str(count)}},
+            }
+            if limit is not None:
+                update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :cap"
+                update["ExpressionAttributeValues"][":cap"] = {"N": str(limit - count)}
+            updates.append({"Update": update})
+        try:
+            self._db.transact_write_items(TransactItems=updates)
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            for (name, _, _), code in zip(windows, codes, strict=False):
+                if code == "ConditionalCheckFailed":
+                    return name
+            raise
+        return None
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        counter = "test_emails" if test else "emails"
+        for sk in [f"M#{month}"] + ([] if test else [f"D#{day}"]):
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(usage_pk(account_id), sk),
+                UpdateExpression=f"ADD {counter} :n",
+                ExpressionAttributeValues={":n": {"N": str(-count)}},
+            )

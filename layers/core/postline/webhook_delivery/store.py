@@ -1,0 +1,216 @@
+"""The webhook deliveries table: one item per (event, target), its attempts inside it.
+
+    WHD#<delivery id>   D     the delivery; expires_at is its TTL (the account's history retention)
+    index by_endpoint:  endpoint_key = <account>#<endpoint id or "url">#<yyyy-mm>, created_sk
+                        one endpoint's deliveries, newest first, a bounded partition per month
+
+Recording an attempt is a put conditioned on the attempt count it read, so two workers that
+race on one delivery cannot both record attempt n.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Iterator
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.shared.dynamo import conditional_failed, from_attrs, key, to_attrs
+from postline.webhook_delivery.domain import Delivery, DeliveryStatus
+from postline.webhook_history.domain import HistoryRead, month_start_key, sort_key
+
+BY_ENDPOINT_INDEX = "by_endpoint"
+_SK = "D"
+_BATCH_GET_LIMIT = 100
+_FILTERED_READ = 200  # items a filtered history Query reads at a time (DynamoDB filters after Limit)
+
+
+def _pk(delivery_id: str) -> str:
+    return f"WHD#{delivery_id}"
+
+
+def endpoint_key(account_id: str, endpoint_id: str | None, month: str) -> str:
+    return f"{account_id}#{endpoint_id or 'url'}#{month}"
+
+
+def _item(delivery: Delivery) -> dict[str, Any]:
+    data = delivery.model_dump(mode="json")
+    data["attempt_count"] = len(delivery.attempts)
+    data["endpoint_key"] = endpoint_key(delivery.account_id, delivery.endpoint_id, f"{delivery.created_at:%Y-%m}")
+    data["created_sk"] = sort_key(delivery.created_at, delivery.id)
+    return {**key(_pk(delivery.id), _SK), **to_attrs(data)}
+
+
+def _delivery(attrs: dict[str, Any]) -> Delivery:
+    return Delivery.model_validate(from_attrs(attrs))
+
+
+class DynamoDeliveryStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def create(self, delivery: Delivery) -> bool:
+        """False when it exists already (a redelivered event record)."""
+        try:
+            self._db.put_item(
+                TableName=self._table, Item=_item(delivery), ConditionExpression="attribute_not_exists(pk)"
+            )
+        except ClientError as exc:
+            if conditional_failed(exc):
+                return False
+            raise
+        return True
+
+    def get(self, delivery_id: str) -> Delivery | None:
+        response = self._db.get_item(TableName=self._table, Key=key(_pk(delivery_id), _SK), ConsistentRead=True)
+        return _delivery(response["Item"]) if "Item" in response else None
+
+    def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
+        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call)."""
+        found: dict[str, Delivery] = {}
+        for start in range(0, len(delivery_ids), _BATCH_GET_LIMIT):
+            chunk = list(dict.fromkeys(delivery_ids[start : start + _BATCH_GET_LIMIT]))
+            pending: dict[str, Any] = {self._table: {"Keys": [key(_pk(d), _SK) for d in chunk], "ConsistentRead": True}}
+            for attempt in range(8):
+                response = self._db.batch_get_item(RequestItems=pending)
+                for attrs in response["Responses"].get(self._table, []):
+                    delivery = _delivery(attrs)
+                    found[delivery.id] = delivery
+                pending = response.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+            if pending:
+                raise RuntimeError("DynamoDB left deliveries unread")
+        return found
+
+    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
+        """Stores a new state of the delivery; False when someone recorded an attempt first."""
+        try:
+            self._db.put_item(
+                TableName=self._table,
+                Item=_item(delivery),
+                ConditionExpression="attempt_count = :before",
+                ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
+            )
+        except ClientError as exc:
+            if conditional_failed(exc):
+                return False
+            raise
+        return True
+
+    def for_endpoint(
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        statuses: Collection[DeliveryStatus] = (),
+        event_types: Collection[str] = (),
+    ) -> Iterator[Delivery]:
+        """Newest first over the given months (newest month first), within [since, until], of the
+        given statuses and event types when given (all of them to the end: a resend's selection)."""
+        extra = _filters(statuses, event_types)
+        paginator = self._db.get_paginator("query")
+        for month in months:
+            query = self._query(account_id, endpoint_id, month, since=since, until=until, before=None)
+            for page in paginator.paginate(**_merged(query, extra)):
+                yield from (_delivery(attrs) for attrs in page["Items"])
+
+    def read_history(
+        self,
+        account_id: str,
+        endpoint_id: str,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+        statuses: Collection[DeliveryStatus],
+        event_types: Collection[str],
+        want: int,
+        budget_seconds: float,
+    ) -> HistoryRead:
+        """Up to `want` deliveries as for_endpoint selects them, reading until the budget runs out
+        (the first Query always runs, so every call moves on). A filtered Query reads 200 items at
+        a time, not `want`, since DynamoDB applies the filter after the Limit."""
+        extra = _filters(statuses, event_types)
+        # +1: the `before` item itself comes first when it matches
+        extra["Limit"] = max(want + 1, _FILTERED_READ) if "FilterExpression" in extra else want + 1
+        deadline = time.monotonic() + budget_seconds
+        found: list[Delivery] = []
+        position, queried = before, False
+        for month in months:
+            if before is not None and before <= month_start_key(month):
+                continue  # nothing older than the position in this month: a page that stopped after it
+            query = _merged(self._query(account_id, endpoint_id, month, since=since, until=until, before=before), extra)
+            while True:
+                if queried and time.monotonic() >= deadline:
+                    return HistoryRead(found, resume_at=position)
+                page = self._db.query(**query)
+                queried = True
+                found += [_delivery(attrs) for attrs in page["Items"] if attrs["created_sk"]["S"] != before]
+                if len(found) >= want:
+                    return HistoryRead(found[:want])
+                if "LastEvaluatedKey" not in page:
+                    position = month_start_key(month)  # the month is read through
+                    break
+                position = page["LastEvaluatedKey"]["created_sk"]["S"]
+                query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return HistoryRead(found)
+
+    def _query(
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        month: str,
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+    ) -> dict[str, Any]:
+        """One month partition of the endpoint, newest first, within [since, until] and up to `before`."""
+        high = before if before is not None else f"{sort_key(until, '')}~"  # '~' sorts after '#<id>'
+        return {
+            "TableName": self._table,
+            "IndexName": BY_ENDPOINT_INDEX,
+            "KeyConditionExpression": "endpoint_key = :k AND created_sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":k": {"S": endpoint_key(account_id, endpoint_id, month)},
+                ":low": {"S": sort_key(since, "")},
+                ":high": {"S": high},
+            },
+            "ScanIndexForward": False,
+        }
+
+
+def _filters(statuses: Collection[DeliveryStatus], event_types: Collection[str]) -> dict[str, Any]:
+    """The FilterExpression of the given statuses and event types (all when none given)."""
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    conditions = []
+    if statuses:
+        names["#status"] = "status"
+        conditions.append(f"#status IN ({', '.join(f':s{n}' for n in range(len(statuses)))})")
+        values.update({f":s{n}": {"S": str(status)} for n, status in enumerate(statuses)})
+    if event_types:
+        conditions.append(f"event_type IN ({', '.join(f':e{n}' for n in range(len(event_types)))})")
+        values.update({f":e{n}": {"S": event_type} for n, event_type in enumerate(event_types)})
+    extra: dict[str, Any] = {}
+    if conditions:
+        extra["FilterExpression"] = " AND ".join(conditions)
+        extra["ExpressionAttributeValues"] = values
+    if names:
+        extra["ExpressionAttributeNames"] = names
+    return extra
+
+
+def _merged(query: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The Query with the filter's parameters added (their expression values joined to its own)."""
+    values = {**query["ExpressionAttributeValues"], **extra.get("ExpressionAttributeValues", {})}
+    return {**query, **extra, "ExpressionAttributeValues": values}
