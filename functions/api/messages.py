@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.idempotency import once
 from postline.http.params import PageNumber, PerPage
 from postline.sending.domain import (
+    IdempotentCall,
     MessageAccepted,
     MessageView,
     ScheduledMessage,
@@ -40,6 +40,14 @@ def _accepted(body: Accepted) -> Response[Accepted]:
     return Response(status_code=202, content_type="application/json", body=body)
 
 
+def _idempotent(key: str | None) -> IdempotentCall | None:
+    """The Idempotency-Key with the body as sent, which a replay must repeat."""
+    if key is None:
+        return None
+    remaining = router.lambda_context.get_remaining_time_in_millis if router.lambda_context else None
+    return IdempotentCall(key, router.current_event.json_body, remaining)
+
+
 @router.post(
     "/v3/messages",
     summary="Send a message",
@@ -54,17 +62,7 @@ def _accepted(body: Accepted) -> Response[Accepted]:
 def send_message(
     request: Annotated[SendRequest, Body()], idempotency_key: IdempotencyKey = None
 ) -> Response[MessageAccepted]:
-    caller = principal()
-    accepted = once(
-        idempotency_key,
-        scope="messages",
-        account_id=caller.account.id,
-        body=router.current_event.json_body,
-        model=MessageAccepted,
-        produce=lambda: wiring.send_service().send(caller, request),
-        lambda_context=router.lambda_context,
-    )
-    return _accepted(accepted)
+    return _accepted(wiring.send_service().send(principal(), request, _idempotent(idempotency_key)))
 
 
 @router.post(
@@ -81,17 +79,7 @@ def send_message(
 def send_batch(
     request: Annotated[BatchSendRequest, Body()], idempotency_key: IdempotencyKey = None
 ) -> Response[BatchSendResult]:
-    caller = principal()
-    result = once(
-        idempotency_key,
-        scope="messages.batch",
-        account_id=caller.account.id,
-        body=router.current_event.json_body,
-        model=BatchSendResult,
-        produce=lambda: wiring.send_service().send_batch(caller, request),
-        lambda_context=router.lambda_context,
-    )
-    return _accepted(result)
+    return _accepted(wiring.send_service().send_batch(principal(), request, _idempotent(idempotency_key)))
 
 
 @router.get("/v3/messages/scheduled", summary="List scheduled sends, soonest first", tags=["Messages"])

@@ -42,6 +42,7 @@ from postline.keys.hasher import PepperedHasher
 from postline.keys.service import KeyService
 from postline.keys.store import DynamoKeyStore
 from postline.sending.domain import Message
+from postline.sending.idempotency import PowertoolsIdempotency
 from postline.sending.queue import SqsDispatchQueue
 from postline.sending.service import SendService
 from postline.sending.store import DynamoMessageStore
@@ -289,6 +290,11 @@ def links() -> LinkMaker | None:
     return LinkMaker(base_url, tracking_secret()()) if base_url else None
 
 
+@_built_once()
+def idempotency() -> PowertoolsIdempotency:
+    return PowertoolsIdempotency(client("dynamodb"), settings().idempotency_table)
+
+
 def send_service() -> SendService:
     return SendService(
         messages=message_store(),
@@ -300,6 +306,7 @@ def send_service() -> SendService:
         templates=template_store(),
         accounts=account_store(),
         check_webhook_url=url_guard().check_without_dns,
+        idempotency=idempotency(),
         ids=ids(),
         clock=_clock,
     )

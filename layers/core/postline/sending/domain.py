@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import Address as EmailAddress
 from email.utils import getaddresses, parseaddr
@@ -23,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from postline.shared.errors import ApiError
+from postline.shared.errors import ApiError, ValidationFailed
 
 MAX_RECIPIENTS = 1_000  # combined across to, cc and bcc, and in any one field (spec 8)
 MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: base64 of it fits API Gateway's 10 MB
@@ -375,3 +377,20 @@ class ScheduledMessageCancellation(BaseModel):
     id: str
     status: str = "cancelled"
     message: str
+
+
+MAX_IDEMPOTENCY_KEY_LENGTH = 255
+
+
+@dataclass(frozen=True)
+class IdempotentCall:
+    """A send made under an Idempotency-Key: its replays return the first result, and the key
+    reused with another body is refused. `body` is the request as the client sent it."""
+
+    key: str
+    body: Any
+    remaining_ms: Callable[[], int] | None = None  # the invocation's time left: an in-progress claim ends with it
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.key) <= MAX_IDEMPOTENCY_KEY_LENGTH or not self.key.isprintable():
+            raise ValidationFailed(f"Idempotency-Key: 1-{MAX_IDEMPOTENCY_KEY_LENGTH} printable characters.")

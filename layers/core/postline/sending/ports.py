@@ -1,17 +1,21 @@
-"""What sending needs: message storage, the content vault and the dispatch queue.
+"""What sending needs: message storage, the content vault, the dispatch queue and idempotency.
 
 Adapters implement these; tests pass fakes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from postline.delivery.parcels import DispatchJob
 from postline.events.domain import Event
-from postline.sending.domain import Content, Message, RecipientState
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
 
+Result = TypeVar("Result", bound=BaseModel)
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
 
 
@@ -66,4 +70,12 @@ class DispatchQueue(Protocol):
 
     def unschedule(self, message_id: str) -> None:
         """Deletes the message's pending schedule, if it has one."""
+        ...
+
+
+class Idempotency(Protocol):
+    def once(
+        self, call: IdempotentCall, *, scope: str, account_id: str, model: type[Result], produce: Callable[[], Result]
+    ) -> Result:
+        """produce() at most once per (account, scope, key): a replay returns its stored result."""
         ...

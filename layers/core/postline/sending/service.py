@@ -27,6 +27,7 @@ from postline.keys.domain import Environment, Scope, TestOutcomes
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
     Content,
+    IdempotentCall,
     Message,
     MessageAccepted,
     MessageStatus,
@@ -40,7 +41,7 @@ from postline.sending.domain import (
     SendRequest,
     message_status,
 )
-from postline.sending.ports import ContentVault, DispatchQueue, MessageStore
+from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
 from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.pagination import Page, make_page
@@ -130,6 +131,7 @@ class SendService:
         templates: Templates,
         accounts: AccountStore,
         check_webhook_url: Callable[[str], None],
+        idempotency: Idempotency,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -142,12 +144,41 @@ class SendService:
         self._domains = domains
         self._templates = templates
         self._accounts = accounts
+        self._idempotency = idempotency
         self._ids = ids
         self._clock = clock
 
     # -- sending ---------------------------------------------------------------------------
 
-    def send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
+    def send(
+        self, principal: Principal, request: SendRequest, idempotent: IdempotentCall | None = None
+    ) -> MessageAccepted:
+        """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer."""
+        if idempotent is None:
+            return self._send(principal, request)
+        return self._idempotency.once(
+            idempotent,
+            scope="messages",
+            account_id=principal.account.id,
+            model=MessageAccepted,
+            produce=lambda: self._send(principal, request),
+        )
+
+    def send_batch(
+        self, principal: Principal, request: BatchSendRequest, idempotent: IdempotentCall | None = None
+    ) -> BatchSendResult:
+        """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer."""
+        if idempotent is None:
+            return self._send_batch(principal, request)
+        return self._idempotency.once(
+            idempotent,
+            scope="messages.batch",
+            account_id=principal.account.id,
+            model=BatchSendResult,
+            produce=lambda: self._send_batch(principal, request),
+        )
+
+    def _send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
         request.check_recipient_limits()
         request.check_attachments()
         if request.webhook_url:
@@ -169,7 +200,7 @@ class SendService:
             headers=message.headers,
         )
 
-    def send_batch(self, principal: Principal, request: BatchSendRequest) -> BatchSendResult:
+    def _send_batch(self, principal: Principal, request: BatchSendRequest) -> BatchSendResult:
         request.check_limits()
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
