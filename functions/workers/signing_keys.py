@@ -10,5 +10,5 @@ from postline.observability import logger
 
 @logger.inject_lambda_context
 def rotate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    kid = wiring.signing_keys().rotate(wiring.clock().now())
+    kid = wiring.signing_key_service().rotate()
     return {"rotated_to": kid}

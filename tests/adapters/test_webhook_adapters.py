@@ -14,7 +14,9 @@ from nacl.signing import VerifyKey
 
 from postline.local.activity import Activity
 from postline.local.workflows import Workflows
+from postline.shared.ids import RandomIds
 from postline.signing_keys.domain import PUBLISHED_AFTER_REPLACEMENT, ROTATE_EVERY
+from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus
 from postline.webhook_delivery.store import DynamoDeliveryStore
@@ -30,14 +32,27 @@ def stack() -> Iterator[InProcessStack]:
         yield stack
 
 
-def test_signing_keys_mint_once_sign_verify_and_rotate_with_grace(stack: InProcessStack) -> None:
+class _Clock:
+    def __init__(self, now: datetime) -> None:
+        self.moment = now
+
+    def now(self) -> datetime:
+        return self.moment
+
+
+def _signing_keys(stack: InProcessStack, clock: _Clock) -> SigningKeyService:
     store = DynamoSigningKeys(stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"),
                               stack.env["CONTENT_KEY_ID"])  # fmt: skip
-    kid, signature = store.sign(b"1.{}", T0)
-    other = DynamoSigningKeys(stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"),
-                              stack.env["CONTENT_KEY_ID"])  # fmt: skip
+    return SigningKeyService(store, RandomIds(), clock)
+
+
+def test_signing_keys_mint_once_sign_verify_and_rotate_with_grace(stack: InProcessStack) -> None:
+    clock = _Clock(T0)
+    service = _signing_keys(stack, clock)
+    kid, signature = service.sign(b"1.{}", T0)
+    other = _signing_keys(stack, clock)
     assert other.sign(b"1.{}", T0)[0] == kid  # a second container uses the same key, mints none
-    (published,) = store.published(T0)
+    (published,) = service.published()
     x = published.jwk()["x"]
     VerifyKey(base64.urlsafe_b64decode(x + "=" * (-len(x) % 4))).verify(b"1.{}", signature)
     item = stack.client("dynamodb").get_item(
@@ -45,15 +60,27 @@ def test_signing_keys_mint_once_sign_verify_and_rotate_with_grace(stack: InProce
     )["Item"]
     assert "private_key" in item and len(base64.b64decode(item["private_key"]["S"])) > 32  # KMS ciphertext
 
-    assert store.rotate(T0 + timedelta(days=1)) is None  # not due
-    later = T0 + ROTATE_EVERY
-    new_kid = store.rotate(later)
+    clock.moment = T0 + timedelta(days=1)
+    assert service.rotate() is None  # not due
+    clock.moment = later = T0 + ROTATE_EVERY
+    new_kid = service.rotate()
     assert new_kid and new_kid != kid
-    assert store.sign(b"x", later)[0] == new_kid
-    assert [key.kid for key in store.published(later)] == [new_kid, kid]  # old one still published
-    gone = later + PUBLISHED_AFTER_REPLACEMENT
-    store.rotate(gone)
-    assert [key.kid for key in store.published(gone)] == [new_kid]
+    assert service.sign(b"x", later)[0] == new_kid
+    assert [key.kid for key in service.published()] == [new_kid, kid]  # old one still published
+    clock.moment = later + PUBLISHED_AFTER_REPLACEMENT
+    service.rotate()
+    assert [key.kid for key in service.published()] == [new_kid]
+
+
+def test_a_rotation_raced_by_another_container_mints_one_key(stack: InProcessStack) -> None:
+    store = DynamoSigningKeys(stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"),
+                              stack.env["CONTENT_KEY_ID"])  # fmt: skip
+    current = store.keys()
+    replacing = max(current, key=lambda key: key.created_at) if current else None
+    moment = T0 + timedelta(days=400)
+    assert store.mint("ed25519-race-a", moment, replacing=replacing) is True
+    assert store.mint("ed25519-race-b", moment, replacing=replacing) is False  # the pointer moved on
+    assert "ed25519-race-b" not in [key.kid for key in store.keys()]  # noqa: SIM118 (a store, not a dict)
 
 
 def delivery(delivery_id: str, created: datetime) -> Delivery:

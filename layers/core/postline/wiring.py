@@ -421,7 +421,7 @@ def webhook_deliverer() -> WebhookDeliverer:
     return WebhookDeliverer(
         deliveries=webhook_deliveries(),
         endpoints=webhook_endpoints(),
-        signer=signing_keys(),
+        signer=signing_key_service(),
         client=webhook_http(),
         workflow=StepFunctionsRetry(client("stepfunctions"), config.webhook_retry_state_machine_arn),
         notifier=OwnerNotifier(
@@ -433,7 +433,7 @@ def webhook_deliverer() -> WebhookDeliverer:
 
 
 def signing_key_service() -> SigningKeyService:
-    return SigningKeyService(signing_keys(), _clock)
+    return SigningKeyService(signing_keys(), ids(), _clock)
 
 
 def delivery_history_service() -> DeliveryHistoryService:

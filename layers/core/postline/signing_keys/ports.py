@@ -12,12 +12,19 @@ from postline.signing_keys.domain import SigningKey
 
 
 class SigningKeyStore(Protocol):
-    def keys(self) -> list[SigningKey]: ...
+    def keys(self) -> list[SigningKey]:
+        """Every stored key, public halves (a container may cache them for a minute)."""
+        ...
 
-    def published(self, now: datetime) -> list[SigningKey]: ...
+    def mint(self, kid: str, now: datetime, *, replacing: SigningKey | None) -> bool:
+        """Generates a key pair and stores it as the active key, replacing `replacing`; False when
+        the active key is no longer `replacing` (another container rotated first)."""
+        ...
 
-    def rotate(self, now: datetime, *, force: bool = False) -> str | None:
-        """Mints a new active key when due (or forced); the new kid, or None."""
+    def remove(self, kid: str) -> None: ...
+
+    def sign_with(self, kid: str, content: bytes) -> bytes:
+        """The Ed25519 signature of `content` by the stored key `kid`."""
         ...
 
 

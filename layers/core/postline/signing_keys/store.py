@@ -4,13 +4,13 @@
     PLATFORM   SIGNKEY            pointer to the active kid: creating a key is a transaction
                                   conditioned on it, so two cold containers never both mint one
 
-Ed25519 comes from PyNaCl (libsodium), not hand-written.
+Ed25519 comes from PyNaCl (libsodium), not hand-written. When to rotate and what to publish is
+the service's (signing_keys/service.py); this store mints, signs and forgets keys.
 """
 
 from __future__ import annotations
 
 import base64
-import secrets
 import threading
 import time
 from datetime import datetime
@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError
 from nacl.signing import SigningKey as NaclSigningKey
 
 from postline.shared.dynamo import from_attrs, key, to_attrs
-from postline.signing_keys.domain import SigningKey, active, due_for_rotation, expired, new_kid, published
+from postline.signing_keys.domain import SigningKey
 
 _PK = "PLATFORM"
 _POINTER = "SIGNKEY"
@@ -38,35 +38,20 @@ class DynamoSigningKeys:
         self._cached: tuple[float, list[SigningKey], dict[str, str]] | None = None
         self._private: dict[str, NaclSigningKey] = {}
 
-    # -- reads ----------------------------------------------------------------------------------
-
     def keys(self) -> list[SigningKey]:
         return self._load()[0]
 
-    def published(self, now: datetime) -> list[SigningKey]:
-        return published(self.keys(), now)
+    def sign_with(self, kid: str, content: bytes) -> bytes:
+        return self._signing_key(kid).sign(content).signature
 
-    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
-        """(kid, signature) by the active key, minting the first key on first use."""
-        current = active(self.keys())
-        if current is None:
-            self.rotate(now)
-            current = active(self.keys())
-            assert current is not None, "a key was just created"
-        return current.kid, self._signing_key(current.kid).sign(content).signature
+    def remove(self, kid: str) -> None:
+        self._db.delete_item(TableName=self._table, Key=key(_PK, _PREFIX + kid))
+        self._cached = None
 
-    # -- writes ---------------------------------------------------------------------------------
-
-    def rotate(self, now: datetime, *, force: bool = False) -> str | None:
-        """Mints a new active key when the current one is due (or forced); drops expired keys."""
-        keys = self.keys()
-        for old in expired(keys, now):
-            self._db.delete_item(TableName=self._table, Key=key(_PK, _PREFIX + old.kid))
-        if not force and not due_for_rotation(keys, now):
-            return None
-        current = active(keys)
+    def mint(self, kid: str, now: datetime, *, replacing: SigningKey | None) -> bool:
+        """A new key pair, generated here so its seed exists only sealed by KMS, stored as the active
+        key in one transaction conditioned on the pointer still naming `replacing`."""
         seed = NaclSigningKey.generate()
-        kid = new_kid(now, secrets.token_hex(4))
         encrypted = self._kms.encrypt(
             KeyId=self._kms_key_id, Plaintext=bytes(seed), EncryptionContext={"purpose": "webhook-signing", "kid": kid}
         )["CiphertextBlob"]
@@ -82,21 +67,21 @@ class DynamoSigningKeys:
             "UpdateExpression": "SET kid = :new",
             "ExpressionAttributeValues": {":new": {"S": kid}},
         }
-        if current:
+        if replacing:
             pointer["ConditionExpression"] = "kid = :old"
-            pointer["ExpressionAttributeValues"][":old"] = {"S": current.kid}
+            pointer["ExpressionAttributeValues"][":old"] = {"S": replacing.kid}
         else:
             pointer["ConditionExpression"] = "attribute_not_exists(kid)"
         writes: list[dict[str, Any]] = [
             {"Put": {"TableName": self._table, "Item": {**key(_PK, _PREFIX + kid), **to_attrs(item)}}},
             {"Update": pointer},
         ]
-        if current:
+        if replacing:
             writes.append(
                 {
                     "Update": {
                         "TableName": self._table,
-                        "Key": key(_PK, _PREFIX + current.kid),
+                        "Key": key(_PK, _PREFIX + replacing.kid),
                         "UpdateExpression": "SET replaced_at = :now",
                         "ExpressionAttributeValues": {":now": {"S": now.isoformat()}},
                     }
@@ -107,10 +92,10 @@ class DynamoSigningKeys:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "TransactionCanceledException":
                 raise
-            return None  # another container rotated first; its key is the active one
+            return False  # another container rotated first; its key is the active one
         finally:
             self._cached = None
-        return kid
+        return True
 
     # -- internals ------------------------------------------------------------------------------
 
