@@ -34,7 +34,7 @@ from postline.delivery.transports.simulator import SimulatorTransport
 from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.domains.store import DynamoSendingDomains
 from postline.events.service import EventService
-from postline.events.store import DynamoEventStore
+from postline.events.store import DynamoEventStore, StreamRecords
 from postline.exports.files import S3ExportFiles, SqsExportQueue
 from postline.exports.service import ExportService
 from postline.exports.store import DynamoExportJobs
@@ -419,6 +419,7 @@ def webhook_http() -> WebhookHttp:
 def webhook_deliverer() -> WebhookDeliverer:
     config = settings()
     return WebhookDeliverer(
+        stream=StreamRecords(),
         deliveries=webhook_deliveries(),
         endpoints=webhook_endpoints(),
         signer=signing_key_service(),

@@ -65,6 +65,7 @@ class Signer:
 
 def _deliverer(clock: FixedClock, deliveries: Deliveries, receivers: Receivers, workflow: Workflow) -> WebhookDeliverer:
     return WebhookDeliverer(
+        stream=None,  # type: ignore[arg-type]  # fan_out is given events
         deliveries=deliveries,  # type: ignore[arg-type]  # only what fan-out calls
         endpoints=NoEndpoints(),  # type: ignore[arg-type]
         signer=Signer(),

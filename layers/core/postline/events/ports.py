@@ -6,7 +6,7 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from postline.events.domain import Event
 from postline.events.query import QueryPlan, SearchResult
@@ -28,4 +28,11 @@ class EventSearch(Protocol):
 class EventStream(Protocol):
     def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
         """Every event of the plan, newest first, read a page at a time."""
+        ...
+
+
+class NewEvents(Protocol):
+    def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
+        """The events newly written, from a batch of the events table's stream records (what the
+        table stores beside them, such as tag items, and other changes are skipped)."""
         ...

@@ -103,6 +103,19 @@ def event_of(attrs: dict[str, Any]) -> Event:
     return Event.model_validate(from_attrs(stored))
 
 
+class StreamRecords:
+    """Reads the events table's stream (NEW_IMAGE records): the consumers' NewEvents port."""
+
+    def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
+        return [
+            event_of(record["dynamodb"]["NewImage"])
+            for record in records
+            # The template's FilterCriteria passes inserted events only (not their tag items);
+            # checked again here for where no filter applies.
+            if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
+        ]
+
+
 @dataclass
 class Backfilled:
     """What one backfill run wrote."""

@@ -18,9 +18,11 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from typing import Any
 
 from postline.audit.domain import Actor, audit_entry
 from postline.events.domain import Event, retention_expiry
+from postline.events.ports import NewEvents
 from postline.shared.ports import Clock
 from postline.signing_keys.ports import Signer
 from postline.webhook_delivery.domain import (
@@ -60,6 +62,7 @@ class WebhookDeliverer:
     def __init__(
         self,
         *,
+        stream: NewEvents,
         deliveries: DeliveryStore,
         endpoints: EndpointDirectory,
         signer: Signer,
@@ -69,6 +72,7 @@ class WebhookDeliverer:
         retention_days: Callable[[str], int],
         clock: Clock,
     ) -> None:
+        self._stream = stream
         self._deliveries = deliveries
         self._endpoints = endpoints
         self._signer = signer
@@ -79,6 +83,10 @@ class WebhookDeliverer:
         self._clock = clock
 
     # -- fan-out --------------------------------------------------------------------------------
+
+    def fan_out_records(self, records: list[dict[str, Any]], remaining_ms: Callable[[], int] | None = None) -> None:
+        """The events table's stream consumer: fan_out of the events a batch of records inserted."""
+        self.fan_out(self._stream.new_events(records), remaining_ms)
 
     def fan_out(self, events: Iterable[Event], remaining_ms: Callable[[], int] | None = None) -> None:
         """Opens the deliveries of new events and makes their first attempts, concurrently.
