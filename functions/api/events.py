@@ -1,5 +1,5 @@
 """Events: GET /v3/events (newest first, cursor-paginated) and the CSV export, POST /v3/events/export
-and GET /v3/events/export/{id} (spec 4)."""
+and GET /v3/events/export/{id}."""
 
 from datetime import datetime
 from typing import Annotated

@@ -1,4 +1,4 @@
-"""Authentication and authorization over real HTTP: every case of spec section 5."""
+"""Authentication and authorization over real HTTP: every case the interface lists."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A console JWT is accepted as the bearer: signature, expiry and audience checked (spec 5.1)."""
+"""A console JWT is accepted as the bearer: signature, expiry and audience checked."""
 
 from __future__ import annotations
 

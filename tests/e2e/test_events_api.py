@@ -1,5 +1,5 @@
 """GET /v3/events on the embedded runtime: messages sent with a test key, then their events listed,
-filtered and paged over HTTP (spec 4 GET /v3/events, spec 2 Event, spec 7 query_timeout)."""
+filtered and paged over HTTP, and 503 query_timeout."""
 
 from __future__ import annotations
 

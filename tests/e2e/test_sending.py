@@ -1,6 +1,6 @@
 """Sending over HTTP against the embedded runtime: POST /v3/messages and messages.batch, the
 delivered email, test keys and the simulator, validation, Idempotency-Key, scheduled sends and
-their cancellation, rejected-before-send, quotas and the operator's hold (spec 2, 4, 6, 7, 8)."""
+their cancellation, rejected-before-send, quotas and the operator's hold."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_events_are_queued_sent_delivered_in_order_with_tags_and_metadata(delive
         assert event.tags == ["welcome", "onboarding"]
         assert event.metadata == {"user_id": "u-1", "plan": "trial"}
         assert event.headers == {"X-Campaign": "spring-2026", "X-Customer-Id": "cus_42"}
-        assert "test" not in event.data  # spec 6: absent for real deliveries
+        assert "test" not in event.data  # data.test: absent for real deliveries
         assert event.id.startswith("evt_")
     delivered_event = next(e for e in found if e.recipient == to and e.type.value == "delivered")
     assert delivered_event.data["smtp_response"].startswith("250")

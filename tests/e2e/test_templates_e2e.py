@@ -1,6 +1,5 @@
 """Templates over HTTP: create, list (page-numbered), get, PATCH (version + 1), delete, and what a
-send does with one: vars_schema checked, {{variables}} rendered, HTML-escaped in html only
-(spec 2 Template, 4, 7)."""
+send does with one: vars_schema checked, {{variables}} rendered, HTML-escaped in html only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Opens, clicks and one-click unsubscribes through the links in a delivered email, over HTTP with
-no API key (functions/api/tracking.py), and what they record (spec 2 Message, 6 Events)."""
+no API key (functions/api/tracking.py), and what they record."""
 
 from __future__ import annotations
 

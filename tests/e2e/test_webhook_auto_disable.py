@@ -1,4 +1,4 @@
-"""Auto-disable end to end (spec 3): 20 consecutive fully-failed deliveries whose streak spans at
+"""Auto-disable end to end: 20 consecutive fully-failed deliveries whose streak spans at
 least 72 hours disable an endpoint, write webhook.auto_disable and email the owner.
 
 A receiver answering 400 makes each delivery fail for good after one attempt (a 4xx other than 429

@@ -22,7 +22,7 @@ from tests.e2e.support import Api, TestAccount, make_account
 from tests.peers.webhook_receiver import Received, Receiver
 
 pytestmark = pytest.mark.e2e
-SCHEDULE = [30, 120, 600, 3600, 6 * 3600, 12 * 3600]  # seconds after the previous attempt (spec 6)
+SCHEDULE = [30, 120, 600, 3600, 6 * 3600, 12 * 3600]  # seconds after the previous attempt
 
 
 @pytest.fixture

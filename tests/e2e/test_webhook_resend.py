@@ -135,7 +135,7 @@ def test_a_failed_delivery_resent_by_id_arrives_once_signed_and_resets_the_strea
             request.body.decode(), request.headers["X-Svc-Signature"], hook["secret"]
         )
         assert ed25519_valid(runtime, request)
-        assert failure_streak(account, hook["id"]) == 0  # a successful resend resets it (spec 3)
+        assert failure_streak(account, hook["id"]) == 0  # a successful resend resets it
 
         runtime.advance(48 * 3600)
         assert runtime.drain(30) == []
@@ -164,7 +164,7 @@ def test_a_failing_resend_is_never_retried_and_never_counted(runtime: Runtime, a
             runtime.advance(12 * 3600)
             assert runtime.drain(30) == []
         assert len(unavailable.requests) == 1
-        assert failure_streak(account, hook["id"]) == 1  # failed resends never count (spec 3)
+        assert failure_streak(account, hook["id"]) == 1  # failed resends never count
         resent = deliveries(api, hook["id"], status="failed")[0]
         assert (resent["manual"], resent["next_attempt_at"], resent["attempts"][0]["response_code"]) == (
             True,

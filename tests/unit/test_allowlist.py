@@ -1,4 +1,4 @@
-"""IP allowlists: CIDR normalisation (spec 2, API key: ip_allowlist) and the source-address check."""
+"""IP allowlists: CIDR normalisation and the source-address check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Audit log entries (spec 2, Audit log entry): who is shown, who is redacted, how pages read."""
+"""Audit log entries: who is shown, who is redacted, how pages read."""
 
 from __future__ import annotations
 

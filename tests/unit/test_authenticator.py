@@ -1,4 +1,4 @@
-"""Authentication and authorisation of a request (spec 5), with fakes for keys, counters and clock.
+"""Authentication and authorisation of a request, with fakes for keys, counters and clock.
 
 Order, each with its own code: 401 unauthorized -> 403 account status -> 403 ip_not_allowed
 -> 429 rate_limited -> 403 insufficient_scope -> 403 test_key_forbidden.

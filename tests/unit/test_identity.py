@@ -1,4 +1,4 @@
-"""GET /v3/whoami (spec 2, Identity): the resolved caller, by key or by console JWT."""
+"""GET /v3/whoami: the resolved caller, by key or by console JWT."""
 
 from __future__ import annotations
 

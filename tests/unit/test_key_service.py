@@ -1,4 +1,4 @@
-"""API key management (spec 2, API key; spec 5): create, list, get, PATCH, rotate, delete, audited."""
+"""API key management: create, list, get, PATCH, rotate, delete, audited."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Page-numbered lists (spec 2, Common page shapes)."""
+"""Page-numbered lists (items plus a pagination object)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The per-account, per-minute API window (spec 8) and its response headers."""
+"""The per-account, per-minute API window and its response headers."""
 
 from __future__ import annotations
 

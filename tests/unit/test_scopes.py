@@ -1,4 +1,4 @@
-"""Spec section 5, table of scopes: what each scope may do."""
+"""The interface's table of scopes: what each scope may do."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from postline.keys.domain import Access, Scope, scope_permits
 
-# Rows: scope. Columns: the kind of route. Straight from the spec's table:
+# Rows: scope. Columns: the kind of route. Straight from the interface's table:
 # full_access: everything; send_only: sends, cancelling its own scheduled sends and any GET;
 # read_only: GET only. Public routes (no key at all) never consult a scope.
 PERMITTED = {

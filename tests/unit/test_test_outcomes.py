@@ -1,4 +1,4 @@
-"""Simulator weights of a test key (spec 2, API key: test_outcomes)."""
+"""Simulator weights of a test key (its test_outcomes)."""
 
 from __future__ import annotations
 

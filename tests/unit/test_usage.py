@@ -1,4 +1,4 @@
-"""Usage and quota (spec 2, Usage and quota): calendar-month periods, remaining, ceiling, daily cap."""
+"""Usage and quota (GET /v3/usage): calendar-month periods, remaining, ceiling, daily cap."""
 
 from __future__ import annotations
 

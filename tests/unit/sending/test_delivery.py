@@ -1,4 +1,4 @@
-"""Delivery outcomes: the retry schedule, SMTP replies, and the simulator's draw (spec 2, test keys)."""
+"""Delivery outcomes: the retry schedule, SMTP replies, and the simulator's draw (a test key's test_outcomes)."""
 
 from __future__ import annotations
 

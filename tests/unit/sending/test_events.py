@@ -1,4 +1,4 @@
-"""Event ids: deterministic per stage, so a repeated stage writes the same event (spec 2 Event, spec 6)."""
+"""Event ids: deterministic per stage, so a repeated stage writes the same event."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A message's status from its recipients' states (spec 2, Message status), and what the API shows of it."""
+"""A message's status from its recipients' states, and what the API shows of it."""
 
 from __future__ import annotations
 

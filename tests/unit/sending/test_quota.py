@@ -1,4 +1,4 @@
-"""Sending quotas: which limits apply to a send and the 429 that stops it (spec 8)."""
+"""Sending quotas: which limits apply to a send and the 429 that stops it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a send request may contain (spec 4, POST /v3/messages; spec 8, limits): pure validation."""
+"""What a send request may contain (POST /v3/messages and its limits): pure validation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Whether an address's suppression entries stop a send to it (spec 2, Suppression)."""
+"""Whether an address's suppression entries stop a send to it."""
 
 from __future__ import annotations
 

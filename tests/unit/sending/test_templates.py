@@ -1,4 +1,4 @@
-"""Templates: {{variables}} rendered in a sandbox, vars checked against vars_schema (spec 2, Template)."""
+"""Templates: {{variables}} rendered in a sandbox, vars checked against vars_schema."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Open and click tracking and one-click unsubscribe: signed tokens, link wrapping, bots (spec 2)."""
+"""Open and click tracking and one-click unsubscribe: signed tokens, link wrapping, bots."""
 
 from __future__ import annotations
 

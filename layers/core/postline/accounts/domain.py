@@ -30,7 +30,7 @@ class QuotaSource(StrEnum):
 
 @dataclass(frozen=True)
 class PlanLimits:
-    """Published limits of a plan (spec section 8) plus the counts the spec leaves to us."""
+    """Published limits of a plan (API rate, history retention) plus the counts the interface leaves to us."""
 
     rate_limit_per_minute: int
     monthly_emails: int | None  # None = unlimited
@@ -74,7 +74,7 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
     ),
 }
 
-# Statuses under which the API refuses every request with 403 (spec 7: suspended or deleted account).
+# Statuses under which the API refuses every request with 403: a suspended or deleted (trashed) account.
 BLOCKED_STATUSES = {AccountStatus.SUSPENDED: "account_suspended", AccountStatus.TRASHED: "account_deleted"}
 
 

@@ -1,4 +1,4 @@
-"""Audit log entries and how staff entries are redacted (spec 2, Audit log entry)."""
+"""Audit log entries and how staff entries are redacted (the interface's Audit log entry)."""
 
 from __future__ import annotations
 

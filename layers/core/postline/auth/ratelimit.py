@@ -1,4 +1,4 @@
-"""Fixed one-minute windows per account (spec 8: 'a per-account, per-minute window')."""
+"""Fixed one-minute windows per account (the interface's 'per-account, per-minute window')."""
 
 from __future__ import annotations
 

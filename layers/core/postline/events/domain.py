@@ -1,4 +1,4 @@
-"""Events: one per stage of a message (spec 2 Event, spec 6)."""
+"""Events: one per stage of a message (the interface's Event resource and event types)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class RejectReason(StrEnum):
 
 
 class Event(BaseModel):
-    """The stored event. `data` holds the event-specific details webhooks carry (spec 6)."""
+    """The stored event. `data` holds the event-specific details webhooks carry (bounce reason, link, ...)."""
 
     id: str
     account_id: str
@@ -75,9 +75,9 @@ def message_event(
 ) -> Event:
     details = dict(data or {})
     if message.test:
-        details["test"] = True  # spec 6: every event of a simulated message
+        details["test"] = True  # data.test: every event of a simulated message
     if message.routed:
-        details["routed"] = True  # spec 6: simulated because support routed the account or key
+        details["routed"] = True  # data.routed: simulated because support routed the account or key
     return Event(
         id=event_id(message.id, event_type, recipient, step),
         account_id=message.account_id,

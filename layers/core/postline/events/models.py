@@ -14,7 +14,7 @@ from postline.events.domain import Event, EventType
 
 
 class EventView(BaseModel):
-    """An event as GET /v3/events lists it (spec 2, Event)."""
+    """An event as GET /v3/events lists it."""
 
     id: str
     type: EventType
@@ -45,7 +45,7 @@ def event_view(event: Event) -> EventView:
 
 
 class EventListPage(BaseModel):
-    """Spec 2, 'Event list (cursor)'."""
+    """A page of events: repeat with cursor=next_cursor until has_more is false."""
 
     items: list[EventView]
     has_more: bool

@@ -1,4 +1,4 @@
-"""Querying events (spec 4, GET /v3/events): filters, the opaque cursor and the query plan.
+"""Querying events (GET /v3/events): filters, the opaque cursor and the query plan.
 
 Pure: the storage adapter executes the plan. Events are ordered newest first by (timestamp, id),
 which is also the sort key of the table and of each index, so a page's position is the last
@@ -37,7 +37,7 @@ DEFAULT_LIMIT = 25
 MAX_LIMIT = 300
 MAX_METADATA_FILTERS = 3
 MAX_METADATA_VALUE = 200
-# Every public type may be a filter; `duplicate` is only ever a record (spec 6).
+# Every public type may be a filter (the interface's list); `duplicate` is only ever a record.
 PublicEventType = Literal[
     "queued",
     "sent",
@@ -160,7 +160,7 @@ def resolve_window(
 ) -> Window | None:
     """The window to read, or None when it cannot hold an event.
 
-    A since older than the retention (or than the account) is clamped, not an error (spec 4);
+    A since older than the retention (or than the account) is clamped, not an error, as the interface asks;
     so is an until in the future: no event is newer than now.
     """
     floor = now - timedelta(days=retention_days)

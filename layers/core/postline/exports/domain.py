@@ -1,4 +1,4 @@
-"""Event exports (spec 2 EventExportAccepted and ExportJob, spec 4 Event export, spec 8 limits).
+"""Event exports: POST /v3/events/export and GET /v3/events/export/{id} (README, Events: Exports).
 
 A job selects events with the filters of GET /v3/events over a required window and writes them
 as CSV, newest first (the order GET /v3/events lists them), one row per event:

@@ -39,7 +39,7 @@ class EventExportAccepted(BaseModel):
 
 
 class ExportJobView(BaseModel):
-    """GET /v3/events/export/{id} (spec 2, ExportJob)."""
+    """An export job as GET /v3/events/export/{id} returns it."""
 
     id: str
     status: ExportStatus

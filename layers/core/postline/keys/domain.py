@@ -28,7 +28,7 @@ class Environment(StrEnum):
 
 
 class Access(StrEnum):
-    """What a route does, as far as scopes care (spec section 5, table of scopes)."""
+    """What a route does, as far as scopes care (the interface's scopes: README, The API so far)."""
 
     READ = "read"  # any GET
     SEND = "send"  # POST /v3/messages, POST /v3/messages.batch

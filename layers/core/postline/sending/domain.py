@@ -1,4 +1,4 @@
-"""Messages: what a send request may contain, what is stored, and what the API shows (spec 2, 4, 8)."""
+"""Messages: what a send request may contain, what is stored, and what the API shows (README, Sending)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from pydantic import (
 
 from postline.shared.errors import ApiError, ValidationFailed
 
-MAX_RECIPIENTS = 1_000  # combined across to, cc and bcc, and in any one field (spec 8)
+MAX_RECIPIENTS = 1_000  # the interface's limit: combined across to, cc and bcc, and in any one field
 MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: base64 of it fits API Gateway's 10 MB
 MAX_TAGS = 10
 MAX_METADATA_KEYS = 20
@@ -161,7 +161,7 @@ class Content(BaseModel):
 
 
 class SendFields(BaseModel):
-    """What a single send and a batch share (spec 4, Messages)."""
+    """What a single send and a batch share (POST /v3/messages and POST /v3/messages.batch)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -325,7 +325,7 @@ class Message(BaseModel):
 
 
 class MessageView(BaseModel):
-    """GET /v3/messages/{id} (spec 2, Message)."""
+    """A message as GET /v3/messages/{id} returns it."""
 
     model_config = ConfigDict(populate_by_name=True)
 

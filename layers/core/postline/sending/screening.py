@@ -1,4 +1,4 @@
-"""Screening at acceptance: which recipients are rejected before send, and why (spec 4 and 6); and
+"""Screening at acceptance: which recipients are rejected before send, and why; and
 the two ways the operator keeps an account's mail from going out, the sandbox and routing.
 
 The sandbox (Account.sandbox): a live send may reach only the account's authorized recipients,
@@ -14,9 +14,9 @@ sends are (no verified domain needed), charged to the live quota as the caller a
 mail, handed to the simulator, and every event carries data.test and data.routed true. Own
 test-key sends carry data.test only.
 
-Spec 7 lists "sandbox send to a recipient outside the sandbox" under 403; spec 4 and 6 say a
-sandbox_recipient_not_authorized send still answers 202 with a rejected event. The more specific
-text of 4 and 6 wins here.
+The interface's error table lists "sandbox send to a recipient outside the sandbox" under 403; its
+POST /v3/messages and `rejected` event type say a sandbox_recipient_not_authorized send still
+answers 202 with a rejected event. That more specific text wins here.
 """
 
 from __future__ import annotations

@@ -65,6 +65,6 @@ class ServiceUnavailable(ApiError):
 
 
 class QueryTimeout(ApiError):
-    """A query ran past its time budget: narrow it, or export (spec 7); carries Retry-After."""
+    """A query ran past its time budget: narrow it, or use POST /v3/events/export; carries Retry-After."""
 
     status, code = 503, "query_timeout"

@@ -1,4 +1,4 @@
-"""Page-numbered lists (spec 2, 'Common page shapes')."""
+"""Page-numbered lists: items plus a pagination object (page, per_page, total_count, total_pages)."""
 
 from __future__ import annotations
 

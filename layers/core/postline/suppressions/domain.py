@@ -1,5 +1,5 @@
 """Suppression lists: addresses that must not be mailed (bounces, unsubscribes, complaints), and the
-allowlist that overrides them (spec 2, Suppression)."""
+allowlist that overrides them (the interface's suppression types)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ class TemplateNotFound(ApiError):
 
 
 class Template(BaseModel):
-    """Spec 2, Template."""
+    """A template as the /v3/templates routes return it."""
 
     id: str
     name: str

@@ -87,7 +87,7 @@ def add_pixel(html: str, pixel_url: str) -> str:
 
 
 # Link scanners, security gateways and prefetchers that fetch every link or image of a message.
-# Their hits are not people: filtered at ingest (spec 2, EngagementMetrics).
+# Their hits are not people: filtered at ingest (the interface asks it of opens).
 _BOT_AGENTS = re.compile(
     r"bot\b|crawler|spider|preview|prefetch|scanner|barracuda|mimecast|proofpoint|"
     r"safelinks|ironport|urldefense|symantec|forcepoint|python-requests|curl/|wget/|go-http-client|"
@@ -95,7 +95,7 @@ _BOT_AGENTS = re.compile(
     re.IGNORECASE,
 )
 # Mail providers' image proxies fetch the pixel when the reader opens the message: real opens,
-# but not direct ones (spec 2, opens_direct).
+# but not direct ones (our reading of opens_direct, which the interface does not define).
 _IMAGE_PROXIES = re.compile(r"GoogleImageProxy|YahooMailProxy|Outlook-iOS|ggpht\.com", re.IGNORECASE)
 
 

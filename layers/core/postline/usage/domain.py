@@ -1,4 +1,4 @@
-"""Usage and quota (spec 2, Usage and quota): billing periods and remaining allowances."""
+"""Usage and quota (GET /v3/usage): billing periods and remaining allowances."""
 
 from __future__ import annotations
 

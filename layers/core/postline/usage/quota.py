@@ -1,5 +1,5 @@
 """Sending quotas: the monthly allowance (with optional overage up to a ceiling), the daily cap,
-and the free monthly allowance of test-mode sends (spec 8)."""
+and the free monthly allowance of test-mode sends; reaching any of them answers 429."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Email address verification: its results (spec 2, ValidationResult.result), what DNS says about a
+"""Email address verification: its results (the ValidationResult values), what DNS says about a
 recipient's domain, and the simulator's draw for test keys.
 
 Small on purpose: today it serves verify_before_send (the dispatcher checks each recipient before
@@ -61,7 +61,7 @@ class MailRoute:
 
 
 def effective_verify_before_send(key: bool | None, domain: bool | None, account: bool) -> bool:
-    """The key's setting when it has one (spec 2: null inherits), else the sending domain's, else
+    """The key's setting when it has one (null = inherit), else the sending domain's, else
     the account's. Sending domains have no setting of their own yet: callers pass None."""
     if key is not None:
         return key

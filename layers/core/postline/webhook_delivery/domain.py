@@ -1,6 +1,6 @@
 """Webhook deliveries: the payload, its signatures, the 7-attempt schedule and the failure streak.
 
-Spec 6 (payload, signatures, delivery rules) and 3 (endpoint states). The same schedule drives
+The rules are the interface's, as README's Webhooks section writes them. The same schedule drives
 the Step Functions workflow in the cloud and the movable clock of the embedded runtime: both only
 ask `next_attempt_at`.
 """
@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 from postline.events.domain import Event
 from postline.webhooks.domain import BasicAuth, BearerAuth, CustomHeadersAuth, EndpointAuth, HmacAuth
 
-# Waits before attempts 2..7, each after the previous attempt (spec 6): with the extra step the
-# last attempt lands about 43 hours after the event, the spec's "up to about 44 hours".
+# The interface's waits before attempts 2..7, each after the previous attempt: with the extra step
+# the last attempt lands about 43 hours after the event, its "up to about 44 hours".
 RETRY_DELAYS = (
     timedelta(seconds=30),
     timedelta(minutes=2),
@@ -36,7 +36,7 @@ CUT_SHORT_DELAY = timedelta(hours=24)  # one more attempt when an attempt of the
 ATTEMPT_TIMEOUT_SECONDS = 30.0
 RESEND_WINDOW = timedelta(days=90)  # how far back a delivery can be resent, within the history retention
 
-# Auto-disable (spec 3): this many consecutive fully-failed deliveries over at least this long.
+# Auto-disable (the interface's rule): this many consecutive fully-failed deliveries over at least this long.
 DISABLE_AFTER_FAILURES = 20
 DISABLE_AFTER_SPAN = timedelta(hours=72)
 
@@ -148,7 +148,7 @@ def resend_delivery_id(job_id: str, source_id: str) -> str:
 
 
 def resend_floor(now: datetime, retention_days: int) -> datetime:
-    """The oldest delivery that can be resent: 90 days back, bounded by the history retention (spec 8)."""
+    """The oldest delivery that can be resent: 90 days back, bounded by the plan's history retention."""
     return now - min(RESEND_WINDOW, timedelta(days=retention_days))
 
 
@@ -204,7 +204,7 @@ class Delivery(BaseModel):
 
 
 def payload(event: Event) -> dict[str, Any]:
-    """The JSON a receiver gets (spec 6). `variables` are the metadata attached at submission."""
+    """The JSON a receiver gets, the interface's payload. `variables` are the metadata attached at submission."""
     return {
         "event": str(event.type),
         "message_id": event.message_id,
@@ -238,7 +238,7 @@ def hmac_header(timestamp: int, body: str, secrets: list[str]) -> str:
 
 
 def auto_disables(consecutive_failures: int, failing_since: datetime | None, now: datetime) -> bool:
-    """Spec 3: 20 consecutive fully-failed deliveries whose streak spans at least 72 hours."""
+    """Auto-disable: 20 consecutive fully-failed deliveries whose streak spans at least 72 hours."""
     return (
         consecutive_failures >= DISABLE_AFTER_FAILURES
         and failing_since is not None

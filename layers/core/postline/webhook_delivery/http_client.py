@@ -2,7 +2,7 @@
 
 - One attempt has ATTEMPT_TIMEOUT_SECONDS in all (connect, send, answer); redirects are not
   followed (a receiver that redirects has not accepted the event).
-- A timeout or a connection dropped mid-answer is "cut short" (spec 6: it earns the +24 h step);
+- A timeout or a connection dropped mid-answer is "cut short" (it earns the interface's +24 h step);
   a refused connection is an ordinary retryable failure.
 - WEBHOOK_CA_BUNDLE adds certificate authorities receivers may use (a private CA, the tests' CA).
 - mTLS: the client certificate and key go to 0600 files in a private temp directory, one pool

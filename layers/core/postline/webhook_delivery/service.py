@@ -123,7 +123,7 @@ class WebhookDeliverer:
         self, event: Event, endpoints: list[WebhookEndpoint]
     ) -> Iterable[tuple[Target, WebhookEndpoint | None]]:
         for endpoint in endpoints:
-            if endpoint.wants(event.type):  # events of a disabled endpoint are not queued (spec 3)
+            if endpoint.wants(event.type):  # the interface: events of a disabled endpoint are not queued
                 yield Target(endpoint_id=endpoint.id, url=endpoint.url), endpoint
         if event.webhook_url:
             yield Target(endpoint_id=None, url=event.webhook_url), None
@@ -229,7 +229,7 @@ class WebhookDeliverer:
             EVENT_ID_HEADER: delivery.event_id,
             DELIVERY_ID_HEADER: delivery.id,
         }
-        auth = endpoint.auth if endpoint else None  # per-message URLs: Ed25519 only (spec 6)
+        auth = endpoint.auth if endpoint else None  # per-message URLs: the Ed25519 header only
         headers.update(static_auth_headers(auth, timestamp, delivery.body, now))
         certificate = ClientCertificate(auth.cert_pem, auth.key_pem) if isinstance(auth, MtlsAuth) else None
         body = delivery.body.encode()
@@ -237,7 +237,7 @@ class WebhookDeliverer:
             return self._client.post(delivery.url, body, headers, certificate=certificate)
         assert endpoint is not None
         answer = HttpAnswer(None, 0)
-        for fresh in (False, True):  # one retry with a fresh token on 401/403 (spec 4)
+        for fresh in (False, True):  # oauth2: one retry with a fresh token on 401/403
             try:
                 token = self._client.token(
                     endpoint.id,
@@ -256,7 +256,7 @@ class WebhookDeliverer:
         return answer
 
     def _count(self, delivery: Delivery, endpoint: WebhookEndpoint, now: datetime) -> None:
-        """Keeps the endpoint's streak of fully-failed deliveries; disables it when spec 3 says so."""
+        """Keeps the endpoint's streak of fully-failed deliveries; disables it at 20 spanning 72 hours."""
         if delivery.status is DeliveryStatus.SUCCEEDED:
             self._endpoints.record_success(endpoint.account_id, endpoint.id)
             return

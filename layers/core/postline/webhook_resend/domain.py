@@ -2,7 +2,7 @@
 
 A resend job selects recorded deliveries (by id, or by a filter over one endpoint's history) and
 makes one MANUAL delivery of each: the same body, a single attempt, never scheduled, never counted
-against the endpoint's failure streak (spec 3, 4). It runs asynchronously because an attempt may
+against the endpoint's failure streak (the interface's rules). It runs asynchronously because an attempt may
 take 30 s; its counters say how far it got.
 """
 

@@ -24,7 +24,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from postline.events.domain import EventType
 from postline.shared.errors import ValidationFailed
 
-# The event types an endpoint can subscribe to: every public one (spec 6), not `duplicate`.
+# The event types an endpoint can subscribe to: every public one in the interface, not `duplicate`.
 WEBHOOK_EVENT_TYPES: tuple[EventType, ...] = tuple(t for t in EventType if t is not EventType.DUPLICATE)
 
 SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
@@ -170,7 +170,7 @@ WebhookEvents = Annotated[list[EventType], Field(min_length=1), AfterValidator(c
 
 
 def key_id_of(secret: str) -> str:
-    """What X-Svc-Key-Id carries (spec 6): the prefix plus the secret's last 4 characters."""
+    """What X-Svc-Key-Id carries: the whsec_ prefix plus the secret's last 4 characters."""
     return SECRET_PREFIX + secret[-4:]
 
 
@@ -315,7 +315,7 @@ class WebhookEndpoint(BaseModel):
         )
 
     def enable(self, now: datetime) -> WebhookEndpoint:
-        """Active again with a fresh failure budget (spec 3)."""
+        """Active again with a fresh failure budget (streak back to 0)."""
         if self.enabled:
             return self
         return self.model_copy(
