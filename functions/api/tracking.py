@@ -1,8 +1,6 @@
 """Tracking links in delivered mail (no API key): the open pixel, click redirects and RFC 8058
 one-click unsubscribe (POST; GET shows a page with the button, since mail scanners follow GETs)."""
 
-import base64
-import html
 import inspect
 from collections.abc import Callable
 from typing import Annotated, ParamSpec, TypeVar
@@ -16,12 +14,13 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.shared.errors import NotFound
+from postline.tracking.domain import Visitor
+from postline.tracking.pages import PIXEL, UNSUBSCRIBED, unsubscribe_form
 
 router = Router()
 P = ParamSpec("P")
 R = TypeVar("R")
 Token = Annotated[str, Path(min_length=10, max_length=4096, description="The signed token from the link.")]
-PIXEL = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")  # 1x1 transparent GIF
 NO_STORE = {"Cache-Control": "no-store, max-age=0"}
 
 
@@ -34,11 +33,9 @@ def _not_json(route: Callable[P, R]) -> Callable[P, R]:
     return route
 
 
-def _client() -> dict[str, str | None]:
+def _visitor() -> Visitor:
     event = APIGatewayProxyEvent(router.current_event.raw_event)
-    headers = event.headers
-    purpose = headers.get("purpose") or headers.get("sec-purpose") or headers.get("x-moz")
-    return {"user_agent": headers.get("user-agent"), "purpose": purpose, "ip": event.request_context.identity.source_ip}
+    return Visitor.of_request(event.headers, event.request_context.identity.source_ip)
 
 
 @router.get(
@@ -49,7 +46,7 @@ def _client() -> dict[str, str | None]:
 )
 @_not_json
 def track_open(token: Token) -> Response[bytes]:
-    wiring.tracking_service().open(token, **_client())
+    wiring.tracking_service().open(token, _visitor())
     # A bad token still gets the pixel: a broken image in someone's mail helps nobody.
     return Response(status_code=200, content_type="image/gif", body=PIXEL, headers=NO_STORE)
 
@@ -62,7 +59,7 @@ def track_open(token: Token) -> Response[bytes]:
 )
 @_not_json
 def track_click(token: Token) -> Response[str]:
-    target = wiring.tracking_service().click(token, **_client())
+    target = wiring.tracking_service().click(token, _visitor())
     if target is None:
         raise NotFound("This link is not valid.")
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
@@ -74,11 +71,7 @@ HTML_PAGE: OpenAPIResponse = {"description": "An HTML page.", "content": {"text/
 @router.get("/v3/track/unsubscribe/<token>", summary="Unsubscribe page", tags=["Tracking"], responses={200: HTML_PAGE})
 @_not_json
 def unsubscribe_page(token: Token) -> Response[str]:
-    page = (
-        "<!doctype html><meta charset=utf-8><title>Unsubscribe</title>"
-        "<p>Stop receiving these emails?</p>"
-        f'<form method="post" action="{html.escape(token)}"><button type="submit">Unsubscribe</button></form>'
-    )
+    page = unsubscribe_form(token)
     return Response(status_code=200, content_type="text/html; charset=utf-8", body=page, headers=NO_STORE)
 
 
@@ -92,8 +85,7 @@ def unsubscribe_page(token: Token) -> Response[str]:
 def unsubscribe(token: Token) -> Response[str]:
     if not wiring.tracking_service().unsubscribe(token):
         raise NotFound("This unsubscribe link is not valid.")
-    body = "<!doctype html><meta charset=utf-8><title>Unsubscribed</title><p>You are unsubscribed.</p>"
-    return Response(status_code=200, content_type="text/html; charset=utf-8", body=body, headers=NO_STORE)
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=UNSUBSCRIBED, headers=NO_STORE)
 
 
 handler = lambda_handler(router)

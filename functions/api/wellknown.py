@@ -1,25 +1,12 @@
 """GET /.well-known/svc/keys (no API key): the public keys that verify Svc-Signature-Ed25519."""
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from pydantic import BaseModel
 
 from postline import wiring
 from postline.http.app import lambda_handler
+from postline.signing_keys.models import SigningKeySet
 
 router = Router()
-
-
-class PublicKey(BaseModel):
-    kty: str
-    crv: str
-    alg: str
-    use: str
-    kid: str
-    x: str  # the raw 32-byte public key, base64url without padding (RFC 8037)
-
-
-class SigningKeySet(BaseModel):
-    keys: list[PublicKey]
 
 
 @router.get(
@@ -31,8 +18,7 @@ class SigningKeySet(BaseModel):
     tags=["Webhooks"],
 )
 def signing_keys() -> SigningKeySet:
-    keys = wiring.signing_key_service().published()
-    return SigningKeySet(keys=[PublicKey(**key.jwk()) for key in keys])
+    return wiring.signing_key_service().key_set()
 
 
 handler = lambda_handler(router)

@@ -13,6 +13,7 @@ from postline.tracking.domain import (
     LinkMaker,
     TrackKind,
     TrackToken,
+    Visitor,
     add_pixel,
     is_bot,
     read_token,
@@ -290,3 +291,15 @@ def test_the_unsubscribe_url_carries_an_unsubscribe_token() -> None:
         None,
     )
     assert read_token(_token_of(url), SECRET, TrackKind.OPEN) is None
+
+
+@pytest.mark.parametrize("header", ["Purpose", "Sec-Purpose", "X-Moz"])
+def test_a_request_that_says_it_is_a_prefetch_is_a_bot_visitor(header: str) -> None:
+    headers = {"user-agent": CHROME, header.lower(): "prefetch"}
+    visitor = Visitor.of_request(headers, "192.0.2.1")
+    assert (visitor.purpose, visitor.ip, visitor.is_bot) == ("prefetch", "192.0.2.1", True)
+
+
+def test_a_plain_browser_request_is_a_person() -> None:
+    visitor = Visitor.of_request({"user-agent": CHROME}, None)
+    assert (visitor.user_agent, visitor.purpose, visitor.is_bot) == (CHROME, None, False)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from postline.shared.ports import Clock, IdFactory
 from postline.signing_keys.domain import SigningKey, active, due_for_rotation, expired, new_kid, published
+from postline.signing_keys.models import SigningKeySet, key_set
 from postline.signing_keys.ports import SigningKeyStore
 
 
@@ -22,6 +23,10 @@ class SigningKeyService:
         if not self._store.keys():
             self._rotate(now, force=False)
         return published(self._store.keys(), now)
+
+    def key_set(self) -> SigningKeySet:
+        """The published keys as receivers fetch them."""
+        return key_set(self.published())
 
     def rotate(self, *, force: bool = False) -> str | None:
         """The daily schedule's: a new active key when the current one is due (or forced), and

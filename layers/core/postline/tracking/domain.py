@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from html import escape, unescape
@@ -110,6 +110,29 @@ def is_bot(user_agent: str | None, purpose: str | None = None) -> bool:
 
 def via_image_proxy(user_agent: str | None) -> bool:
     return bool(user_agent and _IMAGE_PROXIES.search(user_agent))
+
+
+# Where browsers say a fetch is speculative (a prefetch, prerender or link preview), not a visit.
+PURPOSE_HEADERS = ("purpose", "sec-purpose", "x-moz")
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who fetched a tracking link, as far as the request tells."""
+
+    user_agent: str | None
+    purpose: str | None
+    ip: str | None
+
+    @classmethod
+    def of_request(cls, headers: Mapping[str, str], ip: str | None) -> Visitor:
+        """From the request's headers (names as sent: the mapping may be case-insensitive)."""
+        purpose = next((headers[name] for name in PURPOSE_HEADERS if headers.get(name)), None)
+        return cls(user_agent=headers.get("user-agent"), purpose=purpose, ip=ip)
+
+    @property
+    def is_bot(self) -> bool:
+        return is_bot(self.user_agent, self.purpose)
 
 
 TRACK_PATH = "/v3/track"

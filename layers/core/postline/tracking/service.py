@@ -18,7 +18,7 @@ from postline.sending.ports import MessageStore
 from postline.shared.ports import Clock
 from postline.suppressions.domain import SuppressionType
 from postline.suppressions.ports import Suppressions
-from postline.tracking.domain import TrackKind, TrackToken, is_bot, read_token, via_image_proxy
+from postline.tracking.domain import TrackKind, TrackToken, Visitor, read_token, via_image_proxy
 
 
 class TrackingService:
@@ -39,22 +39,22 @@ class TrackingService:
         self._retention_days = retention_days
         self._clock = clock
 
-    def open(self, token: str, *, user_agent: str | None, purpose: str | None, ip: str | None) -> None:
+    def open(self, token: str, visitor: Visitor) -> None:
         found = self._message(token, TrackKind.OPEN)
-        if found is None or is_bot(user_agent, purpose):
+        if found is None or visitor.is_bot:
             return
         claims, message = found
-        data = {"user_agent": user_agent, "ip": ip, "via_proxy": via_image_proxy(user_agent)}
+        data = {"user_agent": visitor.user_agent, "ip": visitor.ip, "via_proxy": via_image_proxy(visitor.user_agent)}
         self._engage(message, claims.recipient, EventType.OPENED, "opened_at", data)
 
-    def click(self, token: str, *, user_agent: str | None, purpose: str | None, ip: str | None) -> str | None:
+    def click(self, token: str, visitor: Visitor) -> str | None:
         """The link to redirect to (None for an invalid token); the click is recorded unless a bot's."""
         found = self._message(token, TrackKind.CLICK)
         if found is None:
             return None
         claims, message = found
-        if not is_bot(user_agent, purpose):
-            data = {"url": claims.url, "user_agent": user_agent, "ip": ip}
+        if not visitor.is_bot:
+            data = {"url": claims.url, "user_agent": visitor.user_agent, "ip": visitor.ip}
             self._engage(message, claims.recipient, EventType.CLICKED, "clicked_at", data)
         return claims.url
 
