@@ -117,6 +117,8 @@ class RuntimeProcess:
         return Api(self.dev["base_url"], key)
 
     def wait_until_ready(self) -> None:
+        # Not a poll (so not eventually()): it blocks on each line the reader thread hands over,
+        # and fails at once when the child exits, with its output.
         deadline = time.monotonic() + START_TIMEOUT
         while (remaining := deadline - time.monotonic()) > 0:
             try:

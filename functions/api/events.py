@@ -13,6 +13,7 @@ from postline import wiring
 from postline.events.models import EventListPage
 from postline.events.query import DEFAULT_LIMIT, MAX_LIMIT, PublicEventType, event_filters
 from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView
+from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody
@@ -48,12 +49,10 @@ def list_events(
     recipient: Annotated[str | None, Query(max_length=320, description="Exact address (any case).")] = None,
     tag: Annotated[str | None, Query(max_length=128, description="Events carrying the tag.")] = None,
     message_id: Annotated[str | None, Query(max_length=64, description="All events of one message.")] = None,
-    since: Annotated[datetime | None, Query(description="Events at or after (ISO 8601).")] = None,
-    until: Annotated[datetime | None, Query(description="Events at or before (ISO 8601).")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"1-{MAX_LIMIT}; default {DEFAULT_LIMIT}.")] = (
-        DEFAULT_LIMIT
-    ),
-    cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor of the previous page.")] = None,
+    since: Annotated[datetime | None, params.since("Events")] = None,
+    until: Annotated[datetime | None, params.until("Events")] = None,
+    limit: Annotated[int, params.limit(MAX_LIMIT, DEFAULT_LIMIT)] = DEFAULT_LIMIT,
+    cursor: params.Cursor = None,
 ) -> EventListPage:
     query = router.current_event.multi_value_query_string_parameters
     filters = event_filters(

@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 
 from postline import wiring
 from postline.events.query import PublicEventType
+from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody
@@ -46,12 +47,10 @@ def list_webhook_deliveries(
     id: Annotated[str, Path(min_length=1, max_length=64, description="The endpoint's id (wh_...).")],
     status: Annotated[DeliveryStatus | None, Query(description="One delivery status.")] = None,
     event: Annotated[PublicEventType | None, Query(description="One event type.")] = None,
-    since: Annotated[datetime | None, Query(description="Created at or after (ISO 8601).")] = None,
-    until: Annotated[datetime | None, Query(description="Created at or before (ISO 8601).")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"1-{MAX_LIMIT}; default {DEFAULT_LIMIT}.")] = (
-        DEFAULT_LIMIT
-    ),
-    cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor of the previous page.")] = None,
+    since: Annotated[datetime | None, params.since("Created")] = None,
+    until: Annotated[datetime | None, params.until("Created")] = None,
+    limit: Annotated[int, params.limit(MAX_LIMIT, DEFAULT_LIMIT)] = DEFAULT_LIMIT,
+    cursor: params.Cursor = None,
 ) -> WebhookDeliveryPage:
     filters = delivery_filters(status=status, event=event, since=since, until=until)
     return wiring.delivery_history_service().list_page(principal(), id, filters, limit=limit, cursor=cursor)

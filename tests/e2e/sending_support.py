@@ -11,7 +11,6 @@ as idle). That happens to batches stored more slowly than that, or after an emul
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import Event
 from postline.sending.store import message_key
 from tests.e2e.support import Api, TestAccount, make_account
+from tests.support import eventually
 
 FINAL = frozenset({"delivered", "bounced", "complained", "rejected", "failed"})
 SEND_QUEUE_VISIBILITY = 180  # template.yaml SendQueue VisibilityTimeout
@@ -171,27 +171,31 @@ def settle(
     drains, and when the runtime is idle but a message is not there yet, moves the clock past the
     send queue's visibility timeout to release a parked job."""
     goal = set(wanted)
-    deadline = time.monotonic() + timeout
-    while True:
-        busy = runtime.drain(min(20.0, max(1.0, deadline - time.monotonic())))
+
+    def settled() -> dict[str, str]:
+        busy = runtime.drain(min(20.0, timeout))
         current = lookup(list(message_ids))
-        if all(current.get(m) in goal for m in message_ids):
-            return current
-        if time.monotonic() >= deadline:
-            late = {m: current.get(m) for m in message_ids if current.get(m) not in goal}
-            raise AssertionError(f"not {sorted(goal)} within {timeout} s ({len(late)} late, busy: {busy}): {late}")
-        if not busy:
+        late = {m: current.get(m) for m in message_ids if current.get(m) not in goal}
+        if late and not busy:
             runtime.advance(SEND_QUEUE_VISIBILITY + 1)
+        if late:
+            raise AssertionError(f"{len(late)} late (busy: {busy}): {late}")
+        return current
+
+    return eventually(settled, timeout, waiting_for=f"{len(message_ids)} message(s) to be {sorted(goal)}")
 
 
 def events_of(message_id: str, *, until: Callable[[list[Event]], bool] = bool, timeout: float = 5.0) -> list[Event]:
-    """The message's events, oldest first; polls the index until `until` holds or time runs out."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = wiring.event_store().for_message(message_id)
-        if until(found) or time.monotonic() >= deadline:
-            return found
-        time.sleep(0.05)
+    """The message's events, oldest first, once `until` holds for them (the index is read, so they
+    may take a moment); fails when it does not within `timeout` seconds."""
+
+    def found() -> list[Event]:
+        events = wiring.event_store().for_message(message_id)
+        if not until(events):
+            raise AssertionError(f"events so far: {types_of(events)}")
+        return events
+
+    return eventually(found, timeout, waiting_for=f"the events of {message_id}")
 
 
 def types_of(events: Iterable[Event], recipient_address: str | None = None) -> list[str]:

@@ -19,7 +19,6 @@ runtime's clock moves forward for retries; tests do not depend on each other's c
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -40,6 +39,7 @@ from tests.conftest import RuntimeProcess, Spawn
 from tests.e2e.support import Api
 from tests.peers.dns_server import MX, NULL_MX, TXT, A, DnsServer, Query
 from tests.peers.mx_server import MxServer, Received
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +48,6 @@ MX_HOST = f"mx.{RECIPIENT_DOMAIN}"
 SENDER = "Sender <news@postline.test>"
 SENDER_ADDRESS = "news@postline.test"
 NO_ROUTE_DOMAIN = "noroute.test"
-POLL_SECONDS = 0.05
 WAIT_SECONDS = 10.0
 _deserialize = TypeDeserializer().deserialize
 
@@ -111,12 +110,15 @@ class Stack:
 
     def wait_for_events(self, message_id: str, done: Callable[[list[str]], bool]) -> list[dict[str, Any]]:
         """The message's events once `done(types)` holds (the index is read, not the table)."""
-        deadline = time.monotonic() + WAIT_SECONDS
-        while True:
+
+        def arrived() -> list[dict[str, Any]]:
             events = self.events(message_id)
-            if done([event["type"] for event in events]) or time.monotonic() > deadline:
-                return events
-            time.sleep(POLL_SECONDS)
+            types = [event["type"] for event in events]
+            if not done(types):
+                raise AssertionError(f"events so far: {types}")
+            return events
+
+        return eventually(arrived, WAIT_SECONDS, waiting_for=f"the events of {message_id}")
 
     def received_by(self, recipient: str) -> list[Received]:
         return [m for m in self.mx.messages if recipient in m.rcpt_tos]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -14,6 +13,7 @@ import requests
 
 from tests.e2e.sending_support import accepted, drain, iso, message, now, recipient, settle, unverified_sender
 from tests.e2e.support import Api, assert_error, make_account
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -43,9 +43,13 @@ def owner(runtime: Any) -> Api:
         )
     ]
     settle(runtime, *ids)
-    deadline = time.monotonic() + 10
-    while sender.test.get("/v3/events").json()["total_count"] < 8 and time.monotonic() < deadline:
-        time.sleep(0.1)
+
+    def listed() -> int:
+        count: int = sender.test.get("/v3/events").json()["total_count"]
+        assert count >= 8, f"{count} of the 8 events listed"
+        return count
+
+    eventually(listed, 10, waiting_for="the owner's 8 events to be listed")
     return sender.test
 
 
@@ -55,12 +59,14 @@ def _window(runtime: Any) -> dict[str, str]:
 
 def _finished(api: Api, runtime: Any, export_id: str) -> dict[str, Any]:
     """Drains the runtime (the exporter runs from its queue) until the job ends."""
-    deadline = time.monotonic() + 60
-    while True:
+
+    def ended() -> dict[str, Any]:
         drain(runtime)
         job: dict[str, Any] = api.get(f"/v3/events/export/{export_id}").json()
-        if job["status"] not in ("pending", "processing") or time.monotonic() > deadline:
-            return job
+        assert job["status"] not in ("pending", "processing"), job
+        return job
+
+    return eventually(ended, 60, waiting_for=f"export {export_id} to end")
 
 
 def test_an_export_is_written_and_downloads_as_csv(owner: Api, runtime: Any) -> None:

@@ -4,7 +4,6 @@ filtered and paged over HTTP, and 503 query_timeout."""
 from __future__ import annotations
 
 import base64
-import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 from postline import wiring
 from tests.e2e.sending_support import accepted, iso, message, now, recipient, settle, simulator, unverified_sender
 from tests.e2e.support import Api, assert_error, make_account
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -52,9 +52,13 @@ def sent(runtime: Any) -> Sent:
     ]
     settle(runtime, *ids)
     result = Sent(owner.test, ann, bob, *ids)
-    deadline = time.monotonic() + 10
-    while _events(result.api)["total_count"] < result.total and time.monotonic() < deadline:
-        time.sleep(0.1)
+
+    def listed() -> int:
+        count: int = _events(result.api)["total_count"]
+        assert count >= result.total, f"{count} of the {result.total} events listed"
+        return count
+
+    eventually(listed, 10, waiting_for=f"the {result.total} events to be listed")
     return result
 
 

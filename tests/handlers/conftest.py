@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
@@ -15,8 +16,38 @@ from postline.domains.domain import DomainStatus, SendingDomain
 from postline.http.routes import find_route
 from postline.keys.domain import Environment
 from tests.aws_stack import ROOT, InProcessStack, in_process_stack
+from tests.network_guard import NetworkGuard
 
 Invoke = Callable[..., dict[str, Any]]
+
+PUBLIC_ADDRESS = "93.184.215.14"
+# What the system resolver answers here, for the names the sample events and fixtures use (None:
+# no such name, as for any .invalid); asking for another name is a network attempt.
+ZONE: dict[str, str | None] = {"hooks.example.com": PUBLIC_ADDRESS, "hooks.invalid": None}
+
+
+@pytest.fixture(autouse=True)
+def network_guard() -> Iterator[NetworkGuard]:
+    """The handlers run on moto in-process, which needs no sockets: an attempt fails the test
+    (tests/network_guard.py)."""
+    with NetworkGuard.installed() as guard:
+        yield guard
+
+
+@pytest.fixture(autouse=True)
+def resolver(network_guard: NetworkGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system resolver answers from ZONE, as DNS would on the internet, without the network."""
+    guarded = socket.getaddrinfo
+
+    def getaddrinfo(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in ZONE:
+            return guarded(host, port, *args, **kwargs)
+        address = ZONE[host]
+        if address is None:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """The delivery history and resend sample events through their Lambda handlers, and the resend
-worker on the messages they queue (the receiver's host does not resolve here: the attempt fails)."""
+worker on the messages they queue (the receiver's host does not resolve here, see conftest.py's
+ZONE: the attempt fails)."""
 
 from __future__ import annotations
 

@@ -56,6 +56,10 @@ class TokenServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length).decode()
+                # A real wait, kept on purpose: a slow endpoint is the point (the concurrent-caller
+                # tests in tests/adapters/test_webhook_http.py need the other callers to queue up
+                # behind this fetch while it is in flight). They block on a lock, not on a clock,
+                # so no movable clock can stand in, and nothing observable says they all queued.
                 time.sleep(server.delay)
                 status, document = server._answer(
                     self.headers.get("Content-Type", ""), self.headers.get("Authorization", ""), body

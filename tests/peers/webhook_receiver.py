@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
+from tests.support import eventually
+
 
 @dataclass
 class Received:
@@ -33,14 +35,12 @@ class Receiver:
         answers: list[int] | None = None,
         *,
         tls: ssl.SSLContext | None = None,
-        delay: float = 0.0,
         authorize: Callable[[Received], bool] | None = None,
     ) -> None:
         self.answers = list(answers or [200])
         self.requests: list[Received] = []
         self._lock = threading.Lock()
         self._tls = tls
-        self._delay = delay
         self._authorize = authorize
         receiver = self
 
@@ -53,8 +53,6 @@ class Receiver:
                     peer = self.connection.getpeercert()  # type: ignore[attr-defined]
                     subject = str(peer.get("subject")) if peer else None
                 status = receiver._record(Received(self.path, dict(self.headers.items()), body, client_subject=subject))
-                if receiver._delay:
-                    time.sleep(receiver._delay)
                 self.send_response(status)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
@@ -81,10 +79,16 @@ class Receiver:
         return 401 if self._authorize is not None and not self._authorize(received) else answer
 
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        while len(self.requests) < count and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return list(self.requests)
+        """Every request so far, once at least `count` (1 or more) have arrived; fails if they don't."""
+
+        def arrived() -> list[Received]:
+            with self._lock:
+                received = list(self.requests)
+            if len(received) < count:
+                raise AssertionError(f"{len(received)} arrived: {[(r.path, r.body[:80]) for r in received]}")
+            return received
+
+        return eventually(arrived, timeout, interval=0.02, waiting_for=f"{count} request(s) at {self.url}")
 
     def __enter__(self) -> Receiver:
         self._thread.start()
