@@ -37,6 +37,7 @@ from postline.http.routes import (
     ROUTES,
     SEND,
     SIGNING_KEYS,
+    SOURCE_RATE,
     TRACK,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
@@ -95,6 +96,9 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 },
             ]
         }
+    ],
+    SOURCE_RATE: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:UpdateItem"], "Resource": _table_arn("CountersTable")}]}
     ],
     RESOURCES_READ: [_read("ResourcesTable")],
     RESOURCES_WRITE: [_crud("ResourcesTable")],
@@ -277,7 +281,8 @@ ERROR_STATUSES = {
     "500": "internal_error: retry with exponential backoff.",
 }
 RATE_HEADERS = {
-    "X-RateLimit-Limit": "Size of the per-account window (requests per minute).",
+    "X-RateLimit-Limit": "Size of the rate window (requests per minute): the account's, or for a request "
+    "without one (a 401, a public route) its source address's.",
     "X-RateLimit-Remaining": "Requests remaining in the current window.",
     "X-RateLimit-Reset": "Seconds until the window resets.",
     "X-Request-Id": "Identifier of this request; quote it to support.",
@@ -303,7 +308,13 @@ def render_openapi() -> str:
                 '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
                 "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`, "
-                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`."
+                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`. "
+                "Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`: "
+                "the account's per-minute window, or, for a request no account's window counts (a 401, a 403 "
+                "account_suspended, account_deleted or ip_not_allowed, and the public routes: tracking links and "
+                "`/.well-known/svc/keys`), its source address's window (IPv6: its /64) of 600 requests a "
+                "minute by default (template parameter `IpRateLimitPerMinute`); past either, 429 rate_limited "
+                "with `Retry-After`."
             ),
             servers=[],
             security_schemes={"bearer": HTTPBearer(description="API key or console JWT")},
@@ -338,7 +349,7 @@ def render_openapi() -> str:
             if status == "429":
                 error["headers"] = _headers({**RATE_HEADERS, "Retry-After": "Seconds to wait."})
             else:
-                error["headers"] = _headers({"X-Request-Id": RATE_HEADERS["X-Request-Id"]})
+                error["headers"] = _headers(RATE_HEADERS)
             responses.setdefault(status, error)
         operation["security"] = [] if route.access is Access.PUBLIC else [{"bearer": []}]
     extra = {(m, p) for p, ops in document["paths"].items() for m in ops} - seen

@@ -113,11 +113,14 @@ class FakeConsoleVerifier:
 
 
 class InMemoryCounters:
-    """CounterStore: rate windows (atomic add, first write sets the expiry) and usage counters."""
+    """CounterStore: rate windows per account and per source (atomic add, first write sets the expiry)
+    and usage counters."""
 
     def __init__(self) -> None:
         self.windows: dict[tuple[str, int], int] = {}
         self.expiries: dict[tuple[str, int], int] = {}
+        self.source_windows: dict[tuple[str, int], int] = {}
+        self.source_expiries: dict[tuple[str, int], int] = {}
         self._monthly: dict[tuple[str, str], dict[str, int]] = {}
         self._daily: dict[tuple[str, str], dict[str, int]] = {}
 
@@ -126,6 +129,12 @@ class InMemoryCounters:
         self.windows[slot] = self.windows.get(slot, 0) + 1
         self.expiries.setdefault(slot, expires_at)
         return self.windows[slot]
+
+    def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
+        slot = (source, window_start)
+        self.source_windows[slot] = self.source_windows.get(slot, 0) + 1
+        self.source_expiries.setdefault(slot, expires_at)
+        return self.source_windows[slot]
 
     def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
         monthly = self._monthly.get((account_id, month), {})

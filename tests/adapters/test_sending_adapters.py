@@ -1,17 +1,19 @@
-"""The sending adapters against moto: the vault, the dispatch queue, quotas and suppressions."""
+"""The sending adapters against moto: the vault, the dispatch queue, quotas, suppressions and the
+scheduled sends' index."""
 
 from __future__ import annotations
 
 import base64
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from postline import wiring
 from postline.delivery.parcels import DispatchJob
-from postline.sending.domain import Attachment, Content
+from postline.sending.domain import Attachment, Content, Message, Schedule
 from postline.sending.queue import SqsDispatchQueue
+from postline.sending.store import _message_item
 from postline.sending.vault import INLINE_LIMIT
 from postline.suppressions.domain import SuppressionType
 from postline.usage.quota import EmailLimits
@@ -118,3 +120,36 @@ def test_suppressions_block_unless_allowlisted_and_adding_twice_is_one_entry(sta
     store.add(account, "allowed@example.com", SuppressionType.ALLOWLIST, NOW)
     addresses = ["BOUNCED@example.com", "gone@example.com", "allowed@example.com", "fine@example.com"]
     assert store.suppressed(account, addresses) == {"bounced@example.com", "gone@example.com"}
+
+
+def _scheduled(account_id: str, message_id: str, send_at: datetime) -> Message:
+    return Message(
+        id=message_id,
+        account_id=account_id,
+        key_id="key_1",
+        test=False,
+        from_="hello@acme.example",
+        to=["ann@example.com"],
+        subject=message_id,
+        schedule=Schedule.SCHEDULED,
+        send_at=send_at,
+        created_at=NOW,
+    )
+
+
+def test_scheduled_sends_are_listed_by_instant_whatever_offset_they_came_with(stack: InProcessStack) -> None:
+    store, account = wiring.message_store(), f"acct_{uuid.uuid4().hex}"
+    # As strings "2030-01-02T10:30:00+05:00" sorts after "2030-01-02T06:00:00Z"; as instants it is 05:30Z.
+    sooner = _scheduled(account, "msg_sooner", datetime(2030, 1, 2, 10, 30, tzinfo=timezone(timedelta(hours=5))))
+    later = _scheduled(account, "msg_later", datetime(2030, 1, 2, 6, 0, tzinfo=UTC))
+    store.create([later, sooner], [{}, {}], [])
+    # An item scheduled before the fix keeps its key (isoformat of a UTC send_at); it sorts among the new ones.
+    legacy = _message_item(_scheduled(account, "msg_legacy", datetime(2030, 1, 2, 5, 45, tzinfo=UTC)), {})
+    legacy["sched_sk"] = {"S": "2030-01-02T05:45:00+00:00#msg_legacy"}
+    stack.client("dynamodb").put_item(TableName=stack.env["MESSAGES_TABLE"], Item=legacy)
+
+    found, total = store.list_scheduled(account, page=1, per_page=10)
+    assert [message.id for message in found] == ["msg_sooner", "msg_legacy", "msg_later"]
+    assert total == 3
+    assert found[0].send_at == datetime(2030, 1, 2, 5, 30, tzinfo=UTC)
+    assert found[0].send_at is not None and found[0].send_at.utcoffset() == timedelta(0)

@@ -10,7 +10,7 @@ import json
 import re
 import threading
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import dkim
@@ -635,6 +635,26 @@ def test_scheduled_sends_wait_are_listed_soonest_first_then_go_out(runtime: Any)
     runtime.advance(3600)
     settle(runtime, later["id"])
     assert owner.live.get("/v3/messages/scheduled").json()["items"] == []
+
+
+def test_send_at_is_kept_in_utc_and_the_list_is_ordered_by_instant(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    start = now(runtime).replace(microsecond=0)
+    sooner_at, later_at = start + timedelta(hours=1), start + timedelta(hours=2)
+    # Given at +05:00, the sooner one's text sorts after the later one's "Z" text (a later hour, or day).
+    given = sooner_at.astimezone(timezone(timedelta(hours=5))).isoformat()
+    assert given.endswith("+05:00") and given > iso(later_at)
+    sooner = accepted(owner.live.post("/v3/messages", json=message(owner.address, subject="Sooner", send_at=given)))
+    later = accepted(owner.live.post("/v3/messages", json=message(owner.address, send_at=iso(later_at))))
+    try:
+        in_utc = sooner_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert owner.live.get(f"/v3/messages/{sooner['id']}").json()["send_at"] == in_utc
+        listed = owner.live.get("/v3/messages/scheduled").json()["items"]
+        assert [item["id"] for item in listed] == [sooner["id"], later["id"]]
+        assert [item["send_at"] for item in listed] == [in_utc, later_at.strftime("%Y-%m-%dT%H:%M:%SZ")]
+    finally:
+        for sent in (sooner, later):  # never let them go out when a later test moves the clock
+            owner.live.delete(f"/v3/messages/{sent['id']}")
 
 
 def test_a_cancelled_scheduled_send_never_goes_out(runtime: Any) -> None:

@@ -29,7 +29,7 @@ NOT_JSON = {"track_open": "image/gif", "unsubscribe_page": "text/html; charset=u
 
 
 @pytest.mark.parametrize("name", EVENTS)
-def test_every_response_is_json_with_a_request_id(invoke: Invoke, name: str) -> None:
+def test_every_response_is_json_with_a_request_id_and_the_rate_window(invoke: Invoke, name: str) -> None:
     response = invoke(
         name,
         key_id="key_placeholder",
@@ -39,6 +39,10 @@ def test_every_response_is_json_with_a_request_id(invoke: Invoke, name: str) -> 
     )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
     assert header(response, "X-Request-Id") == "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
+    # The interface puts them on every response; public routes and 401s report the source address's window.
+    assert int(header(response, "X-RateLimit-Limit")) >= 600
+    assert 0 <= int(header(response, "X-RateLimit-Remaining")) < int(header(response, "X-RateLimit-Limit"))
+    assert 1 <= int(header(response, "X-RateLimit-Reset")) <= 60
     if response["statusCode"] >= 400:
         error = body(response)
         assert set(error) == {"error", "request_id"}

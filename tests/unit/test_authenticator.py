@@ -426,7 +426,78 @@ def test_a_refusal_after_counting_still_reports_the_window(world: World) -> None
     assert admission.rate is not None and admission.rate.used == 1
 
 
-def test_an_unauthenticated_request_is_not_counted(world: World) -> None:
-    admission = world.auth.admit("Bearer pl_live_unknown", "203.0.113.9", READ)
-    assert isinstance(admission.refusal, Unauthorized)
-    assert (admission.principal, admission.rate) == (None, None)
+# -- the source address's window: requests no account's window counts ------------------------------
+
+
+def _with_ip_limit(world: World, limit: int) -> Authenticator:
+    return Authenticator(
+        keys=world.store,
+        accounts=world.store,
+        counters=world.counters,
+        hasher=world.hasher,
+        clock=world.clock,
+        console=world.console,
+        ip_rate_limit=limit,
+    )
+
+
+def test_an_unauthenticated_request_counts_in_its_source_addresss_window(world: World) -> None:
+    first = world.auth.admit("Bearer pl_live_unknown", "203.0.113.9", READ)
+    second = world.auth.admit(None, "203.0.113.9", WRITE)
+    elsewhere = world.auth.admit(None, "198.51.100.7", READ)
+
+    for admission in (first, second, elsewhere):
+        assert isinstance(admission.refusal, Unauthorized) and admission.principal is None
+    assert first.rate is not None and second.rate is not None and elsewhere.rate is not None
+    assert (first.rate.limit, first.rate.used, second.rate.used, elsewhere.rate.used) == (600, 1, 2, 1)
+    assert second.rate.headers() == {
+        "X-RateLimit-Limit": "600",
+        "X-RateLimit-Remaining": "598",
+        "X-RateLimit-Reset": "60",
+    }
+    assert world.counters.windows == {}  # no account's window
+
+
+@pytest.mark.parametrize(
+    ("status", "code"), [(AccountStatus.SUSPENDED, "account_suspended"), (AccountStatus.TRASHED, "account_deleted")]
+)
+def test_refusals_before_the_accounts_window_count_in_the_source_window(
+    world: World, status: AccountStatus, code: str
+) -> None:
+    locked = world.key(world.account(status=status)).key
+    admission = world.auth.admit(f"Bearer {locked}", "203.0.113.9", READ)
+    assert isinstance(admission.refusal, Forbidden) and admission.refusal.code == code
+    assert admission.rate is not None and admission.rate.used == 1
+    assert world.counters.windows == {}
+
+
+def test_an_authenticated_request_does_not_count_in_the_source_window(world: World) -> None:
+    request(world, f"Bearer {world.key(world.account()).key}")
+    assert world.counters.source_windows == {}
+
+
+def test_a_public_route_counts_in_the_source_window(world: World) -> None:
+    decisions = [world.auth.admit_public("203.0.113.9") for _ in range(2)]
+    assert [(d.principal, d.refusal) for d in decisions] == [(None, None), (None, None)]
+    assert [d.rate.used if d.rate else None for d in decisions] == [1, 2]
+
+
+def test_past_the_source_limit_is_429_with_retry_after_until_the_next_minute(world: World) -> None:
+    auth = _with_ip_limit(world, 2)
+    world.clock.advance(20)  # 12:00:20
+    assert isinstance(auth.admit(None, "203.0.113.9", READ).refusal, Unauthorized)
+    assert auth.admit_public("203.0.113.9").refusal is None
+
+    for admission in (auth.admit(None, "203.0.113.9", READ), auth.admit_public("203.0.113.9")):
+        assert isinstance(admission.refusal, RateLimited) and admission.refusal.code == "rate_limited"
+        assert (admission.refusal.status, admission.refusal.retry_after) == (429, 40)
+        assert admission.rate is not None and admission.rate.headers()["X-RateLimit-Remaining"] == "0"
+    assert auth.admit_public("198.51.100.7").refusal is None  # another address has its own window
+    world.clock.advance(40)  # 12:01:00: a fresh window
+    assert isinstance(auth.admit(None, "203.0.113.9", READ).refusal, Unauthorized)
+
+
+def test_the_source_window_counter_expires_after_the_next_window(world: World) -> None:
+    world.auth.admit_public("203.0.113.9")
+    start = int(world.clock.now().timestamp())
+    assert world.counters.source_expiries == {("203.0.113.9", start): start + 120}

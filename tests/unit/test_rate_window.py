@@ -1,4 +1,5 @@
-"""The per-account, per-minute API window and its response headers."""
+"""The per-account, per-minute API window, the source address's window of requests
+without an account, and their response headers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
-from postline.auth.ratelimit import WINDOW_SECONDS, decide, window_start
+from postline.auth.ratelimit import DEFAULT_IP_RATE_LIMIT, WINDOW_SECONDS, decide, source_key, window_start
 
 NOON = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)
 NOON_EPOCH = int(NOON.timestamp())
@@ -86,3 +87,24 @@ def test_an_account_override_replaces_the_plan_limit(plan: Plan) -> None:
 def test_an_account_override_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="greater than or equal to 1"):
         Account(id="acct_1", rate_limit_per_minute=0, created_at=NOON)
+
+
+def test_the_source_window_is_the_smallest_published_window() -> None:
+    assert DEFAULT_IP_RATE_LIMIT == PLAN_LIMITS[Plan.FREE].rate_limit_per_minute == 600
+
+
+@pytest.mark.parametrize(
+    ("source_ip", "key"),
+    [
+        ("203.0.113.9", "203.0.113.9"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),  # an IPv6 client holds a /64: one window for it
+        ("2001:DB8:1:2:bbbb:0:0:2", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("::ffff:203.0.113.9", "203.0.113.9"),  # IPv4-mapped: the IPv4 address's window
+        (None, "unknown"),
+        ("", "unknown"),
+        ("not an address", "unknown"),
+    ],
+)
+def test_a_source_window_is_per_ipv4_address_or_ipv6_slash_64(source_ip: str | None, key: str) -> None:
+    assert source_key(source_ip) == key

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from postline.auth.ratelimit import DEFAULT_IP_RATE_LIMIT
+
 
 class Settings(BaseModel):
     resources_table: str = Field(alias="RESOURCES_TABLE")
@@ -40,6 +42,8 @@ class Settings(BaseModel):
     smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
     # Webhooks to http:// and to private, loopback or link-local addresses: the embedded runtime only.
     allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
+    # Requests a minute from one source address without an account (401s, public routes).
+    ip_rate_limit_per_minute: int = Field(default=DEFAULT_IP_RATE_LIMIT, ge=1, alias="IP_RATE_LIMIT_PER_MINUTE")
     # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
     events_query_budget_ms: int = Field(default=5000, ge=1, alias="EVENTS_QUERY_BUDGET_MS")
     # Event exports: jobs, their CSV files and the queue the worker reads.

@@ -179,6 +179,7 @@ def authenticator() -> Authenticator:
         hasher=hasher(),
         clock=_clock,
         console=console_verifier(),
+        ip_rate_limit=settings().ip_rate_limit_per_minute,
     )
 
 

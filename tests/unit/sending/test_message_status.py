@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -156,3 +156,12 @@ def test_all_recipients_lists_each_address_once_in_order() -> None:
 
 def test_sender_domain_is_the_from_domain_lowercased() -> None:
     assert _message().model_copy(update={"from_": "Acme <billing@ACME.example>"}).sender_domain == "acme.example"
+
+
+def test_a_send_at_stored_with_an_offset_is_shown_in_utc() -> None:
+    # Messages scheduled before send_at was normalized kept the caller's offset in the item.
+    stored = _message().model_dump(mode="json", by_alias=True) | {"send_at": "2030-01-02T10:00:00+05:00"}
+    message = Message.model_validate(stored)
+    assert message.send_at == datetime(2030, 1, 2, 5, 0, tzinfo=UTC)
+    assert message.send_at is not None and message.send_at.utcoffset() == timedelta(0)
+    assert MessageView.of(message).model_dump(mode="json")["send_at"] == "2030-01-02T05:00:00Z"

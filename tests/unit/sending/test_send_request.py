@@ -361,6 +361,23 @@ def test_send_at_with_a_time_zone_is_accepted(when: str | datetime) -> None:
     assert request.send_at.utcoffset() is not None
 
 
+@pytest.mark.parametrize(
+    "when",
+    [
+        "2030-01-02T10:00:00+05:00",
+        "2030-01-02T00:00:00-05:00",
+        "2030-01-02T05:00:00Z",
+        "2030-01-02T05:00:00+00:00",
+        datetime(2030, 1, 2, 10, 0, tzinfo=timezone(timedelta(hours=5))),
+    ],
+)
+def test_send_at_is_kept_in_utc_whatever_offset_it_came_with(when: str | datetime) -> None:
+    request = send(send_at=when)
+    assert request.send_at == datetime(2030, 1, 2, 5, 0, tzinfo=UTC)
+    assert request.send_at is not None and request.send_at.utcoffset() == timedelta(0)
+    assert request.model_dump(mode="json")["send_at"] == "2030-01-02T05:00:00Z"  # as created_at is shown
+
+
 @pytest.mark.parametrize("when", ["2026-01-02T03:04:05", datetime(2026, 1, 2, 3, 4, 5)])
 def test_send_at_without_a_time_zone_is_refused(when: str | datetime) -> None:
     with pytest.raises(ValidationError, match="send_at needs a time zone"):

@@ -3,7 +3,11 @@
 Order of checks, each failing with its own code:
   401 unauthorized -> 403 account_suspended/account_deleted -> 403 ip_not_allowed
   -> 429 rate_limited -> 403 insufficient_scope -> 403 test_key_forbidden
-The rate window counts every authenticated request, including ones then refused for scope.
+The rate window counts every authenticated request, including ones then refused for scope. A
+request refused before it (401, 403 account status or IP allowlist), and every request to a public
+route (`admit_public`), counts in its source address's window instead, so each response can report
+a window (the interface puts the headers on every response); past that window's limit the answer
+is 429 rate_limited, ahead of the 401.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class Authenticator:
         hasher: SecretHasher,
         clock: Clock,
         console: ConsoleTokenVerifier | None,
+        ip_rate_limit: int = ratelimit.DEFAULT_IP_RATE_LIMIT,
     ) -> None:
         self._keys = keys
         self._accounts = accounts
@@ -57,6 +62,7 @@ class Authenticator:
         self._hasher = hasher
         self._clock = clock
         self._console = console
+        self._ip_rate_limit = ip_rate_limit
 
     def admit(self, authorization: str | None, source_ip: str | None, rule: RouteRule) -> Admission:
         """Every check of a request, in the order above. A refusal after the window was counted
@@ -64,7 +70,8 @@ class Authenticator:
         try:
             principal = self.authenticate(authorization, source_ip)
         except ApiError as refusal:
-            return Admission(None, None, refusal)
+            source_rate = self.count_source_request(source_ip)
+            return Admission(None, source_rate, refusal if source_rate.allowed else self.rate_limited(source_rate))
         rate = self.count_request(principal)
         try:
             if not rate.allowed:
@@ -74,6 +81,11 @@ class Authenticator:
             return Admission(principal, rate, refusal)
         self.touch(principal)
         return Admission(principal, rate, None)
+
+    def admit_public(self, source_ip: str | None) -> Admission:
+        """A public route (no key): counted in the source address's window, refused past its limit."""
+        rate = self.count_source_request(source_ip)
+        return Admission(None, rate, None if rate.allowed else self.rate_limited(rate))
 
     def authenticate(self, authorization: str | None, source_ip: str | None) -> Principal:
         token = _bearer(authorization)
@@ -95,6 +107,14 @@ class Authenticator:
             principal.account.id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS
         )
         return ratelimit.decide(limit=principal.account.effective_rate_limit, used=used, now=now)
+
+    def count_source_request(self, source_ip: str | None) -> ratelimit.RateDecision:
+        now = self._clock.now()
+        start = ratelimit.window_start(now)
+        used = self._counters.count_source_request(
+            ratelimit.source_key(source_ip), start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS
+        )
+        return ratelimit.decide(limit=self._ip_rate_limit, used=used, now=now)
 
     def authorize(self, principal: Principal, rule: RouteRule) -> None:
         if not scope_permits(principal.scope, rule.access):

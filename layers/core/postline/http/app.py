@@ -1,6 +1,6 @@
 """Builds the Powertools resolver every route runs in, and the Lambda entry point around it.
 
-One place for: authentication, scopes and modes, the rate window and its headers, the request
+One place for: authentication, scopes and modes, the rate windows and their headers, the request
 id header, and the error body of every failure (including bad JSON, schema violations as 400,
 not 422, and unexpected errors as 500 with no stack trace leaked). Authentication runs in the
 entry point, ahead of the resolver, so it comes before request validation.
@@ -45,15 +45,18 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
 
 def _authenticate(event: APIGatewayProxyEvent) -> None:
     """Runs before Powertools resolves the route: its request validation would otherwise answer
-    a keyless request with a bad body 400 instead of 401 (it runs ahead of any middleware)."""
+    a keyless request with a bad body 400 instead of 401 (it runs ahead of any middleware).
+    A public route needs no key but still counts in its source address's rate window."""
     route = find_route(event.http_method, event.resource)
-    if route is None or route.access is Access.PUBLIC:
+    if route is None:
         return  # no such route: the resolver answers 404
-    admission = wiring.authenticator().admit(
-        event.headers.get("authorization"),
-        event.request_context.identity.source_ip,
-        RouteRule(route.access, route.live_only),
-    )
+    source_ip = event.request_context.identity.source_ip
+    if route.access is Access.PUBLIC:
+        admission = wiring.authenticator().admit_public(source_ip)
+    else:
+        admission = wiring.authenticator().admit(
+            event.headers.get("authorization"), source_ip, RouteRule(route.access, route.live_only)
+        )
     state = context.current()
     state.rate = admission.rate
     if admission.refusal is not None:

@@ -13,6 +13,7 @@ from postline.keys.domain import Access
 
 # Permission sets a route can ask for; infra/generate.py turns each into IAM statements.
 AUTH = "auth"  # authenticate a key: read keys/accounts, touch last_used_at, count the rate window
+SOURCE_RATE = "source-rate"  # count the source address's rate window (public routes; AUTH includes it)
 RESOURCES_READ = "resources:read"
 RESOURCES_WRITE = "resources:write"
 COUNTERS_READ = "counters:read"
@@ -53,7 +54,7 @@ class Route:
 
     @property
     def all_policies(self) -> tuple[str, ...]:
-        base = () if self.access is Access.PUBLIC else (AUTH,)
+        base = (SOURCE_RATE,) if self.access is Access.PUBLIC else (AUTH,)
         return base + self.policies
 
 

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from postline.shared.errors import ApiError, ValidationFailed
+from postline.shared.times import UtcDatetime, utc
 
 MAX_RECIPIENTS = 1_000  # the interface's limit: combined across to, cc and bcc, and in any one field
 MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: base64 of it fits API Gateway's 10 MB
@@ -173,7 +174,9 @@ class SendFields(BaseModel):
     tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
     headers: Headers = Field(default_factory=dict, description="Custom X-* headers, stamped on the email.")
     metadata: Metadata = Field(default_factory=dict, description="Your keys and values, echoed on every event.")
-    send_at: datetime | None = Field(default=None, description=f"Schedule up to {MAX_SCHEDULE_DAYS} days ahead.")
+    send_at: datetime | None = Field(
+        default=None, description=f"Schedule up to {MAX_SCHEDULE_DAYS} days ahead; with a time zone, kept in UTC."
+    )
     webhook_url: HttpUrl | None = Field(default=None, description="Every event of the message is also POSTed here.")
     reply_to: Mailbox | None = None
     attachments: list[Attachment] = Field(default_factory=list, max_length=20)
@@ -183,9 +186,13 @@ class SendFields(BaseModel):
     @field_validator("send_at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.tzinfo is None:
+        """Refused without a time zone (not taken as UTC, as UtcDatetime would); kept in UTC, so it is
+        stored, shown and ordered as the instant it names, whatever offset it came with."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
             raise ValueError("send_at needs a time zone, e.g. 2026-01-02T03:04:05Z")
-        return value
+        return utc(value)
 
     def check_attachments(self) -> None:
         total = sum(attachment.size for attachment in self.attachments)
@@ -306,7 +313,7 @@ class Message(BaseModel):
     recipients: dict[str, RecipientState] = Field(default_factory=dict)
     attempts: dict[str, int] = Field(default_factory=dict)  # recipient -> delivery attempts made
     schedule: Schedule = Schedule.NOW
-    send_at: datetime | None = None
+    send_at: UtcDatetime | None = None  # also in UTC when an item stored before it was normalized is read
     created_at: datetime
     delivered_at: datetime | None = None
     opened_at: datetime | None = None

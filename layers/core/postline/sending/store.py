@@ -2,7 +2,7 @@
 
     MSG#<id>  MSG   the message: what queries need, the sealed content, the delivery lease;
                     sched_pk/sched_sk while it waits for its send_at (the `scheduled` index,
-                    soonest first per account)
+                    soonest first per account: sched_sk is the UTC send_at, fixed width, then the id)
 
 Events (with their tag items) go to the events table (see events.py) in the same transaction as
 the state change they record, guarded by the lease and the attempt number, so a repeated step
@@ -21,6 +21,7 @@ from postline.events.store import event_items
 from postline.sending.domain import Message, RecipientState, Schedule
 from postline.sending.ports import Sealed
 from postline.shared.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
+from postline.shared.times import utc
 
 MESSAGE_SK = "MSG"
 SCHEDULED_INDEX = "scheduled"
@@ -37,11 +38,19 @@ def _scheduled_pk(account_id: str) -> str:
     return f"SCHED#{account_id}"
 
 
+def scheduled_sort_key(send_at: datetime, message_id: str) -> str:
+    """The scheduled index's sort key: the instant in UTC to the microsecond, so the text sorts as the
+    time does, whatever offset send_at came with. A key written before (send_at's isoformat) sorts
+    right among these when its send_at was given in UTC; one given with another offset keeps its
+    wrong place until it goes out or is cancelled (send_at is at most 30 days ahead)."""
+    return f"{utc(send_at):%Y-%m-%dT%H:%M:%S.%f}Z#{message_id}"
+
+
 def _message_item(message: Message, sealed: Sealed) -> dict[str, Any]:
     data: dict[str, Any] = {**message.model_dump(mode="json", by_alias=True), "sealed": sealed}
     if message.schedule is Schedule.SCHEDULED and message.send_at is not None:
         data["sched_pk"] = _scheduled_pk(message.account_id)
-        data["sched_sk"] = f"{message.send_at.isoformat()}#{message.id}"
+        data["sched_sk"] = scheduled_sort_key(message.send_at, message.id)
     return {**message_key(message.id), **to_attrs(data)}
 
 

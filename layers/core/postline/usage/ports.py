@@ -15,6 +15,10 @@ class CounterStore(Protocol):
         """Atomically add one request to the account's window; returns the new count."""
         ...
 
+    def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
+        """Atomically add one request to a source address's window (ratelimit.source_key); the new count."""
+        ...
+
     def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
         """Counters of the month and day: emails, emails_daily, verify."""
         ...

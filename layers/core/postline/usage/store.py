@@ -1,4 +1,5 @@
-"""The counters table: API rate windows and usage counters (atomic ADD, TTL-expired)."""
+"""The counters table: API rate windows (per account, per source address) and usage counters
+(atomic ADD, TTL-expired)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,15 @@ class DynamoCounterStore:
         self._table = table
 
     def count_request(self, account_id: str, window_start: int, *, expires_at: int) -> int:
+        return self._count(f"RATE#{account_id}", window_start, expires_at)
+
+    def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
+        return self._count(f"RATE_IP#{source}", window_start, expires_at)
+
+    def _count(self, pk: str, window_start: int, expires_at: int) -> int:
         response = self._db.update_item(
             TableName=self._table,
-            Key=key(f"RATE#{account_id}", str(window_start)),
+            Key=key(pk, str(window_start)),
             UpdateExpression="ADD requests :one SET expires_at = if_not_exists(expires_at, :ttl)",
             ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(expires_at)}},
             ReturnValues="UPDATED_NEW",
