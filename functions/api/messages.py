@@ -11,15 +11,16 @@ from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
-from postline.sending.domain import (
-    IdempotentCall,
+from postline.sending.domain import IdempotentCall
+from postline.sending.models import (
+    BatchSendRequest,
+    BatchSendResult,
     MessageAccepted,
     MessageView,
     ScheduledMessage,
     ScheduledMessageCancellation,
     SendRequest,
 )
-from postline.sending.service import BatchSendRequest, BatchSendResult
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()

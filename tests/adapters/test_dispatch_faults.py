@@ -23,7 +23,8 @@ from postline.delivery.ports import Transport
 from postline.delivery.service import LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
 from postline.events.domain import EventType
 from postline.keys.domain import Environment
-from postline.sending.domain import RecipientState, SendRequest
+from postline.sending.domain import RecipientState
+from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore
 from postline.shared.clock import MovableClock
 from postline.tracking.domain import LinkMaker

@@ -17,7 +17,7 @@ from postline.delivery.service import Dispatcher
 from postline.delivery.transports.ses import SesTransport
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.keys.domain import Access, Environment
-from postline.sending.domain import SendRequest
+from postline.sending.models import SendRequest
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
 from tests.fakes import StaticRoutes

@@ -23,7 +23,8 @@ from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import Event, EventType
 from postline.keys.domain import Access, Environment
 from postline.keys.models import KeyUpdate
-from postline.sending.domain import RecipientState, SendRequest
+from postline.sending.domain import RecipientState
+from postline.sending.models import SendRequest
 from postline.shared.clock import MovableClock
 from postline.verification.domain import MailRoute
 from postline.verification.service import Verifier

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from postline.sending.domain import Message, MessageAccepted, MessageStatus, MessageView, RecipientState, message_status
+from postline.sending.domain import Message, MessageStatus, RecipientState, message_status
+from postline.sending.models import MessageAccepted, MessageView
 
 R = RecipientState
 S = MessageStatus

@@ -11,7 +11,8 @@ from email.parser import BytesParser
 from typing import Any
 
 from postline.delivery.mime import build_mime
-from postline.sending.domain import Attachment, Content, Message, SendRequest
+from postline.sending.domain import Attachment, Content, Message
+from postline.sending.models import SendRequest
 from postline.tracking.domain import LinkMaker
 
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)

@@ -18,8 +18,8 @@ from postline.sending.domain import (
     Attachment,
     AttachmentTooLarge,
     RecipientLimitExceeded,
-    SendRequest,
 )
+from postline.sending.models import SendRequest
 
 
 def send(**fields: Any) -> SendRequest:

@@ -19,14 +19,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    HttpUrl,
     StringConstraints,
     field_validator,
-    model_validator,
 )
 
 from postline.shared.errors import ApiError, ValidationFailed
-from postline.shared.times import UtcDatetime, utc
+from postline.shared.times import UtcDatetime
 
 MAX_RECIPIENTS = 1_000  # the interface's limit: combined across to, cc and bcc, and in any one field
 MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: base64 of it fits API Gateway's 10 MB
@@ -161,72 +159,6 @@ class Content(BaseModel):
     reply_to: str | None = None
 
 
-class SendFields(BaseModel):
-    """What a single send and a batch share (POST /v3/messages and POST /v3/messages.batch)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    from_: Mailbox = Field(alias="from", description="Sender: 'a@b.example' or 'Name <a@b.example>'.")
-    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
-    html: str | None = None
-    text: str | None = None
-    template_id: str | None = Field(default=None, max_length=64)
-    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
-    headers: Headers = Field(default_factory=dict, description="Custom X-* headers, stamped on the email.")
-    metadata: Metadata = Field(default_factory=dict, description="Your keys and values, echoed on every event.")
-    send_at: datetime | None = Field(
-        default=None, description=f"Schedule up to {MAX_SCHEDULE_DAYS} days ahead; with a time zone, kept in UTC."
-    )
-    webhook_url: HttpUrl | None = Field(default=None, description="Every event of the message is also POSTed here.")
-    reply_to: Mailbox | None = None
-    attachments: list[Attachment] = Field(default_factory=list, max_length=20)
-    track_opens: bool = True
-    track_clicks: bool = True
-
-    @field_validator("send_at")
-    @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        """Refused without a time zone (not taken as UTC, as UtcDatetime would); kept in UTC, so it is
-        stored, shown and ordered as the instant it names, whatever offset it came with."""
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("send_at needs a time zone, e.g. 2026-01-02T03:04:05Z")
-        return utc(value)
-
-    def check_attachments(self) -> None:
-        total = sum(attachment.size for attachment in self.attachments)
-        if total > MAX_ATTACHMENT_BYTES:
-            raise AttachmentTooLarge(
-                f"Attachments total {total} bytes; the limit is {MAX_ATTACHMENT_BYTES} bytes (decoded)."
-            )
-
-
-class SendRequest(SendFields):
-    """POST /v3/messages."""
-
-    to: Recipients = Field(min_length=1)
-    cc: Recipients = Field(default_factory=list)
-    bcc: Recipients = Field(default_factory=list)
-    vars: dict[str, Any] = Field(default_factory=dict, description="Template variables.")
-
-    @model_validator(mode="after")
-    def _has_body(self) -> SendRequest:
-        if self.template_id is None and self.html is None and self.text is None:
-            raise ValueError("give html, text or a template_id")
-        if self.template_id is None and not self.subject:
-            raise ValueError("subject is required unless a template supplies it")
-        return self
-
-    def check_recipient_limits(self) -> None:
-        for name, field in (("to", self.to), ("cc", self.cc), ("bcc", self.bcc)):
-            if len(field) > MAX_RECIPIENTS:
-                raise RecipientLimitExceeded(f"{name} has {len(field)} addresses; at most {MAX_RECIPIENTS}.")
-        total = len(self.to) + len(self.cc) + len(self.bcc)
-        if total > MAX_RECIPIENTS:
-            raise RecipientLimitExceeded(f"{total} recipients across to, cc and bcc; at most {MAX_RECIPIENTS}.")
-
-
 class RecipientState(StrEnum):
     """Where one recipient of a message is. `sending` is a claim: a worker is handing it over."""
 
@@ -329,61 +261,6 @@ class Message(BaseModel):
     @property
     def sender_domain(self) -> str:
         return domain_of(self.from_)
-
-
-class MessageView(BaseModel):
-    """A message as GET /v3/messages/{id} returns it."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: str
-    status: MessageStatus
-    from_: str = Field(alias="from")
-    to: list[str]
-    subject: str
-    tags: list[str]
-    headers: dict[str, str]
-    created_at: datetime
-    send_at: datetime | None
-    delivered_at: datetime | None
-    opened_at: datetime | None
-    clicked_at: datetime | None
-
-    @classmethod
-    def of(cls, message: Message) -> MessageView:
-        return cls.model_validate(message.model_dump(by_alias=True))
-
-
-class MessageAccepted(BaseModel):
-    """202 of POST /v3/messages: id, status (always queued), created_at, and the echoes."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: str
-    status: MessageStatus = MessageStatus.QUEUED
-    created_at: datetime
-    from_: str = Field(alias="from")
-    to: list[str]
-    tags: list[str]
-    headers: dict[str, str]
-
-
-class ScheduledMessage(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: str
-    from_: str = Field(alias="from")
-    to: list[str]
-    subject: str
-    tags: list[str]
-    send_at: datetime
-    created_at: datetime
-
-
-class ScheduledMessageCancellation(BaseModel):
-    id: str
-    status: str = "cancelled"
-    message: str
 
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255

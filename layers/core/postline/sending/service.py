@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from postline.accounts.domain import live_sending_paused
 from postline.accounts.ports import AccountStore
@@ -29,17 +29,20 @@ from postline.sending.domain import (
     Content,
     IdempotentCall,
     Message,
-    MessageAccepted,
     MessageStatus,
-    MessageView,
-    RecipientLimitExceeded,
     RecipientState,
     Schedule,
+    message_status,
+)
+from postline.sending.models import (
+    BatchSendRequest,
+    BatchSendResult,
+    MessageAccepted,
+    MessageView,
+    RejectedRecipient,
     ScheduledMessage,
     ScheduledMessageCancellation,
-    SendFields,
     SendRequest,
-    message_status,
 )
 from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
 from postline.sending.screening import rejections, routed_to_sandbox
@@ -54,55 +57,9 @@ from postline.usage.ports import QuotaStore
 from postline.usage.quota import email_limits, quota_refusal
 from postline.verification.domain import effective_verify_before_send
 
-MAX_BATCH_RECIPIENTS = 5_000
 MAX_REPORTED_REJECTIONS = 100
 STORE_CHUNK = 10  # messages queued then stored together: one SQS batch, about one BatchWriteItem
 SENDING_PAUSED_RETRY_AFTER = 60
-
-
-class BatchRecipient(BaseModel):
-    """One personalized recipient of a batch: the address, its vars, and overrides of shared fields."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    to: str = Field(description="The recipient's address.")
-    vars: dict[str, Any] = Field(default_factory=dict)
-    subject: str | None = None
-    html: str | None = None
-    text: str | None = None
-    tags: list[str] | None = None
-    headers: dict[str, str] | None = None
-    metadata: dict[str, str] | None = None
-    reply_to: str | None = None
-
-
-class BatchSendRequest(SendFields):
-    """POST /v3/messages.batch: the shared fields of a single send, plus up to 5,000 recipients."""
-
-    # Not capped here: more than 5,000 answers recipient_limit_exceeded, not validation_error.
-    recipients: Annotated[list[BatchRecipient], Field(min_length=1)]
-
-    def check_limits(self) -> None:
-        if len(self.recipients) > MAX_BATCH_RECIPIENTS:
-            raise RecipientLimitExceeded(
-                f"{len(self.recipients)} recipients; a batch takes at most {MAX_BATCH_RECIPIENTS}."
-            )
-        if self.attachments:
-            raise ValidationFailed("attachments: batches do not take attachments; send them one by one.")
-
-
-class RejectedRecipient(BaseModel):
-    index: int
-    to: str
-    reason: str
-
-
-class BatchSendResult(BaseModel):
-    batch_id: str
-    accepted: int
-    rejected: int
-    message_ids: list[str]
-    rejected_recipients: list[RejectedRecipient] | None = None
 
 
 @dataclass
