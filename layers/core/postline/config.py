@@ -1,4 +1,10 @@
-"""Each function's environment, validated once at cold start (template.yaml Globals sets it)."""
+"""The functions' environment as one model, read the first time wiring builds a client or store.
+
+template.yaml's Globals give every function every variable, so one model serves all of them. The
+fields of resources only some functions use default to "", and a function that lacks one fails
+where it first uses it, not at cold start: per-function models, all fields required and derived
+from the route table with the IAM policies, are the next step (README, Configuration).
+"""
 
 from __future__ import annotations
 
