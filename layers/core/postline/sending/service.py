@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -75,6 +75,9 @@ class _Prepared:
         return any(state is RecipientState.QUEUED for state in self.message.recipients.values())
 
 
+Answer = TypeVar("Answer", MessageAccepted, BatchSendResult)
+
+
 class SendService:
     def __init__(
         self,
@@ -111,28 +114,28 @@ class SendService:
         self, principal: Principal, request: SendRequest, idempotent: IdempotentCall | None = None
     ) -> MessageAccepted:
         """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer."""
-        if idempotent is None:
-            return self._send(principal, request)
-        return self._idempotency.once(
-            idempotent,
-            scope="messages",
-            account_id=principal.account.id,
-            model=MessageAccepted,
-            produce=lambda: self._send(principal, request),
-        )
+        return self._once(idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request))
 
     def send_batch(
         self, principal: Principal, request: BatchSendRequest, idempotent: IdempotentCall | None = None
     ) -> BatchSendResult:
         """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer."""
+        return self._once(
+            idempotent, "messages.batch", principal, BatchSendResult, lambda: self._send_batch(principal, request)
+        )
+
+    def _once(
+        self,
+        idempotent: IdempotentCall | None,
+        scope: str,
+        principal: Principal,
+        model: type[Answer],
+        produce: Callable[[], Answer],
+    ) -> Answer:
         if idempotent is None:
-            return self._send_batch(principal, request)
+            return produce()
         return self._idempotency.once(
-            idempotent,
-            scope="messages.batch",
-            account_id=principal.account.id,
-            model=BatchSendResult,
-            produce=lambda: self._send_batch(principal, request),
+            idempotent, scope=scope, account_id=principal.account.id, model=model, produce=produce
         )
 
     def _send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
