@@ -221,7 +221,8 @@ class JobTable(Generic[J]):
     ) -> J | None:
         """A job in one of the `waiting` statuses, or `held` under a lease that ran out, becomes
         `held` by the next attempt (`attempt` + 1) until now + duration: the job as stored after.
-        None while another attempt holds a live lease, or when the job is in any other status."""
+        None while another attempt holds a live lease, or when the job is in any other status.
+        A kind that leases has `attempt: int = 0` in its model: release_lease and finish take it."""
         is_waiting, values = _in(waiting, "waiting")
         return self._update(
             job,
