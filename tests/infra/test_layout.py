@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "postline"
 # Libraries that do I/O or talk to AWS: never in a pure module, and only AWS-free ones in a service.
 IO_LIBRARIES = {"boto3", "botocore", "urllib3", "requests", "socket", "smtplib", "ssl", "dns", "subprocess"}
 AWS_LIBRARIES = {"boto3", "botocore"}
-# Pure modules of the shared package (the others there are adapters: dynamo, clock, ids, resources_table).
+# Pure modules of the shared package (the others there are adapters: dynamo, clock, ids, resources_table, jobs).
 SHARED_PURE = {"errors", "times", "pagination", "signed_cursor", "ports"}
 
 

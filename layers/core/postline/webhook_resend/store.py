@@ -1,4 +1,5 @@
-"""Webhook resend jobs in the jobs table, and the resend queue.
+"""Webhook resend jobs in the jobs table (its layout and the jobs' lifecycle: shared/jobs.py), and
+the resend queue.
 
     JOB#<account>  RESEND#<id>                      the job; counters updated with ADD; purge_at (TTL)
     JOB#<account>  RESEND#<id>#COUNTED#<delivery>   one per resend counted: a redelivered attempt
@@ -17,11 +18,12 @@ import random
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, key, to_attrs
+from postline.shared.dynamo import cancellation_codes, epoch
+from postline.shared.jobs import JobKind, JobTable
 from postline.webhook_resend.domain import ResendJob, ResendMessage, ResendStatus
 
 JOB_PURGE_AFTER = timedelta(days=90)  # a job stays readable this long
@@ -29,14 +31,11 @@ MARKER_PURGE_AFTER = timedelta(days=15)  # longer than any message lives in the 
 _SEND_BATCH = 10  # SQS SendMessageBatch's limit
 CONFLICT_TRIES = 5  # writes of the job item that met another worker's write, before giving up
 _CONFLICT_PAUSE = 0.05  # seconds; doubled per try, full jitter
+_NOT_COMPLETED = frozenset(ResendStatus) - {ResendStatus.COMPLETED}
 
+RESENDS = JobKind(prefix="RESEND", model=ResendJob, purge_at=lambda job: job.created_at + JOB_PURGE_AFTER)
 
-def _pk(account_id: str) -> str:
-    return f"JOB#{account_id}"
-
-
-def _job_key(account_id: str, job_id: str) -> dict[str, Any]:
-    return key(_pk(account_id), f"RESEND#{job_id}")
+T = TypeVar("T")
 
 
 def _conflicted(error: ClientError) -> bool:
@@ -52,76 +51,42 @@ class DynamoResendJobs:
     def __init__(self, client: Any, table: str, *, pause: Callable[[float], None] = time.sleep) -> None:
         self._db = client
         self._table = table
+        self._jobs = JobTable(client, table, RESENDS)
         self._pause = pause
 
-    def _retrying_conflicts(self, write: Callable[[], None]) -> None:
-        for attempt in range(CONFLICT_TRIES):
+    def _retrying_conflicts(self, write: Callable[[], T]) -> T:
+        for attempt in range(CONFLICT_TRIES - 1):
             try:
-                write()
-                return
+                return write()
             except ClientError as error:
-                if not _conflicted(error) or attempt == CONFLICT_TRIES - 1:
+                if not _conflicted(error):
                     raise
             self._pause(random.uniform(0, _CONFLICT_PAUSE * 2**attempt))
+        return write()  # the last try: a conflict now fails the message
 
     def create(self, job: ResendJob) -> None:
-        self._db.put_item(
-            TableName=self._table,
-            Item={
-                **_job_key(job.account_id, job.id),
-                **to_attrs(job.model_dump(mode="json")),
-                "purge_at": epoch(job.created_at + JOB_PURGE_AFTER),
-            },
-            ConditionExpression="attribute_not_exists(pk)",
-        )
+        if not self._jobs.create(job):
+            raise RuntimeError(f"resend job {job.id} exists already")
 
     def get(self, account_id: str, job_id: str) -> ResendJob | None:
-        item = self._db.get_item(TableName=self._table, Key=_job_key(account_id, job_id), ConsistentRead=True).get(
-            "Item"
-        )
-        return ResendJob.model_validate(from_attrs(item)) if item else None
+        return self._jobs.get(account_id, job_id)
 
     def start(self, job: ResendJob, matched: int) -> ResendJob:
-        try:
-            response = self._db.update_item(
-                TableName=self._table,
-                Key=_job_key(job.account_id, job.id),
-                UpdateExpression="SET #status = :running, matched = :matched",
-                ConditionExpression="#status = :queued",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={
-                    ":running": {"S": ResendStatus.RUNNING.value},
-                    ":queued": {"S": ResendStatus.QUEUED.value},
-                    ":matched": {"N": str(matched)},
-                },
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if not conditional_failed(error):
-                raise
-            stored = self.get(job.account_id, job.id)
-            if stored is None:
-                raise RuntimeError(f"resend job {job.id} is gone") from error
-            return stored
-        return ResendJob.model_validate(from_attrs(response["Attributes"]))
+        started = self._jobs.move(job, {ResendStatus.QUEUED}, ResendStatus.RUNNING, updates={"matched": matched})
+        if started is not None:
+            return started
+        stored = self.get(job.account_id, job.id)  # started or stopped already
+        if stored is None:
+            raise RuntimeError(f"resend job {job.id} is gone")
+        return stored
 
     def stop(self, job: ResendJob, error_message: str, now: datetime) -> None:
-        try:
-            self._db.update_item(
-                TableName=self._table,
-                Key=_job_key(job.account_id, job.id),
-                UpdateExpression="SET #status = :completed, error_message = :message, completed_at = :now",
-                ConditionExpression="#status <> :completed",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={
-                    ":completed": {"S": ResendStatus.COMPLETED.value},
-                    ":message": {"S": error_message},
-                    ":now": {"S": now.isoformat()},
-                },
-            )
-        except ClientError as error:
-            if not conditional_failed(error):
-                raise
+        self._jobs.move(
+            job,
+            _NOT_COMPLETED,
+            ResendStatus.COMPLETED,
+            updates={"error_message": error_message, "completed_at": now.isoformat()},
+        )
 
     def count(self, job: ResendJob, delivery_id: str, *, succeeded: bool) -> bool:
         outcome = "succeeded" if succeeded else "failed"
@@ -133,7 +98,7 @@ class DynamoResendJobs:
                         "Put": {
                             "TableName": self._table,
                             "Item": {
-                                **key(_pk(job.account_id), f"RESEND#{job.id}#COUNTED#{delivery_id}"),
+                                **self._jobs.key(job.account_id, job.id, "COUNTED", delivery_id),
                                 "purge_at": epoch(job.created_at + MARKER_PURGE_AFTER),
                             },
                             "ConditionExpression": "attribute_not_exists(pk)",
@@ -142,7 +107,7 @@ class DynamoResendJobs:
                     {
                         "Update": {
                             "TableName": self._table,
-                            "Key": _job_key(job.account_id, job.id),
+                            "Key": self._jobs.key(job.account_id, job.id),
                             "UpdateExpression": f"ADD attempted :one, {outcome} :one",
                             "ConditionExpression": "attribute_exists(pk)",
                             "ExpressionAttributeValues": {":one": {"N": "1"}},
@@ -160,27 +125,16 @@ class DynamoResendJobs:
         return True
 
     def complete_if_done(self, job: ResendJob, now: datetime) -> bool:
-        def write() -> None:
-            self._db.update_item(
-                TableName=self._table,
-                Key=_job_key(job.account_id, job.id),
-                UpdateExpression="SET #status = :completed, completed_at = :now",
-                ConditionExpression="#status = :running AND attempted >= matched",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={
-                    ":completed": {"S": ResendStatus.COMPLETED.value},
-                    ":running": {"S": ResendStatus.RUNNING.value},
-                    ":now": {"S": now.isoformat()},
-                },
+        completed = self._retrying_conflicts(
+            lambda: self._jobs.move(
+                job,
+                {ResendStatus.RUNNING},
+                ResendStatus.COMPLETED,
+                updates={"completed_at": now.isoformat()},
+                condition="attempted >= matched",
             )
-
-        try:
-            self._retrying_conflicts(write)
-        except ClientError as error:
-            if conditional_failed(error):
-                return False
-            raise
-        return True
+        )
+        return completed is not None
 
 
 class SqsResendQueue:
