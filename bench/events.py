@@ -55,8 +55,8 @@ from postline.local.runtime import Runtime
 from postline.shared.errors import QueryTimeout
 
 _WEBHOOK_TIMEOUT_SECONDS = 60.0
-_EXPORT_PAGE = 1000  # as the export's own reads (adapters/events.py)
-_READ_BATCH = 200  # as the events query's filtered reads (adapters/events.py)
+_EXPORT_PAGE = 1000  # as the export's own reads (events/store.py)
+_READ_BATCH = 200  # as the events query's filtered reads (events/store.py)
 _SPEEDUP_REPEATS = 5
 SPAN_DAYS = 30
 
@@ -168,7 +168,7 @@ def _delivered(account_id: str, index: int, now: datetime) -> Event:
 
 
 def _direct_posts(url: str, body: bytes, count: int) -> list[float]:
-    pool = urllib3.PoolManager(retries=False)  # as the webhook client (adapters/webhook_http.py)
+    pool = urllib3.PoolManager(retries=False)  # as the webhook client (webhook_delivery/http_client.py)
     seconds = []
     for _ in range(count):
         started = time.perf_counter()

@@ -4,7 +4,7 @@ A million PutItems over HTTP would take the best part of an hour on moto; the be
 starts the runtime with POSTLINE_EMULATOR_EXTENSION=bench.seed, and the emulator child then
 serves POST /_emulator/events (one at a time with DynamoDB requests), which writes the items
 into moto's table directly: no stream records (no webhooks for a million old events), no
-per-request cost. Each item is the project's own encoding (adapters/events.py `event_put`, and
+per-request cost. Each item is the project's own encoding (events/store.py `event_put`, and
 `tag_puts` for the tag items written with each event), so the table's and the indexes' keys are
 what the service writes. The Query patch's views are
 dropped afterwards (moto_query.forget) and rebuilt on the next Query.
@@ -141,7 +141,7 @@ def load(table: Any, seed: Seed) -> int:
         item: Item = Item.__new__(Item)  # type: ignore[assignment]
         item.hash_key, item.range_key, item.attrs = attrs["pk"], attrs["sk"], attrs
         if event is not None and item.to_json()["Attributes"] != event_put(event):
-            raise AssertionError(f"bench.seed encodes event {index} unlike adapters/events.py: {event_put(event)}")
+            raise AssertionError(f"bench.seed encodes event {index} unlike events/store.py: {event_put(event)}")
         table.items[item.hash_key][item.range_key] = item
         copy = DynamoType.__new__(DynamoType)  # one `event` map shared by the event's tag items
         copy.type, copy.value = "M", {name: value for name, value in attrs.items() if name not in _NOT_IN_TAG_ITEMS}
@@ -155,7 +155,7 @@ def load(table: Any, seed: Seed) -> int:
             table.items[pk][attrs["sk"]] = tag_item
             tag_items.append(tag_item)
         if event is not None and [stored.to_json()["Attributes"] for stored in tag_items] != tag_puts(event):
-            raise AssertionError(f"bench.seed encodes event {index}'s tag items unlike adapters/events.py")
+            raise AssertionError(f"bench.seed encodes event {index}'s tag items unlike events/store.py")
     return seed.count
 
 

@@ -57,7 +57,7 @@ def _table_arn(logical_id: str) -> dict[str, Any]:
     return {"Fn::GetAtt": [logical_id, "Arn"]}
 
 
-# The one-time schedules of scheduled sends and retries (adapters/dispatch_queue.py names them).
+# The one-time schedules of scheduled sends and retries (sending/queue.py names them).
 SEND_SCHEDULES = {"Fn::Sub": "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/default/send-*"}
 
 

@@ -1,4 +1,4 @@
-"""Rejected before send (domain/screening.py): the sandbox's authorized recipients, routing to the
+"""Rejected before send (sending/screening.py): the sandbox's authorized recipients, routing to the
 simulator, and which reason each rejected recipient gets; data.test and data.routed on events."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""verify_before_send's decision (domain/verification.py, services/verification.py): which setting
+"""verify_before_send's decision (verification/domain.py, verification/service.py): which setting
 wins, what a domain's mail route says about an address, and the test keys' simulated draw."""
 
 from __future__ import annotations

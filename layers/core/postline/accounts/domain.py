@@ -89,7 +89,7 @@ class Account(BaseModel):
     sending_paused: bool = False
     owner_email: str | None = None
     verify_before_send: bool = False  # keys whose own setting is null inherit this
-    # The operator's sandbox and routing (domain/screening.py says what each does).
+    # The operator's sandbox and routing (sending/screening.py says what each does).
     sandbox: bool = False
     sandbox_recipients: list[str] = Field(default_factory=list)  # lowercased; owner_email is always allowed
     routed_to_sandbox: bool = False

@@ -99,7 +99,7 @@ class OperatorService:
         details = f"verify_before_send {'on' if on else 'off'}"
         return self._change(account_id, "account.verify_before_send_changed", actor, details, verify_before_send=on)
 
-    # -- the sandbox and routing (domain/screening.py) ----------------------------------------------
+    # -- the sandbox and routing (sending/screening.py) ----------------------------------------------
 
     def set_sandbox(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
         """In the sandbox, live sends reach only the authorized recipients and the owner."""

@@ -136,7 +136,7 @@ class ApiKey(BaseModel):
     ip_allowlist: list[AllowlistEntry] = Field(default_factory=list)
     last_used_at: datetime | None = None
     created_at: datetime
-    routed_to_sandbox: bool = False  # set by the operator only; never shown in the API (domain/screening.py)
+    routed_to_sandbox: bool = False  # set by the operator only; never shown in the API (sending/screening.py)
 
     def needs_last_used_touch(self, now: datetime) -> bool:
         if self.last_used_at is None:

@@ -1,6 +1,6 @@
 """Opens, clicks and one-click unsubscribes, from the links in delivered mail (no API key).
 
-Tokens are signed (domain/tracking.py), so a forged or altered link is refused without a
+Tokens are signed (tracking/domain.py), so a forged or altered link is refused without a
 lookup, and a click only ever redirects to a link that was in the message. Obvious bots and
 prefetchers are dropped at ingest: they neither write an event nor set opened_at/clicked_at.
 """
