@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from postline.local.emulator import EXTENSION_ENV, Emulator
+from devtools.local.emulator import EXTENSION_ENV, Emulator
 
 
 def test_an_extension_answers_its_paths_inside_the_emulator(monkeypatch: pytest.MonkeyPatch) -> None:

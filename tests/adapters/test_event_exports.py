@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from devtools.local.emulator import Emulator
 from postline import wiring
 from postline.adapters.exports import PART_SIZE, S3ExportFiles, SqsExportQueue, export_key
 from postline.adapters.jobs import DynamoExportJobs
@@ -22,7 +23,6 @@ from postline.domain.events import Event, EventType
 from postline.domain.exports import CSV_HEADER, EventExportRequest, ExportJob, ExportStatus, new_export
 from postline.domain.identity import Principal
 from postline.domain.keys import Environment, Scope
-from postline.local.emulator import Emulator
 from postline.services.exports import ExportService
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, InMemoryStore

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from nacl.signing import VerifyKey
 
+from devtools.local.activity import Activity
+from devtools.local.workflows import Workflows
 from postline.adapters.retry_workflow import StepFunctionsRetry
 from postline.adapters.signing_keys import DynamoSigningKeys
 from postline.adapters.webhook_deliveries import DynamoDeliveryStore
 from postline.domain.signing_keys import PUBLISHED_AFTER_REPLACEMENT, ROTATE_EVERY
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery, DeliveryStatus
-from postline.local.activity import Activity
-from postline.local.workflows import Workflows
 from tests.aws_stack import InProcessStack, in_process_stack
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """Sending at volume: simulator weights (send, and verify with verify_before_send) over batches of
-200, a batch of 1,000, and the free plan's daily cap of 100, against a `python -m postline.local`
+200, a batch of 1,000, and the free plan's daily cap of 100, against a `python -m devtools.local`
 child of this module's own.
 
 Why a child: hundreds of messages and their events would otherwise stay in the worker's shared

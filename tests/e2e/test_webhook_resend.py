@@ -18,9 +18,9 @@ import requests
 import stripe
 from nacl.signing import VerifyKey
 
+from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.domain.webhook_delivery import Attempt, AttemptResult, Delivery
-from postline.local.runtime import Runtime
 from tests.e2e.support import Api, TestAccount, assert_error, make_account
 from tests.peers.webhook_receiver import Received, Receiver
 
