@@ -136,19 +136,16 @@ def _as_is(app: Any) -> Any:
 def serve(port: int) -> None:
     """The child process: serve until stdin closes."""
     # imported here: only the child needs moto
-    from moto.moto_server import threaded_moto_server
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_transactions
+    from devtools.moto_patches import moto_query, moto_transactions, server_app
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
-    namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
-    dispatcher = namespace["DomainDispatcherApplication"]
-    namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(wrap(dispatcher(*a, **k)))
+    server_app.install(lambda app: _OneDynamoDBRequestAtATime(wrap(app)))
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)
