@@ -99,7 +99,7 @@ class Child:
         """`postline ARGS` against the child, which it finds through the state dir's dev.json."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k not in self.env}
         done = subprocess.run(
-            [sys.executable, "-m", "postline.cli", "--state-dir", str(self.process.state_dir), *args],
+            [sys.executable, "-m", "devtools.cli", "--state-dir", str(self.process.state_dir), *args],
             cwd=REPO,
             env=env,
             capture_output=True,
