@@ -23,7 +23,7 @@ $(SAM_VENV)/.installed: requirements/sam.txt requirements/sam-constraints.txt
 
 ## The whole service on this machine: AWS emulator, API, workers, SMTP.
 run: $(VENV)/.installed
-	$(PY) -m postline.local $(ARGS)
+	$(PY) -m devtools.local $(ARGS)
 
 ## Regenerate template.yaml and infra/openapi.json from the route table.
 generate: $(VENV)/.installed
@@ -38,7 +38,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy layers/core/postline functions infra bench
+	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench
 
 cfn-lint: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint template.yaml

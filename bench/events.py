@@ -8,7 +8,7 @@ f. GET /v3/events, first page, on an account holding `events` events spread over
    through the service; bare = a boto3 Query of the same key and page. The first page also counts
    every match over the window's day partitions (total_count): that is part of what it costs, so
    the storage calls the API made are also replayed one after another (a second bare figure).
-   Also: moto's own Query against the emulator's patched one (postline/local/moto_query.py) on a
+   Also: moto's own Query against the emulator's patched one (devtools/moto_patches/moto_query.py) on a
    table of the same events, the speedup the patch brings.
 g. An export of `export_rows` of those events, by the exporter's service in this process: rows
    per second and peak traced memory, against a plain loop of Query pages over the same partitions
@@ -37,6 +37,8 @@ from bench.api import ApiClient
 from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
+from devtools.local.pumps import _STREAM_POLL_SECONDS
+from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.events.domain import Event, EventType, event_id
 from postline.events.query import event_filters
@@ -50,8 +52,6 @@ from postline.events.store import (
     tag_pk,
     type_key,
 )
-from postline.local.pumps import _STREAM_POLL_SECONDS
-from postline.local.runtime import Runtime
 from postline.shared.errors import QueryTimeout
 
 _WEBHOOK_TIMEOUT_SECONDS = 60.0
@@ -406,7 +406,7 @@ def _query_speedup(count: int) -> tuple[float, float]:
     from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.models.table import Table
 
-    from postline.local import moto_query
+    from devtools.moto_patches import moto_query
 
     keys = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
     table = Table(  # type: ignore[abstract]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 _IDLE_WAIT_SECONDS = 0.05

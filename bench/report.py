@@ -187,7 +187,7 @@ def _webhooks(hooks: Webhooks) -> list[str]:
         f"   {'':28}{'mean':>12}{'p50':>12}{'p99':>12}",
         f"   {'event -> webhook':28}{_ms(hooks.latency.mean)}{_ms(hooks.latency.p50)}{_ms(hooks.latency.p99)}",
         f"   {'bare POST':28}{_ms(hooks.bare.mean)}{_ms(hooks.bare.p50)}{_ms(hooks.bare.p99)}",
-        f"   ratio: p50 {hooks.ratio_p50:.0f}x, p99 {hooks.ratio_p99:.0f}x. The stream pump (postline/local/pumps.py)",
+        f"   ratio: p50 {hooks.ratio_p50:.0f}x, p99 {hooks.ratio_p99:.0f}x. The stream pump (devtools/local/pumps.py)",
         f"   polls the stream every {poll * 1000:.0f} ms when idle, so an event waits ~{poll * 500:.0f} ms on average"
         f" (up to {poll * 1000:.0f} ms) before",
         "   the fan-out reads it: that wait is most of the latency; the rest is the fan-out's storage calls",

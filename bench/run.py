@@ -18,9 +18,9 @@ from bench.pipeline import held
 from bench.recorder import Call, CallRecorder, call_mix, request_calls
 from bench.replay import Emulator, Replayer
 from bench.stats import Latencies, ratio
+from devtools.local.emulator import EXTENSION_ENV
+from devtools.local.runtime import Runtime
 from postline.config import Settings
-from postline.local.emulator import EXTENSION_ENV
-from postline.local.runtime import Runtime
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain

@@ -162,8 +162,8 @@ def load(table: Any, seed: Seed) -> int:
 def _serve_load(body: dict[str, Any]) -> dict[str, Any]:
     from moto.dynamodb.models import dynamodb_backends
 
-    from postline.local import moto_query
-    from postline.local.cloudformation import ACCOUNT_ID, REGION
+    from devtools.local.cloudformation import ACCOUNT_ID, REGION
+    from devtools.moto_patches import moto_query
 
     seed = Seed(
         table=body["table"],
@@ -181,7 +181,7 @@ def _serve_load(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def wsgi(app: Callable[..., Any]) -> Callable[..., Any]:
-    """The emulator extension (see postline.local.emulator): POST /_emulator/events loads a Seed."""
+    """The emulator extension (see devtools.local.emulator): POST /_emulator/events loads a Seed."""
 
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         if environ.get("PATH_INFO") != PATH or environ.get("REQUEST_METHOD") != "POST":

@@ -16,10 +16,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from devtools.local.cloudformation import Resolver, Template
+from devtools.local.functions import LocalFunction, function_environment, load_functions
+from devtools.local.provisioning import deploy
 from postline import wiring
-from postline.local.cloudformation import Resolver, Template
-from postline.local.functions import LocalFunction, function_environment, load_functions
-from postline.local.provisioning import deploy
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = "us-east-1"

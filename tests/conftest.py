@@ -6,7 +6,7 @@ worker's os.environ points boto3 at its emulator (the Runtime restores it on sto
 JWTs are verified against a key set made for the session (`console_token` signs with it), and
 webhook receivers' certificates issued by the session's `webhook_ca` are trusted (WebhookCaBundle).
 
-`spawn` starts `python -m postline.local` as a child process instead: for restarts and Ctrl-C,
+`spawn` starts `python -m devtools.local` as a child process instead: for restarts and Ctrl-C,
 and for another template (a process holds one Runtime at a time): `fixture_stack` runs
 tests/fixtures/pump-template.yaml that way, once per worker.
 """
@@ -33,7 +33,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 from tests.certs import TestCa
 from tests.e2e.support import Api
 
@@ -96,10 +96,10 @@ def console_token(runtime: Runtime) -> Callable[..., str]:
 
 
 class RuntimeProcess:
-    """`python -m postline.local` in a child process, its output collected line by line."""
+    """`python -m devtools.local` in a child process, its output collected line by line."""
 
     def __init__(self, template: Path, state_dir: Path, args: Sequence[str]) -> None:
-        command = [sys.executable, "-m", "postline.local", "--template", str(template)]
+        command = [sys.executable, "-m", "devtools.local", "--template", str(template)]
         command += ["--state-dir", str(state_dir), "--api-port", "0", "--aws-port", "0", "--mail-port", "0"]
         # The child must not inherit this worker's in-process runtime's AWS settings.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POSTLINE_"))}
@@ -169,7 +169,7 @@ def spawned_runtime(state_dir: Path, *args: str, template: Path = TEMPLATE) -> I
 
 @pytest.fixture(scope="session")
 def spawn() -> Spawn:
-    """spawn(state_dir, *flags, template=...): `python -m postline.local` on free ports, until exit."""
+    """spawn(state_dir, *flags, template=...): `python -m devtools.local` on free ports, until exit."""
     return spawned_runtime
 
 

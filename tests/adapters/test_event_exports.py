@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from devtools.local.emulator import Emulator
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
@@ -24,7 +25,6 @@ from postline.exports.models import EventExportRequest
 from postline.exports.service import ExportService
 from postline.exports.store import DynamoExportJobs
 from postline.keys.domain import Environment, Scope
-from postline.local.emulator import Emulator
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, InMemoryStore
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from nacl.signing import VerifyKey
 
-from postline.local.activity import Activity
-from postline.local.workflows import Workflows
+from devtools.local.activity import Activity
+from devtools.local.workflows import Workflows
 from postline.shared.ids import RandomIds
 from postline.signing_keys.domain import PUBLISHED_AFTER_REPLACEMENT, ROTATE_EVERY
 from postline.signing_keys.service import SigningKeyService

@@ -1,5 +1,5 @@
 """Sending at volume: simulator weights (send, and verify with verify_before_send) over batches of
-200, a batch of 1,000, and the free plan's daily cap of 100, against a `python -m postline.local`
+200, a batch of 1,000, and the free plan's daily cap of 100, against a `python -m devtools.local`
 child of this module's own.
 
 Why a child: hundreds of messages and their events would otherwise stay in the worker's shared
@@ -99,7 +99,7 @@ class Child:
         """`postline ARGS` against the child, which it finds through the state dir's dev.json."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k not in self.env}
         done = subprocess.run(
-            [sys.executable, "-m", "postline.cli", "--state-dir", str(self.process.state_dir), *args],
+            [sys.executable, "-m", "devtools.cli", "--state-dir", str(self.process.state_dir), *args],
             cwd=REPO,
             env=env,
             capture_output=True,

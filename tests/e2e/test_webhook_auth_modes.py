@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import stripe
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 from tests.certs import TestCa, client_pair, server_context
 from tests.e2e.support import Api, make_account
 from tests.e2e.webhook_support import create_endpoint, send, update_endpoint

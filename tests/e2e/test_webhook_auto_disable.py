@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import requests
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 from tests.e2e.support import Api, make_account
 from tests.e2e.webhook_support import create_endpoint, send, send_batch, update_endpoint
 from tests.peers.webhook_receiver import Receiver

@@ -17,7 +17,7 @@ import requests
 import stripe
 from nacl.signing import VerifyKey
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 from tests.e2e.support import Api, TestAccount, make_account
 from tests.peers.webhook_receiver import Received, Receiver
 

@@ -18,8 +18,8 @@ import requests
 import stripe
 from nacl.signing import VerifyKey
 
+from devtools.local.runtime import Runtime
 from postline import wiring
-from postline.local.runtime import Runtime
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery
 from tests.e2e.support import Api, TestAccount, assert_error, make_account
 from tests.peers.webhook_receiver import Received, Receiver

@@ -10,7 +10,7 @@ from typing import Any
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
-from postline.local.emulator import EXTENSION_PATH
+from devtools.local.emulator import EXTENSION_PATH
 
 
 def wsgi(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:

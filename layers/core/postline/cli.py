@@ -1,8 +1,9 @@
 """`postline`: the operator's command line. It talks to the same tables as the API.
 
 Against a deployed stack, export the stack's outputs as the functions' environment
-(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`). Next to a running `make run`, it
-finds the embedded runtime through .local/dev.json by itself.
+(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`). On a development
+machine the `postline` script is devtools.cli, which finds a running `make run` through
+.local/dev.json and then calls main() here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,23 +25,12 @@ from postline.keys.domain import Environment, Scope
 from postline.shared.errors import ApiError
 
 
-def _use_local_runtime(state_dir: Path) -> None:
-    """Point at the embedded runtime when no deployed environment is configured."""
-    if "RESOURCES_TABLE" in os.environ:
-        return
-    dev_file = state_dir / "dev.json"
-    if not dev_file.exists():
+def _require_environment() -> None:
+    if "RESOURCES_TABLE" not in os.environ:
         raise SystemExit(
             "No environment configured: set RESOURCES_TABLE, COUNTERS_TABLE and KEY_HASH_SECRET_ID "
-            f"(and AWS_ENDPOINT_URL for an emulator), or start `make run` so that {dev_file} exists."
+            "from the stack's outputs (and AWS_ENDPOINT_URL for an emulator)."
         )
-    aws = json.loads(dev_file.read_text())["aws"]
-    os.environ.update(aws["env"])
-    os.environ.setdefault("AWS_ENDPOINT_URL", aws["endpoint_url"])
-    os.environ.setdefault("AWS_DEFAULT_REGION", aws["region"])
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
-    wiring.reset()
 
 
 def _print(value: BaseModel | dict[str, Any]) -> None:
@@ -51,9 +40,6 @@ def _print(value: BaseModel | dict[str, Any]) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="postline", description="Postline operator commands.")
-    parser.add_argument(
-        "--state-dir", type=Path, default=Path(".local"), help="embedded runtime state (default .local)"
-    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     account = commands.add_parser("account", help="create and manage accounts").add_subparsers(
@@ -188,7 +174,7 @@ def _backfill_event_keys(segments: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    _use_local_runtime(args.state_dir)
+    _require_environment()
     try:
         run(args)
     except ApiError as exc:

@@ -19,21 +19,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from devtools.local import bootstrap
+from devtools.local.activity import Activity
+from devtools.local.cloudformation import REGION, Resolver, Template
+from devtools.local.control import Control
+from devtools.local.emulator import Emulator
+from devtools.local.functions import function_environment, load_functions, warn_unsupported_events
+from devtools.local.gateway import Gateway, HttpServer, api_routes
+from devtools.local.mail_sink import HOST as MAIL_HOST
+from devtools.local.mail_sink import MailSink
+from devtools.local.provisioning import STATE_MACHINE, deploy
+from devtools.local.pumps import Pump, SqsPump, event_source_pumps
+from devtools.local.schedules import SchedulerSchedules, rule_schedules
+from devtools.local.ticker import Ticker
+from devtools.local.workflows import Workflows
 from postline import wiring
-from postline.local import bootstrap
-from postline.local.activity import Activity
-from postline.local.cloudformation import REGION, Resolver, Template
-from postline.local.control import Control
-from postline.local.emulator import Emulator
-from postline.local.functions import function_environment, load_functions, warn_unsupported_events
-from postline.local.gateway import Gateway, HttpServer, api_routes
-from postline.local.mail_sink import HOST as MAIL_HOST
-from postline.local.mail_sink import MailSink
-from postline.local.provisioning import STATE_MACHINE, deploy
-from postline.local.pumps import Pump, SqsPump, event_source_pumps
-from postline.local.schedules import SchedulerSchedules, rule_schedules
-from postline.local.ticker import Ticker
-from postline.local.workflows import Workflows
 from postline.shared.clock import MovableClock
 
 _DRAIN_POLL_SECONDS = 0.02

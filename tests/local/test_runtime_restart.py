@@ -1,4 +1,4 @@
-"""`python -m postline.local` as a user runs it: keys survive a restart, Ctrl-C exits cleanly."""
+"""`python -m devtools.local` as a user runs it: keys survive a restart, Ctrl-C exits cleanly."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import requests
 
-from postline.local.emulator import EXTENSION_ENV, Emulator
+from devtools.local.emulator import EXTENSION_ENV, Emulator
+from devtools.moto_patches import server_app
 
 
 def test_an_extension_answers_its_paths_inside_the_emulator(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -26,3 +27,7 @@ def test_an_extension_answers_its_paths_inside_the_emulator(monkeypatch: pytest.
         assert dynamodb.list_tables()["TableNames"] == ["extension-probe"]  # AWS requests pass through
     finally:
         emulator.stop()
+
+
+def test_the_server_app_patch_matches_the_pinned_moto() -> None:
+    server_app.check_internals()  # raises when moto builds ThreadedMotoServer's app another way

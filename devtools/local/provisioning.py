@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from postline.local.cloudformation import (
+from devtools.local.cloudformation import (
     ACCOUNT_ID,
     REGION,
     Resolver,

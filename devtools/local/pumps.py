@@ -9,7 +9,7 @@ FunctionResponseTypes, and failing the way Lambda fails:
   maxReceiveCount receives (moto does that on receive).
 - Streams: a failed batch is retried from the first failed record (the reported
   SequenceNumber, or the batch's first record), in order, until it succeeds. Records that the
-  event's FilterCriteria drops are never delivered, as with Lambda (postline/local/lambda_filters.py).
+  event's FilterCriteria drops are never delivered, as with Lambda (devtools/local/lambda_filters.py).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
-from postline.local.activity import Activity
-from postline.local.cloudformation import REGION, Resolver
-from postline.local.emulator import Emulator
-from postline.local.functions import LocalFunction, event_enabled
-from postline.local.lambda_filters import RecordFilter, UnsupportedFilterError
+from devtools.local.activity import Activity
+from devtools.local.cloudformation import REGION, Resolver
+from devtools.local.emulator import Emulator
+from devtools.local.functions import LocalFunction, event_enabled
+from devtools.local.lambda_filters import RecordFilter, UnsupportedFilterError
 from postline.shared.ports import Clock
 
 logger = logging.getLogger(__name__)

@@ -500,7 +500,9 @@ def check_internals() -> None:
         if not callable(getattr(Table, name, None)):
             missing.append(f"Table.{name}")
     if missing:
-        raise RuntimeError(f"moto changed where postline/local/moto_query.py patches it (missing {missing}); review it")
+        raise RuntimeError(
+            f"moto changed where devtools/moto_patches/moto_query.py patches it (missing {missing}); review it"
+        )
 
 
 def install() -> None:

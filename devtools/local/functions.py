@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from postline.local.cloudformation import (
+from devtools.local.cloudformation import (
     ACCOUNT_ID,
     REGION,
     Resolver,

@@ -1,4 +1,4 @@
-"""The emulator's moto patch (postline/local/moto_transactions.py): transactions still all-or-nothing,
+"""The emulator's moto patch (devtools/moto_patches/moto_transactions.py): transactions still all-or-nothing,
 with moto's cancellation reasons, while their rollback copies only the items they name.
 
 Against moto in-process, on the template's messages and events tables (the events table has a
@@ -16,7 +16,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto.dynamodb.models.dynamo_type import Item
 
-from postline.local import moto_transactions
+from devtools.moto_patches import moto_transactions
 from tests.aws_stack import InProcessStack
 
 

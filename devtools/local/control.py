@@ -17,8 +17,8 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
-from postline.local.mail_sink import MailSink
-from postline.local.responses import error_response, json_response
+from devtools.local.mail_sink import MailSink
+from devtools.local.responses import error_response, json_response
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
 _MAX_DRAIN_TIMEOUT = 300.0

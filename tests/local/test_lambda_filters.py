@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 import yaml
 
+from devtools.local.lambda_filters import RecordFilter, UnsupportedFilterError
 from infra.generate import BASE
-from postline.local.lambda_filters import RecordFilter, UnsupportedFilterError
 
 
 def _fan_out_criteria() -> dict[str, Any]:

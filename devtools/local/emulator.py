@@ -5,7 +5,7 @@ Why a child process: moto keeps its state in module globals, and an in-process `
 start and stop. In a process of its own, the emulator's tables survive whatever the parent does;
 moto's work also runs beside the handlers rather than under the same GIL.
 
-`python -m postline.local.emulator --port N` is that child: it prints its endpoint URL, then
+`python -m devtools.local.emulator --port N` is that child: it prints its endpoint URL, then
 serves until its stdin closes (the parent stopped or died). It ignores Ctrl-C, which the
 terminal sends to the whole process group, so the parent can stop its pumps against a live
 emulator before closing it.
@@ -26,7 +26,7 @@ from typing import Any
 
 import boto3
 
-from postline.local.cloudformation import ACCOUNT_ID, REGION
+from devtools.local.cloudformation import ACCOUNT_ID, REGION
 
 # A module whose `wsgi(app)` wraps the emulator's WSGI app, for work that must run inside moto's
 # process (the benchmark loads a million items straight into moto's tables). Its requests go to
@@ -48,7 +48,7 @@ class Emulator:
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "postline.local.emulator", "--port", str(self._requested_port)]
+        command = [sys.executable, "-m", "devtools.local.emulator", "--port", str(self._requested_port)]
         # This interpreter running this package: nothing here comes from outside.
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # noqa: S603
         assert process.stdout is not None
@@ -136,19 +136,16 @@ def _as_is(app: Any) -> Any:
 def serve(port: int) -> None:
     """The child process: serve until stdin closes."""
     # imported here: only the child needs moto
-    from moto.moto_server import threaded_moto_server
     from moto.server import ThreadedMotoServer
 
-    from postline.local import moto_query, moto_transactions
+    from devtools.moto_patches import moto_query, moto_transactions, server_app
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
-    namespace = vars(threaded_moto_server)  # the name ThreadedMotoServer builds its WSGI app with
-    dispatcher = namespace["DomainDispatcherApplication"]
-    namespace["DomainDispatcherApplication"] = lambda *a, **k: _OneDynamoDBRequestAtATime(wrap(dispatcher(*a, **k)))
+    server_app.install(lambda app: _OneDynamoDBRequestAtATime(wrap(app)))
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -166,7 +163,7 @@ def serve(port: int) -> None:
 def _exit_on_server_error(args: threading.ExceptHookArgs) -> None:
     """ThreadedMotoServer waits forever when its thread dies (e.g. the port is taken): exit instead."""
     if not isinstance(args.exc_value, SystemExit):  # werkzeug explains a taken port, then exits
-        print(f"postline.local.emulator: {args.exc_value!r}", file=sys.stderr, flush=True)
+        print(f"devtools.local.emulator: {args.exc_value!r}", file=sys.stderr, flush=True)
     os._exit(1)
 
 

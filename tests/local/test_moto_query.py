@@ -1,4 +1,4 @@
-"""The emulator's moto patch (postline/local/moto_query.py): a Query answers exactly as moto's own
+"""The emulator's moto patch (devtools/moto_patches/moto_query.py): a Query answers exactly as moto's own
 query does, while reading only the partition (or index key) it names.
 
 Randomized against moto in-process: tables with a range key, without one, with numeric range keys,
@@ -20,7 +20,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto.dynamodb.models.table import Table
 
-from postline.local import moto_query, moto_transactions
+from devtools.moto_patches import moto_query, moto_transactions
 from tests.aws_stack import InProcessStack
 
 SEEDS = range(6)

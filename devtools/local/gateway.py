@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from postline.local.cloudformation import ACCOUNT_ID, Resolver, Template
-from postline.local.functions import LocalFunction
-from postline.local.responses import JsonResponse, error_response
+from devtools.local.cloudformation import ACCOUNT_ID, Resolver, Template
+from devtools.local.functions import LocalFunction
+from devtools.local.responses import JsonResponse, error_response
 from postline.shared.ports import Clock
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PORT = 3000
 OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
 API_ID = "local"
-RAW_HEADERS = "postline.local.raw_headers"  # WSGI environ key: the request's headers as sent
+RAW_HEADERS = "devtools.local.raw_headers"  # WSGI environ key: the request's headers as sent
 _IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
 _GREEDY = re.compile(r"\{(\w+)\+\}")
 _PARAMETER = re.compile(r"\{(\w+)\}")

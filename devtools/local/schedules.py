@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from postline.local import expressions
-from postline.local.activity import Activity
-from postline.local.cloudformation import ACCOUNT_ID, REGION
-from postline.local.emulator import Emulator
-from postline.local.functions import LocalFunction, event_enabled
+from devtools.local import expressions
+from devtools.local.activity import Activity
+from devtools.local.cloudformation import ACCOUNT_ID, REGION
+from devtools.local.emulator import Emulator
+from devtools.local.functions import LocalFunction, event_enabled
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """`make run`: the whole service on this machine, until Ctrl-C.
 
-python -m postline.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
+python -m devtools.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
                          [--template template.yaml] [--state-dir .local] [--parameter Name=Value ...]
                          [--log-level WARNING] [--no-dev-account]
 Port 0 picks a free port. The environment can set the defaults: POSTLINE_API_PORT,
@@ -16,16 +16,16 @@ import signal
 import sys
 from pathlib import Path
 
-from postline.local.emulator import DEFAULT_PORT as AWS_PORT
-from postline.local.gateway import DEFAULT_PORT as API_PORT
-from postline.local.mail_sink import DEFAULT_PORT as MAIL_PORT
-from postline.local.runtime import Runtime
+from devtools.local.emulator import DEFAULT_PORT as AWS_PORT
+from devtools.local.gateway import DEFAULT_PORT as API_PORT
+from devtools.local.mail_sink import DEFAULT_PORT as MAIL_PORT
+from devtools.local.runtime import Runtime
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     env = os.environ
     parser = argparse.ArgumentParser(
-        prog="python -m postline.local", description="The whole Postline service on this machine."
+        prog="python -m devtools.local", description="The whole Postline service on this machine."
     )
     ports = "%(default)s; 0 picks a free port"
     parser.add_argument(
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         runtime.start()
     except OSError as error:  # typically a port in use: say which, without a traceback
-        print(f"postline.local: cannot start: {error}", file=sys.stderr)
+        print(f"devtools.local: cannot start: {error}", file=sys.stderr)
         return 1
     try:
         print(banner(runtime, args.state_dir / "dev.json"), flush=True)

@@ -35,7 +35,7 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 
-from postline.local import moto_query
+from devtools.moto_patches import moto_query
 
 # What this patch relies on, as moto 5.2 writes it: the backup and restore of whole tables, and
 # tables keeping items in `items[hash][range]` with a stream shard that appends records.
@@ -143,7 +143,8 @@ def check_internals() -> None:
         missing.append("the copy module in moto.dynamodb.models")
     if missing:
         raise RuntimeError(
-            f"moto changed where postline/local/moto_transactions.py patches it (missing {missing}); review the patch"
+            f"moto changed where devtools/moto_patches/moto_transactions.py patches it (missing {missing}); "
+            "review the patch"
         )
 
 

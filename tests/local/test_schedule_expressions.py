@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from postline.local.expressions import At, parse
+from devtools.local.expressions import At, parse
 
 
 def _utc(text: str) -> datetime:

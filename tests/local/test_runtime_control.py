@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from devtools.local.runtime import Runtime
 from postline import wiring
-from postline.local.runtime import Runtime
 from tests.e2e.support import Api
 
 pytestmark = pytest.mark.e2e

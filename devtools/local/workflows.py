@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from postline.local.activity import Activity
-from postline.local.emulator import Emulator
-from postline.local.functions import LocalFunction
+from devtools.local.activity import Activity
+from devtools.local.emulator import Emulator
+from devtools.local.functions import LocalFunction
 
 logger = logging.getLogger(__name__)
 _LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from postline.local.runtime import Runtime
+from devtools.local.runtime import Runtime
 from tests.e2e.support import Api
 
 pytestmark = pytest.mark.e2e

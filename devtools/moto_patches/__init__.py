@@ -1,0 +1,1 @@
+"""Patches of moto's internals that the embedded runtime's emulator installs (see README.md here)."""
