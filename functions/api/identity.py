@@ -2,7 +2,7 @@
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
-from postline.auth.identity import Identity, identity_of
+from postline.auth.models import Identity, identity_of
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 

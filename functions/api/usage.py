@@ -5,7 +5,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.usage.domain import Usage
+from postline.usage.models import Usage
 
 router = Router()
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.audit.domain import ActorType
-from postline.auth.identity import Principal, identity_of
+from postline.auth.identity import Principal
+from postline.auth.models import identity_of
 from postline.keys.domain import ApiKey, Environment, Scope
 
 AT = datetime(2025, 3, 14, tzinfo=UTC)

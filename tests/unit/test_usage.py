@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from postline.accounts.domain import Account, Plan, QuotaSource
-from postline.usage.domain import billing_period, day_key, month_key, usage_report
+from postline.usage.domain import billing_period, day_key, month_key
+from postline.usage.models import usage_report
 
 from .world import World
 

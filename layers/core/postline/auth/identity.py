@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.accounts.domain import Account
 from postline.audit.domain import Actor, ActorType
 from postline.keys.domain import ApiKey, Environment, Scope
 
@@ -28,29 +26,3 @@ class Principal:
 
     def actor(self) -> Actor:
         return Actor(ActorType.USER, id=self.key.id if self.key else self.user_id, ip_address=self.source_ip)
-
-
-class IdentityAccount(BaseModel):
-    id: str
-    name: str | None
-    plan: Plan | None
-    status: AccountStatus | None
-
-
-class IdentityKey(BaseModel):
-    id: str | None
-    scope: Scope | None
-    environment: Environment | None
-
-
-class Identity(BaseModel):
-    account: IdentityAccount
-    api_key: IdentityKey
-
-
-def identity_of(principal: Principal) -> Identity:
-    account = principal.account
-    return Identity(
-        account=IdentityAccount(id=account.id, name=account.name, plan=account.plan, status=account.status),
-        api_key=IdentityKey(id=principal.key_id, scope=principal.scope, environment=principal.env),
-    )

@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""GET /v3/events: an event as the API shows it, and a page of them."""
 
 from __future__ import annotations
 

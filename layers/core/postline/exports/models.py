@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""POST /v3/events/export and GET /v3/events/export/{id}: the request, the accepted reply, the job."""
 
 from __future__ import annotations
 

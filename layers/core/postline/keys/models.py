@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""/v3/keys: what the key routes take and return (the secret only in create and rotate replies)."""
 
 from __future__ import annotations
 

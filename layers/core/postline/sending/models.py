@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""POST /v3/messages and /v3/messages.batch, GET /v3/messages/{id} and the scheduled sends: requests and replies."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""/v3/templates: what the create and update routes take."""
 
 from __future__ import annotations
 

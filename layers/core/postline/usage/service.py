@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from postline.auth.identity import Principal
 from postline.shared.ports import Clock
-from postline.usage.domain import Usage, day_key, month_key, usage_report
+from postline.usage.domain import day_key, month_key
+from postline.usage.models import Usage, usage_report
 from postline.usage.ports import CounterStore
 
 

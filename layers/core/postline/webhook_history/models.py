@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""GET /v3/webhooks/{id}/deliveries: deliveries and their attempts as the API shows them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""POST /v3/webhooks/deliveries/resend and its job: the request and the job's view."""
 
 from __future__ import annotations
 

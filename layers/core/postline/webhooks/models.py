@@ -1,4 +1,4 @@
-"""API request and response models."""
+"""/v3/webhooks: what the endpoint routes take and return (auth secrets write-only, shown redacted)."""
 
 from __future__ import annotations
 

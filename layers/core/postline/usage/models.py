@@ -1,0 +1,77 @@
+"""GET /v3/usage: the plan's quotas and what the billing period used of them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from postline.accounts.domain import Account, Plan, QuotaSource
+from postline.usage.domain import BillingPeriod, billing_period
+
+
+class EmailQuota(BaseModel):
+    limit: int | None
+    used: int
+    remaining: int | None
+    ceiling: int | None
+    overage_enabled: bool
+
+
+class DailyQuota(BaseModel):
+    limit: int
+    used: int
+    remaining: int
+
+
+class VerifyCredits(BaseModel):
+    """Not shown by the spec: the month's verification credits, like emails (null limit = unlimited)."""
+
+    limit: int | None
+    used: int
+    remaining: int | None
+
+
+class Usage(BaseModel):
+    plan: Plan
+    quota_source: QuotaSource
+    period: BillingPeriod
+    emails: EmailQuota
+    daily: DailyQuota | None
+    verify_credits: VerifyCredits
+    rate_limit_per_minute: int | None
+
+
+def _remaining(limit: int | None, used: int) -> int | None:
+    return None if limit is None else max(0, limit - used)
+
+
+def usage_report(account: Account, *, now: datetime, emails_used: int, daily_used: int, verify_used: int) -> Usage:
+    limits = account.limits
+    return Usage(
+        plan=account.plan,
+        quota_source=account.quota_source,
+        period=billing_period(now),
+        emails=EmailQuota(
+            limit=limits.monthly_emails,
+            used=emails_used,
+            remaining=_remaining(limits.monthly_emails, emails_used),
+            ceiling=limits.overage_ceiling
+            if account.overage_enabled and limits.overage_ceiling is not None
+            else limits.monthly_emails,
+            overage_enabled=account.overage_enabled,
+        ),
+        daily=None
+        if limits.daily_emails is None
+        else DailyQuota(
+            limit=limits.daily_emails,
+            used=daily_used,
+            remaining=max(0, limits.daily_emails - daily_used),
+        ),
+        verify_credits=VerifyCredits(
+            limit=limits.verify_credits,
+            used=verify_used,
+            remaining=_remaining(limits.verify_credits, verify_used),
+        ),
+        rate_limit_per_minute=account.rate_limit_per_minute,
+    )
