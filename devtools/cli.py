@@ -58,7 +58,7 @@ def _check_emulator(dev_file: Path, aws: dict[str, Any]) -> None:
     """Fails with a clear message unless the emulator dev.json names answers with its resources table."""
     endpoint = os.environ.get("AWS_ENDPOINT_URL") or aws["endpoint_url"]
     table = aws["env"]["RESOURCES_TABLE"]
-    dynamodb: Any = emulator_session(aws["endpoint_url"], aws["region"]).client("dynamodb", config=_PROBE)
+    dynamodb: Any = emulator_session(endpoint, aws["region"]).client("dynamodb", config=_PROBE)
     try:
         dynamodb.describe_table(TableName=table)
     except ClientError as error:
