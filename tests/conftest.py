@@ -53,6 +53,12 @@ def webhook_ca() -> TestCa:
     return TestCa.create()
 
 
+# Every test's request without a key comes from 127.0.0.1, so the source address's window would be
+# shared by the whole session (a contract run alone sends hundreds a minute): the session's runtime
+# gets a window no test reaches by accident; tests/e2e/test_rate_limit.py lowers it to test it.
+SOURCE_RATE_LIMIT = 1_000_000
+
+
 @pytest.fixture(scope="session")
 def runtime(tmp_path_factory: pytest.TempPathFactory, webhook_ca: TestCa) -> Iterator[Runtime]:
     public = json.loads(jwt.algorithms.OKPAlgorithm.to_jwk(_CONSOLE_KEY.public_key()))
@@ -60,7 +66,11 @@ def runtime(tmp_path_factory: pytest.TempPathFactory, webhook_ca: TestCa) -> Ite
     bundle = tmp_path_factory.mktemp("webhook-ca") / "ca.pem"
     bundle.write_text(webhook_ca.pem)
     state_dir = tmp_path_factory.mktemp("state")
-    parameters = {"ConsoleJwks": jwks, "WebhookCaBundle": str(bundle)}
+    parameters = {
+        "ConsoleJwks": jwks,
+        "WebhookCaBundle": str(bundle),
+        "IpRateLimitPerMinute": str(SOURCE_RATE_LIMIT),
+    }
     with Runtime(TEMPLATE, state_dir, parameters=parameters) as running:
         yield running
 

@@ -9,6 +9,7 @@ import pytest
 
 from postline import wiring
 from postline.keys.domain import Scope
+from tests.conftest import SOURCE_RATE_LIMIT
 from tests.e2e.support import Api, assert_error, make_account, make_key
 
 pytestmark = pytest.mark.e2e
@@ -70,7 +71,7 @@ def test_a_401_carries_its_source_addresss_window(runtime_api: Api, runtime: Any
     for response in (missing, unknown):
         assert_error(response, 401, "unauthorized")
     (limit, remaining, reset), after = _window(missing), _window(unknown)
-    assert limit == "600" and 1 <= reset <= 60
+    assert limit == str(SOURCE_RATE_LIMIT) and 1 <= reset <= 60
     assert after == (limit, remaining - 1, after[2])
 
 
@@ -82,7 +83,7 @@ def test_public_routes_carry_the_source_addresss_window(runtime_api: Api, runtim
     unsubscribe = runtime_api.get("/v3/track/unsubscribe/not-a-token")
     assert (keys.status_code, pixel.status_code) == (200, 200)
     windows = [_window(response) for response in (keys, pixel, click, unsubscribe)]
-    assert {limit for limit, _, _ in windows} == {"600"}
+    assert {limit for limit, _, _ in windows} == {str(SOURCE_RATE_LIMIT)}
     assert [remaining for _, remaining, _ in windows] == [windows[0][1] - n for n in range(4)]
     assert all(1 <= reset <= 60 for _, _, reset in windows)
 
