@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.exports.domain import ExportMessage
-from postline.observability import logger
+from postline.observability import logger, metrics
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -22,5 +22,6 @@ def export(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=export, processor=processor, context=context)
