@@ -41,6 +41,7 @@ from postline.exports.store import DynamoExportJobs
 from postline.keys.hasher import PepperedHasher
 from postline.keys.service import KeyService
 from postline.keys.store import DynamoKeyStore
+from postline.observability import meter
 from postline.sending.domain import Message
 from postline.sending.idempotency import PowertoolsIdempotency
 from postline.sending.queue import SqsDispatchQueue
@@ -179,6 +180,7 @@ def authenticator() -> Authenticator:
         hasher=hasher(),
         clock=_clock,
         console=console_verifier(),
+        meter=meter,
         ip_rate_limit=settings().ip_rate_limit_per_minute,
     )
 
