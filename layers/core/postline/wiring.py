@@ -312,6 +312,7 @@ def send_service() -> SendService:
         idempotency=idempotency(),
         ids=ids(),
         clock=_clock,
+        meter=meter,
     )
 
 
@@ -349,6 +350,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         links=links(),
         retention_days=retention_days,
         clock=_clock,
+        meter=meter,
         worker_id=worker_id,
     )
 
@@ -395,7 +397,9 @@ def export_service() -> ExportService:
 
 
 def feedback_service() -> FeedbackService:
-    return FeedbackService(messages=message_store(), suppressions=suppressions(), retention_days=retention_days)
+    return FeedbackService(
+        messages=message_store(), suppressions=suppressions(), retention_days=retention_days, meter=meter
+    )
 
 
 # -- webhooks -----------------------------------------------------------------------------------
