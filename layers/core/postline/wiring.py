@@ -437,6 +437,7 @@ def webhook_deliverer() -> WebhookDeliverer:
         ),
         retention_days=retention_days,
         clock=_clock,
+        meter=meter,
     )
 
 
