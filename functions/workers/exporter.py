@@ -9,11 +9,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.exports.domain import ExportMessage
-from postline.observability import logger, metrics
+from postline.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
+@tracer.capture_method(capture_response=False)  # one export's file: its queries and upload parts inside
 def export(record: SQSRecord) -> None:
     job = ExportMessage.model_validate_json(record.body)
     logger.append_keys(export_id=job.export_id, account_id=job.account_id)

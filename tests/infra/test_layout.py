@@ -42,7 +42,9 @@ def _violations(path: Path, libraries: set[str], forbidden_roles: set[str]) -> l
     for name in _imports(path):
         parts = name.split(".")
         ours = parts[0] == "postline" and (
-            parts[1:2] in (["wiring"], ["http"], ["config"]) or (len(parts) > 2 and parts[2] in forbidden_roles)
+            # observability: Powertools' logger, tracer and metrics; services count through the Meter port
+            parts[1:2] in (["wiring"], ["http"], ["config"], ["observability"])
+            or (len(parts) > 2 and parts[2] in forbidden_roles)
         )
         if parts[0] in libraries or ours:
             bad.append(name)
