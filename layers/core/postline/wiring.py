@@ -41,7 +41,6 @@ from postline.exports.store import DynamoExportJobs
 from postline.keys.hasher import PepperedHasher
 from postline.keys.service import KeyService
 from postline.keys.store import DynamoKeyStore
-from postline.observability import meter
 from postline.sending.domain import Message
 from postline.sending.idempotency import PowertoolsIdempotency
 from postline.sending.queue import SqsDispatchQueue
@@ -50,7 +49,7 @@ from postline.sending.store import DynamoMessageStore
 from postline.sending.vault import KmsVault
 from postline.shared.clock import SystemClock
 from postline.shared.ids import RandomIds
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
 from postline.suppressions.store import DynamoSuppressions
@@ -159,6 +158,15 @@ def hasher() -> PepperedHasher:
     return PepperedHasher(lambda: str(provider.get(secret_id, max_age=300)))
 
 
+def meter() -> Meter:
+    """The Meter port's adapter, whose counts the functions' `@metrics.log_metrics` publish. Imported
+    at the first call: observability builds the service's Powertools Logger, which the CLI and the
+    embedded runtime (they import wiring before they set up logging) must not get at import."""
+    from postline.observability import meter as emf_meter
+
+    return emf_meter
+
+
 @_built_once()
 def ids() -> RandomIds:
     return RandomIds()
@@ -180,7 +188,7 @@ def authenticator() -> Authenticator:
         hasher=hasher(),
         clock=_clock,
         console=console_verifier(),
-        meter=meter,
+        meter=meter(),
         ip_rate_limit=settings().ip_rate_limit_per_minute,
     )
 
@@ -312,7 +320,7 @@ def send_service() -> SendService:
         idempotency=idempotency(),
         ids=ids(),
         clock=_clock,
-        meter=meter,
+        meter=meter(),
     )
 
 
@@ -350,7 +358,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         links=links(),
         retention_days=retention_days,
         clock=_clock,
-        meter=meter,
+        meter=meter(),
         worker_id=worker_id,
     )
 
@@ -398,7 +406,7 @@ def export_service() -> ExportService:
 
 def feedback_service() -> FeedbackService:
     return FeedbackService(
-        messages=message_store(), suppressions=suppressions(), retention_days=retention_days, meter=meter
+        messages=message_store(), suppressions=suppressions(), retention_days=retention_days, meter=meter()
     )
 
 
@@ -437,7 +445,7 @@ def webhook_deliverer() -> WebhookDeliverer:
         ),
         retention_days=retention_days,
         clock=_clock,
-        meter=meter,
+        meter=meter(),
     )
 
 
