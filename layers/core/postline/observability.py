@@ -1,12 +1,16 @@
 """The one Logger, Tracer and Metrics of the service, and the meter services count through.
 
-- `tracer` patches boto3 (and http.client) through the X-Ray SDK when tracing is on, so every AWS
-  call is a subsegment; it is off outside Lambda (no LAMBDA_TASK_ROOT) and wherever
-  POWERTOOLS_TRACE_DISABLED is set (the embedded runtime, the tests).
+- `tracer` patches botocore (with requests and sqlite3: the X-Ray SDK's patch_all, not http.client,
+  so urllib3 is not) when tracing is on, so every AWS call is a subsegment; it is off outside
+  Lambda (no LAMBDA_TASK_ROOT) and wherever POWERTOOLS_TRACE_DISABLED is set (the embedded runtime,
+  the tests). Adapters mark larger units of work with postline.shared.tracing.traced.
 - `metrics` is published by `@metrics.log_metrics` on every function, as CloudWatch embedded
   metric format (EMF): JSON lines on stdout, which Lambda ships to CloudWatch Logs.
 - `meter` is the Meter port's adapter (postline.shared.ports.Meter): services count through it, and
   its counts are published with the Metrics object's at the end of the invocation.
+
+Importing this module builds the Logger: functions import it; wiring and the adapters import it
+only when first used (see wiring.meter and shared/tracing.py).
 """
 
 from __future__ import annotations
