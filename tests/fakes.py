@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -110,6 +111,29 @@ class FakeConsoleVerifier:
         self.verified.append(token)
         claims = self._tokens.get(token)
         return dict(claims) if claims is not None else None
+
+
+class RecordingMeter:
+    """The Meter port in memory: every count, summed per metric and dimension set. Thread-safe, as
+    the webhook fan-out counts from its pool."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, frozenset[tuple[str, str]]], int] = {}
+        self._lock = threading.Lock()
+
+    def count(self, name: str, value: int = 1, **dimensions: str) -> None:
+        slot = (name, frozenset(dimensions.items()))
+        with self._lock:
+            self.counts[slot] = self.counts.get(slot, 0) + value
+
+    def of(self, name: str) -> dict[frozenset[tuple[str, str]], int]:
+        """`name`'s counts by dimension set: compare with `dims(...)`."""
+        return {dimensions: value for (metric, dimensions), value in self.counts.items() if metric == name}
+
+
+def dims(**dimensions: str) -> frozenset[tuple[str, str]]:
+    """One dimension set, as RecordingMeter.of keys them."""
+    return frozenset(dimensions.items())
 
 
 class InMemoryCounters:

@@ -10,12 +10,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.delivery.parcels import DispatchJob
-from postline.observability import logger
+from postline.observability import logger, metrics, tracer
 
 WORKER_ID = uuid.uuid4().hex[:12]  # this container, in lease owners
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
+@tracer.capture_method(capture_response=False)  # one message's delivery, its AWS calls inside
 def deliver(record: SQSRecord) -> None:
     job = DispatchJob.model_validate_json(record.body)
     logger.append_keys(message_id=job.message_id, attempt=job.attempt)
@@ -23,5 +24,6 @@ def deliver(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=deliver, processor=processor, context=context)

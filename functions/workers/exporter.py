@@ -9,11 +9,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.exports.domain import ExportMessage
-from postline.observability import logger
+from postline.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
+@tracer.capture_method(capture_response=False)  # one export's file: its queries and upload parts inside
 def export(record: SQSRecord) -> None:
     job = ExportMessage.model_validate_json(record.body)
     logger.append_keys(export_id=job.export_id, account_id=job.account_id)
@@ -22,5 +23,6 @@ def export(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=export, processor=processor, context=context)

@@ -5,10 +5,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger
+from postline.observability import logger, metrics
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def rotate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     kid = wiring.signing_key_service().rotate()
     return {"rotated_to": kid}

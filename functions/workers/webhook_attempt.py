@@ -5,10 +5,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger
+from postline.observability import logger, metrics
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     delivery_id = str(event["delivery_id"])
     logger.append_keys(delivery_id=delivery_id)

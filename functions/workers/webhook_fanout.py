@@ -9,9 +9,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger
+from postline.observability import logger, metrics
 
 
 @logger.inject_lambda_context
+@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
     wiring.webhook_deliverer().fan_out_records(event["Records"], remaining_ms=context.get_remaining_time_in_millis)

@@ -20,7 +20,7 @@ from postline.accounts.domain import Plan
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
-from postline.delivery.service import LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
+from postline.delivery.service import DELIVERY_OUTCOMES, LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
 from postline.events.domain import EventType
 from postline.keys.domain import Environment
 from postline.sending.domain import RecipientState
@@ -30,7 +30,7 @@ from postline.shared.clock import MovableClock
 from postline.tracking.domain import LinkMaker
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack, in_process_stack
-from tests.fakes import StaticRoutes
+from tests.fakes import RecordingMeter, StaticRoutes, dims
 
 
 class Killed(BaseException):
@@ -122,6 +122,7 @@ def _dispatcher(
     store: DynamoMessageStore | None = None,
     worker: str = "w1",
     routes: StaticRoutes | None = None,
+    meter: RecordingMeter | None = None,
 ) -> Dispatcher:
     return Dispatcher(
         messages=store or wiring.message_store(),
@@ -134,6 +135,7 @@ def _dispatcher(
         links=LinkMaker("https://track.example", b"secret"),
         retention_days=lambda account_id: 30,
         clock=wiring.clock(),
+        meter=meter or RecordingMeter(),
         worker_id=worker,
     )
 
@@ -170,12 +172,13 @@ def _queued_jobs(stack: InProcessStack) -> list[DispatchJob]:
 
 def test_a_job_delivered_twice_sends_once(stack: InProcessStack, account_id: str) -> None:
     message_id = _send(account_id, ["a@example.com", "b@example.com"])
-    transport = RecordingTransport()
-    dispatcher = _dispatcher(transport)
+    transport, meter = RecordingTransport(), RecordingMeter()
+    dispatcher = _dispatcher(transport, meter=meter)
     dispatcher.dispatch(_job(message_id, account_id))
     dispatcher.dispatch(_job(message_id, account_id))  # SQS at-least-once: the same job again
     assert sorted(transport.handed) == ["a@example.com", "b@example.com"]
     assert _event_types(message_id).count("delivered") == 2
+    assert meter.of(DELIVERY_OUTCOMES) == {dims(outcome="delivered", mode="test"): 2}  # counted once, too
 
 
 def test_a_concurrent_duplicate_waits_for_the_lease_and_then_finds_nothing_to_do(

@@ -20,7 +20,7 @@ from postline.keys.domain import Access, Environment
 from postline.sending.models import SendRequest
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
-from tests.fakes import StaticRoutes
+from tests.fakes import RecordingMeter, StaticRoutes
 
 
 @pytest.fixture
@@ -59,6 +59,7 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
         links=None,
         retention_days=lambda account_id: 30,
         clock=wiring.clock(),
+        meter=RecordingMeter(),
         worker_id="w",
     )
     dispatcher.dispatch(DispatchJob(message_id=message_id, account_id=account.id))

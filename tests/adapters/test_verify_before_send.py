@@ -29,7 +29,7 @@ from postline.shared.clock import MovableClock
 from postline.verification.domain import MailRoute
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
-from tests.fakes import StaticRoutes
+from tests.fakes import RecordingMeter, StaticRoutes
 
 SENDER_DOMAIN = "verify.test"
 ROUTES = {
@@ -103,6 +103,7 @@ def _dispatch(message_id: str, account_id: str, transport: Recording, routes: St
         links=None,
         retention_days=lambda account: 30,
         clock=wiring.clock(),
+        meter=RecordingMeter(),
         worker_id="w1",
     ).dispatch(DispatchJob(message_id=message_id, account_id=account_id, enqueued_at=wiring.clock().now()))
 

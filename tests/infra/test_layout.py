@@ -7,6 +7,8 @@ store.py (adapters) and service.py; see the README's "How it is built".
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,9 @@ def _violations(path: Path, libraries: set[str], forbidden_roles: set[str]) -> l
     for name in _imports(path):
         parts = name.split(".")
         ours = parts[0] == "postline" and (
-            parts[1:2] in (["wiring"], ["http"], ["config"]) or (len(parts) > 2 and parts[2] in forbidden_roles)
+            # observability: Powertools' logger, tracer and metrics; services count through the Meter port
+            parts[1:2] in (["wiring"], ["http"], ["config"], ["observability"])
+            or (len(parts) > 2 and parts[2] in forbidden_roles)
         )
         if parts[0] in libraries or ours:
             bad.append(name)
@@ -66,3 +70,12 @@ def test_the_guard_sees_a_violation(tmp_path: Path) -> None:
     module = tmp_path / "domain.py"
     module.write_text("import boto3\nfrom postline.keys.store import DynamoKeyStore\nfrom postline import wiring\n")
     assert _violations(module, IO_LIBRARIES, {"store"}) == ["boto3", "postline.keys.store", "postline.wiring"]
+
+
+def test_the_cli_and_wiring_leave_observability_unimported() -> None:
+    """The CLI and the embedded runtime import wiring, and through it the adapters, before they set
+    up logging. Importing observability builds the service's Powertools Logger, which filters only
+    the root handlers that exist by then: every postline.* log line would print twice after."""
+    code = "import sys, postline.cli, postline.wiring; print('postline.observability' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -12,9 +12,10 @@ import pytest
 
 from postline.accounts.domain import AccountStatus, Plan
 from postline.auth.identity import Principal
-from postline.auth.service import MAX_BEARER_LENGTH, Authenticator, RouteRule
+from postline.auth.service import MAX_BEARER_LENGTH, RATE_LIMITED, Authenticator, RouteRule
 from postline.keys.domain import Access, AllowlistEntry, Environment, Scope
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
+from tests.fakes import dims
 
 from .world import World
 
@@ -403,6 +404,7 @@ def test_console_tokens_are_refused_when_no_verifier_is_configured(world: World)
         hasher=world.hasher,
         clock=world.clock,
         console=None,
+        meter=world.meter,
     )
     refused(Unauthorized, "unauthorized", auth.authenticate, f"Bearer {token}", None)
 
@@ -437,6 +439,7 @@ def _with_ip_limit(world: World, limit: int) -> Authenticator:
         hasher=world.hasher,
         clock=world.clock,
         console=world.console,
+        meter=world.meter,
         ip_rate_limit=limit,
     )
 
@@ -501,3 +504,30 @@ def test_the_source_window_counter_expires_after_the_next_window(world: World) -
     world.auth.admit_public("203.0.113.9")
     start = int(world.clock.now().timestamp())
     assert world.counters.source_expiries == {("203.0.113.9", start): start + 120}
+
+
+# -- the meter: each 429 rate_limited, by window ------------------------------------------------------
+
+
+def test_each_rate_limited_answer_is_counted_by_its_window(world: World) -> None:
+    account = world.account()
+    world.operator.set_rate_limit(account.id, 1)
+    header = f"Bearer {world.key(account).key}"
+    request(world, header)
+    for _ in range(2):
+        refused(RateLimited, "rate_limited", request, world, header)
+    auth = _with_ip_limit(world, 1)
+    assert auth.admit_public("198.51.100.7").refusal is None
+    assert isinstance(auth.admit_public("198.51.100.7").refusal, RateLimited)
+    assert isinstance(auth.admit(None, "198.51.100.7", READ).refusal, RateLimited)  # ahead of its 401
+
+    assert world.meter.of(RATE_LIMITED) == {dims(window="account"): 2, dims(window="source"): 2}
+
+
+def test_other_refusals_count_nothing(world: World) -> None:
+    read_only = world.key(world.account(), scope=Scope.READ_ONLY)
+    refused(Unauthorized, "unauthorized", request, world, "Bearer pl_live_unknown")
+    refused(Forbidden, "insufficient_scope", request, world, f"Bearer {read_only.key}", rule=WRITE)
+    request(world, f"Bearer {read_only.key}")
+
+    assert world.meter.counts == {}

@@ -19,6 +19,7 @@ from tests.fakes import (
     FixedClock,
     InMemoryCounters,
     InMemoryStore,
+    RecordingMeter,
     SequentialIds,
 )
 
@@ -33,6 +34,7 @@ class World:
     ids: SequentialIds
     hasher: FakeHasher
     console: FakeConsoleVerifier
+    meter: RecordingMeter
     keys: KeyService
     auth: Authenticator
     operator: OperatorService
@@ -59,7 +61,7 @@ class World:
 
 def build_world() -> World:
     store, counters, clock = InMemoryStore(), InMemoryCounters(), FixedClock()
-    ids, hasher, console = SequentialIds(), FakeHasher(), FakeConsoleVerifier()
+    ids, hasher, console, meter = SequentialIds(), FakeHasher(), FakeConsoleVerifier(), RecordingMeter()
     keys = KeyService(keys=store, hasher=hasher, ids=ids, clock=clock)
     return World(
         store=store,
@@ -68,8 +70,11 @@ def build_world() -> World:
         ids=ids,
         hasher=hasher,
         console=console,
+        meter=meter,
         keys=keys,
-        auth=Authenticator(keys=store, accounts=store, counters=counters, hasher=hasher, clock=clock, console=console),
+        auth=Authenticator(
+            keys=store, accounts=store, counters=counters, hasher=hasher, clock=clock, console=console, meter=meter
+        ),
         operator=OperatorService(accounts=store, keys=store, key_service=keys, ids=ids, clock=clock),
         audit=AuditService(audit=store),
         usage=UsageService(counters=counters, clock=clock),

@@ -49,7 +49,7 @@ from postline.sending.store import DynamoMessageStore
 from postline.sending.vault import KmsVault
 from postline.shared.clock import SystemClock
 from postline.shared.ids import RandomIds
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
 from postline.suppressions.store import DynamoSuppressions
@@ -158,6 +158,15 @@ def hasher() -> PepperedHasher:
     return PepperedHasher(lambda: str(provider.get(secret_id, max_age=300)))
 
 
+def meter() -> Meter:
+    """The Meter port's adapter, whose counts the functions' `@metrics.log_metrics` publish. Imported
+    at the first call: observability builds the service's Powertools Logger, which the CLI and the
+    embedded runtime (they import wiring before they set up logging) must not get at import."""
+    from postline.observability import meter as emf_meter
+
+    return emf_meter
+
+
 @_built_once()
 def ids() -> RandomIds:
     return RandomIds()
@@ -179,6 +188,7 @@ def authenticator() -> Authenticator:
         hasher=hasher(),
         clock=_clock,
         console=console_verifier(),
+        meter=meter(),
         ip_rate_limit=settings().ip_rate_limit_per_minute,
     )
 
@@ -310,6 +320,7 @@ def send_service() -> SendService:
         idempotency=idempotency(),
         ids=ids(),
         clock=_clock,
+        meter=meter(),
     )
 
 
@@ -347,6 +358,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         links=links(),
         retention_days=retention_days,
         clock=_clock,
+        meter=meter(),
         worker_id=worker_id,
     )
 
@@ -393,7 +405,9 @@ def export_service() -> ExportService:
 
 
 def feedback_service() -> FeedbackService:
-    return FeedbackService(messages=message_store(), suppressions=suppressions(), retention_days=retention_days)
+    return FeedbackService(
+        messages=message_store(), suppressions=suppressions(), retention_days=retention_days, meter=meter()
+    )
 
 
 # -- webhooks -----------------------------------------------------------------------------------
@@ -431,6 +445,7 @@ def webhook_deliverer() -> WebhookDeliverer:
         ),
         retention_days=retention_days,
         clock=_clock,
+        meter=meter(),
     )
 
 

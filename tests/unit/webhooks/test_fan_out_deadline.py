@@ -11,7 +11,7 @@ from typing import Any
 from postline.events.domain import Event, EventType
 from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WebhookDeliverer
-from tests.fakes import FixedClock
+from tests.fakes import FixedClock, RecordingMeter
 
 
 class Deliveries:
@@ -74,6 +74,7 @@ def _deliverer(clock: FixedClock, deliveries: Deliveries, receivers: Receivers, 
         notifier=None,  # type: ignore[arg-type]
         retention_days=lambda _: 30,
         clock=clock,
+        meter=RecordingMeter(),
     )
 
 

@@ -22,10 +22,11 @@ from postline.auth.ports import ConsoleTokenVerifier
 from postline.keys.domain import Access, Environment, Scope, env_of_secret, ip_allowed, scope_permits
 from postline.keys.ports import KeyStore, SecretHasher
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, Meter
 from postline.usage.ports import CounterStore
 
 BEARER = "bearer "
+RATE_LIMITED = "RateLimited"  # metric: 429 rate_limited answers, by window (account, source)
 MAX_BEARER_LENGTH = 4096
 
 
@@ -54,6 +55,7 @@ class Authenticator:
         hasher: SecretHasher,
         clock: Clock,
         console: ConsoleTokenVerifier | None,
+        meter: Meter,
         ip_rate_limit: int = ratelimit.DEFAULT_IP_RATE_LIMIT,
     ) -> None:
         self._keys = keys
@@ -62,6 +64,7 @@ class Authenticator:
         self._hasher = hasher
         self._clock = clock
         self._console = console
+        self._meter = meter
         self._ip_rate_limit = ip_rate_limit
 
     def admit(self, authorization: str | None, source_ip: str | None, rule: RouteRule) -> Admission:
@@ -71,11 +74,11 @@ class Authenticator:
             principal = self.authenticate(authorization, source_ip)
         except ApiError as refusal:
             source_rate = self.count_source_request(source_ip)
-            return Admission(None, source_rate, refusal if source_rate.allowed else self.rate_limited(source_rate))
+            return Admission(None, source_rate, refusal if source_rate.allowed else self._refuse(source_rate, "source"))
         rate = self.count_request(principal)
         try:
             if not rate.allowed:
-                raise self.rate_limited(rate)
+                raise self._refuse(rate, "account")
             self.authorize(principal, rule)
         except ApiError as refusal:
             return Admission(principal, rate, refusal)
@@ -85,7 +88,7 @@ class Authenticator:
     def admit_public(self, source_ip: str | None) -> Admission:
         """A public route (no key): counted in the source address's window, refused past its limit."""
         rate = self.count_source_request(source_ip)
-        return Admission(None, rate, None if rate.allowed else self.rate_limited(rate))
+        return Admission(None, rate, None if rate.allowed else self._refuse(rate, "source"))
 
     def authenticate(self, authorization: str | None, source_ip: str | None) -> Principal:
         token = _bearer(authorization)
@@ -134,6 +137,11 @@ class Authenticator:
             f"Rate limit of {decision.limit} requests per minute exceeded; retry in {decision.reset_seconds}s.",
             retry_after=decision.reset_seconds,
         )
+
+    def _refuse(self, decision: ratelimit.RateDecision, window: str) -> RateLimited:
+        """The 429 of a window past its limit, counted by window: the account's or the source address's."""
+        self._meter.count(RATE_LIMITED, window=window)
+        return self.rate_limited(decision)
 
     def _from_key(self, secret: str, source_ip: str | None) -> Principal:
         key_hash = self._hasher.hash(secret)

@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from postline.delivery.parcels import MESSAGE_TAG
+from postline.delivery.service import DELIVERY_OUTCOMES, mode_of
 from postline.events.domain import EventType, message_event
 from postline.sending.domain import Message, RecipientState, message_status
 from postline.sending.ports import MessageStore
+from postline.shared.ports import Meter
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.ports import Suppressions
 
@@ -24,11 +26,17 @@ HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
 
 class FeedbackService:
     def __init__(
-        self, *, messages: MessageStore, suppressions: Suppressions, retention_days: Callable[[str], int]
+        self,
+        *,
+        messages: MessageStore,
+        suppressions: Suppressions,
+        retention_days: Callable[[str], int],
+        meter: Meter,
     ) -> None:
         self._messages = messages
         self._suppressions = suppressions
         self._retention_days = retention_days
+        self._meter = meter
 
     def apply(self, report: dict[str, Any]) -> int:
         """Applies one SES event notification; returns how many recipients it moved."""
@@ -81,7 +89,10 @@ class FeedbackService:
             retention_days=self._retention_days(message.account_id),
             step="ses",
         )
-        return int(self._messages.advance(message, recipient, expected, [event]))
+        if not self._messages.advance(message, recipient, expected, [event]):
+            return 0
+        self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))  # the dispatcher's metric
+        return 1
 
 
 Change = tuple[str, RecipientState, set[RecipientState], EventType, datetime, dict[str, Any]]

@@ -28,9 +28,10 @@ from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event
+from postline.keys.domain import Environment
 from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, address_of, message_status
 from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, Meter
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.ports import Suppressions
 from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
@@ -44,6 +45,9 @@ MISSING_GRACE = timedelta(minutes=5)  # how long a job may wait for its message 
 # between looks again for this long before handing the job back to the queue's visibility timeout.
 STORE_WAIT_SECONDS = 2.0
 _STORE_POLL_SECONDS = 0.05
+# Metric: each recipient's recorded step, by `outcome` (the state it reached: sent, delivered,
+# complained, bounced, deferred, failed, rejected) and `mode` (test: simulated, live).
+DELIVERY_OUTCOMES = "DeliveryOutcomes"
 
 
 class RetryLater(Exception):
@@ -64,6 +68,7 @@ class Dispatcher:
         links: LinkMaker | None,
         retention_days: Callable[[str], int],
         clock: Clock,
+        meter: Meter,
         worker_id: str,
         pause: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -77,6 +82,7 @@ class Dispatcher:
         self._links = links
         self._retention_days = retention_days
         self._clock = clock
+        self._meter = meter
         self._worker_id = worker_id
         self._pause = pause
 
@@ -216,7 +222,8 @@ class Dispatcher:
         message.status = message_status(list(message.recipients.values()))
         if state in (RecipientState.DELIVERED, RecipientState.COMPLAINED) and message.delivered_at is None:
             message.delivered_at = now
-        self._messages.record(message, recipient, attempt, owner, events)
+        if self._messages.record(message, recipient, attempt, owner, events):  # not when a repeat found it done
+            self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))
 
     def _suppress(self, message: Message, recipient: str, outcome: Outcome, now: datetime) -> None:
         """Hard bounces and complaints go on the account's lists (before the record: it repeats)."""
@@ -244,6 +251,11 @@ class Dispatcher:
             enqueued_at=self._clock.now(),
         )
         self._queue.enqueue([job], not_before=at)
+
+
+def mode_of(message: Message) -> str:
+    """The `mode` dimension of a message's metrics: test when it is simulated, else live."""
+    return (Environment.TEST if message.test else Environment.LIVE).value
 
 
 def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:

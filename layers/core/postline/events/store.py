@@ -31,6 +31,7 @@ from botocore.exceptions import ClientError
 from postline.events.domain import Event
 from postline.events.query import EventFilters, Position, QueryPlan, SearchResult, Strategy
 from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
+from postline.shared.tracing import traced
 
 BY_MESSAGE_INDEX = "by_message"
 BY_RECIPIENT_INDEX = "by_recipient"
@@ -266,6 +267,7 @@ class DynamoEventStore:
 
     # -- GET /v3/events ------------------------------------------------------------------------
 
+    @traced  # the page's counts and reads (their Query calls, some in the pool's threads) as one
     def search(
         self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
     ) -> SearchResult:

@@ -26,7 +26,7 @@ from postline.http import context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
 from postline.http.routes import find_route
 from postline.keys.domain import Access
-from postline.observability import logger, tracer
+from postline.observability import logger, metrics, tracer
 from postline.shared.errors import ApiError
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -116,11 +116,13 @@ def _add_headers(response: dict[str, Any], headers: dict[str, str]) -> None:
 
 
 def lambda_handler(*routers: Router) -> LambdaHandler:
-    """The entry point of every API function: resolve, then stamp request id and rate headers."""
+    """The entry point of every API function: resolve, then stamp request id and rate headers; the
+    invocation's metrics are published as it ends."""
     app = build_app(*routers)
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     @tracer.capture_lambda_handler
+    @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
     def handler(event: dict[str, Any], lambda_context: LambdaContext) -> dict[str, Any]:
         request_id = (event.get("requestContext") or {}).get("requestId") or str(uuid.uuid4())
         state = context.begin(request_id)

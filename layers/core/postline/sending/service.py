@@ -10,6 +10,7 @@ whose job was never queued would wait forever.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -48,7 +49,7 @@ from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, Mes
 from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.pagination import Page, make_page
-from postline.shared.ports import Clock, IdFactory
+from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
 from postline.templates.domain import Template, TemplateNotFound, check_vars, render_text
 from postline.templates.ports import Templates
@@ -60,6 +61,11 @@ from postline.verification.domain import effective_verify_before_send
 MAX_REPORTED_REJECTIONS = 100
 STORE_CHUNK = 10  # messages queued then stored together: one SQS batch, about one BatchWriteItem
 SENDING_PAUSED_RETRY_AFTER = 60
+# Metrics, by `send` (single, batch) and `mode` (live, test: simulated, as test-key and routed sends are):
+MESSAGES_ACCEPTED = "MessagesAccepted"  # messages stored
+RECIPIENTS_ACCEPTED = "RecipientsAccepted"  # recipients queued for delivery
+RECIPIENTS_REJECTED = "RecipientsRejected"  # by `reason`: a batch's invalid ones, the rejected before send
+INVALID = "invalid"  # the reason of a batch recipient that failed validation or repeats an address
 
 
 @dataclass
@@ -69,6 +75,7 @@ class _Prepared:
     message: Message
     content: Content
     events: list[Event] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)  # recipient -> reason, rejected before send
 
     @property
     def deliverable(self) -> bool:
@@ -94,6 +101,7 @@ class SendService:
         idempotency: Idempotency,
         ids: IdFactory,
         clock: Clock,
+        meter: Meter,
     ) -> None:
         self._messages = messages
         self._check_webhook_url = check_webhook_url  # raises ValidationFailed
@@ -107,6 +115,7 @@ class SendService:
         self._idempotency = idempotency
         self._ids = ids
         self._clock = clock
+        self._meter = meter
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -151,6 +160,7 @@ class SendService:
         message = item.message
         prepared = self._screen(principal, [item], now)
         self._commit(principal, prepared, send_at, now)
+        self._count_accepted(principal, "single", prepared)
         return MessageAccepted(
             id=message.id,
             created_at=message.created_at,
@@ -193,6 +203,7 @@ class SendService:
             prepared.append(item)
         prepared = self._screen(principal, prepared, now)
         self._commit(principal, prepared, send_at, now)
+        self._count_accepted(principal, "batch", prepared, invalid=len(rejected))
         return BatchSendResult(
             batch_id=batch_id,
             accepted=len(prepared),
@@ -341,6 +352,7 @@ class SendService:
             item.events = [
                 message_event(message, EventType.QUEUED, r, now, retention_days=retention) for r in recipients
             ]
+            item.rejected = rejected
             rejected_at = now + timedelta(microseconds=1)  # after its queued event, as it happened
             item.events += [
                 message_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
@@ -386,6 +398,25 @@ class SendService:
             if count > stored:
                 self._quotas.release_emails(principal.account.id, count - stored, month=month, day=day, test=test)
             raise
+
+    def _count_accepted(self, principal: Principal, send: str, prepared: list[_Prepared], *, invalid: int = 0) -> None:
+        """The meter's counts of an accepted send, once it is stored: a replay under its
+        Idempotency-Key returns the stored answer without coming here, so it counts once."""
+        dimensions = {"send": send, "mode": _mode(principal)}
+        if prepared:
+            self._meter.count(MESSAGES_ACCEPTED, len(prepared), **dimensions)
+            self._meter.count(RECIPIENTS_ACCEPTED, sum(_queued_count(item) for item in prepared), **dimensions)
+        reasons = Counter(reason for item in prepared for reason in item.rejected.values())
+        reasons[INVALID] += invalid
+        for reason, count in reasons.items():
+            if count:
+                self._meter.count(RECIPIENTS_REJECTED, count, reason=reason, **dimensions)
+
+
+def _mode(principal: Principal) -> str:
+    """test for a simulated send (a test key's, or a live one routed to the sandbox), else live."""
+    simulated = principal.env is Environment.TEST or routed_to_sandbox(principal.account, principal.key)
+    return (Environment.TEST if simulated else Environment.LIVE).value
 
 
 def _render(

@@ -35,6 +35,7 @@ from urllib3.util import parse_url
 
 from postline.shared.errors import ValidationFailed
 from postline.shared.ports import Clock
+from postline.shared.tracing import traced
 from postline.webhook_delivery.domain import ATTEMPT_TIMEOUT_SECONDS, ClientCertificate, HttpAnswer, TokenError
 
 _ANSWER_LIMIT = 64 * 1024  # bytes of a receiver's answer worth reading
@@ -71,6 +72,7 @@ class WebhookHttp:
         self._lock = threading.Lock()
         self._cert_dir: str | None = None
 
+    @traced  # the attempt on the wire (vetting, connection, answer): urllib3 is not patched for X-Ray
     def post(
         self, url: str, body: bytes, headers: dict[str, str], *, certificate: ClientCertificate | None = None
     ) -> HttpAnswer:

@@ -23,7 +23,7 @@ from typing import Any
 from postline.audit.domain import Actor, audit_entry
 from postline.events.domain import Event, retention_expiry
 from postline.events.ports import NewEvents
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, Meter
 from postline.signing_keys.ports import Signer
 from postline.webhook_delivery.domain import (
     ATTEMPT_HEADER,
@@ -56,6 +56,9 @@ logger = logging.getLogger(__name__)
 _CONCURRENT_ATTEMPTS = 16
 # Time an attempt may need (its 30 s and some to record it): with less left, the workflow makes it.
 _HAND_OFF_BELOW_MS = int(ATTEMPT_TIMEOUT_SECONDS * 1000) + 5_000
+# Metric: each recorded attempt, by `outcome` (the delivery's status after it: succeeded, retrying,
+# failed) and `kind` (scheduled: the delivery's own schedule; resend: a manual delivery's one attempt).
+WEBHOOK_ATTEMPTS = "WebhookAttempts"
 
 
 class WebhookDeliverer:
@@ -71,6 +74,7 @@ class WebhookDeliverer:
         notifier: Notifier,
         retention_days: Callable[[str], int],
         clock: Clock,
+        meter: Meter,
     ) -> None:
         self._stream = stream
         self._deliveries = deliveries
@@ -81,6 +85,7 @@ class WebhookDeliverer:
         self._notifier = notifier
         self._retention_days = retention_days
         self._clock = clock
+        self._meter = meter
 
     # -- fan-out --------------------------------------------------------------------------------
 
@@ -214,6 +219,8 @@ class WebhookDeliverer:
         if not self._deliveries.save(after, attempts_before=number - 1):
             logger.info("delivery %s: attempt %d was recorded by another worker", delivery.id, number)
             return self._deliveries.get(delivery.id) or after
+        kind = "resend" if after.manual else "scheduled"
+        self._meter.count(WEBHOOK_ATTEMPTS, outcome=after.status.value, kind=kind)
         if endpoint is not None and not after.manual:
             self._count(after, endpoint, now)
         elif endpoint is not None and after.status is DeliveryStatus.SUCCEEDED:

@@ -1,0 +1,178 @@
+"""Webhook attempts counted through the Meter port, by outcome (the delivery's status after the
+attempt) and kind (scheduled, resend): once each recorded attempt, never for one another worker
+recorded first or for a stream record delivered again."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Any
+
+from postline.events.domain import Event, EventType
+from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+from postline.webhook_delivery.service import WEBHOOK_ATTEMPTS, WebhookDeliverer
+from tests.fakes import FixedClock, RecordingMeter, dims
+
+URL = "https://hooks.example.com/postline"
+
+
+class Deliveries:
+    """DeliveryStore: a save is refused when another attempt was recorded since (or `lose_races`)."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Delivery] = {}
+        self.lose_races = False
+        self._lock = threading.Lock()
+
+    def create(self, delivery: Delivery) -> bool:
+        with self._lock:
+            return self.items.setdefault(delivery.id, delivery) is delivery
+
+    def get(self, delivery_id: str) -> Delivery | None:
+        return self.items.get(delivery_id)
+
+    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
+        with self._lock:
+            if self.lose_races or len(self.items[delivery.id].attempts) != attempts_before:
+                return False
+            self.items[delivery.id] = delivery
+            return True
+
+
+class Receiver:
+    """Answers with the next status of its script (the last one repeats)."""
+
+    def __init__(self, *statuses: int) -> None:
+        self.statuses = list(statuses)
+        self.posted = 0
+
+    def post(
+        self, url: str, body: bytes, headers: dict[str, str], *, certificate: ClientCertificate | None = None
+    ) -> HttpAnswer:
+        self.posted += 1
+        status = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+        return HttpAnswer(status, 3)
+
+
+class Workflow:
+    def __init__(self) -> None:
+        self.started: list[tuple[str, datetime]] = []
+
+    def start(self, delivery_id: str, due: datetime) -> None:
+        self.started.append((delivery_id, due))
+
+
+class NoEndpoints:
+    """Only per-message webhook_urls here: no endpoint, so no streak to keep."""
+
+    def enabled_endpoints(self, account_id: str) -> list[Any]:
+        return []
+
+
+class Signer:
+    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
+        return "kid", b"signature"
+
+
+class Setup:
+    def __init__(self, *statuses: int) -> None:
+        self.clock = FixedClock()
+        self.meter = RecordingMeter()
+        self.deliveries = Deliveries()
+        self.receiver = Receiver(*statuses)
+        self.workflow = Workflow()
+        self.deliverer = WebhookDeliverer(
+            stream=None,  # type: ignore[arg-type]  # fan_out is given events
+            deliveries=self.deliveries,  # type: ignore[arg-type]  # only what attempts call
+            endpoints=NoEndpoints(),  # type: ignore[arg-type]
+            signer=Signer(),
+            client=self.receiver,  # type: ignore[arg-type]
+            workflow=self.workflow,
+            notifier=None,  # type: ignore[arg-type]
+            retention_days=lambda _: 30,
+            clock=self.clock,
+            meter=self.meter,
+        )
+
+    def event(self) -> Event:
+        return Event(
+            id="evt_1",
+            account_id="acct_1",
+            type=EventType.DELIVERED,
+            message_id="msg_1",
+            recipient="ada@example.com",
+            timestamp=self.clock.now(),
+            webhook_url=URL,
+            created_at=self.clock.now(),
+            expires_at=0,
+        )
+
+    def attempts(self) -> dict[frozenset[tuple[str, str]], int]:
+        return self.meter.of(WEBHOOK_ATTEMPTS)
+
+
+def test_a_succeeded_attempt_counts_once_though_the_stream_delivers_its_event_twice() -> None:
+    setup = Setup(200)
+    setup.deliverer.fan_out([setup.event()])
+    setup.deliverer.fan_out([setup.event()])  # the stream's at-least-once: the delivery is over already
+
+    assert setup.receiver.posted == 1
+    assert setup.attempts() == {dims(outcome="succeeded", kind="scheduled"): 1}
+
+
+def test_a_refused_attempt_counts_as_failed() -> None:
+    setup = Setup(400)  # a 4xx other than 429 ends the delivery
+    setup.deliverer.fan_out([setup.event()])
+
+    assert setup.attempts() == {dims(outcome="failed", kind="scheduled"): 1}
+
+
+def test_a_retried_delivery_counts_each_attempt_by_its_outcome() -> None:
+    setup = Setup(503, 503, 204)
+    setup.deliverer.fan_out([setup.event()])
+    (delivery_id, due), *_ = setup.workflow.started
+    for _ in range(2):
+        setup.clock.set(due)
+        over, next_due = setup.deliverer.attempt(delivery_id)
+        due = next_due or due
+
+    assert over and setup.receiver.posted == 3
+    assert setup.attempts() == {
+        dims(outcome="retrying", kind="scheduled"): 2,
+        dims(outcome="succeeded", kind="scheduled"): 1,
+    }
+
+
+def test_an_attempt_another_worker_recorded_first_is_not_counted() -> None:
+    setup = Setup(200)
+    setup.deliveries.lose_races = True
+    setup.deliverer.fan_out([setup.event()])
+
+    assert setup.receiver.posted == 1
+    assert setup.attempts() == {}
+
+
+def test_a_resend_counts_its_single_attempt_as_a_resend() -> None:
+    setup = Setup(500)
+    now = setup.clock.now()
+    original = Delivery(
+        id="whd_1",
+        account_id="acct_1",
+        endpoint_id=None,
+        url=URL,
+        event_id="evt_1",
+        event_type="delivered",
+        message_id="msg_1",
+        body="{}",
+        created_at=now,
+        expires_at=0,
+    )
+    resend = original.resent("whd_2", original.target, now, expires_at=0)
+    setup.deliveries.create(resend)
+
+    after = setup.deliverer.resend_attempt(resend.id)
+    setup.deliverer.resend_attempt(resend.id)  # a repeated queue message: it has had its attempt
+
+    assert after is not None and after.status is DeliveryStatus.FAILED  # a resend is never retried
+    assert setup.receiver.posted == 1
+    assert setup.attempts() == {dims(outcome="failed", kind="resend"): 1}
