@@ -33,6 +33,7 @@ from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import page_window
 from postline.verification.domain import MailRoute
+from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.domain import WebhookEndpoint
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
@@ -422,3 +423,49 @@ class StaticRoutes:
     def route(self, domain: str) -> MailRoute:
         self.asked.append(domain)
         return self._routes.get(domain, MailRoute(exists=False))
+
+
+class InMemoryDeliveries:
+    """DeliveryStore for webhook delivery: a save is refused when another attempt was recorded
+    since it was read (or always, with `lose_races`), as the DynamoDB store's condition does."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Delivery] = {}
+        self.lose_races = False
+        self._lock = threading.Lock()
+
+    def create(self, delivery: Delivery) -> bool:
+        with self._lock:
+            return self.items.setdefault(delivery.id, delivery) is delivery
+
+    def get(self, delivery_id: str) -> Delivery | None:
+        return self.items.get(delivery_id)
+
+    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
+        with self._lock:
+            if self.lose_races or len(self.items[delivery.id].attempts) != attempts_before:
+                return False
+            self.items[delivery.id] = delivery
+            return True
+
+
+class RecordingWorkflow:
+    """RetryWorkflow: the deliveries handed to it and when they are due."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[str, datetime]] = []
+
+    def start(self, delivery_id: str, due: datetime) -> None:
+        self.started.append((delivery_id, due))
+
+
+class NoEndpoints:
+    """EndpointDirectory of an account with no endpoints (per-message webhook_urls only)."""
+
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        return []
+
+
+class FixedSigner:
+    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
+        return "kid", b"signature"

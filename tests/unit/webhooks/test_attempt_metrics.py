@@ -4,39 +4,20 @@ recorded first or for a stream record delivered again."""
 
 from __future__ import annotations
 
-import threading
-from datetime import datetime
-from typing import Any
-
 from postline.events.domain import Event, EventType
 from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WEBHOOK_ATTEMPTS, WebhookDeliverer
-from tests.fakes import FixedClock, RecordingMeter, dims
+from tests.fakes import (
+    FixedClock,
+    FixedSigner,
+    InMemoryDeliveries,
+    NoEndpoints,
+    RecordingMeter,
+    RecordingWorkflow,
+    dims,
+)
 
 URL = "https://hooks.example.com/postline"
-
-
-class Deliveries:
-    """DeliveryStore: a save is refused when another attempt was recorded since (or `lose_races`)."""
-
-    def __init__(self) -> None:
-        self.items: dict[str, Delivery] = {}
-        self.lose_races = False
-        self._lock = threading.Lock()
-
-    def create(self, delivery: Delivery) -> bool:
-        with self._lock:
-            return self.items.setdefault(delivery.id, delivery) is delivery
-
-    def get(self, delivery_id: str) -> Delivery | None:
-        return self.items.get(delivery_id)
-
-    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
-        with self._lock:
-            if self.lose_races or len(self.items[delivery.id].attempts) != attempts_before:
-                return False
-            self.items[delivery.id] = delivery
-            return True
 
 
 class Receiver:
@@ -54,38 +35,18 @@ class Receiver:
         return HttpAnswer(status, 3)
 
 
-class Workflow:
-    def __init__(self) -> None:
-        self.started: list[tuple[str, datetime]] = []
-
-    def start(self, delivery_id: str, due: datetime) -> None:
-        self.started.append((delivery_id, due))
-
-
-class NoEndpoints:
-    """Only per-message webhook_urls here: no endpoint, so no streak to keep."""
-
-    def enabled_endpoints(self, account_id: str) -> list[Any]:
-        return []
-
-
-class Signer:
-    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
-        return "kid", b"signature"
-
-
 class Setup:
     def __init__(self, *statuses: int) -> None:
         self.clock = FixedClock()
         self.meter = RecordingMeter()
-        self.deliveries = Deliveries()
+        self.deliveries = InMemoryDeliveries()
         self.receiver = Receiver(*statuses)
-        self.workflow = Workflow()
+        self.workflow = RecordingWorkflow()
         self.deliverer = WebhookDeliverer(
             stream=None,  # type: ignore[arg-type]  # fan_out is given events
             deliveries=self.deliveries,  # type: ignore[arg-type]  # only what attempts call
             endpoints=NoEndpoints(),  # type: ignore[arg-type]
-            signer=Signer(),
+            signer=FixedSigner(),
             client=self.receiver,  # type: ignore[arg-type]
             workflow=self.workflow,
             notifier=None,  # type: ignore[arg-type]

@@ -5,33 +5,11 @@ would re-run the whole batch and hold the stream up)."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime
-from typing import Any
 
 from postline.events.domain import Event, EventType
-from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+from postline.webhook_delivery.domain import ClientCertificate, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WebhookDeliverer
-from tests.fakes import FixedClock, RecordingMeter
-
-
-class Deliveries:
-    def __init__(self) -> None:
-        self.items: dict[str, Delivery] = {}
-        self._lock = threading.Lock()
-
-    def create(self, delivery: Delivery) -> bool:
-        with self._lock:
-            return self.items.setdefault(delivery.id, delivery) is delivery
-
-    def get(self, delivery_id: str) -> Delivery | None:
-        return self.items.get(delivery_id)
-
-    def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
-        with self._lock:
-            if len(self.items[delivery.id].attempts) != attempts_before:
-                return False
-            self.items[delivery.id] = delivery
-            return True
+from tests.fakes import FixedClock, FixedSigner, InMemoryDeliveries, NoEndpoints, RecordingMeter, RecordingWorkflow
 
 
 class Receivers:
@@ -45,30 +23,14 @@ class Receivers:
         return HttpAnswer(200, 3)
 
 
-class Workflow:
-    def __init__(self) -> None:
-        self.started: list[tuple[str, datetime]] = []
-
-    def start(self, delivery_id: str, due: datetime) -> None:
-        self.started.append((delivery_id, due))
-
-
-class NoEndpoints:
-    def enabled_endpoints(self, account_id: str) -> list[Any]:
-        return []
-
-
-class Signer:
-    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
-        return "kid", b"signature"
-
-
-def _deliverer(clock: FixedClock, deliveries: Deliveries, receivers: Receivers, workflow: Workflow) -> WebhookDeliverer:
+def _deliverer(
+    clock: FixedClock, deliveries: InMemoryDeliveries, receivers: Receivers, workflow: RecordingWorkflow
+) -> WebhookDeliverer:
     return WebhookDeliverer(
         stream=None,  # type: ignore[arg-type]  # fan_out is given events
         deliveries=deliveries,  # type: ignore[arg-type]  # only what fan-out calls
         endpoints=NoEndpoints(),  # type: ignore[arg-type]
-        signer=Signer(),
+        signer=FixedSigner(),
         client=receivers,  # type: ignore[arg-type]
         workflow=workflow,
         notifier=None,  # type: ignore[arg-type]
@@ -97,7 +59,7 @@ def _events(clock: FixedClock, count: int) -> list[Event]:
 
 def test_first_attempts_without_time_left_go_to_the_workflow_due_now() -> None:
     clock = FixedClock()
-    deliveries, receivers, workflow = Deliveries(), Receivers(), Workflow()
+    deliveries, receivers, workflow = InMemoryDeliveries(), Receivers(), RecordingWorkflow()
     deliverer = _deliverer(clock, deliveries, receivers, workflow)
     asked = iter([60_000, 40_000, 34_000, 1_000])
     lock = threading.Lock()
@@ -118,7 +80,7 @@ def test_first_attempts_without_time_left_go_to_the_workflow_due_now() -> None:
 
 def test_without_a_deadline_every_first_attempt_is_made_here() -> None:
     clock = FixedClock()
-    deliveries, receivers, workflow = Deliveries(), Receivers(), Workflow()
+    deliveries, receivers, workflow = InMemoryDeliveries(), Receivers(), RecordingWorkflow()
     deliverer = _deliverer(clock, deliveries, receivers, workflow)
     deliverer.fan_out(_events(clock, 3))
     assert len(receivers.posted) == 3 and workflow.started == []
