@@ -23,15 +23,24 @@ import hashlib
 import hmac
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from postline.accounts.domain import Account
 from postline.audit.domain import AuditEntry
+from postline.delivery.outcomes import Outcome, OutcomeKind
+from postline.delivery.parcels import DispatchJob, Parcel
+from postline.domains.domain import SendingDomain
+from postline.events.domain import Event
 from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
+from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import page_window
+from postline.suppressions.domain import SuppressionSource, SuppressionType
+from postline.templates.domain import Template
+from postline.usage.quota import EmailLimits
 from postline.verification.domain import MailRoute
 from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.domain import WebhookEndpoint
@@ -469,3 +478,156 @@ class NoEndpoints:
 class FixedSigner:
     def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
         return "kid", b"signature"
+
+
+SENDING_DOMAIN = "postline.test"
+
+
+# -- sending and delivery ---------------------------------------------------------
+
+
+class InMemoryMessages:
+    """MessageStore: the adapter's conditions, in memory. `record` writes only while `owner` holds
+    the lease and the attempt is newer than the recorded one; `advance` only from an expected state."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Message] = {}
+        self.leases: dict[str, str] = {}
+
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        for message in messages:
+            self.items.setdefault(message.id, message.model_copy(deep=True))
+
+    def get(self, message_id: str) -> Message | None:
+        message = self.items.get(message_id)
+        return message.model_copy(deep=True) if message else None
+
+    def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
+        if message_id not in self.items or message_id in self.leases:
+            return None
+        self.leases[message_id] = owner
+        return self.items[message_id].model_copy(deep=True), {}
+
+    def release(self, message: Message, owner: str) -> None:
+        if self.leases.get(message.id) == owner:
+            del self.leases[message.id]
+
+    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+        stored = self.items[message.id]
+        if self.leases.get(message.id) != owner or stored.attempts.get(recipient, 0) >= attempt:
+            return False
+        stored.recipients[recipient] = message.recipients[recipient]
+        stored.attempts[recipient] = attempt
+        return True
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        stored = self.items[message.id]
+        if stored.recipients.get(recipient) not in expected:
+            return False
+        stored.recipients[recipient] = message.recipients[recipient]
+        return True
+
+
+class PlainVault:
+    def __init__(self) -> None:
+        self.contents: dict[str, Content] = {}
+
+    def seal(self, items: list[tuple[str, Content]]) -> list[Sealed]:
+        self.contents.update(items)
+        return [{"id": message_id} for message_id, _ in items]
+
+    def open(self, message_id: str, sealed: Sealed) -> Content:
+        return self.contents[message_id]
+
+
+class RecordingQueue:
+    def __init__(self) -> None:
+        self.jobs: list[DispatchJob] = []
+
+    def enqueue(self, jobs: list[DispatchJob], *, not_before: datetime | None = None) -> None:
+        self.jobs.extend(jobs)
+
+    def unschedule(self, message_id: str) -> None:
+        pass
+
+
+class UnlimitedQuotas:
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        return None
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        pass
+
+
+class InMemorySuppressions:
+    def __init__(self, *addresses: str) -> None:
+        self.listed = {address.lower() for address in addresses}
+
+    def suppressed(self, account_id: str, addresses: list[str]) -> set[str]:
+        return {address.lower() for address in addresses} & self.listed
+
+    def add(
+        self,
+        account_id: str,
+        address: str,
+        kind: SuppressionType,
+        now: datetime,
+        *,
+        reason: str | None = None,
+        source: SuppressionSource | None = None,
+    ) -> bool:
+        self.listed.add(address.lower())
+        return True
+
+
+class OneVerifiedDomain:
+    """Every account has verified SENDING_DOMAIN (no DKIM key: the tests' mail is simulated or unsigned)."""
+
+    def is_verified(self, account_id: str, domain: str) -> bool:
+        return domain == SENDING_DOMAIN
+
+    def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        return None
+
+
+class NoTemplates:
+    def get_template(self, account_id: str, template_id: str) -> Template | None:
+        return None
+
+
+class InMemoryIdempotency:
+    """Each (account, scope, key) produces once; a replay returns the first result."""
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[str, str, str], Any] = {}
+
+    def once(
+        self,
+        call: IdempotentCall,
+        *,
+        scope: str,
+        account_id: str,
+        model: type[Result],
+        produce: Callable[[], Result],
+    ) -> Result:
+        slot = (account_id, scope, call.key)
+        if slot not in self.results:
+            self.results[slot] = produce()
+        result: Result = self.results[slot]
+        return result
+
+
+class ScriptedTransport:
+    """Answers each recipient by the script (default: delivered), remembering every hand-over."""
+
+    def __init__(self, script: dict[str, Outcome] | None = None) -> None:
+        self.script = script or {}
+        self.handed: list[str] = []
+
+    def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
+        for parcel in parcels:
+            self.handed.append(parcel.recipient)
+            yield self.script.get(parcel.recipient, Outcome(OutcomeKind.DELIVERED, smtp_response="250 ok"))
+
+
+# -- the services over them ------------------------------------------------------------------------
