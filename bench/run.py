@@ -20,7 +20,7 @@ from bench.replay import Emulator, Replayer
 from bench.stats import Latencies, ratio
 from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
-from postline.config import Settings
+from postline.config import Events, SendQueue
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
@@ -31,6 +31,18 @@ _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 
 
 
 SECTIONS = ("sends", "pipeline", "webhooks", "events", "export")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The stack's names the bench reads, from the runtime's environment."""
+
+    send_queue_url: str
+    events_table: str
+
+    @classmethod
+    def of(cls, environment: dict[str, str]) -> Settings:
+        return cls(SendQueue.from_env(environment).url, Events.from_env(environment).table)
 
 
 @dataclass(frozen=True)
@@ -184,7 +196,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
             startup = time.perf_counter() - began
             key = runtime.dev["keys"]["live"]
             emulator = Emulator(runtime.endpoint_url)
-            settings = Settings.model_validate(runtime.env)
+            settings = Settings.of(runtime.env)
             replayer = Replayer(emulator, unique_attributes={settings.events_table: ("sk", "message_id")})
             bench = _Bench(
                 runtime, ApiClient(runtime.base_url, key), key, emulator, recorder, replayer, settings, options

@@ -4,7 +4,9 @@ Each function's handler module is loaded by file path into a module of its own, 
 that share a file still have separate globals, like separate containers. Handlers import only
 the layer (`postline`), never their siblings: shared code lives in the layer. One invocation at
 a time per function, as in one Lambda container: Powertools' resolver keeps the current event
-on the app object.
+on the app object. Each invocation may read only the settings groups its module declares
+(`SETTINGS`): the environment here is every function's at once, so without that check a function
+whose declaration forgot a group would pass here and fail its cold start in AWS.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,7 @@ from devtools.local.cloudformation import (
     physical_name,
     scalar,
 )
+from postline import wiring
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
@@ -90,6 +94,7 @@ class LocalFunction:
     timeout: int
     events: dict[str, dict[str, Any]]
     _loaded: Handler | None = field(default=None, init=False, repr=False)
+    _settings: tuple[Any, ...] | None = field(default=None, init=False, repr=False)  # its module's SETTINGS
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @property
@@ -110,7 +115,8 @@ class LocalFunction:
                 aws_request_id=str(uuid.uuid4()),
                 deadline=time.monotonic() + self.timeout,
             )
-            return handler(event, context)
+            with wiring.settings_scope(self._settings) if self._settings is not None else nullcontext():
+                return handler(event, context)
 
     def _handler(self) -> Handler:
         if self._loaded is None:
@@ -132,6 +138,7 @@ class LocalFunction:
             del sys.modules[module_name]
             raise
         handler: Handler = getattr(module, attribute)
+        self._settings = getattr(module, "SETTINGS", None)
         logger.debug("loaded %s from %s", self.handler, path)
         return handler
 

@@ -17,4 +17,5 @@ def list_audit(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Pa
     return wiring.audit_service().list_page(principal(), page=page, per_page=per_page)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

@@ -82,4 +82,5 @@ def get_event_export(
     return wiring.export_service().get(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

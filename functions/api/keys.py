@@ -58,4 +58,5 @@ def delete_key(id: KeyId) -> DeleteConfirmation:
     return wiring.key_service().delete(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

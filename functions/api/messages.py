@@ -98,4 +98,5 @@ def cancel_message(id: MessageId) -> ScheduledMessageCancellation:
     return wiring.send_service().cancel(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

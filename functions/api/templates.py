@@ -50,4 +50,5 @@ def delete_template(id: TemplateId) -> DeleteConfirmation:
     return wiring.template_service().delete(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

@@ -88,4 +88,5 @@ def unsubscribe(token: Token) -> Response[str]:
     return Response(status_code=200, content_type="text/html; charset=utf-8", body=UNSUBSCRIBED, headers=NO_STORE)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

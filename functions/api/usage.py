@@ -15,4 +15,5 @@ def get_usage() -> Usage:
     return wiring.usage_service().get(principal())
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

@@ -83,4 +83,5 @@ def get_webhook_resend(
     return wiring.webhook_resend_service().get(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

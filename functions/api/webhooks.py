@@ -60,4 +60,5 @@ def delete_webhook(id: WebhookId) -> DeleteConfirmation:
     return wiring.webhook_service().delete(principal(), id)
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

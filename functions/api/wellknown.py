@@ -21,4 +21,5 @@ def signing_keys() -> SigningKeySet:
     return wiring.signing_key_service().key_set()
 
 
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
 handler = lambda_handler(router)

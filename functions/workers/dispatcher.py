@@ -12,6 +12,8 @@ from postline import wiring
 from postline.delivery.parcels import DispatchJob
 from postline.observability import logger, metrics, tracer
 
+SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
+
 WORKER_ID = uuid.uuid4().hex[:12]  # this container, in lease owners
 processor = BatchProcessor(event_type=EventType.SQS)
 

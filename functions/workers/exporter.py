@@ -11,6 +11,8 @@ from postline import wiring
 from postline.exports.domain import ExportMessage
 from postline.observability import logger, metrics, tracer
 
+SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
+
 processor = BatchProcessor(event_type=EventType.SQS)
 
 

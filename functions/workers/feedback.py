@@ -11,6 +11,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.observability import logger, metrics
 
+SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
+
 processor = BatchProcessor(event_type=EventType.SQS)
 
 

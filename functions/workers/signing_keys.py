@@ -7,6 +7,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.observability import logger, metrics
 
+SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
+
 
 @logger.inject_lambda_context
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)

@@ -15,6 +15,8 @@ from postline import wiring
 from postline.observability import logger, metrics
 from postline.webhook_resend.domain import ResendMessage
 
+SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
+
 processor = BatchProcessor(event_type=EventType.SQS)
 
 

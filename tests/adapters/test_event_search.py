@@ -15,6 +15,7 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
+from postline.config import Events
 from postline.events.domain import Event, EventType
 from postline.events.models import EventListPage
 from postline.events.query import EventFilters, Strategy, Window, event_filters, plan_query, resolve_window
@@ -285,7 +286,7 @@ def test_the_backfill_gives_older_events_their_index_keys_once(stack: InProcessS
     principal = _account()
     events = [_event(principal.account.id, n, NOW - timedelta(hours=n)) for n in range(12)]
     store = wiring.event_store()
-    db, table = wiring.client("dynamodb"), wiring.settings().events_table
+    db, table = wiring.client("dynamodb"), wiring.settings(Events).table
     for event in events:  # as the writer stored them before the indexes existed
         item = event_put(event)
         item.pop("type_key")
@@ -317,7 +318,7 @@ def test_the_backfill_gives_events_stored_before_tag_items_their_tag_items_once(
     events = [
         _event(principal.account.id, n, NOW - timedelta(hours=n), tags=["t", "u"] if n % 2 else []) for n in range(8)
     ]
-    store, db, table = wiring.event_store(), wiring.client("dynamodb"), wiring.settings().events_table
+    store, db, table = wiring.event_store(), wiring.client("dynamodb"), wiring.settings(Events).table
     for event in events:
         db.put_item(TableName=table, Item=event_put(event))
     tagged = event_filters(tag="u")

@@ -154,8 +154,8 @@ def test_the_retry_definition_waits_on_the_movable_clock_and_loops_until_done(st
         ],
     )
     runner = Workflows(stack, [machine], [attempt], Activity())  # type: ignore[arg-type, list-item]
-    StepFunctionsRetry(sfn, machine).start("whd_flow", T0 + timedelta(seconds=30))
-    StepFunctionsRetry(sfn, machine).start("whd_flow", T0 + timedelta(seconds=30))  # idempotent
+    StepFunctionsRetry(sfn, lambda: machine).start("whd_flow", T0 + timedelta(seconds=30))
+    StepFunctionsRetry(sfn, lambda: machine).start("whd_flow", T0 + timedelta(seconds=30))  # idempotent
     runner.fire_due(T0)
     assert attempt.calls == []  # waiting for +30 s
     runner.fire_due(T0 + timedelta(seconds=30))

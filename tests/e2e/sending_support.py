@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
 from postline.accounts.domain import Plan
+from postline.config import Messages
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import Event
 from postline.sending.store import message_key
@@ -141,7 +142,7 @@ def statuses(message_ids: Iterable[str], *, db: Any = None, table: str | None = 
     in-process runtime's table unless another emulator's client and table are given."""
     ids = list(dict.fromkeys(message_ids))
     db = db or wiring.client("dynamodb")
-    table = table or wiring.settings().messages_table
+    table = table or wiring.settings(Messages).table
     found: dict[str, str] = {}
     for start in range(0, len(ids), 100):
         request: dict[str, Any] = {

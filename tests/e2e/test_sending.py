@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from postline import wiring
+from postline.config import Idempotency
 from postline.sending.domain import MAX_ATTACHMENT_BYTES
 from tests.e2e.sending_support import (
     accepted,
@@ -467,7 +468,7 @@ def test_a_key_still_in_progress_is_409_then_usable_once_its_holder_is_gone(runt
     body = message(owner.address)
     key = "in-flight-key"
     record = _idempotency_record(owner.id, key, body)
-    db, table = wiring.client("dynamodb"), wiring.settings().idempotency_table
+    db, table = wiring.client("dynamodb"), wiring.settings(Idempotency).table
     db.put_item(TableName=table, Item=record)
 
     response = owner.live.post("/v3/messages", json=body, headers={"Idempotency-Key": key})

@@ -14,6 +14,7 @@ from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
 from postline.auth.identity import Principal
+from postline.config import ResendQueue, WebhookDeliveries
 from postline.keys.domain import Environment, Scope
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
 from postline.webhook_delivery.store import DynamoDeliveryStore
@@ -196,7 +197,7 @@ def test_a_redelivered_filter_job_resends_only_what_it_first_selected(
 def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
     return WebhookResendService(
         jobs=wiring.resend_jobs(),
-        queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings().resend_queue_url),
+        queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings(ResendQueue).url),
         deliveries=wiring.webhook_deliveries(),
         endpoints=wiring.webhook_endpoints(),
         audit=wiring.audit_store(),
@@ -293,7 +294,7 @@ def test_a_filtered_history_page_stops_at_its_budget_and_continues_where_it_read
 
 
 def _history(endpoint: WebhookEndpoint, budget: float, db: Any) -> tuple[DeliveryHistoryService, Principal]:
-    deliveries = DynamoDeliveryStore(db, wiring.settings().webhook_deliveries_table)
+    deliveries = DynamoDeliveryStore(db, wiring.settings(WebhookDeliveries).table)
     service = DeliveryHistoryService(
         deliveries=deliveries, endpoints=wiring.webhook_endpoints(), hasher=wiring.hasher(), clock=wiring.clock(),
         budget_seconds=budget,

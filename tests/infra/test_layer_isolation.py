@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -21,6 +22,8 @@ import pytest
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from infra.generate import placeholder_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "layers" / "core"
@@ -112,6 +115,8 @@ def _import_all(path: list[str], roots: list[str]) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", _IMPORTER, arguments],
         cwd=LAYER,  # not the repository root: nothing beside the layer on sys.path by accident
+        # A stack's variables, as the function modules check theirs as they load.
+        env={**os.environ, **placeholder_environment()},
         capture_output=True,
         text=True,
         check=False,

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from infra.generate import render_openapi, render_template
-from postline.config import Settings
+from infra.generate import VALUES, load_api_module, placeholder_environment, render_openapi, render_template
+from postline import wiring
+from postline.config import GROUPS, SettingsError
+from postline.deployment import POLICY_SETTINGS, WORKER_SETTINGS, function_settings, variables
 from postline.http.routes import ROUTES
 from postline.keys.domain import Access
 
@@ -79,10 +81,44 @@ def test_read_routes_cannot_write_resources(template: dict[str, Any]) -> None:
             assert "DynamoDBCrudPolicy" not in yaml.safe_dump(functions[route.function_id]["Policies"]), route.name
 
 
-def test_the_environment_satisfies_the_settings_model(template: dict[str, Any]) -> None:
-    variables = template["Globals"]["Function"]["Environment"]["Variables"]
-    required = {field.alias for field in Settings.model_fields.values() if field.is_required()}
-    assert required <= set(variables)
+def test_each_function_gets_exactly_the_variables_of_its_settings(template: dict[str, Any]) -> None:
+    shared = set(template["Globals"]["Function"]["Environment"]["Variables"])
+    assert shared == {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_LOG_LEVEL"}  # nothing every function gets
+    functions = _functions(template)
+    for name, properties in functions.items():
+        module_file = str(ROOT / properties["CodeUri"] / properties["Handler"].rpartition(".")[0])
+        given = set(properties["Environment"]["Variables"])
+        assert given == set(variables(function_settings(module_file))), name
+    # Fewer than all: a route that reads keys has no queue, and the dispatcher no key pepper.
+    assert "SEND_QUEUE_URL" not in functions["ListKeysFunction"]["Environment"]["Variables"]
+    assert "KEY_HASH_SECRET_ID" not in functions["DispatcherFunction"]["Environment"]["Variables"]
+
+
+def test_every_settings_variable_has_a_value_and_every_group_a_reader() -> None:
+    declared = {group for groups in WORKER_SETTINGS.values() for group in groups}
+    declared |= {group for groups in POLICY_SETTINGS.values() for group in groups}
+    assert set(GROUPS) == declared
+    assert {name for group in GROUPS for name in group.variables()} == set(VALUES)
+
+
+def test_a_missing_variable_fails_the_cold_start_with_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in placeholder_environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("SEND_QUEUE_URL")
+    wiring.reset()
+    try:
+        with pytest.raises(SettingsError, match="SendQueue settings: SEND_QUEUE_URL missing"):
+            load_api_module("messages")
+        monkeypatch.setenv("SEND_QUEUE_URL", "https://sqs.example/q")
+        monkeypatch.setenv("QUEUE_MAX_DELAY_SECONDS", "901")
+        wiring.reset()
+        with pytest.raises(SettingsError, match="QUEUE_MAX_DELAY_SECONDS"):
+            load_api_module("messages")
+        monkeypatch.delenv("SEND_QUEUE_URL")
+        load_api_module("keys")  # a function without the send queue starts without it
+    finally:
+        monkeypatch.undo()
+        wiring.reset()
 
 
 def test_every_queue_has_a_dead_letter_queue(template: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -20,17 +19,22 @@ from pydantic import BaseModel
 from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
 from postline.accounts.service import OperatorService
+from postline.config import Events, SettingsError
+from postline.deployment import CLI_SETTINGS, Groups, variables
 from postline.events.store import Backfilled
 from postline.keys.domain import Environment, Scope
 from postline.shared.errors import ApiError
 
 
-def _require_environment() -> None:
-    if "RESOURCES_TABLE" not in os.environ:
+def _require_environment(command: str) -> None:
+    groups: Groups = (*CLI_SETTINGS, Events) if command == "events" else CLI_SETTINGS
+    try:
+        wiring.require(*groups)
+    except SettingsError as exc:
+        names = ", ".join(variables(groups))
         raise SystemExit(
-            "No environment configured: set RESOURCES_TABLE, COUNTERS_TABLE and KEY_HASH_SECRET_ID "
-            "from the stack's outputs (and AWS_ENDPOINT_URL for an emulator)."
-        )
+            f"{exc}. Set {names} from the stack's outputs (and AWS_ENDPOINT_URL for an emulator)."
+        ) from None
 
 
 def _print(value: BaseModel | dict[str, Any]) -> None:
@@ -174,7 +178,7 @@ def _backfill_event_keys(segments: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    _require_environment()
+    _require_environment(args.command)
     try:
         run(args)
     except ApiError as exc:

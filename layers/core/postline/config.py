@@ -1,64 +1,175 @@
-"""The functions' environment as one model, read the first time wiring builds a client or store.
+"""The functions' environment, as settings groups: the variables one component reads, all required.
 
-template.yaml's Globals give every function every variable, so one model serves all of them. The
-fields of resources only some functions use default to "", and a function that lacks one fails
-where it first uses it, not at cold start: per-function models, all fields required and derived
-from the route table with the IAM policies, are the next step (README, Configuration).
+A function declares the groups it reads (`postline/deployment.py`: an API function those of its
+routes' permissions, a worker its own row). `make generate` writes exactly their variables into its
+Environment in template.yaml, and the function loads them as it is imported (`wiring.require`),
+so a missing or malformed variable fails the cold start with its name, not a request later.
+A variable may belong to several groups (SMTP_RELAY: the transport and the owner notices); it
+has one value per stack.
 """
 
 from __future__ import annotations
 
-import os
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, Self
 
-from pydantic import BaseModel, Field
-
-from postline.auth.ratelimit import DEFAULT_IP_RATE_LIMIT
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
-class Settings(BaseModel):
-    resources_table: str = Field(alias="RESOURCES_TABLE")
-    counters_table: str = Field(alias="COUNTERS_TABLE")
-    key_hash_secret_id: str = Field(alias="KEY_HASH_SECRET_ID")
-    console_jwks: str = Field(default="", alias="CONSOLE_JWKS")  # JSON Web Key Set of console signers
-    console_jwt_audience: str = Field(default="postline-console", alias="CONSOLE_JWT_AUDIENCE")
-    console_jwt_issuer: str = Field(default="", alias="CONSOLE_JWT_ISSUER")
-    # Sending (empty in a stack without the pipeline, e.g. the adapter tests' tables).
-    messages_table: str = Field(default="", alias="MESSAGES_TABLE")
-    events_table: str = Field(default="", alias="EVENTS_TABLE")
-    suppressions_table: str = Field(default="", alias="SUPPRESSIONS_TABLE")
-    idempotency_table: str = Field(default="", alias="IDEMPOTENCY_TABLE")
-    content_bucket: str = Field(default="", alias="CONTENT_BUCKET")
-    content_key_id: str = Field(default="", alias="CONTENT_KEY_ID")
-    send_queue_url: str = Field(default="", alias="SEND_QUEUE_URL")
-    send_queue_arn: str = Field(default="", alias="SEND_QUEUE_ARN")
-    scheduler_role_arn: str = Field(default="", alias="SCHEDULER_ROLE_ARN")
-    queue_max_delay_seconds: int = Field(default=900, ge=0, le=900, alias="QUEUE_MAX_DELAY_SECONDS")
-    tracking_secret_id: str = Field(default="", alias="TRACKING_SECRET_ID")
-    public_base_url: str = Field(default="", alias="PUBLIC_BASE_URL")
-    outbound_transport: Literal["ses", "smtp"] = Field(default="ses", alias="OUTBOUND_TRANSPORT")
-    ses_configuration_set: str = Field(default="", alias="SES_CONFIGURATION_SET")
-    smtp_relay: str = Field(default="", alias="SMTP_RELAY")
-    smtp_helo_name: str = Field(default="localhost", alias="SMTP_HELO_NAME")
-    dns_resolver: str = Field(default="", alias="DNS_RESOLVER")
-    webhook_deliveries_table: str = Field(default="", alias="WEBHOOK_DELIVERIES_TABLE")
-    webhook_retry_state_machine_arn: str = Field(default="", alias="WEBHOOK_RETRY_STATE_MACHINE_ARN")
-    webhook_ca_bundle: str = Field(default="", alias="WEBHOOK_CA_BUNDLE")  # extra CAs receivers may use
-    notifications_from: str = Field(default="Postline <notifications@postline.invalid>", alias="NOTIFICATIONS_FROM")
-    smtp_mx_port: int = Field(default=25, ge=1, le=65535, alias="SMTP_MX_PORT")
-    # Webhooks to http:// and to private, loopback or link-local addresses: the embedded runtime only.
-    allow_private_webhook_urls: bool = Field(default=False, alias="ALLOW_PRIVATE_WEBHOOK_URLS")
-    # Requests a minute from one source address without an account (401s, public routes).
-    ip_rate_limit_per_minute: int = Field(default=DEFAULT_IP_RATE_LIMIT, ge=1, alias="IP_RATE_LIMIT_PER_MINUTE")
-    # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
-    events_query_budget_ms: int = Field(default=5000, ge=1, alias="EVENTS_QUERY_BUDGET_MS")
-    # Event exports: jobs, their CSV files and the queue the worker reads.
-    jobs_table: str = Field(default="", alias="JOBS_TABLE")
-    exports_bucket: str = Field(default="", alias="EXPORTS_BUCKET")
-    export_queue_url: str = Field(default="", alias="EXPORT_QUEUE_URL")
-    # Webhook resends: jobs (in the jobs table) and the queue their worker reads.
-    resend_queue_url: str = Field(default="", alias="RESEND_QUEUE_URL")
+class SettingsError(RuntimeError):
+    """A function's environment lacks a variable it declares, or holds one it cannot read."""
+
+
+class SettingsGroup(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     @classmethod
-    def from_env(cls) -> Settings:
-        return cls.model_validate(dict(os.environ))
+    def variables(cls) -> tuple[str, ...]:
+        return tuple(str(field.alias) for field in cls.model_fields.values())
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Self:
+        missing = [name for name in cls.variables() if name not in environ]
+        if missing:
+            raise SettingsError(f"{cls.__name__} settings: {', '.join(missing)} missing from the environment")
+        try:
+            return cls.model_validate({name: environ[name] for name in cls.variables()})
+        except ValidationError as exc:
+            problems = "; ".join(f"{error['loc'][0]}: {error['msg']}" for error in exc.errors())
+            raise SettingsError(f"{cls.__name__} settings: {problems}") from None
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+class Resources(SettingsGroup):
+    table: str = Field(alias="RESOURCES_TABLE", min_length=1)  # accounts, keys, templates, webhooks, ...
+
+
+class Counters(SettingsGroup):
+    table: str = Field(alias="COUNTERS_TABLE", min_length=1)  # rate windows, quotas, usage
+
+
+class Messages(SettingsGroup):
+    table: str = Field(alias="MESSAGES_TABLE", min_length=1)
+
+
+class Events(SettingsGroup):
+    table: str = Field(alias="EVENTS_TABLE", min_length=1)
+
+
+class Suppressions(SettingsGroup):
+    table: str = Field(alias="SUPPRESSIONS_TABLE", min_length=1)
+
+
+class Idempotency(SettingsGroup):
+    table: str = Field(alias="IDEMPOTENCY_TABLE", min_length=1)
+
+
+class WebhookDeliveries(SettingsGroup):
+    table: str = Field(alias="WEBHOOK_DELIVERIES_TABLE", min_length=1)
+
+
+class Jobs(SettingsGroup):
+    table: str = Field(alias="JOBS_TABLE", min_length=1)  # exports and resends
+
+
+# -- secrets and keys ---------------------------------------------------------------------------
+
+
+class KeyPepper(SettingsGroup):
+    secret_id: str = Field(alias="KEY_HASH_SECRET_ID", min_length=1)
+
+
+class Console(SettingsGroup):
+    jwks: str = Field(alias="CONSOLE_JWKS")  # JSON Web Key Set of console signers; empty: no console tokens
+    audience: str = Field(alias="CONSOLE_JWT_AUDIENCE")
+    issuer: str = Field(alias="CONSOLE_JWT_ISSUER")  # empty: any issuer
+
+
+class ContentKey(SettingsGroup):
+    key_id: str = Field(alias="CONTENT_KEY_ID", min_length=1)  # wraps content, DKIM keys, webhook auth
+
+
+class TrackingSecret(SettingsGroup):
+    secret_id: str = Field(alias="TRACKING_SECRET_ID", min_length=1)
+
+
+# -- sending ------------------------------------------------------------------------------------
+
+
+class ContentBucket(SettingsGroup):
+    bucket: str = Field(alias="CONTENT_BUCKET", min_length=1)
+
+
+class SendQueue(SettingsGroup):
+    url: str = Field(alias="SEND_QUEUE_URL", min_length=1)
+    arn: str = Field(alias="SEND_QUEUE_ARN", min_length=1)
+    scheduler_role_arn: str = Field(alias="SCHEDULER_ROLE_ARN", min_length=1)
+    # Waits up to this are SQS delays; longer ones EventBridge Scheduler one-time schedules.
+    max_delay_seconds: int = Field(alias="QUEUE_MAX_DELAY_SECONDS", ge=0, le=900)
+
+
+class PublicUrl(SettingsGroup):
+    base_url: str = Field(alias="PUBLIC_BASE_URL")  # tracking and unsubscribe links; empty: none
+
+
+class Outbound(SettingsGroup):
+    transport: Literal["ses", "smtp"] = Field(alias="OUTBOUND_TRANSPORT")
+    ses_configuration_set: str = Field(alias="SES_CONFIGURATION_SET")
+    smtp_relay: str = Field(alias="SMTP_RELAY")  # host:port of a smart host; empty: each domain's MX
+    smtp_helo_name: str = Field(alias="SMTP_HELO_NAME", min_length=1)
+    smtp_mx_port: int = Field(alias="SMTP_MX_PORT", ge=1, le=65535)
+
+
+class Dns(SettingsGroup):
+    resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
+
+
+# -- API ----------------------------------------------------------------------------------------
+
+
+class SourceRate(SettingsGroup):
+    # Requests a minute from one source address without an account (401s, public routes).
+    per_minute: int = Field(alias="IP_RATE_LIMIT_PER_MINUTE", ge=1)
+
+
+class EventsQuery(SettingsGroup):
+    # GET /v3/events: past this, counting or filling a page answers 503 query_timeout.
+    budget_ms: int = Field(alias="EVENTS_QUERY_BUDGET_MS", ge=1)
+
+
+class ExportFiles(SettingsGroup):
+    bucket: str = Field(alias="EXPORTS_BUCKET", min_length=1)
+
+
+class ExportQueue(SettingsGroup):
+    url: str = Field(alias="EXPORT_QUEUE_URL", min_length=1)
+
+
+class ResendQueue(SettingsGroup):
+    url: str = Field(alias="RESEND_QUEUE_URL", min_length=1)
+
+
+# -- webhooks -----------------------------------------------------------------------------------
+
+
+class WebhookUrls(SettingsGroup):
+    # http:// and private, loopback or link-local addresses: the embedded runtime only.
+    allow_private: bool = Field(alias="ALLOW_PRIVATE_WEBHOOK_URLS")
+
+
+class WebhookTls(SettingsGroup):
+    ca_bundle: str = Field(alias="WEBHOOK_CA_BUNDLE")  # PEM of extra CAs receivers may chain to; empty: none
+
+
+class WebhookRetry(SettingsGroup):
+    state_machine_arn: str = Field(alias="WEBHOOK_RETRY_STATE_MACHINE_ARN", min_length=1)
+
+
+class Notifications(SettingsGroup):
+    sender: str = Field(alias="NOTIFICATIONS_FROM", min_length=1)  # notices to account owners
+    smtp_relay: str = Field(alias="SMTP_RELAY")  # through the relay when one is set, else SES
+
+
+GROUPS: tuple[type[SettingsGroup], ...] = tuple(SettingsGroup.__subclasses__())

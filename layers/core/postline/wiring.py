@@ -5,13 +5,21 @@ once per process by the accessors marked `@_built_once`, which also registers th
 forgets every one of them (the embedded runtime and the tests call it after changing the
 environment); services are cheap and built per call. The embedded runtime installs its movable
 clock with `set_clock`.
+
+Accessors read their settings with `settings(Group)` (postline/config.py). Each function loads
+the groups it declares as it is imported (`require`), and each accessor remembers the groups its
+build read, so the embedded runtime can hold an invocation to its function's declaration
+(`settings_scope`) even when the accessor was built, and cached, by another function.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
 import boto3
@@ -24,7 +32,36 @@ from postline.audit.service import AuditService
 from postline.audit.store import DynamoAuditStore
 from postline.auth.console_jwt import JwksTokenVerifier
 from postline.auth.service import Authenticator
-from postline.config import Settings
+from postline.config import (
+    Console,
+    ContentBucket,
+    ContentKey,
+    Counters,
+    Dns,
+    Events,
+    EventsQuery,
+    ExportFiles,
+    ExportQueue,
+    Idempotency,
+    Jobs,
+    KeyPepper,
+    Messages,
+    Notifications,
+    Outbound,
+    PublicUrl,
+    ResendQueue,
+    Resources,
+    SendQueue,
+    SettingsError,
+    SettingsGroup,
+    SourceRate,
+    Suppressions,
+    TrackingSecret,
+    WebhookDeliveries,
+    WebhookRetry,
+    WebhookTls,
+    WebhookUrls,
+)
 from postline.delivery.feedback import FeedbackService
 from postline.delivery.mx import MxResolver
 from postline.delivery.ports import Transport
@@ -32,6 +69,7 @@ from postline.delivery.service import Dispatcher
 from postline.delivery.transports.ses import SesTransport
 from postline.delivery.transports.simulator import SimulatorTransport
 from postline.delivery.transports.smtp import Relay, SmtpTransport
+from postline.deployment import function_settings
 from postline.domains.store import DynamoSendingDomains
 from postline.events.service import EventService
 from postline.events.store import DynamoEventStore, StreamRecords
@@ -73,16 +111,51 @@ from postline.webhooks.store import DynamoWebhookEndpoints
 from postline.webhooks.url_guard import ResolvingUrlGuard
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_G = TypeVar("_G", bound=SettingsGroup)
+Groups = tuple[type[SettingsGroup], ...]
 _BUILT: list[Any] = []  # every cached accessor, for reset()
+_reads: ContextVar[set[type[SettingsGroup]] | None] = ContextVar("settings_reads", default=None)
+_allowed: ContextVar[frozenset[type[SettingsGroup]] | None] = ContextVar("settings_allowed", default=None)
+
+
+def _note(groups: Iterable[type[SettingsGroup]]) -> None:
+    """Records settings groups as read by what is being built, or by the current invocation."""
+    groups = frozenset(groups)
+    allowed = _allowed.get()
+    if allowed is not None and not groups <= allowed:
+        names = ", ".join(sorted(group.__name__ for group in groups - allowed))
+        raise SettingsError(f"this function reads {names} but does not declare it (postline/deployment.py)")
+    reads = _reads.get()
+    if reads is not None:
+        reads.update(groups)
 
 
 def _built_once(maxsize: int | None = None) -> Callable[[_F], _F]:
-    """Caches what the accessor builds (per argument) and registers it with reset()."""
+    """Caches what the accessor builds (per argument), registers it with reset(), and notes the
+    settings groups its build read each time it is called."""
 
     def register(accessor: _F) -> _F:
-        cached = lru_cache(maxsize=maxsize)(accessor)
-        _BUILT.append(cached)
-        return cached  # type: ignore[return-value]
+        read: set[type[SettingsGroup]] = set()
+
+        @lru_cache(maxsize=maxsize)
+        def build(*args: Any) -> Any:
+            token = _reads.set(set())
+            try:
+                value = accessor(*args)
+                read.update(_reads.get() or ())
+            finally:
+                _reads.reset(token)
+            return value
+
+        @wraps(accessor)
+        def call(*args: Any) -> Any:
+            value = build(*args)
+            _note(read)
+            return value
+
+        call.cache_clear = build.cache_clear  # type: ignore[attr-defined]
+        _BUILT.append(call)
+        return call  # type: ignore[return-value]
 
     return register
 
@@ -113,8 +186,40 @@ def reset() -> None:
 
 
 @_built_once()
-def settings() -> Settings:
-    return Settings.from_env()
+def _loaded(group: type[SettingsGroup]) -> SettingsGroup:
+    return group.from_env(os.environ)
+
+
+def settings(group: type[_G]) -> _G:
+    """The group's values from the environment; a missing variable raises SettingsError."""
+    _note((group,))
+    value = _loaded(group)
+    assert isinstance(value, group)
+    return value
+
+
+def require(*groups: type[SettingsGroup]) -> Groups:
+    """Loads every group now: at import, a function's missing variable fails its cold start."""
+    for group in groups:
+        settings(group)
+    return groups
+
+
+def cold_start(module_file: str) -> Groups:
+    """The groups the function of `module_file` (its __file__) declares, loaded now."""
+    return require(*function_settings(module_file))
+
+
+@contextmanager
+def settings_scope(groups: Iterable[type[SettingsGroup]]) -> Iterator[None]:
+    """Within it, reading a group outside `groups` raises SettingsError, as a function whose
+    environment lacks the group's variables would in AWS. The embedded runtime wraps each
+    invocation in its function's declaration; in Lambda nothing needs to."""
+    token = _allowed.set(frozenset(groups))
+    try:
+        yield
+    finally:
+        _allowed.reset(token)
 
 
 @_built_once()
@@ -125,27 +230,27 @@ def client(service: str) -> Any:
 
 @_built_once()
 def account_store() -> DynamoAccountStore:
-    return DynamoAccountStore(client("dynamodb"), settings().resources_table)
+    return DynamoAccountStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def key_store() -> DynamoKeyStore:
-    return DynamoKeyStore(client("dynamodb"), settings().resources_table)
+    return DynamoKeyStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def audit_store() -> DynamoAuditStore:
-    return DynamoAuditStore(client("dynamodb"), settings().resources_table)
+    return DynamoAuditStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def template_store() -> DynamoTemplateStore:
-    return DynamoTemplateStore(client("dynamodb"), settings().resources_table)
+    return DynamoTemplateStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def counter_store() -> DynamoCounterStore:
-    return DynamoCounterStore(client("dynamodb"), settings().counters_table)
+    return DynamoCounterStore(client("dynamodb"), settings(Counters).table)
 
 
 @_built_once()
@@ -153,7 +258,7 @@ def hasher() -> PepperedHasher:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
     provider = SecretsProvider(boto3_client=client("secretsmanager"))
-    secret_id = settings().key_hash_secret_id
+    secret_id = settings(KeyPepper).secret_id
     # Cached for five minutes per container, so a key check costs no Secrets Manager call.
     return PepperedHasher(lambda: str(provider.get(secret_id, max_age=300)))
 
@@ -174,10 +279,8 @@ def ids() -> RandomIds:
 
 @_built_once()
 def console_verifier() -> JwksTokenVerifier:
-    config = settings()
-    return JwksTokenVerifier(
-        config.console_jwks, audience=config.console_jwt_audience, issuer=config.console_jwt_issuer
-    )
+    console = settings(Console)
+    return JwksTokenVerifier(console.jwks, audience=console.audience, issuer=console.issuer)
 
 
 def authenticator() -> Authenticator:
@@ -189,7 +292,7 @@ def authenticator() -> Authenticator:
         clock=_clock,
         console=console_verifier(),
         meter=meter(),
-        ip_rate_limit=settings().ip_rate_limit_per_minute,
+        ip_rate_limit=settings(SourceRate).per_minute,
     )
 
 
@@ -216,44 +319,43 @@ def operator_service() -> OperatorService:
 
 @_built_once()
 def message_store() -> DynamoMessageStore:
-    config = settings()
-    return DynamoMessageStore(client("dynamodb"), config.messages_table, config.events_table)
+    return DynamoMessageStore(client("dynamodb"), settings(Messages).table, settings(Events).table)
 
 
 @_built_once()
 def event_store() -> DynamoEventStore:
-    return DynamoEventStore(client("dynamodb"), settings().events_table)
+    return DynamoEventStore(client("dynamodb"), settings(Events).table)
 
 
 @_built_once()
 def suppressions() -> DynamoSuppressions:
-    return DynamoSuppressions(client("dynamodb"), settings().suppressions_table)
+    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table)
 
 
 @_built_once()
 def vault() -> KmsVault:
-    config = settings()
-    return KmsVault(client("kms"), client("s3"), config.content_key_id, config.content_bucket)
+    return KmsVault(client("kms"), client("s3"), settings(ContentKey).key_id, settings(ContentBucket).bucket)
 
 
 @_built_once()
 def dispatch_queue() -> SqsDispatchQueue:
-    config = settings()
+    queue = settings(SendQueue)
     return SqsDispatchQueue(
         client("sqs"),
         client("scheduler"),
-        queue_url=config.send_queue_url,
-        queue_arn=config.send_queue_arn,
-        scheduler_role_arn=config.scheduler_role_arn,
+        queue_url=queue.url,
+        queue_arn=queue.arn,
+        scheduler_role_arn=queue.scheduler_role_arn,
         clock=_clock,
-        max_delay_seconds=config.queue_max_delay_seconds,
+        max_delay_seconds=queue.max_delay_seconds,
     )
 
 
 @_built_once()
 def sending_domains() -> DynamoSendingDomains:
-    config = settings()
-    return DynamoSendingDomains(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+    return DynamoSendingDomains(
+        client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
+    )
 
 
 @_built_once()
@@ -261,33 +363,33 @@ def tracking_secret() -> Callable[[], bytes]:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
     provider = SecretsProvider(boto3_client=client("secretsmanager"))
-    secret_id = settings().tracking_secret_id
+    secret_id = settings(TrackingSecret).secret_id
     return lambda: str(provider.get(secret_id, max_age=300)).encode()
 
 
 @_built_once()
 def mx_resolver() -> MxResolver:
-    return MxResolver(settings().dns_resolver)
+    return MxResolver(settings(Dns).resolver)
 
 
 @_built_once()
 def transports() -> dict[str, Transport]:
-    config = settings()
+    outbound = settings(Outbound)
     return {
         "test": SimulatorTransport(),
         "smtp": SmtpTransport(
-            relay=Relay.parse(config.smtp_relay),
+            relay=Relay.parse(outbound.smtp_relay),
             resolver=mx_resolver(),
-            mx_port=config.smtp_mx_port,
-            helo_name=config.smtp_helo_name,
+            mx_port=outbound.smtp_mx_port,
+            helo_name=outbound.smtp_helo_name,
         ),
-        "ses": SesTransport(client("sesv2"), config.ses_configuration_set or None),
+        "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
 
 
 def transport_for(message: Message) -> Transport:
     """Test messages never leave the machine; live ones take the configured transport."""
-    return transports()["test" if message.test else settings().outbound_transport]
+    return transports()["test" if message.test else settings(Outbound).transport]
 
 
 @_built_once(maxsize=1024)
@@ -297,13 +399,13 @@ def retention_days(account_id: str) -> int:
 
 
 def links() -> LinkMaker | None:
-    base_url = settings().public_base_url
+    base_url = settings(PublicUrl).base_url
     return LinkMaker(base_url, tracking_secret()()) if base_url else None
 
 
 @_built_once()
 def idempotency() -> PowertoolsIdempotency:
-    return PowertoolsIdempotency(client("dynamodb"), settings().idempotency_table)
+    return PowertoolsIdempotency(client("dynamodb"), settings(Idempotency).table)
 
 
 def send_service() -> SendService:
@@ -333,13 +435,14 @@ def template_service() -> TemplateService:
 
 @_built_once()
 def webhook_endpoints() -> DynamoWebhookEndpoints:
-    config = settings()
-    return DynamoWebhookEndpoints(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+    return DynamoWebhookEndpoints(
+        client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
+    )
 
 
 @_built_once()
 def url_guard() -> ResolvingUrlGuard:
-    return ResolvingUrlGuard(allow_private=settings().allow_private_webhook_urls)
+    return ResolvingUrlGuard(allow_private=settings(WebhookUrls).allow_private)
 
 
 def webhook_service() -> WebhookService:
@@ -375,27 +478,25 @@ def tracking_service() -> TrackingService:
 
 
 def event_service() -> EventService:
-    return EventService(
-        events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings().events_query_budget_ms
-    )
+    return EventService(events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings(EventsQuery).budget_ms)
 
 
 @_built_once()
 def export_jobs() -> DynamoExportJobs:
-    return DynamoExportJobs(client("dynamodb"), settings().jobs_table)
+    return DynamoExportJobs(client("dynamodb"), settings(Jobs).table)
 
 
 @_built_once()
 def export_files() -> S3ExportFiles:
     # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
     s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
-    return S3ExportFiles(s3, settings().exports_bucket)
+    return S3ExportFiles(s3, settings(ExportFiles).bucket)
 
 
 def export_service() -> ExportService:
     return ExportService(
         jobs=export_jobs(),
-        queue=SqsExportQueue(client("sqs"), settings().export_queue_url),
+        queue=SqsExportQueue(client("sqs"), settings(ExportQueue).url),
         files=export_files(),
         events=event_store(),
         audit=audit_store(),
@@ -415,33 +516,32 @@ def feedback_service() -> FeedbackService:
 
 @_built_once()
 def signing_keys() -> DynamoSigningKeys:
-    config = settings()
-    return DynamoSigningKeys(client("dynamodb"), config.resources_table, client("kms"), config.content_key_id)
+    return DynamoSigningKeys(client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id)
 
 
 @_built_once()
 def webhook_deliveries() -> DynamoDeliveryStore:
-    return DynamoDeliveryStore(client("dynamodb"), settings().webhook_deliveries_table)
+    return DynamoDeliveryStore(client("dynamodb"), settings(WebhookDeliveries).table)
 
 
 @_built_once()
 def webhook_http() -> WebhookHttp:
     # Cached (it holds connection pools and tokens), so it is given the process's clock as it is
     # at each call, not the one installed when it was built.
-    return WebhookHttp(_CurrentClock(), url_guard().vet, ca_bundle=settings().webhook_ca_bundle or None)
+    return WebhookHttp(_CurrentClock(), url_guard().vet, ca_bundle=settings(WebhookTls).ca_bundle or None)
 
 
 def webhook_deliverer() -> WebhookDeliverer:
-    config = settings()
+    notifications = settings(Notifications)
     return WebhookDeliverer(
         stream=StreamRecords(),
         deliveries=webhook_deliveries(),
         endpoints=webhook_endpoints(),
         signer=signing_key_service(),
         client=webhook_http(),
-        workflow=StepFunctionsRetry(client("stepfunctions"), config.webhook_retry_state_machine_arn),
+        workflow=StepFunctionsRetry(client("stepfunctions"), lambda: settings(WebhookRetry).state_machine_arn),
         notifier=OwnerNotifier(
-            account_store(), config.notifications_from, ses=client("sesv2"), relay=Relay.parse(config.smtp_relay)
+            account_store(), notifications.sender, ses=client("sesv2"), relay=Relay.parse(notifications.smtp_relay)
         ),
         retention_days=retention_days,
         clock=_clock,
@@ -461,13 +561,13 @@ def delivery_history_service() -> DeliveryHistoryService:
 
 @_built_once()
 def resend_jobs() -> DynamoResendJobs:
-    return DynamoResendJobs(client("dynamodb"), settings().jobs_table)
+    return DynamoResendJobs(client("dynamodb"), settings(Jobs).table)
 
 
 def webhook_resend_service() -> WebhookResendService:
     return WebhookResendService(
         jobs=resend_jobs(),
-        queue=SqsResendQueue(client("sqs"), settings().resend_queue_url),
+        queue=SqsResendQueue(client("sqs"), settings(ResendQueue).url),
         deliveries=webhook_deliveries(),
         endpoints=webhook_endpoints(),
         audit=audit_store(),

@@ -1,0 +1,132 @@
+"""Which settings groups each function reads: the one table template.yaml's environments come from.
+
+An API function reads the groups of its routes' permissions (the same names the generator turns
+into IAM statements), unioned over every route its module serves, since the module's code is
+the same in each of them. A worker has its own row. `make generate` writes each function's
+Environment from here; the function loads the same groups as it is imported (`wiring.require`);
+the embedded runtime refuses, during the test suite, an invocation that reads a group its function
+does not declare, so a row that forgets one fails a test instead of a deployed function.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from postline.config import (
+    Console,
+    ContentBucket,
+    ContentKey,
+    Counters,
+    Dns,
+    Events,
+    EventsQuery,
+    ExportFiles,
+    ExportQueue,
+    Idempotency,
+    Jobs,
+    KeyPepper,
+    Messages,
+    Notifications,
+    Outbound,
+    PublicUrl,
+    ResendQueue,
+    Resources,
+    SendQueue,
+    SettingsGroup,
+    SourceRate,
+    Suppressions,
+    TrackingSecret,
+    WebhookDeliveries,
+    WebhookRetry,
+    WebhookTls,
+    WebhookUrls,
+)
+from postline.http import routes as r
+
+Groups = tuple[type[SettingsGroup], ...]
+
+_AUTHENTICATE: Groups = (Resources, Counters, KeyPepper, Console, SourceRate)
+
+POLICY_SETTINGS: dict[str, Groups] = {
+    r.AUTH: _AUTHENTICATE,
+    r.SOURCE_RATE: _AUTHENTICATE,  # public routes count their source address through the authenticator
+    r.RESOURCES_READ: (Resources,),
+    r.RESOURCES_WRITE: (Resources,),
+    r.COUNTERS_READ: (Counters,),
+    r.SEND: (
+        Messages,
+        Events,
+        Idempotency,
+        Suppressions,
+        ContentKey,
+        ContentBucket,
+        SendQueue,
+        WebhookUrls,
+    ),
+    r.MESSAGES_READ: (Messages, Events),
+    r.MESSAGES_WRITE: (Messages, Events, SendQueue, ContentKey, ContentBucket, Suppressions),
+    r.TRACK: (Messages, Events, Suppressions, TrackingSecret),
+    r.SIGNING_KEYS: (ContentKey,),
+    r.WEBHOOKS_READ: (ContentKey,),
+    r.WEBHOOKS_WRITE: (ContentKey, WebhookUrls),
+    r.EVENTS_READ: (Events, EventsQuery),
+    r.EXPORTS_WRITE: (Jobs, ExportQueue, ExportFiles, Events),
+    r.EXPORTS_READ: (Jobs, ExportQueue, ExportFiles, Events),
+    r.DELIVERIES_READ: (WebhookDeliveries,),
+    r.RESENDS_WRITE: (Jobs, ResendQueue, WebhookDeliveries),
+    r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
+}
+
+_DELIVER: Groups = (
+    Resources,
+    Messages,
+    Events,
+    Suppressions,
+    ContentKey,
+    ContentBucket,
+    SendQueue,
+    Outbound,
+    Dns,
+    PublicUrl,
+    TrackingSecret,
+)
+_WEBHOOKS: Groups = (Resources, ContentKey, WebhookDeliveries, WebhookUrls, WebhookTls, Notifications)
+
+# functions/workers/<module>.py -> the groups it reads.
+WORKER_SETTINGS: dict[str, Groups] = {
+    "dispatcher": _DELIVER,
+    "feedback": (Resources, Messages, Events, Suppressions),
+    "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
+    "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows
+    "webhook_attempt": _WEBHOOKS,
+    "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
+    "signing_keys": (Resources, ContentKey),
+}
+
+# The operator CLI (postline.cli) against a stack; its `events` commands also read Events.
+CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
+
+
+def _ordered(groups: list[type[SettingsGroup]]) -> Groups:
+    return tuple(dict.fromkeys(groups))
+
+
+def api_settings(module: str) -> Groups:
+    """The groups of functions/api/<module>.py: its routes' permissions, unioned."""
+    policies = [policy for route in r.ROUTES if route.module == module for policy in route.all_policies]
+    if not policies:
+        raise KeyError(f"functions/api/{module}.py serves no route of the route table")
+    return _ordered([group for policy in policies for group in POLICY_SETTINGS[policy]])
+
+
+def function_settings(module_file: str) -> Groups:
+    """The groups of the function whose handler module is `module_file` (pass __file__)."""
+    path = Path(module_file)
+    if path.parent.name == "workers":
+        return WORKER_SETTINGS[path.stem]
+    return api_settings(path.stem)
+
+
+def variables(groups: Groups) -> list[str]:
+    """The environment variables of `groups`, each once, in the groups' order."""
+    return list(dict.fromkeys(name for group in groups for name in group.variables()))
