@@ -2,7 +2,7 @@
 
 python -m devtools.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
                          [--template template.yaml] [--state-dir .local] [--parameter Name=Value ...]
-                         [--log-level WARNING] [--no-dev-account]
+                         [--log-level WARNING] [--no-dev-account] [--no-persist]
 Port 0 picks a free port. The environment can set the defaults: POSTLINE_API_PORT,
 POSTLINE_AWS_PORT, POSTLINE_MAIL_PORT, POSTLINE_TEMPLATE, POSTLINE_STATE_DIR, POSTLINE_LOG_LEVEL.
 """
@@ -44,7 +44,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--state-dir",
         type=Path,
         default=Path(env.get("POSTLINE_STATE_DIR", ".local")),
-        help="where dev.json keeps the development account between starts (%(default)s)",
+        help="where dev.json and the emulator's snapshot are kept between starts (%(default)s)",
+    )
+    parser.add_argument(
+        "--no-persist",
+        dest="persist",
+        action="store_false",
+        help="start with an empty emulator and keep nothing; by default the emulator's state (tables, queues, "
+        "buckets, keys, schedules) is restored from the state dir and saved there every 30 s and at stop",
     )
     parser.add_argument(
         "--parameter",
@@ -109,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         parameters=dict(item.split("=", 1) for item in args.parameter),
         log_level=args.log_level,
         dev_account=args.dev_account,
+        persist=args.persist,
     )
     try:
         runtime.start()

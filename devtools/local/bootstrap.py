@@ -68,8 +68,11 @@ def previous_state(state_dir: Path) -> DevState | None:
 
 
 def seed_dev_account(previous: DevState | None) -> tuple[str, DevKeys]:
-    """Creates the development account (plan professional) and a full-access live and test key."""
+    """Creates the development account (plan professional) and a full-access live and test key;
+    an emulator restored from a snapshot has them already (from the start that wrote dev.json)."""
     operator = wiring.operator_service()
+    if previous and previous.keys and wiring.account_store().get_account(previous.account_id or "") is not None:
+        return str(previous.account_id), previous.keys
     account = operator.create_account(
         name=ACCOUNT_NAME,
         plan=Plan.PROFESSIONAL,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import os
 import select
@@ -22,17 +23,26 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any
+import urllib.request
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import boto3
 
+from devtools.local import persistence
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
+from devtools.local.persistence import SnapshotGate
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 # A module whose `wsgi(app)` wraps the emulator's WSGI app, for work that must run inside moto's
 # process (the benchmark loads a million items straight into moto's tables). Its requests go to
 # paths under EXTENSION_PATH and run one at a time with DynamoDB's.
 EXTENSION_ENV = "POSTLINE_EMULATOR_EXTENSION"
 EXTENSION_PATH = "/_emulator/"
+STATE_PATH = "/_emulator/state"  # snapshots of the emulator's state (persistence.py)
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
 START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
@@ -40,8 +50,9 @@ _CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testin
 
 
 class Emulator:
-    def __init__(self, port: int = DEFAULT_PORT) -> None:
+    def __init__(self, port: int = DEFAULT_PORT, state_file: Path | None = None) -> None:
         self._requested_port = port
+        self._state_file = state_file  # restored at start when it exists; snapshots go there
         self._process: subprocess.Popen[str] | None = None
         self._endpoint_url: str | None = None
         self._clients: dict[str, Any] = {}
@@ -49,6 +60,8 @@ class Emulator:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "devtools.local.emulator", "--port", str(self._requested_port)]
+        if self._state_file is not None:
+            command += ["--state", str(self._state_file)]
         # This interpreter running this package: nothing here comes from outside.
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # noqa: S603
         assert process.stdout is not None
@@ -99,6 +112,22 @@ class Emulator:
                 self._clients[service] = session.client(service, endpoint_url=self.endpoint_url)
             return self._clients[service]
 
+    def restored(self) -> dict[str, Any] | None:
+        """The document the last snapshot carried, when the emulator started from one."""
+        if self._state_file is None:
+            return None
+        with urllib.request.urlopen(self.endpoint_url + STATE_PATH, timeout=30) as response:  # noqa: S310 - loopback
+            restored: dict[str, Any] | None = json.load(response)["restored"]
+        return restored
+
+    def snapshot(self, document: dict[str, Any]) -> None:
+        """Writes the emulator's state, with `document`, to its state file (between two requests)."""
+        request = urllib.request.Request(  # noqa: S310 - the emulator, on loopback
+            self.endpoint_url + STATE_PATH, data=json.dumps(document).encode(), method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=300) as response:  # noqa: S310
+            response.read()
+
     def queue_url(self, queue_arn: str) -> str:
         """SQS addresses queues by URL; templates and schedules name them by ARN."""
         name = queue_arn.rsplit(":", 1)[-1]
@@ -133,8 +162,36 @@ def _as_is(app: Any) -> Any:
     return app
 
 
-def serve(port: int) -> None:
-    """The child process: serve until stdin closes."""
+class _StateEndpoint:
+    """WSGI middleware: STATE_PATH takes snapshots (POST, with the runtime's document as its body)
+    and answers the document the emulator was restored with (GET); the rest goes through the gate."""
+
+    def __init__(self, gate: SnapshotGate, state_file: Path | None, restored: dict[str, Any] | None) -> None:
+        self._gate = gate
+        self._state_file = state_file
+        self._restored = restored
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != STATE_PATH:
+            return self._gate(environ, start_response)
+        if self._state_file is None:
+            return _answer(start_response, "409 Conflict", {"error": "started without a state file"})
+        if environ["REQUEST_METHOD"] == "GET":
+            return _answer(start_response, "200 OK", {"restored": self._restored})
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        document = json.loads(environ["wsgi.input"].read(length) or b"{}")
+        state_file = self._state_file
+        self._gate.quiesced(lambda: persistence.save(state_file, document))
+        return _answer(start_response, "200 OK", {"saved": str(state_file), "requests": self._gate.requests})
+
+
+def _answer(start_response: StartResponse, status: str, body: dict[str, Any]) -> list[bytes]:
+    start_response(status, [("Content-Type", "application/json")])
+    return [json.dumps(body).encode()]
+
+
+def serve(port: int, state_file: Path | None = None) -> None:
+    """The child process: restore `state_file` if it exists, then serve until stdin closes."""
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
@@ -142,10 +199,13 @@ def serve(port: int) -> None:
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
+    restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
-    server_app.install(lambda app: _OneDynamoDBRequestAtATime(wrap(app)))
+    server_app.install(
+        lambda app: _StateEndpoint(SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app))), state_file, restored)
+    )
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -170,4 +230,6 @@ def _exit_on_server_error(args: threading.ExceptHookArgs) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The embedded runtime's AWS emulator (moto), until stdin closes.")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
-    serve(parser.parse_args().port)
+    parser.add_argument("--state", type=Path, help="snapshot file: restored at start, written on request")
+    arguments = parser.parse_args()
+    serve(arguments.port, arguments.state)

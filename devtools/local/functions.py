@@ -2,15 +2,18 @@
 
 Each function's handler module is loaded by file path into a module of its own, so functions
 that share a file still have separate globals, like separate containers. Handlers import only
-the layer (`postline`), never their siblings: shared code lives in the layer. One invocation at
-a time per function, as in one Lambda container: Powertools' resolver keeps the current event
-on the app object. Each invocation may read only the settings groups its module declares
-(`SETTINGS`): the environment here is every function's at once, so without that check a function
-whose declaration forgot a group would pass here and fail its cold start in AWS.
+the layer (`postline`), never their siblings: shared code lives in the layer. A function runs
+concurrent invocations in separate instances (each its own copy of the module, one invocation
+at a time, as one Lambda execution environment: Powertools' resolver keeps the current event on
+the app object), and abandons an invocation past its Timeout. Each invocation may read only the
+settings groups its module declares (`SETTINGS`): the environment here is every function's at
+once, so without that check a function whose declaration forgot a group would pass here and
+fail its cold start in AWS.
 """
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import logging
 import sys
@@ -18,6 +21,8 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +90,22 @@ class InvocationContext:
         return max(0, int((self.deadline - time.monotonic()) * 1000))
 
 
+class FunctionTimeout(Exception):
+    """The invocation ran past the function's Timeout; Lambda stops it and reports this error."""
+
+
+class IntegrationTimeout(Exception):
+    """The caller stopped waiting (API Gateway's 29 s) while the function runs on."""
+
+
+@dataclass
+class _Instance:
+    """One loaded copy of the handler module: an execution environment, one invocation at a time."""
+
+    handler: Handler
+    settings: tuple[Any, ...] | None  # the module's SETTINGS: the groups an invocation may read
+
+
 @dataclass
 class LocalFunction:
     logical_id: str
@@ -93,9 +114,12 @@ class LocalFunction:
     memory: int
     timeout: int
     events: dict[str, dict[str, Any]]
-    _loaded: Handler | None = field(default=None, init=False, repr=False)
-    _settings: tuple[Any, ...] | None = field(default=None, init=False, repr=False)  # its module's SETTINGS
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Concurrent invocations each get an instance, as Lambda scales out; past this many they wait.
+    max_instances: int = 10
+    _idle: list[_Instance] = field(default_factory=list, init=False, repr=False)
+    _live: int = field(default=0, init=False, repr=False)  # instances loaded and not abandoned
+    _loads: int = field(default=0, init=False, repr=False)
+    _slots: threading.Condition = field(default_factory=threading.Condition, init=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -105,28 +129,78 @@ class LocalFunction:
     def arn(self) -> str:
         return f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{self.name}"
 
-    def invoke(self, event: Any) -> Any:
-        with self._lock:
-            handler = self._handler()
-            context = InvocationContext(
-                function_name=self.name,
-                memory_limit_in_mb=self.memory,
-                invoked_function_arn=self.arn,
-                aws_request_id=str(uuid.uuid4()),
-                deadline=time.monotonic() + self.timeout,
-            )
-            with wiring.settings_scope(self._settings) if self._settings is not None else nullcontext():
-                return handler(event, context)
+    def invoke(self, event: Any, wait: float | None = None) -> Any:
+        """Runs the handler on `event` in an instance of its own, as Lambda's synchronous Invoke.
 
-    def _handler(self) -> Handler:
-        if self._loaded is None:
-            self._loaded = self._load()
-        return self._loaded
+        Past the function's Timeout the invocation is abandoned and FunctionTimeout raised: its
+        instance is never used again (Lambda would stop it; a thread cannot be stopped, so its work
+        may still finish in the background). With `wait` shorter than the Timeout, IntegrationTimeout
+        is raised when the caller's wait runs out and the function goes on, as behind API Gateway.
+        """
+        instance = self._acquire()
+        done: Future[Any] = Future()
+        context = InvocationContext(
+            function_name=self.name,
+            memory_limit_in_mb=self.memory,
+            invoked_function_arn=self.arn,
+            aws_request_id=str(uuid.uuid4()),
+            deadline=time.monotonic() + self.timeout,
+        )
+        abandoned = threading.Event()
 
-    def _load(self) -> Handler:
+        def run() -> None:
+            try:
+                with wiring.settings_scope(instance.settings) if instance.settings is not None else nullcontext():
+                    done.set_result(instance.handler(event, context))
+            except BaseException as exc:
+                done.set_exception(exc)
+            finally:
+                if not abandoned.is_set():
+                    self._release(instance)
+
+        # A fresh context per invocation: nothing of the caller's context variables leaks in.
+        thread = threading.Thread(target=contextvars.Context().run, args=(run,), name=self.name, daemon=True)
+        thread.start()
+        limit = self.timeout if wait is None else min(wait, self.timeout)
+        try:
+            return done.result(timeout=limit)
+        except FutureTimeout:
+            if limit < self.timeout:
+                raise IntegrationTimeout(f"{self.name} did not answer within {limit:g} s") from None
+            abandoned.set()
+            self._abandon()
+            logger.error("%s: Task timed out after %.2f seconds", self.name, self.timeout)
+            raise FunctionTimeout(f"Task timed out after {self.timeout:.2f} seconds") from None
+
+    def _acquire(self) -> _Instance:
+        with self._slots:
+            while not self._idle and self._live >= self.max_instances:
+                self._slots.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._live += 1
+        try:
+            return self._load()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _release(self, instance: _Instance) -> None:
+        with self._slots:
+            self._idle.append(instance)
+            self._slots.notify()
+
+    def _abandon(self) -> None:
+        with self._slots:
+            self._live -= 1
+            self._slots.notify()
+
+    def _load(self) -> _Instance:
         module_path, _, attribute = self.handler.rpartition(".")
         path = self.code_dir / f"{module_path.replace('.', '/')}.py"
-        module_name = f"postline_local_{self.logical_id}"
+        with self._slots:
+            self._loads += 1
+            module_name = f"postline_local_{self.logical_id}_{self._loads}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None or not path.is_file():
             raise TemplateError(f"{self.logical_id}: handler module {path} does not exist")
@@ -137,10 +211,8 @@ class LocalFunction:
         except BaseException:
             del sys.modules[module_name]
             raise
-        handler: Handler = getattr(module, attribute)
-        self._settings = getattr(module, "SETTINGS", None)
-        logger.debug("loaded %s from %s", self.handler, path)
-        return handler
+        logger.debug("loaded %s from %s as %s", self.handler, path, module_name)
+        return _Instance(getattr(module, attribute), getattr(module, "SETTINGS", None))
 
 
 def load_functions(template: Template) -> dict[str, LocalFunction]:

@@ -2,8 +2,9 @@
 
 A function with an `Events: {X: {Type: Api, Properties: {Path, Method}}}` serves that method
 and path template ({id} for one segment, {proxy+} for the rest); the most specific template
-wins, as in API Gateway. Unmatched requests and crashed handlers get the bodies the template's
-GatewayResponses define (404 not_found, 500 internal_error).
+wins, as in API Gateway. Unmatched requests, functions that fail or time out, and requests past
+the 29-second integration timeout get what the template's GatewayResponses define (404
+not_found; 502 and 504 internal_error).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from devtools.local.cloudformation import ACCOUNT_ID, Resolver, Template
-from devtools.local.functions import LocalFunction
+from devtools.local.functions import IntegrationTimeout, LocalFunction
 from devtools.local.responses import JsonResponse, error_response
 from postline.shared.ports import Clock
 
@@ -34,6 +35,13 @@ DEFAULT_PORT = 3000
 OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
 API_ID = "local"
 RAW_HEADERS = "devtools.local.raw_headers"  # WSGI environ key: the request's headers as sent
+# API Gateway's integration timeout, and the messages of the template's GatewayResponses
+# (DEFAULT_5XX for a function's error or timeout, INTEGRATION_TIMEOUT past 29 s).
+INTEGRATION_TIMEOUT_SECONDS = 29.0
+FUNCTION_ERROR_MESSAGE = "Something went wrong on our side; retry with backoff."
+INTEGRATION_TIMEOUT_MESSAGE = (
+    "The request did not finish within 29 seconds and may have taken effect; retry with the same Idempotency-Key."
+)
 _IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
 _GREEDY = re.compile(r"\{(\w+)\+\}")
 _PARAMETER = re.compile(r"\{(\w+)\}")
@@ -100,11 +108,13 @@ class Gateway:
         control: Callable[[Request], Response],
         openapi: Path,
         clock: Clock,
+        integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS,
     ) -> None:
         self._routes = routes
         self._control = control
         self._openapi = openapi
         self._clock = clock
+        self._integration_timeout = integration_timeout
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
@@ -126,11 +136,13 @@ class Gateway:
         request_id = str(uuid.uuid4())
         event = proxy_event(request, route, parameters, request_id, self._clock)
         try:
-            return http_response(route.function.invoke(event))
-        except Exception:
+            return http_response(route.function.invoke(event, wait=self._integration_timeout))
+        except IntegrationTimeout:
+            logger.error("%s did not answer %s %s in time", route.function.name, request.method, request.path)
+            return error_response(504, "internal_error", INTEGRATION_TIMEOUT_MESSAGE, request_id)
+        except Exception:  # the function failed (crashed, or ran past its Timeout): a Lambda error
             logger.exception("%s failed on %s %s", route.function.name, request.method, request.path)
-            message = "Something went wrong on our side; retry with backoff."
-            return error_response(500, "internal_error", message, request_id)
+            return error_response(502, "internal_error", FUNCTION_ERROR_MESSAGE, request_id)
 
 
 def proxy_event(

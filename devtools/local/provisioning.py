@@ -55,14 +55,25 @@ class Stack:
             raise TemplateError(f"{logical_id} has no attribute {attribute} locally")
         return attributes[attribute]
 
+    def deployed(self) -> dict[str, Deployed]:
+        return dict(self._deployed)
+
     def _get(self, logical_id: str) -> Deployed:
         if logical_id not in self._deployed:
             raise TemplateError(f"{logical_id} is not a parameter or a resource the local runtime creates")
         return self._deployed[logical_id]
 
 
-def deploy(template: Template, parameters: Mapping[str, str], clients: ClientFactory) -> Stack:
+def deploy(
+    template: Template,
+    parameters: Mapping[str, str],
+    clients: ClientFactory,
+    existing: Mapping[str, Deployed] | None = None,
+) -> Stack:
+    """Creates the template's resources, except those `existing` says a restored emulator holds
+    (a stack update that only adds: a resource whose properties changed keeps its old ones)."""
     stack = Stack()
+    existing = existing or {}
     resolver = Resolver(parameters, stack)
     emulated = {}
     for logical_id, resource in template.resources.items():
@@ -76,6 +87,9 @@ def deploy(template: Template, parameters: Mapping[str, str], clients: ClientFac
         else:
             logger.debug("%s (%s) is not an emulator resource; skipped", logical_id, resource.get("Type"))
     for logical_id in dependency_order(emulated):
+        if logical_id in existing:
+            stack.add(logical_id, existing[logical_id])
+            continue
         resource = emulated[logical_id]
         properties = resolver.resolve(resource.get("Properties") or {})
         stack.add(logical_id, _CREATORS[resource["Type"]](clients, logical_id, properties))

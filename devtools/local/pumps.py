@@ -260,18 +260,32 @@ class StreamPump(Pump):
         starting_position: str,
         activity: Activity,
         record_filter: RecordFilter,
+        resume: dict[str, str] | None = None,
     ) -> None:
+        """`resume`: the checkpoints of this pump before a restart of a restored emulator; a shard
+        without one is read from its start (the pump existed all along, it had not seen it yet)."""
         super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
+        self.key = f"{settings.function.logical_id} {stream_arn}"  # names its checkpoints in snapshots
         self._settings = settings
         self._filter = record_filter
         self._streams = streams
         self._stream_arn = stream_arn
         shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
         self._shards = [shard["ShardId"] for shard in shards]
-        self._iterators = {shard: self._iterator(shard, starting_position) for shard in self._shards}
-        self._checkpoints: dict[str, str] = {}  # shard -> sequence number of the last record delivered
+        # shard -> sequence number of the last record delivered
+        self._checkpoints: dict[str, str] = {s: n for s, n in (resume or {}).items() if s in self._shards}
+        self._iterators = {
+            shard: self._iterator(shard, "AFTER_SEQUENCE_NUMBER", self._checkpoints[shard])
+            if shard in self._checkpoints
+            else self._iterator(shard, "TRIM_HORIZON" if resume is not None else starting_position)
+            for shard in self._shards
+        }
         self._failures: dict[str, int] = {}  # shard -> consecutive failed attempts
         self._lock = threading.Lock()
+
+    def checkpoints(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._checkpoints)
 
     def idle(self) -> bool:
         for shard in self._shards:
@@ -359,9 +373,15 @@ def _json_form(value: Any) -> Any:
 
 
 def event_source_pumps(
-    functions: Iterable[LocalFunction], resolver: Resolver, emulator: Emulator, clock: Clock, activity: Activity
+    functions: Iterable[LocalFunction],
+    resolver: Resolver,
+    emulator: Emulator,
+    clock: Clock,
+    activity: Activity,
+    checkpoints: dict[str, dict[str, str]] | None = None,
 ) -> list[Pump]:
-    """One pump per enabled `Type: SQS` and `Type: DynamoDB` event, with Lambda's default batch sizes."""
+    """One pump per enabled `Type: SQS` and `Type: DynamoDB` event, with Lambda's default batch sizes.
+    `checkpoints`: the stream pumps' positions when the emulator was restored (None: a fresh one)."""
     pumps: list[Pump] = []
     for function in functions:
         for event in function.events.values():
@@ -379,5 +399,6 @@ def event_source_pumps(
                 position = props.get("StartingPosition", "TRIM_HORIZON")
                 record_filter = RecordFilter.of(props.get("FilterCriteria"))
                 stream_arn = resolver.resolve(props["Stream"])
-                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter))
+                resume = None if checkpoints is None else checkpoints.get(f"{function.logical_id} {stream_arn}", {})
+                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter, resume))
     return pumps

@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -28,8 +29,8 @@ from devtools.local.functions import function_environment, load_functions, warn_
 from devtools.local.gateway import Gateway, HttpServer, api_routes
 from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
-from devtools.local.provisioning import STATE_MACHINE, deploy
-from devtools.local.pumps import Pump, SqsPump, event_source_pumps
+from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
+from devtools.local.pumps import Pump, SqsPump, StreamPump, event_source_pumps
 from devtools.local.schedules import SchedulerSchedules, rule_schedules
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
@@ -37,6 +38,8 @@ from postline import wiring
 from postline.shared.clock import MovableClock
 
 _DRAIN_POLL_SECONDS = 0.02
+SNAPSHOT_FILE = "emulator.pickle"  # in the state dir, beside dev.json
+SNAPSHOT_INTERVAL_SECONDS = 30.0
 
 
 class Runtime:
@@ -54,14 +57,18 @@ class Runtime:
         parameters: Mapping[str, str] | None = None,
         log_level: str = "WARNING",
         dev_account: bool = True,
+        persist: bool = False,
     ) -> None:
+        """`persist`: restore the emulator's state from the state dir at start, and snapshot it there
+        every half minute and at stop (persistence.py says what is kept)."""
         self._template = Template.load(template_path)
         self._state_dir = state_dir
         self._api_port = api_port
         self._parameter_overrides = dict(parameters or {})
         self._log_level = log_level
         self._dev_account = dev_account
-        self._emulator = Emulator(aws_port)
+        self._persist = persist
+        self._emulator = Emulator(aws_port, state_dir / SNAPSHOT_FILE if persist else None)
         self._mail = MailSink(mail_port)
         self.clock = MovableClock()
         self._activity = Activity()
@@ -70,14 +77,19 @@ class Runtime:
         self._gateway: HttpServer | None = None
         self._env: dict[str, str] = {}
         self._dev: bootstrap.DevState | None = None
+        self._stack: Stack | None = None
         self._running = ExitStack()
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
         with ExitStack() as starting:  # on a failed start, stop what did start
+            self._state_dir.mkdir(parents=True, exist_ok=True)
             self._emulator.start()
             starting.callback(self._emulator.stop)
+            restored = self._emulator.restored()
+            if self._persist:
+                starting.callback(self.snapshot)  # the last one: after the pumps, before the emulator stop
             self._mail.start()
             starting.callback(self._mail.stop)
             self._gateway = HttpServer(self._api_port)
@@ -85,7 +97,10 @@ class Runtime:
             starting.callback(self._gateway.stop)
 
             parameters = self._template.parameter_values(self._local_parameters(self._gateway.base_url))
-            stack = deploy(self._template, parameters, self._emulator.client)
+            existing = {lid: Deployed(**deployed) for lid, deployed in (restored or {}).get("stack", {}).items()}
+            stack = self._stack = deploy(self._template, parameters, self._emulator.client, existing)
+            if restored and (then := datetime.fromisoformat(restored["now"])) > self.clock.now():
+                self.clock.advance((then - self.clock.now()).total_seconds())  # time never runs back
             resolver = Resolver(parameters, stack)
             self._env = {
                 **self._emulator.environment(),
@@ -98,7 +113,10 @@ class Runtime:
 
             functions = list(load_functions(self._template).values())
             warn_unsupported_events(functions)
-            self._pumps = event_source_pumps(functions, resolver, self._emulator, self.clock, self._activity)
+            checkpoints = restored.get("checkpoints", {}) if restored else None
+            self._pumps = event_source_pumps(
+                functions, resolver, self._emulator, self.clock, self._activity, checkpoints
+            )
             machines = [stack.ref(lid) for lid, res in self._template.resources.items() if res["Type"] == STATE_MACHINE]
             self._ticker = Ticker(
                 self.clock,
@@ -107,6 +125,7 @@ class Runtime:
                     SchedulerSchedules(self._emulator, self._activity),
                     Workflows(self._emulator, machines, functions, self._activity),
                     *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
+                    *([_Every(SNAPSHOT_INTERVAL_SECONDS, self.snapshot)] if self._persist else []),
                 ],
             )
             for pump in self._pumps:
@@ -163,6 +182,17 @@ class Runtime:
         if self._dev is None:
             raise RuntimeError("the runtime is not running")
         return self._dev.model_dump()
+
+    def snapshot(self) -> None:
+        """Writes the emulator's state, this runtime's stack, its stream positions and its clock."""
+        if self._stack is None:
+            return
+        document = {
+            "stack": {logical_id: asdict(deployed) for logical_id, deployed in self._stack.deployed().items()},
+            "checkpoints": {pump.key: pump.checkpoints() for pump in self._pumps if isinstance(pump, StreamPump)},
+            "now": self.clock.now().isoformat(),
+        }
+        self._emulator.snapshot(document)
 
     def advance(self, seconds: float) -> datetime:
         """Moves the clock forward and fires whatever became due."""
@@ -226,6 +256,22 @@ class Runtime:
         )
         bootstrap.save_state(self._state_dir, state)
         return state
+
+
+class _Every:
+    """Due work for the ticker: `work` once `seconds` of real time have passed since it last ran."""
+
+    name = "snapshot"
+
+    def __init__(self, seconds: float, work: Callable[[], None]) -> None:
+        self._seconds = seconds
+        self._work = work
+        self._last = time.monotonic()
+
+    def fire_due(self, now: datetime) -> None:
+        if time.monotonic() - self._last >= self._seconds:
+            self._work()
+            self._last = time.monotonic()
 
 
 def _set_environment(values: Mapping[str, str]) -> Callable[[], None]:

@@ -21,11 +21,12 @@ processor = BatchProcessor(event_type=EventType.SQS)
 @tracer.capture_method(capture_response=False)  # one message's delivery, its AWS calls inside
 def deliver(record: SQSRecord) -> None:
     job = DispatchJob.model_validate_json(record.body)
-    logger.append_keys(message_id=job.message_id, attempt=job.attempt)
+    # A context variable: no other invocation running beside this one logs it.
+    logger.thread_safe_append_keys(message_id=job.message_id, attempt=job.attempt)
     wiring.dispatcher(WORKER_ID).dispatch(job)
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=deliver, processor=processor, context=context)

@@ -19,12 +19,13 @@ processor = BatchProcessor(event_type=EventType.SQS)
 @tracer.capture_method(capture_response=False)  # one export's file: its queries and upload parts inside
 def export(record: SQSRecord) -> None:
     job = ExportMessage.model_validate_json(record.body)
-    logger.append_keys(export_id=job.export_id, account_id=job.account_id)
+    # A context variable: no other invocation running beside this one logs it.
+    logger.thread_safe_append_keys(export_id=job.export_id, account_id=job.account_id)
     receive_count = int(record.attributes.approximate_receive_count)
     wiring.export_service().run(job.account_id, job.export_id, receive_count=receive_count)
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=export, processor=processor, context=context)

@@ -22,7 +22,7 @@ def apply(record: SQSRecord) -> None:
     wiring.feedback_service().apply(report)
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=apply, processor=processor, context=context)

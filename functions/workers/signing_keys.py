@@ -10,7 +10,7 @@ from postline.observability import logger, metrics
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def rotate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     kid = wiring.signing_key_service().rotate()

@@ -10,11 +10,12 @@ from postline.observability import logger, metrics
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     delivery_id = str(event["delivery_id"])
-    logger.append_keys(delivery_id=delivery_id)
+    # A context variable: no other invocation running beside this one logs it.
+    logger.thread_safe_append_keys(delivery_id=delivery_id)
     over, due = wiring.webhook_deliverer().attempt(delivery_id)
     return {
         "delivery_id": delivery_id,

@@ -14,7 +14,7 @@ from postline.observability import logger, metrics
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
     wiring.webhook_deliverer().fan_out_records(event["Records"], remaining_ms=context.get_remaining_time_in_millis)

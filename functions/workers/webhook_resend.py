@@ -22,7 +22,10 @@ processor = BatchProcessor(event_type=EventType.SQS)
 
 def resend(record: SQSRecord) -> None:
     message = ResendMessage.model_validate_json(record.body)
-    logger.append_keys(resend_id=message.job_id, account_id=message.account_id, delivery_id=message.delivery_id)
+    # A context variable: no other invocation running beside this one logs it.
+    logger.thread_safe_append_keys(
+        resend_id=message.job_id, account_id=message.account_id, delivery_id=message.delivery_id
+    )
     service = wiring.webhook_resend_service()
     receive_count = int(record.attributes.approximate_receive_count)
     if message.delivery_id is None:
@@ -31,7 +34,7 @@ def resend(record: SQSRecord) -> None:
         service.attempt(message.account_id, message.job_id, message.delivery_id, receive_count=receive_count)
 
 
-@logger.inject_lambda_context
+@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=resend, processor=processor, context=context)

@@ -88,10 +88,10 @@ def test_the_functions_headers_and_base64_body_reach_the_client(fixture_stack: F
     assert binary.content == b"\x00\xffbinary"
 
 
-def test_a_handler_that_raises_is_a_500_without_its_traceback(fixture_stack: FixtureStack) -> None:
+def test_a_handler_that_raises_is_a_502_without_its_traceback(fixture_stack: FixtureStack) -> None:
     response = fixture_stack.api.post("/crash")
 
-    assert response.status_code == 500
+    assert response.status_code == 502  # a Lambda error behind API Gateway
     assert response.json() == {
         "error": {"code": "internal_error", "message": "Something went wrong on our side; retry with backoff."},
         "request_id": response.headers["X-Request-Id"],

@@ -120,7 +120,7 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
     invocation's metrics are published as it ends."""
     app = build_app(*routers)
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
     @tracer.capture_lambda_handler
     @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
     def handler(event: dict[str, Any], lambda_context: LambdaContext) -> dict[str, Any]:

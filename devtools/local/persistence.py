@@ -1,0 +1,143 @@
+"""The emulator's state on disk, so `make run` keeps accepted mail and idempotency keys across restarts.
+
+Runs in the emulator's process. moto keeps each service's state in a module-level BackendDict;
+a snapshot pickles those of the services the template uses, together with a document the runtime
+hands over (its stack and its stream pumps' positions), while no request is being served, and
+writes it atomically. On start the file, if any, is loaded back into moto's dicts in place
+before the server takes a request. moto has no persistence of its own (LocalStack's is a paid
+feature), and pickling its models is what its own test suite relies on for copies of state.
+
+What comes back: tables and their items and streams, queues and their messages, buckets, keys,
+secrets, schedules, state machines and executions. Messages a consumer held when the emulator
+stopped are made visible again (their consumer, the runtime, stopped with it), as SQS would
+once their visibility timeout ran out.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import pickle
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_der_private_key,
+)
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+logger = logging.getLogger(__name__)
+# The services whose state the template's resources and the functions' calls create.
+SERVICES = ("dynamodb", "sqs", "s3", "kms", "secretsmanager", "iam", "stepfunctions", "scheduler", "sesv2", "ses")
+FORMAT = 1  # bumped when what a snapshot holds changes; an older file is set aside, not loaded
+_LOCKS = (type(threading.Lock()), type(threading.RLock()))
+
+
+def _private_key(der: bytes) -> Any:
+    return load_der_private_key(der, password=None)
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles what moto's models hold that pickle cannot: locks (new, unheld ones) and KMS keys."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, _LOCKS):
+            return type(obj), ()
+        if isinstance(obj, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey):
+            return _private_key, (obj.private_bytes(Encoding.DER, PrivateFormat.PKCS8, NoEncryption()),)
+        return NotImplemented
+
+
+def _backends() -> dict[str, Any]:
+    from moto.backends import get_backend
+
+    return {service: get_backend(service) for service in SERVICES}  # type: ignore[call-overload]
+
+
+def save(path: Path, runtime: dict[str, Any]) -> None:
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+        {"format": FORMAT, "backends": _backends(), "runtime": runtime}
+    )
+    partial = path.with_suffix(".partial")
+    partial.write_bytes(buffer.getvalue())
+    os.replace(partial, path)  # a crash mid-write leaves the previous snapshot whole
+
+
+def restore(path: Path) -> dict[str, Any] | None:
+    """Loads a snapshot into moto; returns the runtime's document, or None when there is none."""
+    if not path.is_file():
+        return None
+    try:
+        snapshot = pickle.loads(path.read_bytes())  # noqa: S301 - our own file, in the state dir
+        if snapshot.get("format") != FORMAT:
+            raise ValueError(f"format {snapshot.get('format')}, expected {FORMAT}")
+    except Exception as exc:
+        aside = path.with_suffix(".unreadable")
+        os.replace(path, aside)
+        logger.warning("could not restore %s (%s); starting empty, the file is kept as %s", path, exc, aside)
+        return None
+    for service, live in _backends().items():
+        saved = snapshot["backends"].get(service)
+        if saved is not None:
+            live.clear()  # in place: moto's modules hold these very dicts
+            live.update(saved)
+    _release_in_flight_messages()
+    runtime: dict[str, Any] = snapshot["runtime"]
+    return runtime
+
+
+def _release_in_flight_messages() -> None:
+    from moto.sqs.models import sqs_backends
+
+    for account in sqs_backends.values():
+        for backend in account.values():
+            for queue in backend.queues.values():
+                for message in list(queue._messages):  # moto keeps no other handle on them
+                    if not message.visible and not message.delayed and message.receipt_handle:
+                        backend.change_message_visibility(queue.name, message.receipt_handle, 0)
+
+
+class SnapshotGate:
+    """WSGI middleware: counts requests, and lets a snapshot wait until none is in progress and
+    hold new ones back while it is taken, so the state it writes is one moment's."""
+
+    def __init__(self, app: WSGIApplication) -> None:
+        self._app = app
+        self._idle = threading.Condition()
+        self._active = 0
+        self._closed = False
+        self.requests = 0  # served since start: a snapshot with nothing new can be skipped
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        with self._idle:
+            self._idle.wait_for(lambda: not self._closed)
+            self._active += 1
+            self.requests += 1
+        try:
+            # Read the whole body while counted: a response is produced before it is iterated.
+            return list(self._app(environ, start_response))
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
+
+    def quiesced(self, work: Callable[[], None]) -> None:
+        with self._idle:
+            self._closed = True
+            self._idle.wait_for(lambda: self._active == 0)
+        try:
+            work()
+        finally:
+            with self._idle:
+                self._closed = False
+                self._idle.notify_all()

@@ -1,0 +1,140 @@
+"""The runtime's functions fail as Lambda and API Gateway do: concurrent instances, timeouts, 502/504."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from werkzeug.test import Client
+from werkzeug.wrappers import Response
+
+from devtools.local.functions import FunctionTimeout, LocalFunction
+from devtools.local.gateway import (
+    FUNCTION_ERROR_MESSAGE,
+    INTEGRATION_TIMEOUT_MESSAGE,
+    ApiRoute,
+    Gateway,
+)
+from postline.observability import logger
+from tests.fakes import FixedClock
+
+ROOT = Path(__file__).resolve().parents[2]
+# A handler module that answers which instance ran it; the event says what the invocation does.
+MODULE = """
+import time
+INSTANCE = __name__.rsplit("_", 1)[1]  # the runtime loads instance n as postline_local_<id>_<n>
+def handler(event, context):
+    event = event.get("queryStringParameters") or event  # invoked directly, or through the gateway
+    if event.get("meet"):
+        event["meet"].wait(timeout=5)  # returns at once only if another invocation meets it
+    if event.get("sleep"):
+        time.sleep(float(event["sleep"]))
+    if event.get("fail"):
+        raise RuntimeError("boom")
+    return {"statusCode": 200, "body": str(INSTANCE)}
+"""
+
+
+@pytest.fixture
+def function(tmp_path: Path) -> LocalFunction:
+    (tmp_path / "slow.py").write_text(MODULE)
+    return LocalFunction("SlowFunction", "slow.handler", tmp_path, memory=128, timeout=1, events={})
+
+
+def test_concurrent_invocations_run_in_separate_instances_at_once(function: LocalFunction) -> None:
+    meet = threading.Barrier(2)
+    answers: list[dict[str, object]] = []
+    calls = [threading.Thread(target=lambda: answers.append(function.invoke({"meet": meet}))) for _ in range(2)]
+    for call in calls:
+        call.start()
+    for call in calls:
+        call.join()
+
+    assert not meet.broken  # both were inside the handler together: neither queued behind the other
+    assert sorted(str(answer["body"]) for answer in answers) == ["1", "2"]
+    assert function.invoke({})["body"] in ("1", "2")  # an idle instance is reused, not loaded again
+
+
+def test_an_invocation_past_its_timeout_is_abandoned_with_its_instance(function: LocalFunction) -> None:
+    assert function.invoke({})["body"] == "1"
+    with pytest.raises(FunctionTimeout, match=r"Task timed out after 1\.00 seconds"):
+        function.invoke({"sleep": 3})
+
+    assert function.invoke({})["body"] == "2"  # the timed-out instance is never used again
+
+
+def _gateway(function: LocalFunction, integration_timeout: float = 29.0) -> Client:
+    route = ApiRoute.of(function, "GET", "/v3/slow", "prod")
+    openapi = ROOT / "infra" / "openapi.json"
+    return Client(Gateway([route], lambda _request: Response(status=404), openapi, FixedClock(), integration_timeout))
+
+
+def test_a_function_that_fails_or_times_out_is_a_502_in_the_error_shape(function: LocalFunction) -> None:
+    gateway = _gateway(function)
+    failed = gateway.get("/v3/slow", query_string={"fail": "1"})
+    timed_out = gateway.get("/v3/slow", query_string={"sleep": "3"})  # past its 1 s Timeout
+
+    assert gateway.get("/v3/slow").status_code == 200
+    for response in (failed, timed_out):
+        assert response.status_code == 502
+        assert response.json == {
+            "error": {"code": "internal_error", "message": FUNCTION_ERROR_MESSAGE},
+            "request_id": response.headers["X-Request-Id"],
+        }
+
+
+def test_past_the_integration_timeout_the_gateway_answers_504(function: LocalFunction) -> None:
+    function.timeout = 5
+    response = _gateway(function, integration_timeout=0.2).get("/v3/slow", query_string={"sleep": "1"})
+
+    assert response.status_code == 504
+    assert response.json["error"] == {"code": "internal_error", "message": INTEGRATION_TIMEOUT_MESSAGE}
+
+
+def test_the_runtime_answers_what_the_templates_gateway_responses_say() -> None:
+    responses = yaml.safe_load((ROOT / "template.yaml").read_text())["Resources"]["Api"]["Properties"][
+        "GatewayResponses"
+    ]
+
+    def message(kind: str) -> str:
+        found = re.search(r'"message": "([^"]*)"', responses[kind]["ResponseTemplates"]["application/json"])
+        assert found, kind
+        return found[1]
+
+    assert message("DEFAULT_5XX") == FUNCTION_ERROR_MESSAGE
+    assert message("INTEGRATION_TIMEOUT") == INTEGRATION_TIMEOUT_MESSAGE
+    assert responses["INTEGRATION_TIMEOUT"]["StatusCode"] == "504"
+
+
+LOGGING_MODULE = """
+from postline.observability import logger
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event, context):
+    if "delivery_id" in event:
+        logger.thread_safe_append_keys(delivery_id=event["delivery_id"])
+    logger.info("attempt")
+"""
+
+
+def test_log_keys_never_outlive_their_invocation(tmp_path: Path) -> None:
+    (tmp_path / "logs.py").write_text(LOGGING_MODULE)
+    function = LocalFunction("LogsFunction", "logs.handler", tmp_path, memory=128, timeout=3, events={})
+    written = io.StringIO()
+    handler = logger.registered_handler
+    assert isinstance(handler, logging.StreamHandler)
+    previous = handler.setStream(written)  # the service's logger writes where it was first told to
+    try:
+        function.invoke({"delivery_id": "whd_first"})
+        function.invoke({})  # the same instance, as a warm container: the key must be gone
+    finally:
+        handler.setStream(previous)
+
+    lines = [json.loads(line) for line in written.getvalue().splitlines() if '"attempt"' in line]
+    assert [line.get("delivery_id") for line in lines] == ["whd_first", None]
