@@ -33,7 +33,7 @@ from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.domains.domain import SendingDomain
 from postline.events.domain import Event
-from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
+from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey, Environment
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
 from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound
@@ -596,10 +596,10 @@ class NoTemplates:
 
 
 class InMemoryIdempotency:
-    """Each (account, scope, key) produces once; a replay returns the first result."""
+    """Each (account, environment, scope, key) produces once; a replay returns the first result."""
 
     def __init__(self) -> None:
-        self.results: dict[tuple[str, str, str], Any] = {}
+        self.results: dict[tuple[str, Environment, str, str], Any] = {}
 
     def once(
         self,
@@ -607,10 +607,11 @@ class InMemoryIdempotency:
         *,
         scope: str,
         account_id: str,
+        env: Environment,
         model: type[Result],
         produce: Callable[[], Result],
     ) -> Result:
-        slot = (account_id, scope, call.key)
+        slot = (account_id, env, scope, call.key)
         if slot not in self.results:
             self.results[slot] = produce()
         result: Result = self.results[slot]

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from postline.delivery.parcels import DispatchJob
 from postline.events.domain import Event
+from postline.keys.domain import Environment
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
 
 Result = TypeVar("Result", bound=BaseModel)
@@ -75,7 +76,15 @@ class DispatchQueue(Protocol):
 
 class Idempotency(Protocol):
     def once(
-        self, call: IdempotentCall, *, scope: str, account_id: str, model: type[Result], produce: Callable[[], Result]
+        self,
+        call: IdempotentCall,
+        *,
+        scope: str,
+        account_id: str,
+        env: Environment,
+        model: type[Result],
+        produce: Callable[[], Result],
     ) -> Result:
-        """produce() at most once per (account, scope, key): a replay returns its stored result."""
+        """produce() at most once per (account, environment, scope, key): a replay returns its stored
+        result. Test and live keys of one account never share a record (Stripe's rule)."""
         ...

@@ -144,7 +144,7 @@ class SendService:
         if idempotent is None:
             return produce()
         return self._idempotency.once(
-            idempotent, scope=scope, account_id=principal.account.id, model=model, produce=produce
+            idempotent, scope=scope, account_id=principal.account.id, env=principal.env, model=model, produce=produce
         )
 
     def _send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
