@@ -55,13 +55,24 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
         admission = wiring.authenticator().admit_public(source_ip)
     else:
         admission = wiring.authenticator().admit(
-            event.headers.get("authorization"), source_ip, RouteRule(route.access, route.live_only)
+            _authorizations(event), source_ip, RouteRule(route.access, route.live_only)
         )
     state = context.current()
     state.rate = admission.rate
     if admission.refusal is not None:
         raise admission.refusal
     state.principal = admission.principal
+
+
+def _authorizations(event: APIGatewayProxyEvent) -> list[str]:
+    """Every Authorization header as sent. API Gateway's REST proxy event keeps the last of repeated
+    headers in `headers` and all of them in `multiValueHeaders`, each under the name as the client
+    spelled it; an event without the latter (a direct invocation) has its single header."""
+    repeated = event.multi_value_headers or {}
+    if not repeated:
+        single = event.headers.get("authorization")
+        return [single] if single is not None else []
+    return [value for name, values in repeated.items() if name.lower() == "authorization" for value in values or []]
 
 
 def _retry_after(exc: ApiError) -> dict[str, str] | None:
