@@ -68,3 +68,10 @@ def test_a_missing_content_type_is_json_as_api_gateway_assumes(runtime: Any, key
         timeout=30,
     )
     assert response.status_code == 201, response.text
+
+
+def test_an_empty_body_of_another_type_is_invalid_json(runtime: Any, key: str) -> None:
+    # Found by the fuzz pass (tests/contract/test_malformed_requests.py): it was a 500.
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "text/plain"}
+    response = requests.post(runtime.base_url + "/v3/templates", data=b"", headers=headers, timeout=30)
+    assert_error(response, 400, "invalid_json")

@@ -15,7 +15,10 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -109,6 +112,13 @@ def build_app(*routers: Router) -> APIGatewayRestResolver:
         if is_json_error(errors):
             return error_response(400, "invalid_json", "The request body is not valid JSON.")
         return error_response(400, "validation_error", describe_validation_errors(errors))
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _not_json(exc: RequestUnsupportedContentType) -> Response[str]:
+        # An empty body of another type on a route that takes JSON (http/body.py refuses non-empty ones).
+        return error_response(
+            400, "invalid_json", f"Send the request body as JSON with 'Content-Type: {body.JSON_MEDIA_TYPE}'."
+        )
 
     @app.exception_handler(NotFoundError)
     def _no_route(exc: NotFoundError) -> Response[str]:
