@@ -34,7 +34,7 @@ from postline.delivery.parcels import DispatchJob, Parcel
 from postline.domains.domain import SendingDomain
 from postline.events.domain import Event
 from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey, Environment
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import page_window
@@ -501,6 +501,13 @@ class InMemoryMessages:
     def get(self, message_id: str) -> Message | None:
         message = self.items.get(message_id)
         return message.model_copy(deep=True) if message else None
+
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        return {
+            message_id: StoredMessage(self.items[message_id].created_at, dict(self.items[message_id].recipients))
+            for message_id in message_ids
+            if message_id in self.items
+        }
 
     def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
         if message_id not in self.items or message_id in self.leases:

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from postline.delivery.parcels import DispatchJob
 from postline.events.domain import Event
 from postline.keys.domain import Environment
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
@@ -26,6 +26,10 @@ class MessageStore(Protocol):
         ...
 
     def get(self, message_id: str) -> Message | None: ...
+
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        """Which of these messages are stored (consistent reads), with their time and recipients."""
+        ...
 
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
 
