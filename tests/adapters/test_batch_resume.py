@@ -30,6 +30,7 @@ from postline.shared.dynamo import key
 from postline.usage.domain import month_key
 from postline.usage.store import usage_pk
 from tests.aws_stack import InProcessStack
+from tests.fakes import RecordingMeter
 
 
 class Killed(BaseException):
@@ -53,9 +54,22 @@ class DyingStore(DynamoMessageStore):
 
 
 def _service(messages: DynamoMessageStore) -> SendService:
-    service = wiring.send_service()
-    service._messages = messages  # the real service, with the store swapped
-    return service
+    """wiring.send_service() with the given message store."""
+    return SendService(
+        messages=messages,
+        vault=wiring.vault(),
+        queue=wiring.dispatch_queue(),
+        quotas=wiring.counter_store(),
+        suppressions=wiring.suppressions(),
+        domains=wiring.sending_domains(),
+        templates=wiring.template_store(),
+        accounts=wiring.account_store(),
+        check_webhook_url=wiring.url_guard().check_without_dns,
+        idempotency=wiring.idempotency(),
+        ids=wiring.ids(),
+        clock=wiring.clock(),
+        meter=RecordingMeter(),
+    )
 
 
 def _principal(env: Environment = Environment.TEST, account_id: str | None = None) -> Principal:
