@@ -21,6 +21,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
 from postline.deployment import WORKER_SETTINGS, Groups, api_settings, variables
+from postline.http import body
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
 from postline.http.routes import (
@@ -394,7 +395,14 @@ def render_openapi() -> str:
                 "account_suspended, account_deleted or ip_not_allowed, and the public routes: tracking links and "
                 "`/.well-known/svc/keys`), its source address's window (IPv6: its /64) of 600 requests a "
                 "minute by default (template parameter `IpRateLimitPerMinute`); past either, 429 rate_limited "
-                "with `Retry-After`."
+                "with `Retry-After`. A request carries one `Authorization` header: two, or a comma-joined value, "
+                "are 401 unauthorized. "
+                "Request bodies are JSON in UTF-8 (`Content-Type: application/json`, assumed when absent; "
+                "anything else, or bytes that are not UTF-8 JSON, is 400 invalid_json), nested at most "
+                f"{body.MAX_DEPTH} arrays and objects deep, with integers of at most {body.MAX_INTEGER_DIGITS} "
+                "digits and other numbers 0 or between 1e-100 and 1e100 in magnitude (else 400 validation_error). "
+                "API Gateway's quotas: a body over 10 MB is 413, a request line and headers over 10,240 bytes "
+                "together 414 or 431, each with the error body."
             ),
             servers=[],
             security_schemes={"bearer": HTTPBearer(description="API key or console JWT")},

@@ -33,8 +33,8 @@ from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.domains.domain import SendingDomain
 from postline.events.domain import Event
-from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
+from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey, Environment
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import page_window
@@ -502,6 +502,13 @@ class InMemoryMessages:
         message = self.items.get(message_id)
         return message.model_copy(deep=True) if message else None
 
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        return {
+            message_id: StoredMessage(self.items[message_id].created_at, dict(self.items[message_id].recipients))
+            for message_id in message_ids
+            if message_id in self.items
+        }
+
     def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
         if message_id not in self.items or message_id in self.leases:
             return None
@@ -596,10 +603,10 @@ class NoTemplates:
 
 
 class InMemoryIdempotency:
-    """Each (account, scope, key) produces once; a replay returns the first result."""
+    """Each (account, environment, scope, key) produces once; a replay returns the first result."""
 
     def __init__(self) -> None:
-        self.results: dict[tuple[str, str, str], Any] = {}
+        self.results: dict[tuple[str, Environment, str, str], Any] = {}
 
     def once(
         self,
@@ -607,10 +614,11 @@ class InMemoryIdempotency:
         *,
         scope: str,
         account_id: str,
+        env: Environment,
         model: type[Result],
         produce: Callable[[], Result],
     ) -> Result:
-        slot = (account_id, scope, call.key)
+        slot = (account_id, env, scope, call.key)
         if slot not in self.results:
             self.results[slot] = produce()
         result: Result = self.results[slot]

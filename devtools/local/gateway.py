@@ -5,6 +5,12 @@ and path template ({id} for one segment, {proxy+} for the rest); the most specif
 wins, as in API Gateway. Unmatched requests, functions that fail or time out, and requests past
 the 29-second integration timeout get what the template's GatewayResponses define (404
 not_found; 502 and 504 internal_error).
+
+API Gateway's REST quotas are enforced as it enforces them, before any function runs: a body over
+10 MB is 413, a request line and headers over 10,240 bytes together are 414 (when the path and
+query string alone are) or 431, each with the API's error body (DEFAULT_4XX's `validation_error`).
+So are the HTTP server's own refusals (a malformed request line, a header line past its limit):
+JSON, never its HTML error page.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from werkzeug.wrappers import Request, Response
 
 from devtools.local.cloudformation import ACCOUNT_ID, Resolver, Template
 from devtools.local.functions import IntegrationTimeout, LocalFunction
-from devtools.local.responses import JsonResponse, error_response
+from devtools.local.responses import JsonResponse, error_body, error_response
 from postline.shared.ports import Clock
 
 if TYPE_CHECKING:
@@ -42,6 +48,8 @@ FUNCTION_ERROR_MESSAGE = "Something went wrong on our side; retry with backoff."
 INTEGRATION_TIMEOUT_MESSAGE = (
     "The request did not finish within 29 seconds and may have taken effect; retry with the same Idempotency-Key."
 )
+MAX_PAYLOAD_BYTES = 10 * 1024 * 1024  # API Gateway's payload quota
+MAX_REQUEST_HEAD_BYTES = 10_240  # API Gateway's quota on the request line and header values together
 _IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
 _GREEDY = re.compile(r"\{(\w+)\+\}")
 _PARAMETER = re.compile(r"\{(\w+)\}")
@@ -122,6 +130,9 @@ class Gateway:
         return response
 
     def _dispatch(self, request: Request) -> Response:
+        refusal = _over_quota(request)
+        if refusal is not None:
+            return refusal
         if request.path.startswith("/_local/"):
             return self._control(request)
         if request.path == OPENAPI_PATH and request.method == "GET" and self._openapi.is_file():
@@ -143,6 +154,23 @@ class Gateway:
         except Exception:  # the function failed (crashed, or ran past its Timeout): a Lambda error
             logger.exception("%s failed on %s %s", route.function.name, request.method, request.path)
             return error_response(502, "internal_error", FUNCTION_ERROR_MESSAGE, request_id)
+
+
+def _over_quota(request: Request) -> Response | None:
+    """API Gateway's answer to a request past its size quotas, or None."""
+    line = len(request.method) + len(request.full_path) + len(request.environ.get("SERVER_PROTOCOL", "")) + 2
+    headers = sum(len(name) + len(value) for name, value in request.environ.get(RAW_HEADERS) or request.headers.items())
+    if line > MAX_REQUEST_HEAD_BYTES:
+        return error_response(414, "validation_error", "The request's path and query string are too long.")
+    if line + headers > MAX_REQUEST_HEAD_BYTES:
+        return error_response(431, "validation_error", "The request's headers are too large.")
+    if (request.content_length or 0) > MAX_PAYLOAD_BYTES:
+        return error_response(413, "validation_error", "The request body is larger than 10 MB.")
+    # A body of unstated length (chunked) is read up to one byte past the quota, not to its end.
+    request.max_content_length = MAX_PAYLOAD_BYTES + 1
+    if len(request.get_data()) > MAX_PAYLOAD_BYTES:
+        return error_response(413, "validation_error", "The request body is larger than 10 MB.")
+    return None
 
 
 def proxy_event(
@@ -217,6 +245,21 @@ class _RequestHandler(WSGIRequestHandler):
         # WSGI joins a repeated header into one value; API Gateway's multiValueHeaders keep them apart.
         environ[RAW_HEADERS] = list(self.headers.items())
         return environ
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The server's own refusals (before the app: a bad request line, a header past its limits)
+        in the API's error body instead of http.server's HTML page."""
+        request_id = str(uuid.uuid4())
+        body = error_body("validation_error", message or self.responses.get(code, ("Bad request",))[0], request_id)
+        self.log_error("code %d, message %s", code, message)
+        self.send_response(code, message)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Request-Id", request_id)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD" and code >= 200 and code not in (204, 304):
+            self.wfile.write(body)
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         logger.debug('"%s" %s %s', self.requestline, code, size)

@@ -104,7 +104,7 @@ def _send(account_id: str, to: list[str]) -> str:
     """A test-key message, accepted through the real service (queued on the real queue)."""
     operator = wiring.operator_service()
     key = operator.create_key(account_id, name="t", env=Environment.TEST)
-    principal = wiring.authenticator().admit(f"Bearer {key.key}", "127.0.0.1", _rule()).principal
+    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
     assert principal is not None
     request = SendRequest.model_validate({"from": "a@postline.test", "to": to, "subject": "s", "text": "hello"})
     return wiring.send_service().send(principal, request).id
@@ -288,7 +288,7 @@ def test_a_cancelled_message_is_never_sent_even_if_its_job_arrives(
 ) -> None:
     operator = wiring.operator_service()
     key = operator.create_key(account_id, name="t", env=Environment.TEST)
-    principal = wiring.authenticator().admit(f"Bearer {key.key}", "127.0.0.1", _rule()).principal
+    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
     assert principal is not None
     send_at = (clock.now() + timedelta(minutes=5)).isoformat()
     request = SendRequest.model_validate(

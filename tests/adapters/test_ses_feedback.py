@@ -42,7 +42,7 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
         )
     )
     stack.client("sesv2").create_email_identity(EmailIdentity="ses.test")
-    principal = wiring.authenticator().admit(f"Bearer {key.key}", "127.0.0.1", RouteRule(Access.SEND, False))
+    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert principal.principal is not None
     request = SendRequest.model_validate(
         {"from": "news@ses.test", "to": ["ada@example.com", "bob@example.com"], "subject": "s", "text": "t"}

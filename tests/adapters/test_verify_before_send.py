@@ -86,7 +86,7 @@ def _send(account_id: str, to: list[str], *, env: Environment = Environment.LIVE
 
 
 def _principal(secret: str) -> Principal:
-    admitted = wiring.authenticator().admit(f"Bearer {secret}", "127.0.0.1", RouteRule(Access.SEND, False))
+    admitted = wiring.authenticator().admit([f"Bearer {secret}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert admitted.principal is not None
     return admitted.principal
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
+import json
+
 import pytest
 
 from postline.accounts.domain import AccountStatus
@@ -35,6 +38,29 @@ def test_no_key_is_unauthorized(runtime_api: Api) -> None:
 @pytest.mark.parametrize("header", ["Token abc", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer pl_live_a b"])
 def test_malformed_authorization_is_unauthorized(runtime_api: Api, header: str) -> None:
     response = runtime_api.with_key(None).get("/v3/whoami", headers={"Authorization": header})
+    assert_error(response, 401, "unauthorized")
+
+
+@pytest.mark.parametrize("first", ["Bearer {other}", "Bearer {key}", "Basic dXNlcjpwYXNz"])
+def test_two_authorization_headers_are_unauthorized(runtime_api: Api, first: str) -> None:
+    # requests cannot repeat a header: http.client sends exactly what it is given.
+    key, other = make_account().live_key, make_account().live_key
+    host, port = runtime_api.base_url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.putrequest("GET", "/v3/whoami")
+    connection.putheader("Authorization", first.format(key=key, other=other))
+    connection.putheader("Authorization", f"Bearer {key}")
+    connection.endheaders()
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    assert (response.status, body["error"]["code"]) == (401, "unauthorized")
+    assert body["request_id"] == response.getheader("X-Request-Id")
+
+
+def test_a_comma_joined_authorization_header_is_unauthorized(runtime_api: Api) -> None:
+    key = make_account().live_key
+    response = runtime_api.with_key(None).get("/v3/whoami", headers={"Authorization": f"Bearer {key},{key}"})
     assert_error(response, 401, "unauthorized")
 
 

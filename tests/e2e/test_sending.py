@@ -441,21 +441,35 @@ def test_idempotency_keys_are_per_account(runtime: Any) -> None:
     assert first["id"] != second["id"]
 
 
+def test_idempotency_keys_are_per_environment_so_a_live_send_after_a_test_one_goes_out(runtime: Any) -> None:
+    # Stripe's rule: a key used in test mode means nothing in live mode, even with the same body.
+    owner = verified_sender(runtime)
+    to = recipient()
+    body = message(owner.address, to)
+    headers = {"Idempotency-Key": "checkout-42"}
+    simulated = accepted(owner.test.post("/v3/messages", json=body, headers=headers))
+    live = accepted(owner.live.post("/v3/messages", json=body, headers=headers))
+    assert live["id"] != simulated["id"]
+    assert owner.live.post("/v3/messages", json=body, headers=headers).json() == live  # each replays its own
+    settle(runtime, live["id"])
+    assert len(mail_to(runtime, to)) == 1
+
+
 def test_an_invalid_idempotency_key_is_a_validation_error(api: Api, runtime: Any) -> None:
     response = api.post("/v3/messages", json=message(dev_sender(runtime)), headers={"Idempotency-Key": "k" * 256})
     assert_error(response, 400, "validation_error")
 
 
 def _idempotency_record(account_id: str, key: str, body: dict[str, Any], scope: str = "messages") -> dict[str, Any]:
-    """An INPROGRESS record as Powertools writes it (persistence/dynamodb.py, base.py): the key is
-    "postline.<scope>#" + sha256 of the JSON of [account, key]; the payload hash of the body."""
+    """An INPROGRESS record of a live key as Powertools writes it (persistence/dynamodb.py, base.py): the
+    key is "postline.<scope>#" + sha256 of the JSON of [account, env, key]; the payload hash of the body."""
 
     def digest(data: Any) -> str:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
     wall = time.time()
     return {
-        "id": {"S": f"postline.{scope}#{digest([account_id, key])}"},
+        "id": {"S": f"postline.{scope}#{digest([account_id, 'live', key])}"},
         "expiration": {"N": str(int(wall) + 3600)},
         "in_progress_expiration": {"N": str(int(wall * 1000) + 600_000)},
         "status": {"S": "INPROGRESS"},

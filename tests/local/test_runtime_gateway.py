@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import uuid
 
 import pytest
 
+from devtools.local.gateway import MAX_PAYLOAD_BYTES, MAX_REQUEST_HEAD_BYTES
 from devtools.local.runtime import Runtime
-from tests.e2e.support import Api
+from tests.e2e.support import Api, assert_error
 
 pytestmark = pytest.mark.e2e
 
@@ -81,3 +84,60 @@ def test_the_openapi_document_is_served_without_a_key(runtime_api: Api) -> None:
     document = response.json()
     assert document["openapi"].startswith("3.")
     assert "/v3/whoami" in document["paths"]
+
+
+# -- API Gateway's quotas, answered with the error body --------------------------------------------
+
+
+def test_a_body_over_10_mb_is_413_with_the_error_body(api: Api) -> None:
+    body = b'{"name": "' + b"a" * MAX_PAYLOAD_BYTES + b'"}'
+    assert_error(
+        api.post("/v3/templates", data=body, headers={"Content-Type": "application/json"}), 413, "validation_error"
+    )
+
+
+def test_a_chunked_body_over_10_mb_is_413_too(api: Api) -> None:
+    chunks = (b"a" * 1024 * 1024 for _ in range(11))  # no Content-Length: Transfer-Encoding chunked
+    assert_error(
+        api.post("/v3/templates", data=chunks, headers={"Content-Type": "application/json"}), 413, "validation_error"
+    )
+
+
+def test_a_body_of_10_mb_reaches_the_function(api: Api) -> None:
+    body = b'{"name": "' + b"a" * (MAX_PAYLOAD_BYTES - 12) + b'"}'
+    response = api.post("/v3/templates", data=body, headers={"Content-Type": "application/json"})
+    assert_error(response, 400, "validation_error")  # the function's answer: the name is too long
+    assert "name" in response.json()["error"]["message"]
+
+
+def test_a_query_string_past_the_quota_is_414_with_the_error_body(api: Api) -> None:
+    assert_error(api.get("/v3/keys?" + "a=b&" * (MAX_REQUEST_HEAD_BYTES // 4)), 414, "validation_error")
+
+
+def test_headers_past_the_quota_are_431_with_the_error_body(api: Api) -> None:
+    response = api.get("/v3/keys", headers={"X-Big": "a" * MAX_REQUEST_HEAD_BYTES})
+    assert_error(response, 431, "validation_error")
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /v3/keys?" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n",  # past the server's own line limit
+        b"GET /v3/keys HTTP/1.1\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n",
+        b"NONSENSE\r\n\r\n",
+    ],
+)
+def test_what_the_http_server_refuses_itself_is_json_not_html(api: Api, head: bytes) -> None:
+    host, port = api.base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(head)
+        reply = b""
+        while chunk := connection.recv(65536):
+            reply += chunk
+    body = reply
+    if reply.startswith(b"HTTP/"):  # not for a request line the server could not read a version from
+        status_line, _, rest = reply.partition(b"\r\n")
+        headers, _, body = rest.partition(b"\r\n\r\n")
+        assert int(status_line.split()[1]) >= 400
+        assert b"content-type: application/json" in headers.lower()
+    assert json.loads(body)["error"]["code"] == "validation_error"

@@ -26,10 +26,17 @@ SEND = RouteRule(Access.SEND, live_only=False)
 
 
 def request(
-    world: World, authorization: str | None, *, rule: RouteRule = READ, ip: str | None = "203.0.113.9"
+    world: World,
+    authorization: str | None,
+    *,
+    rule: RouteRule = READ,
+    ip: str | None = "203.0.113.9",
+    sent: list[str] | None = None,
 ) -> Principal:
-    """What the API does for every non-public route (postline.http.app): admit, or raise the refusal."""
-    admission = world.auth.admit(authorization, ip, rule)
+    """What the API does for every non-public route (postline.http.app): admit, or raise the refusal.
+    `sent`: every Authorization header of the request, when it is not just `authorization`."""
+    headers = sent if sent is not None else [] if authorization is None else [authorization]
+    admission = world.auth.admit(headers, ip, rule)
     if admission.refusal is not None:
         raise admission.refusal
     assert admission.principal is not None and admission.rate is not None
@@ -69,6 +76,26 @@ def test_missing_or_malformed_authorization_is_unauthorized(world: World, header
     error = refused(Unauthorized, "unauthorized", world.auth.authenticate, header, "203.0.113.9")
     assert error.status == 401
     assert (world.hasher.calls, world.console.verified) == (0, [])  # refused before any lookup
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        ["Bearer {other}", "Bearer {key}"],  # two keys: never "the last one wins"
+        ["Bearer {key}", "Bearer {key}"],  # even the same one twice
+        ["Basic dXNlcjpwYXNz", "Bearer {key}"],  # a bearer and a basic
+        ["Bearer {other},Bearer {key}"],  # repeated headers joined with a comma
+        ["Bearer {other}, {key}"],
+    ],
+)
+def test_ambiguous_credentials_are_unauthorized(world: World, headers: list[str]) -> None:
+    account = world.account()
+    key, other = world.key(account).key, world.key(world.account()).key
+    sent = [header.format(key=key, other=other) for header in headers]
+    hashed = world.hasher.calls
+    error = refused(Unauthorized, "unauthorized", request, world, None, rule=READ, sent=sent)
+    assert error.status == 401
+    assert world.hasher.calls == hashed  # refused before any lookup
 
 
 def test_a_valid_key_resolves_its_account_scope_environment_and_source(world: World) -> None:
@@ -423,7 +450,7 @@ def test_key_shaped_bearers_never_reach_the_console_verifier(world: World) -> No
 
 def test_a_refusal_after_counting_still_reports_the_window(world: World) -> None:
     read_only = world.key(world.account(), scope=Scope.READ_ONLY)
-    admission = world.auth.admit(f"Bearer {read_only.key}", "203.0.113.9", WRITE)
+    admission = world.auth.admit([f"Bearer {read_only.key}"], "203.0.113.9", WRITE)
     assert isinstance(admission.refusal, Forbidden) and admission.refusal.code == "insufficient_scope"
     assert admission.rate is not None and admission.rate.used == 1
 
@@ -445,9 +472,9 @@ def _with_ip_limit(world: World, limit: int) -> Authenticator:
 
 
 def test_an_unauthenticated_request_counts_in_its_source_addresss_window(world: World) -> None:
-    first = world.auth.admit("Bearer pl_live_unknown", "203.0.113.9", READ)
-    second = world.auth.admit(None, "203.0.113.9", WRITE)
-    elsewhere = world.auth.admit(None, "198.51.100.7", READ)
+    first = world.auth.admit(["Bearer pl_live_unknown"], "203.0.113.9", READ)
+    second = world.auth.admit([], "203.0.113.9", WRITE)
+    elsewhere = world.auth.admit([], "198.51.100.7", READ)
 
     for admission in (first, second, elsewhere):
         assert isinstance(admission.refusal, Unauthorized) and admission.principal is None
@@ -468,7 +495,7 @@ def test_refusals_before_the_accounts_window_count_in_the_source_window(
     world: World, status: AccountStatus, code: str
 ) -> None:
     locked = world.key(world.account(status=status)).key
-    admission = world.auth.admit(f"Bearer {locked}", "203.0.113.9", READ)
+    admission = world.auth.admit([f"Bearer {locked}"], "203.0.113.9", READ)
     assert isinstance(admission.refusal, Forbidden) and admission.refusal.code == code
     assert admission.rate is not None and admission.rate.used == 1
     assert world.counters.windows == {}
@@ -488,16 +515,16 @@ def test_a_public_route_counts_in_the_source_window(world: World) -> None:
 def test_past_the_source_limit_is_429_with_retry_after_until_the_next_minute(world: World) -> None:
     auth = _with_ip_limit(world, 2)
     world.clock.advance(20)  # 12:00:20
-    assert isinstance(auth.admit(None, "203.0.113.9", READ).refusal, Unauthorized)
+    assert isinstance(auth.admit([], "203.0.113.9", READ).refusal, Unauthorized)
     assert auth.admit_public("203.0.113.9").refusal is None
 
-    for admission in (auth.admit(None, "203.0.113.9", READ), auth.admit_public("203.0.113.9")):
+    for admission in (auth.admit([], "203.0.113.9", READ), auth.admit_public("203.0.113.9")):
         assert isinstance(admission.refusal, RateLimited) and admission.refusal.code == "rate_limited"
         assert (admission.refusal.status, admission.refusal.retry_after) == (429, 40)
         assert admission.rate is not None and admission.rate.headers()["X-RateLimit-Remaining"] == "0"
     assert auth.admit_public("198.51.100.7").refusal is None  # another address has its own window
     world.clock.advance(40)  # 12:01:00: a fresh window
-    assert isinstance(auth.admit(None, "203.0.113.9", READ).refusal, Unauthorized)
+    assert isinstance(auth.admit([], "203.0.113.9", READ).refusal, Unauthorized)
 
 
 def test_the_source_window_counter_expires_after_the_next_window(world: World) -> None:
@@ -519,7 +546,7 @@ def test_each_rate_limited_answer_is_counted_by_its_window(world: World) -> None
     auth = _with_ip_limit(world, 1)
     assert auth.admit_public("198.51.100.7").refusal is None
     assert isinstance(auth.admit_public("198.51.100.7").refusal, RateLimited)
-    assert isinstance(auth.admit(None, "198.51.100.7", READ).refusal, RateLimited)  # ahead of its 401
+    assert isinstance(auth.admit([], "198.51.100.7", READ).refusal, RateLimited)  # ahead of its 401
 
     assert world.meter.of(RATE_LIMITED) == {dims(window="account"): 2, dims(window="source"): 2}
 

@@ -57,7 +57,7 @@ class Sending:
 
     def principal(self, env: Environment = Environment.LIVE) -> Principal:
         created = self.world.key(self.account, env=env)
-        admitted = self.world.auth.admit(f"Bearer {created.key}", "203.0.113.9", RouteRule(Access.SEND, False))
+        admitted = self.world.auth.admit([f"Bearer {created.key}"], "203.0.113.9", RouteRule(Access.SEND, False))
         assert admitted.principal is not None
         return admitted.principal
 

@@ -13,6 +13,7 @@ is 429 rate_limited, ahead of the 401.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from postline.accounts.ports import AccountStore
@@ -67,11 +68,12 @@ class Authenticator:
         self._meter = meter
         self._ip_rate_limit = ip_rate_limit
 
-    def admit(self, authorization: str | None, source_ip: str | None, rule: RouteRule) -> Admission:
-        """Every check of a request, in the order above. A refusal after the window was counted
-        still carries the decision, so even a 403 or 429 reports the rate headers."""
+    def admit(self, authorizations: Sequence[str], source_ip: str | None, rule: RouteRule) -> Admission:
+        """Every check of a request, in the order above, from every Authorization header it carried.
+        A refusal after the window was counted still carries the decision, so even a 403 or 429
+        reports the rate headers."""
         try:
-            principal = self.authenticate(authorization, source_ip)
+            principal = self.authenticate(_sole(authorizations), source_ip)
         except ApiError as refusal:
             source_rate = self.count_source_request(source_ip)
             return Admission(None, source_rate, refusal if source_rate.allowed else self._refuse(source_rate, "source"))
@@ -174,10 +176,19 @@ class Authenticator:
         )
 
 
+def _sole(authorizations: Sequence[str]) -> str | None:
+    """The one Authorization header; several (two keys, a bearer and a basic) are ambiguous and
+    refused, never "the last one wins" (which is what a proxy event's single-valued headers hold)."""
+    if len(authorizations) > 1:
+        raise Unauthorized("Send exactly one Authorization header.")
+    return authorizations[0] if authorizations else None
+
+
 def _bearer(authorization: str | None) -> str:
     if not authorization or not authorization.lower().startswith(BEARER):
         raise Unauthorized("Send your API key as 'Authorization: Bearer <key>'.")
     token = authorization[len(BEARER) :].strip()
-    if not token or len(token) > MAX_BEARER_LENGTH or any(c.isspace() for c in token):
+    # A comma joins repeated headers (RFC 9110 5.3) and is in neither a key nor a JWT: ambiguous.
+    if not token or len(token) > MAX_BEARER_LENGTH or any(c.isspace() or c == "," for c in token):
         raise Unauthorized("Malformed Authorization header.")
     return token

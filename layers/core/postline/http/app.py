@@ -1,9 +1,9 @@
 """Builds the Powertools resolver every route runs in, and the Lambda entry point around it.
 
 One place for: authentication, scopes and modes, the rate windows and their headers, the request
-id header, and the error body of every failure (including bad JSON, schema violations as 400,
-not 422, and unexpected errors as 500 with no stack trace leaked). Authentication runs in the
-entry point, ahead of the resolver, so it comes before request validation.
+id header, what a body may be (http/body.py), and the error body of every failure (including bad
+JSON, schema violations as 400, not 422, and unexpected errors as 500 with no stack trace leaked).
+Authentication runs in the entry point, ahead of the resolver, so it comes before request validation.
 """
 
 from __future__ import annotations
@@ -15,14 +15,17 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.auth.service import RouteRule
-from postline.http import context
+from postline.http import body, context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
 from postline.http.routes import find_route
 from postline.keys.domain import Access
@@ -55,13 +58,32 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
         admission = wiring.authenticator().admit_public(source_ip)
     else:
         admission = wiring.authenticator().admit(
-            event.headers.get("authorization"), source_ip, RouteRule(route.access, route.live_only)
+            _authorizations(event), source_ip, RouteRule(route.access, route.live_only)
         )
     state = context.current()
     state.rate = admission.rate
     if admission.refusal is not None:
         raise admission.refusal
     state.principal = admission.principal
+
+
+def _check_body(event: APIGatewayProxyEvent) -> None:
+    """Every keyed route takes JSON, if anything (the spec: "Bodies are JSON"); public routes
+    (the one-click unsubscribe's form POST) read their own."""
+    route = find_route(event.http_method, event.resource)
+    if route is not None and route.access is not Access.PUBLIC:
+        body.check_request_body(event.headers.get("content-type"), event.body, bool(event.is_base64_encoded))
+
+
+def _authorizations(event: APIGatewayProxyEvent) -> list[str]:
+    """Every Authorization header as sent. API Gateway's REST proxy event keeps the last of repeated
+    headers in `headers` and all of them in `multiValueHeaders`, each under the name as the client
+    spelled it; an event without the latter (a direct invocation) has its single header."""
+    repeated = event.multi_value_headers or {}
+    if not repeated:
+        single = event.headers.get("authorization")
+        return [single] if single is not None else []
+    return [value for name, values in repeated.items() if name.lower() == "authorization" for value in values or []]
 
 
 def _retry_after(exc: ApiError) -> dict[str, str] | None:
@@ -78,7 +100,7 @@ def _proxy_error(status: int, code: str, message: str, headers: dict[str, str] |
 
 
 def build_app(*routers: Router) -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
+    app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=body.loads)
 
     @app.exception_handler(ApiError)
     def _api_error(exc: ApiError) -> Response[str]:
@@ -90,6 +112,13 @@ def build_app(*routers: Router) -> APIGatewayRestResolver:
         if is_json_error(errors):
             return error_response(400, "invalid_json", "The request body is not valid JSON.")
         return error_response(400, "validation_error", describe_validation_errors(errors))
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _not_json(exc: RequestUnsupportedContentType) -> Response[str]:
+        # An empty body of another type on a route that takes JSON (http/body.py refuses non-empty ones).
+        return error_response(
+            400, "invalid_json", f"Send the request body as JSON with 'Content-Type: {body.JSON_MEDIA_TYPE}'."
+        )
 
     @app.exception_handler(NotFoundError)
     def _no_route(exc: NotFoundError) -> Response[str]:
@@ -127,7 +156,9 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
         request_id = (event.get("requestContext") or {}).get("requestId") or str(uuid.uuid4())
         state = context.begin(request_id)
         try:
-            _authenticate(APIGatewayProxyEvent(event))
+            proxy_event = APIGatewayProxyEvent(event)
+            _authenticate(proxy_event)
+            _check_body(proxy_event)
             response: dict[str, Any] = app.resolve(event, lambda_context)
         except ApiError as exc:
             response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))

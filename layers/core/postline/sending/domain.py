@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -278,3 +279,19 @@ class IdempotentCall:
     def __post_init__(self) -> None:
         if not 1 <= len(self.key) <= MAX_IDEMPOTENCY_KEY_LENGTH or not self.key.isprintable():
             raise ValidationFailed(f"Idempotency-Key: 1-{MAX_IDEMPOTENCY_KEY_LENGTH} printable characters.")
+
+
+def keyed_id(prefix: str, *names: str) -> str:
+    """An id derived from what names it (account, environment, use case, Idempotency-Key, recipient
+    index), in the shape of a random one: a retry of a request cut off mid-commit names the same
+    messages, so it can tell what the first try stored and store only the rest."""
+    digest = hashlib.sha256("\x1f".join(names).encode()).hexdigest()
+    return f"{prefix}{digest[:28]}"
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """What a retry of a keyed send needs of a message an earlier try of it stored."""
+
+    created_at: datetime
+    recipients: dict[str, RecipientState]

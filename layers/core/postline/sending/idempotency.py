@@ -2,7 +2,9 @@
 
 A replay of a completed request returns the stored result; while the first is still running
 the replay gets 409 idempotency_in_progress; the same key with another body is a 400. Records
-are per account and use case and live for 24 hours. The in-progress record expires with the
+are per account, environment and use case, as Stripe scopes its keys: a key used with a test key
+means nothing to a live one (the same key and body must send the live email). They live for 24
+hours. The in-progress record expires with the
 Lambda's remaining time, so a request that died mid-way does not block its key for a day.
 """
 
@@ -23,6 +25,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.idempotency.serialization.pydantic import PydanticSerializer
 from pydantic import BaseModel
 
+from postline.keys.domain import Environment
 from postline.sending.domain import IdempotentCall
 from postline.shared.errors import Conflict, ValidationFailed
 
@@ -42,10 +45,17 @@ class PowertoolsIdempotency:
         self._persistence = DynamoDBPersistenceLayer(table_name=table, boto3_client=client)
 
     def once(
-        self, call: IdempotentCall, *, scope: str, account_id: str, model: type[Result], produce: Callable[[], Result]
+        self,
+        call: IdempotentCall,
+        *,
+        scope: str,
+        account_id: str,
+        env: Environment,
+        model: type[Result],
+        produce: Callable[[], Result],
     ) -> Result:
         config = IdempotencyConfig(
-            event_key_jmespath="[account, key]",
+            event_key_jmespath="[account, env, key]",
             payload_validation_jmespath="body",
             expires_after_seconds=EXPIRES_AFTER_SECONDS,
             hash_function="sha256",
@@ -64,7 +74,7 @@ class PowertoolsIdempotency:
             return produce()
 
         try:
-            result: Result = run(request={"account": account_id, "key": call.key, "body": call.body})
+            result: Result = run(request={"account": account_id, "env": env.value, "key": call.key, "body": call.body})
         except IdempotencyAlreadyInProgressError as error:
             raise Conflict(
                 "A request with this Idempotency-Key is still being processed; retry shortly for its result.",

@@ -13,7 +13,8 @@ from pydantic import BaseModel
 
 from postline.delivery.parcels import DispatchJob
 from postline.events.domain import Event
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState
+from postline.keys.domain import Environment
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
@@ -25,6 +26,10 @@ class MessageStore(Protocol):
         ...
 
     def get(self, message_id: str) -> Message | None: ...
+
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        """Which of these messages are stored (consistent reads), with their time and recipients."""
+        ...
 
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
 
@@ -75,7 +80,15 @@ class DispatchQueue(Protocol):
 
 class Idempotency(Protocol):
     def once(
-        self, call: IdempotentCall, *, scope: str, account_id: str, model: type[Result], produce: Callable[[], Result]
+        self,
+        call: IdempotentCall,
+        *,
+        scope: str,
+        account_id: str,
+        env: Environment,
+        model: type[Result],
+        produce: Callable[[], Result],
     ) -> Result:
-        """produce() at most once per (account, scope, key): a replay returns its stored result."""
+        """produce() at most once per (account, environment, scope, key): a replay returns its stored
+        result. Test and live keys of one account never share a record (Stripe's rule)."""
         ...

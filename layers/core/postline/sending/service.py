@@ -33,6 +33,8 @@ from postline.sending.domain import (
     MessageStatus,
     RecipientState,
     Schedule,
+    StoredMessage,
+    keyed_id,
     message_status,
 )
 from postline.sending.models import (
@@ -123,14 +125,22 @@ class SendService:
         self, principal: Principal, request: SendRequest, idempotent: IdempotentCall | None = None
     ) -> MessageAccepted:
         """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer."""
-        return self._once(idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request))
+        names = _Names.of(self._ids, principal, "messages", idempotent)
+        return self._once(
+            idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request, names)
+        )
 
     def send_batch(
         self, principal: Principal, request: BatchSendRequest, idempotent: IdempotentCall | None = None
     ) -> BatchSendResult:
         """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer."""
+        names = _Names.of(self._ids, principal, "messages.batch", idempotent)
         return self._once(
-            idempotent, "messages.batch", principal, BatchSendResult, lambda: self._send_batch(principal, request)
+            idempotent,
+            "messages.batch",
+            principal,
+            BatchSendResult,
+            lambda: self._send_batch(principal, request, names),
         )
 
     def _once(
@@ -144,10 +154,10 @@ class SendService:
         if idempotent is None:
             return produce()
         return self._idempotency.once(
-            idempotent, scope=scope, account_id=principal.account.id, model=model, produce=produce
+            idempotent, scope=scope, account_id=principal.account.id, env=principal.env, model=model, produce=produce
         )
 
-    def _send(self, principal: Principal, request: SendRequest) -> MessageAccepted:
+    def _send(self, principal: Principal, request: SendRequest, names: _Names) -> MessageAccepted:
         request.check_recipient_limits()
         request.check_attachments()
         if request.webhook_url:
@@ -156,11 +166,12 @@ class SendService:
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
-        item = self._prepare(principal, request, template, send_at, now)
+        item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
         message = item.message
+        stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now)
-        self._commit(principal, prepared, send_at, now)
-        self._count_accepted(principal, "single", prepared)
+        fresh = self._commit(principal, prepared, send_at, now, stored)
+        self._count_accepted(principal, "single", fresh)
         return MessageAccepted(
             id=message.id,
             created_at=message.created_at,
@@ -170,7 +181,7 @@ class SendService:
             headers=message.headers,
         )
 
-    def _send_batch(self, principal: Principal, request: BatchSendRequest) -> BatchSendResult:
+    def _send_batch(self, principal: Principal, request: BatchSendRequest, names: _Names) -> BatchSendResult:
         request.check_limits()
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
@@ -178,7 +189,7 @@ class SendService:
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
-        batch_id = self._ids.new_id("batch_")
+        batch_id = names.batch()
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
         seen: set[str] = set()
@@ -192,7 +203,9 @@ class SendService:
                 address = single.to[0]
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
-                item = self._prepare(principal, single, template, send_at, now, batch_id=batch_id)
+                item = self._prepare(
+                    principal, single, template, send_at, now, message_id=names.message(index), batch_id=batch_id
+                )
             except ValidationError as error:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=_reason(error)))
                 continue
@@ -201,9 +214,10 @@ class SendService:
                 continue
             seen.add(address.lower())
             prepared.append(item)
+        stored, now = self._stored_before(prepared, names, now)
         prepared = self._screen(principal, prepared, now)
-        self._commit(principal, prepared, send_at, now)
-        self._count_accepted(principal, "batch", prepared, invalid=len(rejected))
+        fresh = self._commit(principal, prepared, send_at, now, stored)
+        self._count_accepted(principal, "batch", fresh, invalid=len(rejected))
         return BatchSendResult(
             batch_id=batch_id,
             accepted=len(prepared),
@@ -220,6 +234,7 @@ class SendService:
         send_at: datetime | None,
         now: datetime,
         *,
+        message_id: str,
         batch_id: str | None = None,
     ) -> _Prepared:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
@@ -227,7 +242,7 @@ class SendService:
         outcomes = _test_outcomes(principal)
         routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
         message = Message(
-            id=self._ids.new_id("msg_"),
+            id=message_id,
             account_id=principal.account.id,
             key_id=principal.key_id,
             test=principal.env is Environment.TEST or routed,
@@ -360,9 +375,38 @@ class SendService:
             ]
         return prepared
 
-    def _commit(self, principal: Principal, prepared: list[_Prepared], send_at: datetime | None, now: datetime) -> None:
+    def _stored_before(
+        self, prepared: list[_Prepared], names: _Names, now: datetime
+    ) -> tuple[dict[str, StoredMessage], datetime]:
+        """The messages an earlier try of this keyed send stored before it was cut off, and the time it
+        accepted them, which this try takes on so that their events come out the same. Chunks are
+        stored in order: when none of the first chunk is stored, nothing is (one read, fresh or not)."""
+        ids = [item.message.id for item in prepared]
+        if not names.keyed or not ids or not self._messages.stored(ids[:STORE_CHUNK]):
+            return {}, now
+        stored = self._messages.stored(ids)
+        accepted = min(message.created_at for message in stored.values())
+        for item in prepared:
+            item.message.created_at = accepted
+        return stored, accepted
+
+    def _commit(
+        self,
+        principal: Principal,
+        prepared: list[_Prepared],
+        send_at: datetime | None,
+        now: datetime,
+        stored: dict[str, StoredMessage],
+    ) -> list[_Prepared]:
+        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored."""
+        if stored:
+            # That try queued each before storing it; its events are put again in case it was cut off
+            # between a chunk's messages and their events (same keys: a no-op where they were written).
+            mended = [event for item in prepared if item.message.id in stored for event in _mended(item, stored)]
+            self._messages.create([], [], mended)
+        prepared = [item for item in prepared if item.message.id not in stored]
         if not prepared:
-            return
+            return prepared
         count = sum(_queued_count(item) for item in prepared)
         test = principal.env is Environment.TEST
         limits = email_limits(principal.account, test=test)
@@ -371,7 +415,8 @@ class SendService:
             stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
-        stored = 0  # emails of the chunks already queued and stored: those are sent, whatever follows
+        committed = 0  # emails of the chunks already queued and stored: those are sent, whatever follows
+        in_flight: list[_Prepared] = []  # the chunk being queued and stored
         try:
             sealed = self._vault.seal([(item.message.id, item.content) for item in prepared])
             for item in prepared:
@@ -380,9 +425,10 @@ class SendService:
             # Chunk by chunk, queue then store: the time between a job and its message stays a
             # few milliseconds however large the batch (a dispatcher taking a job first waits).
             for start in range(0, len(prepared), STORE_CHUNK):
-                chunk = prepared[start : start + STORE_CHUNK]
+                chunk = in_flight = prepared[start : start + STORE_CHUNK]
+                queued_at = self._clock.now()  # a resumed try's `now` is its first try's
                 jobs = [
-                    DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=now)
+                    DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=queued_at)
                     for item in chunk
                     if item.deliverable
                 ]
@@ -393,11 +439,26 @@ class SendService:
                     sealed[start : start + STORE_CHUNK],
                     [event for item in chunk for event in item.events],
                 )
-                stored += sum(_queued_count(item) for item in chunk)
+                committed += sum(_queued_count(item) for item in chunk)
+                in_flight = []
         except BaseException:
-            if count > stored:
-                self._quotas.release_emails(principal.account.id, count - stored, month=month, day=day, test=test)
+            committed += self._emails_stored(in_flight)
+            if count > committed:
+                self._quotas.release_emails(principal.account.id, count - committed, month=month, day=day, test=test)
             raise
+        return prepared
+
+    def _emails_stored(self, chunk: list[_Prepared]) -> int:
+        """The emails of a chunk cut off while it was stored that made it in anyway (they will be sent,
+        and a retry will not store them again); all of them when that cannot be read, so that the
+        quota may count too much but never too little."""
+        if not chunk:
+            return 0
+        try:
+            stored = self._messages.stored([item.message.id for item in chunk])
+        except Exception:
+            return sum(_queued_count(item) for item in chunk)
+        return sum(_queued_count(item) for item in chunk if item.message.id in stored)
 
     def _count_accepted(self, principal: Principal, send: str, prepared: list[_Prepared], *, invalid: int = 0) -> None:
         """The meter's counts of an accepted send, once it is stored: a replay under its
@@ -411,6 +472,44 @@ class SendService:
         for reason, count in reasons.items():
             if count:
                 self._meter.count(RECIPIENTS_REJECTED, count, reason=reason, **dimensions)
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The ids of one send's messages and batch: random, or under an Idempotency-Key derived from the
+    account, environment, use case, key and recipient index, so that a retry of a request cut off
+    mid-commit names the messages its first try stored (and stores only the rest)."""
+
+    ids: IdFactory
+    key: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, ids: IdFactory, principal: Principal, scope: str, idempotent: IdempotentCall | None) -> _Names:
+        if idempotent is None:
+            return cls(ids)
+        return cls(ids, (principal.account.id, principal.env.value, scope, idempotent.key))
+
+    @property
+    def keyed(self) -> bool:
+        return bool(self.key)
+
+    def message(self, index: int) -> str:
+        return keyed_id("msg_", *self.key, str(index)) if self.key else self.ids.new_id("msg_")
+
+    def batch(self) -> str:
+        return keyed_id("batch_", *self.key) if self.key else self.ids.new_id("batch_")
+
+
+def _mended(item: _Prepared, stored: dict[str, StoredMessage]) -> list[Event]:
+    """The acceptance events of a message an earlier try stored, as that try wrote them: every
+    queued event, and a rejected one where the stored message rejected the recipient too."""
+    recipients = stored[item.message.id].recipients
+    return [
+        event
+        for event in item.events
+        if event.type is EventType.QUEUED
+        or (event.recipient is not None and recipients.get(event.recipient) is RecipientState.REJECTED)
+    ]
 
 
 def _mode(principal: Principal) -> str:

@@ -11,6 +11,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from botocore.exceptions import ClientError
 
 from postline.events.domain import Event
 from postline.events.store import event_items
-from postline.sending.domain import Message, RecipientState, Schedule
+from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
 from postline.shared.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
 from postline.shared.times import utc
@@ -28,6 +29,7 @@ SCHEDULED_INDEX = "scheduled"
 # What the scheduled list shows, projected into the index (the sealed content is not).
 SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
 _MAX_TRANSACTION_ITEMS = 100
+_BATCH_GET_LIMIT = 100
 
 
 def message_key(message_id: str) -> dict[str, Any]:
@@ -73,6 +75,33 @@ class DynamoMessageStore:
     def get(self, message_id: str) -> Message | None:
         item = self._db.get_item(TableName=self._table, Key=message_key(message_id), ConsistentRead=True).get("Item")
         return _message(item) if item else None
+
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        found: dict[str, StoredMessage] = {}
+        for start in range(0, len(message_ids), _BATCH_GET_LIMIT):
+            keys = [message_key(message_id) for message_id in message_ids[start : start + _BATCH_GET_LIMIT]]
+            request: dict[str, Any] = {
+                self._table: {
+                    "Keys": keys,
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "id, created_at, recipients",
+                }
+            }
+            for attempt in range(8):
+                response = self._db.batch_get_item(RequestItems=request)
+                for attrs in response.get("Responses", {}).get(self._table, []):
+                    item = from_attrs(attrs)
+                    found[item["id"]] = StoredMessage(
+                        created_at=datetime.fromisoformat(item["created_at"]),
+                        recipients={r: RecipientState(state) for r, state in item.get("recipients", {}).items()},
+                    )
+                request = response.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+            if request:
+                raise RuntimeError("DynamoDB left keys of a BatchGetItem unprocessed")
+        return found
 
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]:
         condition = {

@@ -1,0 +1,194 @@
+"""A keyed send cut off mid-commit and retried with the same Idempotency-Key: the retry stores and
+queues only what the first try did not, with the same ids, and every event once.
+
+Real stores on moto (messages, events, counters, idempotency, the send queue). The cut-off is
+a kill (an exception no `except Exception` catches) inside the message store's create, after a
+chunk's messages were written and before its events were: the worst place, as API Gateway's
+29 s or the function's timeout would leave it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from postline import wiring
+from postline.accounts.domain import Plan
+from postline.auth.identity import Principal
+from postline.auth.service import RouteRule
+from postline.events.domain import Event
+from postline.keys.domain import Access, Environment
+from postline.sending.domain import IdempotentCall, Message, keyed_id
+from postline.sending.models import BatchSendRequest, SendRequest
+from postline.sending.ports import Sealed
+from postline.sending.service import STORE_CHUNK, SendService
+from postline.sending.store import DynamoMessageStore
+from postline.shared.dynamo import key
+from postline.usage.domain import month_key
+from postline.usage.store import usage_pk
+from tests.aws_stack import InProcessStack
+from tests.fakes import RecordingMeter
+
+
+class Killed(BaseException):
+    """The function cut off: not an error any handler in the code catches."""
+
+
+class DyingStore(DynamoMessageStore):
+    """The real store, cut off on its Nth create between the chunk's messages and their events."""
+
+    def __init__(self, inner: DynamoMessageStore, *, die_on_create: int) -> None:
+        self.__dict__.update(inner.__dict__)
+        self._die_on_create = die_on_create
+        self._creates = 0
+
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        self._creates += 1
+        if self._creates == self._die_on_create:
+            super().create(messages, sealed, [])
+            raise Killed
+        super().create(messages, sealed, events)
+
+
+def _service(messages: DynamoMessageStore) -> SendService:
+    """wiring.send_service() with the given message store."""
+    return SendService(
+        messages=messages,
+        vault=wiring.vault(),
+        queue=wiring.dispatch_queue(),
+        quotas=wiring.counter_store(),
+        suppressions=wiring.suppressions(),
+        domains=wiring.sending_domains(),
+        templates=wiring.template_store(),
+        accounts=wiring.account_store(),
+        check_webhook_url=wiring.url_guard().check_without_dns,
+        idempotency=wiring.idempotency(),
+        ids=wiring.ids(),
+        clock=wiring.clock(),
+        meter=RecordingMeter(),
+    )
+
+
+def _principal(env: Environment = Environment.TEST, account_id: str | None = None) -> Principal:
+    operator = wiring.operator_service()
+    account_id = account_id or operator.create_account(name="resume", plan=Plan.PROFESSIONAL).id
+    key = operator.create_key(account_id, name="k", env=env)
+    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
+    assert principal.principal is not None
+    return principal.principal
+
+
+def _drain_jobs() -> Counter[str]:
+    """Message id -> how many jobs the send queue holds for it (and empties the queue)."""
+    sqs, url = wiring.client("sqs"), wiring.settings().send_queue_url
+    jobs: Counter[str] = Counter()
+    while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        for message in batch:
+            jobs[json.loads(message["Body"])["message_id"]] += 1
+        sqs.delete_message_batch(
+            QueueUrl=url, Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(batch)]
+        )
+    return jobs
+
+
+def _events_of(message_id: str) -> list[dict[str, Any]]:
+    response = wiring.client("dynamodb").query(
+        TableName=wiring.settings().events_table,
+        IndexName="by_message",
+        KeyConditionExpression="message_id = :m",
+        ExpressionAttributeValues={":m": {"S": message_id}},
+    )
+    return list(response["Items"])
+
+
+def _test_emails_used(principal: Principal) -> int:
+    """The month's test-send count (usage() reports live sends only)."""
+    item = (
+        wiring.client("dynamodb")
+        .get_item(
+            TableName=wiring.settings().counters_table,
+            Key=key(usage_pk(principal.account.id), f"M#{month_key(wiring.clock().now())}"),
+        )
+        .get("Item", {})
+    )
+    return int(item.get("test_emails", {}).get("N", 0))
+
+
+@pytest.fixture(autouse=True)
+def empty_queue(stack: InProcessStack) -> None:
+    _drain_jobs()
+
+
+BATCH = 35  # four chunks of STORE_CHUNK
+
+
+def _batch_request() -> tuple[BatchSendRequest, dict[str, Any]]:
+    body = {
+        "from": "hello@postline.test",
+        "subject": "s",
+        "text": "t",
+        "recipients": [{"to": f"r{i}@example.com"} for i in range(BATCH)] + [{"to": "not an address"}],
+    }
+    return BatchSendRequest.model_validate(body), body
+
+
+@pytest.mark.parametrize("die_on_create", [1, 3, 4])
+def test_a_batch_cut_off_mid_commit_and_retried_sends_each_recipient_once(
+    stack: InProcessStack, die_on_create: int
+) -> None:
+    assert BATCH > 3 * STORE_CHUNK
+    principal = _principal()
+    request, body = _batch_request()
+    call = IdempotentCall("batch-cut-off", body, remaining_ms=lambda: 0)  # the claim ends with the kill
+
+    with pytest.raises(Killed):
+        _service(DyingStore(wiring.message_store(), die_on_create=die_on_create)).send_batch(principal, request, call)
+    first_jobs = _drain_jobs()
+    assert len(first_jobs) == min(die_on_create * STORE_CHUNK, BATCH)  # queued up to and including the cut chunk
+
+    result = _service(wiring.message_store()).send_batch(principal, request, call)
+
+    key = (principal.account.id, principal.env.value, "messages.batch", "batch-cut-off")
+    assert result.message_ids == [keyed_id("msg_", *key, str(index)) for index in range(BATCH)]
+    assert result.batch_id == keyed_id("batch_", *key)
+    assert (result.accepted, result.rejected) == (BATCH, 1)
+    retry_jobs = _drain_jobs()
+    assert not set(first_jobs) & set(retry_jobs)  # nothing the first try stored is queued again
+    assert first_jobs + retry_jobs == Counter(result.message_ids)  # every message queued exactly once
+    stored = wiring.message_store().stored(result.message_ids)
+    assert set(stored) == set(result.message_ids)
+    assert len({message.created_at for message in stored.values()}) == 1  # the retry took on the first's time
+    for message_id in result.message_ids:  # the cut chunk's events mended, none twice
+        assert [event["type"]["S"] for event in _events_of(message_id)] == ["queued"]
+    assert _test_emails_used(principal) == BATCH  # the first try gave back what it did not store, and only that
+
+
+def test_a_keyed_single_send_cut_off_after_storing_is_not_queued_again(stack: InProcessStack) -> None:
+    principal = _principal()
+    body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
+    request = SendRequest.model_validate(body)
+    call = IdempotentCall("single-cut-off", body, remaining_ms=lambda: 0)
+    with pytest.raises(Killed):
+        _service(DyingStore(wiring.message_store(), die_on_create=1)).send(principal, request, call)
+    assert len(_drain_jobs()) == 1
+
+    accepted = _service(wiring.message_store()).send(principal, request, call)
+
+    assert _drain_jobs() == Counter()
+    assert [event["type"]["S"] for event in _events_of(accepted.id)] == ["queued"]
+    assert _service(wiring.message_store()).send(principal, request, call) == accepted  # a replay now
+
+
+def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: InProcessStack) -> None:
+    test = _principal(Environment.TEST)
+    live = _principal(Environment.LIVE, account_id=test.account.id)
+    body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
+    request = SendRequest.model_validate(body)
+    service = _service(wiring.message_store())
+    keyed = service.send(test, request, IdempotentCall("k", body)).id
+    assert keyed == keyed_id("msg_", test.account.id, "test", "messages", "k", "0")
+    assert keyed_id("msg_", live.account.id, "live", "messages", "k", "0") != keyed
+    assert service.send(test, request).id != keyed
