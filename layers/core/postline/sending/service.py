@@ -51,8 +51,9 @@ from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, Vali
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
-from postline.templates.domain import Template, TemplateNotFound, check_vars, render_text
+from postline.templates.domain import Template, TemplateNotFound, check_vars
 from postline.templates.ports import Templates
+from postline.templates.rendering import RenderBudget, batch_deadline, render_text
 from postline.usage.domain import day_key, month_key
 from postline.usage.ports import QuotaStore
 from postline.usage.quota import email_limits, quota_refusal
@@ -179,6 +180,7 @@ class SendService:
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
         batch_id = self._ids.new_id("batch_")
+        render_until = batch_deadline()  # each recipient renders under its own budget, all under this
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
         seen: set[str] = set()
@@ -192,7 +194,9 @@ class SendService:
                 address = single.to[0]
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
-                item = self._prepare(principal, single, template, send_at, now, batch_id=batch_id)
+                item = self._prepare(
+                    principal, single, template, send_at, now, batch_id=batch_id, render_until=render_until
+                )
             except ValidationError as error:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=_reason(error)))
                 continue
@@ -221,9 +225,11 @@ class SendService:
         now: datetime,
         *,
         batch_id: str | None = None,
+        render_until: float | None = None,
     ) -> _Prepared:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
-        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
+        budget = RenderBudget.start(until=render_until)
+        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars, budget)
         outcomes = _test_outcomes(principal)
         routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
         message = Message(
@@ -420,16 +426,22 @@ def _mode(principal: Principal) -> str:
 
 
 def _render(
-    template: Template | None, subject: str | None, html: str | None, text: str | None, variables: dict[str, Any]
+    template: Template | None,
+    subject: str | None,
+    html: str | None,
+    text: str | None,
+    variables: dict[str, Any],
+    budget: RenderBudget,
 ) -> tuple[str, str | None, str | None]:
-    """The request's own subject/html/text win over the template's; only template text is rendered."""
+    """The request's own subject/html/text win over the template's; only template text is rendered,
+    the three parts under one budget."""
     if template is None:
         return subject or "", html, text
     check_vars(template, variables)
     return (
-        subject if subject is not None else render_text(template.subject, variables) or "",
-        html if html is not None else render_text(template.html, variables, html=True),
-        text if text is not None else render_text(template.text_body, variables),
+        subject if subject is not None else render_text(template.subject, variables, budget=budget) or "",
+        html if html is not None else render_text(template.html, variables, html=True, budget=budget),
+        text if text is not None else render_text(template.text_body, variables, budget=budget),
     )
 
 
