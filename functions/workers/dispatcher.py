@@ -20,7 +20,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def deliver(record: SQSRecord) -> None:
     job = DispatchJob.model_validate_json(record.body)
     logger.append_keys(message_id=job.message_id, attempt=job.attempt)
-    wiring.dispatcher(WORKER_ID).dispatch(job)
+    wiring.dispatcher(WORKER_ID).dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
 
 
 @logger.inject_lambda_context

@@ -27,6 +27,7 @@ from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.domain import Environment, Scope, TestOutcomes
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
+    MAX_SUBJECT,
     Content,
     IdempotentCall,
     Message,
@@ -48,6 +49,7 @@ from postline.sending.models import (
 from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
 from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
+from postline.shared.header_text import header_text_problem
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
@@ -438,8 +440,13 @@ def _render(
     if template is None:
         return subject or "", html, text
     check_vars(template, variables)
+    if subject is None:
+        subject = render_text(template.subject, variables, budget=budget) or ""
+        problem = header_text_problem(subject) if len(subject) <= MAX_SUBJECT else f"longer than {MAX_SUBJECT}"
+        if problem:
+            raise ValidationFailed(f"subject: the rendered subject is unfit for a header: {problem}")
     return (
-        subject if subject is not None else render_text(template.subject, variables, budget=budget) or "",
+        subject,
         html if html is not None else render_text(template.html, variables, html=True, budget=budget),
         text if text is not None else render_text(template.text_body, variables, budget=budget),
     )
