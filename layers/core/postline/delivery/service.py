@@ -162,7 +162,8 @@ class Dispatcher:
                 logger.exception("the copy of %s for a recipient could not be built", message.id)
                 self._fail(message, recipient, attempt, f"the message could not be built ({_described(error)})", owner)
                 continue
-            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+            outcome = _hand_over(transport, parcel)
+            self._record(message, recipient, attempt, outcome, owner, last_receive=last_receive)
 
     def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str) -> None:
         """The recipient ends `failed` with `reason`; before any hand-over, its email goes back to the
@@ -219,7 +220,9 @@ class Dispatcher:
             attempt=attempt,
         )
 
-    def _record(self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str) -> None:
+    def _record(
+        self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str, *, last_receive: bool
+    ) -> None:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
         order = iter(range(10))
@@ -242,10 +245,18 @@ class Dispatcher:
             state, events = RecipientState.BOUNCED, [event(EventType.BOUNCED)]
         elif attempt < MAX_ATTEMPTS:
             retry_at = now + timedelta(seconds=retry_delay(attempt) or 0)
-            # Queued before it is recorded: a crash in between repeats this attempt, never loses it.
-            self._requeue(message, recipient, attempt + 1, retry_at)
-            state = RecipientState.DEFERRED
-            events = [event(EventType.DELAYED, {"retry_count": attempt, "next_retry_at": retry_at.isoformat()})]
+            try:
+                # Queued before it is recorded: a crash in between repeats this attempt, never loses it.
+                self._requeue(message, recipient, attempt + 1, retry_at)
+                state = RecipientState.DEFERRED
+                events = [event(EventType.DELAYED, {"retry_count": attempt, "next_retry_at": retry_at.isoformat()})]
+            except Exception as error:
+                if not last_receive:
+                    raise
+                logger.exception("the retry of %s could not be queued; failing the recipient", message.id)
+                state = RecipientState.FAILED
+                reason = f"the retry could not be scheduled ({_described(error)})"
+                events = [event(EventType.FAILED, {"retry_count": attempt, "reason": reason})]
         else:
             state = RecipientState.FAILED
             events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
