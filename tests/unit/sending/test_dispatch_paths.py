@@ -9,7 +9,6 @@ and the retries the dispatcher queues are run in turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +41,6 @@ ANN, BOB = "ann@example.com", "bob@example.com"
 
 
 class AllValid:
-    def __init__(self) -> None:
-        self.calls = 0
-
     def verify(self, recipients: list[str]) -> dict[str, Verification]:
         return {r: Verification(VerificationResult.VALID, "mx found") for r in recipients}
 
@@ -215,12 +211,9 @@ def test_the_last_receive_fails_what_cannot_start_instead_of_leaving_it_to_the_d
     delivery = Delivery("vault.open", None)
     message = delivery.accept()
     job = DispatchJob(message_id=message.id, account_id=message.account_id)
-    attempts: list[Callable[[], None]] = [
-        lambda n=n: delivery.dispatcher().dispatch(job, receive_count=n) for n in (1, 7)
-    ]
-    for attempt in attempts:
+    for receive in (1, 7):
         with pytest.raises(ConnectionError):
-            attempt()
+            delivery.dispatcher().dispatch(job, receive_count=receive)
         delivery.store.leases.clear()
     assert delivery.store.events == []
     delivery.dispatcher().dispatch(job, receive_count=8)
