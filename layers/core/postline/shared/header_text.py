@@ -29,3 +29,9 @@ def check_header_text(value: str, field: str) -> str:
     if problem is not None:
         raise ValueError(f"{field} holds {problem}")
     return value
+
+
+def without_controls(text: str) -> str:
+    """`text` with each character the rule refuses replaced by a space: for what is stored and shown
+    (event data such as an SMTP reply or a user agent) rather than refused."""
+    return _UNSAFE.sub(" ", text)
