@@ -21,7 +21,7 @@ import string
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache, wraps
 from inspect import signature, unwrap
 from typing import Any
@@ -54,6 +54,11 @@ LIMITS = (
 )
 
 
+_TIME_SPENT = (
+    f"rendering ran past its time budget ({MAX_RENDER_SECONDS:g} s a message, {BATCH_RENDER_SECONDS:g} s a batch)"
+)
+
+
 class RenderLimitExceeded(ValidationFailed):
     """400 validation_error: the template (with these vars) breaks a rendering limit."""
 
@@ -72,13 +77,16 @@ class RenderBudget:
     written: int = 0
     depth: int = 0
     broken: str | None = None
-    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
 
     @classmethod
     def start(cls, seconds: float = MAX_RENDER_SECONDS, *, until: float | None = None) -> RenderBudget:
-        """A fresh budget of `seconds`, ending no later than `until` (a batch's deadline)."""
-        deadline = time.monotonic() + seconds
-        return cls(deadline=deadline if until is None else min(deadline, until))
+        """A fresh budget of `seconds`, ending no later than `until` (a batch's deadline): broken from
+        the start when that has passed, so a batch renders no recipient after it."""
+        now = time.monotonic()
+        budget = cls(deadline=now + seconds if until is None else min(now + seconds, until))
+        if budget.deadline <= now:
+            budget.broken = _TIME_SPENT
+        return budget
 
     def step(self) -> None:
         if self.broken is not None:
@@ -86,11 +94,8 @@ class RenderBudget:
         self.steps += 1
         if self.steps > MAX_RENDER_STEPS:
             self.fail(f"more than {MAX_RENDER_STEPS:,} steps (loop iterations, calls, filters, operators)")
-        if self.steps % 64 == 0 and self.clock() > self.deadline:  # a clock read costs more than a step
-            self.fail(
-                f"rendering ran past its time budget ({MAX_RENDER_SECONDS:g} s a message, "
-                f"{BATCH_RENDER_SECONDS:g} s a batch)"
-            )
+        if self.steps % 64 == 0 and time.monotonic() > self.deadline:  # a clock read costs more than a step
+            self.fail(_TIME_SPENT)
 
     def write(self, text: str) -> str:
         self.step()
