@@ -493,10 +493,12 @@ class InMemoryMessages:
     def __init__(self) -> None:
         self.items: dict[str, Message] = {}
         self.leases: dict[str, str] = {}
+        self.events: list[Event] = []  # what was written with each step
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
         for message in messages:
             self.items.setdefault(message.id, message.model_copy(deep=True))
+        self.events.extend(events)
 
     def get(self, message_id: str) -> Message | None:
         message = self.items.get(message_id)
@@ -525,6 +527,7 @@ class InMemoryMessages:
             return False
         stored.recipients[recipient] = message.recipients[recipient]
         stored.attempts[recipient] = attempt
+        self.events.extend(events)
         return True
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
@@ -559,11 +562,37 @@ class RecordingQueue:
 
 
 class UnlimitedQuotas:
+    """Every send fits; the emails given back are remembered (account, count, month, day, test)."""
+
+    def __init__(self) -> None:
+        self.released: list[tuple[str, int, str, str, bool]] = []
+
     def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
         return None
 
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
-        pass
+        self.released.append((account_id, count, month, day, test))
+
+
+class Faulty:
+    """Any port with one method that raises: `times` times (then it works again), or always (None)."""
+
+    def __init__(self, target: Any, method: str, *, times: int | None = 1, error: Exception | None = None) -> None:
+        self._target, self._method, self._left = target, method, times
+        self._error = error or ConnectionError(f"{method} is down")
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._target, name)
+        if name != self._method:
+            return attribute
+
+        def failing(*args: Any, **kwargs: Any) -> Any:
+            if self._left is None or self._left > 0:
+                self._left = None if self._left is None else self._left - 1
+                raise self._error
+            return attribute(*args, **kwargs)
+
+        return failing
 
 
 class InMemorySuppressions:

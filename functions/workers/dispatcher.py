@@ -23,7 +23,7 @@ def deliver(record: SQSRecord) -> None:
     job = DispatchJob.model_validate_json(record.body)
     # A context variable: no other invocation running beside this one logs it.
     logger.thread_safe_append_keys(message_id=job.message_id, attempt=job.attempt)
-    wiring.dispatcher(WORKER_ID).dispatch(job)
+    wiring.dispatcher(WORKER_ID).dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
 
 
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation

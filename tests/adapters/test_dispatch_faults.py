@@ -30,7 +30,7 @@ from postline.shared.clock import MovableClock
 from postline.tracking.domain import LinkMaker
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack, in_process_stack
-from tests.fakes import RecordingMeter, StaticRoutes, dims
+from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas, dims
 
 
 class Killed(BaseException):
@@ -134,6 +134,7 @@ def _dispatcher(
         verifier=Verifier(routes or StaticRoutes()),
         links=LinkMaker("https://track.example", b"secret"),
         retention_days=lambda account_id: 30,
+        quotas=UnlimitedQuotas(),
         clock=wiring.clock(),
         meter=meter or RecordingMeter(),
         worker_id=worker,

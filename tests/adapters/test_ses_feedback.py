@@ -20,7 +20,7 @@ from postline.keys.domain import Access, Environment
 from postline.sending.models import SendRequest
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
-from tests.fakes import RecordingMeter, StaticRoutes
+from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 
 
 @pytest.fixture
@@ -58,6 +58,7 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
         verifier=Verifier(StaticRoutes()),
         links=None,
         retention_days=lambda account_id: 30,
+        quotas=UnlimitedQuotas(),
         clock=wiring.clock(),
         meter=RecordingMeter(),
         worker_id="w",

@@ -29,7 +29,7 @@ from postline.shared.clock import MovableClock
 from postline.verification.domain import MailRoute
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack
-from tests.fakes import RecordingMeter, StaticRoutes
+from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 
 SENDER_DOMAIN = "verify.test"
 ROUTES = {
@@ -102,6 +102,7 @@ def _dispatch(message_id: str, account_id: str, transport: Recording, routes: St
         verifier=Verifier(routes),
         links=None,
         retention_days=lambda account: 30,
+        quotas=UnlimitedQuotas(),
         clock=wiring.clock(),
         meter=RecordingMeter(),
         worker_id="w1",

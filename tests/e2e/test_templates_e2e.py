@@ -281,7 +281,7 @@ def test_missing_variables_render_empty_without_a_schema(owner: Sender) -> None:
 
 @pytest.mark.parametrize(
     ("html", "variables"),
-    [("{{ 1 / n }}", {"n": 0}), ("{{ 'x' * 1000000 }}", {}), ("{{ items | join(', ') }}", {"items": 5})],
+    [("{{ 1 / n }}", {"n": 0}), ("{{ 'x' * n }}", {"n": 10**7}), ("{{ items | join(', ') }}", {"items": 5})],
     ids=["division-by-zero", "huge-repeat", "join-of-a-number"],
 )
 def test_a_template_failing_on_its_vars_is_a_400_not_a_500(owner: Sender, html: str, variables: dict[str, Any]) -> None:
@@ -293,3 +293,59 @@ def test_the_sandbox_hides_python_internals(owner: Sender) -> None:
     template = create(owner.live, vars_schema=None, subject="[{{ name.__class__.__mro__ }}]")
     sent = accepted(send_with(owner, template["id"], {"name": "Ann"}))
     assert subject_of(owner.live, sent["id"]) == "[]"
+
+
+# -- rendering limits ------------------------------------------------------------------------------
+
+UNBOUNDED = {
+    "nested-100000-loops": "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
+    "chained-repetition": "{{ 'x' * 100000 * 100000 }}",
+    "padding": "{{ 'x'|center(1000000000) }}{{ '%1000000000s' % 'x' }}",
+    "big-power": "{{ 10 ** 64 ** 64 }}",
+    "recursion": "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}",
+}
+
+
+@pytest.mark.parametrize("html", UNBOUNDED.values(), ids=UNBOUNDED.keys())
+def test_a_template_breaking_a_rendering_limit_is_refused_at_save(owner: Sender, html: str) -> None:
+    refused = assert_error(owner.live.post("/v3/templates", json={**WELCOME, "html": html}), 400, "validation_error")
+    assert refused["error"]["message"].startswith("html: the template exceeds a rendering limit")
+    template = create(owner.live)
+    patched = owner.live.patch(f"/v3/templates/{template['id']}", json={"text_body": html})
+    assert_error(patched, 400, "validation_error")
+
+
+GROWING_WITH_VARS = {
+    "nested-loops": "{% for i in range(n) %}{% for j in range(n) %}x{% endfor %}{% endfor %}",
+    "chained-repetition": "{{ 'x' * n * n }}",
+    "padding": "{{ name|center(n * n) }}{{ ('%' ~ (n * n) ~ 's') % name }}",
+    "big-power": "{{ n ** n ** 2 }}",
+    "recursion": "{% macro f(k) %}{% if k < n %}{{ f(k + 1) }}{% endif %}{% endmacro %}{{ f(0) }}",
+}
+
+
+@pytest.mark.parametrize("html", GROWING_WITH_VARS.values(), ids=GROWING_WITH_VARS.keys())
+def test_a_send_whose_vars_break_a_limit_is_a_400(owner: Sender, html: str) -> None:
+    template = create(owner.live, vars_schema=None, html=html)
+    refused = assert_error(send_with(owner, template["id"], {"n": 100000, "name": "Ann"}), 400, "validation_error")
+    assert "exceeds a rendering limit" in refused["error"]["message"]
+    accepted(send_with(owner, template["id"], {"n": 3, "name": "Ann"}))
+
+
+def test_a_batch_rejects_only_the_recipient_whose_vars_break_a_limit(owner: Sender) -> None:
+    template = create(owner.live, vars_schema=None, html=GROWING_WITH_VARS["nested-loops"])
+    first, greedy, last = recipient("first"), recipient("greedy"), recipient("last")
+    body = {
+        "from": owner.address,
+        "template_id": template["id"],
+        "recipients": [
+            {"to": first, "vars": {"n": 2}},
+            {"to": greedy, "vars": {"n": 100000}},
+            {"to": last, "vars": {"n": 3}},
+        ],
+    }
+    result = accepted(owner.live.post("/v3/messages.batch", json=body))
+    assert (result["accepted"], result["rejected"]) == (2, 1)
+    (rejected,) = result["rejected_recipients"]
+    assert (rejected["index"], rejected["to"]) == (1, greedy)
+    assert "exceeds a rendering limit" in rejected["reason"]

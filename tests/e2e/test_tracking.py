@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from postline import wiring
+from postline.tracking.domain import TrackKind, read_token, sign_token
 from tests.e2e.sending_support import (
     accepted,
     body_of,
@@ -254,3 +256,53 @@ def test_unsubscribing_is_per_account(delivered: Delivered, runtime: Any) -> Non
     sent = accepted(other.test.post("/v3/messages", json=message(other.address, delivered.to)))
     assert settle(runtime, sent["id"]) == {sent["id"]: "delivered"}
     assert types_of(events_of(sent["id"], until=has_types("delivered"))) == ["queued", "sent", "delivered"]
+
+
+# -- links with control characters ----------------------------------------------------------------
+
+CONTROLLED = (
+    '<p><a href="https://shop.example.com/a&#13;&#10;Set-Cookie: x=1">split</a>'
+    '<a href="https://shop.example.com/bell\x07ring">bell</a>'
+    '<a href="https://shop.example.com/sep&#x2028;arator">separator</a></p>'
+)
+
+
+def test_a_link_with_control_characters_is_normalised_or_left_alone_never_a_500(api: Api, runtime: Any) -> None:
+    """CR/LF (entity-encoded here) are dropped as a browser drops them, and the result, a valid
+    target, is wrapped; a control character or a line separator cannot be redirected to, so that
+    link stays as it was. The redirect and the clicked event carry no control character."""
+    to = recipient("reader")
+    sender = f"Shop <orders@{runtime.dev['sending_domain']['domain']}>"
+    sent = accepted(api.post("/v3/messages", json=message(sender, to, subject="Links", html=CONTROLLED)))
+    settle(runtime, sent["id"])
+    (copy,) = mail_for(runtime, sent["id"])
+    html = body_of(copy, "html") or ""
+    (click,) = re.findall(r'href="([^"]+/v3/track/click/[^"]+)"', html)
+    assert 'href="https://shop.example.com/bell\x07ring"' in html
+    assert 'href="https://shop.example.com/sep&#x2028;arator"' in html
+
+    response = visit(click)
+    assert response.status_code == 302
+    assert response.headers["Location"] == "https://shop.example.com/aSet-Cookie:%20x=1"
+    assert "x" not in response.cookies
+    events_of(sent["id"], until=has_types("clicked"))
+    (clicked,) = of_type(sent["id"], "clicked")
+    assert clicked.data["url"] == "https://shop.example.com/aSet-Cookie:%20x=1"
+
+
+def test_a_signed_link_with_control_characters_redirects_clean_or_is_not_found(delivered: Delivered) -> None:
+    """A token signed before links were checked may carry CR/LF: the redirect drops them as a browser
+    would (the Location header stays one clean line), and what cannot be made a target is refused like
+    a bad token, never a 500."""
+    base, _, token = delivered.click.rpartition("/")
+    claims = read_token(token, wiring.tracking_secret()(), TrackKind.CLICK)
+    assert claims is not None
+
+    def with_url(url: str) -> requests.Response:
+        return visit(f"{base}/{sign_token(claims.model_copy(update={'url': url}), wiring.tracking_secret()())}")
+
+    split = with_url("https://shop.example.com/\r\nSet-Cookie: x=1\r\n")
+    assert split.status_code == 302 and split.headers["Location"] == "https://shop.example.com/Set-Cookie:%20x=1"
+    assert "x" not in split.cookies
+    for url in ("https://shop.example.com/a\x00b", "https://shop.example.com/\u2028", "javascript:alert(1)"):
+        assert_error(with_url(url), 404, "not_found")

@@ -130,3 +130,12 @@ def test_every_queue_has_a_dead_letter_queue(template: dict[str, Any]) -> None:
     }
     for name in set(queues) - dead_letter:
         assert "RedrivePolicy" in queues[name].get("Properties", {}), f"{name} has no DLQ"
+
+
+def test_the_dispatcher_fails_what_cannot_start_before_the_send_queue_gives_up(template: dict[str, Any]) -> None:
+    """The dispatcher's last receive comes before the dead-letter queue's, so no accepted message
+    waits there without a final event (postline/delivery/service.py)."""
+    from postline.delivery.service import LAST_RECEIVE
+
+    redrive = template["Resources"]["SendQueue"]["Properties"]["RedrivePolicy"]
+    assert int(redrive["maxReceiveCount"]) > LAST_RECEIVE

@@ -460,6 +460,7 @@ def dispatcher(worker_id: str) -> Dispatcher:
         verifier=Verifier(mx_resolver()),
         links=links(),
         retention_days=retention_days,
+        quotas=counter_store(),
         clock=_clock,
         meter=meter(),
         worker_id=worker_id,

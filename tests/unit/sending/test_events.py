@@ -42,3 +42,16 @@ def test_every_part_of_a_stage_changes_the_id() -> None:
 def test_retention_expiry_is_epoch_seconds_after_the_retention() -> None:
     now = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
     assert retention_expiry(now, 30) == int(datetime(2025, 4, 13, 12, 0, tzinfo=UTC).timestamp())
+
+
+def test_event_data_never_holds_control_characters() -> None:
+    from postline.events.domain import message_event
+    from postline.sending.domain import Message
+
+    message = Message.model_validate(
+        {"id": "msg_1", "account_id": "a", "key_id": "k", "test": False, "from": "a@b.example", "to": ["c@d.example"],
+         "subject": "s", "created_at": datetime(2025, 1, 1, tzinfo=UTC)}
+    )  # fmt: skip
+    data = {"url": "https://a.example/\r\nx", "user_agent": "UA\x00\u2028", "nested": {"list": ["a\x85b"]}, "n": 1}
+    event = message_event(message, EventType.CLICKED, "c@d.example", message.created_at, data, retention_days=30)
+    assert event.data == {"url": "https://a.example/  x", "user_agent": "UA  ", "nested": {"list": ["a b"]}, "n": 1}

@@ -89,6 +89,7 @@ class Sending:
             verifier=Verifier(StaticRoutes()),
             links=None,
             retention_days=lambda account_id: 30,
+            quotas=UnlimitedQuotas(),
             clock=self.world.clock,
             meter=self.meter,
             worker_id="w1",

@@ -10,7 +10,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from typing import Any
 
-from postline.delivery.mime import build_mime
+import pytest
+
+from postline.delivery.mime import UnbuildableMessage, build_mime
 from postline.sending.domain import Attachment, Content, Message
 from postline.sending.models import SendRequest
 from postline.tracking.domain import LinkMaker
@@ -197,3 +199,16 @@ def test_a_non_ascii_attachment_name_round_trips() -> None:
     content = Content(attachments=[attachment("Rechnung März.pdf", b"%PDF", "application/pdf")])
     (part,) = parse(build(content=content)).iter_attachments()
     assert part.get_filename() == "Rechnung März.pdf"
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\x00", "\x85", "\r\n"])
+@pytest.mark.parametrize(
+    "fields",
+    [lambda c: {"subject": f"Hi{c}there"}, lambda c: {"headers": {"X-Tag": f"a{c}b"}}],
+    ids=["subject", "custom-header"],
+)
+def test_a_header_the_api_would_refuse_cannot_be_built(fields: Any, char: str) -> None:
+    """A message stored before the API checked these (or by a path that skipped it) fails to build
+    with the same rule, as a permanent error the dispatcher turns into a failed event."""
+    with pytest.raises(UnbuildableMessage, match="U\\+"):
+        build(message(**fields(char)))

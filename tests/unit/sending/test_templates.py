@@ -8,8 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from postline.shared.errors import ValidationFailed
-from postline.templates.domain import Template, check_vars, render_text
+from postline.templates.domain import Template, check_vars
 from postline.templates.models import TemplateCreate, TemplateUpdate
+from postline.templates.rendering import render_text
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -17,6 +17,7 @@ from postline.tracking.domain import (
     add_pixel,
     is_bot,
     read_token,
+    redirect_target,
     sign_token,
     via_image_proxy,
     wrap_links,
@@ -303,3 +304,39 @@ def test_a_request_that_says_it_is_a_prefetch_is_a_bot_visitor(header: str) -> N
 def test_a_plain_browser_request_is_a_person() -> None:
     visitor = Visitor.of_request({"user-agent": CHROME}, None)
     assert (visitor.user_agent, visitor.purpose, visitor.is_bot) == (CHROME, None, False)
+
+
+# -- links with control characters --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("https://a.example/x?y=1", "https://a.example/x?y=1"),
+        ("https://a.example/x\r\nSet-Cookie: s=1", "https://a.example/xSet-Cookie:%20s=1"),
+        ("\x00 https://a.example/\tx \x1f", "https://a.example/x"),
+        ("https://a.example/a b", "https://a.example/a%20b"),
+        ("https://a.example/a\x00b", None),
+        ("https://a.example/a\x7fb", None),
+        ("https://a.example/a\u2028b", None),
+        ("https://a.example/a\x85b", None),
+        ("javascript:alert(1)", None),
+        ("https:///no-host", None),
+        ("http://[::1/unclosed", None),
+    ],
+)
+def test_a_redirect_target_is_what_a_browser_would_follow_or_none(url: str, target: str | None) -> None:
+    assert redirect_target(url) == target
+
+
+def test_links_that_cannot_be_redirected_to_are_left_as_they_are() -> None:
+    html = (
+        '<a href="https://a.example/ok">1</a><a href="https://a.example/x&#13;&#10;y">2</a>'
+        '<a href="https://a.example/bell\x07ring">3</a><a href="https://a.example/s&#x2028;p">4</a>'
+    )
+    wrapped = wrap_links(html, lambda url: f"https://t.example/c?u={url}")
+    assert wrapped == (
+        '<a href="https://t.example/c?u=https://a.example/ok">1</a>'
+        '<a href="https://t.example/c?u=https://a.example/xy">2</a>'
+        '<a href="https://a.example/bell\x07ring">3</a><a href="https://a.example/s&#x2028;p">4</a>'
+    )

@@ -9,11 +9,27 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 
 from postline.sending.domain import Content, Message, domain_of
+from postline.shared.header_text import header_text_problem
 
 MESSAGE_ID_HEADER = "X-Postline-Message-Id"
 # SMTP's line endings, but headers folded only past RFC 5322's hard limit: at the default 78 the
 # email package turns a long List-Unsubscribe URL into encoded-words no mail client can click.
 _POLICY = policy.SMTP.clone(max_line_length=998)
+
+
+class UnbuildableMessage(ValueError):
+    """The stored message cannot become an email (a header the API should have refused): building it
+    again fails the same way, so the dispatcher fails the recipient instead of retrying."""
+
+
+class _CheckedHeaders(EmailMessage):
+    """Every header value passes the API's rule (shared/header_text.py) before it is set."""
+
+    def __setitem__(self, name: str, value: str) -> None:
+        problem = header_text_problem(str(value))
+        if problem is not None:
+            raise UnbuildableMessage(f"header {name}: {problem}")
+        super().__setitem__(name, value)
 
 
 def build_mime(
@@ -26,7 +42,7 @@ def build_mime(
     unsubscribe_url: str | None,
 ) -> bytes:
     """`html` and `text` are the bodies as sent (tracking already applied); bcc never appears."""
-    email = EmailMessage(policy=_POLICY)
+    email = _CheckedHeaders(policy=_POLICY)
     email["From"] = message.from_
     email["To"] = ", ".join(message.to)
     if message.cc:

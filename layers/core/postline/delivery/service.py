@@ -10,6 +10,10 @@ Every step is safe to repeat:
 - each recipient's new state is written with its events in one conditional transaction.
 With verify_before_send, each recipient is verified before its first hand-over (here, not in the
 API: no DNS in a request's path); one that fails is rejected (failed_verification), the others go on.
+Nothing accepted ends without a final event: a recipient whose copy cannot be built (a pure function
+of the stored message, so it would fail again) is `failed` at once, and on the job's last receive
+before the dead-letter queue, what could not even start (content, domain, transport, verification)
+is `failed` too. A recipient failed before any hand-over gives its email back to the quota.
 The one window no service can close is between a remote server's 250 and our write of it:
 there, as with any MTA (RFC 1047), the recipient may get the message twice rather than never.
 """
@@ -35,6 +39,8 @@ from postline.shared.ports import Clock, Meter
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.ports import Suppressions
 from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
+from postline.usage.domain import day_key, month_key
+from postline.usage.ports import QuotaStore
 from postline.verification.domain import Verification, simulate_verification
 from postline.verification.service import Verifier
 
@@ -48,6 +54,10 @@ _STORE_POLL_SECONDS = 0.05
 # Metric: each recipient's recorded step, by `outcome` (the state it reached: sent, delivered,
 # complained, bounced, deferred, failed, rejected) and `mode` (test: simulated, live).
 DELIVERY_OUTCOMES = "DeliveryOutcomes"
+# Receives of a job after which what could not start is failed rather than left to the send queue's
+# dead-letter queue (its maxReceiveCount, 10, in infra/template.base.yaml).
+LAST_RECEIVE = 8
+_MAX_REASON = 300
 
 
 class RetryLater(Exception):
@@ -67,6 +77,7 @@ class Dispatcher:
         verifier: Verifier,
         links: LinkMaker | None,
         retention_days: Callable[[str], int],
+        quotas: QuotaStore,
         clock: Clock,
         meter: Meter,
         worker_id: str,
@@ -81,12 +92,14 @@ class Dispatcher:
         self._verifier = verifier
         self._links = links
         self._retention_days = retention_days
+        self._quotas = quotas
         self._clock = clock
         self._meter = meter
         self._worker_id = worker_id
         self._pause = pause
 
-    def dispatch(self, job: DispatchJob) -> None:
+    def dispatch(self, job: DispatchJob, *, receive_count: int = 1) -> None:
+        """Delivers what the job names; raises to have the queue deliver the job again later."""
         now = self._clock.now()
         message = self._stored(job, now)
         if message is None:
@@ -103,7 +116,7 @@ class Dispatcher:
         try:
             todo = self._todo(message, job)
             if todo and message.schedule is not Schedule.CANCELLED:
-                self._deliver(message, sealed, todo, job.attempt, owner)
+                self._deliver(message, sealed, todo, job.attempt, owner, last_receive=receive_count >= LAST_RECEIVE)
         finally:
             self._messages.release(message, owner)
 
@@ -121,20 +134,53 @@ class Dispatcher:
         wanted = job.recipients if job.recipients is not None else list(message.recipients)
         return [r for r in wanted if message.recipients.get(r) in PENDING and message.attempts.get(r, 0) < job.attempt]
 
-    def _deliver(self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str) -> None:
-        content = self._vault.open(message.id, sealed)
-        domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
+    def _deliver(
+        self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str, *, last_receive: bool
+    ) -> None:
+        try:
+            content = self._vault.open(message.id, sealed)
+            domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
+            transport = self._transport_for(message)
+            # Before the first hand-over only: a recipient on a retry passed it then.
+            verdicts = self._verify(message, recipients) if attempt == 1 else {}
+        except Exception as error:
+            if not last_receive:
+                raise  # the queue delivers the job again
+            logger.exception("delivery of %s could not start; failing its recipients", message.id)
+            for recipient in recipients:
+                self._fail(message, recipient, attempt, f"delivery could not start ({_described(error)})", owner)
+            return
         now = self._clock.now()
-        transport = self._transport_for(message)
-        # Before the first hand-over only: a recipient on a retry passed it then.
-        verdicts = self._verify(message, recipients) if attempt == 1 else {}
         for recipient in recipients:
             verdict = verdicts.get(recipient)
             if verdict is not None and verdict.rejects:
                 self._reject(message, recipient, attempt, verdict, owner)
                 continue
-            parcel = self._parcel(message, content, recipient, attempt, domain, now)
-            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+            try:
+                parcel = self._parcel(message, content, recipient, attempt, domain, now)
+            except Exception as error:  # built from the stored message alone: it would fail again
+                logger.exception("the copy of %s for a recipient could not be built", message.id)
+                self._fail(message, recipient, attempt, f"the message could not be built ({_described(error)})", owner)
+                continue
+            outcome = _hand_over(transport, parcel)
+            self._record(message, recipient, attempt, outcome, owner, last_receive=last_receive)
+
+    def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str) -> None:
+        """The recipient ends `failed` with `reason`; before any hand-over, its email goes back to the
+        quota, once: only the write that records the failure (a repeat finds it done) releases it."""
+        now = self._clock.now()
+        retention = self._retention_days(message.account_id)
+        event = message_event(
+            message, EventType.FAILED, recipient, now, {"reason": reason}, retention_days=retention, step=attempt
+        )
+        if self._save(message, recipient, attempt, RecipientState.FAILED, [event], owner, now) and attempt == 1:
+            self._quotas.release_emails(
+                message.account_id,
+                1,
+                month=month_key(message.created_at),
+                day=day_key(message.created_at),
+                test=message.test and not message.routed,  # a routed live send spent live quota
+            )
 
     def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
         if not message.verify_before_send:
@@ -174,7 +220,9 @@ class Dispatcher:
             attempt=attempt,
         )
 
-    def _record(self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str) -> None:
+    def _record(
+        self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str, *, last_receive: bool
+    ) -> None:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
         order = iter(range(10))
@@ -197,10 +245,18 @@ class Dispatcher:
             state, events = RecipientState.BOUNCED, [event(EventType.BOUNCED)]
         elif attempt < MAX_ATTEMPTS:
             retry_at = now + timedelta(seconds=retry_delay(attempt) or 0)
-            # Queued before it is recorded: a crash in between repeats this attempt, never loses it.
-            self._requeue(message, recipient, attempt + 1, retry_at)
-            state = RecipientState.DEFERRED
-            events = [event(EventType.DELAYED, {"retry_count": attempt, "next_retry_at": retry_at.isoformat()})]
+            try:
+                # Queued before it is recorded: a crash in between repeats this attempt, never loses it.
+                self._requeue(message, recipient, attempt + 1, retry_at)
+                state = RecipientState.DEFERRED
+                events = [event(EventType.DELAYED, {"retry_count": attempt, "next_retry_at": retry_at.isoformat()})]
+            except Exception as error:
+                if not last_receive:
+                    raise
+                logger.exception("the retry of %s could not be queued; failing the recipient", message.id)
+                state = RecipientState.FAILED
+                reason = f"the retry could not be scheduled ({_described(error)})"
+                events = [event(EventType.FAILED, {"retry_count": attempt, "reason": reason})]
         else:
             state = RecipientState.FAILED
             events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
@@ -216,14 +272,17 @@ class Dispatcher:
         events: list[Event],
         owner: str,
         now: datetime,
-    ) -> None:
+    ) -> bool:
+        """True when this wrote the step (False: a repeat found it recorded, or the lease was lost)."""
         message.recipients[recipient] = state
         message.attempts[recipient] = attempt
         message.status = message_status(list(message.recipients.values()))
         if state in (RecipientState.DELIVERED, RecipientState.COMPLAINED) and message.delivered_at is None:
             message.delivered_at = now
-        if self._messages.record(message, recipient, attempt, owner, events):  # not when a repeat found it done
+        recorded = self._messages.record(message, recipient, attempt, owner, events)
+        if recorded:  # not when a repeat found it done
             self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))
+        return recorded
 
     def _suppress(self, message: Message, recipient: str, outcome: Outcome, now: datetime) -> None:
         """Hard bounces and complaints go on the account's lists (before the record: it repeats)."""
@@ -266,6 +325,10 @@ def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:
     except Exception as error:
         logger.exception("transport failed for %s", parcel.message_id)
         return Outcome(OutcomeKind.DEFERRED, reason=f"internal transport error ({type(error).__name__})")
+
+
+def _described(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"[:_MAX_REASON]
 
 
 def _details(outcome: Outcome) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from postline.sending.domain import Message
+from postline.shared.header_text import without_controls
 
 
 class EventType(StrEnum):
@@ -73,7 +74,7 @@ def message_event(
     retention_days: int,
     step: int | str = 0,
 ) -> Event:
-    details = dict(data or {})
+    details = {key: _clean(value) for key, value in (data or {}).items()}
     if message.test:
         details["test"] = True  # data.test: every event of a simulated message
     if message.routed:
@@ -93,3 +94,15 @@ def message_event(
         created_at=now,
         expires_at=retention_expiry(now, retention_days),
     )
+
+
+def _clean(value: Any) -> Any:
+    """Event data as stored, exported and sent to webhooks: no control characters in any string
+    (a link's URL, a user agent, an SMTP reply, an error's reason)."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, dict):
+        return {key: _clean(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    return value

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from postline.shared.errors import ApiError, ValidationFailed
+from postline.shared.header_text import check_header_text
 from postline.shared.times import UtcDatetime
 
 MAX_RECIPIENTS = 1_000  # the interface's limit: combined across to, cc and bcc, and in any one field
@@ -32,6 +33,7 @@ MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: bas
 MAX_TAGS = 10
 MAX_METADATA_KEYS = 20
 MAX_CUSTOM_HEADERS = 50
+MAX_SUBJECT = 998  # RFC 5322's line limit
 MAX_SCHEDULE_DAYS = 30  # send_at at most this far ahead
 METADATA_KEY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")  # the events query filters on the same keys
 HEADER_NAME = re.compile(r"^[Xx]-[A-Za-z0-9-]{1,74}$")
@@ -62,6 +64,7 @@ def normalize_address(value: str) -> str:
     """A bare address, checked for syntax; the domain is lowercased (local parts are case-sensitive)."""
     if not isinstance(value, str):
         raise ValueError("must be an email address string")
+    check_header_text(value, "the address")
     try:
         # Syntax only: whether the domain takes mail is the MX lookup's call at delivery, and
         # the .test names of RFC 6761 are what development and tests send to.
@@ -75,6 +78,7 @@ def normalize_mailbox(value: str) -> str:
     """'Name <addr>' or 'addr' -> the same with the address normalized."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be an email address, optionally with a display name: 'Name <a@b.example>'")
+    check_header_text(value, "the address")  # as sent: getaddresses would quietly drop a CR or LF
     found = getaddresses([value.strip()])
     if len(found) != 1 or not found[0][1] or value.count("<") > 1:
         raise ValueError(f"{value!r} must be exactly one email address")
@@ -97,6 +101,11 @@ def domain_of(address: str) -> str:
 Address = Annotated[str, AfterValidator(normalize_address)]
 Mailbox = Annotated[str, AfterValidator(normalize_mailbox)]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+Subject = Annotated[
+    str,
+    StringConstraints(max_length=MAX_SUBJECT),
+    AfterValidator(lambda value: check_header_text(value, "the subject")),
+]
 # Not capped here: more than 1,000 answers recipient_limit_exceeded, not validation_error.
 Recipients = list[Address]
 
@@ -109,8 +118,9 @@ def _check_headers(headers: dict[str, str]) -> dict[str, str]:
             raise ValueError(f"{name!r}: only custom X-* headers may be set (letters, digits and dashes)")
         if name.lower() in RESERVED_HEADERS:
             raise ValueError(f"{name!r} is set by the service")
-        if "\r" in value or "\n" in value or len(value) > 998:
-            raise ValueError(f"{name!r}: a header value is one line of at most 998 characters")
+        check_header_text(value, f"header {name!r}")
+        if len(value) > 998:
+            raise ValueError(f"{name!r}: a header value is at most 998 characters")
     return headers
 
 
@@ -132,7 +142,11 @@ Metadata = Annotated[dict[str, str], AfterValidator(_check_metadata)]
 class Attachment(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    filename: Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^[^\r\n/\\]+$")]
+    filename: Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=255, pattern=r"^[^/\\]+$"),
+        AfterValidator(lambda value: check_header_text(value, "the filename")),  # Content-Disposition's
+    ]
     content: str = Field(description="The file, base64-encoded.")
     content_type: Annotated[str, StringConstraints(pattern=r"^[\w.+-]+/[\w.+-]+$")] = "application/octet-stream"
 

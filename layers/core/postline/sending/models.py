@@ -10,7 +10,6 @@ from pydantic import (
     ConfigDict,
     Field,
     HttpUrl,
-    StringConstraints,
     field_validator,
     model_validator,
 )
@@ -29,6 +28,7 @@ from postline.sending.domain import (
     Metadata,
     RecipientLimitExceeded,
     Recipients,
+    Subject,
     Tag,
 )
 from postline.shared.errors import ValidationFailed
@@ -41,7 +41,7 @@ class SendFields(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     from_: Mailbox = Field(alias="from", description="Sender: 'a@b.example' or 'Name <a@b.example>'.")
-    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
+    subject: Subject | None = None
     html: str | None = None
     text: str | None = None
     template_id: str | None = Field(default=None, max_length=64)

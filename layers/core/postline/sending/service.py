@@ -27,6 +27,7 @@ from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.domain import Environment, Scope, TestOutcomes
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
+    MAX_SUBJECT,
     Content,
     IdempotentCall,
     Message,
@@ -50,11 +51,13 @@ from postline.sending.models import (
 from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
 from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
+from postline.shared.header_text import header_text_problem
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
-from postline.templates.domain import Template, TemplateNotFound, check_vars, render_text
+from postline.templates.domain import Template, TemplateNotFound, check_vars
 from postline.templates.ports import Templates
+from postline.templates.rendering import RenderBudget, batch_deadline, render_text
 from postline.usage.domain import day_key, month_key
 from postline.usage.ports import QuotaStore
 from postline.usage.quota import email_limits, quota_refusal
@@ -190,6 +193,7 @@ class SendService:
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
         batch_id = names.batch()
+        render_until = batch_deadline()  # each recipient renders under its own budget, all under this
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
         seen: set[str] = set()
@@ -204,7 +208,14 @@ class SendService:
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
                 item = self._prepare(
-                    principal, single, template, send_at, now, message_id=names.message(index), batch_id=batch_id
+                    principal,
+                    single,
+                    template,
+                    send_at,
+                    now,
+                    message_id=names.message(index),
+                    batch_id=batch_id,
+                    render_until=render_until,
                 )
             except ValidationError as error:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=_reason(error)))
@@ -236,9 +247,11 @@ class SendService:
         *,
         message_id: str,
         batch_id: str | None = None,
+        render_until: float | None = None,
     ) -> _Prepared:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
-        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars)
+        budget = RenderBudget.start(until=render_until)
+        subject, html, text = _render(template, request.subject, request.html, request.text, request.vars, budget)
         outcomes = _test_outcomes(principal)
         routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
         message = Message(
@@ -519,16 +532,27 @@ def _mode(principal: Principal) -> str:
 
 
 def _render(
-    template: Template | None, subject: str | None, html: str | None, text: str | None, variables: dict[str, Any]
+    template: Template | None,
+    subject: str | None,
+    html: str | None,
+    text: str | None,
+    variables: dict[str, Any],
+    budget: RenderBudget,
 ) -> tuple[str, str | None, str | None]:
-    """The request's own subject/html/text win over the template's; only template text is rendered."""
+    """The request's own subject/html/text win over the template's; only template text is rendered,
+    the three parts under one budget."""
     if template is None:
         return subject or "", html, text
     check_vars(template, variables)
+    if subject is None:
+        subject = render_text(template.subject, variables, budget=budget) or ""
+        problem = header_text_problem(subject) if len(subject) <= MAX_SUBJECT else f"longer than {MAX_SUBJECT}"
+        if problem:
+            raise ValidationFailed(f"subject: the rendered subject is unfit for a header: {problem}")
     return (
-        subject if subject is not None else render_text(template.subject, variables) or "",
-        html if html is not None else render_text(template.html, variables, html=True),
-        text if text is not None else render_text(template.text_body, variables),
+        subject,
+        html if html is not None else render_text(template.html, variables, html=True, budget=budget),
+        text if text is not None else render_text(template.text_body, variables, budget=budget),
     )
 
 

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from postline.templates.domain import TemplateText, check_schema, check_syntax
+from postline.sending.domain import Subject
+from postline.templates.domain import TemplateText, check_schema
+from postline.templates.rendering import LIMITS, check_syntax
 
 
 class TemplateFields(BaseModel):
@@ -14,9 +16,9 @@ class TemplateFields(BaseModel):
 
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = None
     description: Annotated[str, StringConstraints(max_length=1_000)] | None = None
-    subject: Annotated[str, StringConstraints(max_length=998)] | None = None
-    html: TemplateText | None = None
-    text_body: TemplateText | None = None
+    subject: Subject | None = Field(default=None, description=LIMITS)
+    html: TemplateText | None = Field(default=None, description=LIMITS)
+    text_body: TemplateText | None = Field(default=None, description=LIMITS)
     vars_schema: dict[str, Any] | None = None
     active: bool | None = None
     category: Annotated[str, StringConstraints(max_length=100)] | None = None

@@ -13,6 +13,7 @@ from postline.shared.ports import Clock, IdFactory
 from postline.templates.domain import Template
 from postline.templates.models import TemplateCreate, TemplateUpdate
 from postline.templates.ports import TemplateStore
+from postline.templates.rendering import check_limits
 
 
 class TemplateService:
@@ -25,6 +26,7 @@ class TemplateService:
         now = self._clock.now()
         fields = request.model_dump(exclude_none=True)
         template = Template(id=self._ids.new_id("tpl_"), **fields, version=1, created_at=now, updated_at=now)
+        _check_limits(template)
         audit = self._audit(principal, template.id, "template.created", now)
         self._templates.put_template(principal.account.id, template, expected_version=None, audit=audit)
         return template
@@ -47,6 +49,7 @@ class TemplateService:
             changes.pop("name")  # a template always has a name
         updated = current.model_copy(update={**changes, "version": current.version + 1, "updated_at": now})
         updated = Template.model_validate(updated.model_dump())
+        _check_limits(updated)
         audit = self._audit(principal, template_id, "template.updated", now, f"version {updated.version}")
         self._templates.put_template(principal.account.id, updated, expected_version=current.version, audit=audit)
         return updated
@@ -69,3 +72,14 @@ class TemplateService:
             now=now,
             details=details,
         )
+
+
+def _check_limits(template: Template) -> None:
+    """400 validation_error for a template that breaks a rendering limit whatever its vars."""
+    check_limits(
+        {
+            "subject": (template.subject, False),
+            "html": (template.html, True),
+            "text_body": (template.text_body, False),
+        }
+    )

@@ -15,8 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from html import escape, unescape
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
+
+from postline.shared.header_text import header_text_problem
 
 SIGNATURE_BYTES = 16
 
@@ -67,13 +70,36 @@ def read_token(text: str, secret: bytes, kind: TrackKind) -> TrackToken | None:
 _HREF = re.compile(r"""(<a\s(?:[^>]*?\s)?href\s*=\s*)(?:"(https?://[^"]+)"|'(https?://[^']+)')""", re.IGNORECASE)
 
 
+# What a browser removes from a URL before it parses it (the WHATWG URL standard): tabs and newlines
+# anywhere, C0 controls and spaces at either end. Hand-written: urllib.parse strips only some of these
+# (and only since 3.11.4, quietly), and no maintained library in the layer implements the standard.
+_URL_NOISE = re.compile(r"[\t\n\r]")
+_URL_EDGES = "".join(chr(code) for code in range(0x21))
+
+
+def redirect_target(url: str) -> str | None:
+    """`url` as a browser would follow it (normalised as the WHATWG URL standard does), when that is
+    an http(s) URL with a host that a Location header can carry; None otherwise."""
+    normalised = _URL_NOISE.sub("", url.strip(_URL_EDGES)).replace(" ", "%20")  # as browsers encode it
+    if header_text_problem(normalised) is not None:
+        return None
+    try:
+        parts = urlsplit(normalised)
+    except ValueError:  # e.g. an unclosed [IPv6 literal
+        return None
+    return normalised if parts.scheme in ("http", "https") and parts.hostname else None
+
+
 def wrap_links(html: str, wrap: Callable[[str], str]) -> str:
-    """Every http(s) link in an <a href> replaced by wrap(original); other links are left alone."""
+    """Every http(s) link in an <a href> replaced by wrap(its redirect target); a link that cannot be
+    redirected to (controls left after normalising, no host) is left as it is, never wrapped."""
 
     def replace(match: re.Match[str]) -> str:
         quote = '"' if match.group(2) is not None else "'"
-        original = unescape(match.group(2) if match.group(2) is not None else match.group(3))
-        return f"{match.group(1)}{quote}{escape(wrap(original))}{quote}"
+        target = redirect_target(unescape(match.group(2) if match.group(2) is not None else match.group(3)))
+        if target is None:
+            return match.group(0)
+        return f"{match.group(1)}{quote}{escape(wrap(target))}{quote}"
 
     return _HREF.sub(replace, html)
 

@@ -18,7 +18,7 @@ from postline.sending.ports import MessageStore
 from postline.shared.ports import Clock
 from postline.suppressions.domain import SuppressionType
 from postline.suppressions.ports import Suppressions
-from postline.tracking.domain import TrackKind, TrackToken, Visitor, read_token, via_image_proxy
+from postline.tracking.domain import TrackKind, TrackToken, Visitor, read_token, redirect_target, via_image_proxy
 
 
 class TrackingService:
@@ -53,10 +53,15 @@ class TrackingService:
         if found is None:
             return None
         claims, message = found
+        # Links are wrapped only when they are valid targets; a token signed before that was checked
+        # may carry one that is not (CR/LF in it): refused like a bad token rather than a 500.
+        target = redirect_target(claims.url or "")
+        if target is None:
+            return None
         if not visitor.is_bot:
-            data = {"url": claims.url, "user_agent": visitor.user_agent, "ip": visitor.ip}
+            data = {"url": target, "user_agent": visitor.user_agent, "ip": visitor.ip}
             self._engage(message, claims.recipient, EventType.CLICKED, "clicked_at", data)
-        return claims.url
+        return target
 
     def unsubscribe(self, token: str) -> bool:
         """RFC 8058 one-click: the address goes on the unsubscribes list; False for a bad token."""
