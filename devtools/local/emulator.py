@@ -138,10 +138,11 @@ def serve(port: int) -> None:
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_transactions, server_app
+    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
+    moto_sqs.install()  # a queue's calls cost the same at any depth
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
