@@ -37,7 +37,7 @@ from bench.api import ApiClient
 from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
-from devtools.local.pumps import _STREAM_POLL_SECONDS
+from devtools.local.pumps import _STREAM_WAIT_SECONDS
 from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.events.domain import Event, EventType, event_id
@@ -146,7 +146,7 @@ def webhooks(runtime: Runtime, api: ApiClient, aws: Emulator, count: int, rate: 
         bare=direct,
         ratio_p50=ratio(latency.p50, direct.p50),
         ratio_p99=ratio(latency.p99, direct.p99),
-        stream_poll_seconds=_STREAM_POLL_SECONDS,
+        stream_poll_seconds=_STREAM_WAIT_SECONDS,
     )
 
 

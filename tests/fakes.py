@@ -512,12 +512,16 @@ class InMemoryMessages:
         if self.leases.get(message.id) == owner:
             del self.leases[message.id]
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         stored = self.items[message.id]
         if self.leases.get(message.id) != owner or stored.attempts.get(recipient, 0) >= attempt:
             return False
         stored.recipients[recipient] = message.recipients[recipient]
         stored.attempts[recipient] = attempt
+        if release:
+            del self.leases[message.id]
         return True
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:

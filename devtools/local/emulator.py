@@ -25,6 +25,7 @@ import threading
 from typing import Any
 
 import boto3
+import urllib3
 
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
 
@@ -33,6 +34,8 @@ from devtools.local.cloudformation import ACCOUNT_ID, REGION
 # paths under EXTENSION_PATH and run one at a time with DynamoDB's.
 EXTENSION_ENV = "POSTLINE_EMULATOR_EXTENSION"
 EXTENSION_PATH = "/_emulator/"
+# A long poll answering once a table's stream has more records (devtools/moto_patches/stream_writes.py).
+STREAM_WRITES_PATH = "/_postline/stream-writes"
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
 START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
@@ -46,6 +49,7 @@ class Emulator:
         self._endpoint_url: str | None = None
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._http = urllib3.PoolManager(maxsize=8, retries=False)  # the pumps' long polls, one each
 
     def start(self) -> None:
         command = [sys.executable, "-m", "devtools.local.emulator", "--port", str(self._requested_port)]
@@ -99,6 +103,19 @@ class Emulator:
                 self._clients[service] = session.client(service, endpoint_url=self.endpoint_url)
             return self._clients[service]
 
+    def stream_writes(self, table: str, after: int, timeout: float) -> int:
+        """How many records the table's stream has had since the emulator started, answered once
+        that is more than `after` or after `timeout` seconds."""
+        response = self._http.request(
+            "GET",
+            self.endpoint_url + STREAM_WRITES_PATH,
+            fields={"table": table, "after": str(after), "timeout": str(timeout)},
+            timeout=timeout + START_TIMEOUT_SECONDS,
+        )
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to a stream wait: {response.data[:200]!r}")
+        return int(response.data)
+
     def queue_url(self, queue_arn: str) -> str:
         """SQS addresses queues by URL; templates and schedules name them by ARN."""
         name = queue_arn.rsplit(":", 1)[-1]
@@ -138,15 +155,17 @@ def serve(port: int) -> None:
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app
+    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app, stream_writes
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
     moto_sqs.install()  # a queue's calls cost the same at any depth
+    stream_writes.install()  # stream readers wait for a write instead of polling
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
-    server_app.install(lambda app: _OneDynamoDBRequestAtATime(wrap(app)))
+    # The stream wait outermost: it only waits, so never under the DynamoDB lock.
+    server_app.install(lambda app: stream_writes.wsgi(_OneDynamoDBRequestAtATime(wrap(app)), STREAM_WRITES_PATH))
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)

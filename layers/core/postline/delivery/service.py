@@ -100,12 +100,14 @@ class Dispatcher:
         if claimed is None:
             raise RetryLater(f"message {job.message_id} is being delivered by another worker")
         message, sealed = claimed
+        released = False
         try:
             todo = self._todo(message, job)
             if todo and message.schedule is not Schedule.CANCELLED:
-                self._deliver(message, sealed, todo, job.attempt, owner)
+                released = self._deliver(message, sealed, todo, job.attempt, owner)
         finally:
-            self._messages.release(message, owner)
+            if not released:
+                self._messages.release(message, owner)
 
     def _stored(self, job: DispatchJob, now: datetime) -> Message | None:
         message = self._messages.get(job.message_id)
@@ -121,20 +123,25 @@ class Dispatcher:
         wanted = job.recipients if job.recipients is not None else list(message.recipients)
         return [r for r in wanted if message.recipients.get(r) in PENDING and message.attempts.get(r, 0) < job.attempt]
 
-    def _deliver(self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str) -> None:
+    def _deliver(self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str) -> bool:
+        """Hands over and records each recipient; True when the last record also gave the lease up
+        (one write instead of a record and a release: most messages of a batch have one recipient)."""
         content = self._vault.open(message.id, sealed)
         domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
         now = self._clock.now()
         transport = self._transport_for(message)
         # Before the first hand-over only: a recipient on a retry passed it then.
         verdicts = self._verify(message, recipients) if attempt == 1 else {}
-        for recipient in recipients:
+        released = False
+        for index, recipient in enumerate(recipients):
+            last = index == len(recipients) - 1
             verdict = verdicts.get(recipient)
             if verdict is not None and verdict.rejects:
-                self._reject(message, recipient, attempt, verdict, owner)
+                released = self._reject(message, recipient, attempt, verdict, owner, release=last)
                 continue
             parcel = self._parcel(message, content, recipient, attempt, domain, now)
-            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+            released = self._record(message, recipient, attempt, _hand_over(transport, parcel), owner, release=last)
+        return released
 
     def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
         if not message.verify_before_send:
@@ -143,12 +150,14 @@ class Dispatcher:
             return {r: simulate_verification(message.id, r, message.verify_outcomes) for r in recipients}
         return self._verifier.verify(recipients)
 
-    def _reject(self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str) -> None:
+    def _reject(
+        self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str, *, release: bool
+    ) -> bool:
         now = self._clock.now()
         data = {"reason": RejectReason.FAILED_VERIFICATION.value, "verification": verdict.as_data()}
         retention = self._retention_days(message.account_id)
         event = message_event(message, EventType.REJECTED, recipient, now, data, retention_days=retention, step=attempt)
-        self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now)
+        return self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now, release=release)
 
     def _parcel(
         self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
@@ -174,7 +183,9 @@ class Dispatcher:
             attempt=attempt,
         )
 
-    def _record(self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str) -> None:
+    def _record(
+        self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str, *, release: bool
+    ) -> bool:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
         order = iter(range(10))
@@ -205,7 +216,7 @@ class Dispatcher:
             state = RecipientState.FAILED
             events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
         self._suppress(message, recipient, outcome, now)
-        self._save(message, recipient, attempt, state, events, owner, now)
+        return self._save(message, recipient, attempt, state, events, owner, now, release=release)
 
     def _save(
         self,
@@ -216,14 +227,19 @@ class Dispatcher:
         events: list[Event],
         owner: str,
         now: datetime,
-    ) -> None:
+        *,
+        release: bool,
+    ) -> bool:
+        """Records the step; True when it was written (and, with `release`, the lease given up)."""
         message.recipients[recipient] = state
         message.attempts[recipient] = attempt
         message.status = message_status(list(message.recipients.values()))
         if state in (RecipientState.DELIVERED, RecipientState.COMPLAINED) and message.delivered_at is None:
             message.delivered_at = now
-        if self._messages.record(message, recipient, attempt, owner, events):  # not when a repeat found it done
+        recorded = self._messages.record(message, recipient, attempt, owner, events, release=release)
+        if recorded:  # not when a repeat found it done
             self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))
+        return recorded
 
     def _suppress(self, message: Message, recipient: str, outcome: Outcome, now: datetime) -> None:
         """Hard bounces and complaints go on the account's lists (before the record: it repeats)."""

@@ -39,9 +39,12 @@ class MessageStore(Protocol):
 
     def release(self, message: Message, owner: str) -> None: ...
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         """Writes one recipient's new state (from `message`) and its events in one transaction,
-        only if `owner` still holds the lease and the attempt is newer than the last recorded."""
+        only if `owner` still holds the lease and the attempt is newer than the last recorded;
+        with `release`, the same write gives the lease up (the last recipient of a delivery)."""
         ...
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:

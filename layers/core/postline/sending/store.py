@@ -137,13 +137,16 @@ class DynamoMessageStore:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise  # not ours any more: it expired and another worker took it
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         update = self._recipient_update(
             message,
             recipient,
             condition="lease_owner = :owner AND (attribute_not_exists(attempts.#r) OR attempts.#r < :attempt)",
             sets="attempts.#r = :attempt",
             values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
+            removes="lease_owner, lease_until" if release else None,
         )
         return self._transact([update], events)
 
@@ -196,6 +199,7 @@ class DynamoMessageStore:
         condition: str,
         values: dict[str, Any],
         sets: str | None = None,
+        removes: str | None = None,
     ) -> dict[str, Any]:
         """One recipient's state (from `message`), the message status and delivered_at, if `condition`."""
         values = {
@@ -211,7 +215,7 @@ class DynamoMessageStore:
             "Update": {
                 "TableName": self._table,
                 "Key": message_key(message.id),
-                "UpdateExpression": f"SET {expression}",
+                "UpdateExpression": f"SET {expression}" + (f" REMOVE {removes}" if removes else ""),
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
                 "ExpressionAttributeValues": values,
