@@ -502,6 +502,9 @@ class InMemoryMessages:
         message = self.items.get(message_id)
         return message.model_copy(deep=True) if message else None
 
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        return {m: self.items[m].model_copy(deep=True) for m in message_ids if m in self.items}
+
     def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
         if message_id not in self.items or message_id in self.leases:
             return None

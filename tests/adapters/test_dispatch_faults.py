@@ -220,9 +220,38 @@ def test_the_last_recipients_record_gives_the_lease_up_in_the_same_write(
     assert _event_types(message_id).count("delivered") == 2
 
 
-def test_a_refused_record_keeps_the_lease_for_the_workers_own_release(
-    stack: InProcessStack, account_id: str
-) -> None:
+class ReadCountingStore(DynamoMessageStore):
+    """The real store, counting its reads of messages."""
+
+    def __init__(self, inner: DynamoMessageStore) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.reads: list[str] = []
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("GetItem")
+        return super().get(*args, **kwargs)
+
+    def get_many(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("BatchGetItem")
+        return super().get_many(*args, **kwargs)
+
+
+def test_a_queue_batch_reads_its_messages_in_one_call(stack: InProcessStack, account_id: str) -> None:
+    message_ids = [_send(account_id, [f"r{n}@example.com"]) for n in range(3)]
+    store = ReadCountingStore(wiring.message_store())
+    transport = RecordingTransport()
+    dispatcher = _dispatcher(transport, store)
+    dispatcher.prefetch([*message_ids, "msg_never_stored"])
+    for message_id in message_ids:
+        dispatcher.dispatch(_job(message_id, account_id))
+    assert store.reads == ["BatchGetItem"]
+    assert sorted(transport.handed) == ["r0@example.com", "r1@example.com", "r2@example.com"]
+    dispatcher.dispatch(_job(message_ids[0], account_id))  # a repeat reads afresh, and finds it done
+    assert store.reads == ["BatchGetItem", "GetItem"]
+    assert len(transport.handed) == 3
+
+
+def test_a_refused_record_keeps_the_lease_for_the_workers_own_release(stack: InProcessStack, account_id: str) -> None:
     message_id = _send(account_id, ["a@example.com"])
     store = ReleaseCountingStore(wiring.message_store())
     _dispatcher(RecordingTransport(), store).dispatch(_job(message_id, account_id))

@@ -85,6 +85,12 @@ class Dispatcher:
         self._meter = meter
         self._worker_id = worker_id
         self._pause = pause
+        self._prefetched: dict[str, Message] = {}
+
+    def prefetch(self, message_ids: list[str]) -> None:
+        """Reads a queue batch's messages in one call, for each job's first look at its own (the
+        claim re-reads it, so a copy read before an earlier job of the batch changed it is safe)."""
+        self._prefetched = self._messages.get_many(message_ids)
 
     def dispatch(self, job: DispatchJob) -> None:
         now = self._clock.now()
@@ -110,7 +116,7 @@ class Dispatcher:
                 self._messages.release(message, owner)
 
     def _stored(self, job: DispatchJob, now: datetime) -> Message | None:
-        message = self._messages.get(job.message_id)
+        message = self._prefetched.pop(job.message_id, None) or self._messages.get(job.message_id)
         fresh = job.enqueued_at is None or now - job.enqueued_at < timedelta(seconds=30)
         waited = 0.0
         while message is None and fresh and waited < STORE_WAIT_SECONDS:

@@ -26,6 +26,10 @@ class MessageStore(Protocol):
 
     def get(self, message_id: str) -> Message | None: ...
 
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        """The stored ones among `message_ids`, by id (one read for a queue batch's messages)."""
+        ...
+
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
 
     def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:

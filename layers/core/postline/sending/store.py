@@ -20,7 +20,16 @@ from postline.events.domain import Event
 from postline.events.store import event_items
 from postline.sending.domain import Message, RecipientState, Schedule
 from postline.sending.ports import Sealed
-from postline.shared.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
+from postline.shared.dynamo import (
+    batch_get,
+    batch_write,
+    cancellation_codes,
+    from_attrs,
+    key,
+    query_page,
+    to_attrs,
+    to_value,
+)
 from postline.shared.times import utc
 
 MESSAGE_SK = "MSG"
@@ -73,6 +82,10 @@ class DynamoMessageStore:
     def get(self, message_id: str) -> Message | None:
         item = self._db.get_item(TableName=self._table, Key=message_key(message_id), ConsistentRead=True).get("Item")
         return _message(item) if item else None
+
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        keys = [message_key(message_id) for message_id in dict.fromkeys(message_ids)]
+        return {message.id: message for message in map(_message, batch_get(self._db, self._table, keys))}
 
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]:
         condition = {
