@@ -52,7 +52,7 @@ test: lint typecheck drift cfn-lint sam-validate
 unit: $(VENV)/.installed
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
 
-## Throughput and latency as ratios against the bare storage calls (not part of `make test`; ~10 min,
+## Throughput, latency (ratios against the bare storage calls) and growth at two sizes (not part of `make test`; ~20 min,
 ## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less).
 bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)

@@ -1,5 +1,5 @@
-"""python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--burst N]
-                  [--webhook-events N] [--webhook-rate R] [--events N] [--query-repeats N]
+"""python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--small-batch N] [--burst N]
+                  [--webhook-events N] [--webhook-rates R,R] [--events N] [--query-repeats N]
                   [--export-rows N] [--sections a,b,...] [--json PATH] [--log PATH]
 
 Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
@@ -36,6 +36,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--concurrent-sends", type=int, default=defaults.concurrent_sends, help="sends by them (%(default)s)"
     )
     parser.add_argument("--batch", type=int, default=defaults.batch, help="batch recipients (%(default)s)")
+    parser.add_argument(
+        "--small-batch", type=int, default=defaults.small_batch, help="the batches' smaller size (%(default)s)"
+    )
     parser.add_argument("--burst", type=int, default=defaults.burst, help="sends the pipeline delivers (%(default)s)")
     parser.add_argument(
         "--webhook-events",
@@ -43,14 +46,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=defaults.webhook_events,
         help="events timed to their webhook (%(default)s)",
     )
-    parser.add_argument("--webhook-rate", type=float, default=defaults.webhook_rate, help="events/s (%(default)s)")
+    parser.add_argument(
+        "--webhook-rates",
+        default=",".join(f"{rate:g}" for rate in defaults.webhook_rates),
+        help="events/s, comma-separated, one run each (%(default)s)",
+    )
     parser.add_argument("--events", type=int, default=defaults.events, help="events the query reads (%(default)s)")
     parser.add_argument("--query-repeats", type=int, default=defaults.query_repeats, help="per query (%(default)s)")
     parser.add_argument("--export-rows", type=int, default=defaults.export_rows, help="rows exported (%(default)s)")
     parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
-        help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', e-g the others)",
+        help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
+        " e-g the others)",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -60,8 +68,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.batch > 5_000:
         parser.error("--batch: the API takes at most 5,000 recipients")
-    if args.export_rows < 1 or args.webhook_rate <= 0:
-        parser.error("--export-rows and --webhook-rate must be positive")
+    if not 1 <= args.small_batch < args.batch:
+        parser.error("--small-batch must be at least 1 and below --batch")
+    try:
+        args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
+    except ValueError:
+        parser.error("--webhook-rates: numbers, comma-separated")
+    if args.export_rows < 1 or not args.webhook_rates or min(args.webhook_rates) <= 0:
+        parser.error("--export-rows and --webhook-rates must be positive")
     args.sections = tuple(name.strip() for name in args.sections.split(",") if name.strip())
     if unknown := set(args.sections) - set(SECTIONS):
         parser.error(f"--sections: unknown {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
@@ -93,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         clients=args.clients,
         concurrent_sends=args.concurrent_sends,
         batch=args.batch,
+        small_batch=args.small_batch,
         burst=args.burst,
         webhook_events=args.webhook_events,
-        webhook_rate=args.webhook_rate,
+        webhook_rates=args.webhook_rates,
         events=args.events,
         query_repeats=args.query_repeats,
         export_rows=args.export_rows,

@@ -37,7 +37,6 @@ from bench.api import ApiClient
 from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
-from devtools.local.pumps import _STREAM_POLL_SECONDS
 from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.events.domain import Event, EventType, event_id
@@ -73,7 +72,6 @@ class Webhooks:
     bare: Latencies  # direct POST round trip
     ratio_p50: float
     ratio_p99: float
-    stream_poll_seconds: float
 
 
 class Receiver:
@@ -128,7 +126,7 @@ def webhooks(runtime: Runtime, api: ApiClient, aws: Emulator, count: int, rate: 
         began = time.perf_counter()
         for index in range(count):
             time.sleep(max(0.0, began + index / rate - time.perf_counter()))
-            event = _delivered(account_id, index, runtime.clock.now())
+            event = _delivered(account_id, f"{rate:g}_{index:06d}", runtime.clock.now())
             store.put([event])
             written[event.id] = time.perf_counter()
         deadline = time.monotonic() + _WEBHOOK_TIMEOUT_SECONDS
@@ -146,13 +144,12 @@ def webhooks(runtime: Runtime, api: ApiClient, aws: Emulator, count: int, rate: 
         bare=direct,
         ratio_p50=ratio(latency.p50, direct.p50),
         ratio_p99=ratio(latency.p99, direct.p99),
-        stream_poll_seconds=_STREAM_POLL_SECONDS,
     )
 
 
-def _delivered(account_id: str, index: int, now: datetime) -> Event:
-    message_id = f"msg_bench_hook_{index:06d}_{int(now.timestamp())}"
-    recipient = f"hook{index}@example.com"
+def _delivered(account_id: str, name: str, now: datetime) -> Event:
+    message_id = f"msg_bench_hook_{name}_{int(now.timestamp())}"
+    recipient = f"hook{name}@example.com"
     return Event(
         id=event_id(message_id, EventType.DELIVERED, recipient),
         account_id=account_id,

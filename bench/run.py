@@ -14,10 +14,11 @@ from typing import Any
 
 from bench import events, queues, seed
 from bench.api import ApiClient
+from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
 from bench.recorder import Call, CallRecorder, call_mix, request_calls
 from bench.replay import Emulator, Replayer
-from bench.stats import Latencies, ratio
+from bench.stats import Growth, Latencies, ratio
 from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
 from postline.config import Events, SendQueue
@@ -26,11 +27,12 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
 _POLL_SECONDS = 0.1
 _DELIVERY_TIMEOUT_SECONDS = 120.0
+_END_TO_END_TIMEOUT_SECONDS = 1800.0
 _HTML = "<html><body><h1>Your receipt</h1>" + "<p>Thank you for your order. It ships tomorrow.</p>" * 20
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "webhooks", "events", "export")
+SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export")
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,13 @@ class Options:
     round_size: int = 50  # queues are emptied (untimed) after this many sends of each kind
     clients: int = 4  # concurrent clients
     concurrent_sends: int = 200  # sends made by the concurrent clients (and as many bare replays)
-    batch: int = 5_000  # recipients in the batch
+    batch: int = 5_000  # recipients in the batch (c), and in the end-to-end batch
+    small_batch: int = 500  # the same batches at a smaller size: their growth shows whether cost is linear
     burst: int = 100  # sends whose delivery the pipeline figures time (twice: held, then live)
     warmup: int = 10
     probes: int = 5  # sends recorded to learn a send's storage calls (the most common sequence wins)
     webhook_events: int = 200  # events written straight to the events table for the webhook latency
-    webhook_rate: float = 20.0  # per second
+    webhook_rates: tuple[float, ...] = (20.0, 200.0)  # events per second, one run each
     events: int = 1_000_000  # events of the account the events query reads
     query_repeats: int = 5  # first pages timed per query (and as many service calls and bare queries)
     # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
@@ -91,7 +94,6 @@ class BatchSend:
     ratio: float
     api_seconds_by_call: dict[str, float]
     bare_seconds_by_call: dict[str, float]
-    purges: int
 
 
 @dataclass(frozen=True)
@@ -115,11 +117,13 @@ class Results:
     options: Options
     pipeline_held: bool
     single: SingleSends | None
-    batch: BatchSend | None
+    batches: list[BatchSend]  # small, then large
     pipeline: Pipeline | None
-    webhooks: events.Webhooks | None
+    end_to_end: list[EndToEnd]  # small, then large
+    webhooks: list[events.Webhooks]  # one per rate
     events_query: events.EventsQuery | None
     export: events.Export | None
+    growth: list[Growth]  # each two-size workload
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
@@ -188,8 +192,11 @@ def run(options: Options, progress: Callable[[str], None]) -> Results:
 def _run(options: Options, progress: Callable[[str], None], began: float) -> Results:
     took: dict[str, float] = {}
     sections = set(options.sections)
-    single = batch = pipeline = None
-    webhooks = query = export = None
+    single = pipeline = None
+    query = export = None
+    batches: list[BatchSend] = []
+    whole: list[EndToEnd] = []
+    webhooks: list[events.Webhooks] = []
     with CallRecorder() as recorder, tempfile.TemporaryDirectory(prefix="postline-bench-") as state:
         progress("starting the embedded runtime (moto server in a child process)")
         with Runtime(TEMPLATE, Path(state), log_level="ERROR") as runtime:
@@ -227,18 +234,28 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 with held(runtime) as still_held:
                     bench.empty_queues()
                     single = _single_sends(bench, progress)
-                    batch = _batch(bench, progress)
+                    batches = [_batch(bench, progress, size) for size in (options.small_batch, options.batch)]
                     bench.empty_queues()
                 pipeline_held = pipeline_held and still_held
                 took["a-c. sends"] = time.perf_counter() - section
+            if "end-to-end" in sections:
+                section = time.perf_counter()
+                test_api = ApiClient(runtime.base_url, runtime.dev["keys"]["test"])
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                for size in (options.small_batch, options.batch):
+                    progress(f"d2. a {size:,}-recipient test-key batch, from the API call to its last delivery")
+                    whole.append(end_to_end(runtime, test_api, recorder, size, SENDER, _END_TO_END_TIMEOUT_SECONDS))
+                    runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                took["d2. end-to-end"] = time.perf_counter() - section
             if "webhooks" in sections:
                 section = time.perf_counter()
-                progress(
-                    f"e. {options.webhook_events} events written at {options.webhook_rate:g}/s,"
-                    " each to its first webhook attempt at a receiver on 127.0.0.1"
-                )
-                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
-                webhooks = events.webhooks(runtime, bench.api, emulator, options.webhook_events, options.webhook_rate)
+                for rate in options.webhook_rates:
+                    progress(
+                        f"e. {options.webhook_events} events written at {rate:g}/s,"
+                        " each to its first webhook attempt at a receiver on 127.0.0.1"
+                    )
+                    runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                    webhooks.append(events.webhooks(runtime, bench.api, emulator, options.webhook_events, rate))
                 runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
                 took["e. webhooks"] = time.perf_counter() - section
             if sections & {"events", "export"}:
@@ -265,15 +282,22 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                         export = events.export(runtime, bench.api, emulator, newest, step, rows)
                         took["g. export"] = time.perf_counter() - section
             progress("stopping the runtime")
+    growth = []
+    if len(batches) == 2:
+        growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
+    if len(whole) == 2:
+        growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
     return Results(
         options,
         pipeline_held,
         single,
-        batch,
+        batches,
         pipeline,
+        whole,
         webhooks,
         query,
         export,
+        growth,
         startup,
         time.perf_counter() - began,
         took,
@@ -374,23 +398,23 @@ def _concurrently(workers: int, indices: list[int], work: Callable[[int, int], o
     return elapsed
 
 
-def _batch(bench: _Bench, progress: Callable[[str], None]) -> BatchSend:
-    recipients = bench.options.batch
+def _growth(workload: str, unit: str, small: tuple[int, float], large: tuple[int, float]) -> Growth:
+    return Growth(workload, unit, small[0], large[0], small[1], large[1])
+
+
+def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> BatchSend:
     progress(f"c. a {recipients:,}-recipient POST /v3/messages.batch, then its bare storage calls")
     body = batch_body(recipients)
-    with queues.Purger(bench.sqs, bench.settings.send_queue_url) as api_purger:
-        mark = bench.recorder.mark()
-        api_seconds, reply = bench.api.post("/v3/messages.batch", body, expect=202)
-        calls = request_calls(bench.recorder.since(mark))
+    mark = bench.recorder.mark()
+    api_seconds, reply = bench.api.post("/v3/messages.batch", body, expect=202)
+    calls = request_calls(bench.recorder.since(mark))
     bench.empty_queues()
 
-    prepared = bench.replayer.prepare(calls, "batch")
-    clone_queue = bench.replayer.clones.queue(bench.settings.send_queue_url)
+    prepared = bench.replayer.prepare(calls, f"batch{recipients}")
     here = threading.current_thread().name
-    with queues.Purger(bench.sqs, clone_queue) as bare_purger:
-        mark = bench.recorder.mark()
-        bare_seconds = bench.replayer.run(prepared)
-        replayed = [call for call in bench.recorder.since(mark) if call.thread == here]
+    mark = bench.recorder.mark()
+    bare_seconds = bench.replayer.run(prepared)
+    replayed = [call for call in bench.recorder.since(mark) if call.thread == here]
     bench.empty_queues()
     return BatchSend(
         recipients=recipients,
@@ -402,7 +426,6 @@ def _batch(bench: _Bench, progress: Callable[[str], None]) -> BatchSend:
         ratio=ratio(api_seconds, bare_seconds),
         api_seconds_by_call=_seconds_by_call(calls, 1),
         bare_seconds_by_call=_seconds_by_call(replayed, 1),
-        purges=api_purger.purges + bare_purger.purges,
     )
 
 

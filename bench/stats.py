@@ -47,3 +47,30 @@ def percentile(ordered: Sequence[float], pct: float) -> float:
 
 def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator > 0 else float("inf")
+
+
+GROWTH_LIMIT = 1.2  # a workload's time may grow at most this much faster than its size
+
+
+@dataclass(frozen=True)
+class Growth:
+    """One workload at two sizes: linear when its time grows no faster than GROWTH_LIMIT x its size."""
+
+    workload: str
+    unit: str  # what the size counts
+    small: int
+    large: int
+    small_seconds: float
+    large_seconds: float
+
+    @property
+    def size_factor(self) -> float:
+        return self.large / self.small
+
+    @property
+    def growth(self) -> float:
+        return ratio(self.large_seconds, self.small_seconds)
+
+    @property
+    def linear(self) -> bool:
+        return self.growth <= GROWTH_LIMIT * self.size_factor

@@ -511,6 +511,9 @@ class InMemoryMessages:
             if message_id in self.items
         }
 
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        return {m: self.items[m].model_copy(deep=True) for m in message_ids if m in self.items}
+
     def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
         if message_id not in self.items or message_id in self.leases:
             return None
@@ -521,13 +524,17 @@ class InMemoryMessages:
         if self.leases.get(message.id) == owner:
             del self.leases[message.id]
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         stored = self.items[message.id]
         if self.leases.get(message.id) != owner or stored.attempts.get(recipient, 0) >= attempt:
             return False
         stored.recipients[recipient] = message.recipients[recipient]
         stored.attempts[recipient] = attempt
         self.events.extend(events)
+        if release:
+            del self.leases[message.id]
         return True
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:

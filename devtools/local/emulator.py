@@ -23,12 +23,12 @@ import signal
 import subprocess
 import sys
 import threading
-import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import boto3
+import urllib3
 
 from devtools.local import persistence
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 EXTENSION_ENV = "POSTLINE_EMULATOR_EXTENSION"
 EXTENSION_PATH = "/_emulator/"
 STATE_PATH = "/_emulator/state"  # snapshots of the emulator's state (persistence.py)
+# A long poll answering once a table's stream has more records (devtools/moto_patches/stream_writes.py).
+STREAM_WRITES_PATH = "/_postline/stream-writes"
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
 START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
@@ -57,6 +59,7 @@ class Emulator:
         self._endpoint_url: str | None = None
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._http = urllib3.PoolManager(maxsize=8, retries=False)  # the pumps' long polls, one each
 
     def start(self) -> None:
         command = [sys.executable, "-m", "devtools.local.emulator", "--port", str(self._requested_port)]
@@ -116,17 +119,32 @@ class Emulator:
         """The document the last snapshot carried, when the emulator started from one."""
         if self._state_file is None:
             return None
-        with urllib.request.urlopen(self.endpoint_url + STATE_PATH, timeout=30) as response:  # noqa: S310 - loopback
-            restored: dict[str, Any] | None = json.load(response)["restored"]
+        response = self._http.request("GET", self.endpoint_url + STATE_PATH, timeout=START_TIMEOUT_SECONDS)
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} for its restored state: {response.data[:200]!r}")
+        restored: dict[str, Any] | None = json.loads(response.data)["restored"]
         return restored
 
     def snapshot(self, document: dict[str, Any]) -> None:
         """Writes the emulator's state, with `document`, to its state file (between two requests)."""
-        request = urllib.request.Request(  # noqa: S310 - the emulator, on loopback
-            self.endpoint_url + STATE_PATH, data=json.dumps(document).encode(), method="POST"
+        response = self._http.request(
+            "POST", self.endpoint_url + STATE_PATH, body=json.dumps(document).encode(), timeout=300.0
         )
-        with urllib.request.urlopen(request, timeout=300) as response:  # noqa: S310
-            response.read()
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to a snapshot: {response.data[:200]!r}")
+
+    def stream_writes(self, table: str, after: int, timeout: float) -> int:
+        """How many records the table's stream has had since the emulator started, answered once
+        that is more than `after` or after `timeout` seconds."""
+        response = self._http.request(
+            "GET",
+            self.endpoint_url + STREAM_WRITES_PATH,
+            fields={"table": table, "after": str(after), "timeout": str(timeout)},
+            timeout=timeout + START_TIMEOUT_SECONDS,
+        )
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to a stream wait: {response.data[:200]!r}")
+        return int(response.data)
 
     def queue_url(self, queue_arn: str) -> str:
         """SQS addresses queues by URL; templates and schedules name them by ARN."""
@@ -164,16 +182,20 @@ def _as_is(app: Any) -> Any:
 
 class _StateEndpoint:
     """WSGI middleware: STATE_PATH takes snapshots (POST, with the runtime's document as its body)
-    and answers the document the emulator was restored with (GET); the rest goes through the gate."""
+    while `gate` holds other requests, and answers the document the emulator was restored with
+    (GET); the rest goes on to `app`."""
 
-    def __init__(self, gate: SnapshotGate, state_file: Path | None, restored: dict[str, Any] | None) -> None:
+    def __init__(
+        self, app: Any, gate: SnapshotGate, state_file: Path | None, restored: dict[str, Any] | None
+    ) -> None:
+        self._app = app
         self._gate = gate
         self._state_file = state_file
         self._restored = restored
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") != STATE_PATH:
-            return self._gate(environ, start_response)
+            return self._app(environ, start_response)
         if self._state_file is None:
             return _answer(start_response, "409 Conflict", {"error": "started without a state file"})
         if environ["REQUEST_METHOD"] == "GET":
@@ -195,17 +217,23 @@ def serve(port: int, state_file: Path | None = None) -> None:
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_transactions, server_app
+    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app, stream_writes
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
+    moto_sqs.install()  # a queue's calls cost the same at any depth
+    stream_writes.install()  # stream readers wait for a write instead of polling
     restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
-    server_app.install(
-        lambda app: _StateEndpoint(SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app))), state_file, restored)
-    )
+
+    def middleware(app: Any) -> Any:
+        gate = SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app)))
+        # The stream wait outside the gate and the DynamoDB lock: it only waits.
+        return _StateEndpoint(stream_writes.wsgi(gate, STREAM_WRITES_PATH), gate, state_file, restored)
+
+    server_app.install(middleware)
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)

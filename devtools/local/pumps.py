@@ -7,7 +7,8 @@ FunctionResponseTypes, and failing the way Lambda fails:
   messages fail. A failed message stays in flight until its visibility timeout has passed on
   the runtime's clock, then comes back; the queue's redrive policy moves it to the DLQ after
   maxReceiveCount receives (moto does that on receive).
-- Streams: a failed batch is retried from the first failed record (the reported
+- Streams: an idle pump waits for its table's next stream record (the emulator wakes it), so a
+  record is read as it is written. A failed batch is retried from the first failed record (the reported
   SequenceNumber, or the batch's first record), in order, until it succeeds. Records that the
   event's FilterCriteria drops are never delivered, as with Lambda (devtools/local/lambda_filters.py).
 """
@@ -23,6 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
@@ -38,8 +40,12 @@ logger = logging.getLogger(__name__)
 Item = TypeVar("Item")
 REPORT_FAILURES = "ReportBatchItemFailures"
 _SQS_MAX_RECEIVE = 10  # messages per ReceiveMessage call
+_SQS_MAX_BATCH = 10  # entries per DeleteMessageBatch call
 _LONG_POLL_SECONDS = 1  # short enough that stop() returns promptly
-_STREAM_POLL_SECONDS = 0.1
+_WINDOW_POLL_SECONDS = 0.1  # how often a batching window looks for more
+# An idle stream pump waits for its table's next stream record (the emulator answers at once when
+# one is written), at most this long at a time, so stop() stays prompt.
+_STREAM_WAIT_SECONDS = 1.0
 _MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
 
 
@@ -108,7 +114,7 @@ def gather(fetch: Callable[[int], list[Item]], settings: BatchSettings, stopping
         more = fetch(settings.batch_size - len(batch))
         batch.extend(more)
         if not more:
-            stopping.wait(min(remaining, _STREAM_POLL_SECONDS))
+            stopping.wait(min(remaining, _WINDOW_POLL_SECONDS))
     return batch
 
 
@@ -194,8 +200,17 @@ class SqsPump(Pump):
             for message in messages:
                 if message["MessageId"] in failed:
                     self._park(message, received_at + self._visibility)
-                else:
-                    self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
+            self._delete([message for message in messages if message["MessageId"] not in failed])
+
+    def _delete(self, messages: list[dict[str, Any]]) -> None:
+        """Deletes a batch's processed messages as Lambda's poller does: DeleteMessageBatch, ten at a time.
+        One it could not delete comes back after its visibility timeout (delivery is at least once)."""
+        for start in range(0, len(messages), _SQS_MAX_BATCH):
+            chunk = messages[start : start + _SQS_MAX_BATCH]
+            entries = [{"Id": str(index), "ReceiptHandle": m["ReceiptHandle"]} for index, m in enumerate(chunk)]
+            answer = self._sqs.delete_message_batch(QueueUrl=self._queue_url, Entries=entries)
+            for failure in answer.get("Failed", []):
+                logger.warning("%s: could not delete a processed message: %s", self.name, failure)
 
     def _receive(self, count: int) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = self._sqs.receive_message(
@@ -260,12 +275,16 @@ class StreamPump(Pump):
         starting_position: str,
         activity: Activity,
         record_filter: RecordFilter,
+        wait_for_writes: Callable[[int, float], int],
         resume: dict[str, str] | None = None,
     ) -> None:
         """`resume`: the checkpoints of this pump before a restart of a restored emulator; a shard
         without one is read from its start (the pump existed all along, it had not seen it yet)."""
         super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
         self.key = f"{settings.function.logical_id} {stream_arn}"  # names its checkpoints in snapshots
+        # (records seen, timeout) -> records written: returns once the table's stream has more.
+        self._wait_for_writes = wait_for_writes
+        self._writes_seen = 0
         self._settings = settings
         self._filter = record_filter
         self._streams = streams
@@ -305,8 +324,10 @@ class StreamPump(Pump):
         delivered = False
         for shard in self._shards:
             delivered |= self._poll_shard(shard)
-        if not delivered:
-            self._stopping.wait(_STREAM_POLL_SECONDS)
+        if not delivered and not self._stopping.is_set():
+            # A record written since the count was last read wakes this at once: a write between the
+            # reads above and this wait finds the count already past what was seen.
+            self._writes_seen = self._wait_for_writes(self._writes_seen, _STREAM_WAIT_SECONDS)
 
     def _poll_shard(self, shard: str) -> bool:
         def fetch(limit: int) -> list[dict[str, Any]]:
@@ -399,6 +420,10 @@ def event_source_pumps(
                 position = props.get("StartingPosition", "TRIM_HORIZON")
                 record_filter = RecordFilter.of(props.get("FilterCriteria"))
                 stream_arn = resolver.resolve(props["Stream"])
+                table = stream_arn.split("/")[1]  # arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>
+                wait = partial(emulator.stream_writes, table)
                 resume = None if checkpoints is None else checkpoints.get(f"{function.logical_id} {stream_arn}", {})
-                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter, resume))
+                pumps.append(
+                    StreamPump(settings, streams, stream_arn, position, activity, record_filter, wait, resume)
+                )
     return pumps

@@ -7,9 +7,11 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import ValidationError
 
 from postline import wiring
 from postline.delivery.parcels import DispatchJob
+from postline.delivery.service import Dispatcher
 from postline.observability import logger, metrics, tracer
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
@@ -19,14 +21,31 @@ processor = BatchProcessor(event_type=EventType.SQS)
 
 
 @tracer.capture_method(capture_response=False)  # one message's delivery, its AWS calls inside
-def deliver(record: SQSRecord) -> None:
+def deliver(record: SQSRecord, dispatcher: Dispatcher) -> None:
     job = DispatchJob.model_validate_json(record.body)
     # A context variable: no other invocation running beside this one logs it.
     logger.thread_safe_append_keys(message_id=job.message_id, attempt=job.attempt)
-    wiring.dispatcher(WORKER_ID).dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
+    dispatcher.dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
+
+
+def _message_ids(event: dict[str, Any]) -> list[str]:
+    """The batch's message ids; a body that does not parse fails its own record in `deliver`."""
+    ids = []
+    for record in event.get("Records", []):
+        try:
+            ids.append(DispatchJob.model_validate_json(record["body"]).message_id)
+        except (KeyError, ValidationError):
+            continue
+    return ids
 
 
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    return process_partial_response(event=event, record_handler=deliver, processor=processor, context=context)
+    dispatcher = wiring.dispatcher(WORKER_ID)
+    dispatcher.prefetch(_message_ids(event))  # one BatchGetItem for the batch, not a GetItem per job
+
+    def deliver_one(record: SQSRecord) -> None:
+        deliver(record, dispatcher)
+
+    return process_partial_response(event=event, record_handler=deliver_one, processor=processor, context=context)

@@ -198,6 +198,74 @@ def test_a_concurrent_duplicate_waits_for_the_lease_and_then_finds_nothing_to_do
     assert transport.handed == ["a@example.com"]
 
 
+class ReleaseCountingStore(DynamoMessageStore):
+    """The real store, counting the calls that only give a lease up."""
+
+    def __init__(self, inner: DynamoMessageStore) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.releases = 0
+
+    def release(self, *args: Any, **kwargs: Any) -> None:
+        self.releases += 1
+        super().release(*args, **kwargs)
+
+
+def test_the_last_recipients_record_gives_the_lease_up_in_the_same_write(
+    stack: InProcessStack, account_id: str
+) -> None:
+    message_id = _send(account_id, ["a@example.com", "b@example.com"])
+    store = ReleaseCountingStore(wiring.message_store())
+    _dispatcher(RecordingTransport(), store).dispatch(_job(message_id, account_id))
+    assert store.releases == 0  # no call of its own
+    assert store.claim(message_id, "next-worker", wiring.clock().now(), LEASE_SECONDS) is not None  # free at once
+    assert _event_types(message_id).count("delivered") == 2
+
+
+class ReadCountingStore(DynamoMessageStore):
+    """The real store, counting its reads of messages."""
+
+    def __init__(self, inner: DynamoMessageStore) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.reads: list[str] = []
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("GetItem")
+        return super().get(*args, **kwargs)
+
+    def get_many(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads.append("BatchGetItem")
+        return super().get_many(*args, **kwargs)
+
+
+def test_a_queue_batch_reads_its_messages_in_one_call(stack: InProcessStack, account_id: str) -> None:
+    message_ids = [_send(account_id, [f"r{n}@example.com"]) for n in range(3)]
+    store = ReadCountingStore(wiring.message_store())
+    transport = RecordingTransport()
+    dispatcher = _dispatcher(transport, store)
+    dispatcher.prefetch([*message_ids, "msg_never_stored"])
+    for message_id in message_ids:
+        dispatcher.dispatch(_job(message_id, account_id))
+    assert store.reads == ["BatchGetItem"]
+    assert sorted(transport.handed) == ["r0@example.com", "r1@example.com", "r2@example.com"]
+    dispatcher.dispatch(_job(message_ids[0], account_id))  # a repeat reads afresh, and finds it done
+    assert store.reads == ["BatchGetItem", "GetItem"]
+    assert len(transport.handed) == 3
+
+
+def test_a_refused_record_keeps_the_lease_for_the_workers_own_release(stack: InProcessStack, account_id: str) -> None:
+    message_id = _send(account_id, ["a@example.com"])
+    store = ReleaseCountingStore(wiring.message_store())
+    _dispatcher(RecordingTransport(), store).dispatch(_job(message_id, account_id))
+    # The same attempt again, as a duplicate job that found its lease free but its recipient done:
+    claimed = store.claim(message_id, "w1", wiring.clock().now(), LEASE_SECONDS)
+    assert claimed is not None
+    message, _ = claimed
+    assert not store.record(message, "a@example.com", 1, "w1", [], release=True)  # attempt 1 is recorded
+    assert store.claim(message_id, "w2", wiring.clock().now(), LEASE_SECONDS) is None  # the lease is still held
+    store.release(message, "w1")
+    assert store.claim(message_id, "w2", wiring.clock().now(), LEASE_SECONDS) is not None
+
+
 def test_a_worker_killed_before_handing_over_is_finished_by_the_redelivery(
     stack: InProcessStack, account_id: str, clock: MovableClock
 ) -> None:

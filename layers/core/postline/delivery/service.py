@@ -97,6 +97,12 @@ class Dispatcher:
         self._meter = meter
         self._worker_id = worker_id
         self._pause = pause
+        self._prefetched: dict[str, Message] = {}
+
+    def prefetch(self, message_ids: list[str]) -> None:
+        """Reads a queue batch's messages in one call, for each job's first look at its own (the
+        claim re-reads it, so a copy read before an earlier job of the batch changed it is safe)."""
+        self._prefetched = self._messages.get_many(message_ids)
 
     def dispatch(self, job: DispatchJob, *, receive_count: int = 1) -> None:
         """Delivers what the job names; raises to have the queue deliver the job again later."""
@@ -113,15 +119,18 @@ class Dispatcher:
         if claimed is None:
             raise RetryLater(f"message {job.message_id} is being delivered by another worker")
         message, sealed = claimed
+        released = False
         try:
             todo = self._todo(message, job)
             if todo and message.schedule is not Schedule.CANCELLED:
-                self._deliver(message, sealed, todo, job.attempt, owner, last_receive=receive_count >= LAST_RECEIVE)
+                last_receive = receive_count >= LAST_RECEIVE
+                released = self._deliver(message, sealed, todo, job.attempt, owner, last_receive=last_receive)
         finally:
-            self._messages.release(message, owner)
+            if not released:
+                self._messages.release(message, owner)
 
     def _stored(self, job: DispatchJob, now: datetime) -> Message | None:
-        message = self._messages.get(job.message_id)
+        message = self._prefetched.pop(job.message_id, None) or self._messages.get(job.message_id)
         fresh = job.enqueued_at is None or now - job.enqueued_at < timedelta(seconds=30)
         waited = 0.0
         while message is None and fresh and waited < STORE_WAIT_SECONDS:
@@ -136,7 +145,9 @@ class Dispatcher:
 
     def _deliver(
         self, message: Message, sealed: Sealed, recipients: list[str], attempt: int, owner: str, *, last_receive: bool
-    ) -> None:
+    ) -> bool:
+        """Hands over and records each recipient; True when the last record also gave the lease up
+        (one write instead of a record and a release: most messages of a batch have one recipient)."""
         try:
             content = self._vault.open(message.id, sealed)
             domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
@@ -147,25 +158,31 @@ class Dispatcher:
             if not last_receive:
                 raise  # the queue delivers the job again
             logger.exception("delivery of %s could not start; failing its recipients", message.id)
-            for recipient in recipients:
-                self._fail(message, recipient, attempt, f"delivery could not start ({_described(error)})", owner)
-            return
+            reason = f"delivery could not start ({_described(error)})"
+            released = False
+            for index, recipient in enumerate(recipients):
+                released = self._fail(message, recipient, attempt, reason, owner, release=index == len(recipients) - 1)
+            return released
         now = self._clock.now()
-        for recipient in recipients:
+        released = False
+        for index, recipient in enumerate(recipients):
+            last = index == len(recipients) - 1
             verdict = verdicts.get(recipient)
             if verdict is not None and verdict.rejects:
-                self._reject(message, recipient, attempt, verdict, owner)
+                released = self._reject(message, recipient, attempt, verdict, owner, release=last)
                 continue
             try:
                 parcel = self._parcel(message, content, recipient, attempt, domain, now)
             except Exception as error:  # built from the stored message alone: it would fail again
                 logger.exception("the copy of %s for a recipient could not be built", message.id)
-                self._fail(message, recipient, attempt, f"the message could not be built ({_described(error)})", owner)
+                reason = f"the message could not be built ({_described(error)})"
+                released = self._fail(message, recipient, attempt, reason, owner, release=last)
                 continue
             outcome = _hand_over(transport, parcel)
-            self._record(message, recipient, attempt, outcome, owner, last_receive=last_receive)
+            released = self._record(message, recipient, attempt, outcome, owner, last_receive=last_receive, release=last)
+        return released
 
-    def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str) -> None:
+    def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str, *, release: bool) -> bool:
         """The recipient ends `failed` with `reason`; before any hand-over, its email goes back to the
         quota, once: only the write that records the failure (a repeat finds it done) releases it."""
         now = self._clock.now()
@@ -173,7 +190,8 @@ class Dispatcher:
         event = message_event(
             message, EventType.FAILED, recipient, now, {"reason": reason}, retention_days=retention, step=attempt
         )
-        if self._save(message, recipient, attempt, RecipientState.FAILED, [event], owner, now) and attempt == 1:
+        saved = self._save(message, recipient, attempt, RecipientState.FAILED, [event], owner, now, release=release)
+        if saved and attempt == 1:
             self._quotas.release_emails(
                 message.account_id,
                 1,
@@ -181,6 +199,7 @@ class Dispatcher:
                 day=day_key(message.created_at),
                 test=message.test and not message.routed,  # a routed live send spent live quota
             )
+        return saved
 
     def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
         if not message.verify_before_send:
@@ -189,12 +208,14 @@ class Dispatcher:
             return {r: simulate_verification(message.id, r, message.verify_outcomes) for r in recipients}
         return self._verifier.verify(recipients)
 
-    def _reject(self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str) -> None:
+    def _reject(
+        self, message: Message, recipient: str, attempt: int, verdict: Verification, owner: str, *, release: bool
+    ) -> bool:
         now = self._clock.now()
         data = {"reason": RejectReason.FAILED_VERIFICATION.value, "verification": verdict.as_data()}
         retention = self._retention_days(message.account_id)
         event = message_event(message, EventType.REJECTED, recipient, now, data, retention_days=retention, step=attempt)
-        self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now)
+        return self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now, release=release)
 
     def _parcel(
         self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
@@ -221,8 +242,16 @@ class Dispatcher:
         )
 
     def _record(
-        self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str, *, last_receive: bool
-    ) -> None:
+        self,
+        message: Message,
+        recipient: str,
+        attempt: int,
+        outcome: Outcome,
+        owner: str,
+        *,
+        last_receive: bool,
+        release: bool,
+    ) -> bool:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
         order = iter(range(10))
@@ -261,7 +290,7 @@ class Dispatcher:
             state = RecipientState.FAILED
             events = [event(EventType.FAILED, {"retry_count": attempt, "reason": "retries exhausted"})]
         self._suppress(message, recipient, outcome, now)
-        self._save(message, recipient, attempt, state, events, owner, now)
+        return self._save(message, recipient, attempt, state, events, owner, now, release=release)
 
     def _save(
         self,
@@ -272,14 +301,17 @@ class Dispatcher:
         events: list[Event],
         owner: str,
         now: datetime,
+        *,
+        release: bool,
     ) -> bool:
-        """True when this wrote the step (False: a repeat found it recorded, or the lease was lost)."""
+        """True when this wrote the step, and with `release` gave the lease up in the same write
+        (False: a repeat found it recorded, or the lease was lost)."""
         message.recipients[recipient] = state
         message.attempts[recipient] = attempt
         message.status = message_status(list(message.recipients.values()))
         if state in (RecipientState.DELIVERED, RecipientState.COMPLAINED) and message.delivered_at is None:
             message.delivered_at = now
-        recorded = self._messages.record(message, recipient, attempt, owner, events)
+        recorded = self._messages.record(message, recipient, attempt, owner, events, release=release)
         if recorded:  # not when a repeat found it done
             self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))
         return recorded

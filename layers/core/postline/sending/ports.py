@@ -31,6 +31,10 @@ class MessageStore(Protocol):
         """Which of these messages are stored (consistent reads), with their time and recipients."""
         ...
 
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        """The stored ones among `message_ids`, by id (one read for a queue batch's messages)."""
+        ...
+
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]: ...
 
     def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
@@ -44,9 +48,12 @@ class MessageStore(Protocol):
 
     def release(self, message: Message, owner: str) -> None: ...
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         """Writes one recipient's new state (from `message`) and its events in one transaction,
-        only if `owner` still holds the lease and the attempt is newer than the last recorded."""
+        only if `owner` still holds the lease and the attempt is newer than the last recorded;
+        with `release`, the same write gives the lease up (the last recipient of a delivery)."""
         ...
 
     def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:

@@ -21,7 +21,16 @@ from postline.events.domain import Event
 from postline.events.store import event_items
 from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
-from postline.shared.dynamo import batch_write, cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
+from postline.shared.dynamo import (
+    batch_get,
+    batch_write,
+    cancellation_codes,
+    from_attrs,
+    key,
+    query_page,
+    to_attrs,
+    to_value,
+)
 from postline.shared.times import utc
 
 MESSAGE_SK = "MSG"
@@ -77,31 +86,19 @@ class DynamoMessageStore:
         return _message(item) if item else None
 
     def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
-        found: dict[str, StoredMessage] = {}
-        for start in range(0, len(message_ids), _BATCH_GET_LIMIT):
-            keys = [message_key(message_id) for message_id in message_ids[start : start + _BATCH_GET_LIMIT]]
-            request: dict[str, Any] = {
-                self._table: {
-                    "Keys": keys,
-                    "ConsistentRead": True,
-                    "ProjectionExpression": "id, created_at, recipients",
-                }
-            }
-            for attempt in range(8):
-                response = self._db.batch_get_item(RequestItems=request)
-                for attrs in response.get("Responses", {}).get(self._table, []):
-                    item = from_attrs(attrs)
-                    found[item["id"]] = StoredMessage(
-                        created_at=datetime.fromisoformat(item["created_at"]),
-                        recipients={r: RecipientState(state) for r, state in item.get("recipients", {}).items()},
-                    )
-                request = response.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-                time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
-            if request:
-                raise RuntimeError("DynamoDB left keys of a BatchGetItem unprocessed")
+        keys = [message_key(message_id) for message_id in dict.fromkeys(message_ids)]
+        found = {}
+        for attrs in batch_get(self._db, self._table, keys, projection="id, created_at, recipients"):
+            item = from_attrs(attrs)
+            found[item["id"]] = StoredMessage(
+                created_at=datetime.fromisoformat(item["created_at"]),
+                recipients={r: RecipientState(state) for r, state in item.get("recipients", {}).items()},
+            )
         return found
+
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        keys = [message_key(message_id) for message_id in dict.fromkeys(message_ids)]
+        return {message.id: message for message in map(_message, batch_get(self._db, self._table, keys))}
 
     def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]:
         condition = {
@@ -166,13 +163,16 @@ class DynamoMessageStore:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise  # not ours any more: it expired and another worker took it
 
-    def record(self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event]) -> bool:
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
         update = self._recipient_update(
             message,
             recipient,
             condition="lease_owner = :owner AND (attribute_not_exists(attempts.#r) OR attempts.#r < :attempt)",
             sets="attempts.#r = :attempt",
             values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
+            removes="lease_owner, lease_until" if release else None,
         )
         return self._transact([update], events)
 
@@ -225,6 +225,7 @@ class DynamoMessageStore:
         condition: str,
         values: dict[str, Any],
         sets: str | None = None,
+        removes: str | None = None,
     ) -> dict[str, Any]:
         """One recipient's state (from `message`), the message status and delivered_at, if `condition`."""
         values = {
@@ -240,7 +241,7 @@ class DynamoMessageStore:
             "Update": {
                 "TableName": self._table,
                 "Key": message_key(message.id),
-                "UpdateExpression": f"SET {expression}",
+                "UpdateExpression": f"SET {expression}" + (f" REMOVE {removes}" if removes else ""),
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#r": recipient, "#status": "status"},
                 "ExpressionAttributeValues": values,

@@ -68,6 +68,7 @@ def cancellation_codes(exc: Exception) -> list[str]:
 
 
 _BATCH_WRITE_LIMIT = 25
+_BATCH_GET_LIMIT = 100
 
 
 def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
@@ -89,6 +90,27 @@ def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
         if pending:
             raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
     return calls
+
+
+def batch_get(client: Any, table: str, keys: list[dict[str, Any]], projection: str | None = None) -> list[Item]:
+    """The items that exist among `keys` (strongly consistent; only `projection`'s attributes when
+    given), 100 keys to a BatchGetItem, retrying what DynamoDB leaves unprocessed; in no particular order."""
+    found: list[Item] = []
+    for start in range(0, len(keys), _BATCH_GET_LIMIT):
+        request: dict[str, Any] = {"Keys": keys[start : start + _BATCH_GET_LIMIT], "ConsistentRead": True}
+        if projection:
+            request["ProjectionExpression"] = projection
+        pending: dict[str, Any] = {table: request}
+        for attempt in range(8):
+            response = client.batch_get_item(RequestItems=pending)
+            found += response["Responses"].get(table, [])
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+        if pending:
+            raise RuntimeError(f"DynamoDB left {len(pending[table]['Keys'])} reads unprocessed")
+    return found
 
 
 def query_page(

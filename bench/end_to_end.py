@@ -1,0 +1,88 @@
+"""The end-to-end batch: a test-key POST /v3/messages.batch until its last recipient is delivered.
+
+The simulator (test keys) delivers, so the figure is the pipeline's own: acceptance, the send
+queue, the dispatcher's storage calls per message, and each recipient's recorded transaction.
+The wait watches the botocore recorder (in this process, free): the dispatcher writes each
+recipient's outcome in one TransactWriteItems. Then "delivered" is read back from the events (GET
+/v3/events?event=delivered&tag=...), and the last one's timestamp (the runtime's clock, as the
+request's start) dates it. Polling the events API instead would itself cost more as the batch
+grows: its total_count counts the tag's whole partition, under the emulator's DynamoDB lock.
+The dispatcher's AWS calls are counted per message from the same recorder (calls on the send
+queue's pump thread).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bench.api import ApiClient
+from bench.recorder import CallRecorder, call_mix
+from devtools.local.runtime import Runtime
+
+DISPATCHER_THREAD = "pump DispatcherFunction"
+_POLL_SECONDS = 0.25
+_RECORD = "dynamodb.TransactWriteItems"  # one per recipient's outcome
+
+
+@dataclass(frozen=True)
+class EndToEnd:
+    recipients: int
+    accept_seconds: float  # the API call
+    seconds: float  # the API call's start to the last delivered event
+    per_second: float  # delivered messages a second, over `seconds`
+    dispatcher_calls_per_message: dict[str, float]  # AWS operation -> calls per delivered message
+
+
+def body(recipients: int, tag: str, sender: str) -> dict[str, Any]:
+    return {
+        "from": sender,
+        "subject": "Your weekly digest",
+        "text": "Hello {{ name }}, here is what happened this week.",
+        "tags": [tag],
+        "recipients": [{"to": f"reader{i}@example.com", "vars": {"name": f"Reader {i}"}} for i in range(recipients)],
+    }
+
+
+def end_to_end(
+    runtime: Runtime, api: ApiClient, recorder: CallRecorder, recipients: int, sender: str, timeout: float
+) -> EndToEnd:
+    tag = f"e2e-{uuid.uuid4().hex[:8]}"
+    mark = recorder.mark()
+    started_at = runtime.clock.now()
+    accept_seconds, reply = api.post("/v3/messages.batch", body(recipients, tag, sender), expect=202)
+    if int(reply["accepted"]) != recipients:
+        raise RuntimeError(f"the batch accepted {reply['accepted']} of {recipients} recipients")
+    deadline = time.monotonic() + timeout
+    while _dispatched(recorder, mark) < recipients and time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+    while (delivered := _delivered(api, tag)) < recipients:  # a record refused and retried: a little longer
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{delivered} of {recipients} delivered after {timeout:.0f} s")
+        time.sleep(_POLL_SECONDS * 20)
+    seconds = (_last_delivered(api, tag) - started_at).total_seconds()
+    calls = [call for call in recorder.since(mark) if call.thread.startswith(DISPATCHER_THREAD)]
+    return EndToEnd(
+        recipients=recipients,
+        accept_seconds=accept_seconds,
+        seconds=seconds,
+        per_second=recipients / seconds,
+        dispatcher_calls_per_message={name: count / recipients for name, count in call_mix(calls).items()},
+    )
+
+
+def _dispatched(recorder: CallRecorder, mark: int) -> int:
+    return sum(1 for call in recorder.since(mark) if call.name == _RECORD and call.thread.startswith(DISPATCHER_THREAD))
+
+
+def _delivered(api: ApiClient, tag: str) -> int:
+    _, page = api.get("/v3/events", {"event": "delivered", "tag": tag, "limit": "1"})
+    return int(page["total_count"])
+
+
+def _last_delivered(api: ApiClient, tag: str) -> datetime:
+    _, page = api.get("/v3/events", {"event": "delivered", "tag": tag, "limit": "1"})
+    return datetime.fromisoformat(page["items"][0]["timestamp"])
