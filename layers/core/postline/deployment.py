@@ -79,6 +79,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
 
 _DELIVER: Groups = (
     Resources,
+    Counters,  # a recipient failed before any hand-over gives its email back to the quota
     Messages,
     Events,
     Suppressions,
