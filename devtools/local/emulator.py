@@ -185,9 +185,7 @@ class _StateEndpoint:
     while `gate` holds other requests, and answers the document the emulator was restored with
     (GET); the rest goes on to `app`."""
 
-    def __init__(
-        self, app: Any, gate: SnapshotGate, state_file: Path | None, restored: dict[str, Any] | None
-    ) -> None:
+    def __init__(self, app: Any, gate: SnapshotGate, state_file: Path | None, restored: dict[str, Any] | None) -> None:
         self._app = app
         self._gate = gate
         self._state_file = state_file
@@ -195,7 +193,8 @@ class _StateEndpoint:
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") != STATE_PATH:
-            return self._app(environ, start_response)
+            passed: Iterable[bytes] = self._app(environ, start_response)
+            return passed
         if self._state_file is None:
             return _answer(start_response, "409 Conflict", {"error": "started without a state file"})
         if environ["REQUEST_METHOD"] == "GET":

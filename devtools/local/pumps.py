@@ -423,7 +423,5 @@ def event_source_pumps(
                 table = stream_arn.split("/")[1]  # arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>
                 wait = partial(emulator.stream_writes, table)
                 resume = None if checkpoints is None else checkpoints.get(f"{function.logical_id} {stream_arn}", {})
-                pumps.append(
-                    StreamPump(settings, streams, stream_arn, position, activity, record_filter, wait, resume)
-                )
+                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter, wait, resume))
     return pumps

@@ -179,7 +179,9 @@ class Dispatcher:
                 released = self._fail(message, recipient, attempt, reason, owner, release=last)
                 continue
             outcome = _hand_over(transport, parcel)
-            released = self._record(message, recipient, attempt, outcome, owner, last_receive=last_receive, release=last)
+            released = self._record(
+                message, recipient, attempt, outcome, owner, last_receive=last_receive, release=last
+            )
         return released
 
     def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str, *, release: bool) -> bool:

@@ -11,7 +11,6 @@ writes nothing.
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -38,7 +37,6 @@ SCHEDULED_INDEX = "scheduled"
 # What the scheduled list shows, projected into the index (the sealed content is not).
 SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
 _MAX_TRANSACTION_ITEMS = 100
-_BATCH_GET_LIMIT = 100
 
 
 def message_key(message_id: str) -> dict[str, Any]:
