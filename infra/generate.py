@@ -27,6 +27,8 @@ from postline.http.routes import (
     AUTH,
     COUNTERS_READ,
     DELIVERIES_READ,
+    DOMAINS_READ,
+    DOMAINS_WRITE,
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
@@ -61,6 +63,9 @@ def _arn(logical_id: str) -> dict[str, Any]:
 
 # The one-time schedules of scheduled sends and retries (sending/queue.py names them).
 SEND_SCHEDULES = {"Fn::Sub": "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/default/send-*"}
+
+
+SES_IDENTITIES = {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"}
 
 
 def _crud(table: str) -> dict[str, Any]:
@@ -217,6 +222,13 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     ],
     RESENDS_READ: [{"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}],
     WEBHOOKS_WRITE: [_crud("ResourcesTable"), _content_key("kms:GenerateDataKey", "kms:Decrypt")],
+    DOMAINS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
+    DOMAINS_WRITE: [
+        _crud("ResourcesTable"),
+        _content_key("kms:Encrypt", "kms:Decrypt"),
+        # Owner notices go through SES when no SMTP relay is set (webhook_delivery/notifier.py).
+        {"Statement": [{"Effect": "Allow", "Action": ["ses:SendEmail"], "Resource": SES_IDENTITIES}]},
+    ],
 }
 
 
@@ -252,6 +264,9 @@ VALUES: dict[str, Any] = {
     "SMTP_HELO_NAME": _ref("SmtpHeloName"),
     "SMTP_MX_PORT": _ref("SmtpMxPort"),
     "DNS_RESOLVER": _ref("DnsResolver"),
+    "SPF_INCLUDE": _ref("SpfInclude"),
+    "BOUNCE_MX_HOST": _ref("BounceMxHost"),
+    "TRACKING_HOST": _ref("TrackingHost"),
     "IP_RATE_LIMIT_PER_MINUTE": _ref("IpRateLimitPerMinute"),
     "EVENTS_QUERY_BUDGET_MS": _ref("EventsQueryBudgetMs"),
     "EXPORTS_BUCKET": _ref("ExportsBucket"),

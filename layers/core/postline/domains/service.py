@@ -1,0 +1,209 @@
+"""Sending domains: create, list, get, update, delete, check now, and the scheduled re-checks. Audited.
+
+A check looks each expected record up (dnspython through the RecordLookup port), compares it
+(records.py) and moves the status (domain.after_check). The owner is emailed when a verified
+domain starts its grace; each status move is an audit entry (a user's check: domain.checked,
+with the move in its details; the schedule's: domain.status_changed, by the system).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.auth.identity import Principal
+from postline.domains.domain import (
+    GRACE,
+    REQUIRED,
+    DnsRecord,
+    DnsSettings,
+    DomainStatus,
+    Finding,
+    RecordPurpose,
+    SendingDomain,
+    after_check,
+    expected_records,
+    losing_record,
+)
+from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
+from postline.domains.names import sending_domain_name
+from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, RecordLookup
+from postline.domains.records import appended_twice, compare
+from postline.keys.models import DeleteConfirmation
+from postline.shared.errors import Conflict, NotFound
+from postline.shared.ports import Clock, IdFactory
+
+RECHECKS_PER_RUN = 25  # a scheduled run's bound: ~5 lookups each, well inside the worker's timeout
+
+
+class DomainService:
+    def __init__(
+        self,
+        *,
+        domains: DomainStore,
+        lookup: RecordLookup,
+        keys: DkimKeys,
+        notices: OwnerNotices,
+        settings: DnsSettings,
+        ids: IdFactory,
+        clock: Clock,
+    ) -> None:
+        self._domains = domains
+        self._lookup = lookup
+        self._keys = keys
+        self._notices = notices
+        self._settings = settings
+        self._ids = ids
+        self._clock = clock
+
+    # -- the routes -------------------------------------------------------------------------------------
+
+    def list_all(self, principal: Principal) -> DomainList:
+        domains = self._domains.list_domains(principal.account.id)
+        return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
+
+    def get(self, principal: Principal, domain_id: str) -> Domain:
+        return domain_view(self._require(principal, domain_id))
+
+    def create(self, principal: Principal, request: DomainCreate) -> Domain:
+        now = self._clock.now()
+        name = sending_domain_name(request.domain)
+        private_key, public_key = self._keys.new_key()
+        domain = SendingDomain(
+            id=self._ids.new_id("dom_"),
+            account_id=principal.account.id,
+            domain=name,
+            status=DomainStatus.PENDING,
+            dkim_selector=f"pl{now:%Y%m}",  # dated, so a rotation's next selector differs
+            dkim_private_key=private_key,
+            dkim_public_key=public_key,
+            tracking_subdomain=request.tracking_subdomain,
+            region=request.region,
+            created_at=now,
+            next_check_at=now,
+        )
+        domain = domain.model_copy(update={"records": expected_records(domain, self._settings)})
+        self._domains.create_domain(
+            domain,
+            max_domains=principal.account.limits.domains,
+            audit=self._audit(principal.actor(), domain, "domain.created", now),
+        )
+        return domain_view(domain)
+
+    def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
+        current = self._require(principal, domain_id)
+        changes = {name: getattr(request, name) for name in request.model_fields_set}
+        updated = current.model_copy(update=changes)
+        changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
+        if not changed:  # nothing changes: no write, no audit entry
+            return domain_view(current)
+        # A new tracking host is a new record to publish: the list shows it unchecked until a check.
+        checked = {(record.purpose, record.host): record for record in current.records}
+        records = [checked.get((record.purpose, record.host), record) for record in self._expected(updated)]
+        updated = updated.model_copy(update={"records": records})
+        now = self._clock.now()
+        audit = self._audit(principal.actor(), updated, "domain.updated", now, "changed: " + ", ".join(changed))
+        self._save(updated, current, audit)
+        return domain_view(updated)
+
+    def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
+        domain = self._require(principal, domain_id)
+        self._domains.delete_domain(domain, self._audit(principal.actor(), domain, "domain.deleted", self._clock.now()))
+        return DeleteConfirmation(message=f"Sending domain {domain.domain} deleted; it no longer sends.")
+
+    def verify(self, principal: Principal, domain_id: str) -> Domain:
+        """Checks the domain's records now (the owner has just published them)."""
+        current = self._require(principal, domain_id)
+        checked = self._check(current)
+        now = self._clock.now()
+        audit = self._audit(principal.actor(), checked, "domain.checked", now, _move(current, checked))
+        self._save(checked, current, audit)
+        self._warn_if_lost(current, checked)
+        return domain_view(checked)
+
+    # -- the schedule -----------------------------------------------------------------------------------
+
+    def recheck_due(self, limit: int = RECHECKS_PER_RUN) -> int:
+        """Checks up to `limit` domains whose next check is due; returns how many it wrote. A domain a
+        concurrent run (or its owner) wrote meanwhile is skipped: that write moved its next check."""
+        written = 0
+        for current in self._domains.due_domains(self._clock.now(), limit):
+            checked = self._check(current)
+            audit = None
+            if checked.status is not current.status:
+                audit = self._audit(
+                    Actor.system(), checked, "domain.status_changed", self._clock.now(), _move(current, checked)
+                )
+            if self._domains.save_domain(checked, expected_revision=current.revision, audit=audit):
+                written += 1
+                self._warn_if_lost(current, checked)
+        return written
+
+    def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
+        """The operator's forced check of one domain."""
+        current = self._domains.get_domain(account_id, domain_id)
+        if current is None:
+            raise NotFound(f"No sending domain {domain_id} in account {account_id}.")
+        checked = self._check(current)
+        audit = self._audit(Actor.staff(), checked, "domain.checked", self._clock.now(), _move(current, checked))
+        self._save(checked, current, audit)
+        self._warn_if_lost(current, checked)
+        return checked
+
+    # -- checks -----------------------------------------------------------------------------------------
+
+    def _expected(self, domain: SendingDomain) -> list[DnsRecord]:
+        return expected_records(domain, self._settings)
+
+    def _check(self, domain: SendingDomain) -> SendingDomain:
+        records = [self._check_record(domain, record) for record in self._expected(domain)]
+        return after_check(domain, records, self._clock.now())
+
+    def _check_record(self, domain: SendingDomain, expected: DnsRecord) -> DnsRecord:
+        found = compare(expected, self._lookup.lookup(expected.host, expected.type))
+        if found.finding is not Finding.MISSING or found.purpose is RecordPurpose.DMARC:
+            return found
+        doubled = f"{expected.host}.{domain.domain}"
+        return appended_twice(expected, domain.domain, self._lookup.lookup(doubled, expected.type)) or found
+
+    def _warn_if_lost(self, before: SendingDomain, after: SendingDomain) -> None:
+        if not losing_record(before, after):
+            return
+        missing = ", ".join(f"{r.type} {r.host}" for r in after.records if r.purpose in REQUIRED and not r.ok)
+        hours = int(GRACE.total_seconds() // 3600)
+        self._notices.email_owner(
+            after.account_id,
+            f"Sending domain {after.domain} lost a DNS record",
+            f"The last check of {after.domain} did not find: {missing}.\n"
+            f"It keeps sending for {hours} hours; publish the record again before then, or its status "
+            f"becomes unverified and live sends from it are rejected (domain_not_verified).",
+        )
+
+    def _save(self, updated: SendingDomain, current: SendingDomain, audit: AuditEntry) -> None:
+        if not self._domains.save_domain(updated, expected_revision=current.revision, audit=audit):
+            raise Conflict(f"sending domain {current.id} changed meanwhile; retry")
+
+    def _require(self, principal: Principal, domain_id: str) -> SendingDomain:
+        domain = self._domains.get_domain(principal.account.id, domain_id)
+        if domain is None:
+            raise NotFound(f"No sending domain {domain_id} in this account.")
+        return domain
+
+    def _audit(
+        self, actor: Actor, domain: SendingDomain, action: str, now: datetime, details: str | None = None
+    ) -> AuditEntry:
+        return audit_entry(
+            entry_id=self._ids.new_id(),
+            account_id=domain.account_id,
+            actor=actor,
+            action=action,
+            target=domain.id,
+            details=f"{domain.domain}; {details}" if details else domain.domain,
+            now=now,
+        )
+
+
+def _move(before: SendingDomain, after: SendingDomain) -> str:
+    if after.status is before.status:
+        return f"status {after.status.value}" + (" (grace: a required record is missing)" if after.lost_at else "")
+    return f"status {before.status.value} -> {after.status.value}"
