@@ -26,6 +26,7 @@ from postline.delivery.mime import build_mime
 from postline.delivery.outcomes import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
+from postline.domains.domain import SendingDomain
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.domain import Environment
@@ -134,7 +135,10 @@ class Dispatcher:
                 self._reject(message, recipient, attempt, verdict, owner)
                 continue
             parcel = self._parcel(message, content, recipient, attempt, domain, now)
-            self._record(message, recipient, attempt, _hand_over(transport, parcel), owner)
+            outcome = _hand_over(transport, parcel)
+            self._record(message, recipient, attempt, outcome, owner)
+            if domain is not None and outcome.kind in _HANDED_OVER:
+                self._domains.count_sent(message.account_id, domain.domain)
 
     def _verify(self, message: Message, recipients: list[str]) -> dict[str, Verification]:
         if not message.verify_before_send:
@@ -151,7 +155,13 @@ class Dispatcher:
         self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now)
 
     def _parcel(
-        self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
+        self,
+        message: Message,
+        content: Content,
+        recipient: str,
+        attempt: int,
+        domain: SendingDomain | None,
+        now: datetime,
     ) -> Parcel:
         html, text = content.html, content.text
         unsubscribe = None
@@ -172,6 +182,7 @@ class Dispatcher:
             test=message.test,
             send_outcomes=message.send_outcomes,
             attempt=attempt,
+            return_path=domain.envelope_sender(message.id) if domain else None,
         )
 
     def _record(self, message: Message, recipient: str, attempt: int, outcome: Outcome, owner: str) -> None:
@@ -256,6 +267,9 @@ class Dispatcher:
 def mode_of(message: Message) -> str:
     """The `mode` dimension of a message's metrics: test when it is simulated, else live."""
     return (Environment.TEST if message.test else Environment.LIVE).value
+
+
+_HANDED_OVER = (OutcomeKind.ACCEPTED, OutcomeKind.DELIVERED, OutcomeKind.COMPLAINED)  # a domain's sent_count
 
 
 def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:

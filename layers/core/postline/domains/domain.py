@@ -100,7 +100,7 @@ class SendingDomain(BaseModel):
     created_at: datetime | None = None
     verified_at: datetime | None = None  # the last time it became verified
     checked_at: datetime | None = None
-    check_count: int = 0  # checks since the last status change: the pending back-off
+    check_count: int = 0  # checks in the current status, this one included: the pending back-off
     lost_at: datetime | None = None  # a verified domain's first check missing a required record
     next_check_at: datetime | None = None  # None: only a manual check
     revision: int = 0  # moved by every write but sending's count: a check and an edit never cross
@@ -217,7 +217,7 @@ def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) 
         status, lost_at = DomainStatus.PENDING, None
     if status is DomainStatus.UNVERIFIED and domain.status is DomainStatus.VERIFIED:
         lost_at = None
-    checks = domain.check_count + 1 if status is domain.status and lost_at == domain.lost_at else 0
+    checks = domain.check_count + 1 if status is domain.status and lost_at == domain.lost_at else 1
     changes.update(status=status, lost_at=lost_at, check_count=checks)
     checked = domain.model_copy(update=changes)
     return checked.model_copy(update={"next_check_at": next_check(checked, now)})
@@ -231,7 +231,7 @@ def next_check(domain: SendingDomain, now: datetime) -> datetime | None:
         return now + VERIFIED_RECHECK
     if domain.status is DomainStatus.VERIFICATION_TIMEOUT:
         return None
-    backoff: timedelta = FIRST_RECHECK * 2 ** min(domain.check_count, 10)
+    backoff: timedelta = FIRST_RECHECK * 2 ** min(max(domain.check_count - 1, 0), 10)
     return now + min(backoff, MAX_PENDING_RECHECK)
 
 

@@ -20,6 +20,10 @@ class SendingDomains(Protocol):
         """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
         ...
 
+    def count_sent(self, account_id: str, domain: str) -> None:
+        """Adds one live copy handed over to the domain's sent_count."""
+        ...
+
 
 class DomainStore(Protocol):
     """The account's sending domains, DKIM private keys sealed in storage."""
