@@ -74,6 +74,7 @@ from postline.deployment import function_settings
 from postline.domains.dkim_keys import RsaDkimKeys
 from postline.domains.dns import DnsRecordLookup
 from postline.domains.domain import DnsSettings
+from postline.domains.ports import DkimKeys, RecordLookup
 from postline.domains.service import DomainService
 from postline.domains.store import DynamoSendingDomains
 from postline.events.service import EventService
@@ -368,12 +369,13 @@ def record_lookup() -> DnsRecordLookup:
     return DnsRecordLookup(settings(Dns).resolver)
 
 
-def domain_service() -> DomainService:
+def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None = None) -> DomainService:
+    """keys, lookup: the embedded runtime's seeded domain keeps its key and checks its own DNS."""
     records, notifications = settings(DomainRecords), settings(Notifications)
     return DomainService(
         domains=sending_domains(),
-        lookup=record_lookup(),
-        keys=RsaDkimKeys(),
+        lookup=lookup or record_lookup(),
+        keys=keys or RsaDkimKeys(),
         notices=OwnerNotifier(
             account_store(), notifications.sender, ses=client("sesv2"), relay=Relay.parse(notifications.smtp_relay)
         ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from postline.accounts.domain import Account
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.auth.identity import Principal
 from postline.domains.domain import (
@@ -66,12 +67,16 @@ class DomainService:
         return domain_view(self._require(principal, domain_id))
 
     def create(self, principal: Principal, request: DomainCreate) -> Domain:
+        return domain_view(self.add(principal.account, request, principal.actor()))
+
+    def add(self, account: Account, request: DomainCreate, actor: Actor) -> SendingDomain:
+        """Creates a pending domain with a new DKIM key: the route's create, and the operator's."""
         now = self._clock.now()
         name = sending_domain_name(request.domain)
         private_key, public_key = self._keys.new_key()
         domain = SendingDomain(
             id=self._ids.new_id("dom_"),
-            account_id=principal.account.id,
+            account_id=account.id,
             domain=name,
             status=DomainStatus.PENDING,
             dkim_selector=f"pl{now:%Y%m}",  # dated, so a rotation's next selector differs
@@ -84,11 +89,9 @@ class DomainService:
         )
         domain = domain.model_copy(update={"records": expected_records(domain, self._settings)})
         self._domains.create_domain(
-            domain,
-            max_domains=principal.account.limits.domains,
-            audit=self._audit(principal.actor(), domain, "domain.created", now),
+            domain, max_domains=account.limits.domains, audit=self._audit(actor, domain, "domain.created", now)
         )
-        return domain_view(domain)
+        return domain
 
     def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
         current = self._require(principal, domain_id)

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
+from pydantic import TypeAdapter
 
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
@@ -33,6 +34,7 @@ PREFIX = "DOMAIN#"
 DUE_INDEX = "by_next_check"
 DUE = "DOMAIN"  # the by_next_check partition: every domain with a check due
 _CACHE_SECONDS = 60.0
+_TIME = TypeAdapter(datetime)
 _SEALED = "dkim_private_key_encrypted"
 _FIXED = {"account_id", "domain", "id", "created_at", "dkim_private_key", "sent_count", "revision"}
 
@@ -188,7 +190,8 @@ class DynamoSendingDomains:
             TableName=self._table,
             IndexName=DUE_INDEX,
             KeyConditionExpression="due = :due AND next_check_at <= :now",
-            ExpressionAttributeValues={":due": {"S": DUE}, ":now": to_value(now)},
+            # The same ISO form the model stores, so the strings compare as the times do.
+            ExpressionAttributeValues={":due": {"S": DUE}, ":now": {"S": _TIME.dump_python(now, mode="json")}},
             Limit=limit,
         )
         return [self._domain(from_attrs(attrs)) for attrs in response["Items"]]
