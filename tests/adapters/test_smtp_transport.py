@@ -102,6 +102,8 @@ def sending_domain(dns_server: DnsServer) -> SendingDomain:
     dns_server.add(f"{SELECTOR}._domainkey.{DOMAIN}", TXT(dkim_txt(base64.b64encode(public_der).decode())))
     return SendingDomain(
         account_id="a",
+        id="dom_fixture",
+        created_at=datetime.now(UTC),
         domain=DOMAIN,
         status=DomainStatus.VERIFIED,
         dkim_selector=SELECTOR,

@@ -24,7 +24,8 @@ KEY = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAx" + "Ab" * 150
 
 def domain(**fields: object) -> SendingDomain:
     base = {"account_id": "a", "domain": "acme.example", "status": DomainStatus.PENDING, "dkim_selector": "pl202611",
-            "dkim_private_key": "", "dkim_public_key": KEY}  # fmt: skip
+            "dkim_private_key": "", "dkim_public_key": KEY, "id": "dom_1",
+            "created_at": "2026-11-01T00:00:00Z"}  # fmt: skip
     return SendingDomain.model_validate({**base, **fields})
 
 

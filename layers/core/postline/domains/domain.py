@@ -85,7 +85,8 @@ class SendingDomain(BaseModel):
     status: DomainStatus
     dkim_selector: str
     dkim_private_key: str  # PEM; stored encrypted under the content key, decrypted on read
-    id: str = ""
+    id: str
+    created_at: datetime
     dkim_public_key: str = ""  # base64 DER, the p= of the DKIM record
     return_path: str = DEFAULT_RETURN_PATH
     tracking_subdomain: str | None = None
@@ -97,7 +98,6 @@ class SendingDomain(BaseModel):
     shared_with_company: bool = False
     shared_external: bool = False
     owner_workspace_name: str | None = None
-    created_at: datetime | None = None
     verified_at: datetime | None = None  # the last time it became verified
     checked_at: datetime | None = None
     check_count: int = 0  # checks in the current status, this one included: the pending back-off
@@ -207,7 +207,7 @@ def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) 
         status = DomainStatus.UNVERIFIED if now - lost_at >= GRACE else DomainStatus.VERIFIED
     elif domain.status is DomainStatus.UNVERIFIED:
         status, lost_at = DomainStatus.UNVERIFIED, None
-    elif domain.created_at is not None and now - domain.created_at >= VERIFY_WINDOW:
+    elif now - domain.created_at >= VERIFY_WINDOW:
         status, lost_at = DomainStatus.VERIFICATION_TIMEOUT, None
     elif any(record.finding in (Finding.MISMATCH, Finding.DOMAIN_APPENDED_TWICE) for record in required):
         status, lost_at = DomainStatus.VERIFICATION_FAILED, None

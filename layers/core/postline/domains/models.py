@@ -86,7 +86,6 @@ def _record(record: DnsRecord) -> DomainRecordView:
 
 
 def domain_view(domain: SendingDomain) -> Domain:
-    assert domain.created_at is not None  # every domain the API shows was created through it
     return Domain(
         id=domain.id,
         domain=domain.domain,
