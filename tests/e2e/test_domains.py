@@ -16,7 +16,7 @@ import pytest
 
 from postline.accounts.domain import Plan
 from tests.e2e.sending_support import mail_for, mailbox
-from tests.e2e.support import Api, assert_error, make_account
+from tests.e2e.support import Api, assert_error, make_account, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -184,3 +184,26 @@ def test_plan_limit_names_and_other_accounts(runtime_api: Api) -> None:
     assert pro.delete(f"/v3/domains/{created['id']}").status_code == 200
     assert_error(pro.get(f"/v3/domains/{created['id']}"), 404, "not_found")
     create(pro, name)  # the name is free again
+
+
+def test_operators_list_records_force_a_check_and_set_sharing(runtime: Any, runtime_api: Api) -> None:
+    account = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(account.live_key)
+    created = create(api, new_name())
+    [listed] = run_cli(runtime, "domain", "list", account.id)["items"]
+    assert listed["id"] == created["id"]
+    records = run_cli(runtime, "domain", "records", account.id, created["id"])
+    assert records["dns_records"] == created["dns_records"]
+    publish(api, created, "dkim", "spf", "return_path_mx")
+    assert run_cli(runtime, "domain", "recheck", account.id, created["id"])["status"] == "verified"
+    shared = run_cli(
+        runtime, "domain", "share", account.id, created["id"], "--with-company", "on", "--owner-workspace", "Ops"
+    )
+    assert (shared["shared_with_company"], shared["shared_external"], shared["owner_workspace_name"]) == (
+        True,
+        False,
+        "Ops",
+    )
+    assert api.get(f"/v3/domains/{created['id']}").json()["shared_with_company"] is True
+    [entry] = [e for e in api.get("/v3/audit").json()["items"] if e["action"] == "domain.sharing_changed"]
+    assert (entry["actor_type"], entry["target"]) == ("staff", created["id"])

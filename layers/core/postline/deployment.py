@@ -107,8 +107,12 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications),
 }
 
-# The operator CLI (postline.cli) against a stack; its `events` commands also read Events.
+# The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
+COMMAND_SETTINGS: dict[str, Groups] = {
+    "events": (Events,),
+    "domain": (ContentKey, Dns, DomainRecords, Notifications),
+}
 
 
 def _ordered(groups: list[type[SettingsGroup]]) -> Groups:

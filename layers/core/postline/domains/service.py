@@ -142,11 +142,42 @@ class DomainService:
                 self._warn_if_lost(current, checked)
         return written
 
+    # -- the operator ---------------------------------------------------------------------------------
+
+    def account_domains(self, account_id: str) -> DomainList:
+        domains = self._domains.list_domains(account_id)
+        return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
+
+    def account_domain(self, account_id: str, domain_id: str) -> Domain:
+        return domain_view(self._stored(account_id, domain_id))
+
+    def set_sharing(
+        self,
+        account_id: str,
+        domain_id: str,
+        *,
+        with_company: bool | None = None,
+        external: bool | None = None,
+        owner_workspace_name: str | None = None,
+    ) -> Domain:
+        """Sharing is set by operators only; None leaves a field as it is ("" clears the workspace)."""
+        current = self._stored(account_id, domain_id)
+        changes: dict[str, object] = {}
+        if with_company is not None:
+            changes["shared_with_company"] = with_company
+        if external is not None:
+            changes["shared_external"] = external
+        if owner_workspace_name is not None:
+            changes["owner_workspace_name"] = owner_workspace_name or None
+        updated = current.model_copy(update=changes)
+        details = ", ".join(f"{name}={getattr(updated, name)}" for name in sorted(changes))
+        audit = self._audit(Actor.staff(), updated, "domain.sharing_changed", self._clock.now(), details)
+        self._save(updated, current, audit)
+        return domain_view(updated)
+
     def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
         """The operator's forced check of one domain."""
-        current = self._domains.get_domain(account_id, domain_id)
-        if current is None:
-            raise NotFound(f"No sending domain {domain_id} in account {account_id}.")
+        current = self._stored(account_id, domain_id)
         checked = self._check(current)
         audit = self._audit(Actor.staff(), checked, "domain.checked", self._clock.now(), _move(current, checked))
         self._save(checked, current, audit)
@@ -185,6 +216,12 @@ class DomainService:
     def _save(self, updated: SendingDomain, current: SendingDomain, audit: AuditEntry) -> None:
         if not self._domains.save_domain(updated, expected_revision=current.revision, audit=audit):
             raise Conflict(f"sending domain {current.id} changed meanwhile; retry")
+
+    def _stored(self, account_id: str, domain_id: str) -> SendingDomain:
+        domain = self._domains.get_domain(account_id, domain_id)
+        if domain is None:
+            raise NotFound(f"No sending domain {domain_id} in account {account_id}.")
+        return domain
 
     def _require(self, principal: Principal, domain_id: str) -> SendingDomain:
         domain = self._domains.get_domain(principal.account.id, domain_id)
