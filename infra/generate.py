@@ -403,7 +403,8 @@ def render_openapi() -> str:
                 '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
                 "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`, "
-                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`. "
+                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`, `POST /v3/domains`, "
+                "`GET`, `PATCH` and `DELETE /v3/domains/{id}`, `POST /v3/domains/{id}/verify`. "
                 "Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`: "
                 "the account's per-minute window, or, for a request no account's window counts (a 401, a 403 "
                 "account_suspended, account_deleted or ip_not_allowed, and the public routes: tracking links and "
