@@ -15,7 +15,7 @@ import dns.resolver
 import pytest
 
 from postline.accounts.domain import Plan
-from tests.e2e.sending_support import mail_for, mailbox
+from tests.e2e.sending_support import body_of, mail_for, mailbox
 from tests.e2e.support import Api, assert_error, make_account, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -78,21 +78,22 @@ def test_a_domain_verifies_against_dns_sends_signed_from_its_return_path_and_los
     owner = f"owner-{uuid.uuid4().hex[:8]}@acme.test"
     api = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL, owner_email=owner).live_key)
     name = new_name()
-    created = create(api, name)
+    created = create(api, name, tracking_subdomain="links")
     assert set(created) == FIELDS and created["status"] == "pending"
     assert [(r["purpose"], r["type"], r["host"], r["ok"]) for r in created["dns_records"]] == [
         ("dkim", "TXT", f"{created['dkim_selector']}._domainkey.{name}", False),
         ("spf", "TXT", f"pm-bounces.{name}", False),
         ("return_path_mx", "MX", f"pm-bounces.{name}", False),
         ("dmarc", "TXT", f"_dmarc.{name}", False),
+        ("tracking", "CNAME", f"links.{name}", False),
     ]
 
     publish(api, created, "dkim")
     partial = verify(api, created)
     assert (partial["status"], partial["dkim"], partial["spf"]) == ("partially_verified", True, False)
-    assert [r["status"] for r in partial["dns_records"]] == ["found", "missing", "missing", "missing"]
+    assert [r["status"] for r in partial["dns_records"]] == ["found", "missing", "missing", "missing", "missing"]
 
-    publish(api, created, "spf", "return_path_mx")
+    publish(api, created, "spf", "return_path_mx", "tracking")
     verified = verify(api, created)
     assert (verified["status"], verified["spf"], verified["dmarc"], verified["verified_at"] is not None) == (
         "verified",
@@ -102,9 +103,9 @@ def test_a_domain_verifies_against_dns_sends_signed_from_its_return_path_and_los
     )
     assert api.get(f"/v3/domains/{created['id']}").json()["status"] == "verified"
 
-    sent = api.post(
-        "/v3/messages", json={"from": f"Acme <news@{name}>", "to": ["ada@example.com"], "subject": "Hi", "text": "t"}
-    )
+    html = '<p><a href="https://acme.example/start">Start</a></p>'
+    body = {"from": f"Acme <news@{name}>", "to": ["ada@example.com"], "subject": "Hi", "html": html}
+    sent = api.post("/v3/messages", json=body)
     assert sent.status_code == 202, sent.text
     message_id = sent.json()["id"]
     assert api.post("/_local/drain").status_code == 200
@@ -112,6 +113,8 @@ def test_a_domain_verifies_against_dns_sends_signed_from_its_return_path_and_los
     assert copy["mail_from"] == f"bounces+{message_id}@pm-bounces.{name}"
     assert f"d={name}" in copy["headers"]["DKIM-Signature"]
     assert dkim.verify(copy["raw"].encode(), dnsfunc=dkim_lookup(runtime))  # dkimpy, against the published key
+    # The tracking CNAME resolves to our tracking host, so the links carry the domain's own name.
+    assert f'href="https://links.{name}/v3/track/click/' in str(body_of(copy, "html"))
     assert api.get(f"/v3/domains/{created['id']}").json()["sent_count"] == 1
 
     # The SPF record goes: the schedule's next check (a day later) starts a 72-hour grace and warns the owner.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -167,6 +168,9 @@ class Dispatcher:
         unsubscribe = None
         if self._links is not None:
             links = self._links
+            if domain is not None and domain.branded_tracking_host:
+                # The domain's CNAME resolves to our tracking host: its links carry its own name.
+                links = replace(links, base_url=f"https://{domain.branded_tracking_host}")
             unsubscribe = links.unsubscribe_url(message.account_id, message.id, recipient)
             if html is not None and message.track_clicks:
                 html = wrap_links(html, lambda url: links.click_url(message.account_id, message.id, recipient, url))

@@ -118,6 +118,11 @@ class SendingDomain(BaseModel):
     def tracking_host(self) -> str | None:
         return f"{self.tracking_subdomain}.{self.domain}" if self.tracking_subdomain else None
 
+    @property
+    def branded_tracking_host(self) -> str | None:
+        """The tracking host links use once its CNAME to ours was found, else None (the API's URL)."""
+        return self.tracking_host if self.ok(RecordPurpose.TRACKING) else None
+
     def envelope_sender(self, message_id: str) -> str:
         """MAIL FROM on the return-path subdomain, so bounces reach the service and SPF aligns."""
         return f"bounces+{message_id}@{self.return_path_host}"
