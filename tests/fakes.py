@@ -662,7 +662,9 @@ class InMemoryDomains:
         self.domains[(domain.account_id, domain.domain)] = domain.model_copy()
         self.audit.append(audit)
 
-    def save_domain(self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None) -> bool:
+    def save_domain(
+        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+    ) -> bool:
         stored = self.domains.get((domain.account_id, domain.domain))
         if stored is None or stored.revision != expected_revision:
             return False

@@ -1,5 +1,5 @@
 """Sending domains: /v3/domains (list, create), /v3/domains/{id} (get, PATCH, DELETE),
-/v3/domains/{id}/verify (check the DNS records now)."""
+/v3/domains/{id}/verify (check the DNS records now), /v3/domains/{id}/dkim/rotate."""
 
 from typing import Annotated
 
@@ -56,6 +56,15 @@ def delete_domain(id: DomainId) -> DeleteConfirmation:
 @router.post("/v3/domains/<id>/verify", summary="Check a sending domain's DNS records now", tags=["Domains"])
 def verify_domain(id: DomainId) -> Domain:
     return wiring.domain_service().verify(principal(), id)
+
+
+@router.post(
+    "/v3/domains/<id>/dkim/rotate",
+    summary="Start a DKIM key rotation: a new key under a new selector, signing once it is published",
+    tags=["Domains"],
+)
+def rotate_domain_dkim(id: DomainId) -> Domain:
+    return wiring.domain_service().rotate_dkim(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

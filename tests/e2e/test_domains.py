@@ -210,3 +210,31 @@ def test_operators_list_records_force_a_check_and_set_sharing(runtime: Any, runt
     assert api.get(f"/v3/domains/{created['id']}").json()["shared_with_company"] is True
     [entry] = [e for e in api.get("/v3/audit").json()["items"] if e["action"] == "domain.sharing_changed"]
     assert (entry["actor_type"], entry["target"]) == ("staff", created["id"])
+
+
+def test_a_dkim_rotation_moves_signing_to_the_new_selector_once_published(runtime: Any, runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL).live_key)
+    name = new_name()
+    created = create(api, name)
+    publish(api, created, "dkim", "spf", "return_path_mx")
+    assert verify(api, created)["status"] == "verified"
+    rotating = api.post(f"/v3/domains/{created['id']}/dkim/rotate")
+    assert rotating.status_code == 200, rotating.text
+    [next_key] = [r for r in rotating.json()["dns_records"] if r["purpose"] == "dkim_next"]
+    assert (
+        next_key["host"] != created["dns_records"][0]["host"]
+        and next_key["value"] != created["dns_records"][0]["value"]
+    )
+    assert verify(api, created)["dkim_selector"] == created["dkim_selector"]  # not published yet
+
+    publish(api, rotating.json(), "dkim_next")
+    switched = verify(api, created)
+    assert switched["dkim_selector"] == next_key["host"].split(".")[0] and switched["status"] == "verified"
+    sent = api.post(
+        "/v3/messages", json={"from": f"news@{name}", "to": ["ada@example.com"], "subject": "Hi", "text": "t"}
+    )
+    assert sent.status_code == 202, sent.text
+    assert api.post("/_local/drain").status_code == 200
+    [copy] = mail_for(runtime, sent.json()["id"])
+    assert f"s={switched['dkim_selector']}" in copy["headers"]["DKIM-Signature"]
+    assert dkim.verify(copy["raw"].encode(), dnsfunc=dkim_lookup(runtime))  # the new key, stored sealed

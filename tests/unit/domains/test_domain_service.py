@@ -234,3 +234,27 @@ def test_a_scheduled_check_skips_a_domain_written_meanwhile(setup: Setup) -> Non
     setup.verify(created)  # the owner's check wins the race
     setup.domains.due_domains = lambda now, limit: stale  # type: ignore[method-assign]
     assert setup.service.recheck_due() == 0
+
+
+def test_a_dkim_rotation_signs_with_the_new_key_once_its_record_is_found(setup: Setup) -> None:
+    created = setup.create()
+    setup.publish(created, *REQUIRED)
+    setup.verify(created)
+    setup.advance(timedelta(days=40))
+    rotating = setup.service.rotate_dkim(setup.principal, created.id)
+    [old, new] = [r for r in rotating.dns_records if r.purpose.value in ("dkim", "dkim_next")]
+    assert (old.host, old.ok) == ("pl202503._domainkey.acme.example", True)
+    assert (new.host, new.status.value) == ("pl20250423120000._domainkey.acme.example", "unchecked")
+    assert setup.actions()[-1] == "domain.dkim_rotated"
+
+    waiting = setup.verify(rotating)  # the new record is not published yet: the old key signs on
+    assert (waiting.status, waiting.dkim_selector) == (DomainStatus.VERIFIED, "pl202503")
+    assert [r.status.value for r in waiting.dns_records if r.purpose.value == "dkim_next"] == ["missing"]
+
+    setup.publish(rotating, "dkim_next")
+    setup.unpublish(created, "dkim")  # removing the old one first is fine: the new one is there
+    switched = setup.verify(rotating)
+    assert (switched.status, switched.dkim_selector, switched.dkim) == (DomainStatus.VERIFIED, "pl20250423120000", True)
+    assert [r.purpose.value for r in switched.dns_records] == ["dkim", "spf", "return_path_mx", "dmarc"]
+    stored = setup.domains.get_domain(setup.principal.account.id, created.id)
+    assert stored is not None and (stored.next_dkim_selector, stored.next_dkim_private_key) == (None, None)

@@ -39,6 +39,7 @@ class RecordType(StrEnum):
 
 class RecordPurpose(StrEnum):
     DKIM = "dkim"
+    DKIM_NEXT = "dkim_next"  # a rotation's new key: signing moves to it once it is found
     SPF = "spf"
     RETURN_PATH_MX = "return_path_mx"
     DMARC = "dmarc"
@@ -88,6 +89,12 @@ class SendingDomain(BaseModel):
     id: str
     created_at: datetime
     dkim_public_key: str = ""  # base64 DER, the p= of the DKIM record
+    # A rotation's next key (Postmark's "pending" host): published beside the current one, which
+    # keeps signing until a check finds the next one; then the next one signs and the old record
+    # can go.
+    next_dkim_selector: str | None = None
+    next_dkim_private_key: str | None = None  # sealed like dkim_private_key
+    next_dkim_public_key: str | None = None
     return_path: str = DEFAULT_RETURN_PATH
     tracking_subdomain: str | None = None
     region: str | None = None
@@ -153,6 +160,18 @@ def expected_records(domain: SendingDomain, settings: DnsSettings) -> list[DnsRe
             host=f"{domain.dkim_selector}._domainkey.{domain.domain}",
             value=dkim_txt(domain.dkim_public_key),
         ),
+        *(
+            [
+                DnsRecord(
+                    purpose=RecordPurpose.DKIM_NEXT,
+                    type=RecordType.TXT,
+                    host=f"{domain.next_dkim_selector}._domainkey.{domain.domain}",
+                    value=dkim_txt(domain.next_dkim_public_key or ""),
+                )
+            ]
+            if domain.next_dkim_selector
+            else []
+        ),
         DnsRecord(
             purpose=RecordPurpose.SPF, type=RecordType.TXT, host=domain.return_path_host, value=spf_txt(settings)
         ),
@@ -199,8 +218,10 @@ def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) 
 
     A lookup that failed (DNS did not answer) decides nothing: the status stays as it was.
     """
+    domain = promoted(domain.model_copy(update={"records": records}))
+    records = domain.records
     required = [record for record in records if record.purpose in REQUIRED]
-    changes: dict[str, object] = {"records": records, "checked_at": now}
+    changes: dict[str, object] = {"checked_at": now}
     if any(record.finding is Finding.LOOKUP_FAILED for record in required):
         status, lost_at = domain.status, domain.lost_at
     elif all(record.ok for record in required):
@@ -226,6 +247,41 @@ def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) 
     changes.update(status=status, lost_at=lost_at, check_count=checks)
     checked = domain.model_copy(update=changes)
     return checked.model_copy(update={"next_check_at": next_check(checked, now)})
+
+
+def rotated(domain: SendingDomain, selector: str, private_key: str, public_key: str) -> SendingDomain:
+    """The domain with a next DKIM key to publish (a rotation started again replaces it)."""
+    return domain.model_copy(
+        update={
+            "next_dkim_selector": selector,
+            "next_dkim_private_key": private_key,
+            "next_dkim_public_key": public_key,
+        }
+    )
+
+
+def promoted(domain: SendingDomain) -> SendingDomain:
+    """Once a check found the next key published, it signs; the old selector's record can go."""
+    if not (domain.next_dkim_selector and domain.ok(RecordPurpose.DKIM_NEXT)):
+        return domain
+    current = {record.purpose: record for record in domain.records}
+    promoted_record = current[RecordPurpose.DKIM_NEXT].model_copy(update={"purpose": RecordPurpose.DKIM})
+    records = [
+        promoted_record if record.purpose is RecordPurpose.DKIM else record
+        for record in domain.records
+        if record.purpose is not RecordPurpose.DKIM_NEXT
+    ]
+    return domain.model_copy(
+        update={
+            "dkim_selector": domain.next_dkim_selector,
+            "dkim_private_key": domain.next_dkim_private_key,
+            "dkim_public_key": domain.next_dkim_public_key,
+            "next_dkim_selector": None,
+            "next_dkim_private_key": None,
+            "next_dkim_public_key": None,
+            "records": records,
+        }
+    )
 
 
 def next_check(domain: SendingDomain, now: datetime) -> datetime | None:

@@ -39,9 +39,12 @@ class DomainStore(Protocol):
         account already has."""
         ...
 
-    def save_domain(self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None) -> bool:
+    def save_domain(
+        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+    ) -> bool:
         """Writes the domain (and its revision + 1) if it still has the revision it was read with;
-        False when another check or edit wrote it meanwhile, or it was deleted."""
+        False when another check or edit wrote it meanwhile, or it was deleted. `rekeyed`: its
+        private keys changed (a rotation), so they are sealed and written too."""
         ...
 
     def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None: ...

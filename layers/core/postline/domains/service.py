@@ -25,6 +25,7 @@ from postline.domains.domain import (
     after_check,
     expected_records,
     losing_record,
+    rotated,
 )
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
 from postline.domains.names import sending_domain_name
@@ -100,13 +101,23 @@ class DomainService:
         changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
         if not changed:  # nothing changes: no write, no audit entry
             return domain_view(current)
-        # A new tracking host is a new record to publish: the list shows it unchecked until a check.
-        checked = {(record.purpose, record.host): record for record in current.records}
-        records = [checked.get((record.purpose, record.host), record) for record in self._expected(updated)]
-        updated = updated.model_copy(update={"records": records})
+        updated = self._recorded(updated, current)
         now = self._clock.now()
         audit = self._audit(principal.actor(), updated, "domain.updated", now, "changed: " + ", ".join(changed))
         self._save(updated, current, audit)
+        return domain_view(updated)
+
+    def rotate_dkim(self, principal: Principal, domain_id: str) -> Domain:
+        """A new DKIM key under a new selector, to publish beside the current one, which keeps signing
+        until a check finds the new record (Postmark's pending host); a rotation already waiting is
+        replaced."""
+        current = self._require(principal, domain_id)
+        now = self._clock.now()
+        private_key, public_key = self._keys.new_key()
+        updated = self._recorded(rotated(current, f"pl{now:%Y%m%d%H%M%S}", private_key, public_key), current)
+        updated = updated.model_copy(update={"next_check_at": now})  # the schedule looks for it at once
+        details = f"next selector {updated.next_dkim_selector}"
+        self._save(updated, current, self._audit(principal.actor(), updated, "domain.dkim_rotated", now, details))
         return domain_view(updated)
 
     def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
@@ -137,7 +148,10 @@ class DomainService:
                 audit = self._audit(
                     Actor.system(), checked, "domain.status_changed", self._clock.now(), _move(current, checked)
                 )
-            if self._domains.save_domain(checked, expected_revision=current.revision, audit=audit):
+            saved = self._domains.save_domain(
+                checked, expected_revision=current.revision, audit=audit, rekeyed=_rekeyed(current, checked)
+            )
+            if saved:
                 written += 1
                 self._warn_if_lost(current, checked)
         return written
@@ -189,6 +203,13 @@ class DomainService:
     def _expected(self, domain: SendingDomain) -> list[DnsRecord]:
         return expected_records(domain, self._settings)
 
+    def _recorded(self, updated: SendingDomain, current: SendingDomain) -> SendingDomain:
+        """`updated` with the records it asks for: those it shares with `current` as last checked, a
+        new one (a tracking host, a rotation's key) unchecked until the next check."""
+        checked = {(record.purpose, record.host): record for record in current.records}
+        records = [checked.get((record.purpose, record.host), record) for record in self._expected(updated)]
+        return updated.model_copy(update={"records": records})
+
     def _check(self, domain: SendingDomain) -> SendingDomain:
         records = [self._check_record(domain, record) for record in self._expected(domain)]
         return after_check(domain, records, self._clock.now())
@@ -214,7 +235,8 @@ class DomainService:
         )
 
     def _save(self, updated: SendingDomain, current: SendingDomain, audit: AuditEntry) -> None:
-        if not self._domains.save_domain(updated, expected_revision=current.revision, audit=audit):
+        rekeyed = _rekeyed(current, updated)
+        if not self._domains.save_domain(updated, expected_revision=current.revision, audit=audit, rekeyed=rekeyed):
             raise Conflict(f"sending domain {current.id} changed meanwhile; retry")
 
     def _stored(self, account_id: str, domain_id: str) -> SendingDomain:
@@ -241,6 +263,10 @@ class DomainService:
             details=f"{domain.domain}; {details}" if details else domain.domain,
             now=now,
         )
+
+
+def _rekeyed(before: SendingDomain, after: SendingDomain) -> bool:
+    return (before.dkim_selector, before.next_dkim_selector) != (after.dkim_selector, after.next_dkim_selector)
 
 
 def _move(before: SendingDomain, after: SendingDomain) -> str:

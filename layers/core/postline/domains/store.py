@@ -35,8 +35,8 @@ DUE_INDEX = "by_next_check"
 DUE = "DOMAIN"  # the by_next_check partition: every domain with a check due
 _CACHE_SECONDS = 60.0
 _TIME = TypeAdapter(datetime)
-_SEALED = "dkim_private_key_encrypted"
-_FIXED = {"account_id", "domain", "id", "created_at", "dkim_private_key", "sent_count", "revision"}
+_SEALED = {"dkim_private_key": "dkim_private_key_encrypted", "next_dkim_private_key": "next_dkim_private_key_encrypted"}
+_FIXED = {"account_id", "domain", "id", "created_at", "sent_count", "revision", *_SEALED}
 
 
 def domain_sk(domain: str) -> str:
@@ -130,11 +130,14 @@ class DynamoSendingDomains:
                 raise ValidationFailed(f"domain: this account already has {domain.domain}.") from exc
             raise
 
-    def save_domain(self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None) -> bool:
-        data = self._data(domain)
+    def save_domain(
+        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+    ) -> bool:
+        data = self._sealed(domain) if rekeyed else self._data(domain)
         names, values = {"#revision": "revision"}, {":expected": {"N": str(expected_revision)}, ":one": {"N": "1"}}
         sets, removes = ["#revision = #revision + :one"], []
-        for name in sorted(set(data) | set(SendingDomain.model_fields) | {"due"}):
+        written = set(data) | set(SendingDomain.model_fields) | {"due"} | (set(_SEALED.values()) if rekeyed else set())
+        for name in sorted(written):
             if name in _FIXED:
                 continue
             names[f"#{name}"] = name
@@ -199,22 +202,32 @@ class DynamoSendingDomains:
     # -- items ------------------------------------------------------------------------------------------
 
     def _data(self, domain: SendingDomain) -> dict[str, Any]:
-        data = domain.model_dump(mode="json", exclude={"dkim_private_key"})
+        data = domain.model_dump(mode="json", exclude=set(_SEALED))
         data["due"] = DUE if domain.next_check_at is not None else None
         return data
 
     def _sealed(self, domain: SendingDomain) -> dict[str, Any]:
-        """The whole item's data, the private key encrypted: for the writes that create it."""
-        encrypted = self._kms.encrypt(KeyId=self._key_id, Plaintext=domain.dkim_private_key.encode())
-        return {**self._data(domain), _SEALED: base64.b64encode(encrypted["CiphertextBlob"]).decode()}
+        """The item's data with its private keys encrypted: for the writes that create or change them."""
+        data = self._data(domain)
+        for field, attribute in _SEALED.items():
+            pem = getattr(domain, field)
+            if pem is not None:
+                encrypted = self._kms.encrypt(KeyId=self._key_id, Plaintext=pem.encode())
+                data[attribute] = base64.b64encode(encrypted["CiphertextBlob"]).decode()
+        return data
 
     def _domain(self, data: dict[str, Any]) -> SendingDomain:
-        blob = data[_SEALED]
+        fields = {name: value for name, value in data.items() if name in SendingDomain.model_fields}
+        for field, attribute in _SEALED.items():
+            if attribute in data:
+                fields[field] = self._opened(data[attribute])
+        return SendingDomain.model_validate(fields)
+
+    def _opened(self, blob: str) -> str:
         if blob not in self._keys:
             plaintext = self._kms.decrypt(CiphertextBlob=base64.b64decode(blob))["Plaintext"]
             self._keys[blob] = plaintext.decode()
-        fields = {name: value for name, value in data.items() if name in SendingDomain.model_fields}
-        return SendingDomain.model_validate({**fields, "dkim_private_key": self._keys[blob]})
+        return self._keys[blob]
 
     def _item(self, account_id: str, domain: str) -> dict[str, Any] | None:
         cache_key = (account_id, domain.lower())

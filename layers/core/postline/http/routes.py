@@ -127,6 +127,8 @@ ROUTES: tuple[Route, ...] = (
           policies=(DOMAINS_WRITE,)),
     Route("VerifyDomain",    "POST",   "/v3/domains/{id}/verify", "domains",  Access.WRITE, "domain.checked", True,
           policies=(DOMAINS_WRITE,)),
+    Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
+          True, policies=(DOMAINS_WRITE,)),
 )
 # fmt: on
 
