@@ -68,6 +68,15 @@ SEND_SCHEDULES = {"Fn::Sub": "arn:${AWS::Partition}:scheduler:${AWS::Region}:${A
 SES_IDENTITIES = {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"}
 
 
+# Sending domains become SES identities where SES sends (domains/ses.py).
+SES_IDENTITY_ACTIONS = [
+    "ses:CreateEmailIdentity",
+    "ses:GetEmailIdentity",
+    "ses:DeleteEmailIdentity",
+    "ses:PutEmailIdentityDkimSigningAttributes",
+]
+
+
 def _crud(table: str) -> dict[str, Any]:
     return {"DynamoDBCrudPolicy": {"TableName": {"Ref": table}}}
 
@@ -226,8 +235,13 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     DOMAINS_WRITE: [
         _crud("ResourcesTable"),
         _content_key("kms:Encrypt", "kms:Decrypt"),
-        # Owner notices go through SES when no SMTP relay is set (webhook_delivery/notifier.py).
-        {"Statement": [{"Effect": "Allow", "Action": ["ses:SendEmail"], "Resource": SES_IDENTITIES}]},
+        # Owner notices go through SES when no SMTP relay is set (webhook_delivery/notifier.py); where
+        # SES sends, domains are SES identities too.
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["ses:SendEmail", *SES_IDENTITY_ACTIONS], "Resource": SES_IDENTITIES}
+            ]
+        },
     ],
 }
 

@@ -719,3 +719,24 @@ class RecordingNotices:
 
     def email_owner(self, account_id: str, subject: str, text: str) -> None:
         self.sent.append((account_id, subject, text))
+
+
+class ScriptedIdentities:
+    """The ProviderIdentities port: SES's DKIM verdict per domain as the test sets it (default not yet)."""
+
+    def __init__(self) -> None:
+        self.verified: set[str] = set()
+        self.asked: list[str] = []
+        self.signing: dict[str, str] = {}  # domain -> the selector SES signs with
+        self.deleted: list[str] = []
+
+    def dkim_verified(self, domain: SendingDomain) -> bool:
+        self.asked.append(domain.domain)
+        self.signing.setdefault(domain.domain, domain.dkim_selector)
+        return domain.domain in self.verified
+
+    def signing_key_changed(self, domain: SendingDomain) -> None:
+        self.signing[domain.domain] = domain.dkim_selector
+
+    def delete(self, domain: SendingDomain) -> None:
+        self.deleted.append(domain.domain)

@@ -77,7 +77,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_WRITE: (Jobs, ResendQueue, WebhookDeliveries),
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
-    r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications),
+    r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 
 _DELIVER: Groups = (
@@ -104,14 +104,14 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
-    "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications),
+    "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
-    "domain": (ContentKey, Dns, DomainRecords, Notifications),
+    "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 
 

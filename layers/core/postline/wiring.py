@@ -76,6 +76,7 @@ from postline.domains.dns import DnsRecordLookup
 from postline.domains.domain import DnsSettings
 from postline.domains.ports import DkimKeys, RecordLookup
 from postline.domains.service import DomainService
+from postline.domains.ses import SesIdentities
 from postline.domains.store import DynamoSendingDomains
 from postline.events.service import EventService
 from postline.events.store import DynamoEventStore, StreamRecords
@@ -382,6 +383,7 @@ def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None 
         settings=DnsSettings(
             spf_include=records.spf_include, bounce_mx=records.bounce_mx, tracking_host=records.tracking_host
         ),
+        identities=SesIdentities(client("sesv2")) if settings(Outbound).transport == "ses" else None,
         ids=ids(),
         clock=_clock,
     )

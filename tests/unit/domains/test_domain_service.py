@@ -14,7 +14,7 @@ from postline.domains.domain import DnsSettings, DomainStatus, RecordType
 from postline.domains.models import Domain, DomainCreate, DomainUpdate
 from postline.domains.service import DomainService
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
-from tests.fakes import FixedDkimKeys, InMemoryDomains, RecordingNotices, ZoneLookup
+from tests.fakes import FixedDkimKeys, InMemoryDomains, RecordingNotices, ScriptedIdentities, ZoneLookup
 from tests.unit.world import World
 
 SETTINGS = DnsSettings(spf_include="spf.postline.dev", bounce_mx="bounces.postline.dev", tracking_host="t.postline.dev")
@@ -22,7 +22,7 @@ PUBLIC_KEY = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" + "q" * 300
 
 
 class Setup:
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, identities: ScriptedIdentities | None = None) -> None:
         self.world = world
         self.domains = InMemoryDomains()
         self.dns = ZoneLookup()
@@ -33,6 +33,7 @@ class Setup:
             keys=FixedDkimKeys("-----BEGIN PRIVATE KEY-----\n...", PUBLIC_KEY),
             notices=self.notices,
             settings=SETTINGS,
+            identities=identities,
             ids=world.ids,
             clock=world.clock,
         )
@@ -258,3 +259,21 @@ def test_a_dkim_rotation_signs_with_the_new_key_once_its_record_is_found(setup: 
     assert [r.purpose.value for r in switched.dns_records] == ["dkim", "spf", "return_path_mx", "dmarc"]
     stored = setup.domains.get_domain(setup.principal.account.id, created.id)
     assert stored is not None and (stored.next_dkim_selector, stored.next_dkim_private_key) == (None, None)
+
+
+def test_where_ses_sends_the_identity_is_made_and_its_dkim_verdict_is_required(world: World) -> None:
+    ses = ScriptedIdentities()
+    setup = Setup(world, ses)
+    created = setup.create()
+    assert ses.asked == ["acme.example"] and ses.signing == {"acme.example": "pl202503"}  # made at create
+    setup.publish(created, *REQUIRED)
+    assert setup.verify(created).status is DomainStatus.PARTIALLY_VERIFIED  # SES has not seen it yet
+    ses.verified.add("acme.example")
+    assert setup.verify(created).status is DomainStatus.VERIFIED
+    setup.advance(timedelta(days=1))
+    rotating = setup.service.rotate_dkim(setup.principal, created.id)
+    setup.publish(rotating, "dkim_next")
+    switched = setup.verify(created)
+    assert ses.signing == {"acme.example": switched.dkim_selector} and switched.dkim_selector != "pl202503"
+    setup.service.delete(setup.principal, created.id)
+    assert ses.deleted == ["acme.example"]

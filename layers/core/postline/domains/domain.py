@@ -203,8 +203,11 @@ def expected_records(domain: SendingDomain, settings: DnsSettings) -> list[DnsRe
 # -- the status machine ------------------------------------------------------------------------------
 
 
-def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) -> SendingDomain:
-    """The domain once a check found `records`: its new status, timers and next check.
+def after_check(
+    domain: SendingDomain, records: list[DnsRecord], now: datetime, *, provider_ok: bool = True
+) -> SendingDomain:
+    """The domain once a check found `records`: its new status, timers and next check. Where SES
+    sends, `provider_ok` is SES's own DKIM verdict, required for verified like the records.
 
     | from                           | the check finds                   | to                                      |
     | any                            | DKIM, SPF and return-path MX ok   | verified (grace cleared)                |
@@ -224,7 +227,7 @@ def after_check(domain: SendingDomain, records: list[DnsRecord], now: datetime) 
     changes: dict[str, object] = {"checked_at": now}
     if any(record.finding is Finding.LOOKUP_FAILED for record in required):
         status, lost_at = domain.status, domain.lost_at
-    elif all(record.ok for record in required):
+    elif provider_ok and all(record.ok for record in required):
         status, lost_at = DomainStatus.VERIFIED, None
         if domain.status is not DomainStatus.VERIFIED:
             changes["verified_at"] = now

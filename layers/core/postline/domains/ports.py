@@ -66,6 +66,18 @@ class DkimKeys(Protocol):
         ...
 
 
+class ProviderIdentities(Protocol):
+    """The outbound provider's own record of the domain (SES identities, where SES sends)."""
+
+    def dkim_verified(self, domain: SendingDomain) -> bool:
+        """Whether the provider found the domain's DKIM record (making its identity if missing)."""
+        ...
+
+    def signing_key_changed(self, domain: SendingDomain) -> None: ...
+
+    def delete(self, domain: SendingDomain) -> None: ...
+
+
 class OwnerNotices(Protocol):
     def email_owner(self, account_id: str, subject: str, text: str) -> None:
         """A notice to the account's owner; never raises."""

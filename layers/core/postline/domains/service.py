@@ -8,6 +8,7 @@ with the move in its details; the schedule's: domain.status_changed, by the syst
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from postline.accounts.domain import Account
@@ -29,12 +30,13 @@ from postline.domains.domain import (
 )
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
 from postline.domains.names import sending_domain_name
-from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, RecordLookup
+from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, ProviderIdentities, RecordLookup
 from postline.domains.records import appended_twice, compare
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Conflict, NotFound
 from postline.shared.ports import Clock, IdFactory
 
+logger = logging.getLogger(__name__)
 RECHECKS_PER_RUN = 25  # a scheduled run's bound: ~5 lookups each, well inside the worker's timeout
 
 
@@ -47,14 +49,17 @@ class DomainService:
         keys: DkimKeys,
         notices: OwnerNotices,
         settings: DnsSettings,
+        identities: ProviderIdentities | None,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
+        """identities: SES's, where SES sends (None for SMTP)."""
         self._domains = domains
         self._lookup = lookup
         self._keys = keys
         self._notices = notices
         self._settings = settings
+        self._identities = identities
         self._ids = ids
         self._clock = clock
 
@@ -92,6 +97,11 @@ class DomainService:
         self._domains.create_domain(
             domain, max_domains=account.limits.domains, audit=self._audit(actor, domain, "domain.created", now)
         )
+        if self._identities is not None:
+            try:
+                self._identities.dkim_verified(domain)  # makes the SES identity with the domain's key
+            except Exception:  # the domain exists now; its first check (due at once) makes it again
+                logger.exception("SES identity of %s not created yet", domain.domain)
         return domain
 
     def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
@@ -123,6 +133,8 @@ class DomainService:
     def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
         domain = self._require(principal, domain_id)
         self._domains.delete_domain(domain, self._audit(principal.actor(), domain, "domain.deleted", self._clock.now()))
+        if self._identities is not None:
+            self._identities.delete(domain)
         return DeleteConfirmation(message=f"Sending domain {domain.domain} deleted; it no longer sends.")
 
     def verify(self, principal: Principal, domain_id: str) -> Domain:
@@ -212,7 +224,11 @@ class DomainService:
 
     def _check(self, domain: SendingDomain) -> SendingDomain:
         records = [self._check_record(domain, record) for record in self._expected(domain)]
-        return after_check(domain, records, self._clock.now())
+        provider_ok = self._identities.dkim_verified(domain) if self._identities is not None else True
+        checked = after_check(domain, records, self._clock.now(), provider_ok=provider_ok)
+        if self._identities is not None and checked.dkim_selector != domain.dkim_selector:
+            self._identities.signing_key_changed(checked)
+        return checked
 
     def _check_record(self, domain: SendingDomain, expected: DnsRecord) -> DnsRecord:
         found = compare(expected, self._lookup.lookup(expected.host, expected.type))
