@@ -5,12 +5,13 @@ schedule with back-off, plan limit and account scoping."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from postline.accounts.domain import Plan
 from postline.auth.identity import Principal
-from postline.domains.domain import DnsSettings, DomainStatus, RecordType
+from postline.domains.domain import DnsSettings, DomainStatus, RecordType, SendingDomain
 from postline.domains.models import Domain, DomainCreate, DomainUpdate
 from postline.domains.service import DomainService
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -157,6 +158,10 @@ def test_a_verified_domain_losing_a_record_keeps_sending_for_72_hours_then_is_un
     assert (in_grace.status, in_grace.spf) == (DomainStatus.VERIFIED, False)
     [(account_id, subject, text)] = setup.notices.sent  # the owner is warned once, at the loss
     assert account_id == setup.principal.account.id and "acme.example" in subject and "TXT pm-bounces" in text
+    assert (setup.actions()[-1], setup.domains.audit[-1].details) == (
+        "domain.record_lost",
+        "acme.example; TXT pm-bounces.acme.example",
+    )
     setup.advance(timedelta(hours=71))
     setup.service.recheck_due()  # hourly during the grace
     assert setup.service.get(setup.principal, created.id).status is DomainStatus.VERIFIED
@@ -277,3 +282,20 @@ def test_where_ses_sends_the_identity_is_made_and_its_dkim_verdict_is_required(w
     assert ses.signing == {"acme.example": switched.dkim_selector} and switched.dkim_selector != "pl202503"
     setup.service.delete(setup.principal, created.id)
     assert ses.deleted == ["acme.example"]
+
+
+def test_an_owners_write_racing_a_scheduled_check_reads_again_instead_of_overwriting(setup: Setup) -> None:
+    created = setup.create()
+    setup.publish(created, *REQUIRED)
+    save = setup.domains.save_domain
+    raced: list[int] = []
+
+    def check_first(domain: SendingDomain, **kwargs: Any) -> bool:
+        if domain.region and not raced:  # the schedule's check lands between this edit's read and write
+            raced.append(setup.service.recheck_due())
+        return save(domain, **kwargs)
+
+    setup.domains.save_domain = check_first  # type: ignore[method-assign]
+    updated = setup.service.update(setup.principal, created.id, DomainUpdate(region="eu-west-1"))
+    assert raced == [1] and (updated.status, updated.region) == (DomainStatus.VERIFIED, "eu-west-1")
+    assert setup.actions() == ["domain.created", "domain.status_changed", "domain.updated"]

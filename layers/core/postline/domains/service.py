@@ -9,6 +9,7 @@ with the move in its details; the schedule's: domain.status_changed, by the syst
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from postline.accounts.domain import Account
@@ -38,6 +39,8 @@ from postline.shared.ports import Clock, IdFactory
 
 logger = logging.getLogger(__name__)
 RECHECKS_PER_RUN = 25  # a scheduled run's bound: ~5 lookups each, well inside the worker's timeout
+WRITE_ATTEMPTS = 3
+Written = tuple[SendingDomain, AuditEntry | None]  # a change's result: the domain to write, its audit entry
 
 
 class DomainService:
@@ -70,7 +73,7 @@ class DomainService:
         return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
 
     def get(self, principal: Principal, domain_id: str) -> Domain:
-        return domain_view(self._require(principal, domain_id))
+        return domain_view(self._stored(principal.account.id, domain_id))
 
     def create(self, principal: Principal, request: DomainCreate) -> Domain:
         return domain_view(self.add(principal.account, request, principal.actor()))
@@ -105,33 +108,37 @@ class DomainService:
         return domain
 
     def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
-        current = self._require(principal, domain_id)
         changes = {name: getattr(request, name) for name in request.model_fields_set}
-        updated = current.model_copy(update=changes)
-        changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
-        if not changed:  # nothing changes: no write, no audit entry
-            return domain_view(current)
-        updated = self._recorded(updated, current)
-        now = self._clock.now()
-        audit = self._audit(principal.actor(), updated, "domain.updated", now, "changed: " + ", ".join(changed))
-        self._save(updated, current, audit)
-        return domain_view(updated)
+
+        def change(current: SendingDomain) -> Written | None:
+            updated = current.model_copy(update=changes)
+            changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
+            if not changed:  # nothing changes: no write, no audit entry
+                return None
+            updated = self._recorded(updated, current)
+            details = "changed: " + ", ".join(changed)
+            return updated, self._audit(principal.actor(), updated, "domain.updated", self._clock.now(), details)
+
+        return domain_view(self._write(principal.account.id, domain_id, change))
 
     def rotate_dkim(self, principal: Principal, domain_id: str) -> Domain:
         """A new DKIM key under a new selector, to publish beside the current one, which keeps signing
         until a check finds the new record (Postmark's pending host); a rotation already waiting is
         replaced."""
-        current = self._require(principal, domain_id)
+        self._stored(principal.account.id, domain_id)
         now = self._clock.now()
         private_key, public_key = self._keys.new_key()
-        updated = self._recorded(rotated(current, f"pl{now:%Y%m%d%H%M%S}", private_key, public_key), current)
-        updated = updated.model_copy(update={"next_check_at": now})  # the schedule looks for it at once
-        details = f"next selector {updated.next_dkim_selector}"
-        self._save(updated, current, self._audit(principal.actor(), updated, "domain.dkim_rotated", now, details))
-        return domain_view(updated)
+
+        def change(current: SendingDomain) -> Written:
+            updated = self._recorded(rotated(current, f"pl{now:%Y%m%d%H%M%S}", private_key, public_key), current)
+            updated = updated.model_copy(update={"next_check_at": now})  # the schedule looks for it at once
+            details = f"next selector {updated.next_dkim_selector}"
+            return updated, self._audit(principal.actor(), updated, "domain.dkim_rotated", now, details)
+
+        return domain_view(self._write(principal.account.id, domain_id, change))
 
     def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
-        domain = self._require(principal, domain_id)
+        domain = self._stored(principal.account.id, domain_id)
         self._domains.delete_domain(domain, self._audit(principal.actor(), domain, "domain.deleted", self._clock.now()))
         if self._identities is not None:
             self._identities.delete(domain)
@@ -139,13 +146,7 @@ class DomainService:
 
     def verify(self, principal: Principal, domain_id: str) -> Domain:
         """Checks the domain's records now (the owner has just published them)."""
-        current = self._require(principal, domain_id)
-        checked = self._check(current)
-        now = self._clock.now()
-        audit = self._audit(principal.actor(), checked, "domain.checked", now, _move(current, checked))
-        self._save(checked, current, audit)
-        self._warn_if_lost(current, checked)
-        return domain_view(checked)
+        return domain_view(self._write(principal.account.id, domain_id, self._checking(principal.actor())))
 
     # -- the schedule -----------------------------------------------------------------------------------
 
@@ -160,6 +161,8 @@ class DomainService:
                 audit = self._audit(
                     Actor.system(), checked, "domain.status_changed", self._clock.now(), _move(current, checked)
                 )
+            elif losing_record(current, checked):
+                audit = self._audit(Actor.system(), checked, "domain.record_lost", self._clock.now(), _missing(checked))
             saved = self._domains.save_domain(
                 checked, expected_revision=current.revision, audit=audit, rekeyed=_rekeyed(current, checked)
             )
@@ -187,7 +190,6 @@ class DomainService:
         owner_workspace_name: str | None = None,
     ) -> Domain:
         """Sharing is set by operators only; None leaves a field as it is ("" clears the workspace)."""
-        current = self._stored(account_id, domain_id)
         changes: dict[str, object] = {}
         if with_company is not None:
             changes["shared_with_company"] = with_company
@@ -195,20 +197,17 @@ class DomainService:
             changes["shared_external"] = external
         if owner_workspace_name is not None:
             changes["owner_workspace_name"] = owner_workspace_name or None
-        updated = current.model_copy(update=changes)
-        details = ", ".join(f"{name}={getattr(updated, name)}" for name in sorted(changes))
-        audit = self._audit(Actor.staff(), updated, "domain.sharing_changed", self._clock.now(), details)
-        self._save(updated, current, audit)
-        return domain_view(updated)
+
+        def change(current: SendingDomain) -> Written:
+            updated = current.model_copy(update=changes)
+            details = ", ".join(f"{name}={getattr(updated, name)}" for name in sorted(changes))
+            return updated, self._audit(Actor.staff(), updated, "domain.sharing_changed", self._clock.now(), details)
+
+        return domain_view(self._write(account_id, domain_id, change))
 
     def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
         """The operator's forced check of one domain."""
-        current = self._stored(account_id, domain_id)
-        checked = self._check(current)
-        audit = self._audit(Actor.staff(), checked, "domain.checked", self._clock.now(), _move(current, checked))
-        self._save(checked, current, audit)
-        self._warn_if_lost(current, checked)
-        return checked
+        return self._write(account_id, domain_id, self._checking(Actor.staff()))
 
     # -- checks -----------------------------------------------------------------------------------------
 
@@ -240,7 +239,7 @@ class DomainService:
     def _warn_if_lost(self, before: SendingDomain, after: SendingDomain) -> None:
         if not losing_record(before, after):
             return
-        missing = ", ".join(f"{r.type} {r.host}" for r in after.records if r.purpose in REQUIRED and not r.ok)
+        missing = _missing(after)
         hours = int(GRACE.total_seconds() // 3600)
         self._notices.email_owner(
             after.account_id,
@@ -250,19 +249,35 @@ class DomainService:
             f"becomes unverified and live sends from it are rejected (domain_not_verified).",
         )
 
-    def _save(self, updated: SendingDomain, current: SendingDomain, audit: AuditEntry) -> None:
-        rekeyed = _rekeyed(current, updated)
-        if not self._domains.save_domain(updated, expected_revision=current.revision, audit=audit, rekeyed=rekeyed):
-            raise Conflict(f"sending domain {current.id} changed meanwhile; retry")
+    def _checking(self, actor: Actor) -> Callable[[SendingDomain], Written]:
+        """The change a check on request makes: its findings, audited as domain.checked with the move."""
+
+        def change(current: SendingDomain) -> Written:
+            checked = self._check(current)
+            return checked, self._audit(actor, checked, "domain.checked", self._clock.now(), _move(current, checked))
+
+        return change
+
+    def _write(
+        self, account_id: str, domain_id: str, change: Callable[[SendingDomain], Written | None]
+    ) -> SendingDomain:
+        """Reads the domain, applies `change` and writes the result if nothing else wrote the domain
+        meanwhile; when something did (a scheduled check, another edit), reads and applies again
+        rather than overwrite it."""
+        for _ in range(WRITE_ATTEMPTS):
+            current = self._stored(account_id, domain_id)
+            written = change(current)
+            if written is None:
+                return current
+            updated, audit = written
+            rekeyed = _rekeyed(current, updated)
+            if self._domains.save_domain(updated, expected_revision=current.revision, audit=audit, rekeyed=rekeyed):
+                self._warn_if_lost(current, updated)
+                return updated
+        raise Conflict(f"sending domain {domain_id} keeps changing; retry")
 
     def _stored(self, account_id: str, domain_id: str) -> SendingDomain:
         domain = self._domains.get_domain(account_id, domain_id)
-        if domain is None:
-            raise NotFound(f"No sending domain {domain_id} in account {account_id}.")
-        return domain
-
-    def _require(self, principal: Principal, domain_id: str) -> SendingDomain:
-        domain = self._domains.get_domain(principal.account.id, domain_id)
         if domain is None:
             raise NotFound(f"No sending domain {domain_id} in this account.")
         return domain
@@ -279,6 +294,10 @@ class DomainService:
             details=f"{domain.domain}; {details}" if details else domain.domain,
             now=now,
         )
+
+
+def _missing(domain: SendingDomain) -> str:
+    return ", ".join(f"{r.type} {r.host}" for r in domain.records if r.purpose in REQUIRED and not r.ok)
 
 
 def _rekeyed(before: SendingDomain, after: SendingDomain) -> bool:
