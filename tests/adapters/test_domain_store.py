@@ -123,3 +123,21 @@ def test_due_domains_compare_times_as_times(store: DynamoSendingDomains, account
         store.create_domain(domain, max_domains=5, audit=_audit(account.id))
     found = [d.id for d in store.due_domains(moment, 1000) if d.account_id == account.id]
     assert found == [due.id]
+
+
+def test_a_domain_verified_by_another_container_sends_at_once(
+    stack: InProcessStack, store: DynamoSendingDomains, account: Account
+) -> None:
+    # The send path caches what it read for a minute; a domain it saw unverified must not stay so
+    # once the verify route's function (another container, another store) verified it.
+    sender = DynamoSendingDomains(
+        stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"), stack.env["CONTENT_KEY_ID"]
+    )
+    domain = _domain(account)
+    store.create_domain(domain, max_domains=5, audit=_audit(account.id))
+    assert not sender.is_verified(account.id, domain.domain)
+    assert store.save_domain(
+        domain.model_copy(update={"status": DomainStatus.VERIFIED}), expected_revision=0, audit=None
+    )
+    assert sender.is_verified(account.id, domain.domain)
+    assert sender.verified_domain(account.id, domain.domain) is not None

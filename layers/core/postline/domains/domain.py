@@ -99,7 +99,6 @@ class SendingDomain(BaseModel):
     tracking_subdomain: str | None = None
     region: str | None = None
     records: list[DnsRecord] = Field(default_factory=list)  # as last checked
-    dmarc_policy: str | None = None
     sent_count: int = 0
     reputation: int | None = None
     shared_with_company: bool = False

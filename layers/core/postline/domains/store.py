@@ -3,7 +3,7 @@
 The DKIM private key is stored encrypted with KMS under the content key (a 2048-bit PEM is well
 inside KMS Encrypt's 4 KB) and never leaves the store in an API reply. The API's send screening
 only asks whether a domain is verified (no KMS call); the dispatcher decrypts the key once per
-container. Items are cached per container for a minute for those two reads.
+container. Verified items are cached per container for a minute for those two reads.
 
 The name is the sort key, so a name is unique in the account by construction; the API addresses
 a domain by its id, found with one Query of the account's domains (the plan bounds them, 100 at
@@ -49,7 +49,7 @@ class DynamoSendingDomains:
         self._table = table
         self._kms = kms
         self._key_id = key_id
-        self._cache: dict[tuple[str, str], tuple[float, dict[str, Any] | None]] = {}  # the stored items
+        self._cache: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}  # verified items as stored
         self._keys: dict[str, str] = {}  # encrypted DKIM key -> PEM, decrypted once per container
 
     # -- sending ----------------------------------------------------------------------------------------
@@ -238,5 +238,8 @@ class DynamoSendingDomains:
             TableName=self._table, Key=key(account_pk(account_id), domain_sk(domain)), ConsistentRead=True
         ).get("Item")
         data = from_attrs(item) if item else None
-        self._cache[cache_key] = (time.monotonic(), data)
+        # Only verified domains are remembered: one verified meanwhile (by the verify route's function,
+        # another container) sends at once, while a lost status lags at most a minute behind its grace.
+        if data is not None and data["status"] == DomainStatus.VERIFIED:
+            self._cache[cache_key] = (time.monotonic(), data)
         return data
