@@ -28,7 +28,10 @@ class DomainCreate(_Strict):
     tracking_subdomain: Label | None = Field(
         default=None, description="Branded tracking host: <tracking_subdomain>.<domain>, a CNAME to ours."
     )
-    region: Region | None = Field(default=None, description="The SES region sending it, where SES sends.")
+    region: Region | None = Field(
+        default=None,
+        description="An AWS region for it, where SES sends; stored only: SES identities live in the stack's.",
+    )
 
 
 class DomainUpdate(_Strict):
