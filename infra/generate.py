@@ -28,6 +28,8 @@ from postline.http.routes import (
     AUTH,
     COUNTERS_READ,
     DELIVERIES_READ,
+    DOMAINS_READ,
+    DOMAINS_WRITE,
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
@@ -62,6 +64,18 @@ def _arn(logical_id: str) -> dict[str, Any]:
 
 # The one-time schedules of scheduled sends and retries (sending/queue.py names them).
 SEND_SCHEDULES = {"Fn::Sub": "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/default/send-*"}
+
+
+SES_IDENTITIES = {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"}
+
+
+# Sending domains become SES identities where SES sends (domains/ses.py).
+SES_IDENTITY_ACTIONS = [
+    "ses:CreateEmailIdentity",
+    "ses:GetEmailIdentity",
+    "ses:DeleteEmailIdentity",
+    "ses:PutEmailIdentityDkimSigningAttributes",
+]
 
 
 def _crud(table: str) -> dict[str, Any]:
@@ -218,6 +232,18 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     ],
     RESENDS_READ: [{"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}],
     WEBHOOKS_WRITE: [_crud("ResourcesTable"), _content_key("kms:GenerateDataKey", "kms:Decrypt")],
+    DOMAINS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
+    DOMAINS_WRITE: [
+        _crud("ResourcesTable"),
+        _content_key("kms:Encrypt", "kms:Decrypt"),
+        # Owner notices go through SES when no SMTP relay is set (webhook_delivery/notifier.py); where
+        # SES sends, domains are SES identities too.
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["ses:SendEmail", *SES_IDENTITY_ACTIONS], "Resource": SES_IDENTITIES}
+            ]
+        },
+    ],
 }
 
 
@@ -253,6 +279,9 @@ VALUES: dict[str, Any] = {
     "SMTP_HELO_NAME": _ref("SmtpHeloName"),
     "SMTP_MX_PORT": _ref("SmtpMxPort"),
     "DNS_RESOLVER": _ref("DnsResolver"),
+    "SPF_INCLUDE": _ref("SpfInclude"),
+    "BOUNCE_MX_HOST": _ref("BounceMxHost"),
+    "TRACKING_HOST": _ref("TrackingHost"),
     "IP_RATE_LIMIT_PER_MINUTE": _ref("IpRateLimitPerMinute"),
     "EVENTS_QUERY_BUDGET_MS": _ref("EventsQueryBudgetMs"),
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
@@ -389,7 +418,8 @@ def render_openapi() -> str:
                 '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
                 "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`, "
-                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`. "
+                "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`, `POST /v3/domains`, "
+                "`GET`, `PATCH` and `DELETE /v3/domains/{id}`, `POST /v3/domains/{id}/verify`. "
                 "Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`: "
                 "the account's per-minute window, or, for a request no account's window counts (a 401, a 403 "
                 "account_suspended, account_deleted or ip_not_allowed, and the public routes: tracking links and "

@@ -4,14 +4,14 @@ moto keeps everything in memory, so each start re-creates the account and its tw
 `<state dir>/dev.json` (or makes new ones the first time) and rewrites the file with this
 start's addresses. Keys therefore survive restarts, and scripts can read dev.json.
 
-Until sending domains are a resource of their own, the account also gets a verified sending
-domain with a DKIM key (kept in `<state dir>/dkim-private.pem`); dev.json's `sending_domain`
-says what to publish in DNS for receivers to check the signature.
+The account also gets the sending domain postline.test, created through the domains service
+like any other, with a DKIM key kept in `<state dir>/dkim-private.pem`: its records are published
+in the runtime's own DNS server and checked there, so it starts verified. dev.json's
+`sending_domain` repeats the DKIM record, for receivers (and tests) with a DNS of their own.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 from pathlib import Path
 
@@ -19,16 +19,20 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pydantic import BaseModel
 
+from devtools.local.dns_server import MX, TXT, DnsServer, Record
 from postline import wiring
 from postline.accounts.domain import Plan
-from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
+from postline.audit.domain import Actor
+from postline.domains.dkim_keys import key_pair
+from postline.domains.dns import DnsRecordLookup
+from postline.domains.domain import DomainStatus, RecordType
+from postline.domains.models import DomainCreate
 from postline.keys.domain import Environment
 
 DEV_FILE = "dev.json"
 DKIM_KEY_FILE = "dkim-private.pem"
 ACCOUNT_NAME = "Development"
 SENDING_DOMAIN = "postline.test"
-DKIM_SELECTOR = "pl1"
 
 
 class DevKeys(BaseModel):
@@ -86,38 +90,46 @@ def seed_dev_account(previous: DevState | None) -> tuple[str, DevKeys]:
     return account.id, DevKeys.model_validate(secrets)
 
 
-def seed_sending_domain(state_dir: Path, account_id: str) -> DevSendingDomain:
-    """A verified sending domain for the account, signing with the key kept in the state dir."""
-    key_file = state_dir / DKIM_KEY_FILE
-    if key_file.exists():
-        private_key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
-    else:
-        private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        state_dir.mkdir(parents=True, exist_ok=True)
-        key_file.write_bytes(
-            private_key.private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-            )
-        )
-        key_file.chmod(0o600)
-    pem = key_file.read_text()
-    public_der = private_key.public_key().public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    wiring.sending_domains().put_domain(
-        SendingDomain(
-            account_id=account_id,
-            domain=SENDING_DOMAIN,
-            status=DomainStatus.VERIFIED,
-            dkim_selector=DKIM_SELECTOR,
-            dkim_private_key=pem,
-        )
-    )
+class _KeptKey:
+    """The DkimKeys port over the key kept in the state dir: receivers that cached it keep verifying."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self._file = state_dir / DKIM_KEY_FILE
+
+    def new_key(self) -> tuple[str, str]:
+        if not self._file.exists():
+            key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            self._file.write_text(key_pair(key)[0])
+            self._file.chmod(0o600)
+        private_key = serialization.load_pem_private_key(self._file.read_bytes(), password=None)
+        assert isinstance(private_key, rsa.RSAPrivateKey)
+        return key_pair(private_key)
+
+
+def _record(record_type: RecordType, value: str) -> Record:
+    if record_type is RecordType.MX:
+        preference, _, exchange = value.partition(" ")
+        return MX(int(preference), exchange)
+    return TXT(value)
+
+
+def seed_sending_domain(state_dir: Path, account_id: str, dns: DnsServer) -> DevSendingDomain:
+    """postline.test for the account: created through the domains service, its records (a DMARC
+    policy too) published in the runtime's DNS server, then checked there, so it is verified."""
+    account = wiring.account_store().get_account(account_id)
+    assert account is not None
+    service = wiring.domain_service(keys=_KeptKey(state_dir), lookup=DnsRecordLookup(dns.address))
+    domain = service.add(account, DomainCreate(domain=SENDING_DOMAIN), Actor.system())
+    for record in domain.records:
+        if record.type is not RecordType.CNAME:
+            dns.replace_type(record.host, record.type.value, _record(record.type, record.value))
+    checked = service.recheck(account_id, domain.id)
+    if checked.status is not DomainStatus.VERIFIED:
+        raise RuntimeError(f"{SENDING_DOMAIN} did not verify against the runtime's DNS: {checked.records}")
+    dkim = checked.records[0]
     return DevSendingDomain(
-        domain=SENDING_DOMAIN,
-        dkim_selector=DKIM_SELECTOR,
-        dkim_record=f"{DKIM_SELECTOR}._domainkey.{SENDING_DOMAIN}",
-        dkim_txt=dkim_txt(base64.b64encode(public_der).decode()),
+        domain=SENDING_DOMAIN, dkim_selector=checked.dkim_selector, dkim_record=dkim.host, dkim_txt=dkim.value
     )
 
 

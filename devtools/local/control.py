@@ -5,6 +5,9 @@ POST   /_local/drain          {"timeout": N}?    wait until queues, streams and 
                                                  idle -> {"idle": true}, or 503 when still busy
 GET    /_local/mailbox                           what the outbound mail sink received -> {"items"}
 DELETE /_local/mailbox                           forget it
+GET    /_local/dns                               the local DNS zone -> {"records": [{name, type, value}]}
+PUT    /_local/dns  {"name", "type", "values"}   publish exactly these values of one type (TXT, MX
+                                                 "10 host", CNAME, A) at a name; [] removes them
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
+from devtools.local.dns_server import CNAME, MX, RECORD_TYPES, TXT, A, DnsServer, Record
 from devtools.local.mail_sink import MailSink
 from devtools.local.responses import error_response, json_response
 
@@ -38,15 +42,19 @@ class Control:
         advance: Callable[[float], datetime],
         drain: Callable[[float], list[str]],
         mail: MailSink,
+        dns: DnsServer,
     ) -> None:
         self._advance = advance
         self._drain = drain
         self._mail = mail
+        self._dns = dns
         self._routes: dict[tuple[str, str], Callable[[Request], Response]] = {
             ("POST", "/_local/clock/advance"): self._advance_clock,
             ("POST", "/_local/drain"): self._drain_work,
             ("GET", "/_local/mailbox"): self._list_mail,
             ("DELETE", "/_local/mailbox"): self._clear_mail,
+            ("GET", "/_local/dns"): self._list_dns,
+            ("PUT", "/_local/dns"): self._publish_dns,
         }
 
     def __call__(self, request: Request) -> Response:
@@ -78,6 +86,42 @@ class Control:
     def _clear_mail(self, request: Request) -> Response:
         self._mail.clear()
         return Response(status=204)
+
+    def _list_dns(self, request: Request) -> Response:
+        records = [
+            {"name": name, "type": type(record).__name__, "value": _dns_value(record)}
+            for name, held in sorted(self._dns.records.items())
+            for record in held
+        ]
+        return json_response({"records": records})
+
+    def _publish_dns(self, request: Request) -> Response:
+        body = _json_object(request)
+        name, record_type, values = body.get("name"), body.get("type"), body.get("values")
+        if not isinstance(name, str) or not name.strip(".") or len(name) > 253:
+            raise BadRequest("validation_error", "name: a DNS name.")
+        if record_type not in RECORD_TYPES:
+            raise BadRequest("validation_error", f"type: one of {', '.join(RECORD_TYPES)}.")
+        if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+            raise BadRequest("validation_error", "values: a list of strings ([] removes the records).")
+        self._dns.replace_type(name, record_type, *[_dns_record(record_type, value) for value in values])
+        return self._list_dns(request)
+
+
+def _dns_record(record_type: str, value: str) -> Record:
+    if record_type == "MX":
+        preference, _, exchange = value.strip().partition(" ")
+        if not preference.isdigit() or not exchange.strip():
+            raise BadRequest("validation_error", 'values: an MX value is "<preference> <host>".')
+        return MX(int(preference), exchange.strip())
+    single: dict[str, Callable[[str], Record]] = {"A": A, "TXT": TXT, "CNAME": CNAME}
+    return single[record_type](value)
+
+
+def _dns_value(record: Record) -> str:
+    if isinstance(record, MX):
+        return f"{record.preference} {record.exchange}"
+    return str(next(iter(vars(record).values()), ""))
 
 
 def _json_object(request: Request) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from devtools.local import bootstrap
 from devtools.local.activity import Activity
 from devtools.local.cloudformation import REGION, Resolver, Template
 from devtools.local.control import Control
+from devtools.local.dns_server import DnsServer
 from devtools.local.emulator import Emulator
 from devtools.local.functions import function_environment, load_functions, warn_unsupported_events
 from devtools.local.gateway import Gateway, HttpServer, api_routes
@@ -70,6 +71,7 @@ class Runtime:
         self._persist = persist
         self._emulator = Emulator(aws_port, state_dir / SNAPSHOT_FILE if persist else None)
         self._mail = MailSink(mail_port)
+        self.dns = DnsServer()  # the machine's DNS for the functions, unless DnsResolver says otherwise
         self.clock = MovableClock()
         self._activity = Activity()
         self._pumps: list[Pump] = []
@@ -92,6 +94,8 @@ class Runtime:
                 starting.callback(self.snapshot)  # the last one: after the pumps, before the emulator stop
             self._mail.start()
             starting.callback(self._mail.stop)
+            self.dns.start()
+            starting.callback(self.dns.stop)
             self._gateway = HttpServer(self._api_port)
             self._gateway.bind()
             starting.callback(self._gateway.stop)
@@ -134,7 +138,7 @@ class Runtime:
             self._ticker.start()
             starting.callback(self._ticker.stop)
 
-            control = Control(self.advance, self.drain, self._mail)
+            control = Control(self.advance, self.drain, self._mail, self.dns)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
             self._gateway.serve(Gateway(routes, control, openapi, self.clock))
@@ -223,8 +227,9 @@ class Runtime:
     def _local_parameters(self, base_url: str) -> dict[str, str]:
         """The caller's parameters, plus what only this machine knows unless the caller said otherwise:
         outbound mail goes to the local sink, tracking links point at this gateway, queue delays
-        go through schedules (which the movable clock fires; SQS delays run on the wall clock), and
-        webhooks may go to this machine's receivers (http://127.0.0.1:...)."""
+        go through schedules (which the movable clock fires; SQS delays run on the wall clock),
+        webhooks may go to this machine's receivers (http://127.0.0.1:...), and DNS lookups (MX,
+        sending domains' records) ask the runtime's own DNS server, whose zone `/_local/dns` edits."""
         declared = self._template.body.get("Parameters") or {}
         local = {
             "SmtpRelay": self.mail_sink,
@@ -232,6 +237,7 @@ class Runtime:
             "OutboundTransport": "smtp",
             "QueueMaxDelaySeconds": "0",
             "AllowPrivateWebhookUrls": "true",
+            "DnsResolver": self.dns.address,
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 
@@ -242,7 +248,7 @@ class Runtime:
     def _bootstrap(self) -> bootstrap.DevState:
         previous = bootstrap.previous_state(self._state_dir)
         account_id, keys = bootstrap.seed_dev_account(previous) if self._dev_account else (None, None)
-        domain = bootstrap.seed_sending_domain(self._state_dir, account_id) if account_id else None
+        domain = bootstrap.seed_sending_domain(self._state_dir, account_id, self.dns) if account_id else None
         state = bootstrap.DevState(
             base_url=self.base_url,
             account_id=account_id,

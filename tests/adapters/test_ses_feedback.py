@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -35,6 +36,8 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
     wiring.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
+            id="dom_fixture",
+            created_at=datetime.now(UTC),
             domain="ses.test",
             status=DomainStatus.VERIFIED,
             dkim_selector="s1",

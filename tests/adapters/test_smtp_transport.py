@@ -23,6 +23,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from devtools.local.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from postline.delivery.mime import build_mime
 from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
@@ -30,7 +31,6 @@ from postline.delivery.parcels import Parcel
 from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
 from postline.sending.domain import Content, Message
-from tests.peers.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from tests.peers.mx_server import MxServer, Received
 
 DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX
@@ -102,6 +102,8 @@ def sending_domain(dns_server: DnsServer) -> SendingDomain:
     dns_server.add(f"{SELECTOR}._domainkey.{DOMAIN}", TXT(dkim_txt(base64.b64encode(public_der).decode())))
     return SendingDomain(
         account_id="a",
+        id="dom_fixture",
+        created_at=datetime.now(UTC),
         domain=DOMAIN,
         status=DomainStatus.VERIFIED,
         dkim_selector=SELECTOR,

@@ -6,6 +6,7 @@ real resolver against a real DNS server is in tests/e2e/test_delivery_mx.py."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -67,6 +68,8 @@ def account_id(clock: MovableClock) -> str:
     wiring.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
+            id="dom_fixture",
+            created_at=datetime.now(UTC),
             domain=SENDER_DOMAIN,
             status=DomainStatus.VERIFIED,
             dkim_selector="s1",

@@ -84,6 +84,8 @@ def verified_sender(runtime: Any, *, plan: Plan = Plan.FREE) -> Sender:
     wiring.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
+            id="dom_fixture",
+            created_at=datetime.now(UTC),
             domain=domain,
             status=DomainStatus.VERIFIED,
             dkim_selector=DKIM_SELECTOR,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -52,6 +53,11 @@ def _call(admin: Api, route: Route) -> str:
         if route.name == "CreateTemplate":
             return str(admin.post("/v3/templates", json={"name": "new", "subject": "Hi"}).json()["id"])
         target = admin.post("/v3/templates", json={"name": "audited", "subject": "Hi"}).json()["id"]
+    elif route.module == "domains":
+        name = {"domain": f"audited-{uuid.uuid4().hex[:10]}.example"}
+        target = admin.post("/v3/domains", json=name).json()["id"]
+        if route.name == "CreateDomain":
+            return str(target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":
@@ -68,6 +74,8 @@ def _call(admin: Api, route: Route) -> str:
         target = admin.post("/v3/keys", json={"name": "audited"}).json()["id"]
     path = route.path.replace("{id}", target)
     body: dict[str, Any] | None = {"name": "renamed"} if route.method == "PATCH" else None
+    if route.name == "UpdateDomain":
+        body = {"region": "eu-west-1"}
     if route.method == "PUT":
         body = {"enabled": False}
     response = admin.request(route.method, path, json=body)

@@ -34,10 +34,10 @@ import dns.resolver
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
+from devtools.local.dns_server import MX, NULL_MX, TXT, A, DnsServer, Query
 from postline.delivery.outcomes import RETRY_DELAYS_SECONDS
 from tests.conftest import RuntimeProcess, Spawn
 from tests.e2e.support import Api
-from tests.peers.dns_server import MX, NULL_MX, TXT, A, DnsServer, Query
 from tests.peers.mx_server import MxServer, Received
 from tests.support import eventually
 
@@ -46,7 +46,6 @@ pytestmark = pytest.mark.e2e
 RECIPIENT_DOMAIN = "example.test"
 MX_HOST = f"mx.{RECIPIENT_DOMAIN}"
 SENDER = "Sender <news@postline.test>"
-SENDER_ADDRESS = "news@postline.test"
 NO_ROUTE_DOMAIN = "noroute.test"
 WAIT_SECONDS = 10.0
 _deserialize = TypeDeserializer().deserialize
@@ -196,7 +195,7 @@ def test_a_live_send_reaches_the_recipients_mx_signed_and_is_delivered(stack: St
     stack.drain()
 
     [received] = stack.received_by(to)
-    assert received.mail_from == SENDER_ADDRESS
+    assert received.mail_from == f"bounces+{message_id}@pm-bounces.postline.test"  # the domain's return path
     assert received.rcpt_tos == [to]
     assert received.tls, "the MX offered STARTTLS: the runtime must have used it"
     mail = parsed(received)

@@ -151,7 +151,9 @@ def test_the_email_carries_custom_headers_and_one_click_unsubscribe(delivered: d
         assert headers["To"] == delivered["to"]  # the Bcc recipient's copy shows the To as well
         assert re.fullmatch(r"<https?://[^>\s]+/v3/track/unsubscribe/[\w.-]+>", headers["List-Unsubscribe"])
         assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-        assert copy["mail_from"] == f"hello@{runtime.dev['sending_domain']['domain']}"
+        # The envelope sender is on the domain's return-path subdomain, where its SPF and bounce MX are.
+        message_id = delivered["response"]["id"]
+        assert copy["mail_from"] == f"bounces+{message_id}@pm-bounces.{runtime.dev['sending_domain']['domain']}"
     # Each recipient gets an unsubscribe link of their own.
     assert len({c["headers"]["List-Unsubscribe"] for c in copies}) == 2
 

@@ -120,6 +120,8 @@ class Child:
         domains.put_domain(
             SendingDomain(
                 account_id=account["id"],
+                id="dom_fixture",
+                created_at=datetime.now(UTC),
                 domain=domain,
                 status=DomainStatus.VERIFIED,
                 dkim_selector=DKIM_SELECTOR,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -66,6 +66,8 @@ def dev(stack: InProcessStack) -> dict[str, str]:
     wiring.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
+            id="dom_fixture",
+            created_at=datetime.now(UTC),
             domain="postline.test",
             status=DomainStatus.VERIFIED,
             dkim_selector="s1",

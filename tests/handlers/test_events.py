@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def test_every_response_is_json_with_a_request_id_and_the_rate_window(invoke: In
         message_id="msg_placeholder",
         template_id="tpl_placeholder",
         webhook_id="wh_placeholder",
+        domain_id="dom_placeholder",
+        domain_name=f"sample-{uuid.uuid4().hex[:8]}.example",
     )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
     assert header(response, "X-Request-Id") == "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
@@ -208,3 +211,16 @@ def test_an_export_is_accepted_and_readable(invoke: Invoke) -> None:
     future = invoke("export_events_until_in_future", since=window["since"])
     assert (future["statusCode"], body(future)["error"]["code"]) == (400, "validation_error")
     assert invoke("get_event_export", export_id="not-an-export")["statusCode"] == 404
+
+
+def test_domain_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
+    name = f"lifecycle-{uuid.uuid4().hex[:8]}.example"
+    created = invoke("create_domain", domain_name=name)
+    assert created["statusCode"] == 201, created["body"]
+    domain = body(created)
+    assert (domain["domain"], domain["status"], domain["tracking_subdomain"]) == (name, "pending", "links")
+    assert domain["id"] in {d["id"] for d in body(invoke("list_domains"))["items"]}
+    assert body(invoke("get_domain", domain_id=domain["id"])) == domain
+    assert body(invoke("update_domain", domain_id=domain["id"]))["region"] == "eu-west-1"
+    assert invoke("delete_domain", domain_id=domain["id"])["statusCode"] == 200
+    assert invoke("verify_domain", domain_id=domain["id"])["statusCode"] == 404

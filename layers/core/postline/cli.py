@@ -1,9 +1,10 @@
 """`postline`: the operator's command line. It talks to the same tables as the API.
 
 Against a deployed stack, export the stack's outputs as the functions' environment
-(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`). On a development
-machine the `postline` script is devtools.cli, which finds a running `make run` through
-.local/dev.json and then calls main() here.
+(RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`; for `domain`
+also CONTENT_KEY_ID, DNS_RESOLVER, SPF_INCLUDE, BOUNCE_MX_HOST, TRACKING_HOST, NOTIFICATIONS_FROM
+and SMTP_RELAY). On a development machine the `postline` script is devtools.cli, which finds a
+running `make run` through .local/dev.json and then calls main() here.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ from pydantic import BaseModel
 from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
 from postline.accounts.service import OperatorService
-from postline.config import Events, SettingsError
-from postline.deployment import CLI_SETTINGS, Groups, variables
+from postline.config import SettingsError
+from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
+from postline.domains.models import domain_view
 from postline.events.store import Backfilled
 from postline.keys.domain import Environment, Scope
 from postline.shared.errors import ApiError
 
 
 def _require_environment(command: str) -> None:
-    groups: Groups = (*CLI_SETTINGS, Events) if command == "events" else CLI_SETTINGS
+    groups: Groups = (*CLI_SETTINGS, *COMMAND_SETTINGS.get(command, ()))
     try:
         wiring.require(*groups)
     except SettingsError as exc:
@@ -108,6 +110,22 @@ def _parser() -> argparse.ArgumentParser:
     target.add_argument("--account", dest="account_id", help="one account")
     target.add_argument("--all", action="store_true", help="the whole platform")
 
+    domain = commands.add_parser("domain", help="sending domains").add_subparsers(dest="action", required=True)
+    domain.add_parser("list", help="an account's domains with their records").add_argument("account_id")
+    for verb, help_text in (
+        ("records", "the DNS records a domain asks for, and what the last check found"),
+        ("recheck", "check a domain's DNS records now"),
+    ):
+        one = domain.add_parser(verb, help=help_text)
+        one.add_argument("account_id")
+        one.add_argument("domain_id")
+    share = domain.add_parser("share", help="set a domain's sharing fields")
+    share.add_argument("account_id")
+    share.add_argument("domain_id")
+    share.add_argument("--with-company", choices=["on", "off"])
+    share.add_argument("--external", choices=["on", "off"])
+    share.add_argument("--owner-workspace", help="the owning workspace's name ('' clears it)")
+
     events = commands.add_parser("events", help="events table maintenance").add_subparsers(dest="action", required=True)
     backfill = events.add_parser(
         "backfill-index-keys",
@@ -144,6 +162,8 @@ def run(args: argparse.Namespace) -> None:
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "events":
         _backfill_event_keys(args.segments)
+    elif args.command == "domain":
+        _domain(args)
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)
@@ -166,6 +186,28 @@ def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
         operator.set_routed_to_sandbox(account_id, args.setting == "on")
     account = operator.get_account(account_id)
     _print(account.model_dump(include={"id", "sandbox", "sandbox_recipients", "owner_email", "routed_to_sandbox"}))
+
+
+def _domain(args: argparse.Namespace) -> None:
+    service = wiring.domain_service()
+    if args.action == "list":
+        _print(service.account_domains(args.account_id))
+    elif args.action == "records":
+        domain = service.account_domain(args.account_id, args.domain_id)
+        _print(domain.model_dump(mode="json", include={"id", "domain", "status", "dns_records"}))
+    elif args.action == "recheck":
+        checked = service.recheck(args.account_id, args.domain_id)
+        _print(domain_view(checked))
+    elif args.action == "share":
+        _print(
+            service.set_sharing(
+                args.account_id,
+                args.domain_id,
+                with_company=None if args.with_company is None else args.with_company == "on",
+                external=None if args.external is None else args.external == "on",
+                owner_workspace_name=args.owner_workspace,
+            )
+        )
 
 
 def _backfill_event_keys(segments: int) -> None:

@@ -126,6 +126,13 @@ class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 
 
+class DomainRecords(SettingsGroup):
+    # What customers' sending-domain records point at (domains/domain.py DnsSettings).
+    spf_include: str = Field(alias="SPF_INCLUDE", min_length=1)  # the SPF record of our sending hosts
+    bounce_mx: str = Field(alias="BOUNCE_MX_HOST", min_length=1)  # receives bounces for return paths
+    tracking_host: str = Field(alias="TRACKING_HOST", min_length=1)  # branded tracking CNAMEs' target
+
+
 # -- API ----------------------------------------------------------------------------------------
 
 

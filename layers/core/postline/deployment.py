@@ -18,6 +18,7 @@ from postline.config import (
     ContentKey,
     Counters,
     Dns,
+    DomainRecords,
     Events,
     EventsQuery,
     ExportFiles,
@@ -75,6 +76,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DELIVERIES_READ: (WebhookDeliveries,),
     r.RESENDS_WRITE: (Jobs, ResendQueue, WebhookDeliveries),
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
+    r.DOMAINS_READ: (ContentKey,),
+    r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 
 _DELIVER: Groups = (
@@ -102,10 +105,15 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
+    "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 
-# The operator CLI (postline.cli) against a stack; its `events` commands also read Events.
+# The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
+COMMAND_SETTINGS: dict[str, Groups] = {
+    "events": (Events,),
+    "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
+}
 
 
 def _ordered(groups: list[type[SettingsGroup]]) -> Groups:

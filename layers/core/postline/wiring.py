@@ -38,6 +38,7 @@ from postline.config import (
     ContentKey,
     Counters,
     Dns,
+    DomainRecords,
     Events,
     EventsQuery,
     ExportFiles,
@@ -70,6 +71,12 @@ from postline.delivery.transports.ses import SesTransport
 from postline.delivery.transports.simulator import SimulatorTransport
 from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.deployment import function_settings
+from postline.domains.dkim_keys import RsaDkimKeys
+from postline.domains.dns import DnsRecordLookup
+from postline.domains.domain import DnsSettings
+from postline.domains.ports import DkimKeys, RecordLookup
+from postline.domains.service import DomainService
+from postline.domains.ses import SesIdentities
 from postline.domains.store import DynamoSendingDomains
 from postline.events.service import EventService
 from postline.events.store import DynamoEventStore, StreamRecords
@@ -355,6 +362,30 @@ def dispatch_queue() -> SqsDispatchQueue:
 def sending_domains() -> DynamoSendingDomains:
     return DynamoSendingDomains(
         client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
+    )
+
+
+@_built_once()
+def record_lookup() -> DnsRecordLookup:
+    return DnsRecordLookup(settings(Dns).resolver)
+
+
+def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None = None) -> DomainService:
+    """keys, lookup: the embedded runtime's seeded domain keeps its key and checks its own DNS."""
+    records, notifications = settings(DomainRecords), settings(Notifications)
+    return DomainService(
+        domains=sending_domains(),
+        lookup=lookup or record_lookup(),
+        keys=keys or RsaDkimKeys(),
+        notices=OwnerNotifier(
+            account_store(), notifications.sender, ses=client("sesv2"), relay=Relay.parse(notifications.smtp_relay)
+        ),
+        settings=DnsSettings(
+            spf_include=records.spf_include, bounce_mx=records.bounce_mx, tracking_host=records.tracking_host
+        ),
+        identities=SesIdentities(client("sesv2")) if settings(Outbound).transport == "ses" else None,
+        ids=ids(),
+        clock=_clock,
     )
 
 

@@ -39,3 +39,6 @@ class Parcel:
     test: bool
     send_outcomes: dict[str, float] | None
     attempt: int
+    # MAIL FROM on the sending domain's return-path subdomain (SMTP), so bounces come to the service
+    # and SPF is checked there; None: the From address. SES sets its own MAIL FROM.
+    return_path: str | None = None

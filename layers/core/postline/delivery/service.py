@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,6 +31,7 @@ from postline.delivery.mime import build_mime
 from postline.delivery.outcomes import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
+from postline.domains.domain import SendingDomain
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.domain import Environment
@@ -182,6 +184,8 @@ class Dispatcher:
             released = self._record(
                 message, recipient, attempt, outcome, owner, last_receive=last_receive, release=last
             )
+            if domain is not None and outcome.kind in _HANDED_OVER:
+                self._domains.count_sent(message.account_id, domain.domain)
         return released
 
     def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str, *, release: bool) -> bool:
@@ -220,12 +224,21 @@ class Dispatcher:
         return self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now, release=release)
 
     def _parcel(
-        self, message: Message, content: Content, recipient: str, attempt: int, domain: Any, now: datetime
+        self,
+        message: Message,
+        content: Content,
+        recipient: str,
+        attempt: int,
+        domain: SendingDomain | None,
+        now: datetime,
     ) -> Parcel:
         html, text = content.html, content.text
         unsubscribe = None
         if self._links is not None:
             links = self._links
+            if domain is not None and domain.branded_tracking_host:
+                # The domain's CNAME resolves to our tracking host: its links carry its own name.
+                links = replace(links, base_url=f"https://{domain.branded_tracking_host}")
             unsubscribe = links.unsubscribe_url(message.account_id, message.id, recipient)
             if html is not None and message.track_clicks:
                 html = wrap_links(html, lambda url: links.click_url(message.account_id, message.id, recipient, url))
@@ -241,6 +254,7 @@ class Dispatcher:
             test=message.test,
             send_outcomes=message.send_outcomes,
             attempt=attempt,
+            return_path=domain.envelope_sender(message.id) if domain else None,
         )
 
     def _record(
@@ -349,6 +363,9 @@ class Dispatcher:
 def mode_of(message: Message) -> str:
     """The `mode` dimension of a message's metrics: test when it is simulated, else live."""
     return (Environment.TEST if message.test else Environment.LIVE).value
+
+
+_HANDED_OVER = (OutcomeKind.ACCEPTED, OutcomeKind.DELIVERED, OutcomeKind.COMPLAINED)  # a domain's sent_count
 
 
 def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:

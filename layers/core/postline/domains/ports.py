@@ -1,13 +1,16 @@
-"""What sending and delivery need from sending domains.
+"""What sending, delivery and the domains routes need from outside.
 
 Adapters implement these; tests pass fakes.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
-from postline.domains.domain import SendingDomain
+from postline.audit.domain import AuditEntry
+from postline.domains.domain import RecordType, SendingDomain
+from postline.domains.records import Lookup
 
 
 class SendingDomains(Protocol):
@@ -15,4 +18,67 @@ class SendingDomains(Protocol):
 
     def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
         """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
+        ...
+
+    def count_sent(self, account_id: str, domain: str) -> None:
+        """Adds one live copy handed over to the domain's sent_count."""
+        ...
+
+
+class DomainStore(Protocol):
+    """The account's sending domains, DKIM private keys sealed in storage."""
+
+    def get_domain(self, account_id: str, domain_id: str) -> SendingDomain | None: ...
+
+    def list_domains(self, account_id: str) -> list[SendingDomain]:
+        """Every domain of the account, by name (the plan bounds how many)."""
+        ...
+
+    def create_domain(self, domain: SendingDomain, *, max_domains: int, audit: AuditEntry) -> None:
+        """Raises Forbidden(plan_limit_reached) at max_domains, ValidationFailed for a name the
+        account already has."""
+        ...
+
+    def save_domain(
+        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+    ) -> bool:
+        """Writes the domain (and its revision + 1) if it still has the revision it was read with;
+        False when another check or edit wrote it meanwhile, or it was deleted. `rekeyed`: its
+        private keys changed (a rotation), so they are sealed and written too."""
+        ...
+
+    def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None: ...
+
+    def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
+        """Up to `limit` domains whose next check is due, most overdue first."""
+        ...
+
+
+class RecordLookup(Protocol):
+    def lookup(self, name: str, record_type: RecordType) -> Lookup:
+        """The values published at `name`; Lookup(error=...) when DNS did not answer."""
+        ...
+
+
+class DkimKeys(Protocol):
+    def new_key(self) -> tuple[str, str]:
+        """A fresh 2048-bit RSA key: (private key PEM, public key base64 DER for p=)."""
+        ...
+
+
+class ProviderIdentities(Protocol):
+    """The outbound provider's own record of the domain (SES identities, where SES sends)."""
+
+    def dkim_verified(self, domain: SendingDomain) -> bool:
+        """Whether the provider found the domain's DKIM record (making its identity if missing)."""
+        ...
+
+    def signing_key_changed(self, domain: SendingDomain) -> None: ...
+
+    def delete(self, domain: SendingDomain) -> None: ...
+
+
+class OwnerNotices(Protocol):
+    def email_owner(self, account_id: str, subject: str, text: str) -> None:
+        """A notice to the account's owner; never raises."""
         ...

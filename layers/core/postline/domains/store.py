@@ -1,25 +1,46 @@
 """Sending domains in the resources table (ACCT#<account> / DOMAIN#<name>), DKIM keys encrypted.
 
-The DKIM private key is stored encrypted with KMS under the content key. The API only asks
-whether a domain is verified (no KMS call); the dispatcher decrypts the key once per container.
-Items are cached per container for a minute.
+The DKIM private key is stored encrypted with KMS under the content key (a 2048-bit PEM is well
+inside KMS Encrypt's 4 KB) and never leaves the store in an API reply. The API's send screening
+only asks whether a domain is verified (no KMS call); the dispatcher decrypts the key once per
+container. Verified items are cached per container for a minute for those two reads.
+
+The name is the sort key, so a name is unique in the account by construction; the API addresses
+a domain by its id, found with one Query of the account's domains (the plan bounds them, 100 at
+most). The plan limit is the account item's domain_count, moved in the same transaction as the
+domain. Domains with a check due carry `due` and `next_check_at`, the keys of the sparse index
+by_next_check the scheduled re-check reads. `revision` guards against a check and an edit writing
+over each other; `sent_count` is only ever ADDed to, by sending.
 """
 
 from __future__ import annotations
 
 import base64
 import time
+from datetime import datetime
 from typing import Any
 
-from postline.domains.domain import DomainStatus, SendingDomain
-from postline.shared.dynamo import from_attrs, key, to_attrs
-from postline.shared.resources_table import account_pk
+from botocore.exceptions import ClientError
+from pydantic import TypeAdapter
 
+from postline.audit.domain import AuditEntry
+from postline.audit.store import audit_put
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value
+from postline.shared.errors import Forbidden, ValidationFailed
+from postline.shared.resources_table import ACCOUNT_SK, account_pk, transact
+
+PREFIX = "DOMAIN#"
+DUE_INDEX = "by_next_check"
+DUE = "DOMAIN"  # the by_next_check partition: every domain with a check due
 _CACHE_SECONDS = 60.0
+_TIME = TypeAdapter(datetime)
+_SEALED = {"dkim_private_key": "dkim_private_key_encrypted", "next_dkim_private_key": "next_dkim_private_key_encrypted"}
+_FIXED = {"account_id", "domain", "id", "created_at", "sent_count", "revision", *_SEALED}
 
 
 def domain_sk(domain: str) -> str:
-    return f"DOMAIN#{domain.lower()}"
+    return f"{PREFIX}{domain.lower()}"
 
 
 class DynamoSendingDomains:
@@ -28,14 +49,14 @@ class DynamoSendingDomains:
         self._table = table
         self._kms = kms
         self._key_id = key_id
-        self._cache: dict[tuple[str, str], tuple[float, dict[str, Any] | None]] = {}  # the stored items
+        self._cache: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}  # verified items as stored
         self._keys: dict[str, str] = {}  # encrypted DKIM key -> PEM, decrypted once per container
 
+    # -- sending ----------------------------------------------------------------------------------------
+
     def put_domain(self, domain: SendingDomain) -> None:
-        data = domain.model_dump(mode="json", exclude={"dkim_private_key"})
-        encrypted = self._kms.encrypt(KeyId=self._key_id, Plaintext=domain.dkim_private_key.encode())
-        data["dkim_private_key_encrypted"] = base64.b64encode(encrypted["CiphertextBlob"]).decode()
-        item = {**key(account_pk(domain.account_id), domain_sk(domain.domain)), **to_attrs(data)}
+        """Stores a domain as it is, outside the plan count and the audit log: fixtures only."""
+        item = {**key(account_pk(domain.account_id), domain_sk(domain.domain)), **to_attrs(self._sealed(domain))}
         self._db.put_item(TableName=self._table, Item=item)
         self._cache.pop((domain.account_id, domain.domain.lower()), None)
 
@@ -48,12 +69,165 @@ class DynamoSendingDomains:
         data = self._item(account_id, domain)
         if data is None or data["status"] != DomainStatus.VERIFIED:
             return None
-        blob = data["dkim_private_key_encrypted"]
+        return self._domain(data)
+
+    def count_sent(self, account_id: str, domain: str) -> None:
+        self._db.update_item(
+            TableName=self._table,
+            Key=key(account_pk(account_id), domain_sk(domain)),
+            UpdateExpression="ADD sent_count :one",
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+        )
+
+    # -- the resource -----------------------------------------------------------------------------------
+
+    def get_domain(self, account_id: str, domain_id: str) -> SendingDomain | None:
+        return next((domain for domain in self.list_domains(account_id) if domain.id == domain_id), None)
+
+    def list_domains(self, account_id: str) -> list[SendingDomain]:
+        paginator = self._db.get_paginator("query")
+        pages = paginator.paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": {"S": account_pk(account_id)}, ":prefix": {"S": PREFIX}},
+            ConsistentRead=True,
+        )
+        return [self._domain(from_attrs(attrs)) for page in pages for attrs in page["Items"]]
+
+    def create_domain(self, domain: SendingDomain, *, max_domains: int, audit: AuditEntry) -> None:
+        pk = account_pk(domain.account_id)
+        ops = [
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": key(pk, ACCOUNT_SK),
+                    "UpdateExpression": "ADD domain_count :one",
+                    "ConditionExpression": "attribute_exists(pk) AND "
+                    "(attribute_not_exists(domain_count) OR domain_count < :max)",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_domains)}},
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": {**key(pk, domain_sk(domain.domain)), **to_attrs(self._sealed(domain))},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            audit_put(self._table, audit),
+        ]
+        try:
+            self._db.transact_write_items(TransactItems=ops)
+        except ClientError as exc:
+            codes = cancellation_codes(exc)
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                raise Forbidden(
+                    f"Your plan allows at most {max_domains} sending domains; delete one or upgrade.",
+                    code="plan_limit_reached",
+                ) from exc
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                raise ValidationFailed(f"domain: this account already has {domain.domain}.") from exc
+            raise
+
+    def save_domain(
+        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+    ) -> bool:
+        data = self._sealed(domain) if rekeyed else self._data(domain)
+        names, values = {"#revision": "revision"}, {":expected": {"N": str(expected_revision)}, ":one": {"N": "1"}}
+        sets, removes = ["#revision = #revision + :one"], []
+        written = set(data) | set(SendingDomain.model_fields) | {"due"} | (set(_SEALED.values()) if rekeyed else set())
+        for name in sorted(written):
+            if name in _FIXED:
+                continue
+            names[f"#{name}"] = name
+            if data.get(name) is None:
+                removes.append(f"#{name}")
+            else:
+                values[f":{name}"] = to_value(data[name])
+                sets.append(f"#{name} = :{name}")
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(account_pk(domain.account_id), domain_sk(domain.domain)),
+                "UpdateExpression": "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else ""),
+                "ConditionExpression": "attribute_exists(pk) AND #revision = :expected",
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+            }
+        }
+        try:
+            self._db.transact_write_items(TransactItems=[update, *([audit_put(self._table, audit)] if audit else [])])
+        except ClientError as exc:
+            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
+                return False  # deleted, or written by another check or edit since it was read
+            raise
+        self._cache.pop((domain.account_id, domain.domain), None)
+        return True
+
+    def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None:
+        pk = account_pk(domain.account_id)
+        ops = [
+            {
+                "Delete": {
+                    "TableName": self._table,
+                    "Key": key(pk, domain_sk(domain.domain)),
+                    "ConditionExpression": "attribute_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": key(pk, ACCOUNT_SK),
+                    "UpdateExpression": "ADD domain_count :minus",
+                    "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+                }
+            },
+            audit_put(self._table, audit),
+        ]
+        transact(self._db, ops, missing=f"sending domain {domain.id} not found")
+        self._cache.pop((domain.account_id, domain.domain), None)
+
+    def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
+        response = self._db.query(
+            TableName=self._table,
+            IndexName=DUE_INDEX,
+            KeyConditionExpression="due = :due AND next_check_at <= :now",
+            # The same ISO form the model stores, so the strings compare as the times do.
+            ExpressionAttributeValues={":due": {"S": DUE}, ":now": {"S": _TIME.dump_python(now, mode="json")}},
+            Limit=limit,
+        )
+        return [self._domain(from_attrs(attrs)) for attrs in response["Items"]]
+
+    # -- items ------------------------------------------------------------------------------------------
+
+    def _data(self, domain: SendingDomain) -> dict[str, Any]:
+        data = domain.model_dump(mode="json", exclude=set(_SEALED))
+        data["due"] = DUE if domain.next_check_at is not None else None
+        return data
+
+    def _sealed(self, domain: SendingDomain) -> dict[str, Any]:
+        """The item's data with its private keys encrypted: for the writes that create or change them."""
+        data = self._data(domain)
+        for field, attribute in _SEALED.items():
+            pem = getattr(domain, field)
+            if pem is not None:
+                encrypted = self._kms.encrypt(KeyId=self._key_id, Plaintext=pem.encode())
+                data[attribute] = base64.b64encode(encrypted["CiphertextBlob"]).decode()
+        return data
+
+    def _domain(self, data: dict[str, Any]) -> SendingDomain:
+        fields = {name: value for name, value in data.items() if name in SendingDomain.model_fields}
+        for field, attribute in _SEALED.items():
+            if attribute in data:
+                fields[field] = self._opened(data[attribute])
+        return SendingDomain.model_validate(fields)
+
+    def _opened(self, blob: str) -> str:
         if blob not in self._keys:
             plaintext = self._kms.decrypt(CiphertextBlob=base64.b64decode(blob))["Plaintext"]
             self._keys[blob] = plaintext.decode()
-        fields = {name: value for name, value in data.items() if name != "dkim_private_key_encrypted"}
-        return SendingDomain.model_validate({**fields, "dkim_private_key": self._keys[blob]})
+        return self._keys[blob]
 
     def _item(self, account_id: str, domain: str) -> dict[str, Any] | None:
         cache_key = (account_id, domain.lower())
@@ -64,5 +238,8 @@ class DynamoSendingDomains:
             TableName=self._table, Key=key(account_pk(account_id), domain_sk(domain)), ConsistentRead=True
         ).get("Item")
         data = from_attrs(item) if item else None
-        self._cache[cache_key] = (time.monotonic(), data)
+        # Only verified domains are remembered: one verified meanwhile (by the verify route's function,
+        # another container) sends at once, while a lost status lags at most a minute behind its grace.
+        if data is not None and data["status"] == DomainStatus.VERIFIED:
+            self._cache[cache_key] = (time.monotonic(), data)
         return data

@@ -30,6 +30,8 @@ EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 DELIVERIES_READ = "webhook-deliveries:read"  # query an endpoint's delivery history
 RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, queue it
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
+DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
+DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,20 @@ ROUTES: tuple[Route, ...] = (
           "webhook.deliveries_resent", policies=(RESENDS_WRITE, WEBHOOKS_READ, W)),
     Route("GetWebhookResend", "GET", "/v3/webhooks/deliveries/resend/{id}", "webhook_deliveries", Access.READ,
           policies=(RESENDS_READ,)),
+    Route("ListDomains",     "GET",    "/v3/domains",             "domains",  Access.READ, live_only=True,
+          policies=(DOMAINS_READ,)),
+    Route("CreateDomain",    "POST",   "/v3/domains",             "domains",  Access.WRITE, "domain.created", True,
+          policies=(DOMAINS_WRITE,)),
+    Route("GetDomain",       "GET",    "/v3/domains/{id}",        "domains",  Access.READ, live_only=True,
+          policies=(DOMAINS_READ,)),
+    Route("UpdateDomain",    "PATCH",  "/v3/domains/{id}",        "domains",  Access.WRITE, "domain.updated", True,
+          policies=(DOMAINS_WRITE,)),
+    Route("DeleteDomain",    "DELETE", "/v3/domains/{id}",        "domains",  Access.WRITE, "domain.deleted", True,
+          policies=(DOMAINS_WRITE,)),
+    Route("VerifyDomain",    "POST",   "/v3/domains/{id}/verify", "domains",  Access.WRITE, "domain.checked", True,
+          policies=(DOMAINS_WRITE,)),
+    Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
+          True, policies=(DOMAINS_WRITE,)),
 )
 # fmt: on
 

@@ -144,7 +144,7 @@ class SmtpTransport:
                     context.verify_mode = ssl.CERT_NONE
                     smtp.starttls(context=context)
                     smtp.ehlo()
-                sender, recipient = ascii_domain(parcel.sender), ascii_domain(parcel.recipient)
+                sender, recipient = ascii_domain(parcel.return_path or parcel.sender), ascii_domain(parcel.recipient)
                 options: list[str] = []
                 if not (sender.isascii() and recipient.isascii()):
                     if not smtp.has_extn("smtputf8"):

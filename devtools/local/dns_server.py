@@ -1,4 +1,5 @@
-"""A real DNS server on loopback, answering from a zone the test gives it (dnslib).
+"""A real DNS server on loopback, answering from a zone it is given (dnslib): the embedded runtime's
+DNS (sending domains' records are published and checked here; `/_local/dns`), and tests' peer.
 
     with DnsServer({"example.test": [MX(10, "mx.example.test")], "mx.example.test": [A("127.0.0.1")]}) as dns:
         resolver = MxResolver(nameserver=dns.address)
@@ -49,6 +50,14 @@ class MX:
 
 
 @dataclass(frozen=True)
+class CNAME:
+    target: str
+
+    def rdata(self) -> dnslib.RD:
+        return dnslib.CNAME(self.target)
+
+
+@dataclass(frozen=True)
 class TXT:
     text: str  # any length: sent as 255-byte character-strings, which readers join
 
@@ -72,7 +81,8 @@ class Query:
 NULL_MX = MX(0, ".")
 SERVFAIL = _ServFail()
 
-Record = A | MX | TXT | _ServFail
+Record = A | MX | TXT | CNAME | _ServFail
+RECORD_TYPES: dict[str, type[A | MX | TXT | CNAME]] = {"A": A, "MX": MX, "TXT": TXT, "CNAME": CNAME}
 Zone = Mapping[str, Sequence[Record]]
 
 
@@ -95,6 +105,16 @@ class _ZoneResolver(BaseResolver):  # type: ignore[misc]  # dnslib is unannotate
             self._records.pop(_key(name), None)
             if records:
                 self._records[_key(name)] = list(records)
+
+    def records(self) -> dict[str, list[Record]]:
+        with self._lock:
+            return {name: list(records) for name, records in self._records.items()}
+
+    def replace_type(self, name: str, record_type: str, records: Sequence[Record]) -> None:
+        with self._lock:
+            kept = [r for r in self._records.pop(_key(name), []) if type(r).__name__ != record_type]
+            if kept or records:
+                self._records[_key(name)] = [*kept, *records]
 
     def asked(self) -> list[Query]:
         with self._lock:
@@ -177,6 +197,15 @@ class DnsServer:
     def add(self, name: str, *records: Record) -> None:
         """Publish more records at `name` (also while running)."""
         self._resolver.add(name, records)
+
+    @property
+    def records(self) -> dict[str, list[Record]]:
+        """The zone: every name with its records."""
+        return self._resolver.records()
+
+    def replace_type(self, name: str, record_type: str, *records: Record) -> None:
+        """Publish exactly these records of one type at `name`, keeping its other types."""
+        self._resolver.replace_type(name, record_type, records)
 
     def replace(self, name: str, *records: Record) -> None:
         """Publish exactly these records at `name`; none makes it NXDOMAIN."""

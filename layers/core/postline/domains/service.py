@@ -1,0 +1,310 @@
+"""Sending domains: create, list, get, update, delete, check now, and the scheduled re-checks. Audited.
+
+A check looks each expected record up (dnspython through the RecordLookup port), compares it
+(records.py) and moves the status (domain.after_check). The owner is emailed when a verified
+domain starts its grace; each status move is an audit entry (a user's check: domain.checked,
+with the move in its details; the schedule's: domain.status_changed, by the system).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from postline.accounts.domain import Account
+from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.auth.identity import Principal
+from postline.domains.domain import (
+    GRACE,
+    REQUIRED,
+    DnsRecord,
+    DnsSettings,
+    DomainStatus,
+    Finding,
+    RecordPurpose,
+    SendingDomain,
+    after_check,
+    expected_records,
+    losing_record,
+    rotated,
+)
+from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
+from postline.domains.names import sending_domain_name
+from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, ProviderIdentities, RecordLookup
+from postline.domains.records import appended_twice, compare
+from postline.keys.models import DeleteConfirmation
+from postline.shared.errors import Conflict, NotFound
+from postline.shared.ports import Clock, IdFactory
+
+logger = logging.getLogger(__name__)
+RECHECKS_PER_RUN = 25  # a scheduled run's bound: ~5 lookups each, well inside the worker's timeout
+WRITE_ATTEMPTS = 3
+Written = tuple[SendingDomain, AuditEntry | None]  # a change's result: the domain to write, its audit entry
+
+
+class DomainService:
+    def __init__(
+        self,
+        *,
+        domains: DomainStore,
+        lookup: RecordLookup,
+        keys: DkimKeys,
+        notices: OwnerNotices,
+        settings: DnsSettings,
+        identities: ProviderIdentities | None,
+        ids: IdFactory,
+        clock: Clock,
+    ) -> None:
+        """identities: SES's, where SES sends (None for SMTP)."""
+        self._domains = domains
+        self._lookup = lookup
+        self._keys = keys
+        self._notices = notices
+        self._settings = settings
+        self._identities = identities
+        self._ids = ids
+        self._clock = clock
+
+    # -- the routes -------------------------------------------------------------------------------------
+
+    def list_all(self, principal: Principal) -> DomainList:
+        domains = self._domains.list_domains(principal.account.id)
+        return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
+
+    def get(self, principal: Principal, domain_id: str) -> Domain:
+        return domain_view(self._stored(principal.account.id, domain_id))
+
+    def create(self, principal: Principal, request: DomainCreate) -> Domain:
+        return domain_view(self.add(principal.account, request, principal.actor()))
+
+    def add(self, account: Account, request: DomainCreate, actor: Actor) -> SendingDomain:
+        """Creates a pending domain with a new DKIM key: the route's create, and the operator's."""
+        now = self._clock.now()
+        name = sending_domain_name(request.domain)
+        private_key, public_key = self._keys.new_key()
+        domain = SendingDomain(
+            id=self._ids.new_id("dom_"),
+            account_id=account.id,
+            domain=name,
+            status=DomainStatus.PENDING,
+            dkim_selector=f"pl{now:%Y%m}",  # dated, so a rotation's next selector differs
+            dkim_private_key=private_key,
+            dkim_public_key=public_key,
+            tracking_subdomain=request.tracking_subdomain,
+            region=request.region,
+            created_at=now,
+            next_check_at=now,
+        )
+        domain = domain.model_copy(update={"records": expected_records(domain, self._settings)})
+        self._domains.create_domain(
+            domain, max_domains=account.limits.domains, audit=self._audit(actor, domain, "domain.created", now)
+        )
+        if self._identities is not None:
+            try:
+                self._identities.dkim_verified(domain)  # makes the SES identity with the domain's key
+            except Exception:  # the domain exists now; its first check (due at once) makes it again
+                logger.exception("SES identity of %s not created yet", domain.domain)
+        return domain
+
+    def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
+        changes = {name: getattr(request, name) for name in request.model_fields_set}
+
+        def change(current: SendingDomain) -> Written | None:
+            updated = current.model_copy(update=changes)
+            changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
+            if not changed:  # nothing changes: no write, no audit entry
+                return None
+            updated = self._recorded(updated, current)
+            details = "changed: " + ", ".join(changed)
+            return updated, self._audit(principal.actor(), updated, "domain.updated", self._clock.now(), details)
+
+        return domain_view(self._write(principal.account.id, domain_id, change))
+
+    def rotate_dkim(self, principal: Principal, domain_id: str) -> Domain:
+        """A new DKIM key under a new selector, to publish beside the current one, which keeps signing
+        until a check finds the new record (Postmark's pending host); a rotation already waiting is
+        replaced."""
+        self._stored(principal.account.id, domain_id)
+        now = self._clock.now()
+        private_key, public_key = self._keys.new_key()
+
+        def change(current: SendingDomain) -> Written:
+            updated = self._recorded(rotated(current, f"pl{now:%Y%m%d%H%M%S}", private_key, public_key), current)
+            updated = updated.model_copy(update={"next_check_at": now})  # the schedule looks for it at once
+            details = f"next selector {updated.next_dkim_selector}"
+            return updated, self._audit(principal.actor(), updated, "domain.dkim_rotated", now, details)
+
+        return domain_view(self._write(principal.account.id, domain_id, change))
+
+    def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
+        domain = self._stored(principal.account.id, domain_id)
+        self._domains.delete_domain(domain, self._audit(principal.actor(), domain, "domain.deleted", self._clock.now()))
+        if self._identities is not None:
+            self._identities.delete(domain)
+        return DeleteConfirmation(message=f"Sending domain {domain.domain} deleted; it no longer sends.")
+
+    def verify(self, principal: Principal, domain_id: str) -> Domain:
+        """Checks the domain's records now (the owner has just published them)."""
+        return domain_view(self._write(principal.account.id, domain_id, self._checking(principal.actor())))
+
+    # -- the schedule -----------------------------------------------------------------------------------
+
+    def recheck_due(self, limit: int = RECHECKS_PER_RUN) -> int:
+        """Checks up to `limit` domains whose next check is due; returns how many it wrote. A domain a
+        concurrent run (or its owner) wrote meanwhile is skipped: that write moved its next check."""
+        written = 0
+        for current in self._domains.due_domains(self._clock.now(), limit):
+            checked = self._check(current)
+            audit = None
+            if checked.status is not current.status:
+                audit = self._audit(
+                    Actor.system(), checked, "domain.status_changed", self._clock.now(), _move(current, checked)
+                )
+            elif losing_record(current, checked):
+                audit = self._audit(Actor.system(), checked, "domain.record_lost", self._clock.now(), _missing(checked))
+            saved = self._domains.save_domain(
+                checked, expected_revision=current.revision, audit=audit, rekeyed=_rekeyed(current, checked)
+            )
+            if saved:
+                written += 1
+                self._warn_if_lost(current, checked)
+        return written
+
+    # -- the operator ---------------------------------------------------------------------------------
+
+    def account_domains(self, account_id: str) -> DomainList:
+        domains = self._domains.list_domains(account_id)
+        return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
+
+    def account_domain(self, account_id: str, domain_id: str) -> Domain:
+        return domain_view(self._stored(account_id, domain_id))
+
+    def set_sharing(
+        self,
+        account_id: str,
+        domain_id: str,
+        *,
+        with_company: bool | None = None,
+        external: bool | None = None,
+        owner_workspace_name: str | None = None,
+    ) -> Domain:
+        """Sharing is set by operators only; None leaves a field as it is ("" clears the workspace)."""
+        changes: dict[str, object] = {}
+        if with_company is not None:
+            changes["shared_with_company"] = with_company
+        if external is not None:
+            changes["shared_external"] = external
+        if owner_workspace_name is not None:
+            changes["owner_workspace_name"] = owner_workspace_name or None
+
+        def change(current: SendingDomain) -> Written:
+            updated = current.model_copy(update=changes)
+            details = ", ".join(f"{name}={getattr(updated, name)}" for name in sorted(changes))
+            return updated, self._audit(Actor.staff(), updated, "domain.sharing_changed", self._clock.now(), details)
+
+        return domain_view(self._write(account_id, domain_id, change))
+
+    def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
+        """The operator's forced check of one domain."""
+        return self._write(account_id, domain_id, self._checking(Actor.staff()))
+
+    # -- checks -----------------------------------------------------------------------------------------
+
+    def _expected(self, domain: SendingDomain) -> list[DnsRecord]:
+        return expected_records(domain, self._settings)
+
+    def _recorded(self, updated: SendingDomain, current: SendingDomain) -> SendingDomain:
+        """`updated` with the records it asks for: those it shares with `current` as last checked, a
+        new one (a tracking host, a rotation's key) unchecked until the next check."""
+        checked = {(record.purpose, record.host): record for record in current.records}
+        records = [checked.get((record.purpose, record.host), record) for record in self._expected(updated)]
+        return updated.model_copy(update={"records": records})
+
+    def _check(self, domain: SendingDomain) -> SendingDomain:
+        records = [self._check_record(domain, record) for record in self._expected(domain)]
+        provider_ok = self._identities.dkim_verified(domain) if self._identities is not None else True
+        checked = after_check(domain, records, self._clock.now(), provider_ok=provider_ok)
+        if self._identities is not None and checked.dkim_selector != domain.dkim_selector:
+            self._identities.signing_key_changed(checked)
+        return checked
+
+    def _check_record(self, domain: SendingDomain, expected: DnsRecord) -> DnsRecord:
+        found = compare(expected, self._lookup.lookup(expected.host, expected.type))
+        if found.finding is not Finding.MISSING or found.purpose is RecordPurpose.DMARC:
+            return found
+        doubled = f"{expected.host}.{domain.domain}"
+        return appended_twice(expected, domain.domain, self._lookup.lookup(doubled, expected.type)) or found
+
+    def _warn_if_lost(self, before: SendingDomain, after: SendingDomain) -> None:
+        if not losing_record(before, after):
+            return
+        missing = _missing(after)
+        hours = int(GRACE.total_seconds() // 3600)
+        self._notices.email_owner(
+            after.account_id,
+            f"Sending domain {after.domain} lost a DNS record",
+            f"The last check of {after.domain} did not find: {missing}.\n"
+            f"It keeps sending for {hours} hours; publish the record again before then, or its status "
+            f"becomes unverified and live sends from it are rejected (domain_not_verified).",
+        )
+
+    def _checking(self, actor: Actor) -> Callable[[SendingDomain], Written]:
+        """The change a check on request makes: its findings, audited as domain.checked with the move."""
+
+        def change(current: SendingDomain) -> Written:
+            checked = self._check(current)
+            return checked, self._audit(actor, checked, "domain.checked", self._clock.now(), _move(current, checked))
+
+        return change
+
+    def _write(
+        self, account_id: str, domain_id: str, change: Callable[[SendingDomain], Written | None]
+    ) -> SendingDomain:
+        """Reads the domain, applies `change` and writes the result if nothing else wrote the domain
+        meanwhile; when something did (a scheduled check, another edit), reads and applies again
+        rather than overwrite it."""
+        for _ in range(WRITE_ATTEMPTS):
+            current = self._stored(account_id, domain_id)
+            written = change(current)
+            if written is None:
+                return current
+            updated, audit = written
+            rekeyed = _rekeyed(current, updated)
+            if self._domains.save_domain(updated, expected_revision=current.revision, audit=audit, rekeyed=rekeyed):
+                self._warn_if_lost(current, updated)
+                return updated
+        raise Conflict(f"sending domain {domain_id} keeps changing; retry")
+
+    def _stored(self, account_id: str, domain_id: str) -> SendingDomain:
+        domain = self._domains.get_domain(account_id, domain_id)
+        if domain is None:
+            raise NotFound(f"No sending domain {domain_id} in this account.")
+        return domain
+
+    def _audit(
+        self, actor: Actor, domain: SendingDomain, action: str, now: datetime, details: str | None = None
+    ) -> AuditEntry:
+        return audit_entry(
+            entry_id=self._ids.new_id(),
+            account_id=domain.account_id,
+            actor=actor,
+            action=action,
+            target=domain.id,
+            details=f"{domain.domain}; {details}" if details else domain.domain,
+            now=now,
+        )
+
+
+def _missing(domain: SendingDomain) -> str:
+    return ", ".join(f"{r.type} {r.host}" for r in domain.records if r.purpose in REQUIRED and not r.ok)
+
+
+def _rekeyed(before: SendingDomain, after: SendingDomain) -> bool:
+    return (before.dkim_selector, before.next_dkim_selector) != (after.dkim_selector, after.next_dkim_selector)
+
+
+def _move(before: SendingDomain, after: SendingDomain) -> str:
+    if after.status is before.status:
+        return f"status {after.status.value}" + (" (grace: a required record is missing)" if after.lost_at else "")
+    return f"status {before.status.value} -> {after.status.value}"
