@@ -1,6 +1,6 @@
 """The outbound SMTP transport and its MX lookup, against a real DNS server and a real MX on loopback.
 
-Nothing is mocked: MxResolver asks tests/peers/dns_server.py over UDP (and TCP), SmtpTransport
+Nothing is mocked: MxResolver asks devtools/local/dns_server.py over UDP (and TCP), SmtpTransport
 speaks SMTP to tests/peers/mx_server.py, and DKIM signatures are checked by dkimpy against the
 key published in that DNS. The MX decides its replies by the recipient's local part (reject@ is
 550, full@ 552, ...); each test's recipients carry a fresh +tag, so tests share one MX and tell

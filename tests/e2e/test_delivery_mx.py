@@ -1,7 +1,7 @@
 """Live delivery end to end: the runtime finds each recipient's MX in real DNS and speaks SMTP to it.
 
 One `python -m devtools.local` child for the module, with SmtpRelay empty (no local sink: every
-live message goes by MX lookup), DnsResolver pointing at tests/peers/dns_server.py and SmtpMxPort
+live message goes by MX lookup), DnsResolver pointing at devtools/local/dns_server.py and SmtpMxPort
 at tests/peers/mx_server.py (STARTTLS offered, replies by local part: tempfail-once@ 451 then
 250, reject@ 550 5.1.1, full@ 552 5.2.2, tempfail@ always 451, anything else 250).
 
