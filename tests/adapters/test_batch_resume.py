@@ -19,6 +19,7 @@ from postline import wiring
 from postline.accounts.domain import Plan
 from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
+from postline.config import Counters, Events, SendQueue
 from postline.events.domain import Event
 from postline.keys.domain import Access, Environment
 from postline.sending.domain import IdempotentCall, Message, keyed_id
@@ -83,7 +84,7 @@ def _principal(env: Environment = Environment.TEST, account_id: str | None = Non
 
 def _drain_jobs() -> Counter[str]:
     """Message id -> how many jobs the send queue holds for it (and empties the queue)."""
-    sqs, url = wiring.client("sqs"), wiring.settings().send_queue_url
+    sqs, url = wiring.client("sqs"), wiring.settings(SendQueue).url
     jobs: Counter[str] = Counter()
     while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
         for message in batch:
@@ -96,7 +97,7 @@ def _drain_jobs() -> Counter[str]:
 
 def _events_of(message_id: str) -> list[dict[str, Any]]:
     response = wiring.client("dynamodb").query(
-        TableName=wiring.settings().events_table,
+        TableName=wiring.settings(Events).table,
         IndexName="by_message",
         KeyConditionExpression="message_id = :m",
         ExpressionAttributeValues={":m": {"S": message_id}},
@@ -109,7 +110,7 @@ def _test_emails_used(principal: Principal) -> int:
     item = (
         wiring.client("dynamodb")
         .get_item(
-            TableName=wiring.settings().counters_table,
+            TableName=wiring.settings(Counters).table,
             Key=key(usage_pk(principal.account.id), f"M#{month_key(wiring.clock().now())}"),
         )
         .get("Item", {})
