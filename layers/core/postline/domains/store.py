@@ -27,8 +27,8 @@ from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value
-from postline.shared.errors import Forbidden, ValidationFailed
-from postline.shared.resources_table import ACCOUNT_SK, account_pk, transact
+from postline.shared.errors import ValidationFailed
+from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
 
 PREFIX = "DOMAIN#"
 DUE_INDEX = "by_next_check"
@@ -98,16 +98,7 @@ class DynamoSendingDomains:
     def create_domain(self, domain: SendingDomain, *, max_domains: int, audit: AuditEntry) -> None:
         pk = account_pk(domain.account_id)
         ops = [
-            {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": key(pk, ACCOUNT_SK),
-                    "UpdateExpression": "ADD domain_count :one",
-                    "ConditionExpression": "attribute_exists(pk) AND "
-                    "(attribute_not_exists(domain_count) OR domain_count < :max)",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_domains)}},
-                }
-            },
+            count_under_limit(self._table, pk, "domain_count", max_domains),
             {
                 "Put": {
                     "TableName": self._table,
@@ -117,18 +108,12 @@ class DynamoSendingDomains:
             },
             audit_put(self._table, audit),
         ]
-        try:
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            codes = cancellation_codes(exc)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                raise Forbidden(
-                    f"Your plan allows at most {max_domains} sending domains; delete one or upgrade.",
-                    code="plan_limit_reached",
-                ) from exc
-            if codes[1:2] == ["ConditionalCheckFailed"]:
-                raise ValidationFailed(f"domain: this account already has {domain.domain}.") from exc
-            raise
+        create_counted(
+            self._db,
+            ops,
+            limit=f"Your plan allows at most {max_domains} sending domains",
+            duplicate=ValidationFailed(f"domain: this account already has {domain.domain}."),
+        )
 
     def save_domain(
         self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False

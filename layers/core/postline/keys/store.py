@@ -19,9 +19,8 @@ from postline.accounts.store import parse_account
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.keys.domain import ApiKey
-from postline.shared.dynamo import cancellation_codes, from_attrs, key
-from postline.shared.errors import Forbidden
-from postline.shared.resources_table import ACCOUNT_SK, account_pk, put_op, transact
+from postline.shared.dynamo import from_attrs, key
+from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, put_op, transact
 
 KEY_ID_CACHE_SIZE = 10_000
 
@@ -86,28 +85,12 @@ class DynamoKeyStore:
     def create_key(self, api_key: ApiKey, *, max_keys: int, audit: AuditEntry) -> None:
         pk = account_pk(api_key.account_id)
         ops = [
-            {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": key(pk, ACCOUNT_SK),
-                    "UpdateExpression": "ADD key_count :one",
-                    "ConditionExpression": "attribute_exists(pk) AND key_count < :max",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_keys)}},
-                }
-            },
+            count_under_limit(self._table, pk, "key_count", max_keys),
             put_op(self._table, pk, key_sk(api_key.id), _key_data(api_key), "attribute_not_exists(pk)"),
             self._put_lookup(api_key),
             audit_put(self._table, audit),
         ]
-        try:
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
-                raise Forbidden(
-                    f"Your plan allows at most {max_keys} API keys; delete one or upgrade.",
-                    code="plan_limit_reached",
-                ) from exc
-            raise
+        create_counted(self._db, ops, limit=f"Your plan allows at most {max_keys} API keys")
 
     def update_key(self, api_key: ApiKey, audit: AuditEntry) -> None:
         ops = [self._put_key_if(api_key, current_hash=api_key.key_hash), audit_put(self._table, audit)]

@@ -1,6 +1,6 @@
 """The resources table's shared layout: one partition per account, a sort key per type and id.
 
-    ACCT#<account>   ACCOUNT               the account, with key_count and webhook_count for plan limits
+    ACCT#<account>   ACCOUNT               the account, with key_count, webhook_count and domain_count for plan limits
                                            (accounts/store.py)
     ACCT#<account>   KEY#<key id>          an API key, keyed hash only (keys/store.py)
     ACCT#<account>   AUDIT#<time>#<id>     an audit entry, newest last in sort order (audit/store.py)
@@ -23,7 +23,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import cancellation_codes, key, to_attrs
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import ApiError, Conflict, Forbidden, NotFound
 
 ACCOUNT_SK = "ACCOUNT"
 PLATFORM = ("PLATFORM", "SETTINGS")
@@ -60,4 +60,33 @@ def transact(db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict:
             if missing:
                 raise NotFound(missing) from exc
             raise Conflict(conflict or "the resource changed concurrently; retry") from exc
+        raise
+
+
+def count_under_limit(table: str, pk: str, counter: str, limit: int) -> dict[str, Any]:
+    """The transaction item that counts one more resource on the account's item (`counter`, e.g.
+    key_count), failing once the plan's `limit` is reached: the first item of `create_counted`."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": key(pk, ACCOUNT_SK),
+            "UpdateExpression": f"ADD {counter} :one",
+            "ConditionExpression": f"attribute_exists(pk) AND (attribute_not_exists({counter}) OR {counter} < :max)",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(limit)}},
+        }
+    }
+
+
+def create_counted(db: Any, ops: list[dict[str, Any]], *, limit: str, duplicate: ApiError | None = None) -> None:
+    """Runs a create whose first item is `count_under_limit` and second the new resource's
+    conditional put: the first failing is 403 plan_limit_reached (`limit` says which), the second
+    `duplicate`."""
+    try:
+        db.transact_write_items(TransactItems=ops)
+    except ClientError as exc:
+        codes = cancellation_codes(exc)
+        if codes[:1] == ["ConditionalCheckFailed"]:
+            raise Forbidden(f"{limit}; delete one or upgrade.", code="plan_limit_reached") from exc
+        if duplicate is not None and codes[1:2] == ["ConditionalCheckFailed"]:
+            raise duplicate from exc
         raise

@@ -26,9 +26,9 @@ from pydantic import TypeAdapter
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.sending.vault import open_bytes, seal_bytes
-from postline.shared.dynamo import cancellation_codes, from_attrs, key, query_page, to_attrs, to_value
-from postline.shared.errors import Conflict, Forbidden
-from postline.shared.resources_table import ACCOUNT_SK, account_pk, transact
+from postline.shared.dynamo import from_attrs, key, query_page, to_attrs, to_value
+from postline.shared.errors import Conflict
+from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
 from postline.webhooks.domain import DisabledReason, EndpointAuth, WebhookEndpoint
 
 PREFIX = "WEBHOOK#"
@@ -85,16 +85,7 @@ class DynamoWebhookEndpoints:
     def create_endpoint(self, endpoint: WebhookEndpoint, *, max_endpoints: int, audit: AuditEntry) -> None:
         pk = account_pk(endpoint.account_id)
         ops = [
-            {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": key(pk, ACCOUNT_SK),
-                    "UpdateExpression": "ADD webhook_count :one",
-                    "ConditionExpression": "attribute_exists(pk) AND "
-                    "(attribute_not_exists(webhook_count) OR webhook_count < :max)",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_endpoints)}},
-                }
-            },
+            count_under_limit(self._table, pk, "webhook_count", max_endpoints),
             {
                 "Put": {
                     "TableName": self._table,
@@ -104,18 +95,12 @@ class DynamoWebhookEndpoints:
             },
             audit_put(self._table, audit),
         ]
-        try:
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            codes = cancellation_codes(exc)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                raise Forbidden(
-                    f"Your plan allows at most {max_endpoints} webhook endpoints; delete one or upgrade.",
-                    code="plan_limit_reached",
-                ) from exc
-            if codes[1:2] == ["ConditionalCheckFailed"]:
-                raise Conflict(f"webhook endpoint {endpoint.id} already exists") from exc
-            raise
+        create_counted(
+            self._db,
+            ops,
+            limit=f"Your plan allows at most {max_endpoints} webhook endpoints",
+            duplicate=Conflict(f"webhook endpoint {endpoint.id} already exists"),
+        )
 
     def update_endpoint(
         self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
