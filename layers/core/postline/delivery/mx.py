@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import dns.exception
 import dns.resolver
 
+from postline.shared.resolver import dns_resolver
 from postline.verification.domain import MailRoute
 
 _NO_ANSWER = (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer)
@@ -24,14 +25,7 @@ class MxAnswer:
 class MxResolver:
     def __init__(self, nameserver: str = "", timeout: float = 5.0) -> None:
         """nameserver: "host:port" of the DNS server to ask; empty for the system's resolvers."""
-        if nameserver:
-            host, _, port = nameserver.rpartition(":")
-            self._resolver = dns.resolver.Resolver(configure=False)
-            self._resolver.nameservers = [host or "127.0.0.1"]
-            self._resolver.port = int(port)
-        else:
-            self._resolver = dns.resolver.Resolver()
-        self._resolver.lifetime = timeout
+        self._resolver = dns_resolver(nameserver, timeout)
 
     def lookup(self, domain: str) -> MxAnswer:
         try:

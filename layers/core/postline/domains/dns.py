@@ -7,19 +7,13 @@ import dns.resolver
 
 from postline.domains.domain import RecordType
 from postline.domains.records import Lookup, join_txt
+from postline.shared.resolver import dns_resolver
 
 
 class DnsRecordLookup:
     def __init__(self, nameserver: str = "", timeout: float = 3.0) -> None:
         """nameserver: "host:port" of the DNS server to ask; empty for the system's resolvers."""
-        if nameserver:
-            host, _, port = nameserver.rpartition(":")
-            self._resolver = dns.resolver.Resolver(configure=False)
-            self._resolver.nameservers = [host or "127.0.0.1"]
-            self._resolver.port = int(port)
-        else:
-            self._resolver = dns.resolver.Resolver()
-        self._resolver.lifetime = timeout
+        self._resolver = dns_resolver(nameserver, timeout)
         # Verification must see a record as soon as it is published, not an answer cached minutes ago.
         self._resolver.cache = None
 
