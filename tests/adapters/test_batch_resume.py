@@ -148,7 +148,9 @@ def test_a_batch_cut_off_mid_commit_and_retried_sends_each_recipient_once(
     with pytest.raises(Killed):
         _service(DyingStore(wiring.message_store(), die_on_create=die_on_create)).send_batch(principal, request, call)
     first_jobs = _drain_jobs()
-    assert len(first_jobs) == min(die_on_create * STORE_CHUNK, BATCH)  # queued up to and including the cut chunk
+    # Each chunk is queued before it is stored, so at least the chunks stored up to the cut one were
+    # queued; after the first, chunks are committed side by side, so others may have been too.
+    assert len(first_jobs) >= min(die_on_create * STORE_CHUNK, BATCH)
 
     result = _service(wiring.message_store()).send_batch(principal, request, call)
 

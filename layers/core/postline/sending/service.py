@@ -53,6 +53,7 @@ from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
 from postline.shared.pagination import Page, make_page
+from postline.shared.parallel import run_each
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
 from postline.templates.domain import Template, TemplateNotFound, check_vars
@@ -428,38 +429,48 @@ class SendService:
             stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
-        committed = 0  # emails of the chunks already queued and stored: those are sent, whatever follows
-        in_flight: list[_Prepared] = []  # the chunk being queued and stored
+        chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
+        started: list[int] = []  # chunks whose queueing began
+        finished: list[int] = []  # chunks queued and stored: those are sent, whatever follows
         try:
             sealed = self._vault.seal([(item.message.id, item.content) for item in prepared])
             for item in prepared:
                 if not item.deliverable:
                     item.message.schedule = Schedule.NOW  # nothing to wait for
-            # Chunk by chunk, queue then store: the time between a job and its message stays a
-            # few milliseconds however large the batch (a dispatcher taking a job first waits).
-            for start in range(0, len(prepared), STORE_CHUNK):
-                chunk = in_flight = prepared[start : start + STORE_CHUNK]
-                queued_at = self._clock.now()  # a resumed try's `now` is its first try's
-                jobs = [
-                    DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=queued_at)
-                    for item in chunk
-                    if item.deliverable
-                ]
-                if jobs:
-                    self._queue.enqueue(jobs, not_before=send_at)
-                self._messages.create(
-                    [item.message for item in chunk],
-                    sealed[start : start + STORE_CHUNK],
-                    [event for item in chunk for event in item.events],
-                )
-                committed += sum(_queued_count(item) for item in chunk)
-                in_flight = []
+
+            def commit(index: int) -> Callable[[], None]:
+                def task() -> None:
+                    started.append(index)
+                    self._commit_chunk(chunks[index], sealed[index * STORE_CHUNK : (index + 1) * STORE_CHUNK], send_at)
+
+                return task
+
+            # The first chunk alone, then the rest side by side: a retry learns from the first chunk
+            # alone whether an earlier try stored anything (`_stored_before`).
+            run_each([commit(0)], lambda _: finished.append(0))
+            run_each([commit(index) for index in range(1, len(chunks))], lambda index: finished.append(index + 1))
         except BaseException:
-            committed += self._emails_stored(in_flight)
+            committed = sum(_queued_count(item) for index in finished for item in chunks[index])
+            # A chunk cut off while it was stored may have made it in anyway.
+            cut_off = [item for index in set(started) - set(finished) for item in chunks[index]]
+            committed += self._emails_stored(cut_off)
             if count > committed:
                 self._quotas.release_emails(principal.account.id, count - committed, month=month, day=day, test=test)
             raise
         return prepared
+
+    def _commit_chunk(self, chunk: list[_Prepared], sealed: list[Sealed], send_at: datetime | None) -> None:
+        """Queues a chunk's jobs, then stores its messages and events: the time between a job and its
+        message stays a few milliseconds however large the batch (a dispatcher taking a job first waits)."""
+        queued_at = self._clock.now()  # a resumed try's `now` is its first try's
+        jobs = [
+            DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=queued_at)
+            for item in chunk
+            if item.deliverable
+        ]
+        if jobs:
+            self._queue.enqueue(jobs, not_before=send_at)
+        self._messages.create([item.message for item in chunk], sealed, [event for item in chunk for event in item.events])
 
     def _emails_stored(self, chunk: list[_Prepared]) -> int:
         """The emails of a chunk cut off while it was stored that made it in anyway (they will be sent,
