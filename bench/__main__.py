@@ -55,10 +55,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--query-repeats", type=int, default=defaults.query_repeats, help="per query (%(default)s)")
     parser.add_argument("--export-rows", type=int, default=defaults.export_rows, help="rows exported (%(default)s)")
     parser.add_argument(
+        "--cloud-events",
+        type=int,
+        default=defaults.cloud_events,
+        help="events of the account the cloud model's events page reads when section f does not run (%(default)s)",
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others)",
+        " e-g the others, h 'cloud')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -74,8 +80,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
     except ValueError:
         parser.error("--webhook-rates: numbers, comma-separated")
-    if args.export_rows < 1 or not args.webhook_rates or min(args.webhook_rates) <= 0:
-        parser.error("--export-rows and --webhook-rates must be positive")
+    if args.cloud_events < 1 or args.export_rows < 1 or not args.webhook_rates or min(args.webhook_rates) <= 0:
+        parser.error("--cloud-events, --export-rows and --webhook-rates must be positive")
     args.sections = tuple(name.strip() for name in args.sections.split(",") if name.strip())
     if unknown := set(args.sections) - set(SECTIONS):
         parser.error(f"--sections: unknown {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
@@ -114,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         events=args.events,
         query_repeats=args.query_repeats,
         export_rows=args.export_rows,
+        cloud_events=args.cloud_events,
         sections=args.sections,
     )
     began = time.perf_counter()

@@ -7,8 +7,10 @@ Recording costs two clock reads and a list append per call, on both sides of eve
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -27,6 +29,8 @@ class Call:
     params: dict[str, Any]  # as the caller passed them (not copied: copy after timing)
     started: float  # perf_counter
     seconds: float
+    response: dict[str, Any] | None = None  # what the call returned (None when it raised); not copied
+    thread_serial: int = 0  # one per thread ever seen: an invocation's thread, even where names repeat
 
     @property
     def name(self) -> str:
@@ -45,6 +49,8 @@ class CallRecorder:
         self._calls: list[Call] = []
         self._lock = threading.Lock()
         self._original: Callable[..., Any] | None = None
+        self._serials: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()
+        self._next_serial = itertools.count(1)
 
     def __enter__(self) -> CallRecorder:
         original = BaseClient._make_api_call
@@ -52,11 +58,14 @@ class CallRecorder:
 
         def recording(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
             started = time.perf_counter()
+            response = None
             try:
-                return original(client, operation_name, api_params)
+                response = original(client, operation_name, api_params)
+                return response
             finally:
                 seconds = time.perf_counter() - started
-                record(client.meta.service_model.service_name, operation_name, api_params, started, seconds)
+                service = client.meta.service_model.service_name
+                record(service, operation_name, api_params, started, seconds, response)
 
         self._original = original
         BaseClient._make_api_call = recording
@@ -83,10 +92,19 @@ class CallRecorder:
         with self._lock:
             self._calls.clear()
 
-    def _record(self, service: str, operation: str, params: dict[str, Any], started: float, seconds: float) -> None:
-        call = Call(threading.current_thread().name, service, operation, params, started, seconds)
+    def _record(
+        self,
+        service: str,
+        operation: str,
+        params: dict[str, Any],
+        started: float,
+        seconds: float,
+        response: dict[str, Any] | None,
+    ) -> None:
+        thread = threading.current_thread()
         with self._lock:
-            self._calls.append(call)
+            serial = self._serials.get(thread) or self._serials.setdefault(thread, next(self._next_serial))
+            self._calls.append(Call(thread.name, service, operation, params, started, seconds, response, serial))
 
 
 def request_calls(calls: list[Call]) -> list[Call]:

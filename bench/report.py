@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.cloud import Modeled
+from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
 from bench.events import EventsQuery, Export, Webhooks
 from bench.run import BatchSend, Pipeline, Results, SingleSends
@@ -20,6 +22,7 @@ SEND_AIM = 1.5
 BATCH_AIM = 1.3
 END_TO_END_AIM_SECONDS = 180.0  # 5,000 recipients delivered within 3 minutes on a 2-core machine
 WEBHOOK_P99_AIM_SECONDS = 0.3  # at 20 events/s
+CLOUD_BATCH_AIM_MS = 10_000.0  # a 5,000-recipient batch, modeled in AWS (API Gateway cuts at 29 s)
 
 
 def machine() -> dict[str, str]:
@@ -110,6 +113,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_events_query(results.events_query)]
     if results.export is not None:
         lines += [rule, *_export(results.export)]
+    if results.cloud is not None:
+        lines += [rule, *_cloud(results.cloud)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -281,3 +286,47 @@ def _export(export: Export) -> list[str]:
         f"   ratio bare / export rows per second: {export.ratio:.2f}x; memory export / bare {export.memory_ratio:.2f}x",
         "   (memory is traced in a second run of each: tracing slows Python down several times)",
     ]
+
+
+def _cloud(model: CloudModel) -> list[str]:
+    batch_verdict = "within" if model.batch.milliseconds < CLOUD_BATCH_AIM_MS else "ABOVE"
+    lines = [
+        "h. the cloud model (bench/cloud.py): the calls recorded here, at us-east-1 list prices and typical"
+        " in-region latencies",
+        *_modeled(model.send, per=1),
+        _calls_verdict("a send's calls", model.send_calls, model.send_calls_expected),
+        *_modeled(model.batch, per=model.batch_recipients),
+        f"   modeled {model.batch.milliseconds / 1000:.2f} s"
+        f" (aim < {CLOUD_BATCH_AIM_MS / 1000:.0f} s: {batch_verdict})",
+        _calls_verdict("the batch's calls", model.batch_calls, model.batch_calls_expected),
+        *_modeled(model.delivery, per=1),
+        *_modeled(model.webhooks, per=1),
+    ]
+    if model.events_page is not None:
+        lines.append(f"   (the events page reads an account of {model.events:,} events)")
+        lines += _modeled(model.events_page, per=1)
+    lines.append(f"   dollars per 1,000,000 emails, SES's own ${model.ses_per_million:,.0f} included:")
+    for scenario, dollars in model.per_million.items():
+        lines.append(
+            f"     {scenario:42} ${dollars:8,.2f}  (Postline's share ${dollars - model.ses_per_million:,.2f},"
+            f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
+        )
+    return lines
+
+
+def _modeled(modeled: Modeled, *, per: int) -> list[str]:
+    by_service = modeled.usage.dollars_by_service().items()
+    services = ", ".join(f"{name} ${dollars * 1e6 / per:,.2f}" for name, dollars in by_service)
+    invoked = ", ".join(f"{name} x{count}" for name, count in modeled.invocations.items())
+    timed = f"modeled {modeled.milliseconds:,.0f} ms; " if modeled.milliseconds else ""
+    unit = "" if per == 1 else f" (per recipient ${modeled.dollars / per * 1e6:,.2f} a million)"
+    return [
+        f"   {modeled.name}: {timed}${modeled.dollars:.7f}{unit}",
+        f"     a million of them, by service: {services}" + (f"; invocations: {invoked}" if invoked else ""),
+    ]
+
+
+def _calls_verdict(what: str, recorded: dict[str, int], expected: dict[str, int]) -> str:
+    if recorded == expected:
+        return f"   {what} are the model's: {_mix(recorded)}"
+    return f"   FAILURE: {what} differ from the model's: recorded {_mix(recorded)}; model {_mix(expected)}"

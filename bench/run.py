@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import events, queues, seed
+from bench import cloud_workloads, events, queues, seed
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -29,10 +29,11 @@ _POLL_SECONDS = 0.1
 _DELIVERY_TIMEOUT_SECONDS = 120.0
 _END_TO_END_TIMEOUT_SECONDS = 1800.0
 _HTML = "<html><body><h1>Your receipt</h1>" + "<p>Thank you for your order. It ships tomorrow.</p>" * 20
+_BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export")
+SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud")
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Options:
     # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
     # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
     export_rows: int = 20_000
+    cloud_events: int = 100_000  # events of the account the cloud model's events page reads, without section f
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -124,6 +126,7 @@ class Results:
     events_query: events.EventsQuery | None
     export: events.Export | None
     growth: list[Growth]  # each two-size workload
+    cloud: cloud_workloads.CloudModel | None
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
@@ -167,7 +170,7 @@ def batch_body(recipients: int) -> dict[str, Any]:
         "subject": "Our news this week",
         "html": _HTML,
         "text": _TEXT,
-        "tags": ["newsletter"],
+        "tags": ["newsletter"] * _BATCH_TAGS,
         "recipients": [{"to": f"member{i}@example.com", "vars": {"name": f"Member {i}"}} for i in range(recipients)],
     }
 
@@ -197,6 +200,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
+    modeled: cloud_workloads.CloudModel | None = None
     with CallRecorder() as recorder, tempfile.TemporaryDirectory(prefix="postline-bench-") as state:
         progress("starting the embedded runtime (moto server in a child process)")
         with Runtime(TEMPLATE, Path(state), log_level="ERROR") as runtime:
@@ -258,9 +262,21 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     webhooks.append(events.webhooks(runtime, bench.api, emulator, options.webhook_events, rate))
                 runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
                 took["e. webhooks"] = time.perf_counter() - section
-            if sections & {"events", "export"}:
+            if "cloud" in sections:
                 section = time.perf_counter()
-                count = options.events if "events" in sections else options.export_rows
+                runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+                recorded = cloud_workloads.record(
+                    runtime, bench.api, bench.sqs, recorder, send_body, batch_body, options.batch, progress
+                )
+                took["h. cloud workloads"] = time.perf_counter() - section
+            loaded = 0
+            if sections & {"events", "export", "cloud"}:
+                section = time.perf_counter()
+                if sections & {"events", "export"}:
+                    count = options.events if "events" in sections else options.export_rows
+                else:
+                    count = options.cloud_events
+                loaded = count
                 # The dev account was created at the start: the clock moves past the 30 days the events
                 # span, so the account's whole window holds them.
                 runtime.advance((events.SPAN_DAYS + 1) * 86_400)
@@ -281,6 +297,10 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                         progress(f"g. exporting {rows:,} events, then the bare Query pages, each twice (timed, traced)")
                         export = events.export(runtime, bench.api, emulator, newest, step, rows)
                         took["g. export"] = time.perf_counter() - section
+                    if "cloud" in sections:
+                        progress(f"h. recording an events page on the account of {loaded:,} events")
+                        page = cloud_workloads.events_page(bench.api, recorder)
+                        modeled = cloud_workloads.build(TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS)
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
@@ -298,6 +318,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         query,
         export,
         growth,
+        modeled,
         startup,
         time.perf_counter() - began,
         took,

@@ -48,7 +48,7 @@ from postline.sending.models import (
     ScheduledMessageCancellation,
     SendRequest,
 )
-from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
+from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore, Sealed
 from postline.sending.screening import rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
@@ -470,7 +470,8 @@ class SendService:
         ]
         if jobs:
             self._queue.enqueue(jobs, not_before=send_at)
-        self._messages.create([item.message for item in chunk], sealed, [event for item in chunk for event in item.events])
+        events = [event for item in chunk for event in item.events]
+        self._messages.create([item.message for item in chunk], sealed, events)
 
     def _emails_stored(self, chunk: list[_Prepared]) -> int:
         """The emails of a chunk cut off while it was stored that made it in anyway (they will be sent,

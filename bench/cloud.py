@@ -1,0 +1,479 @@
+"""The service in AWS, modeled from the AWS calls the embedded runtime records: latency and dollars.
+
+Every AWS call an operation makes passes botocore's one entry point in this process
+(bench/recorder.py), with its parameters and what it returned, so a recording of an operation
+in the embedded runtime is the list of calls it makes in AWS. This module turns one into:
+
+- modeled latency: each call takes its typical in-region latency (LATENCY_MS). Calls on one
+  thread add up. A request's side-by-side workers (shared/parallel.py names them
+  "<request thread> > part_N") run at once, so the request waits for the busiest of them;
+- modeled cost, from list prices (PRICES): DynamoDB request units from the sizes of the items
+  written and read, SQS requests by 64 KB chunk, KMS, S3, Step Functions transitions, Lambda
+  requests and GB-seconds (memory from template.yaml), API Gateway requests, and SES.
+
+What the embedded runtime does differently is added by name, not hidden: live mail leaves through
+SES in AWS (one SendRawEmail per message, `ses_messages`), while the runtime hands it to its
+local mail sink; Lambda's own pollers make the SQS calls the runtime's pumps make (they are
+billed as SQS requests); DynamoDB stream reads by Lambda triggers are free.
+
+The tables are typical published figures, not measurements: replace LATENCY_MS with your own
+X-Ray p50s to model your deployment. A model is as good as its call counts, and those are
+exact: tests/e2e/test_cloud_model.py checks that a send makes the calls SEND_CALLS lists.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bench.recorder import Call
+
+# USD, us-east-1 list prices (on-demand, no free tier), from each service's public pricing page as
+# of 2026-11. Lambda is arm64, as template.yaml deploys it.
+PRICES: dict[str, float] = {
+    "apigateway.request": 3.50 / 1e6,  # REST API, first 333 million a month
+    "lambda.request": 0.20 / 1e6,
+    "lambda.gb_second": 0.0000133334,  # arm64
+    "dynamodb.write_unit": 0.625 / 1e6,  # on-demand write request unit (1 KB; 2 in a transaction)
+    "dynamodb.read_unit": 0.125 / 1e6,  # on-demand read request unit (4 KB strongly consistent; 8 KB eventually)
+    "sqs.request": 0.40 / 1e6,  # standard queue, per 64 KB chunk of a request's payload
+    "kms.request": 0.03 / 1e4,
+    "s3.write_request": 0.005 / 1e3,  # PUT, COPY, POST, LIST
+    "s3.read_request": 0.0004 / 1e3,  # GET, HEAD
+    "states.transition": 0.025 / 1e3,  # Standard workflows
+    "scheduler.invocation": 1.00 / 1e6,  # EventBridge Scheduler
+    "secretsmanager.request": 0.05 / 1e4,
+    "ses.message": 0.10 / 1e3,  # outbound, per recipient
+    "nat.gigabyte": 0.045,  # NAT gateway data processing: webhook POSTs leave through it (one static IP)
+}
+
+# Typical in-region latency of one call, milliseconds (p50, warm connections). Sources: DynamoDB's
+# "single-digit millisecond" reads and writes (batches and transactions do more work: ~2x), the SQS
+# FAQ's "tens of milliseconds" for send/receive/delete, KMS's single-digit to low-double-digit ms,
+# S3's performance guide (~100-200 ms first byte for small objects on a cold prefix; warm, less),
+# and X-Ray traces of Step Functions StartExecution and SES SendRawEmail in the tens of ms.
+LATENCY_MS: dict[str, float] = {
+    "dynamodb.GetItem": 5,
+    "dynamodb.PutItem": 6,
+    "dynamodb.UpdateItem": 6,
+    "dynamodb.DeleteItem": 6,
+    "dynamodb.Query": 8,
+    "dynamodb.Scan": 20,
+    "dynamodb.BatchGetItem": 10,
+    "dynamodb.BatchWriteItem": 12,
+    "dynamodb.TransactWriteItems": 15,
+    "dynamodb.TransactGetItems": 10,
+    "sqs.SendMessage": 15,
+    "sqs.SendMessageBatch": 20,
+    "sqs.ReceiveMessage": 15,
+    "sqs.DeleteMessage": 10,
+    "sqs.DeleteMessageBatch": 12,
+    "sqs.ChangeMessageVisibility": 10,
+    "sqs.ChangeMessageVisibilityBatch": 12,
+    "kms.GenerateDataKey": 8,
+    "kms.Decrypt": 8,
+    "kms.Encrypt": 8,
+    "kms.Sign": 10,
+    "s3.PutObject": 60,
+    "s3.GetObject": 30,
+    "s3.HeadObject": 20,
+    "s3.CreateMultipartUpload": 40,
+    "s3.UploadPart": 80,
+    "s3.CompleteMultipartUpload": 60,
+    "stepfunctions.StartExecution": 30,
+    "scheduler.CreateSchedule": 30,
+    "scheduler.DeleteSchedule": 30,
+    "secretsmanager.GetSecretValue": 20,
+    "ses.SendRawEmail": 60,
+}
+DEFAULT_LATENCY_MS = 20.0  # an operation the table does not list
+API_GATEWAY_MS = 15.0  # REST API's own latency in front of the function (CloudWatch IntegrationLatency vs Latency)
+LAMBDA_INVOKE_MS = 5.0  # a warm invocation's own overhead
+WEBHOOK_STATE_TRANSITIONS = 4  # a retry schedule that ends at its first scheduled attempt: wait, attempt, choice, end
+
+_ITEM_OVERHEAD_BYTES = 100  # DynamoDB adds about this much to an item's size for indexes
+_DEFAULT_ITEM_BYTES = 400  # an item read only by COUNT, whose size no response shows
+_FREE_SERVICES = {"dynamodbstreams", "sts", "cloudformation", "logs"}  # triggers' stream reads are free
+# Read once per function instance and cached (wiring: five minutes): a fixed cost per instance, not
+# per operation, though a recording of one operation on a fresh instance shows it.
+_AMORTIZED = {"secretsmanager.GetSecretValue"}
+_NO_CHARGE = {"DescribeTable", "DescribeStream", "GetQueueUrl", "GetQueueAttributes", "ListQueues", "DeleteObject"}
+
+
+@dataclass
+class Usage:
+    """Billable units (keys of PRICES) and the calls behind them."""
+
+    units: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+
+    def count(self, unit: str, value: float) -> None:
+        self.units[unit] = self.units.get(unit, 0.0) + value
+
+    def add(self, other: Usage) -> None:
+        for name, value in other.units.items():
+            self.count(name, value)
+        for name, calls in other.calls.items():
+            self.calls[name] = self.calls.get(name, 0) + calls
+
+    @property
+    def dollars(self) -> float:
+        return sum(PRICES[name] * value for name, value in self.units.items())
+
+    def dollars_by_service(self) -> dict[str, float]:
+        by: dict[str, float] = defaultdict(float)
+        for name, value in self.units.items():
+            by[name.split(".")[0]] += PRICES[name] * value
+        return dict(sorted(by.items(), key=lambda kv: -kv[1]))
+
+
+@dataclass(frozen=True)
+class Modeled:
+    """One operation in AWS: how long it takes and what it costs."""
+
+    name: str
+    milliseconds: float  # the operation's modeled time, from the caller's request to its answer
+    usage: Usage
+    invocations: dict[str, int]  # function -> invocations
+
+    @property
+    def dollars(self) -> float:
+        return self.usage.dollars
+
+
+def item_bytes(item: Mapping[str, Any]) -> int:
+    """DynamoDB's size of an item in wire form: attribute names plus values (the published rules:
+    strings and binary by length, numbers ~1 byte per two digits, lists and maps 3 bytes plus items)."""
+    return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
+
+
+def _value_bytes(value: Mapping[str, Any]) -> int:
+    ((kind, data),) = value.items()
+    if kind == "S":
+        return len(str(data).encode())
+    if kind == "B":
+        return len(data) if isinstance(data, bytes) else math.ceil(len(str(data)) * 3 / 4)  # base64 on the wire
+    if kind == "N":
+        return len(str(data).lstrip("-").replace(".", "")) // 2 + 1
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind in ("SS", "NS", "BS"):
+        return sum(_value_bytes({kind[0]: member}) for member in data)
+    if kind == "L":
+        return 3 + sum(1 + _value_bytes(member) for member in data)
+    if kind == "M":
+        return 3 + sum(len(name.encode()) + 1 + _value_bytes(member) for name, member in data.items())
+    return len(json.dumps(data))
+
+
+def _write_units(size: int) -> int:
+    return max(1, math.ceil((size + _ITEM_OVERHEAD_BYTES) / 1024))
+
+
+def _read_units(size: int, consistent: bool) -> float:
+    units = max(1, math.ceil(size / 4096))
+    return units if consistent else units / 2
+
+
+class _Sizes:
+    """Item sizes seen in a recording (written or read), by table and key, to price updates: an
+    UpdateItem is billed for the whole item, which only an earlier write or read of it shows."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], int] = {}
+        self._by_table: dict[str, list[int]] = defaultdict(list)
+
+    def saw(self, table: str, item: Mapping[str, Any]) -> None:
+        size = item_bytes(item)
+        self._by_key[(table, _key_of(item))] = size
+        self._by_table[table].append(size)
+
+    def of(self, table: str, key: Mapping[str, Any]) -> int:
+        return self._by_key.get((table, _key_of(key)), 0)
+
+    def mean(self, table: str) -> int:
+        sizes = self._by_table.get(table)
+        return round(sum(sizes) / len(sizes)) if sizes else _DEFAULT_ITEM_BYTES
+
+
+def _key_of(item: Mapping[str, Any]) -> str:
+    return json.dumps({name: item[name] for name in ("pk", "sk") if name in item}, sort_keys=True, default=str)
+
+
+def usage_of(calls: Iterable[Call], *, ses_messages: int = 0) -> Usage:
+    """The billable units of these calls (and of `ses_messages` messages sent through SES)."""
+    calls = list(calls)
+    sizes = _Sizes()
+    for call in calls:  # sizes first: an update before the recording's read of the same item is still priced
+        _learn_sizes(call, sizes)
+    usage = Usage()
+    for call in calls:
+        if call.service in _FREE_SERVICES or call.operation in _NO_CHARGE or call.name in _AMORTIZED:
+            continue
+        if call.service == "sqs" and call.operation == "ReceiveMessage" and not (call.response or {}).get("Messages"):
+            continue  # an idle poll: the pollers' fixed cost, not this operation's
+        usage.calls[call.name] = usage.calls.get(call.name, 0) + 1
+        for unit, value in _units(call, sizes).items():
+            usage.count(unit, value)
+    if ses_messages:
+        usage.calls["ses.SendRawEmail"] = usage.calls.get("ses.SendRawEmail", 0) + ses_messages
+        usage.count("ses.message", ses_messages)
+    return usage
+
+
+def _learn_sizes(call: Call, sizes: _Sizes) -> None:
+    params, response = call.params, call.response or {}
+    if call.service != "dynamodb":
+        return
+    if call.operation == "PutItem":
+        sizes.saw(params["TableName"], params["Item"])
+    elif call.operation == "BatchWriteItem":
+        for table, requests in params["RequestItems"].items():
+            for request in requests:
+                if "PutRequest" in request:
+                    sizes.saw(table, request["PutRequest"]["Item"])
+    elif call.operation == "TransactWriteItems":
+        for entry in params["TransactItems"]:
+            if "Put" in entry:
+                sizes.saw(entry["Put"]["TableName"], entry["Put"]["Item"])
+    elif call.operation == "GetItem" and "Item" in response:
+        sizes.saw(params["TableName"], response["Item"])
+    elif call.operation == "BatchGetItem":
+        for table, items in response.get("Responses", {}).items():
+            for item in items:
+                sizes.saw(table, item)
+    elif call.operation in ("Query", "Scan"):
+        for item in response.get("Items", []):
+            sizes.saw(params["TableName"], item)
+
+
+def _units(call: Call, sizes: _Sizes) -> dict[str, float]:
+    service, operation, params, response = call.service, call.operation, call.params, call.response or {}
+    if service == "dynamodb":
+        return {name: value for name, value in _dynamodb_units(operation, params, response, sizes).items() if value}
+    if service == "sqs":
+        return {"sqs.request": _sqs_requests(operation, params)}
+    if service == "kms":
+        return {"kms.request": 1}
+    if service == "s3":
+        kind = "s3.read_request" if operation.startswith(("Get", "Head")) else "s3.write_request"
+        return {kind: 1}
+    if service == "stepfunctions":
+        return {"states.transition": WEBHOOK_STATE_TRANSITIONS} if operation == "StartExecution" else {}
+    if service == "scheduler":
+        return {"scheduler.invocation": 1} if operation == "CreateSchedule" else {}  # the schedule fires once
+    if service == "secretsmanager":
+        return {"secretsmanager.request": 1}
+    if service in ("ses", "sesv2") and operation in ("SendRawEmail", "SendEmail"):
+        return {"ses.message": 1}
+    return {}
+
+
+def _dynamodb_units(
+    operation: str, params: dict[str, Any], response: dict[str, Any], sizes: _Sizes
+) -> dict[str, float]:
+    writes = reads = 0.0
+    if operation == "PutItem":
+        writes = _write_units(item_bytes(params["Item"]))
+    elif operation in ("UpdateItem", "DeleteItem"):
+        writes = _write_units(sizes.of(params["TableName"], params["Key"]))
+    elif operation == "BatchWriteItem":
+        for table, requests in params["RequestItems"].items():
+            for request in requests:
+                put = request.get("PutRequest")
+                size = item_bytes(put["Item"]) if put else sizes.of(table, request["DeleteRequest"]["Key"])
+                writes += _write_units(size)
+    elif operation == "TransactWriteItems":
+        for entry in params["TransactItems"]:
+            ((kind, body),) = entry.items()
+            size = item_bytes(body["Item"]) if kind == "Put" else sizes.of(body["TableName"], body["Key"])
+            writes += 2 * _write_units(size)  # a transaction's write costs twice
+    elif operation == "GetItem":
+        reads = _read_units(item_bytes(response.get("Item", {})), bool(params.get("ConsistentRead")))
+    elif operation == "BatchGetItem":
+        for table, request in params["RequestItems"].items():
+            consistent = bool(request.get("ConsistentRead"))
+            found = response.get("Responses", {}).get(table, [])
+            missing = max(0, len(request["Keys"]) - len(found))  # a missing item still costs the minimum
+            reads += sum(_read_units(item_bytes(item), consistent) for item in found)
+            reads += missing * _read_units(0, consistent)
+    elif operation == "TransactGetItems":
+        reads = 2.0 * len(params["TransactItems"])
+    elif operation in ("Query", "Scan"):
+        # Billed on what was read before any filter: ScannedCount items, summed then rounded up to 4 KB.
+        scanned = int(response.get("ScannedCount", response.get("Count", 0)))
+        items = response.get("Items")
+        read = (
+            sum(item_bytes(item) for item in items)
+            if items is not None and len(items) == scanned
+            else scanned * sizes.mean(params["TableName"])
+        )
+        reads = _read_units(read, bool(params.get("ConsistentRead")))
+    return {"dynamodb.write_unit": writes, "dynamodb.read_unit": reads}
+
+
+def _sqs_requests(operation: str, params: dict[str, Any]) -> int:
+    if operation == "SendMessage":
+        return max(1, math.ceil(len(params["MessageBody"].encode()) / 65_536))
+    if operation == "SendMessageBatch":
+        return max(1, math.ceil(sum(len(e["MessageBody"].encode()) for e in params["Entries"]) / 65_536))
+    return 1
+
+
+# --- latency -----------------------------------------------------------------------------------
+
+
+def call_ms(call: Call) -> float:
+    return LATENCY_MS.get(call.name, DEFAULT_LATENCY_MS)
+
+
+def request_ms(calls: Iterable[Call], *, compute_ms: float = 0.0) -> float:
+    """One API request's modeled time: the gateway, the invocation, the calls the request's own
+    thread made one after another, and the busiest of its side-by-side workers (the phases of
+    workers in one request do not overlap: shared/parallel.run_each waits for its workers)."""
+    own = 0.0
+    workers: dict[int, float] = defaultdict(float)
+    for call in calls:
+        if " > part" in call.thread:
+            workers[call.thread_serial] += call_ms(call)
+        else:
+            own += call_ms(call)
+    return API_GATEWAY_MS + LAMBDA_INVOKE_MS + own + max(workers.values(), default=0.0) + compute_ms
+
+
+def compute_ms(calls: list[Call]) -> float:
+    """The request's own work outside AWS calls, as measured locally: the span of its calls less
+    the time inside them on its own thread (a lower bound: parsing before the first call and
+    serializing after the last are not seen)."""
+    own = [call for call in calls if " > part" not in call.thread]
+    if len(own) < 2:
+        return 0.0
+    span = own[-1].started + own[-1].seconds - own[0].started
+    workers = max(
+        (
+            max(c.started + c.seconds for c in group) - min(c.started for c in group)
+            for group in _by_serial([c for c in calls if " > part" in c.thread]).values()
+        ),
+        default=0.0,
+    )
+    return max(0.0, (span - sum(c.seconds for c in own) - workers) * 1000)
+
+
+def _by_serial(calls: Iterable[Call]) -> dict[int, list[Call]]:
+    groups: dict[int, list[Call]] = defaultdict(list)
+    for call in calls:
+        groups[call.thread_serial].append(call)
+    return groups
+
+
+# --- Lambda ------------------------------------------------------------------------------------
+
+
+def function_memory(template: Path) -> dict[str, int]:
+    """Each function's MemorySize (MB) in the template, SAM's default 128 where it sets none."""
+    document = yaml.safe_load(template.read_text())
+    default = int(document.get("Globals", {}).get("Function", {}).get("MemorySize", 128))
+    return {
+        name: int(resource.get("Properties", {}).get("MemorySize", default))
+        for name, resource in document["Resources"].items()
+        if resource.get("Type") == "AWS::Serverless::Function"
+    }
+
+
+def function_of(thread: str, memory: Mapping[str, int]) -> str | None:
+    """The function a call's thread ran in: the embedded runtime names an invocation's thread
+    "<caller> > <stack>-<LogicalId>" (and a request's workers add "> part_N")."""
+    for part in reversed(thread.split(" > ")):
+        for name in memory:
+            if part.endswith(name):
+                return name
+    return None
+
+
+def invocations(calls: Iterable[Call], memory: Mapping[str, int]) -> dict[tuple[str, int], list[Call]]:
+    """The calls of each Lambda invocation, by (function, invocation thread's serial). A request's
+    workers ("<thread> > part_N") belong to the latest invocation on that thread's name."""
+    latest: dict[str, int] = {}
+    groups: dict[tuple[str, int], list[Call]] = defaultdict(list)
+    for call in sorted(calls, key=lambda c: c.started):
+        function = function_of(call.thread, memory)
+        if function is None:
+            continue  # a pump's poll, the ticker, the bench itself
+        if " > part" in call.thread:
+            serial = latest.get(call.thread.split(" > part")[0], call.thread_serial)
+        else:
+            latest[call.thread] = serial = call.thread_serial
+        groups[(function, serial)].append(call)
+    return dict(groups)
+
+
+def lambda_usage(calls: list[Call], memory: Mapping[str, int]) -> tuple[Usage, dict[str, int]]:
+    """Requests and GB-seconds: each invocation billed for its calls' modeled time plus its
+    measured compute, rounded up to the millisecond."""
+    usage = Usage()
+    counts: Counter[str] = Counter()
+    for (function, _), group in invocations(calls, memory).items():
+        counts[function] += 1
+        milliseconds = request_ms(group, compute_ms=compute_ms(group)) - API_GATEWAY_MS
+        usage.count("lambda.request", 1)
+        usage.count("lambda.gb_second", math.ceil(milliseconds) / 1000 * memory[function] / 1024)
+    return usage, dict(counts)
+
+
+def model(
+    name: str,
+    calls: list[Call],
+    memory: Mapping[str, int],
+    *,
+    api_requests: int = 0,
+    ses_messages: int = 0,
+) -> Modeled:
+    """An operation's recorded calls, modeled in AWS."""
+    usage = usage_of(calls, ses_messages=ses_messages)
+    lambdas, counts = lambda_usage(calls, memory)
+    usage.add(lambdas)
+    if api_requests:
+        usage.count("apigateway.request", api_requests)
+    milliseconds = 0.0
+    if api_requests == 1:  # one request: its time as its caller waits for it
+        request = [call for group in invocations(calls, memory).values() for call in group]
+        milliseconds = request_ms(request, compute_ms=compute_ms(request))
+    return Modeled(name, milliseconds, usage, counts)
+
+
+# --- the calls an operation makes (checked against recordings) ----------------------------------
+
+# POST /v3/messages, one recipient, no Idempotency-Key, with what each call is for.
+SEND_CALLS: dict[str, tuple[int, str]] = {
+    "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
+    "dynamodb.UpdateItem": (1, "the account's per-minute request window"),
+    "dynamodb.GetItem": (1, "the platform's sending pause"),
+    "dynamodb.TransactWriteItems": (1, "the monthly and daily quota, consumed together"),
+    "kms.GenerateDataKey": (1, "the data key that seals the content"),
+    "sqs.SendMessageBatch": (1, "the dispatch job"),
+    "dynamodb.BatchWriteItem": (1, "the message and its queued event"),
+}
+
+
+def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
+    """POST /v3/messages.batch of `recipients` distinct deliverable recipients carrying `tags` tags,
+    no Idempotency-Key: the send's calls, with suppressions read 100 keys (25 recipients, four
+    types each) a call, one SQS batch per chunk of 10 messages, and each chunk's items (a message,
+    its queued event and one item per tag for the tag's index) written 25 a BatchWriteItem."""
+    chunks = [min(10, recipients - start) for start in range(0, recipients, 10)]
+    return {
+        "dynamodb.BatchGetItem": 1 + math.ceil(recipients / 25),
+        "dynamodb.UpdateItem": 1,
+        "dynamodb.GetItem": 1,
+        "dynamodb.TransactWriteItems": 1,
+        "kms.GenerateDataKey": 1,
+        "sqs.SendMessageBatch": len(chunks),
+        "dynamodb.BatchWriteItem": sum(math.ceil(size * (2 + tags) / 25) for size in chunks),
+    }

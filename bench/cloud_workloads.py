@@ -1,0 +1,146 @@
+"""h. The operations the cloud model prices, recorded in the embedded runtime (model: bench/cloud.py).
+
+Each workload is recorded at the boto3 boundary of this process, where the embedded runtime's
+functions and pumps make their AWS calls: a send, a batch, one live message from its send to its
+delivery with three webhook deliveries, and a first page of GET /v3/events with its total_count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import cloud, queues
+from bench.api import ApiClient
+from bench.events import Receiver
+from bench.pipeline import held
+from bench.recorder import Call, CallRecorder, call_mix, request_calls
+from devtools.local.runtime import Runtime
+from postline.config import SendQueue
+
+_DELIVERY_TIMEOUT_SECONDS = 120.0
+_PROBES = 5
+_WEBHOOKS = 3
+SES_PER_MILLION = cloud.PRICES["ses.message"] * 1e6
+
+
+@dataclass(frozen=True)
+class Recorded:
+    send: list[Call]
+    batch: list[Call]
+    delivered: list[Call]  # a live message from its send until its webhooks were delivered and all settled
+    webhook_bodies: list[bytes]
+
+
+@dataclass(frozen=True)
+class CloudModel:
+    send: cloud.Modeled
+    send_calls: dict[str, int]  # as recorded
+    send_calls_expected: dict[str, int]  # as cloud.SEND_CALLS says
+    batch: cloud.Modeled
+    batch_recipients: int
+    batch_calls: dict[str, int]
+    batch_calls_expected: dict[str, int]
+    delivery: cloud.Modeled  # one live message after its acceptance: dispatch, SES, its events' fan-out
+    webhooks: cloud.Modeled  # the three webhook deliveries of its `delivered` event
+    events_page: cloud.Modeled | None
+    events: int  # events of the account the page was read from
+    per_million: dict[str, float]  # scenario -> dollars per 1,000,000 emails, SES included
+    ses_per_million: float
+
+
+def record(
+    runtime: Runtime,
+    api: ApiClient,
+    sqs: Any,
+    recorder: CallRecorder,
+    send_body: Callable[[int], dict[str, Any]],
+    batch_body: Callable[[int], dict[str, Any]],
+    batch: int,
+    progress: Callable[[str], None],
+) -> Recorded:
+    with held(runtime):
+        progress("h. recording a send and a batch for the cloud model")
+        probes = []
+        for index in range(_PROBES):
+            mark = recorder.mark()
+            api.send(send_body(index))
+            probes.append(request_calls(recorder.since(mark)))
+        common = Counter(tuple(c.name for c in calls) for calls in probes).most_common(1)[0][0]
+        send = next(calls for calls in probes if tuple(c.name for c in calls) == common)
+        mark = recorder.mark()
+        api.post("/v3/messages.batch", batch_body(batch), expect=202)
+        batch_calls = request_calls(recorder.since(mark))
+        queues.empty(sqs, SendQueue.from_env(runtime.env).url)  # those are not delivered
+    runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+    progress(f"h. recording one live message from its send to {_WEBHOOKS} webhook deliveries")
+    with Receiver() as receiver:
+        endpoints = []
+        for index in range(_WEBHOOKS):
+            body = {"url": f"{receiver.url}?endpoint={index}", "events": ["delivered"]}
+            endpoints.append(api.post("/v3/webhooks", body, expect=201)[1]["id"])
+        runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
+        mark = recorder.mark()
+        api.send(send_body(_PROBES))
+        deadline = time.monotonic() + _DELIVERY_TIMEOUT_SECONDS
+        while len(receiver.bodies) < _WEBHOOKS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        runtime.drain(_DELIVERY_TIMEOUT_SECONDS)  # the message's other events reach the fan-out too
+        delivered = recorder.since(mark)
+        bodies = list(receiver.bodies)
+        if len(bodies) < _WEBHOOKS:
+            raise RuntimeError(f"{len(bodies)} of {_WEBHOOKS} webhook deliveries arrived")
+    for endpoint in endpoints:
+        api.delete(f"/v3/webhooks/{endpoint}")
+    return Recorded(send, batch_calls, delivered, bodies)
+
+
+def events_page(api: ApiClient, recorder: CallRecorder) -> list[Call]:
+    """A first page of 25 with its total_count, after one untimed call (warm caches)."""
+    api.get("/v3/events", {"limit": "25"})
+    mark = recorder.mark()
+    api.get("/v3/events", {"limit": "25"})
+    return request_calls(recorder.since(mark))
+
+
+def build(
+    template: Path, recorded: Recorded, batch: int, page: list[Call] | None, events: int, batch_tags: int
+) -> CloudModel:
+    memory = cloud.function_memory(template)
+    send, batch_calls, bodies = recorded.send, recorded.batch, recorded.webhook_bodies
+    billed = [c for c in recorded.delivered if cloud.function_of(c.thread, memory) or c.thread.startswith("pump ")]
+    webhook_calls = [c for c in billed if "Webhook" in (cloud.function_of(c.thread, memory) or "")]
+    # The send itself is priced on its own; the rest is the delivery.
+    after = [c for c in billed if not c.in_request and "Webhook" not in (cloud.function_of(c.thread, memory) or "")]
+    webhooks = cloud.model("three webhook deliveries", webhook_calls, memory)
+    webhooks.usage.count("nat.gigabyte", sum(map(len, bodies)) / 1e9)  # the POSTs leave through the NAT gateway
+    modeled_send = cloud.model("POST /v3/messages", send, memory, api_requests=1)
+    modeled_batch = cloud.model(f"POST /v3/messages.batch ({batch:,})", batch_calls, memory, api_requests=1)
+    delivery = cloud.model("a live message's delivery", after, memory, ses_messages=1)
+    per_message_batch = modeled_batch.dollars / batch
+    per_million = {
+        "single sends": (modeled_send.dollars + delivery.dollars) * 1e6,
+        f"batches of {batch:,}": (per_message_batch + delivery.dollars) * 1e6,
+        "single sends, 3 webhook deliveries each": (modeled_send.dollars + delivery.dollars + webhooks.dollars) * 1e6,
+    }
+    return CloudModel(
+        send=modeled_send,
+        send_calls=call_mix(send),
+        send_calls_expected={name: count for name, (count, _) in cloud.SEND_CALLS.items()},
+        batch=modeled_batch,
+        batch_recipients=batch,
+        batch_calls=call_mix(batch_calls),
+        batch_calls_expected=cloud.batch_calls(batch, tags=batch_tags),
+        delivery=delivery,
+        webhooks=webhooks,
+        events_page=cloud.model("GET /v3/events (first page, total_count)", page, memory, api_requests=1)
+        if page
+        else None,
+        events=events,
+        per_million=per_million,
+        ses_per_million=SES_PER_MILLION,
+    )
