@@ -390,7 +390,7 @@ def function_memory(template: Path) -> dict[str, int]:
 def function_of(thread: str, memory: Mapping[str, int]) -> str | None:
     """The function a call's thread ran in: the embedded runtime names an invocation's thread
     "<caller> > <stack>-<LogicalId>" (and a request's workers add "> part_N")."""
-    for part in reversed(thread.split(" > ")):
+    for part in reversed(thread.split(" > ")[1:]):  # the first part is the caller (a pump, a request thread)
         for name in memory:
             if part.endswith(name):
                 return name

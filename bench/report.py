@@ -15,6 +15,8 @@ from bench.cloud import Modeled
 from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
 from bench.events import EventsQuery, Export, Webhooks
+from bench.imports import AIM as IMPORT_AIM
+from bench.imports import ModuleImport
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 
@@ -115,6 +117,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_export(results.export)]
     if results.cloud is not None:
         lines += [rule, *_cloud(results.cloud)]
+    if results.imports:
+        lines += [rule, *_imports(results.imports)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -330,3 +334,19 @@ def _calls_verdict(what: str, recorded: dict[str, int], expected: dict[str, int]
     if recorded == expected:
         return f"   {what} are the model's: {_mix(recorded)}"
     return f"   FAILURE: {what} differ from the model's: recorded {_mix(recorded)}; model {_mix(expected)}"
+
+
+def _imports(modules: list[ModuleImport]) -> list[str]:
+    lines = [
+        "i. cold start: each function module's import in a fresh interpreter (median of 3) against the third-party"
+        " packages it loaded, imported alone",
+        f"   {'module':28}{'functions':>10}{'import':>10}{'deps alone':>12}{'ratio':>8}  heavy packages it loads",
+    ]
+    for module in modules:
+        verdict = "" if module.within else f"  ABOVE {IMPORT_AIM}x"
+        lines.append(
+            f"   {module.module:28}{module.functions:>10}{module.seconds * 1000:>8.0f} ms"
+            f"{module.dependencies_seconds * 1000:>9.0f} ms{module.ratio:>7.2f}x"
+            f"  {', '.join(module.heavy) or '-'}{verdict}"
+        )
+    return lines

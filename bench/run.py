@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, queues, seed
+from bench import cloud_workloads, events, imports, queues, seed
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -33,7 +33,7 @@ _BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud")
+SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports")
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,7 @@ class Results:
     export: events.Export | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
+    imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
@@ -213,6 +214,12 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 runtime, ApiClient(runtime.base_url, key), key, emulator, recorder, replayer, settings, options
             )
             pipeline_held = True
+            imported: list[imports.ModuleImport] = []
+            if "imports" in sections:
+                section = time.perf_counter()
+                progress("i. importing each function's module in fresh interpreters, then its dependencies alone")
+                imported = imports.measure(TEMPLATE, {**runtime.env, "PATH": os.environ.get("PATH", "")})
+                took["i. imports"] = time.perf_counter() - section
             if sections & {"sends", "pipeline"}:
                 section = time.perf_counter()
                 progress(f"warming up ({options.warmup} sends through the whole pipeline)")
@@ -319,6 +326,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         export,
         growth,
         modeled,
+        imported,
         startup,
         time.perf_counter() - began,
         took,

@@ -20,18 +20,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from functools import lru_cache, wraps
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import boto3
 from botocore.config import Config
 
-from postline.accounts.domain import PLAN_LIMITS, Plan
-from postline.accounts.service import OperatorService
-from postline.accounts.store import DynamoAccountStore
-from postline.audit.service import AuditService
-from postline.audit.store import DynamoAuditStore
-from postline.auth.console_jwt import JwksTokenVerifier
-from postline.auth.service import Authenticator
 from postline.config import (
     Console,
     ContentBucket,
@@ -63,59 +56,58 @@ from postline.config import (
     WebhookTls,
     WebhookUrls,
 )
-from postline.delivery.feedback import FeedbackService
-from postline.delivery.mx import MxResolver
-from postline.delivery.ports import Transport
-from postline.delivery.service import Dispatcher
-from postline.delivery.transports.ses import SesTransport
-from postline.delivery.transports.simulator import SimulatorTransport
-from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.deployment import function_settings
-from postline.domains.dkim_keys import RsaDkimKeys
-from postline.domains.dns import DnsRecordLookup
-from postline.domains.domain import DnsSettings
-from postline.domains.ports import DkimKeys, RecordLookup
-from postline.domains.service import DomainService
-from postline.domains.ses import SesIdentities
-from postline.domains.store import DynamoSendingDomains
-from postline.events.service import EventService
-from postline.events.store import DynamoEventStore, StreamRecords
-from postline.exports.files import S3ExportFiles, SqsExportQueue
-from postline.exports.service import ExportService
-from postline.exports.store import DynamoExportJobs
-from postline.keys.hasher import PepperedHasher
-from postline.keys.service import KeyService
-from postline.keys.store import DynamoKeyStore
-from postline.sending.domain import Message
-from postline.sending.idempotency import PowertoolsIdempotency
-from postline.sending.queue import SqsDispatchQueue
-from postline.sending.service import SendService
-from postline.sending.store import DynamoMessageStore
-from postline.sending.vault import KmsVault
 from postline.shared.clock import SystemClock
-from postline.shared.ids import RandomIds
 from postline.shared.ports import Clock, Meter
-from postline.signing_keys.service import SigningKeyService
-from postline.signing_keys.store import DynamoSigningKeys
-from postline.suppressions.store import DynamoSuppressions
-from postline.templates.service import TemplateService
-from postline.templates.store import DynamoTemplateStore
-from postline.tracking.domain import LinkMaker
-from postline.tracking.service import TrackingService
-from postline.usage.service import UsageService
-from postline.usage.store import DynamoCounterStore
-from postline.verification.service import Verifier
-from postline.webhook_delivery.http_client import WebhookHttp
-from postline.webhook_delivery.notifier import OwnerNotifier
-from postline.webhook_delivery.service import WebhookDeliverer
-from postline.webhook_delivery.store import DynamoDeliveryStore
-from postline.webhook_delivery.workflow import StepFunctionsRetry
-from postline.webhook_history.service import DeliveryHistoryService
-from postline.webhook_resend.service import WebhookResendService
-from postline.webhook_resend.store import DynamoResendJobs, SqsResendQueue
-from postline.webhooks.service import WebhookService
-from postline.webhooks.store import DynamoWebhookEndpoints
-from postline.webhooks.url_guard import ResolvingUrlGuard
+
+if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.accounts.service import OperatorService
+    from postline.accounts.store import DynamoAccountStore
+    from postline.audit.service import AuditService
+    from postline.audit.store import DynamoAuditStore
+    from postline.auth.console_jwt import JwksTokenVerifier
+    from postline.auth.service import Authenticator
+    from postline.delivery.feedback import FeedbackService
+    from postline.delivery.mx import MxResolver
+    from postline.delivery.ports import Transport
+    from postline.delivery.service import Dispatcher
+    from postline.domains.dns import DnsRecordLookup
+    from postline.domains.ports import DkimKeys, RecordLookup
+    from postline.domains.service import DomainService
+    from postline.domains.store import DynamoSendingDomains
+    from postline.events.service import EventService
+    from postline.events.store import DynamoEventStore
+    from postline.exports.files import S3ExportFiles
+    from postline.exports.service import ExportService
+    from postline.exports.store import DynamoExportJobs
+    from postline.keys.hasher import PepperedHasher
+    from postline.keys.service import KeyService
+    from postline.keys.store import DynamoKeyStore
+    from postline.sending.domain import Message
+    from postline.sending.idempotency import PowertoolsIdempotency
+    from postline.sending.queue import SqsDispatchQueue
+    from postline.sending.service import SendService
+    from postline.sending.store import DynamoMessageStore
+    from postline.sending.vault import KmsVault
+    from postline.shared.ids import RandomIds
+    from postline.signing_keys.service import SigningKeyService
+    from postline.signing_keys.store import DynamoSigningKeys
+    from postline.suppressions.store import DynamoSuppressions
+    from postline.templates.service import TemplateService
+    from postline.templates.store import DynamoTemplateStore
+    from postline.tracking.domain import LinkMaker
+    from postline.tracking.service import TrackingService
+    from postline.usage.service import UsageService
+    from postline.usage.store import DynamoCounterStore
+    from postline.webhook_delivery.http_client import WebhookHttp
+    from postline.webhook_delivery.service import WebhookDeliverer
+    from postline.webhook_delivery.store import DynamoDeliveryStore
+    from postline.webhook_history.service import DeliveryHistoryService
+    from postline.webhook_resend.service import WebhookResendService
+    from postline.webhook_resend.store import DynamoResendJobs
+    from postline.webhooks.service import WebhookService
+    from postline.webhooks.store import DynamoWebhookEndpoints
+    from postline.webhooks.url_guard import ResolvingUrlGuard
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _G = TypeVar("_G", bound=SettingsGroup)
@@ -237,32 +229,44 @@ def client(service: str) -> Any:
 
 @_built_once()
 def account_store() -> DynamoAccountStore:
+    from postline.accounts.store import DynamoAccountStore
+
     return DynamoAccountStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def key_store() -> DynamoKeyStore:
+    from postline.keys.store import DynamoKeyStore
+
     return DynamoKeyStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def audit_store() -> DynamoAuditStore:
+    from postline.audit.store import DynamoAuditStore
+
     return DynamoAuditStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def template_store() -> DynamoTemplateStore:
+    from postline.templates.store import DynamoTemplateStore
+
     return DynamoTemplateStore(client("dynamodb"), settings(Resources).table)
 
 
 @_built_once()
 def counter_store() -> DynamoCounterStore:
+    from postline.usage.store import DynamoCounterStore
+
     return DynamoCounterStore(client("dynamodb"), settings(Counters).table)
 
 
 @_built_once()
 def hasher() -> PepperedHasher:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+    from postline.keys.hasher import PepperedHasher
 
     provider = SecretsProvider(boto3_client=client("secretsmanager"))
     secret_id = settings(KeyPepper).secret_id
@@ -281,16 +285,22 @@ def meter() -> Meter:
 
 @_built_once()
 def ids() -> RandomIds:
+    from postline.shared.ids import RandomIds
+
     return RandomIds()
 
 
 @_built_once()
 def console_verifier() -> JwksTokenVerifier:
+    from postline.auth.console_jwt import JwksTokenVerifier
+
     console = settings(Console)
     return JwksTokenVerifier(console.jwks, audience=console.audience, issuer=console.issuer)
 
 
 def authenticator() -> Authenticator:
+    from postline.auth.service import Authenticator
+
     return Authenticator(
         keys=key_store(),
         accounts=account_store(),
@@ -304,18 +314,26 @@ def authenticator() -> Authenticator:
 
 
 def key_service() -> KeyService:
+    from postline.keys.service import KeyService
+
     return KeyService(keys=key_store(), hasher=hasher(), ids=ids(), clock=_clock)
 
 
 def audit_service() -> AuditService:
+    from postline.audit.service import AuditService
+
     return AuditService(audit=audit_store())
 
 
 def usage_service() -> UsageService:
+    from postline.usage.service import UsageService
+
     return UsageService(counters=counter_store(), clock=_clock)
 
 
 def operator_service() -> OperatorService:
+    from postline.accounts.service import OperatorService
+
     return OperatorService(
         accounts=account_store(), keys=key_store(), key_service=key_service(), ids=ids(), clock=_clock
     )
@@ -326,26 +344,36 @@ def operator_service() -> OperatorService:
 
 @_built_once()
 def message_store() -> DynamoMessageStore:
+    from postline.sending.store import DynamoMessageStore
+
     return DynamoMessageStore(client("dynamodb"), settings(Messages).table, settings(Events).table)
 
 
 @_built_once()
 def event_store() -> DynamoEventStore:
+    from postline.events.store import DynamoEventStore
+
     return DynamoEventStore(client("dynamodb"), settings(Events).table)
 
 
 @_built_once()
 def suppressions() -> DynamoSuppressions:
+    from postline.suppressions.store import DynamoSuppressions
+
     return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table)
 
 
 @_built_once()
 def vault() -> KmsVault:
+    from postline.sending.vault import KmsVault
+
     return KmsVault(client("kms"), client("s3"), settings(ContentKey).key_id, settings(ContentBucket).bucket)
 
 
 @_built_once()
 def dispatch_queue() -> SqsDispatchQueue:
+    from postline.sending.queue import SqsDispatchQueue
+
     queue = settings(SendQueue)
     return SqsDispatchQueue(
         client("sqs"),
@@ -360,6 +388,8 @@ def dispatch_queue() -> SqsDispatchQueue:
 
 @_built_once()
 def sending_domains() -> DynamoSendingDomains:
+    from postline.domains.store import DynamoSendingDomains
+
     return DynamoSendingDomains(
         client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
     )
@@ -367,11 +397,20 @@ def sending_domains() -> DynamoSendingDomains:
 
 @_built_once()
 def record_lookup() -> DnsRecordLookup:
+    from postline.domains.dns import DnsRecordLookup
+
     return DnsRecordLookup(settings(Dns).resolver)
 
 
 def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None = None) -> DomainService:
     """keys, lookup: the embedded runtime's seeded domain keeps its key and checks its own DNS."""
+    from postline.delivery.transports.smtp import Relay
+    from postline.domains.dkim_keys import RsaDkimKeys
+    from postline.domains.domain import DnsSettings
+    from postline.domains.service import DomainService
+    from postline.domains.ses import SesIdentities
+    from postline.webhook_delivery.notifier import OwnerNotifier
+
     records, notifications = settings(DomainRecords), settings(Notifications)
     return DomainService(
         domains=sending_domains(),
@@ -400,11 +439,17 @@ def tracking_secret() -> Callable[[], bytes]:
 
 @_built_once()
 def mx_resolver() -> MxResolver:
+    from postline.delivery.mx import MxResolver
+
     return MxResolver(settings(Dns).resolver)
 
 
 @_built_once()
 def transports() -> dict[str, Transport]:
+    from postline.delivery.transports.ses import SesTransport
+    from postline.delivery.transports.simulator import SimulatorTransport
+    from postline.delivery.transports.smtp import Relay, SmtpTransport
+
     outbound = settings(Outbound)
     return {
         "test": SimulatorTransport(),
@@ -425,21 +470,29 @@ def transport_for(message: Message) -> Transport:
 
 @_built_once(maxsize=1024)
 def retention_days(account_id: str) -> int:
+    from postline.accounts.domain import PLAN_LIMITS, Plan
+
     account = account_store().get_account(account_id)
     return account.limits.retention_days if account else PLAN_LIMITS[Plan.FREE].retention_days
 
 
 def links() -> LinkMaker | None:
+    from postline.tracking.domain import LinkMaker
+
     base_url = settings(PublicUrl).base_url
     return LinkMaker(base_url, tracking_secret()()) if base_url else None
 
 
 @_built_once()
 def idempotency() -> PowertoolsIdempotency:
+    from postline.sending.idempotency import PowertoolsIdempotency
+
     return PowertoolsIdempotency(client("dynamodb"), settings(Idempotency).table)
 
 
 def send_service() -> SendService:
+    from postline.sending.service import SendService
+
     return SendService(
         messages=message_store(),
         vault=vault(),
@@ -458,6 +511,8 @@ def send_service() -> SendService:
 
 
 def template_service() -> TemplateService:
+    from postline.templates.service import TemplateService
+
     return TemplateService(templates=template_store(), ids=ids(), clock=_clock)
 
 
@@ -466,6 +521,8 @@ def template_service() -> TemplateService:
 
 @_built_once()
 def webhook_endpoints() -> DynamoWebhookEndpoints:
+    from postline.webhooks.store import DynamoWebhookEndpoints
+
     return DynamoWebhookEndpoints(
         client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
     )
@@ -473,14 +530,21 @@ def webhook_endpoints() -> DynamoWebhookEndpoints:
 
 @_built_once()
 def url_guard() -> ResolvingUrlGuard:
+    from postline.webhooks.url_guard import ResolvingUrlGuard
+
     return ResolvingUrlGuard(allow_private=settings(WebhookUrls).allow_private)
 
 
 def webhook_service() -> WebhookService:
+    from postline.webhooks.service import WebhookService
+
     return WebhookService(endpoints=webhook_endpoints(), guard=url_guard(), ids=ids(), clock=_clock)
 
 
 def dispatcher(worker_id: str) -> Dispatcher:
+    from postline.delivery.service import Dispatcher
+    from postline.verification.service import Verifier
+
     return Dispatcher(
         messages=message_store(),
         vault=vault(),
@@ -499,6 +563,8 @@ def dispatcher(worker_id: str) -> Dispatcher:
 
 
 def tracking_service() -> TrackingService:
+    from postline.tracking.service import TrackingService
+
     return TrackingService(
         messages=message_store(),
         events=event_store(),
@@ -510,22 +576,31 @@ def tracking_service() -> TrackingService:
 
 
 def event_service() -> EventService:
+    from postline.events.service import EventService
+
     return EventService(events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings(EventsQuery).budget_ms)
 
 
 @_built_once()
 def export_jobs() -> DynamoExportJobs:
+    from postline.exports.store import DynamoExportJobs
+
     return DynamoExportJobs(client("dynamodb"), settings(Jobs).table)
 
 
 @_built_once()
 def export_files() -> S3ExportFiles:
     # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
+    from postline.exports.files import S3ExportFiles
+
     s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
     return S3ExportFiles(s3, settings(ExportFiles).bucket)
 
 
 def export_service() -> ExportService:
+    from postline.exports.files import SqsExportQueue
+    from postline.exports.service import ExportService
+
     return ExportService(
         jobs=export_jobs(),
         queue=SqsExportQueue(client("sqs"), settings(ExportQueue).url),
@@ -538,6 +613,8 @@ def export_service() -> ExportService:
 
 
 def feedback_service() -> FeedbackService:
+    from postline.delivery.feedback import FeedbackService
+
     return FeedbackService(
         messages=message_store(), suppressions=suppressions(), retention_days=retention_days, meter=meter()
     )
@@ -548,11 +625,15 @@ def feedback_service() -> FeedbackService:
 
 @_built_once()
 def signing_keys() -> DynamoSigningKeys:
+    from postline.signing_keys.store import DynamoSigningKeys
+
     return DynamoSigningKeys(client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id)
 
 
 @_built_once()
 def webhook_deliveries() -> DynamoDeliveryStore:
+    from postline.webhook_delivery.store import DynamoDeliveryStore
+
     return DynamoDeliveryStore(client("dynamodb"), settings(WebhookDeliveries).table)
 
 
@@ -560,10 +641,18 @@ def webhook_deliveries() -> DynamoDeliveryStore:
 def webhook_http() -> WebhookHttp:
     # Cached (it holds connection pools and tokens), so it is given the process's clock as it is
     # at each call, not the one installed when it was built.
+    from postline.webhook_delivery.http_client import WebhookHttp
+
     return WebhookHttp(_CurrentClock(), url_guard().vet, ca_bundle=settings(WebhookTls).ca_bundle or None)
 
 
 def webhook_deliverer() -> WebhookDeliverer:
+    from postline.delivery.transports.smtp import Relay
+    from postline.events.store import StreamRecords
+    from postline.webhook_delivery.notifier import OwnerNotifier
+    from postline.webhook_delivery.service import WebhookDeliverer
+    from postline.webhook_delivery.workflow import StepFunctionsRetry
+
     notifications = settings(Notifications)
     return WebhookDeliverer(
         stream=StreamRecords(),
@@ -582,10 +671,14 @@ def webhook_deliverer() -> WebhookDeliverer:
 
 
 def signing_key_service() -> SigningKeyService:
+    from postline.signing_keys.service import SigningKeyService
+
     return SigningKeyService(signing_keys(), ids(), _clock)
 
 
 def delivery_history_service() -> DeliveryHistoryService:
+    from postline.webhook_history.service import DeliveryHistoryService
+
     return DeliveryHistoryService(
         deliveries=webhook_deliveries(), endpoints=webhook_endpoints(), hasher=hasher(), clock=_clock
     )
@@ -593,10 +686,15 @@ def delivery_history_service() -> DeliveryHistoryService:
 
 @_built_once()
 def resend_jobs() -> DynamoResendJobs:
+    from postline.webhook_resend.store import DynamoResendJobs
+
     return DynamoResendJobs(client("dynamodb"), settings(Jobs).table)
 
 
 def webhook_resend_service() -> WebhookResendService:
+    from postline.webhook_resend.service import WebhookResendService
+    from postline.webhook_resend.store import SqsResendQueue
+
     return WebhookResendService(
         jobs=resend_jobs(),
         queue=SqsResendQueue(client("sqs"), settings(ResendQueue).url),

@@ -1,0 +1,54 @@
+"""The cloud model's call counts are the calls the API makes (bench/cloud.py prices exactly these).
+
+A send and a batch are recorded at botocore's entry point while the embedded runtime serves them
+over HTTP, as the bench records them; the counts must equal what the model lists. A change to the
+send path that adds or removes a call fails here until the model (and its prices) follow.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from bench import cloud
+from bench.recorder import CallRecorder, call_mix, request_calls
+from tests.e2e.sending_support import accepted, message, recipient, verified_sender
+
+pytestmark = pytest.mark.e2e
+
+
+def _recorded(send: Any) -> dict[str, int]:
+    with CallRecorder() as recorder:
+        send()
+        return call_mix(request_calls(recorder.since(0)))
+
+
+def test_a_send_makes_exactly_the_calls_the_model_prices(runtime: Any) -> None:
+    sender = verified_sender(runtime)
+    # The key's once-a-minute last-use touch rides on some sends: the model prices the usual send.
+    mixes = [
+        _recorded(lambda: accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient()))))
+        for _ in range(3)
+    ]
+    usual = Counter(tuple(sorted(mix.items())) for mix in mixes).most_common(1)[0][0]
+
+    assert dict(usual) == {name: count for name, (count, _) in cloud.SEND_CALLS.items()}
+
+
+@pytest.mark.parametrize("recipients", [1, 37, 60])
+def test_a_batch_makes_exactly_the_calls_the_model_prices(runtime: Any, recipients: int) -> None:
+    sender = verified_sender(runtime)
+    accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # the key's first use
+    body = {
+        "from": sender.address,
+        "subject": "News",
+        "text": "Hello {{ name }}",
+        "tags": ["news"],
+        "recipients": [{"to": recipient(), "vars": {"name": f"R{i}"}} for i in range(recipients)],
+    }
+
+    mix = _recorded(lambda: accepted(sender.live.post("/v3/messages.batch", json=body)))
+
+    assert mix == cloud.batch_calls(recipients, tags=1)

@@ -1,0 +1,122 @@
+"""bench/cloud.py: request units from item sizes, SQS chunks, what is free, and modeled latency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import cloud
+from bench.recorder import Call
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
+
+
+def _call(
+    name: str,
+    params: dict[str, Any],
+    response: dict[str, Any] | None = None,
+    *,
+    thread: str = "Thread-1 (process_request_thread) > postline-local-SendMessageFunction",
+    serial: int = 1,
+    started: float = 0.0,
+) -> Call:
+    service, operation = name.split(".")
+    return Call(thread, service, operation, params, started, 0.001, response or {}, serial)
+
+
+def _item(size: int, key: str = "a") -> dict[str, Any]:
+    """An item of exactly `size` bytes by DynamoDB's rules (names + values)."""
+    base = {"pk": {"S": key}, "sk": {"S": "x"}}
+    used = cloud.item_bytes(base)
+    return {**base, "d": {"S": "z" * (size - used - 1)}}
+
+
+def test_item_size_follows_the_published_rules() -> None:
+    item = {"pk": {"S": "ab"}, "n": {"N": "12345"}, "ok": {"BOOL": True}, "m": {"M": {"k": {"S": "v"}}}}
+    # pk 2+2, n 1+(5//2+1), ok 2+1, m 1+3+(1+1+1)
+    assert cloud.item_bytes(item) == 4 + 4 + 3 + 7
+    assert cloud.item_bytes(_item(1500)) == 1500
+
+
+def test_writes_cost_a_unit_per_started_kilobyte_and_twice_in_a_transaction() -> None:
+    table = "T"
+    batch = _call(
+        "dynamodb.BatchWriteItem", {"RequestItems": {table: [{"PutRequest": {"Item": _item(1500, k)}} for k in "abc"]}}
+    )
+    update = _call(
+        "dynamodb.TransactWriteItems",
+        {"TransactItems": [{"Update": {"TableName": table, "Key": {"pk": {"S": "a"}, "sk": {"S": "x"}}}}]},
+    )
+    usage = cloud.usage_of([batch, update])
+    # 1,500 bytes (+100 of index overhead) is 2 units; the update is billed for the whole item it changes
+    assert usage.units["dynamodb.write_unit"] == 3 * 2 + 2 * 2
+    assert usage.calls == {"dynamodb.BatchWriteItem": 1, "dynamodb.TransactWriteItems": 1}
+
+
+def test_reads_cost_by_four_kilobytes_halved_when_eventually_consistent() -> None:
+    missing = _call("dynamodb.GetItem", {"TableName": "T", "Key": {}})
+    consistent = _call("dynamodb.GetItem", {"TableName": "T", "Key": {}, "ConsistentRead": True}, {"Item": _item(9000)})
+    batch = _call(
+        "dynamodb.BatchGetItem",
+        {"RequestItems": {"T": {"Keys": [{"pk": {"S": str(i)}} for i in range(4)]}}},
+        {"Responses": {"T": [_item(100, "0")]}},
+    )
+    assert cloud.usage_of([missing]).units["dynamodb.read_unit"] == 0.5
+    assert cloud.usage_of([consistent]).units["dynamodb.read_unit"] == 3
+    assert cloud.usage_of([batch]).units["dynamodb.read_unit"] == 4 * 0.5  # the three missing keys still cost
+
+
+def test_a_count_query_is_billed_for_what_it_scanned_at_the_mean_size_seen() -> None:
+    page = _call(
+        "dynamodb.Query",
+        {"TableName": "E"},
+        {"Items": [_item(1024, str(i)) for i in range(4)], "Count": 4, "ScannedCount": 4},
+    )
+    count = _call("dynamodb.Query", {"TableName": "E", "Select": "COUNT"}, {"Count": 1000, "ScannedCount": 1000})
+    usage = cloud.usage_of([page, count])
+    assert usage.units["dynamodb.read_unit"] == pytest.approx(0.5 + 250 * 0.5)  # 1,000 x 1 KB = 250 x 4 KB
+
+
+def test_sqs_is_billed_per_64_kilobytes_and_idle_polls_are_not_the_operations() -> None:
+    entries = [{"Id": str(i), "MessageBody": "x" * 10_000} for i in range(10)]
+    send = _call("sqs.SendMessageBatch", {"Entries": entries})
+    idle = _call("sqs.ReceiveMessage", {}, {}, thread="pump DispatcherFunction")
+    busy = _call("sqs.ReceiveMessage", {}, {"Messages": [{}]}, thread="pump DispatcherFunction")
+    usage = cloud.usage_of([send, idle, busy])
+    assert usage.units["sqs.request"] == 2 + 1
+    assert "sqs.ReceiveMessage" in usage.calls and usage.calls["sqs.ReceiveMessage"] == 1
+
+
+def test_stream_reads_and_cached_secrets_are_not_priced_but_ses_is_added() -> None:
+    usage = cloud.usage_of(
+        [_call("dynamodbstreams.GetRecords", {}), _call("secretsmanager.GetSecretValue", {})], ses_messages=2
+    )
+    assert usage.units == {"ses.message": 2}
+    assert usage.dollars == pytest.approx(2 * 0.10 / 1000)
+
+
+def test_a_request_waits_for_its_own_calls_and_its_busiest_worker() -> None:
+    root = "Thread-1 (process_request_thread) > postline-local-SendBatchFunction"
+    calls = [
+        _call("dynamodb.GetItem", {}, thread=root, serial=1),
+        *(_call("sqs.SendMessageBatch", {}, thread=f"{root} > part_0", serial=2) for _ in range(3)),
+        _call("sqs.SendMessageBatch", {}, thread=f"{root} > part_1", serial=3),
+    ]
+    expected = cloud.API_GATEWAY_MS + cloud.LAMBDA_INVOKE_MS + 5 + 3 * 20
+    assert cloud.request_ms(calls) == expected
+
+
+def test_each_invocation_is_one_lambda_request_with_its_workers() -> None:
+    memory = cloud.function_memory(TEMPLATE)
+    root = "pump DispatcherFunction > postline-local-DispatcherFunction"
+    calls = [
+        _call("dynamodb.GetItem", {}, thread=root, serial=7, started=1.0),
+        _call("dynamodb.GetItem", {}, thread=root, serial=8, started=2.0),  # the next invocation
+        _call("sqs.ReceiveMessage", {}, {"Messages": [{}]}, thread="pump DispatcherFunction", serial=9),
+    ]
+    usage, invocations = cloud.lambda_usage(calls, memory)
+    assert invocations == {"DispatcherFunction": 2}
+    assert usage.units["lambda.request"] == 2
+    assert usage.units["lambda.gb_second"] > 0
