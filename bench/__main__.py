@@ -52,6 +52,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="events/s, comma-separated, one run each (%(default)s)",
     )
     parser.add_argument("--events", type=int, default=defaults.events, help="events the query reads (%(default)s)")
+    parser.add_argument(
+        "--small-events", type=int, default=defaults.small_events, help="the events query's smaller size (%(default)s)"
+    )
     parser.add_argument("--query-repeats", type=int, default=defaults.query_repeats, help="per query (%(default)s)")
     parser.add_argument("--export-rows", type=int, default=defaults.export_rows, help="rows exported (%(default)s)")
     parser.add_argument(
@@ -69,7 +72,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
     args = parser.parse_args(argv)
-    for name in ("sends", "clients", "concurrent_sends", "batch", "burst", "webhook_events", "events", "query_repeats"):
+    for name in (
+        "sends",
+        "clients",
+        "concurrent_sends",
+        "batch",
+        "burst",
+        "webhook_events",
+        "events",
+        "small_events",
+        "query_repeats",
+    ):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.batch > 5_000:
@@ -118,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         webhook_events=args.webhook_events,
         webhook_rates=args.webhook_rates,
         events=args.events,
+        small_events=args.small_events,
         query_repeats=args.query_repeats,
         export_rows=args.export_rows,
         cloud_events=args.cloud_events,

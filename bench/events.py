@@ -210,8 +210,9 @@ class EventsQuery:
     speedup: float
 
 
-def load_events(runtime: Runtime, count: int) -> tuple[float, datetime, float]:
-    """Loads `count` events of the dev account over the last SPAN_DAYS days; (seconds, newest, step)."""
+def load_events(runtime: Runtime, count: int, prefix: str = "q") -> tuple[float, datetime, float]:
+    """Loads `count` events of the dev account over the last SPAN_DAYS days; (seconds, newest, step).
+    Loads with different `prefix`es add up (their message ids differ)."""
     until = runtime.clock.now() - timedelta(seconds=1)
     step = SPAN_DAYS * 86_400 / count
     body = {
@@ -220,7 +221,7 @@ def load_events(runtime: Runtime, count: int) -> tuple[float, datetime, float]:
         "count": count,
         "until": until.isoformat(),
         "step_seconds": step,
-        "prefix": "q",
+        "prefix": prefix,
     }
     began = time.perf_counter()
     response = requests.post(runtime.endpoint_url + seed.PATH, json=body, timeout=3600)

@@ -111,8 +111,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_end_to_end(whole)]
     for hooks in results.webhooks:
         lines += [rule, *_webhooks(hooks)]
-    if results.events_query is not None:
-        lines += [rule, *_events_query(results.events_query)]
+    for query in results.events_query:
+        lines += [rule, *_events_query(query)]
     if results.export is not None:
         lines += [rule, *_export(results.export)]
     if results.cloud is not None:

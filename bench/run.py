@@ -62,6 +62,7 @@ class Options:
     webhook_events: int = 200  # events written straight to the events table for the webhook latency
     webhook_rates: tuple[float, ...] = (20.0, 200.0)  # events per second, one run each
     events: int = 1_000_000  # events of the account the events query reads
+    small_events: int = 100_000  # the events query first at this size: its growth shows whether it is flat
     query_repeats: int = 5  # first pages timed per query (and as many service calls and bare queries)
     # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
     # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
@@ -123,7 +124,7 @@ class Results:
     pipeline: Pipeline | None
     end_to_end: list[EndToEnd]  # small, then large
     webhooks: list[events.Webhooks]  # one per rate
-    events_query: events.EventsQuery | None
+    events_query: list[events.EventsQuery]  # small, then large
     export: events.Export | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
@@ -197,7 +198,8 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     took: dict[str, float] = {}
     sections = set(options.sections)
     single = pipeline = None
-    query = export = None
+    export = None
+    queries: list[events.EventsQuery] = []
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -288,15 +290,27 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 # span, so the account's whole window holds them.
                 runtime.advance((events.SPAN_DAYS + 1) * 86_400)
                 runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
-                progress(f"f. loading {count:,} events straight into the emulator's events table")
-                load_seconds, newest, step = events.load_events(runtime, count)
+                two_sizes = "events" in sections and options.small_events < count
+                first = options.small_events if two_sizes else count
+                progress(f"f. loading {first:,} events straight into the emulator's events table")
+                load_seconds, newest, step = events.load_events(runtime, first)
                 took["f/g. loading events"] = time.perf_counter() - section
                 with held(runtime):
                     if "events" in sections:
                         section = time.perf_counter()
-                        query = events.events_query(
-                            runtime, bench.api, emulator, recorder, count, load_seconds, options.query_repeats, progress
-                        )
+
+                        def query(size: int, seconds: float) -> events.EventsQuery:
+                            repeats = options.query_repeats
+                            return events.events_query(
+                                runtime, bench.api, emulator, recorder, size, seconds, repeats, progress
+                            )
+
+                        queries.append(query(first, load_seconds))
+                        if two_sizes:
+                            progress(f"f. loading {count - first:,} more events (the account then holds {count:,})")
+                            more_seconds, newest, _ = events.load_events(runtime, count - first, prefix="r")
+                            step = events.SPAN_DAYS * 86_400 / count  # both loads, over the same days
+                            queries.append(query(count, load_seconds + more_seconds))
                         took["f. events query"] = time.perf_counter() - section
                     if "export" in sections:
                         section = time.perf_counter()
@@ -314,6 +328,13 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
     if len(whole) == 2:
         growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
+    if len(queries) == 2:
+        for small_case, large_case in zip(queries[0].cases, queries[1].cases, strict=True):
+            if small_case.timeouts or large_case.timeouts:
+                continue  # cut at its time budget: the time says nothing of growth
+            name = f"f. {small_case.name} {small_case.limit}"
+            sizes = ((q.events, case.api.p50) for q, case in zip(queries, (small_case, large_case), strict=True))
+            growth.append(_growth(name, "events", *sizes))
     return Results(
         options,
         pipeline_held,
@@ -322,7 +343,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         pipeline,
         whole,
         webhooks,
-        query,
+        queries,
         export,
         growth,
         modeled,
