@@ -44,6 +44,7 @@ from postline.http.routes import (
     SIGNING_KEYS,
     SOURCE_RATE,
     TRACK,
+    VERIFY,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
     Route,
@@ -120,6 +121,8 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     RESOURCES_READ: [_read("ResourcesTable")],
     RESOURCES_WRITE: [_crud("ResourcesTable")],
     COUNTERS_READ: [_read("CountersTable")],
+    # Windows, credits, per-domain facts and recipients' activity all live in the counters table.
+    VERIFY: [_crud("CountersTable")],
     SEND: [
         _crud("MessagesTable"),
         _crud("EventsTable"),
@@ -291,6 +294,9 @@ VALUES: dict[str, Any] = {
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),
     "NOTIFICATIONS_FROM": _ref("NotificationsFrom"),
+    "VERIFY_SMTP_PROBE": _ref("VerifySmtpProbe"),
+    "RDAP_BASE_URL": _ref("RdapBaseUrl"),
+    "RDAP_CA_BUNDLE": _ref("RdapCaBundle"),
 }
 
 

@@ -37,6 +37,7 @@ from postline.config import (
     SourceRate,
     Suppressions,
     TrackingSecret,
+    VerificationChecks,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -78,6 +79,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
 }
 
 _DELIVER: Groups = (

@@ -58,6 +58,7 @@ from postline.config import (
     SourceRate,
     Suppressions,
     TrackingSecret,
+    VerificationChecks,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -104,7 +105,11 @@ from postline.tracking.domain import LinkMaker
 from postline.tracking.service import TrackingService
 from postline.usage.service import UsageService
 from postline.usage.store import DynamoCounterStore
-from postline.verification.service import Verifier
+from postline.verification.ports import MailboxProber
+from postline.verification.rdap import RdapRegistrations
+from postline.verification.service import ValidationService, Verifier
+from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber, SmtpMailboxProber
+from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from postline.webhook_delivery.http_client import WebhookHttp
 from postline.webhook_delivery.notifier import OwnerNotifier
 from postline.webhook_delivery.service import WebhookDeliverer
@@ -606,5 +611,42 @@ def webhook_resend_service() -> WebhookResendService:
         ids=ids(),
         retention_days=retention_days,
         resend_attempt=lambda delivery_id: webhook_deliverer().resend_attempt(delivery_id),  # the worker's only
+        clock=_clock,
+    )
+
+
+# -- verification -------------------------------------------------------------------------------
+
+
+@_built_once()
+def mailbox_prober() -> MailboxProber:
+    mode = settings(VerificationChecks).smtp_probe
+    if mode == "direct":
+        outbound = settings(Outbound)
+        return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
+    return RelayMailboxProber() if mode == "relay" else NoMailboxProber()
+
+
+@_built_once()
+def registrations() -> RdapRegistrations:
+    checks = settings(VerificationChecks)
+    return RdapRegistrations(checks.rdap_base_url, ca_bundle=checks.rdap_ca_bundle)
+
+
+@_built_once()
+def verification_activity() -> DynamoActivity:
+    return DynamoActivity(client("dynamodb"), settings(Counters).table)
+
+
+def validation_service() -> ValidationService:
+    table = settings(Counters).table
+    return ValidationService(
+        routes=mx_resolver(),
+        prober=mailbox_prober(),
+        registrations=registrations(),
+        facts=DynamoDomainFacts(client("dynamodb"), table),
+        credits=DynamoVerificationCounters(client("dynamodb"), table),
+        activity=verification_activity(),
+        ids=ids(),
         clock=_clock,
     )

@@ -32,6 +32,7 @@ RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, 
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
 DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
+VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, activity, DNS, SMTP, RDAP
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ ROUTES: tuple[Route, ...] = (
           policies=(DOMAINS_WRITE,)),
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
+    Route("ValidateAddress", "POST",   "/v3/validate",            "validation", Access.SEND, timeout=29,
+          policies=(VERIFY,)),
 )
 # fmt: on
 

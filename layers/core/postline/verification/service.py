@@ -1,24 +1,69 @@
-"""Verifying recipients for real (live keys): the syntax, then where each domain's mail goes.
+"""Verifying addresses for real: the one verifier behind POST /v3/validate and verify_before_send.
 
-Each domain is looked up once per call, so a message to a thousand addresses at one provider
-costs one DNS lookup, not a thousand. The lookups share a time budget: the dispatcher runs for
-seconds, not for a slow DNS server times many domains, so domains left when it is spent are
-`unknown` (which sends, as a DNS timeout does).
+`Verifier.verify` (the dispatcher) checks syntax, DNS and the name lists, each domain looked up
+once per call within a shared time budget (domains left when it is spent are `unknown`, which
+sends, as a DNS timeout does). `ValidationService.validate` (the API) runs the same checks on one
+address plus the mailbox probe and the domain's age, after the route's rate window and the
+account's credits; a test key's answer is drawn from its verify weights with no network at all.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
 
+from email_validator import EmailNotValidError, validate_email
+
+from postline.auth import ratelimit
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment
 from postline.sending.domain import domain_of
-from postline.verification.domain import MailRoute, Verification, check_syntax, judge_route
-from postline.verification.ports import MailRoutes
+from postline.shared.errors import PaymentRequired, RateLimited
+from postline.shared.ids import RandomIds
+from postline.shared.ports import Clock
+from postline.usage.domain import billing_period, month_key
+from postline.verification import lists
+from postline.verification.domain import (
+    Facts,
+    MailboxProbe,
+    MailRoute,
+    ProbeOutcome,
+    Verdict,
+    Verification,
+    VerificationResult,
+    check_syntax,
+    judge,
+    simulate_verification,
+    simulated_verdict,
+    syntax_verdict,
+)
+from postline.verification.models import Activity, ValidateRequest, ValidationResult
+from postline.verification.ports import ActivityReader, Credits, DomainFacts, MailboxProber, MailRoutes, Registrations
 
 BUDGET_SECONDS = 10.0
+VALIDATE_LIMIT_PER_MINUTE = 100  # the interface's limit of POST /v3/validate, per account
+SIMULATION_SEED = "validate"  # test keys: the same address always draws the same outcome
+
+
+def name_facts(local_part: str, domain: str, route: MailRoute) -> Facts:
+    """The checks that need no network beyond the route: the name lists and the typo matcher."""
+    return Facts(
+        local_part=local_part,
+        domain=domain,
+        route=route,
+        disposable=lists.is_disposable(domain),
+        free_provider=lists.is_free_provider(domain),
+        role=lists.is_role(local_part),
+        did_you_mean=lists.did_you_mean(domain),
+    )
 
 
 class Verifier:
+    """verify_before_send's checks (no mailbox probe: the dispatcher is a Lambda, port 25 is shut)."""
+
     def __init__(
         self,
         routes: MailRoutes,
@@ -47,5 +92,188 @@ class Verifier:
                     if in_time
                     else MailRoute(lookup_error="not looked up: time budget spent")
                 )
-            results[address] = judge_route(domain, routes[domain])
+            local_part = address.rpartition("@")[0]
+            results[address] = judge(name_facts(local_part, domain, routes[domain])).as_verification()
         return results
+
+
+class ValidationService:
+    def __init__(
+        self,
+        *,
+        routes: MailRoutes,
+        prober: MailboxProber,
+        registrations: Registrations,
+        facts: DomainFacts,
+        credits: Credits,
+        activity: ActivityReader,
+        ids: RandomIds,
+        clock: Clock,
+    ) -> None:
+        self._routes = routes
+        self._prober = prober
+        self._registrations = registrations
+        self._facts = facts
+        self._credits = credits
+        self._activity = activity
+        self._ids = ids
+        self._clock = clock
+
+    def validate(self, principal: Principal, request: ValidateRequest) -> ValidationResult:
+        """429 past the route's window, then one credit (402 without one; a test key draws from the
+        test allowance instead, 429 when spent), then the checks. Checks that fail unexpectedly give
+        the credit back."""
+        now = self._clock.now()
+        account = principal.account
+        self._admit(account.id, now)
+        test = principal.env is Environment.TEST
+        month = month_key(now)
+        limit = account.limits.test_allowance if test else account.limits.verify_credits
+        if not self._credits.consume_verification(account.id, month=month, limit=limit, test=test):
+            raise self._refusal(test, limit, now)
+        try:
+            if test:
+                weights = principal.key.test_outcomes.verify if principal.key and principal.key.test_outcomes else None
+                return self._simulate(account.id, request.email, weights)
+            return self._check(account.id, request.email, now)
+        except BaseException:
+            self._credits.release_verification(account.id, month=month, test=test)
+            raise
+
+    def _admit(self, account_id: str, now: datetime) -> None:
+        start = ratelimit.window_start(now)
+        used = self._credits.count_validation(account_id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS)
+        decision = ratelimit.decide(limit=VALIDATE_LIMIT_PER_MINUTE, used=used, now=now)
+        if not decision.allowed:
+            raise RateLimited(
+                f"POST /v3/validate takes {VALIDATE_LIMIT_PER_MINUTE} requests a minute per account; "
+                f"retry in {decision.reset_seconds}s.",
+                retry_after=decision.reset_seconds,
+            )
+
+    @staticmethod
+    def _refusal(test: bool, limit: int | None, now: datetime) -> PaymentRequired | RateLimited:
+        reset = billing_period(now).end
+        if test:
+            return RateLimited(
+                f"The test-mode allowance of {limit} verifications this month is spent; it resets at "
+                f"{reset.isoformat()}.",
+                code="rate_limit_exceeded",
+                retry_after=max(1, math.ceil((reset - now.astimezone(UTC)).total_seconds())),
+            )
+        return PaymentRequired(
+            f"No verification credits left this period ({limit}); they reset at {reset.isoformat()}. "
+            "Nothing was checked."
+        )
+
+    # -- live -----------------------------------------------------------------------------------
+
+    def _check(self, account_id: str, address: str, now: datetime) -> ValidationResult:
+        try:
+            checked = validate_email(
+                address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
+            )
+        except EmailNotValidError as error:
+            local, _, domain = address.strip().rpartition("@")
+            return self._result(address, local, domain.lower(), syntax_verdict(str(error)), None, None, None)
+        local, domain = checked.local_part, checked.ascii_domain.lower()
+        route = self._routes.route(domain)
+        facts = name_facts(local, domain, route)
+        if judge(facts).status is VerificationResult.VALID:  # the domain takes mail: ask its server
+            facts = self._probed(facts, f"{local}@{domain}", now)
+        if route.exists and route.lookup_error is None:
+            facts = self._aged(facts, now)
+        verdict = judge(facts)
+        if facts.domain_age_days is None and facts.domain_age_note:
+            verdict = _with_note(verdict, facts.domain_age_note)
+        return self._result(
+            address, local, domain, verdict, facts, route, self._activity.activity(account_id, f"{local}@{domain}")
+        )
+
+    def _probed(self, facts: Facts, address: str, now: datetime) -> Facts:
+        hosts = facts.route.mx_hosts or (facts.domain,)  # no MX: the domain's own address (RFC 5321 5.1)
+        known = self._facts.catch_all(facts.domain, now)
+        if known:
+            probe = MailboxProbe(ProbeOutcome.ACCEPTED, True, "the domain accepts every address (cached)")
+        else:
+            probe = self._prober.probe(address, facts.domain, hosts, catch_all=known)
+            if known is None and probe.decisive_catch_all:
+                self._facts.remember_catch_all(facts.domain, bool(probe.catch_all), now)
+        return _replace(facts, probe=probe)
+
+    def _aged(self, facts: Facts, now: datetime) -> Facts:
+        name = lists.registrable_domain(facts.domain)
+        registered = self._facts.registered_at(name, now)
+        note = None
+        if registered is None:
+            registered, note = self._registrations.registered_at(name)
+            if registered is not None:
+                self._facts.remember_registered_at(name, registered, now)
+        if registered is None:
+            return _replace(facts, domain_age_note=f"domain age unknown: {note or 'no registration date'}")
+        return _replace(facts, domain_age_days=max(0, (now - registered).days))
+
+    # -- test keys ------------------------------------------------------------------------------
+
+    def _simulate(self, account_id: str, address: str, weights: dict[str, float] | None) -> ValidationResult:
+        """Syntax for real (no network), the lists (in-process), the rest drawn: no DNS, no SMTP."""
+        try:
+            checked = validate_email(
+                address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
+            )
+        except EmailNotValidError as error:
+            local, _, domain = address.strip().rpartition("@")
+            return self._result(address, local, domain.lower(), syntax_verdict(str(error)), None, None, None)
+        local, domain = checked.local_part, checked.ascii_domain.lower()
+        verdict = simulated_verdict(simulate_verification(SIMULATION_SEED, f"{local}@{domain}", weights))
+        facts = name_facts(local, domain, MailRoute())
+        return self._result(address, local, domain, verdict, facts, None, None)
+
+    def _result(
+        self,
+        address: str,
+        local: str,
+        domain: str,
+        verdict: Verdict,
+        facts: Facts | None,
+        route: MailRoute | None,
+        activity: Activity | None,
+    ) -> ValidationResult:
+        mx_record = route.mx_hosts[0] if route and route.mx_hosts else None
+        if route is None and facts is not None:  # simulated: the drawn status says whether mail has a way in
+            mx_found = verdict.status is not VerificationResult.INVALID
+        else:
+            mx_found = bool(route and (route.mx_hosts or route.has_address))
+        return ValidationResult(
+            verification_id=self._ids.new_id("ver_"),
+            address=address,
+            is_valid=verdict.status is VerificationResult.VALID,
+            result=verdict.status,
+            status=verdict.status,
+            sub_status=verdict.sub_status,
+            recommendation=verdict.recommendation,
+            confidence=verdict.confidence,
+            risk=verdict.risk,
+            reason=verdict.reason,
+            did_you_mean=f"{local}@{facts.did_you_mean}" if facts and facts.did_you_mean else None,
+            account=local,
+            domain=domain,
+            mx_provider=lists.mx_provider(mx_record),
+            mx_record=mx_record,
+            mx_found=mx_found,
+            is_catch_all=verdict.is_catch_all,
+            is_disposable=bool(facts and facts.disposable),
+            is_role_address=bool(facts and facts.role),
+            is_free_provider=bool(facts and facts.free_provider),
+            smtp_check=verdict.smtp_check,
+            domain_age_days=facts.domain_age_days if facts else None,
+            activity=activity or Activity(),
+        )
+
+
+def _replace(facts: Facts, **changes: object) -> Facts:
+    return replace(facts, **changes)  # type: ignore[arg-type]
+
+
+def _with_note(verdict: Verdict, note: str) -> Verdict:
+    return replace(verdict, reason=f"{verdict.reason}; {note}")
