@@ -278,7 +278,7 @@ def _judge_mailbox(facts: Facts) -> Verdict:
             Recommendation.CAUTION,
             Risk.MEDIUM,
             0.5,
-            f"{domain}'s mail server accepts every address, so this one cannot be confirmed",
+            f"{domain}'s mail server accepts every address, so this one cannot be confirmed{detail}",
             smtp_check=True,
             is_catch_all=True,
         )

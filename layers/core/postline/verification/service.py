@@ -22,8 +22,7 @@ from postline.auth.identity import Principal
 from postline.keys.domain import Environment
 from postline.sending.domain import domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
-from postline.shared.ids import RandomIds
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import billing_period, month_key
 from postline.verification import lists
 from postline.verification.domain import (
@@ -107,7 +106,7 @@ class ValidationService:
         facts: DomainFacts,
         credits: Credits,
         activity: ActivityReader,
-        ids: RandomIds,
+        ids: IdFactory,
         clock: Clock,
     ) -> None:
         self._routes = routes
@@ -187,7 +186,13 @@ class ValidationService:
         if facts.domain_age_days is None and facts.domain_age_note:
             verdict = _with_note(verdict, facts.domain_age_note)
         return self._result(
-            address, local, domain, verdict, facts, route, self._activity.activity(account_id, f"{local}@{domain}")
+            address,
+            local,
+            domain,
+            verdict,
+            facts,
+            route,
+            self._activity.activity(account_id, f"{local}@{domain}".lower()),
         )
 
     def _probed(self, facts: Facts, address: str, now: datetime) -> Facts:
