@@ -129,7 +129,7 @@ def test_a_failed_check_gives_its_credit_back() -> None:
         def route(self, domain: str) -> MailRoute:
             raise RuntimeError("resolver exploded")
 
-    h.service._routes = Broken()  # noqa: SLF001
+    h.service._routes = Broken()
     with pytest.raises(RuntimeError):
         h.validate("ada@acme.test")
     assert h.used() == 0
