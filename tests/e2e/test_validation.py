@@ -342,3 +342,19 @@ def test_the_101st_call_in_a_minute_is_429_with_retry_after(stack: Stack) -> Non
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     stack.advance(int(refused.headers["Retry-After"]))
     assert stack.test.post("/v3/validate", json={"email": "ada@simulator.postline.dev"}).status_code == 200
+
+
+def test_activity_is_the_recipients_history_kept_from_the_event_stream(stack: Stack) -> None:
+    to = "pat@catchall.test"
+    assert stack.validate(to)["activity"] == NO_ACTIVITY
+    for subject in ("Your order", "Your invoice"):
+        sent = stack.live.post(
+            "/v3/messages",
+            json={"from": "Acme <news@postline.test>", "to": [to], "subject": subject, "text": "Hello."},
+        )
+        assert sent.status_code == 202, sent.text
+    drained = stack.live.post("/_local/drain", json={"timeout": 30})
+    assert drained.status_code == 200, drained.text
+    activity = stack.validate("Pat@CatchAll.test")["activity"]
+    assert (activity["seen"], activity["total_sends"], activity["delivered"], activity["bounced"]) == (True, 2, 2, 0)
+    assert activity["first_seen_at"] <= activity["last_seen_at"]

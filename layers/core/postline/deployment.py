@@ -108,6 +108,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    "recipient_activity": (Counters,),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.

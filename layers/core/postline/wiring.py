@@ -105,6 +105,7 @@ from postline.tracking.domain import LinkMaker
 from postline.tracking.service import TrackingService
 from postline.usage.service import UsageService
 from postline.usage.store import DynamoCounterStore
+from postline.verification.activity import ActivityRecorder
 from postline.verification.ports import MailboxProber
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.service import ValidationService, Verifier
@@ -636,6 +637,10 @@ def registrations() -> RdapRegistrations:
 @_built_once()
 def verification_activity() -> DynamoActivity:
     return DynamoActivity(client("dynamodb"), settings(Counters).table)
+
+
+def activity_recorder() -> ActivityRecorder:
+    return ActivityRecorder(stream=StreamRecords(), counters=verification_activity(), clock=_clock, meter=meter())
 
 
 def validation_service() -> ValidationService:

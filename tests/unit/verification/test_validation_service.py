@@ -222,3 +222,42 @@ def test_verify_before_send_uses_the_same_rules() -> None:
         "ada@nomail.test": "invalid",
         "x@@y": "invalid",
     }
+
+
+def test_the_activity_recorder_counts_live_recipient_events_only() -> None:
+    from postline.events.domain import Event, EventType
+    from postline.verification.activity import ActivityRecorder
+    from tests.fakes import RecordingMeter
+
+    class Counted:
+        def __init__(self) -> None:
+            self.seen: set[str] = set()
+
+        def record(self, event: Event, now: datetime) -> bool:
+            new = event.id not in self.seen
+            self.seen.add(event.id)
+            return new
+
+    def make(event_id: str, recipient: str | None, test: bool = False) -> Event:
+        return Event(
+            id=event_id,
+            account_id="acc",
+            type=EventType.DELIVERED,
+            message_id="msg",
+            recipient=recipient,
+            timestamp=NOW,
+            data={"test": True} if test else {},
+            created_at=NOW,
+            expires_at=0,
+        )
+
+    class NoStream:
+        def new_events(self, records: list[dict[str, object]]) -> list[Event]:
+            return []
+
+    counters, meter = Counted(), RecordingMeter()
+    recorder = ActivityRecorder(stream=NoStream(), counters=counters, clock=FixedClock(NOW), meter=meter)
+    batch = [make("e1", "a@x.test"), make("e2", None), make("e3", "a@x.test", test=True), make("e1", "a@x.test")]
+    assert recorder.record(batch) == 1
+    assert recorder.record(batch) == 0
+    assert counters.seen == {"e1"}

@@ -16,11 +16,14 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import conditional_failed, from_attrs, key
+from postline.events.domain import Event
+from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
 from postline.usage.store import usage_pk
 from postline.verification.models import Activity
 
 CATCH_ALL_TTL = timedelta(days=1)
+# How long an event's "already counted" marker is kept: past a stream record's 24-hour life.
+COUNTED_MARKER_TTL = timedelta(days=2)
 REGISTRATION_TTL = timedelta(days=30)
 
 
@@ -135,10 +138,58 @@ class DynamoActivity:
             **{name: int(found.get(name, 0)) for name in COUNTED.values()},
         )
 
+    def record(self, event: Event, now: datetime) -> bool:
+        """Counts one event into its recipient's totals, once: a marker keyed by the event's id is
+        written in the same transaction as the count, so a redelivered record changes nothing.
+        First and last seen move only outwards (conditional SETs), so they are right in any order
+        and on any repeat. Returns False for an event already counted."""
+        assert event.recipient is not None
+        pk = activity_pk(event.account_id, event.recipient)
+        seen_at = {"S": event.timestamp.isoformat()}
+        counter = COUNTED.get(event.type.value)
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(pk, "totals"),
+            "UpdateExpression": "SET events = if_not_exists(events, :zero) + :one"
+            + (f", {counter} = if_not_exists({counter}, :zero) + :one" if counter else ""),
+            "ExpressionAttributeValues": {":zero": {"N": "0"}, ":one": {"N": "1"}},
+        }
+        marker = {
+            "TableName": self._table,
+            "Item": {
+                **key(f"ACTIVITY_COUNTED#{event.id}", "marker"),
+                "expires_at": {"N": str(int((now + COUNTED_MARKER_TTL).timestamp()))},
+            },
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+        try:
+            self._db.transact_write_items(TransactItems=[{"Put": marker}, {"Update": update}])
+        except ClientError as error:
+            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
+                counted = False
+            else:
+                raise
+        else:
+            counted = True
+        # Outside the transaction (a condition there would cancel the count); each is idempotent.
+        for name, comparison in (("first_seen_at", ">"), ("last_seen_at", "<")):
+            try:
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(pk, "totals"),
+                    UpdateExpression=f"SET {name} = :at",
+                    ConditionExpression=f"attribute_not_exists({name}) OR {name} {comparison} :at",
+                    ExpressionAttributeValues={":at": seen_at},
+                )
+            except ClientError as error:
+                if not conditional_failed(error):
+                    raise
+        return counted
 
-# Event type -> the activity counter it adds one to.
+
+# Event type -> the activity counter it adds one to (every event of the recipient counts in `events`).
 COUNTED = {
-    "queued": "total_sends",
+    "sent": "total_sends",
     "delivered": "delivered",
     "bounced": "bounced",
     "opened": "opened",
