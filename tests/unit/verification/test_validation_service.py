@@ -166,7 +166,7 @@ def test_catch_all_is_cached_per_domain() -> None:
     assert (first["status"], first["is_catch_all"], first["smtp_check"]) == ("catch_all", True, True)
     assert h.facts.catch_alls == {"catchall.test": True}
     second = h.validate("bob@catchall.test")
-    assert second["status"] == "catch_all" and "cached" in str(second["reason"])
+    assert second["status"] == "catch_all" and "cached for a day" in str(second["reason"])
     assert len(h.prober.probes) == 1  # the second address cost no SMTP dialogue
 
 

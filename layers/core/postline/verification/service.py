@@ -199,7 +199,9 @@ class ValidationService:
         hosts = facts.route.mx_hosts or (facts.domain,)  # no MX: the domain's own address (RFC 5321 5.1)
         known = self._facts.catch_all(facts.domain, now)
         if known:
-            probe = MailboxProbe(ProbeOutcome.ACCEPTED, True, "the domain accepts every address (cached)")
+            probe = MailboxProbe(
+                ProbeOutcome.ACCEPTED, True, "known from an earlier check of the domain, cached for a day"
+            )
         else:
             probe = self._prober.probe(address, facts.domain, hosts, catch_all=known)
             if known is None and probe.decisive_catch_all:
