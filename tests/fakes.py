@@ -153,7 +153,7 @@ class InMemoryCounters:
     and usage counters."""
 
     def __init__(self) -> None:
-        self.windows: dict[tuple[str, int], int] = {}
+        self.windows: dict[tuple[str, str, int], int] = {}
         self.expiries: dict[tuple[str, int], int] = {}
         self.source_windows: dict[tuple[str, int], int] = {}
         self.source_expiries: dict[tuple[str, int], int] = {}
@@ -834,18 +834,21 @@ class InMemoryDomainFacts:
 
 class InMemoryVerificationCounters:
     def __init__(self) -> None:
-        self.windows: dict[tuple[str, int], int] = {}
+        self.windows: dict[tuple[str, str, int], int] = {}
         self.used: dict[tuple[str, str, bool], int] = {}
 
-    def count_validation(self, account_id: str, window_start: int, *, expires_at: int) -> int:
-        self.windows[account_id, window_start] = self.windows.get((account_id, window_start), 0) + 1
-        return self.windows[account_id, window_start]
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
+        window = (account_id, route, window_start)
+        self.windows[window] = self.windows.get(window, 0) + 1
+        return self.windows[window]
 
-    def consume_verification(self, account_id: str, *, month: str, limit: int | None, test: bool) -> bool:
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
         used = self.used.get((account_id, month, test), 0)
-        if limit is not None and used >= limit:
+        if limit is not None and used + count > limit:
             return False
-        self.used[account_id, month, test] = used + 1
+        self.used[account_id, month, test] = used + count
         return True
 
     def release_verification(self, account_id: str, *, month: str, test: bool) -> None:

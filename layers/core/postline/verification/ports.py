@@ -44,13 +44,15 @@ class DomainFacts(Protocol):
 
 
 class Credits(Protocol):
-    def count_validation(self, account_id: str, window_start: int, *, expires_at: int) -> int:
-        """Atomically add one call to the account's POST /v3/validate window; the new count."""
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
+        """Atomically add one call to the account's window of a verification route; the new count."""
         ...
 
-    def consume_verification(self, account_id: str, *, month: str, limit: int | None, test: bool) -> bool:
-        """Count one verification against the month (`verify`, or `test_verify` for test keys) unless
-        that passes `limit`; False when it would."""
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
+        """Count `count` verifications against the month (`verify`, or `test_verify` for test keys)
+        unless that passes `limit`; False, counting nothing, when it would."""
         ...
 
     def release_verification(self, account_id: str, *, month: str, test: bool) -> None:

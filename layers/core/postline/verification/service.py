@@ -133,8 +133,8 @@ class ValidationService:
         try:
             if test:
                 weights = principal.key.test_outcomes.verify if principal.key and principal.key.test_outcomes else None
-                return self._simulate(account.id, request.email, weights)
-            return self._check(account.id, request.email, now)
+                return self.simulate_address(account.id, request.email, weights)
+            return self.check_address(account.id, request.email, now)
         except BaseException:
             self._credits.release_verification(account.id, month=month, test=test)
             raise
@@ -167,7 +167,7 @@ class ValidationService:
 
     # -- live -----------------------------------------------------------------------------------
 
-    def _check(self, account_id: str, address: str, now: datetime) -> ValidationResult:
+    def check_address(self, account_id: str, address: str, now: datetime) -> ValidationResult:
         try:
             checked = validate_email(
                 address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
@@ -222,7 +222,7 @@ class ValidationService:
 
     # -- test keys ------------------------------------------------------------------------------
 
-    def _simulate(self, account_id: str, address: str, weights: dict[str, float] | None) -> ValidationResult:
+    def simulate_address(self, account_id: str, address: str, weights: dict[str, float] | None) -> ValidationResult:
         """Syntax for real (no network), the lists (in-process), the rest drawn: no DNS, no SMTP."""
         try:
             checked = validate_email(

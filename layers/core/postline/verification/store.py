@@ -38,29 +38,22 @@ class DynamoVerificationCounters:
         self._db = client
         self._table = table
 
-    def count_validation(self, account_id: str, window_start: int, *, expires_at: int) -> int:
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
         response = self._db.update_item(
             TableName=self._table,
-            Key=key(f"RATE#{account_id}#validate", str(window_start)),
+            Key=key(f"RATE#{account_id}#{route}", str(window_start)),
             UpdateExpression="ADD requests :one SET expires_at = if_not_exists(expires_at, :ttl)",
             ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(expires_at)}},
             ReturnValues="UPDATED_NEW",
         )
         return int(response["Attributes"]["requests"]["N"])
 
-    def consume_verification(self, account_id: str, *, month: str, limit: int | None, test: bool) -> bool:
-        counter = "test_verify" if test else "verify"
-        update: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": key(usage_pk(account_id), f"M#{month}"),
-            "UpdateExpression": f"ADD {counter} :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
-        }
-        if limit is not None:
-            if limit < 1:
-                return False
-            update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} < :limit"
-            update["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
+        update = credit_update(self._table, account_id, month=month, limit=limit, test=test, count=count)
+        if update is None:
+            return False
         try:
             self._db.update_item(**update)
         except ClientError as error:
@@ -77,6 +70,25 @@ class DynamoVerificationCounters:
             UpdateExpression=f"ADD {counter} :minus",
             ExpressionAttributeValues={":minus": {"N": "-1"}},
         )
+
+
+def credit_update(
+    table: str, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+) -> dict[str, Any] | None:
+    """The conditional ADD that takes `count` credits of the month (None: more than the limit)."""
+    counter = "test_verify" if test else "verify"
+    update: dict[str, Any] = {
+        "TableName": table,
+        "Key": key(usage_pk(account_id), f"M#{month}"),
+        "UpdateExpression": f"ADD {counter} :n",
+        "ExpressionAttributeValues": {":n": {"N": str(count)}},
+    }
+    if limit is not None:
+        if count > limit:
+            return None
+        update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :headroom"
+        update["ExpressionAttributeValues"][":headroom"] = {"N": str(limit - count)}
+    return update
 
 
 class DynamoDomainFacts:
