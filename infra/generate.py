@@ -45,6 +45,8 @@ from postline.http.routes import (
     SOURCE_RATE,
     TRACK,
     VERIFY,
+    VERIFY_BULK_READ,
+    VERIFY_BULK_WRITE,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
     Route,
@@ -123,6 +125,13 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     COUNTERS_READ: [_read("CountersTable")],
     # Windows, credits, per-domain facts and recipients' activity all live in the counters table.
     VERIFY: [_crud("CountersTable")],
+    # Test-mode jobs are answered in the request: their results are written here too.
+    VERIFY_BULK_WRITE: [
+        _crud("JobsTable"),
+        _crud("CountersTable"),
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["VerifyQueue", "QueueName"]}}},
+    ],
+    VERIFY_BULK_READ: [_read("JobsTable"), _read("CountersTable")],
     SEND: [
         _crud("MessagesTable"),
         _crud("EventsTable"),
@@ -297,6 +306,7 @@ VALUES: dict[str, Any] = {
     "VERIFY_SMTP_PROBE": _ref("VerifySmtpProbe"),
     "RDAP_BASE_URL": _ref("RdapBaseUrl"),
     "RDAP_CA_BUNDLE": _ref("RdapCaBundle"),
+    "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
 }
 
 

@@ -851,6 +851,9 @@ class InMemoryVerificationCounters:
         self.used[account_id, month, test] = used + count
         return True
 
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        return self.used.get((account_id, month, False), 0)
+
     def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
         self.used[account_id, month, test] -= 1
 

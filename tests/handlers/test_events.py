@@ -242,3 +242,15 @@ def test_validate_without_an_email_is_a_validation_error(invoke: Invoke) -> None
     response = invoke("validate_address_missing_email")
     assert response["statusCode"] == 400
     assert body(response)["error"]["code"] == "validation_error"
+
+
+def test_a_live_bulk_job_is_queued_and_readable(invoke: Invoke) -> None:
+    response = invoke("start_bulk_validation")
+    assert response["statusCode"] == 202, response["body"]
+    accepted = body(response)
+    assert (accepted["status"], accepted["total_count"]) == ("queued", 2)  # Ada@Example.com is ada@example.com
+    job = invoke("get_bulk_validation", job_id=accepted["job_id"])
+    assert job["statusCode"] == 200, job["body"]
+    assert (body(job)["status"], body(job)["processed_count"], body(job)["can_retry"]) == ("queued", 0, False)
+    page = invoke("get_bulk_validation_results", job_id=accepted["job_id"])
+    assert body(page) == {"items": [], "total": 2, "page": 1, "limit": 50}

@@ -133,6 +133,10 @@ class DomainRecords(SettingsGroup):
     tracking_host: str = Field(alias="TRACKING_HOST", min_length=1)  # branded tracking CNAMEs' target
 
 
+class VerifyQueue(SettingsGroup):
+    url: str = Field(alias="VERIFY_QUEUE_URL", min_length=1)  # bulk verification jobs' chunks
+
+
 class VerificationChecks(SettingsGroup):
     # POST /v3/validate: where the mailbox probe runs ("direct": this process speaks SMTP to the MX,
     # the embedded runtime; "relay": the SMTP relay task, the cloud; "off") and the RDAP service.

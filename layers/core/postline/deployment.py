@@ -38,6 +38,7 @@ from postline.config import (
     Suppressions,
     TrackingSecret,
     VerificationChecks,
+    VerifyQueue,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -80,6 +81,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
+    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks),
+    r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
 }
 
 _DELIVER: Groups = (
@@ -109,6 +112,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "recipient_activity": (Counters,),
+    "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.

@@ -59,6 +59,7 @@ from postline.config import (
     Suppressions,
     TrackingSecret,
     VerificationChecks,
+    VerifyQueue,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -106,6 +107,8 @@ from postline.tracking.service import TrackingService
 from postline.usage.service import UsageService
 from postline.usage.store import DynamoCounterStore
 from postline.verification.activity import ActivityRecorder
+from postline.verification.bulk_service import BulkVerificationService
+from postline.verification.bulk_store import DynamoBulkJobs, SqsBulkQueue
 from postline.verification.ports import MailboxProber
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.service import ValidationService, Verifier
@@ -652,6 +655,24 @@ def validation_service() -> ValidationService:
         facts=DynamoDomainFacts(client("dynamodb"), table),
         credits=DynamoVerificationCounters(client("dynamodb"), table),
         activity=verification_activity(),
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def _verify_credits(account_id: str) -> int | None:
+    account = account_store().get_account(account_id)
+    return account.limits.verify_credits if account else PLAN_LIMITS[Plan.FREE].verify_credits
+
+
+def bulk_verification_service() -> BulkVerificationService:
+    table = settings(Counters).table
+    return BulkVerificationService(
+        jobs=DynamoBulkJobs(client("dynamodb"), settings(Jobs).table, table),
+        queue=SqsBulkQueue(client("sqs"), settings(VerifyQueue).url),
+        credits=DynamoVerificationCounters(client("dynamodb"), table),
+        checker=validation_service,
+        verify_limit=_verify_credits,
         ids=ids(),
         clock=_clock,
     )

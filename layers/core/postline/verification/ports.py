@@ -55,6 +55,10 @@ class Credits(Protocol):
         unless that passes `limit`; False, counting nothing, when it would."""
         ...
 
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        """Live credits the month has used."""
+        ...
+
     def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
         """Give back one counted verification whose checks then failed to run."""
         ...

@@ -62,6 +62,12 @@ class DynamoVerificationCounters:
             raise
         return True
 
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        item = self._db.get_item(
+            TableName=self._table, Key=key(usage_pk(account_id), f"M#{month}"), ConsistentRead=True
+        ).get("Item")
+        return int(from_attrs(item).get("verify", 0)) if item else 0
+
     def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
         counter = "test_verify" if test else "verify"
         self._db.update_item(
