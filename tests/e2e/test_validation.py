@@ -358,3 +358,72 @@ def test_activity_is_the_recipients_history_kept_from_the_event_stream(stack: St
     activity = stack.validate("Pat@CatchAll.test")["activity"]
     assert (activity["seen"], activity["total_sends"], activity["delivered"], activity["bounced"]) == (True, 2, 2, 0)
     assert activity["first_seen_at"] <= activity["last_seen_at"]
+
+
+# --- bulk jobs ------------------------------------------------------------------------------------
+
+
+def test_a_live_bulk_job_runs_on_the_queue_with_exact_counts_credits_and_dns(stack: Stack) -> None:
+    lists = {"strict.test": 40, "catchall.test": 40, "greylist.test": 20, "nomail.test": 10}
+    emails = [f"bulk{n}@{domain}" for domain, count in lists.items() for n in range(count)]
+    emails += [e.upper() for e in emails[:15]]  # duplicates, answered once
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+    mx_queries = len([q for q in stack.dns.queries if q.type == "MX"])
+
+    accepted = stack.live.post("/v3/validate/bulk", json={"emails": emails})
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["job_id"]
+    assert (accepted.json()["status"], accepted.json()["total_count"]) == ("queued", 110)
+    drained = stack.live.post("/_local/drain", json={"timeout": 60})
+    assert drained.status_code == 200, drained.text
+
+    job = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+    assert (job["status"], job["processed_count"], job["total_count"], job["can_retry"]) == (
+        "completed",
+        110,
+        110,
+        False,
+    )
+    assert job["summary"] == {
+        "valid": 0,
+        "invalid": 50,  # strict.test's unknown users and nomail.test's null MX
+        "catch_all": 40,
+        "unknown": 20,
+        "do_not_mail": 0,
+        "spamtrap": 0,
+        "abuse": 0,
+    }
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used + 110
+    # MX asked once per distinct domain (the worker's per-domain cache), not once per address.
+    bulk_mx = [q.name for q in stack.dns.queries[:] if q.type == "MX"][mx_queries:]
+    assert sorted(bulk_mx) == sorted(lists)
+    page = stack.live.get(f"/v3/validate/bulk/{job_id}/results", params={"page": 2, "limit": 40}).json()
+    assert (page["total"], page["page"], page["limit"], len(page["items"])) == (110, 2, 40, 40)
+    assert [item["address"] for item in page["items"][:1]] == ["bulk0@catchall.test"]
+    assert {item["status"] for item in page["items"]} == {"catch_all"}
+
+
+def test_a_test_mode_bulk_job_completes_in_the_request(stack: Stack) -> None:
+    emails = ["valid@simulator.postline.dev", "do_not_mail@simulator.postline.dev", "nope"]
+    accepted = stack.test.post("/v3/validate/bulk", json={"emails": emails})
+    assert accepted.status_code == 202, accepted.text
+    assert (accepted.json()["status"], accepted.json()["total_count"]) == ("completed", 3)
+    job = stack.test.get(f"/v3/validate/bulk/{accepted.json()['job_id']}").json()
+    assert (job["summary"]["valid"], job["summary"]["do_not_mail"], job["summary"]["invalid"]) == (1, 1, 1)
+
+
+def test_unsupported_bulk_options_are_refused_not_ignored(stack: Stack) -> None:
+    for body in ({"webhook_url": "https://hooks.example.com/done"}, {"suppress": True}):
+        response = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], **body})
+        assert response.status_code == 400 and response.json()["error"]["code"] == "validation_error"
+
+
+def test_the_11th_bulk_job_in_a_minute_is_429(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window
+    for _ in range(10):
+        ok = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]})
+        assert ok.status_code == 202, ok.text
+    refused = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]})
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60

@@ -109,9 +109,9 @@ from postline.usage.store import DynamoCounterStore
 from postline.verification.activity import ActivityRecorder
 from postline.verification.bulk_service import BulkVerificationService
 from postline.verification.bulk_store import DynamoBulkJobs, SqsBulkQueue
-from postline.verification.ports import MailboxProber
+from postline.verification.ports import MailboxProber, MailRoutes
 from postline.verification.rdap import RdapRegistrations
-from postline.verification.service import ValidationService, Verifier
+from postline.verification.service import CachedRoutes, ValidationService, Verifier
 from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber, SmtpMailboxProber
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from postline.webhook_delivery.http_client import WebhookHttp
@@ -646,10 +646,16 @@ def activity_recorder() -> ActivityRecorder:
     return ActivityRecorder(stream=StreamRecords(), counters=verification_activity(), clock=_clock, meter=meter())
 
 
-def validation_service() -> ValidationService:
+@_built_once()
+def bulk_routes() -> CachedRoutes:
+    """The bulk worker's DNS: each domain once per process for five minutes."""
+    return CachedRoutes(mx_resolver())
+
+
+def validation_service(routes: MailRoutes | None = None) -> ValidationService:
     table = settings(Counters).table
     return ValidationService(
-        routes=mx_resolver(),
+        routes=routes or mx_resolver(),
         prober=mailbox_prober(),
         registrations=registrations(),
         facts=DynamoDomainFacts(client("dynamodb"), table),
@@ -671,7 +677,7 @@ def bulk_verification_service() -> BulkVerificationService:
         jobs=DynamoBulkJobs(client("dynamodb"), settings(Jobs).table, table),
         queue=SqsBulkQueue(client("sqs"), settings(VerifyQueue).url),
         credits=DynamoVerificationCounters(client("dynamodb"), table),
-        checker=validation_service,
+        checker=lambda: validation_service(bulk_routes()),
         verify_limit=_verify_credits,
         ids=ids(),
         clock=_clock,

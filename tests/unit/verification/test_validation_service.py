@@ -261,3 +261,19 @@ def test_the_activity_recorder_counts_live_recipient_events_only() -> None:
     assert recorder.record(batch) == 1
     assert recorder.record(batch) == 0
     assert counters.seen == {"e1"}
+
+
+def test_cached_routes_ask_dns_once_per_domain_and_forget_failures() -> None:
+    from postline.verification.service import CachedRoutes
+
+    now = [0.0]
+    flaky = {"flaky.test": MailRoute(lookup_error="timeout")}
+    routes = StaticRoutes({**ROUTES, **flaky})
+    cached = CachedRoutes(routes, ttl_seconds=300, monotonic=lambda: now[0])
+    for _ in range(3):
+        cached.route("acme.test")
+        cached.route("flaky.test")
+    assert routes.asked == ["acme.test", "flaky.test", "flaky.test", "flaky.test"]
+    now[0] = 301
+    cached.route("acme.test")
+    assert routes.asked[-1] == "acme.test" and routes.asked.count("acme.test") == 2

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
@@ -78,8 +78,21 @@ class BulkCreate(BaseModel):
     emails: list[str] = Field(
         min_length=1, max_length=MAX_ADDRESSES, description="The addresses, as your list holds them."
     )
-    webhook_url: HttpUrl | None = Field(default=None, description="Where the finished job is announced.")
-    suppress: bool = Field(default=False, description="Add undeliverable results to the suppression list.")
+    webhook_url: HttpUrl | None = Field(
+        default=None, description="Not supported yet (the signed completion webhook): 400 when given."
+    )
+    suppress: bool = Field(
+        default=False, description="Not supported yet (adding undeliverable results): 400 when true."
+    )
+
+    @model_validator(mode="after")
+    def _not_yet(self) -> BulkCreate:
+        # Refused rather than accepted and ignored: a caller relying on them must know they do not happen.
+        if self.webhook_url is not None:
+            raise ValueError("webhook_url is not supported yet; poll GET /v3/validate/bulk/{id}")
+        if self.suppress:
+            raise ValueError("suppress is not supported yet")
+        return self
 
 
 class BulkVerificationJobAccepted(BaseModel):

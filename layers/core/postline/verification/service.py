@@ -60,6 +60,32 @@ def name_facts(local_part: str, domain: str, route: MailRoute) -> Facts:
     )
 
 
+class CachedRoutes:
+    """MailRoutes that asks DNS once per domain for `ttl_seconds` (a bulk worker's process checks
+    thousands of addresses at a few hundred domains); a DNS failure is not kept."""
+
+    def __init__(
+        self, routes: MailRoutes, *, ttl_seconds: float = 300.0, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._routes = routes
+        self._ttl = ttl_seconds
+        self._monotonic = monotonic
+        self._known: dict[str, tuple[float, MailRoute]] = {}
+
+    def route(self, domain: str) -> MailRoute:
+        now = self._monotonic()
+        known = self._known.get(domain)
+        if known is not None and now - known[0] < self._ttl:
+            return known[1]
+        route = self._routes.route(domain)
+        if route.lookup_error is None:
+            if len(self._known) >= 50_000:  # bounded: a long-lived process forgets the oldest half
+                for stale in list(self._known)[:25_000]:
+                    del self._known[stale]
+            self._known[domain] = (now, route)
+        return route
+
+
 class Verifier:
     """verify_before_send's checks (no mailbox probe: the dispatcher is a Lambda, port 25 is shut)."""
 

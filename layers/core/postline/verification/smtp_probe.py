@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import secrets
 import smtplib
+import time
 
 from postline.delivery.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 
 MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time
 NULL_SENDER = ""
+ADDRESS_TTL = 300.0
 
 
 def _outcome(code: int) -> ProbeOutcome:
@@ -47,11 +49,25 @@ class SmtpMailboxProber:
         self._port = port
         self._helo = helo_name
         self._timeout = timeout
+        self._addresses: dict[str, tuple[float, str]] = {}  # MX host -> (when, IPv4), for ADDRESS_TTL
+
+    def _address(self, host: str) -> str | None:
+        """The MX host's address, asked of DNS once per ADDRESS_TTL (a bulk job probes one MX often)."""
+        now = time.monotonic()
+        known = self._addresses.get(host)
+        if known is not None and now - known[0] < ADDRESS_TTL:
+            return known[1]
+        ip = self._resolver.address(host)
+        if ip is not None:
+            if len(self._addresses) >= 10_000:
+                self._addresses.clear()
+            self._addresses[host] = (now, ip)
+        return ip
 
     def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
         failures: list[str] = []
         for host in mx_hosts[:MAX_HOSTS]:
-            ip = self._resolver.address(host)
+            ip = self._address(host)
             if ip is None:
                 failures.append(f"{host} has no address")
                 continue
