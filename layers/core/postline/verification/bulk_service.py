@@ -10,17 +10,15 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
-from postline.auth import ratelimit
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
-from postline.shared.errors import NotFound, PaymentRequired, RateLimited
+from postline.shared.errors import NotFound, PaymentRequired
 from postline.shared.ports import Clock, IdFactory
-from postline.usage.domain import billing_period, month_key
+from postline.usage.domain import month_key
 from postline.verification.bulk import (
     CHUNK_SIZE,
     JOBS_PER_MINUTE,
@@ -35,7 +33,7 @@ from postline.verification.bulk import (
 )
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.ports import Credits
-from postline.verification.service import ValidationService
+from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 
 class BulkQueue(Protocol):
@@ -143,13 +141,7 @@ class BulkVerificationService:
         if not self._credits.consume_verification(
             account.id, month=month, limit=allowance, test=True, count=len(addresses)
         ):
-            reset = billing_period(now).end
-            raise RateLimited(
-                f"This job would pass the test-mode allowance of {allowance} verifications this month; "
-                f"it resets at {reset.isoformat()}.",
-                code="rate_limit_exceeded",
-                retry_after=max(1, math.ceil((reset - now).total_seconds())),
-            )
+            raise allowance_refusal(allowance, now, what="This job")
         weights = principal.key.test_outcomes.verify if principal.key and principal.key.test_outcomes else None
         checker = self._checker()
         results = [(i, checker.simulate_address(account.id, a, weights)) for i, a in enumerate(addresses)]
@@ -175,17 +167,11 @@ class BulkVerificationService:
         )
 
     def _admit(self, account_id: str, now: datetime) -> None:
-        start = ratelimit.window_start(now)
-        used = self._credits.count_validation(
-            account_id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS, route="validate_bulk"
+        refusal = window_refusal(
+            self._credits, account_id, now, route="validate_bulk", limit=JOBS_PER_MINUTE, what="POST /v3/validate/bulk"
         )
-        decision = ratelimit.decide(limit=JOBS_PER_MINUTE, used=used, now=now)
-        if not decision.allowed:
-            raise RateLimited(
-                f"POST /v3/validate/bulk takes {JOBS_PER_MINUTE} jobs a minute per account; "
-                f"retry in {decision.reset_seconds}s.",
-                retry_after=decision.reset_seconds,
-            )
+        if refusal is not None:
+            raise refusal
 
     def _job(self, principal: Principal, job_id: str) -> BulkJob:
         job = self._jobs.get(principal.account.id, job_id)

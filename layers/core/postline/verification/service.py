@@ -166,26 +166,17 @@ class ValidationService:
             raise
 
     def _admit(self, account_id: str, now: datetime) -> None:
-        start = ratelimit.window_start(now)
-        used = self._credits.count_validation(account_id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS)
-        decision = ratelimit.decide(limit=VALIDATE_LIMIT_PER_MINUTE, used=used, now=now)
-        if not decision.allowed:
-            raise RateLimited(
-                f"POST /v3/validate takes {VALIDATE_LIMIT_PER_MINUTE} requests a minute per account; "
-                f"retry in {decision.reset_seconds}s.",
-                retry_after=decision.reset_seconds,
-            )
+        refusal = window_refusal(
+            self._credits, account_id, now, route="validate", limit=VALIDATE_LIMIT_PER_MINUTE, what="POST /v3/validate"
+        )
+        if refusal is not None:
+            raise refusal
 
     @staticmethod
     def _refusal(test: bool, limit: int | None, now: datetime) -> PaymentRequired | RateLimited:
-        reset = billing_period(now).end
         if test:
-            return RateLimited(
-                f"The test-mode allowance of {limit} verifications this month is spent; it resets at "
-                f"{reset.isoformat()}.",
-                code="rate_limit_exceeded",
-                retry_after=max(1, math.ceil((reset - now.astimezone(UTC)).total_seconds())),
-            )
+            return allowance_refusal(limit, now, what="This check")
+        reset = billing_period(now).end
         return PaymentRequired(
             f"No verification credits left this period ({limit}); they reset at {reset.isoformat()}. "
             "Nothing was checked."
@@ -194,14 +185,10 @@ class ValidationService:
     # -- live -----------------------------------------------------------------------------------
 
     def check_address(self, account_id: str, address: str, now: datetime) -> ValidationResult:
-        try:
-            checked = validate_email(
-                address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
-            )
-        except EmailNotValidError as error:
-            local, _, domain = address.strip().rpartition("@")
-            return self._result(address, local, domain.lower(), syntax_verdict(str(error)), None, None, None)
-        local, domain = checked.local_part, checked.ascii_domain.lower()
+        parsed = _parse(address)
+        if isinstance(parsed, Verdict):
+            return self._syntax_result(address, parsed)
+        local, domain = parsed
         route = self._routes.route(domain)
         facts = name_facts(local, domain, route)
         if judge(facts).status is VerificationResult.VALID:  # the domain takes mail: ask its server
@@ -250,17 +237,17 @@ class ValidationService:
 
     def simulate_address(self, account_id: str, address: str, weights: dict[str, float] | None) -> ValidationResult:
         """Syntax for real (no network), the lists (in-process), the rest drawn: no DNS, no SMTP."""
-        try:
-            checked = validate_email(
-                address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
-            )
-        except EmailNotValidError as error:
-            local, _, domain = address.strip().rpartition("@")
-            return self._result(address, local, domain.lower(), syntax_verdict(str(error)), None, None, None)
-        local, domain = checked.local_part, checked.ascii_domain.lower()
+        parsed = _parse(address)
+        if isinstance(parsed, Verdict):
+            return self._syntax_result(address, parsed)
+        local, domain = parsed
         verdict = simulated_verdict(simulate_verification(SIMULATION_SEED, f"{local}@{domain}", weights))
         facts = name_facts(local, domain, MailRoute())
         return self._result(address, local, domain, verdict, facts, None, None)
+
+    def _syntax_result(self, address: str, verdict: Verdict) -> ValidationResult:
+        local, _, domain = address.strip().rpartition("@")
+        return self._result(address, local, domain.lower(), verdict, None, None, None)
 
     def _result(
         self,
@@ -302,6 +289,43 @@ class ValidationService:
             domain_age_days=facts.domain_age_days if facts else None,
             activity=activity or Activity(),
         )
+
+
+def _parse(address: str) -> tuple[str, str] | Verdict:
+    """(local part, lower-case ASCII domain) by email-validator, or the syntax verdict."""
+    try:
+        checked = validate_email(
+            address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
+        )
+    except EmailNotValidError as error:
+        return syntax_verdict(str(error))
+    return checked.local_part, checked.ascii_domain.lower()
+
+
+def window_refusal(
+    credits: Credits, account_id: str, now: datetime, *, route: str, limit: int, what: str
+) -> RateLimited | None:
+    """Counts the call in the account's per-minute window of a verification route; the 429 past it."""
+    start = ratelimit.window_start(now)
+    used = credits.count_validation(account_id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS, route=route)
+    decision = ratelimit.decide(limit=limit, used=used, now=now)
+    if decision.allowed:
+        return None
+    return RateLimited(
+        f"{what} takes {limit} a minute per account; retry in {decision.reset_seconds}s.",
+        retry_after=decision.reset_seconds,
+    )
+
+
+def allowance_refusal(allowance: int | None, now: datetime, *, what: str) -> RateLimited:
+    """429 rate_limit_exceeded: the monthly test-mode allowance is spent (Retry-After: its reset)."""
+    reset = billing_period(now).end
+    return RateLimited(
+        f"{what} would pass the test-mode allowance of {allowance} verifications this month; it resets at "
+        f"{reset.isoformat()}.",
+        code="rate_limit_exceeded",
+        retry_after=max(1, math.ceil((reset - now.astimezone(UTC)).total_seconds())),
+    )
 
 
 def _replace(facts: Facts, **changes: object) -> Facts:
