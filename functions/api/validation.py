@@ -18,6 +18,7 @@ from postline.verification.bulk import (
     BulkVerificationJob,
     BulkVerificationJobAccepted,
 )
+from postline.verification.evaluation import EmailListEvaluation, EvaluateRequest, evaluate
 from postline.verification.models import ValidateRequest, ValidationResult
 
 router = Router()
@@ -58,6 +59,15 @@ def validate(request: Annotated[ValidateRequest, Body()]) -> ValidationResult:
 def start_bulk_validation(request: Annotated[BulkCreate, Body()]) -> Response[BulkVerificationJobAccepted]:
     accepted = wiring.bulk_verification_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
+
+
+@router.post(
+    "/v3/validate/evaluate",
+    summary="Evaluate a list without verifying it: no credits, no SMTP (large lists on a sample)",
+    tags=["Verification"],
+)
+def evaluate_list(request: Annotated[EvaluateRequest, Body()]) -> EmailListEvaluation:
+    return evaluate(request.emails)  # pure: no credits, no network (the plumbing authenticated the key)
 
 
 @router.get("/v3/validate/bulk/<id>", summary="A bulk verification job: status, counts, summary", tags=["Verification"])

@@ -427,3 +427,17 @@ def test_the_11th_bulk_job_in_a_minute_is_429(stack: Stack) -> None:
     refused = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]})
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
+
+
+def test_a_list_evaluation_spends_nothing_and_asks_no_one(stack: Stack) -> None:
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+    queries, rcpts = len(stack.dns.queries), stack.rcpts()
+    emails = ["ada@strict.test", "Ada@Strict.test", "info@strict.test", "bob@gmial.com", "nope"]
+    response = stack.live.post("/v3/validate/evaluate", json={"emails": emails})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["total_count"], body["unique_count"], body["duplicate_count"]) == (5, 4, 1)
+    assert (body["syntax_errors"]["count"], body["role_based"]["count"], body["typo_detected"]["count"]) == (1, 1, 1)
+    assert body["recommendation"] == "poor" and body["sample_size"] == 4
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used
+    assert (len(stack.dns.queries), stack.rcpts()) == (queries, rcpts)

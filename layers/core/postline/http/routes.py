@@ -136,6 +136,7 @@ ROUTES: tuple[Route, ...] = (
           policies=(VERIFY,)),
     Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "validation", Access.SEND, memory=1024, timeout=29,
           policies=(VERIFY_BULK_WRITE,)),
+    Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "validation", Access.SEND, memory=1024, timeout=29),
     Route("GetBulkValidation", "GET",  "/v3/validate/bulk/{id}",  "validation", Access.READ,
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
