@@ -187,3 +187,25 @@ def test_a_test_mode_job_completes_in_the_request_without_network(stack: InProce
     assert h.routes.asked == [] and h.prober.probes == [] and h.queue.jobs == [] and h.used() == 0
     page = h.service.results(h.principal(), accepted.job_id, page=1, limit=10)
     assert [r.status.value for r in page.items] == ["valid", "invalid", "valid", "invalid"]
+
+
+def test_a_job_that_cannot_be_queued_is_failed_and_can_be_retried(stack: InProcessStack) -> None:
+    h = Harness(stack)
+
+    class Refusing(Queue):
+        def enqueue(self, job: BulkJob) -> None:
+            self.jobs.append(job)
+            raise RuntimeError("SQS is down")
+
+    h.service._queue = h.queue = Refusing()
+    with pytest.raises(RuntimeError):
+        h.service.start(h.principal(), BulkCreate(emails=["a@d01.test", "b@d01.test"]))
+    [job] = h.queue.jobs
+    stored = h.service.get(h.principal(), job.id)
+    assert (stored.status, stored.can_retry, stored.error_message) == (
+        BulkStatus.FAILED,
+        True,
+        "The job could not be queued; start it again.",
+    )
+    h.service.run_chunk(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=0))  # a message that got out
+    assert h.service.get(h.principal(), job.id).processed_count == 0 and h.used() == 0

@@ -5,7 +5,7 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
 
     queued -> processing -> completed
     processing -> paused   the account's verification credits ran out mid-job
-    queued, processing -> failed   (can_retry: true)
+    queued -> failed       the chunks could not be queued (can_retry: true: start it again)
 A test-mode job is completed in the POST itself. pending, uploading, catch_all_processing,
 packaging, expired and deleted belong to parts not built yet (CSV uploads, result files,
 retention, DELETE) and are listed for the interface's sake.

@@ -87,7 +87,17 @@ class BulkVerificationService:
         if limit is not None and self._credits.used_verifications(account.id, month=month_key(now)) >= limit:
             raise PaymentRequired("No verification credits left this period; nothing was queued.")
         self._jobs.create(job, chunks)
-        self._queue.enqueue(job)
+        try:
+            self._queue.enqueue(job)
+        except Exception:
+            # Not left `queued` forever: failed, and the chunks already sent find it so and stop.
+            self._jobs.move(
+                job,
+                {BulkStatus.QUEUED, BulkStatus.PROCESSING},
+                BulkStatus.FAILED,
+                error_message="The job could not be queued; start it again.",
+            )
+            raise
         return BulkVerificationJobAccepted(
             job_id=job.id,
             status=job.status,
