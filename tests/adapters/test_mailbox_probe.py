@@ -65,3 +65,30 @@ def test_rdap_registration_date_and_failures(tmp_path: object) -> None:
     assert gone[0] is None and "could not be reached" in str(gone[1])
     assert RdapRegistrations("http://127.0.0.1:1").registered_at("acme.test") == (None, "RDAP is asked over HTTPS only")
     assert RdapRegistrations("").registered_at("acme.test") == (None, "no RDAP service is configured")
+
+
+def test_a_server_that_never_answers_costs_at_most_the_budget() -> None:
+    import socket
+    import time
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # accepts connections (the kernel does) and never says a word
+    try:
+        with DnsServer() as dns:
+            dns.add("mx1.slow.test", A("127.0.0.1"))
+            dns.add("mx2.slow.test", A("127.0.0.1"))
+            prober = SmtpMailboxProber(
+                MxResolver(dns.address),
+                port=silent.getsockname()[1],
+                helo_name="probe.postline.test",
+                timeout=1.0,
+                budget_seconds=1.5,
+            )
+            started = time.monotonic()
+            found = prober.probe("ada@slow.test", "slow.test", ("mx1.slow.test", "mx2.slow.test"), catch_all=None)
+            elapsed = time.monotonic() - started
+        assert found.outcome is ProbeOutcome.UNREACHABLE
+        assert elapsed < 2.5, elapsed
+    finally:
+        silent.close()

@@ -28,6 +28,9 @@ from postline.verification.domain import MailboxProbe, ProbeOutcome
 MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time
 NULL_SENDER = ""
 ADDRESS_TTL = 300.0
+# The whole probe, every host and step: with DNS (about 10 s at worst) and RDAP (3 s) it keeps
+# POST /v3/validate well inside API Gateway's 29 s, even against a server that answers slowly.
+BUDGET_SECONDS = 12.0
 
 
 def _outcome(code: int) -> ProbeOutcome:
@@ -44,11 +47,20 @@ def _reply(code: int, message: bytes | str) -> str:
 
 
 class SmtpMailboxProber:
-    def __init__(self, resolver: MxResolver, *, port: int, helo_name: str, timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        resolver: MxResolver,
+        *,
+        port: int,
+        helo_name: str,
+        timeout: float = 5.0,
+        budget_seconds: float = BUDGET_SECONDS,
+    ) -> None:
         self._resolver = resolver
         self._port = port
         self._helo = helo_name
         self._timeout = timeout
+        self._budget = budget_seconds
         self._addresses: dict[str, tuple[float, str]] = {}  # MX host -> (when, IPv4), for ADDRESS_TTL
 
     def _address(self, host: str) -> str | None:
@@ -66,19 +78,25 @@ class SmtpMailboxProber:
 
     def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
         failures: list[str] = []
+        deadline = time.monotonic() + self._budget
         for host in mx_hosts[:MAX_HOSTS]:
+            if time.monotonic() >= deadline:
+                failures.append(f"{host} not tried: the probe's {self._budget:.0f} s were spent")
+                break
             ip = self._address(host)
             if ip is None:
                 failures.append(f"{host} has no address")
                 continue
             try:
-                return self._dialogue(ip, host, address, domain, catch_all)
+                return self._dialogue(ip, host, address, domain, catch_all, deadline)
             except (OSError, smtplib.SMTPException) as error:
                 failures.append(f"{host}: {error.__class__.__name__} {error}".strip())
         return MailboxProbe(ProbeOutcome.UNREACHABLE, detail="; ".join(failures) or "no mail server")
 
-    def _dialogue(self, ip: str, host: str, address: str, domain: str, catch_all: bool | None) -> MailboxProbe:
-        with smtplib.SMTP(timeout=self._timeout) as smtp:
+    def _dialogue(
+        self, ip: str, host: str, address: str, domain: str, catch_all: bool | None, deadline: float
+    ) -> MailboxProbe:
+        with _Bounded(deadline, self._timeout) as smtp:
             code, message = smtp.connect(ip, self._port)
             if code != 220:
                 return MailboxProbe(_outcome(code), detail=f"{host} greeted {_reply(code, message)}")
@@ -104,6 +122,26 @@ class SmtpMailboxProber:
             with contextlib.suppress(smtplib.SMTPServerDisconnected):
                 smtp.quit()
             return MailboxProbe(outcome, catch_all, detail)
+
+
+class _Bounded(smtplib.SMTP):
+    """smtplib.SMTP whose every step waits at most its timeout and never past the deadline."""
+
+    def __init__(self, deadline: float, step_timeout: float) -> None:
+        self._deadline = deadline
+        self._step = step_timeout
+        super().__init__(timeout=self._left())
+
+    def _left(self) -> float:
+        left = min(self._step, self._deadline - time.monotonic())
+        if left <= 0:
+            raise TimeoutError("the probe's time budget is spent")
+        return left
+
+    def putcmd(self, cmd: str, args: str = "") -> None:
+        if self.sock is not None:
+            self.sock.settimeout(self._left())
+        super().putcmd(cmd, args)
 
 
 class RelayMailboxProber:
