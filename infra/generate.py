@@ -44,6 +44,9 @@ from postline.http.routes import (
     SIGNING_KEYS,
     SOURCE_RATE,
     TRACK,
+    VERIFY,
+    VERIFY_BULK_READ,
+    VERIFY_BULK_WRITE,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
     Route,
@@ -120,6 +123,15 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     RESOURCES_READ: [_read("ResourcesTable")],
     RESOURCES_WRITE: [_crud("ResourcesTable")],
     COUNTERS_READ: [_read("CountersTable")],
+    # Windows, credits, per-domain facts and recipients' activity all live in the counters table.
+    VERIFY: [_crud("CountersTable")],
+    # Test-mode jobs are answered in the request: their results are written here too.
+    VERIFY_BULK_WRITE: [
+        _crud("JobsTable"),
+        _crud("CountersTable"),
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["VerifyQueue", "QueueName"]}}},
+    ],
+    VERIFY_BULK_READ: [_read("JobsTable"), _read("CountersTable")],
     SEND: [
         _crud("MessagesTable"),
         _crud("EventsTable"),
@@ -291,6 +303,10 @@ VALUES: dict[str, Any] = {
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),
     "NOTIFICATIONS_FROM": _ref("NotificationsFrom"),
+    "VERIFY_SMTP_PROBE": _ref("VerifySmtpProbe"),
+    "RDAP_BASE_URL": _ref("RdapBaseUrl"),
+    "RDAP_CA_BUNDLE": _ref("RdapCaBundle"),
+    "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
 }
 
 

@@ -42,7 +42,8 @@ from postline.shared.pagination import page_window
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.templates.domain import Template
 from postline.usage.quota import EmailLimits
-from postline.verification.domain import MailRoute
+from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.models import Activity
 from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.domain import WebhookEndpoint
 
@@ -152,7 +153,7 @@ class InMemoryCounters:
     and usage counters."""
 
     def __init__(self) -> None:
-        self.windows: dict[tuple[str, int], int] = {}
+        self.windows: dict[tuple[str, str, int], int] = {}
         self.expiries: dict[tuple[str, int], int] = {}
         self.source_windows: dict[tuple[str, int], int] = {}
         self.source_expiries: dict[tuple[str, int], int] = {}
@@ -784,3 +785,82 @@ class ScriptedIdentities:
 
     def delete(self, domain: SendingDomain) -> None:
         self.deleted.append(domain.domain)
+
+
+class ScriptedProber:
+    """MailboxProber: a fixed answer per domain (default: accepted, not a catch-all); remembers each
+    probe as (address, hosts, catch_all known)."""
+
+    def __init__(self, answers: dict[str, MailboxProbe] | None = None) -> None:
+        self._answers = dict(answers or {})
+        self.probes: list[tuple[str, tuple[str, ...], bool | None]] = []
+
+    def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
+        self.probes.append((address, mx_hosts, catch_all))
+        return self._answers.get(domain, MailboxProbe(ProbeOutcome.ACCEPTED, False, "250 OK"))
+
+
+class FixedRegistrations:
+    """Registrations: domain -> registration date; others unreachable. Remembers the domains asked."""
+
+    def __init__(self, dates: dict[str, datetime] | None = None) -> None:
+        self._dates = dict(dates or {})
+        self.asked: list[str] = []
+
+    def registered_at(self, domain: str) -> tuple[datetime | None, str | None]:
+        self.asked.append(domain)
+        if domain in self._dates:
+            return self._dates[domain], None
+        return None, "the RDAP registry could not be reached (test)"
+
+
+class InMemoryDomainFacts:
+    def __init__(self) -> None:
+        self.catch_alls: dict[str, bool] = {}
+        self.registrations: dict[str, datetime] = {}
+
+    def catch_all(self, domain: str, now: datetime) -> bool | None:
+        return self.catch_alls.get(domain)
+
+    def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
+        self.catch_alls[domain] = catch_all
+
+    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+        return self.registrations.get(domain)
+
+    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
+        self.registrations[domain] = registered
+
+
+class InMemoryVerificationCounters:
+    def __init__(self) -> None:
+        self.windows: dict[tuple[str, str, int], int] = {}
+        self.used: dict[tuple[str, str, bool], int] = {}
+
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
+        window = (account_id, route, window_start)
+        self.windows[window] = self.windows.get(window, 0) + 1
+        return self.windows[window]
+
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
+        used = self.used.get((account_id, month, test), 0)
+        if limit is not None and used + count > limit:
+            return False
+        self.used[account_id, month, test] = used + count
+        return True
+
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        return self.used.get((account_id, month, False), 0)
+
+    def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
+        self.used[account_id, month, test] -= 1
+
+
+class StaticActivity:
+    def __init__(self, known: dict[tuple[str, str], Activity] | None = None) -> None:
+        self._known = dict(known or {})
+
+    def activity(self, account_id: str, address: str) -> Activity:
+        return self._known.get((account_id, address), Activity())

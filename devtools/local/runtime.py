@@ -238,6 +238,7 @@ class Runtime:
             "QueueMaxDelaySeconds": "0",
             "AllowPrivateWebhookUrls": "true",
             "DnsResolver": self.dns.address,
+            "VerifySmtpProbe": "direct",  # this machine may speak SMTP to recipients' MX (a Lambda may not)
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 

@@ -224,3 +224,33 @@ def test_domain_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
     assert body(invoke("update_domain", domain_id=domain["id"]))["region"] == "eu-west-1"
     assert invoke("delete_domain", domain_id=domain["id"])["statusCode"] == 200
     assert invoke("verify_domain", domain_id=domain["id"])["statusCode"] == 404
+
+
+def test_validate_answers_a_bad_address_without_the_network(invoke: Invoke) -> None:
+    response = invoke("validate_address_bad_syntax")
+    assert response["statusCode"] == 200, response["body"]
+    result = body(response)
+    assert (result["status"], result["sub_status"], result["recommendation"]) == (
+        "invalid",
+        "failed_syntax_check",
+        "suppress",
+    )
+    assert result["address"] == "ada@@example.com" and result["smtp_check"] is None
+
+
+def test_validate_without_an_email_is_a_validation_error(invoke: Invoke) -> None:
+    response = invoke("validate_address_missing_email")
+    assert response["statusCode"] == 400
+    assert body(response)["error"]["code"] == "validation_error"
+
+
+def test_a_live_bulk_job_is_queued_and_readable(invoke: Invoke) -> None:
+    response = invoke("start_bulk_validation")
+    assert response["statusCode"] == 202, response["body"]
+    accepted = body(response)
+    assert (accepted["status"], accepted["total_count"]) == ("queued", 2)  # Ada@Example.com is ada@example.com
+    job = invoke("get_bulk_validation", job_id=accepted["job_id"])
+    assert job["statusCode"] == 200, job["body"]
+    assert (body(job)["status"], body(job)["processed_count"], body(job)["can_retry"]) == ("queued", 0, False)
+    page = invoke("get_bulk_validation_results", job_id=accepted["job_id"])
+    assert body(page) == {"items": [], "total": 2, "page": 1, "limit": 50}

@@ -133,6 +133,18 @@ class DomainRecords(SettingsGroup):
     tracking_host: str = Field(alias="TRACKING_HOST", min_length=1)  # branded tracking CNAMEs' target
 
 
+class VerifyQueue(SettingsGroup):
+    url: str = Field(alias="VERIFY_QUEUE_URL", min_length=1)  # bulk verification jobs' chunks
+
+
+class VerificationChecks(SettingsGroup):
+    # POST /v3/validate: where the mailbox probe runs ("direct": this process speaks SMTP to the MX,
+    # the embedded runtime; "relay": the SMTP relay task, the cloud; "off") and the RDAP service.
+    smtp_probe: Literal["direct", "relay", "off"] = Field(alias="VERIFY_SMTP_PROBE")
+    rdap_base_url: str = Field(alias="RDAP_BASE_URL")  # https://...; empty: domain ages are not looked up
+    rdap_ca_bundle: str = Field(alias="RDAP_CA_BUNDLE")  # PEM of extra CAs for the RDAP server; empty: none
+
+
 # -- API ----------------------------------------------------------------------------------------
 
 

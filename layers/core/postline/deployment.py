@@ -37,6 +37,8 @@ from postline.config import (
     SourceRate,
     Suppressions,
     TrackingSecret,
+    VerificationChecks,
+    VerifyQueue,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -78,6 +80,9 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
+    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks),
+    r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
 }
 
 _DELIVER: Groups = (
@@ -106,6 +111,8 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    "recipient_activity": (Counters,),
+    "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.

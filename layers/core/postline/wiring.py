@@ -51,6 +51,8 @@ from postline.config import (
     SourceRate,
     Suppressions,
     TrackingSecret,
+    VerificationChecks,
+    VerifyQueue,
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
@@ -99,6 +101,12 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.tracking.service import TrackingService
     from postline.usage.service import UsageService
     from postline.usage.store import DynamoCounterStore
+    from postline.verification.activity import ActivityRecorder
+    from postline.verification.bulk_service import BulkVerificationService
+    from postline.verification.ports import MailboxProber, MailRoutes
+    from postline.verification.rdap import RdapRegistrations
+    from postline.verification.service import CachedRoutes, ValidationService
+    from postline.verification.store import DynamoActivity
     from postline.webhook_delivery.http_client import WebhookHttp
     from postline.webhook_delivery.service import WebhookDeliverer
     from postline.webhook_delivery.store import DynamoDeliveryStore
@@ -704,5 +712,90 @@ def webhook_resend_service() -> WebhookResendService:
         ids=ids(),
         retention_days=retention_days,
         resend_attempt=lambda delivery_id: webhook_deliverer().resend_attempt(delivery_id),  # the worker's only
+        clock=_clock,
+    )
+
+
+# -- verification -------------------------------------------------------------------------------
+
+
+@_built_once()
+def mailbox_prober() -> MailboxProber:
+    from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber, SmtpMailboxProber
+
+    mode = settings(VerificationChecks).smtp_probe
+    if mode == "direct":
+        outbound = settings(Outbound)
+        return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
+    return RelayMailboxProber() if mode == "relay" else NoMailboxProber()
+
+
+@_built_once()
+def registrations() -> RdapRegistrations:
+    from postline.verification.rdap import RdapRegistrations
+
+    checks = settings(VerificationChecks)
+    return RdapRegistrations(checks.rdap_base_url, ca_bundle=checks.rdap_ca_bundle)
+
+
+@_built_once()
+def verification_activity() -> DynamoActivity:
+    from postline.verification.store import DynamoActivity
+
+    return DynamoActivity(client("dynamodb"), settings(Counters).table)
+
+
+def activity_recorder() -> ActivityRecorder:
+    from postline.events.store import StreamRecords
+    from postline.verification.activity import ActivityRecorder
+
+    return ActivityRecorder(stream=StreamRecords(), counters=verification_activity(), clock=_clock, meter=meter())
+
+
+@_built_once()
+def bulk_routes() -> CachedRoutes:
+    """The bulk worker's DNS: each domain once per process for five minutes."""
+    from postline.verification.service import CachedRoutes
+
+    return CachedRoutes(mx_resolver())
+
+
+def validation_service(routes: MailRoutes | None = None) -> ValidationService:
+    from postline.verification.service import ValidationService
+    from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
+
+    table = settings(Counters).table
+    return ValidationService(
+        routes=routes or mx_resolver(),
+        prober=mailbox_prober(),
+        registrations=registrations(),
+        facts=DynamoDomainFacts(client("dynamodb"), table),
+        credits=DynamoVerificationCounters(client("dynamodb"), table),
+        activity=verification_activity(),
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def _verify_credits(account_id: str) -> int | None:
+    from postline.accounts.domain import PLAN_LIMITS, Plan
+
+    account = account_store().get_account(account_id)
+    return account.limits.verify_credits if account else PLAN_LIMITS[Plan.FREE].verify_credits
+
+
+def bulk_verification_service() -> BulkVerificationService:
+    from postline.verification.bulk_service import BulkVerificationService
+    from postline.verification.bulk_store import DynamoBulkJobs, SqsBulkQueue
+    from postline.verification.store import DynamoVerificationCounters
+
+    table = settings(Counters).table
+    return BulkVerificationService(
+        jobs=DynamoBulkJobs(client("dynamodb"), settings(Jobs).table, table),
+        queue=SqsBulkQueue(client("sqs"), settings(VerifyQueue).url),
+        credits=DynamoVerificationCounters(client("dynamodb"), table),
+        checker=lambda: validation_service(bulk_routes()),
+        verify_limit=_verify_credits,
+        ids=ids(),
         clock=_clock,
     )

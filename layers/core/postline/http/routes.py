@@ -32,6 +32,9 @@ RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, 
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
 DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
+VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, activity, DNS, SMTP, RDAP
+VERIFY_BULK_WRITE = "verify-bulk:write"  # start bulk jobs: jobs table, their queue, credits (test jobs' results)
+VERIFY_BULK_READ = "verify-bulk:read"  # read bulk jobs and their results
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,15 @@ ROUTES: tuple[Route, ...] = (
           policies=(DOMAINS_WRITE,)),
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
+    Route("ValidateAddress", "POST",   "/v3/validate",            "validation", Access.SEND, timeout=29,
+          policies=(VERIFY,)),
+    Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "validation", Access.SEND, memory=1024, timeout=29,
+          policies=(VERIFY_BULK_WRITE,)),
+    Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "validation", Access.SEND, memory=1024, timeout=29),
+    Route("GetBulkValidation", "GET",  "/v3/validate/bulk/{id}",  "validation", Access.READ,
+          policies=(VERIFY_BULK_READ,)),
+    Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
+          policies=(VERIFY_BULK_READ,)),
 )
 # fmt: on
 

@@ -42,6 +42,12 @@ class Unauthorized(ApiError):
     status, code = 401, "unauthorized"
 
 
+class PaymentRequired(ApiError):
+    """402 insufficient_credits: a live verification with no credits left (test keys are exempt)."""
+
+    status, code = 402, "insufficient_credits"
+
+
 class Forbidden(ApiError):
     """403 with a specific code: insufficient_scope, test_key_forbidden, plan_limit_reached, ..."""
 

@@ -1,9 +1,10 @@
 """Email address verification: its results (the ValidationResult values), what DNS says about a
-recipient's domain, and the simulator's draw for test keys.
+recipient's domain, what an SMTP probe of its mailbox answered, the verdict drawn from all of
+them (`judge`), and the simulator's draw for test keys.
 
-Small on purpose: today it serves verify_before_send (the dispatcher checks each recipient before
-the hand-over); POST /v3/validate will grow the same model (sub_status, risk, catch-all, SMTP
-check) rather than start another.
+One verdict for both users: POST /v3/validate (every check, the mailbox probe included) and
+verify_before_send (the dispatcher: syntax, DNS and the name lists; no probe, since a Lambda
+cannot open port 25), so an address is judged by the same rules wherever it is checked.
 """
 
 from __future__ import annotations
@@ -107,3 +108,238 @@ def simulate_verification(message_id: str, recipient: str, weights: dict[str, fl
     seed = int.from_bytes(hashlib.sha256(f"verify|{message_id}|{recipient}".encode()).digest()[:8], "big")
     drawn = random.Random(seed).choices(list(choices), weights=list(choices.values()))[0]
     return Verification(VerificationResult(drawn), f"simulated: {drawn}")
+
+
+# -- the full verdict (POST /v3/validate) ------------------------------------------------------
+
+
+class Recommendation(StrEnum):
+    MAIL = "mail"
+    CAUTION = "caution"
+    SUPPRESS = "suppress"
+    REVIEW = "review"
+
+
+class Risk(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    UNDELIVERABLE = "undeliverable"
+
+
+class ProbeOutcome(StrEnum):
+    """What the recipient's MX answered to RCPT TO the address."""
+
+    ACCEPTED = "accepted"  # 250/251
+    REJECTED = "rejected"  # 5xx: no such mailbox
+    TEMPORARY = "temporary"  # 4xx (greylisting, a busy server): says nothing yet
+    UNREACHABLE = "unreachable"  # no MX answered (refused, timeout, dropped)
+    NOT_RUN = "not_run"  # no probe where this runs (the cloud adapter until the relay answers)
+
+
+@dataclass(frozen=True)
+class MailboxProbe:
+    outcome: ProbeOutcome
+    catch_all: bool | None = None  # a random address at the domain was accepted too; None: not asked/unclear
+    detail: str = ""  # the reply or the failure, for `reason`
+
+    @property
+    def decisive_catch_all(self) -> bool:
+        """Worth caching per domain: both RCPTs got a final answer."""
+        return self.catch_all is not None
+
+
+YOUNG_DOMAIN_DAYS = 30  # registered this recently: mail with caution (fresh domains send most spam)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the checks found about one address whose syntax is good."""
+
+    local_part: str
+    domain: str
+    route: MailRoute
+    disposable: bool = False
+    free_provider: bool = False
+    role: bool = False
+    did_you_mean: str | None = None
+    probe: MailboxProbe | None = None  # None: the caller asked for no probe (verify_before_send)
+    domain_age_days: int | None = None
+    domain_age_note: str | None = None  # why domain_age_days is null, when it is
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: VerificationResult
+    sub_status: str
+    recommendation: Recommendation
+    risk: Risk
+    confidence: float
+    reason: str
+    smtp_check: bool | None = None
+    is_catch_all: bool = False
+
+    def as_verification(self) -> Verification:
+        return Verification(self.status, self.reason)
+
+
+def syntax_verdict(error: str) -> Verdict:
+    return Verdict(
+        VerificationResult.INVALID,
+        "failed_syntax_check",
+        Recommendation.SUPPRESS,
+        Risk.UNDELIVERABLE,
+        0.99,
+        f"invalid syntax: {error}",
+    )
+
+
+def judge(facts: Facts) -> Verdict:
+    """The verdict on an address whose syntax is good. Order: the domain takes no mail (invalid),
+    DNS did not answer (unknown), disposable (do_not_mail), then the mailbox probe's answer, then
+    what only lowers confidence (a typo suggestion, a role address, a young domain)."""
+    verdict = _judge_domain(facts) or _judge_mailbox(facts)
+    return _temper(verdict, facts)
+
+
+def _judge_domain(facts: Facts) -> Verdict | None:
+    domain, route = facts.domain, facts.route
+    route_verdict = judge_route(domain, route)
+    if route_verdict.result is VerificationResult.INVALID:
+        sub = "null_mx" if route.null_mx else "no_dns_entries"
+        if facts.did_you_mean:
+            sub = "possible_typo"
+        reason = route_verdict.reason + (f"; did you mean {facts.did_you_mean}?" if facts.did_you_mean else "")
+        return Verdict(VerificationResult.INVALID, sub, Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95, reason)
+    if route_verdict.result is VerificationResult.UNKNOWN:
+        return Verdict(
+            VerificationResult.UNKNOWN, "dns_unavailable", Recommendation.REVIEW, Risk.MEDIUM, 0.3, route_verdict.reason
+        )
+    if facts.disposable:
+        return Verdict(
+            VerificationResult.DO_NOT_MAIL,
+            "disposable",
+            Recommendation.SUPPRESS,
+            Risk.HIGH,
+            0.95,
+            f"{domain} is a disposable (temporary) mailbox provider",
+        )
+    return None
+
+
+def _judge_mailbox(facts: Facts) -> Verdict:
+    domain, probe = facts.domain, facts.probe
+    if probe is None:  # not asked for: the domain's verdict stands (verify_before_send)
+        return Verdict(
+            VerificationResult.VALID, "", Recommendation.MAIL, Risk.LOW, 0.7, judge_route(domain, facts.route).reason
+        )
+    detail = f" ({probe.detail})" if probe.detail else ""
+    if probe.outcome is ProbeOutcome.NOT_RUN:
+        return Verdict(
+            VerificationResult.UNKNOWN,
+            "mailbox_not_checked",
+            Recommendation.CAUTION,
+            Risk.MEDIUM,
+            0.6,
+            f"{domain} takes mail; its mailbox was not checked{detail}",
+        )
+    if probe.outcome is ProbeOutcome.UNREACHABLE:
+        return Verdict(
+            VerificationResult.UNKNOWN,
+            "smtp_unreachable",
+            Recommendation.REVIEW,
+            Risk.MEDIUM,
+            0.4,
+            f"no mail server of {domain} answered{detail}",
+        )
+    if probe.outcome is ProbeOutcome.TEMPORARY:
+        return Verdict(
+            VerificationResult.UNKNOWN,
+            "greylisted",
+            Recommendation.REVIEW,
+            Risk.MEDIUM,
+            0.4,
+            f"{domain}'s mail server deferred the check (greylisting or a temporary failure){detail}",
+        )
+    if probe.outcome is ProbeOutcome.REJECTED:
+        return Verdict(
+            VerificationResult.INVALID,
+            "mailbox_not_found",
+            Recommendation.SUPPRESS,
+            Risk.UNDELIVERABLE,
+            0.95,
+            f"{domain}'s mail server refused the mailbox{detail}",
+            smtp_check=False,
+        )
+    if probe.catch_all:
+        return Verdict(
+            VerificationResult.CATCH_ALL,
+            "accept_all",
+            Recommendation.CAUTION,
+            Risk.MEDIUM,
+            0.5,
+            f"{domain}'s mail server accepts every address, so this one cannot be confirmed{detail}",
+            smtp_check=True,
+            is_catch_all=True,
+        )
+    return Verdict(
+        VerificationResult.VALID,
+        "",
+        Recommendation.MAIL,
+        Risk.LOW,
+        0.95,
+        f"{domain}'s mail server accepted the mailbox{detail}",
+        smtp_check=True,
+    )
+
+
+def _temper(verdict: Verdict, facts: Facts) -> Verdict:
+    """Flags that leave the status alone but ask for care with a deliverable address."""
+    if verdict.status is not VerificationResult.VALID:
+        return verdict
+    notes: list[str] = []
+    sub, recommendation, risk, confidence = verdict.sub_status, verdict.recommendation, verdict.risk, verdict.confidence
+    if facts.did_you_mean:
+        sub, recommendation, risk = "possible_typo", Recommendation.REVIEW, Risk.MEDIUM
+        confidence = min(confidence, 0.5)
+        notes.append(f"did you mean {facts.did_you_mean}?")
+    if facts.role:
+        sub = sub or "role_based"
+        recommendation = Recommendation.REVIEW if recommendation is Recommendation.REVIEW else Recommendation.CAUTION
+        risk = Risk.MEDIUM
+        notes.append("a role address (a team's, not a person's)")
+    if facts.domain_age_days is not None and facts.domain_age_days < YOUNG_DOMAIN_DAYS:
+        sub = sub or "young_domain"
+        recommendation = Recommendation.REVIEW if recommendation is Recommendation.REVIEW else Recommendation.CAUTION
+        risk = Risk.MEDIUM
+        notes.append(f"{facts.domain} was registered {facts.domain_age_days} days ago")
+    if not notes:
+        return verdict
+    reason = "; ".join([verdict.reason, *notes])
+    return Verdict(
+        verdict.status, sub, recommendation, risk, confidence, reason, verdict.smtp_check, verdict.is_catch_all
+    )
+
+
+def simulated_verdict(drawn: Verification) -> Verdict:
+    """A test key's verdict: the drawn result with the fields a real check of it would give."""
+    table: dict[VerificationResult, tuple[str, Recommendation, Risk, float, bool | None]] = {
+        VerificationResult.VALID: ("", Recommendation.MAIL, Risk.LOW, 0.95, True),
+        VerificationResult.INVALID: ("mailbox_not_found", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95, False),
+        VerificationResult.CATCH_ALL: ("accept_all", Recommendation.CAUTION, Risk.MEDIUM, 0.5, True),
+        VerificationResult.UNKNOWN: ("greylisted", Recommendation.REVIEW, Risk.MEDIUM, 0.4, None),
+        VerificationResult.SPAMTRAP: ("spamtrap", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
+        VerificationResult.ABUSE: ("abuse", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
+        VerificationResult.DO_NOT_MAIL: ("global_suppression", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
+    }
+    sub, recommendation, risk, confidence, smtp = table[drawn.result]
+    return Verdict(
+        drawn.result,
+        sub,
+        recommendation,
+        risk,
+        confidence,
+        drawn.reason,
+        smtp,
+        drawn.result is VerificationResult.CATCH_ALL,
+    )

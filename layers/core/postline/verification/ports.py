@@ -1,16 +1,68 @@
-"""What address verification needs from DNS.
+"""What address verification needs from DNS, SMTP, RDAP and its stores.
 
 Adapters implement these; tests pass fakes.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
-from postline.verification.domain import MailRoute
+from postline.verification.domain import MailboxProbe, MailRoute
+from postline.verification.models import Activity
 
 
 class MailRoutes(Protocol):
     def route(self, domain: str) -> MailRoute:
         """Where the domain's mail goes, as DNS says (a DNS failure is a route with lookup_error)."""
         ...
+
+
+class MailboxProber(Protocol):
+    def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
+        """RCPT TO the address at the domain's best MX that answers (EHLO, MAIL FROM, RCPT, QUIT; no
+        DATA); unless `catch_all` is already known, a random address at the domain too."""
+        ...
+
+
+class Registrations(Protocol):
+    def registered_at(self, domain: str) -> tuple[datetime | None, str | None]:
+        """When the registry says the domain was registered (RDAP), or None and why not."""
+        ...
+
+
+class DomainFacts(Protocol):
+    """Per-domain answers worth keeping across calls and functions (TTL-expired)."""
+
+    def catch_all(self, domain: str, now: datetime) -> bool | None: ...
+
+    def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None: ...
+
+    def registered_at(self, domain: str, now: datetime) -> datetime | None: ...
+
+    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None: ...
+
+
+class Credits(Protocol):
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
+        """Atomically add one call to the account's window of a verification route; the new count."""
+        ...
+
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
+        """Count `count` verifications against the month (`verify`, or `test_verify` for test keys)
+        unless that passes `limit`; False, counting nothing, when it would."""
+        ...
+
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        """Live credits the month has used."""
+        ...
+
+    def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
+        """Give back one counted verification whose checks then failed to run."""
+        ...
+
+
+class ActivityReader(Protocol):
+    def activity(self, account_id: str, address: str) -> Activity: ...

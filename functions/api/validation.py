@@ -1,0 +1,92 @@
+"""Address verification: POST /v3/validate (one address, every check, one credit), and bulk jobs:
+POST /v3/validate/bulk, GET /v3/validate/bulk/{id}, GET /v3/validate/bulk/{id}/results."""
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+
+from postline import wiring
+from postline.http.app import lambda_handler
+from postline.http.context import principal
+from postline.http.errors import ErrorBody
+from postline.verification.bulk import (
+    MAX_PAGE,
+    BulkCreate,
+    BulkResultsPage,
+    BulkVerificationJob,
+    BulkVerificationJobAccepted,
+)
+from postline.verification.evaluation import EmailListEvaluation, EvaluateRequest, evaluate
+from postline.verification.models import ValidateRequest, ValidationResult
+
+router = Router()
+JobId = Annotated[str, Path(min_length=1, max_length=64, description="The job's id (vjob_...).")]
+
+
+@router.post(
+    "/v3/validate",
+    summary="Verify one address: syntax, DNS, disposable/free/role, typo, mailbox (SMTP), domain age",
+    tags=["Verification"],
+    responses={
+        200: {
+            "description": "The verdict and every check.",
+            "content": {"application/json": {"model": ValidationResult}},
+        },
+        402: {
+            "description": "insufficient_credits: a live key with no verification credits left; nothing was checked.",
+            "content": {"application/json": {"model": ErrorBody}},
+        },
+    },
+)
+def validate(request: Annotated[ValidateRequest, Body()]) -> ValidationResult:
+    return wiring.validation_service().validate(principal(), request)
+
+
+@router.post(
+    "/v3/validate/bulk",
+    summary="Start a bulk verification job (test keys: completed in the reply)",
+    tags=["Verification"],
+    responses={
+        202: {"description": "Accepted.", "content": {"application/json": {"model": BulkVerificationJobAccepted}}},
+        402: {
+            "description": "insufficient_credits: a live key with no verification credits left; nothing was queued.",
+            "content": {"application/json": {"model": ErrorBody}},
+        },
+    },
+)
+def start_bulk_validation(request: Annotated[BulkCreate, Body()]) -> Response[BulkVerificationJobAccepted]:
+    accepted = wiring.bulk_verification_service().start(principal(), request)
+    return Response(status_code=202, content_type="application/json", body=accepted)
+
+
+@router.post(
+    "/v3/validate/evaluate",
+    summary="Evaluate a list without verifying it: no credits, no SMTP (large lists on a sample)",
+    tags=["Verification"],
+)
+def evaluate_list(request: Annotated[EvaluateRequest, Body()]) -> EmailListEvaluation:
+    return evaluate(request.emails)  # pure: no credits, no network (the plumbing authenticated the key)
+
+
+@router.get("/v3/validate/bulk/<id>", summary="A bulk verification job: status, counts, summary", tags=["Verification"])
+def get_bulk_validation(id: JobId) -> BulkVerificationJob:
+    return wiring.bulk_verification_service().get(principal(), id)
+
+
+@router.get(
+    "/v3/validate/bulk/<id>/results",
+    summary="A page of a bulk job's results, in the list's order (duplicates answered once)",
+    tags=["Verification"],
+)
+def get_bulk_validation_results(
+    id: JobId,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+) -> BulkResultsPage:
+    return wiring.bulk_verification_service().results(principal(), id, page=page, limit=limit)
+
+
+SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now
+handler = lambda_handler(router)

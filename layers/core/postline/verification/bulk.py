@@ -1,0 +1,155 @@
+"""Bulk verification jobs (POST /v3/validate/bulk): their statuses, stored job, and API shapes.
+
+A job holds the distinct addresses of its list (duplicates are answered once; `total_count`
+counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue message. Statuses:
+
+    queued -> processing -> completed
+    processing -> paused   the account's verification credits ran out mid-job
+    queued -> failed       the chunks could not be queued (can_retry: true: start it again)
+A test-mode job is completed in the POST itself. pending, uploading, catch_all_processing,
+packaging, expired and deleted belong to parts not built yet (CSV uploads, result files,
+retention, DELETE) and are listed for the interface's sake.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
+
+from postline.verification.domain import VerificationResult
+from postline.verification.models import ValidationResult
+
+CHUNK_SIZE = 100  # addresses a queue message carries: a worker finishes one well inside its timeout
+MAX_ADDRESSES = 10_000  # per JSON request (larger lists: the CSV upload, not built yet)
+JOBS_PER_MINUTE = 10  # the interface's limit of POST /v3/validate/bulk, per account
+MAX_PAGE = 1_000
+
+
+class BulkStatus(StrEnum):
+    PENDING = "pending"
+    UPLOADING = "uploading"
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    CATCH_ALL_PROCESSING = "catch_all_processing"
+    PACKAGING = "packaging"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    EXPIRED = "expired"
+    DELETED = "deleted"
+    PAUSED = "paused"
+
+
+def empty_summary() -> dict[str, int]:
+    return {result.value: 0 for result in VerificationResult}
+
+
+def distinct(addresses: list[str]) -> list[str]:
+    """Each address once, in first-seen order; the same address in another case is the same one."""
+    seen: dict[str, str] = {}
+    for address in addresses:
+        seen.setdefault(address.strip().lower(), address.strip())
+    return list(seen.values())
+
+
+class BulkJob(BaseModel):
+    """The stored job (the jobs table, kind VERIFY)."""
+
+    id: str
+    account_id: str
+    status: BulkStatus
+    test: bool
+    filename: str | None = None
+    total_count: int
+    processed_count: int = 0
+    summary: dict[str, int] = Field(default_factory=empty_summary)
+    chunks: int
+    webhook_url: str | None = None
+    suppress: bool = False
+    error_message: str | None = None
+    created_at: datetime
+    completed_at: datetime | None = None
+
+
+class BulkCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    emails: list[str] = Field(
+        min_length=1, max_length=MAX_ADDRESSES, description="The addresses, as your list holds them."
+    )
+    webhook_url: HttpUrl | None = Field(
+        default=None, description="Not supported yet (the signed completion webhook): 400 when given."
+    )
+    suppress: bool = Field(
+        default=False, description="Not supported yet (adding undeliverable results): 400 when true."
+    )
+
+    @model_validator(mode="after")
+    def _not_yet(self) -> BulkCreate:
+        # Refused rather than accepted and ignored: a caller relying on them must know they do not happen.
+        if self.webhook_url is not None:
+            raise ValueError("webhook_url is not supported yet; poll GET /v3/validate/bulk/{id}")
+        if self.suppress:
+            raise ValueError("suppress is not supported yet")
+        return self
+
+
+class BulkVerificationJobAccepted(BaseModel):
+    job_id: str
+    status: BulkStatus
+    total_count: int
+    message: str
+
+
+class BulkSummary(BaseModel):
+    valid: int = 0
+    invalid: int = 0
+    catch_all: int = 0
+    unknown: int = 0
+    do_not_mail: int = 0
+    spamtrap: int = 0
+    abuse: int = 0
+
+
+class BulkVerificationJob(BaseModel):
+    job_id: str
+    status: BulkStatus
+    filename: str | None
+    total_count: int
+    processed_count: int
+    summary: BulkSummary
+    created_at: datetime
+    completed_at: datetime | None
+    webhook_url: str | None
+    error_message: str | None
+    can_retry: bool
+
+    @classmethod
+    def of(cls, job: BulkJob) -> BulkVerificationJob:
+        return cls(
+            job_id=job.id,
+            status=job.status,
+            filename=job.filename,
+            total_count=job.total_count,
+            processed_count=job.processed_count,
+            summary=BulkSummary(**job.summary),
+            created_at=job.created_at,
+            completed_at=job.completed_at,
+            webhook_url=job.webhook_url,
+            error_message=job.error_message,
+            can_retry=job.status is BulkStatus.FAILED,
+        )
+
+
+class BulkResultsPage(BaseModel):
+    items: list[ValidationResult]
+    total: int
+    page: int
+    limit: int
+
+
+class ChunkMessage(BaseModel):
+    account_id: str
+    job_id: str
+    chunk: int

@@ -1,0 +1,190 @@
+"""Bulk verification: start a job (POST /v3/validate/bulk), read it and its results, and the
+queue worker that checks one chunk at a time.
+
+Live jobs run on the queue: each chunk's addresses are checked (DNS once per domain per worker,
+the catch-all answer cached per domain as for single checks) and each result recorded with its
+credit in one transaction (bulk_store.py), so a chunk run again after a crash skips what was
+recorded and charges nothing twice. When the credits run out the job is `paused`. Test-mode jobs
+are answered in the POST from the key's weights, against the test allowance, with no network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment
+from postline.shared.errors import NotFound, PaymentRequired
+from postline.shared.ports import Clock, IdFactory
+from postline.usage.domain import month_key
+from postline.verification.bulk import (
+    CHUNK_SIZE,
+    JOBS_PER_MINUTE,
+    BulkCreate,
+    BulkJob,
+    BulkResultsPage,
+    BulkStatus,
+    BulkVerificationJob,
+    BulkVerificationJobAccepted,
+    ChunkMessage,
+    distinct,
+)
+from postline.verification.bulk_store import DynamoBulkJobs, Recorded
+from postline.verification.ports import Credits
+from postline.verification.service import ValidationService, allowance_refusal, window_refusal
+
+
+class BulkQueue(Protocol):
+    def enqueue(self, job: BulkJob) -> None: ...
+
+
+class BulkVerificationService:
+    def __init__(
+        self,
+        *,
+        jobs: DynamoBulkJobs,
+        queue: BulkQueue,
+        credits: Credits,
+        checker: Callable[[], ValidationService],
+        verify_limit: Callable[[str], int | None],
+        ids: IdFactory,
+        clock: Clock,
+    ) -> None:
+        self._jobs = jobs
+        self._queue = queue
+        self._credits = credits
+        self._checker = checker
+        self._verify_limit = verify_limit
+        self._ids = ids
+        self._clock = clock
+
+    def start(self, principal: Principal, request: BulkCreate) -> BulkVerificationJobAccepted:
+        now = self._clock.now()
+        account = principal.account
+        self._admit(account.id, now)
+        addresses = distinct(request.emails)
+        test = principal.env is Environment.TEST
+        chunks = [
+            [(start + i, address) for i, address in enumerate(addresses[start : start + CHUNK_SIZE])]
+            for start in range(0, len(addresses), CHUNK_SIZE)
+        ]
+        job = BulkJob(
+            id=self._ids.new_id("vjob_"),
+            account_id=account.id,
+            status=BulkStatus.QUEUED,
+            test=test,
+            total_count=len(addresses),
+            chunks=len(chunks),
+            webhook_url=str(request.webhook_url) if request.webhook_url else None,
+            suppress=request.suppress,
+            created_at=now,
+        )
+        if test:
+            return self._run_test_job(principal, job, addresses, now)
+        limit = account.limits.verify_credits
+        if limit is not None and self._credits.used_verifications(account.id, month=month_key(now)) >= limit:
+            raise PaymentRequired("No verification credits left this period; nothing was queued.")
+        self._jobs.create(job, chunks)
+        try:
+            self._queue.enqueue(job)
+        except Exception:
+            # Not left `queued` forever: failed, and the chunks already sent find it so and stop.
+            self._jobs.move(
+                job,
+                {BulkStatus.QUEUED, BulkStatus.PROCESSING},
+                BulkStatus.FAILED,
+                error_message="The job could not be queued; start it again.",
+            )
+            raise
+        return BulkVerificationJobAccepted(
+            job_id=job.id,
+            status=job.status,
+            total_count=job.total_count,
+            message=f"Queued: {job.total_count} distinct addresses in {job.chunks} chunks.",
+        )
+
+    def get(self, principal: Principal, job_id: str) -> BulkVerificationJob:
+        return BulkVerificationJob.of(self._job(principal, job_id))
+
+    def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
+        job = self._job(principal, job_id)
+        items = self._jobs.results(job, page=page, limit=limit)
+        return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
+
+    # -- the worker -----------------------------------------------------------------------------
+
+    def run_chunk(self, message: ChunkMessage) -> None:
+        job = self._jobs.get(message.account_id, message.job_id)
+        if job is None or job.status not in (BulkStatus.QUEUED, BulkStatus.PROCESSING):
+            return  # gone, finished, failed or paused: nothing to do
+        job = self._jobs.move(job, {BulkStatus.QUEUED}, BulkStatus.PROCESSING) or job
+        pairs = self._jobs.chunk(job, message.chunk)
+        done = self._jobs.recorded(job, [index for index, _ in pairs])
+        checker = self._checker()
+        limit = self._verify_limit(job.account_id)
+        for index, address in pairs:
+            if index in done:
+                continue
+            now = self._clock.now()
+            result = checker.check_address(job.account_id, address, now)
+            outcome = self._jobs.record(job, index, result, month=month_key(now), limit=limit)
+            if outcome is Recorded.NO_CREDITS:
+                self._jobs.move(
+                    job,
+                    {BulkStatus.PROCESSING},
+                    BulkStatus.PAUSED,
+                    error_message="The account's verification credits ran out; the job stopped here.",
+                )
+                return
+        self._jobs.finish_if_done(job, self._clock.now())
+
+    # -- inside ---------------------------------------------------------------------------------
+
+    def _run_test_job(
+        self, principal: Principal, job: BulkJob, addresses: list[str], now: datetime
+    ) -> BulkVerificationJobAccepted:
+        account = principal.account
+        month = month_key(now)
+        allowance = account.limits.test_allowance
+        if not self._credits.consume_verification(
+            account.id, month=month, limit=allowance, test=True, count=len(addresses)
+        ):
+            raise allowance_refusal(allowance, now, what="This job")
+        weights = principal.key.test_outcomes.verify if principal.key and principal.key.test_outcomes else None
+        checker = self._checker()
+        results = [(i, checker.simulate_address(account.id, a, weights)) for i, a in enumerate(addresses)]
+        summary = dict(job.summary)
+        for _, result in results:
+            summary[result.status.value] += 1
+        done = job.model_copy(
+            update={
+                "status": BulkStatus.COMPLETED,
+                "processed_count": len(results),
+                "summary": summary,
+                "completed_at": now,
+                "chunks": 0,
+            }
+        )
+        self._jobs.create(done, [])
+        self._jobs.store_results(done, results)
+        return BulkVerificationJobAccepted(
+            job_id=done.id,
+            status=done.status,
+            total_count=done.total_count,
+            message="Test mode: completed synchronously from the key's verify weights.",
+        )
+
+    def _admit(self, account_id: str, now: datetime) -> None:
+        refusal = window_refusal(
+            self._credits, account_id, now, route="validate_bulk", limit=JOBS_PER_MINUTE, what="POST /v3/validate/bulk"
+        )
+        if refusal is not None:
+            raise refusal
+
+    def _job(self, principal: Principal, job_id: str) -> BulkJob:
+        job = self._jobs.get(principal.account.id, job_id)
+        if job is None:
+            raise NotFound(f"No bulk verification job {job_id}.")
+        return job

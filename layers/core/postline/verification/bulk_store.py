@@ -1,0 +1,199 @@
+"""Bulk verification jobs in the jobs table (layout and lifecycle: shared/jobs.py), and their queue.
+
+    JOB#<account>  VERIFY#<id>              the job: status, counts, summary (a map of counts)
+    JOB#<account>  VERIFY#<id>#C#<n>        chunk n: [index, address] pairs, CHUNK_SIZE at most
+    JOB#<account>  VERIFY#<id>#R#<index>    the result of the distinct address at `index`
+
+A result is recorded in one transaction with what it changes: the result item (only if it is not
+there yet), the job's processed_count and summary, and, for a live job, one verification credit
+(only while the month has one left). So a chunk that runs twice (a worker died, SQS delivered the
+message again) records nothing twice and charges nothing twice, and counts are exact.
+Results sort by index, so a page is one key range, whatever its number.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, from_attrs
+from postline.shared.jobs import JobKind, JobTable
+from postline.verification.bulk import BulkJob, BulkStatus, ChunkMessage
+from postline.verification.models import ValidationResult
+from postline.verification.store import credit_update
+
+JOB_PURGE_AFTER = timedelta(days=30)
+_ENQUEUE_BATCH = 10  # SQS SendMessageBatch's limit
+
+
+def _purge_at(job: BulkJob) -> datetime:
+    return (job.completed_at or job.created_at) + JOB_PURGE_AFTER
+
+
+VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_purge_at)
+
+
+class Recorded(StrEnum):
+    NEW = "new"
+    ALREADY = "already"  # recorded by an earlier run of the chunk: nothing changed
+    NO_CREDITS = "no_credits"  # the month's credits are spent: nothing changed
+
+
+def _index_key(index: int) -> str:
+    return f"{index:08d}"
+
+
+class DynamoBulkJobs:
+    def __init__(self, client: Any, jobs_table: str, counters_table: str) -> None:
+        self._db = client
+        self._table = jobs_table
+        self._counters = counters_table
+        self._jobs = JobTable(client, jobs_table, VERIFICATIONS)
+
+    def create(self, job: BulkJob, chunks: list[list[tuple[int, str]]]) -> None:
+        """The chunks first, then the job: a job that exists has all its chunks."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        batch_write(
+            self._db,
+            [
+                (
+                    self._table,
+                    {
+                        **self._jobs.key(job.account_id, job.id, "C", f"{n:06d}"),
+                        "addresses": {"S": _pairs(chunk)},
+                        "purge_at": purge,
+                    },
+                )
+                for n, chunk in enumerate(chunks)
+            ],
+        )
+        if not self._jobs.create(job):
+            raise RuntimeError(f"bulk job {job.id} exists already")
+
+    def store_results(self, job: BulkJob, results: list[tuple[int, ValidationResult]]) -> None:
+        """A test-mode job's results, all at once (nothing is charged)."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        batch_write(
+            self._db,
+            [
+                (self._table, {**self._result_key(job, index), "result": {"S": r.model_dump_json()}, "purge_at": purge})
+                for index, r in results
+            ],
+        )
+
+    def get(self, account_id: str, job_id: str) -> BulkJob | None:
+        return self._jobs.get(account_id, job_id)
+
+    def chunk(self, job: BulkJob, n: int) -> list[tuple[int, str]]:
+        item = self._db.get_item(
+            TableName=self._table, Key=self._jobs.key(job.account_id, job.id, "C", f"{n:06d}"), ConsistentRead=True
+        ).get("Item")
+        return _unpairs(item["addresses"]["S"]) if item else []
+
+    def recorded(self, job: BulkJob, indexes: list[int]) -> set[int]:
+        """Which of these indexes have their result already."""
+        found = batch_get(self._db, self._table, [self._result_key(job, i) for i in indexes], projection="sk")
+        return {int(item["sk"]["S"].rsplit("#", 1)[1]) for item in found}
+
+    def record(self, job: BulkJob, index: int, result: ValidationResult, *, month: str, limit: int | None) -> Recorded:
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": {
+                        **self._result_key(job, index),
+                        "result": {"S": result.model_dump_json()},
+                        "purge_at": {"N": str(int(_purge_at(job).timestamp()))},
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": self._jobs.key(job.account_id, job.id),
+                    "UpdateExpression": "ADD processed_count :one, summary.#result :one",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeNames": {"#result": result.status.value},
+                    "ExpressionAttributeValues": {":one": {"N": "1"}},
+                }
+            },
+        ]
+        if not job.test:
+            charge = credit_update(self._counters, job.account_id, month=month, limit=limit, test=False)
+            if charge is None:
+                return Recorded.NO_CREDITS
+            items.append({"Update": charge})
+        try:
+            self._db.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                return Recorded.ALREADY
+            if len(codes) > 2 and codes[2] == "ConditionalCheckFailed":
+                return Recorded.NO_CREDITS
+            raise
+        return Recorded.NEW
+
+    def move(self, job: BulkJob, from_statuses: set[BulkStatus], to: BulkStatus, **updates: Any) -> BulkJob | None:
+        return self._jobs.move(job, {str(s) for s in from_statuses}, str(to), updates=updates)
+
+    def finish_if_done(self, job: BulkJob, now: datetime) -> BulkJob | None:
+        """processing -> completed once every distinct address has its result."""
+        return self._jobs.move(
+            job,
+            {str(BulkStatus.PROCESSING)},
+            str(BulkStatus.COMPLETED),
+            updates={"completed_at": now.isoformat()},
+            condition="processed_count >= total_count",
+        )
+
+    def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]:
+        first = (page - 1) * limit
+        last = min(first + limit, job.total_count) - 1
+        if last < first:
+            return []
+        prefix = self._jobs.key(job.account_id, job.id, "R")["sk"]["S"]
+        response = self._db.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+            ExpressionAttributeValues={
+                ":pk": self._jobs.key(job.account_id, job.id)["pk"],
+                ":first": {"S": f"{prefix}#{_index_key(first)}"},
+                ":last": {"S": f"{prefix}#{_index_key(last)}"},
+            },
+            ConsistentRead=True,
+        )
+        return [ValidationResult.model_validate_json(str(from_attrs(item)["result"])) for item in response["Items"]]
+
+    def _result_key(self, job: BulkJob, index: int) -> dict[str, Any]:
+        return self._jobs.key(job.account_id, job.id, "R", _index_key(index))
+
+
+def _pairs(chunk: list[tuple[int, str]]) -> str:
+    return json.dumps(chunk)
+
+
+def _unpairs(text: str) -> list[tuple[int, str]]:
+    return [(int(index), str(address)) for index, address in json.loads(text)]
+
+
+class SqsBulkQueue:
+    def __init__(self, sqs: Any, queue_url: str) -> None:
+        self._sqs = sqs
+        self._url = queue_url
+
+    def enqueue(self, job: BulkJob) -> None:
+        messages = [ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=n) for n in range(job.chunks)]
+        for start in range(0, len(messages), _ENQUEUE_BATCH):
+            batch = messages[start : start + _ENQUEUE_BATCH]
+            response = self._sqs.send_message_batch(
+                QueueUrl=self._url,
+                Entries=[{"Id": str(i), "MessageBody": m.model_dump_json()} for i, m in enumerate(batch)],
+            )
+            if response.get("Failed"):
+                raise RuntimeError(f"the bulk queue refused {len(response['Failed'])} chunk messages")

@@ -1,0 +1,160 @@
+"""The MailboxProber adapters: ask the recipient's MX whether a mailbox exists, without sending.
+
+SmtpMailboxProber (the embedded runtime, and any host where outbound port 25 is open): connect to
+the best MX that answers, EHLO, MAIL FROM:<> (the null sender, as bounces use), RCPT TO the address,
+then RCPT TO a random address at the same domain (is it a catch-all?), QUIT. No DATA, so nothing is
+ever delivered. Every step has a short timeout; a 4xx (greylisting, a busy server) is `temporary`,
+a refused or silent server `unreachable`: both end as status unknown, never as a guess.
+
+RelayMailboxProber (AWS): a Lambda cannot open port 25, so in the cloud the probe must run on the
+SMTP relay task (issue 15, Fargate, which already speaks SMTP to recipients' MX). The plan: the
+relay task exposes the same dialogue as an internal request/reply (a `probe` message on an SQS
+queue with a reply queue, or a private HTTPS endpoint behind the VPC's NLB), answering the
+MailboxProbe fields; this adapter sends the request and waits at most a few seconds. Until that
+endpoint exists, it answers `not_run` with the reason, so the result says smtp_check null and
+`mailbox_not_checked` rather than inventing an answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import smtplib
+import time
+
+from postline.delivery.mx import MxResolver
+from postline.verification.domain import MailboxProbe, ProbeOutcome
+
+MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time
+NULL_SENDER = ""
+ADDRESS_TTL = 300.0
+# The whole probe, every host and step: with DNS (about 10 s at worst) and RDAP (3 s) it keeps
+# POST /v3/validate well inside API Gateway's 29 s, even against a server that answers slowly.
+BUDGET_SECONDS = 12.0
+
+
+def _outcome(code: int) -> ProbeOutcome:
+    if 200 <= code < 300:
+        return ProbeOutcome.ACCEPTED
+    if 500 <= code < 600:
+        return ProbeOutcome.REJECTED
+    return ProbeOutcome.TEMPORARY
+
+
+def _reply(code: int, message: bytes | str) -> str:
+    text = message.decode(errors="replace") if isinstance(message, bytes) else message
+    return f"{code} {' '.join(text.split())}"
+
+
+class SmtpMailboxProber:
+    def __init__(
+        self,
+        resolver: MxResolver,
+        *,
+        port: int,
+        helo_name: str,
+        timeout: float = 5.0,
+        budget_seconds: float = BUDGET_SECONDS,
+    ) -> None:
+        self._resolver = resolver
+        self._port = port
+        self._helo = helo_name
+        self._timeout = timeout
+        self._budget = budget_seconds
+        self._addresses: dict[str, tuple[float, str]] = {}  # MX host -> (when, IPv4), for ADDRESS_TTL
+
+    def _address(self, host: str) -> str | None:
+        """The MX host's address, asked of DNS once per ADDRESS_TTL (a bulk job probes one MX often)."""
+        now = time.monotonic()
+        known = self._addresses.get(host)
+        if known is not None and now - known[0] < ADDRESS_TTL:
+            return known[1]
+        ip = self._resolver.address(host)
+        if ip is not None:
+            if len(self._addresses) >= 10_000:
+                self._addresses.clear()
+            self._addresses[host] = (now, ip)
+        return ip
+
+    def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
+        failures: list[str] = []
+        deadline = time.monotonic() + self._budget
+        for host in mx_hosts[:MAX_HOSTS]:
+            if time.monotonic() >= deadline:
+                failures.append(f"{host} not tried: the probe's {self._budget:.0f} s were spent")
+                break
+            ip = self._address(host)
+            if ip is None:
+                failures.append(f"{host} has no address")
+                continue
+            try:
+                return self._dialogue(ip, host, address, domain, catch_all, deadline)
+            except (OSError, smtplib.SMTPException) as error:
+                failures.append(f"{host}: {error.__class__.__name__} {error}".strip())
+        return MailboxProbe(ProbeOutcome.UNREACHABLE, detail="; ".join(failures) or "no mail server")
+
+    def _dialogue(
+        self, ip: str, host: str, address: str, domain: str, catch_all: bool | None, deadline: float
+    ) -> MailboxProbe:
+        with _Bounded(deadline, self._timeout) as smtp:
+            code, message = smtp.connect(ip, self._port)
+            if code != 220:
+                return MailboxProbe(_outcome(code), detail=f"{host} greeted {_reply(code, message)}")
+            code, message = smtp.ehlo(self._helo)
+            if not 200 <= code < 300:
+                code, message = smtp.helo(self._helo)
+            code, message = smtp.mail(NULL_SENDER)
+            if code != 250:
+                return MailboxProbe(
+                    _outcome(code) if code < 500 else ProbeOutcome.TEMPORARY,  # refusing us is not about the mailbox
+                    detail=f"{host} answered MAIL FROM with {_reply(code, message)}",
+                )
+            code, message = smtp.rcpt(address)
+            outcome = _outcome(code)
+            detail = f"{host} answered RCPT TO with {_reply(code, message)}"
+            if outcome is ProbeOutcome.ACCEPTED and catch_all is None:
+                random_code, _ = smtp.rcpt(f"{secrets.token_hex(10)}@{domain}")
+                random_outcome = _outcome(random_code)
+                if random_outcome is not ProbeOutcome.TEMPORARY:
+                    catch_all = random_outcome is ProbeOutcome.ACCEPTED
+            elif outcome is ProbeOutcome.REJECTED:
+                catch_all = False  # it refuses some addresses, so it does not take every one
+            with contextlib.suppress(smtplib.SMTPServerDisconnected):
+                smtp.quit()
+            return MailboxProbe(outcome, catch_all, detail)
+
+
+class _Bounded(smtplib.SMTP):
+    """smtplib.SMTP whose every step waits at most its timeout and never past the deadline."""
+
+    def __init__(self, deadline: float, step_timeout: float) -> None:
+        self._deadline = deadline
+        self._step = step_timeout
+        super().__init__(timeout=self._left())
+
+    def _left(self) -> float:
+        left = min(self._step, self._deadline - time.monotonic())
+        if left <= 0:
+            raise TimeoutError("the probe's time budget is spent")
+        return left
+
+    def putcmd(self, cmd: str, args: str = "") -> None:
+        if self.sock is not None:
+            self.sock.settimeout(self._left())
+        super().putcmd(cmd, args)
+
+
+class RelayMailboxProber:
+    """The cloud adapter until the relay task answers probes (see the module's plan)."""
+
+    REASON = "the mailbox probe runs on the SMTP relay task in the cloud, which does not answer probes yet"
+
+    def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
+        return MailboxProbe(ProbeOutcome.NOT_RUN, detail=self.REASON)
+
+
+class NoMailboxProber:
+    """VERIFY_SMTP_PROBE=off: a deployment that never probes."""
+
+    def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
+        return MailboxProbe(ProbeOutcome.NOT_RUN, detail="mailbox probing is switched off in this deployment")

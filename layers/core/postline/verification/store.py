@@ -1,0 +1,217 @@
+"""Verification's items in the counters table (atomic ADD, TTL-expired):
+
+- RATE#{account}#validate / {window start}: the POST /v3/validate window (100 a minute);
+- USAGE#{account} / M#{month}: `verify` (live credits used) and `test_verify` (the test allowance),
+  beside the sending counters usage/store.py keeps there, so GET /v3/usage reads them with its own;
+- VDOMAIN#{domain} / catch_all, registered: per-domain answers (catch-all for a day, the
+  registration date for thirty days);
+- ACTIVITY#{account}#{address} / totals: a recipient's history, kept by the recipient_activity
+  stream consumer (ActivityCounters), one item per recipient so no partition runs hot.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.events.domain import Event
+from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
+from postline.usage.store import usage_pk
+from postline.verification.models import Activity
+
+CATCH_ALL_TTL = timedelta(days=1)
+# How long an event's "already counted" marker is kept: past a stream record's 24-hour life.
+COUNTED_MARKER_TTL = timedelta(days=2)
+REGISTRATION_TTL = timedelta(days=30)
+
+
+def activity_pk(account_id: str, address: str) -> str:
+    return f"ACTIVITY#{account_id}#{address.lower()}"
+
+
+class DynamoVerificationCounters:
+    """The Credits port."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def count_validation(self, account_id: str, window_start: int, *, expires_at: int, route: str = "validate") -> int:
+        response = self._db.update_item(
+            TableName=self._table,
+            Key=key(f"RATE#{account_id}#{route}", str(window_start)),
+            UpdateExpression="ADD requests :one SET expires_at = if_not_exists(expires_at, :ttl)",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(expires_at)}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["requests"]["N"])
+
+    def consume_verification(
+        self, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+    ) -> bool:
+        update = credit_update(self._table, account_id, month=month, limit=limit, test=test, count=count)
+        if update is None:
+            return False
+        try:
+            self._db.update_item(**update)
+        except ClientError as error:
+            if conditional_failed(error):
+                return False
+            raise
+        return True
+
+    def used_verifications(self, account_id: str, *, month: str) -> int:
+        item = self._db.get_item(
+            TableName=self._table, Key=key(usage_pk(account_id), f"M#{month}"), ConsistentRead=True
+        ).get("Item")
+        return int(from_attrs(item).get("verify", 0)) if item else 0
+
+    def release_verification(self, account_id: str, *, month: str, test: bool) -> None:
+        counter = "test_verify" if test else "verify"
+        self._db.update_item(
+            TableName=self._table,
+            Key=key(usage_pk(account_id), f"M#{month}"),
+            UpdateExpression=f"ADD {counter} :minus",
+            ExpressionAttributeValues={":minus": {"N": "-1"}},
+        )
+
+
+def credit_update(
+    table: str, account_id: str, *, month: str, limit: int | None, test: bool, count: int = 1
+) -> dict[str, Any] | None:
+    """The conditional ADD that takes `count` credits of the month (None: more than the limit)."""
+    counter = "test_verify" if test else "verify"
+    update: dict[str, Any] = {
+        "TableName": table,
+        "Key": key(usage_pk(account_id), f"M#{month}"),
+        "UpdateExpression": f"ADD {counter} :n",
+        "ExpressionAttributeValues": {":n": {"N": str(count)}},
+    }
+    if limit is not None:
+        if count > limit:
+            return None
+        update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :headroom"
+        update["ExpressionAttributeValues"][":headroom"] = {"N": str(limit - count)}
+    return update
+
+
+class DynamoDomainFacts:
+    """The DomainFacts port: per-domain answers shared by every function, expired by TTL (and by
+    their own expiry time, since DynamoDB deletes expired items only eventually)."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def catch_all(self, domain: str, now: datetime) -> bool | None:
+        item = self._get(domain, "catch_all", now)
+        return None if item is None else bool(item["value"])
+
+    def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
+        self._put(domain, "catch_all", {"BOOL": catch_all}, now + CATCH_ALL_TTL)
+
+    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+        item = self._get(domain, "registered", now)
+        return None if item is None else datetime.fromisoformat(str(item["value"]))
+
+    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
+        self._put(domain, "registered", {"S": registered.isoformat()}, now + REGISTRATION_TTL)
+
+    def _get(self, domain: str, fact: str, now: datetime) -> dict[str, Any] | None:
+        response = self._db.get_item(TableName=self._table, Key=key(f"VDOMAIN#{domain}", fact), ConsistentRead=True)
+        item = response.get("Item")
+        if not item:
+            return None
+        found = from_attrs(item)
+        return found if int(found["expires_at"]) > now.timestamp() else None
+
+    def _put(self, domain: str, fact: str, value: dict[str, Any], expires: datetime) -> None:
+        self._db.put_item(
+            TableName=self._table,
+            Item={**key(f"VDOMAIN#{domain}", fact), "value": value, "expires_at": {"N": str(int(expires.timestamp()))}},
+        )
+
+
+class DynamoActivity:
+    """The ActivityReader port (and the recipient_activity worker's store)."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def activity(self, account_id: str, address: str) -> Activity:
+        response = self._db.get_item(
+            TableName=self._table, Key=key(activity_pk(account_id, address), "totals"), ConsistentRead=True
+        )
+        item = response.get("Item")
+        if not item:
+            return Activity()
+        found = from_attrs(item)
+        return Activity(
+            seen=True,
+            first_seen_at=found.get("first_seen_at"),
+            last_seen_at=found.get("last_seen_at"),
+            **{name: int(found.get(name, 0)) for name in COUNTED.values()},
+        )
+
+    def record(self, event: Event, now: datetime) -> bool:
+        """Counts one event into its recipient's totals, once: a marker keyed by the event's id is
+        written in the same transaction as the count, so a redelivered record changes nothing.
+        First and last seen move only outwards (conditional SETs), so they are right in any order
+        and on any repeat. Returns False for an event already counted."""
+        assert event.recipient is not None
+        pk = activity_pk(event.account_id, event.recipient)
+        seen_at = {"S": event.timestamp.isoformat()}
+        counter = COUNTED.get(event.type.value)
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(pk, "totals"),
+            "UpdateExpression": "SET events = if_not_exists(events, :zero) + :one"
+            + (f", {counter} = if_not_exists({counter}, :zero) + :one" if counter else ""),
+            "ExpressionAttributeValues": {":zero": {"N": "0"}, ":one": {"N": "1"}},
+        }
+        marker = {
+            "TableName": self._table,
+            "Item": {
+                **key(f"ACTIVITY_COUNTED#{event.id}", "marker"),
+                "expires_at": {"N": str(int((now + COUNTED_MARKER_TTL).timestamp()))},
+            },
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+        try:
+            self._db.transact_write_items(TransactItems=[{"Put": marker}, {"Update": update}])
+        except ClientError as error:
+            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
+                counted = False
+            else:
+                raise
+        else:
+            counted = True
+        # Outside the transaction (a condition there would cancel the count); each is idempotent.
+        for name, comparison in (("first_seen_at", ">"), ("last_seen_at", "<")):
+            try:
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(pk, "totals"),
+                    UpdateExpression=f"SET {name} = :at",
+                    ConditionExpression=f"attribute_not_exists({name}) OR {name} {comparison} :at",
+                    ExpressionAttributeValues={":at": seen_at},
+                )
+            except ClientError as error:
+                if not conditional_failed(error):
+                    raise
+        return counted
+
+
+# Event type -> the activity counter it adds one to (every event of the recipient counts in `events`).
+COUNTED = {
+    "sent": "total_sends",
+    "delivered": "delivered",
+    "bounced": "bounced",
+    "opened": "opened",
+    "clicked": "clicked",
+    "complained": "complained",
+    "unsubscribed": "unsubscribed",
+}

@@ -1,0 +1,211 @@
+"""Bulk verification jobs with the real stores (moto, tables from template.yaml): 500 distinct
+addresses across 50 domains (and duplicates; moto takes ~0.15 s an address, so the 2,000 of the
+issue belong to the e2e run), a worker that dies mid-chunk and the chunk delivered
+again, exact counts and exact credits; DNS asked once per domain; credits that run out pause the
+job without charging past the limit; test-mode jobs completed in the request."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from datetime import UTC, datetime
+
+import pytest
+
+from postline.accounts.domain import Account, Plan
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment, Scope
+from postline.shared.ids import RandomIds
+from postline.usage.domain import month_key
+from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk_service import BulkVerificationService
+from postline.verification.bulk_store import DynamoBulkJobs
+from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.service import ValidationService
+from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
+from tests.aws_stack import InProcessStack
+from tests.fakes import FixedClock, FixedRegistrations, ScriptedProber, SequentialIds, StaticActivity, StaticRoutes
+from tests.unit.world import build_world
+
+NOW = datetime(2026, 11, 24, 3, 0, 10, tzinfo=UTC)
+DOMAINS = [f"d{n:02d}.test" for n in range(50)]
+
+
+class MemoRoutes(StaticRoutes):
+    """DNS as the worker process sees it: each domain asked of the 'server' once (counted)."""
+
+    def __init__(self) -> None:
+        super().__init__({d: MailRoute(mx_hosts=(f"mx.{d}",)) for d in DOMAINS})
+        self._memo: dict[str, MailRoute] = {}
+
+    def route(self, domain: str) -> MailRoute:
+        if domain not in self._memo:
+            self._memo[domain] = super().route(domain)
+        return self._memo[domain]
+
+
+class Queue:
+    def __init__(self) -> None:
+        self.jobs: list[BulkJob] = []
+
+    def enqueue(self, job: BulkJob) -> None:
+        self.jobs.append(job)
+
+    def messages(self) -> list[ChunkMessage]:
+        return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
+
+
+class Dying(Exception):
+    pass
+
+
+class Harness:
+    def __init__(self, stack: InProcessStack, *, credits: int | None = 5_000) -> None:
+        db = stack.client("dynamodb")
+        counters = stack.env["COUNTERS_TABLE"]
+        account = build_world().account(plan=Plan.PROFESSIONAL)
+        self.account: Account = account.model_copy(update={"id": f"acct_{uuid.uuid4().hex[:12]}"})
+        self.routes = MemoRoutes()
+        # d00 is a catch-all; every address whose local part starts with "x" is unknown to its server.
+        self.prober = ScriptedProber({"d00.test": MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK")})
+        self.credits = DynamoVerificationCounters(db, counters)
+        self.checker = ValidationService(
+            routes=self.routes,
+            prober=self.prober,
+            registrations=FixedRegistrations(),
+            facts=DynamoDomainFacts(db, counters),
+            credits=self.credits,
+            activity=StaticActivity(),
+            ids=SequentialIds(),
+            clock=FixedClock(NOW),
+        )
+        self.die_after: int | None = None
+        self.checked = 0
+        self.queue = Queue()
+        self.service = BulkVerificationService(
+            jobs=DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters),
+            queue=self.queue,
+            credits=self.credits,
+            checker=self._checker,
+            verify_limit=lambda account_id: credits,
+            ids=RandomIds(),
+            clock=FixedClock(NOW),
+        )
+
+    def _checker(self) -> ValidationService:
+        harness = self
+
+        class MaybeDying(ValidationService):
+            def check_address(self, account_id: str, address: str, now: datetime) -> object:  # type: ignore[override]
+                if harness.die_after is not None and harness.checked >= harness.die_after:
+                    raise Dying("the worker was killed")
+                harness.checked += 1
+                return harness.checker.check_address(account_id, address, now)
+
+        wrapped = MaybeDying.__new__(MaybeDying)
+        wrapped.__dict__.update(self.checker.__dict__)
+        return wrapped
+
+    def principal(self, env: Environment = Environment.LIVE) -> Principal:
+        return Principal(account=self.account, scope=Scope.FULL_ACCESS, env=env)
+
+    def used(self) -> int:
+        return self.credits.used_verifications(self.account.id, month=month_key(NOW))
+
+
+def addresses() -> list[str]:
+    unique = [f"u{n}@{DOMAINS[n % 50]}" for n in range(500)]
+    return unique + [a.upper() for a in unique[:50]]  # duplicates, in another case
+
+
+def test_a_job_killed_mid_chunk_ends_with_exact_counts_and_credits(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    h.prober = ScriptedProber({"d00.test": MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK")})
+    accepted = h.service.start(h.principal(), BulkCreate(emails=addresses()))
+    assert (accepted.status, accepted.total_count) == (BulkStatus.QUEUED, 500)
+    messages = h.queue.messages()
+    assert len(messages) == 5
+
+    h.die_after = 250  # the worker dies half-way through chunk 2
+    for message in messages[:2]:
+        h.service.run_chunk(message)
+    with pytest.raises(Dying):
+        h.service.run_chunk(messages[2])
+    midway = h.service.get(h.principal(), accepted.job_id)
+    assert (midway.status, midway.processed_count) == (BulkStatus.PROCESSING, 250)
+    assert h.used() == 250
+
+    h.die_after = None
+    for message in messages:  # SQS delivers every message again, the finished ones too
+        h.service.run_chunk(message)
+    for message in messages[:3]:  # and some a third time
+        h.service.run_chunk(message)
+
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count, job.total_count) == (BulkStatus.COMPLETED, 500, 500)
+    assert h.used() == 500  # one credit per distinct address, never two
+    assert h.checked == 500  # the re-runs checked only what was not recorded
+    catch_all = 10  # d00's addresses: n % 50 == 0
+    assert job.summary.model_dump() == {
+        "valid": 500 - catch_all,
+        "invalid": 0,
+        "catch_all": catch_all,
+        "unknown": 0,
+        "do_not_mail": 0,
+        "spamtrap": 0,
+        "abuse": 0,
+    }
+    assert sorted(h.routes.asked) == sorted(DOMAINS)  # DNS asked once per domain, not per address
+    page = h.service.results(h.principal(), accepted.job_id, page=3, limit=100)
+    assert (page.total, page.page, page.limit, len(page.items)) == (500, 3, 100, 100)
+    assert [r.address for r in page.items[:2]] == ["u200@d00.test", "u201@d01.test"]
+    everything = [
+        r for p in range(1, 6) for r in h.service.results(h.principal(), accepted.job_id, page=p, limit=100).items
+    ]
+    assert Counter(r.status.value for r in everything) == {"valid": 490, "catch_all": 10}
+    assert h.service.results(h.principal(), accepted.job_id, page=6, limit=100).items == []
+
+
+def test_credits_that_run_out_pause_the_job_without_overcharging(stack: InProcessStack) -> None:
+    h = Harness(stack, credits=30)
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"a{n}@d01.test" for n in range(60)]))
+    for message in h.queue.messages():
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 30)
+    assert job.error_message and "credits ran out" in job.error_message
+    assert h.used() == 30
+
+
+def test_a_test_mode_job_completes_in_the_request_without_network(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    emails = ["valid@simulator.postline.dev", "invalid@simulator.postline.dev", "ada@d01.test", "not-an-address"]
+    accepted = h.service.start(h.principal(Environment.TEST), BulkCreate(emails=emails))
+    assert (accepted.status, accepted.total_count) == (BulkStatus.COMPLETED, 4)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.processed_count, job.summary.valid, job.summary.invalid) == (4, 2, 2)
+    assert h.routes.asked == [] and h.prober.probes == [] and h.queue.jobs == [] and h.used() == 0
+    page = h.service.results(h.principal(), accepted.job_id, page=1, limit=10)
+    assert [r.status.value for r in page.items] == ["valid", "invalid", "valid", "invalid"]
+
+
+def test_a_job_that_cannot_be_queued_is_failed_and_can_be_retried(stack: InProcessStack) -> None:
+    h = Harness(stack)
+
+    class Refusing(Queue):
+        def enqueue(self, job: BulkJob) -> None:
+            self.jobs.append(job)
+            raise RuntimeError("SQS is down")
+
+    h.service._queue = h.queue = Refusing()
+    with pytest.raises(RuntimeError):
+        h.service.start(h.principal(), BulkCreate(emails=["a@d01.test", "b@d01.test"]))
+    [job] = h.queue.jobs
+    stored = h.service.get(h.principal(), job.id)
+    assert (stored.status, stored.can_retry, stored.error_message) == (
+        BulkStatus.FAILED,
+        True,
+        "The job could not be queued; start it again.",
+    )
+    h.service.run_chunk(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=0))  # a message that got out
+    assert h.service.get(h.principal(), job.id).processed_count == 0 and h.used() == 0

@@ -1,0 +1,94 @@
+"""The direct SMTP mailbox probe and the RDAP client against real servers on loopback: the MX
+fallback, a server that is down, the dialogue (never DATA), and a registry that cannot answer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from devtools.local.dns_server import MX, A, DnsServer
+from postline.delivery.mx import MxResolver
+from postline.verification.domain import ProbeOutcome
+from postline.verification.rdap import RdapRegistrations
+from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber
+from tests.certs import TestCa
+from tests.peers.probe_mx import policy_servers
+from tests.peers.rdap_server import RdapServer
+
+
+def test_the_probe_falls_back_to_the_next_mx_and_never_sends_data() -> None:
+    specs = [("known_users", frozenset({"ada"}))]
+    with policy_servers(specs) as (port, [strict]), DnsServer() as dns:
+        dns.add("acme.test", MX(10, "down.acme.test"), MX(20, "mx.acme.test"))
+        dns.add("down.acme.test", A("127.0.0.9"))  # nothing listens there
+        dns.add("mx.acme.test", A(strict.host))
+        prober = SmtpMailboxProber(MxResolver(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
+        hosts = ("down.acme.test", "mx.acme.test")
+        found = prober.probe("ada@acme.test", "acme.test", hosts, catch_all=None)
+        assert (found.outcome, found.catch_all) == (ProbeOutcome.ACCEPTED, False)
+        missing = prober.probe("bob@acme.test", "acme.test", hosts, catch_all=None)
+        assert (missing.outcome, missing.catch_all) == (ProbeOutcome.REJECTED, False)
+        known = prober.probe("ada@acme.test", "acme.test", ("mx.acme.test",), catch_all=False)
+        assert known.outcome is ProbeOutcome.ACCEPTED
+        asked = [address for address, _ in strict.rcpts]
+        assert asked[0] == "ada@acme.test" and asked[1].endswith("@acme.test") and asked[1] != "ada@acme.test"
+        assert asked[2:] == ["bob@acme.test", "ada@acme.test"]  # catch-all known: no random address
+        assert strict.data_sessions == 0
+
+
+def test_no_server_answering_is_unreachable() -> None:
+    with DnsServer() as dns:
+        dns.add("down.test", A("127.0.0.9"))
+        prober = SmtpMailboxProber(MxResolver(dns.address), port=2, helo_name="probe.postline.test", timeout=1)
+        found = prober.probe("ada@down.test", "down.test", ("down.test", "gone.down.test"), catch_all=None)
+        assert found.outcome is ProbeOutcome.UNREACHABLE
+        assert "gone.down.test has no address" in found.detail
+
+
+def test_the_cloud_adapter_says_why_it_did_not_probe() -> None:
+    found = RelayMailboxProber().probe("ada@acme.test", "acme.test", ("mx.acme.test",), catch_all=None)
+    assert found.outcome is ProbeOutcome.NOT_RUN and "relay task" in found.detail
+
+
+def test_rdap_registration_date_and_failures(tmp_path: object) -> None:
+    ca = TestCa.create("RDAP CA")
+    bundle = f"{tmp_path}/ca.pem"
+    with open(bundle, "w") as out:
+        out.write(ca.pem)
+    registered = datetime(2015, 3, 1, tzinfo=UTC)
+    with RdapServer(ca, {"acme.test": registered}) as rdap:
+        client = RdapRegistrations(rdap.base_url, ca_bundle=bundle)
+        assert client.registered_at("acme.test") == (registered, None)
+        assert client.registered_at("other.test") == (None, "the registry answered 404 for other.test")
+        untrusted = RdapRegistrations(rdap.base_url).registered_at("acme.test")
+        assert untrusted[0] is None and "could not be reached" in str(untrusted[1])
+    gone = RdapRegistrations(rdap.base_url, ca_bundle=bundle, timeout=1).registered_at("acme.test")
+    assert gone[0] is None and "could not be reached" in str(gone[1])
+    assert RdapRegistrations("http://127.0.0.1:1").registered_at("acme.test") == (None, "RDAP is asked over HTTPS only")
+    assert RdapRegistrations("").registered_at("acme.test") == (None, "no RDAP service is configured")
+
+
+def test_a_server_that_never_answers_costs_at_most_the_budget() -> None:
+    import socket
+    import time
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # accepts connections (the kernel does) and never says a word
+    try:
+        with DnsServer() as dns:
+            dns.add("mx1.slow.test", A("127.0.0.1"))
+            dns.add("mx2.slow.test", A("127.0.0.1"))
+            prober = SmtpMailboxProber(
+                MxResolver(dns.address),
+                port=silent.getsockname()[1],
+                helo_name="probe.postline.test",
+                timeout=1.0,
+                budget_seconds=1.5,
+            )
+            started = time.monotonic()
+            found = prober.probe("ada@slow.test", "slow.test", ("mx1.slow.test", "mx2.slow.test"), catch_all=None)
+            elapsed = time.monotonic() - started
+        assert found.outcome is ProbeOutcome.UNREACHABLE
+        assert elapsed < 2.5, elapsed
+    finally:
+        silent.close()

@@ -1,0 +1,443 @@
+"""POST /v3/validate end to end: the embedded runtime (a `python -m devtools.local` child) asks a
+real DNS server (devtools/local/dns_server.py), probes three real SMTP servers on loopback
+(tests/peers/probe_mx.py: one accepts every RCPT, one refuses unknown users with 550, one greylists
+with 451) and a real RDAP server over HTTPS (tests/peers/rdap_server.py).
+
+The exact ValidationResult of each kind of domain; the catch-all answer cached per domain; 402 at
+zero credits with nothing asked of DNS or SMTP; test keys answered from their weights and the
+simulator addresses with no network; the 101st call of a minute 429 with Retry-After.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from devtools.local.dns_server import MX, NULL_MX, A, DnsServer
+from tests.certs import TestCa
+from tests.conftest import RuntimeProcess, Spawn
+from tests.e2e.support import Api
+from tests.peers.probe_mx import PolicyMx, policy_servers
+from tests.peers.rdap_server import RdapServer
+
+pytestmark = pytest.mark.e2e
+
+REGISTERED = {
+    "strict.test": datetime(2015, 3, 1, tzinfo=UTC),
+    "catchall.test": datetime(2020, 6, 15, tzinfo=UTC),
+    "bare.test": datetime(2019, 1, 1, tzinfo=UTC),
+}
+NO_ACTIVITY = {
+    "seen": False,
+    "first_seen_at": None,
+    "last_seen_at": None,
+    "total_sends": 0,
+    "delivered": 0,
+    "bounced": 0,
+    "opened": 0,
+    "clicked": 0,
+    "complained": 0,
+    "unsubscribed": 0,
+}
+
+
+@dataclass
+class Stack:
+    child: RuntimeProcess
+    live: Api
+    test: Api
+    dns: DnsServer
+    catch_all: PolicyMx
+    strict: PolicyMx
+    greylist: PolicyMx
+    rdap: RdapServer
+    dynamodb: Any
+    counters_table: str
+
+    def now(self) -> datetime:
+        response = self.live.post("/_local/clock/advance", json={"seconds": 0})
+        assert response.status_code == 200, response.text
+        return datetime.fromisoformat(response.json()["now"])
+
+    def advance(self, seconds: float) -> datetime:
+        response = self.live.post("/_local/clock/advance", json={"seconds": seconds})
+        assert response.status_code == 200, response.text
+        return datetime.fromisoformat(response.json()["now"])
+
+    def validate(self, email: str, api: Api | None = None) -> dict[str, Any]:
+        response = (api or self.live).post("/v3/validate", json={"email": email})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        assert body.pop("verification_id").startswith("ver_")
+        return body
+
+    def rcpts(self) -> int:
+        return sum(len(server.rcpts) for server in (self.catch_all, self.strict, self.greylist))
+
+    def set_verify_used(self, used: int) -> None:
+        account_id = self.child.dev["account_id"]
+        month = self.now().strftime("%Y-%m")
+        self.dynamodb.update_item(
+            TableName=self.counters_table,
+            Key={"pk": {"S": f"USAGE#{account_id}"}, "sk": {"S": f"M#{month}"}},
+            UpdateExpression="SET verify = :n",
+            ExpressionAttributeValues={":n": {"N": str(used)}},
+        )
+
+
+@pytest.fixture(scope="module")
+def stack(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    state_dir: Path = tmp_path_factory.mktemp("validation-state")
+    ca = TestCa.create("RDAP test CA")
+    bundle = tmp_path_factory.mktemp("rdap-ca") / "ca.pem"
+    bundle.write_text(ca.pem)
+    specs = [("accept_all", frozenset()), ("known_users", frozenset({"ada"})), ("greylist", frozenset())]
+    with DnsServer() as dns, policy_servers(specs) as (port, servers), RdapServer(ca, REGISTERED) as rdap:
+        catch_all, strict, greylist = servers
+        for domain, server in (("catchall.test", catch_all), ("strict.test", strict), ("greylist.test", greylist)):
+            dns.add(domain, MX(10, f"mx.{domain}"))
+            dns.add(f"mx.{domain}", A(server.host))
+        dns.add("bare.test", A(strict.host))  # no MX: the domain's own address takes its mail
+        dns.add("nomail.test", NULL_MX)
+        flags = [
+            *("--parameter", f"DnsResolver={dns.address}"),
+            *("--parameter", f"SmtpMxPort={port}"),
+            *("--parameter", f"RdapBaseUrl={rdap.base_url}"),
+            *("--parameter", f"RdapCaBundle={bundle}"),
+        ]
+        with spawn(state_dir, *flags) as child:
+            aws = child.dev["aws"]
+            dynamodb = boto3.client(
+                "dynamodb",
+                endpoint_url=aws["endpoint_url"],
+                region_name="us-east-1",
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+            )
+            yield Stack(
+                child,
+                child.api(child.dev["keys"]["live"]),
+                child.api(child.dev["keys"]["test"]),
+                dns,
+                catch_all,
+                strict,
+                greylist,
+                rdap,
+                dynamodb,
+                aws["env"]["COUNTERS_TABLE"],
+            )
+            assert child.stop() == 0, "".join(child.output)
+
+
+def age(stack: Stack, domain: str) -> int:
+    return (stack.now() - REGISTERED[domain]).days
+
+
+def test_a_mailbox_the_server_knows_is_valid(stack: Stack) -> None:
+    result = stack.validate("ada@strict.test")
+    assert result == {
+        "address": "ada@strict.test",
+        "is_valid": True,
+        "result": "valid",
+        "status": "valid",
+        "sub_status": "",
+        "recommendation": "mail",
+        "confidence": 0.95,
+        "risk": "low",
+        "reason": "strict.test's mail server accepted the mailbox (mx.strict.test answered RCPT TO with 250 2.1.5 OK)",
+        "did_you_mean": None,
+        "account": "ada",
+        "domain": "strict.test",
+        "mx_provider": None,
+        "mx_record": "mx.strict.test",
+        "mx_found": True,
+        "is_catch_all": False,
+        "is_disposable": False,
+        "is_role_address": False,
+        "is_free_provider": False,
+        "smtp_check": True,
+        "domain_age_days": age(stack, "strict.test"),
+        "activity": NO_ACTIVITY,
+    }
+    # RCPT TO the address, then a random one at the domain (refused: not a catch-all); never DATA.
+    [(asked, _), (random, refused)] = stack.strict.rcpts[-2:]
+    assert asked == "ada@strict.test" and random.endswith("@strict.test") and refused.startswith("550")
+    assert stack.strict.data_sessions == 0
+
+
+def test_an_unknown_user_is_invalid(stack: Stack) -> None:
+    result = stack.validate("nobody@strict.test")
+    assert result == {
+        "address": "nobody@strict.test",
+        "is_valid": False,
+        "result": "invalid",
+        "status": "invalid",
+        "sub_status": "mailbox_not_found",
+        "recommendation": "suppress",
+        "confidence": 0.95,
+        "risk": "undeliverable",
+        "reason": "strict.test's mail server refused the mailbox (mx.strict.test answered RCPT TO with 550 5.1.1 "
+        "<nobody@strict.test>: Recipient address rejected: User unknown)",
+        "did_you_mean": None,
+        "account": "nobody",
+        "domain": "strict.test",
+        "mx_provider": None,
+        "mx_record": "mx.strict.test",
+        "mx_found": True,
+        "is_catch_all": False,
+        "is_disposable": False,
+        "is_role_address": False,
+        "is_free_provider": False,
+        "smtp_check": False,
+        "domain_age_days": age(stack, "strict.test"),
+        "activity": NO_ACTIVITY,
+    }
+
+
+def test_a_server_that_accepts_everyone_is_a_catch_all_cached_per_domain(stack: Stack) -> None:
+    result = stack.validate("ada@catchall.test")
+    assert result == {
+        "address": "ada@catchall.test",
+        "is_valid": False,
+        "result": "catch_all",
+        "status": "catch_all",
+        "sub_status": "accept_all",
+        "recommendation": "caution",
+        "confidence": 0.5,
+        "risk": "medium",
+        "reason": "catchall.test's mail server accepts every address, so this one cannot be confirmed "
+        "(mx.catchall.test answered RCPT TO with 250 2.1.5 OK)",
+        "did_you_mean": None,
+        "account": "ada",
+        "domain": "catchall.test",
+        "mx_provider": None,
+        "mx_record": "mx.catchall.test",
+        "mx_found": True,
+        "is_catch_all": True,
+        "is_disposable": False,
+        "is_role_address": False,
+        "is_free_provider": False,
+        "smtp_check": True,
+        "domain_age_days": age(stack, "catchall.test"),
+        "activity": NO_ACTIVITY,
+    }
+    asked = len(stack.catch_all.rcpts)
+    again = stack.validate("bob@catchall.test")
+    assert (again["status"], again["is_catch_all"]) == ("catch_all", True)
+    assert len(stack.catch_all.rcpts) == asked  # cached: no second SMTP dialogue with the domain
+    assert stack.catch_all.data_sessions == 0
+
+
+def test_greylisting_is_unknown_and_an_unregistered_domain_has_no_age(stack: Stack) -> None:
+    result = stack.validate("ada@greylist.test")
+    assert result == {
+        "address": "ada@greylist.test",
+        "is_valid": False,
+        "result": "unknown",
+        "status": "unknown",
+        "sub_status": "greylisted",
+        "recommendation": "review",
+        "confidence": 0.4,
+        "risk": "medium",
+        "reason": "greylist.test's mail server deferred the check (greylisting or a temporary failure) "
+        "(mx.greylist.test answered RCPT TO with 451 4.7.1 Greylisted, please try again later); "
+        "domain age unknown: the registry answered 404 for greylist.test",
+        "did_you_mean": None,
+        "account": "ada",
+        "domain": "greylist.test",
+        "mx_provider": None,
+        "mx_record": "mx.greylist.test",
+        "mx_found": True,
+        "is_catch_all": False,
+        "is_disposable": False,
+        "is_role_address": False,
+        "is_free_provider": False,
+        "smtp_check": None,
+        "domain_age_days": None,
+        "activity": NO_ACTIVITY,
+    }
+
+
+def test_no_mx_probes_the_domains_own_address_and_a_null_mx_is_invalid(stack: Stack) -> None:
+    bare = stack.validate("info@bare.test")
+    assert (bare["status"], bare["sub_status"], bare["recommendation"], bare["mx_found"], bare["mx_record"]) == (
+        "invalid",
+        "mailbox_not_found",  # bare.test's address is the strict server, which knows only ada
+        "suppress",
+        True,
+        None,
+    )
+    assert bare["is_role_address"] is True
+    assert stack.strict.rcpts[-1][0] == "info@bare.test"
+    null = stack.validate("ada@nomail.test")
+    assert (null["status"], null["sub_status"], null["mx_found"], null["smtp_check"]) == (
+        "invalid",
+        "null_mx",
+        False,
+        None,
+    )
+    assert (
+        null["reason"]
+        == "nomail.test accepts no mail (null MX); domain age unknown: the registry answered 404 for nomail.test"
+    )
+
+
+def test_the_registry_is_asked_once_per_domain(stack: Stack) -> None:
+    stack.validate("ada@strict.test")
+    assert stack.rdap.asked.count("strict.test") == 1
+
+
+def test_a_live_key_without_credits_gets_402_and_nothing_is_checked(stack: Stack) -> None:
+    usage = stack.live.get("/v3/usage").json()["verify_credits"]
+    assert usage["used"] >= 1  # the checks above each took a credit
+    stack.set_verify_used(usage["limit"])
+    try:
+        queries, rcpts = len(stack.dns.queries), stack.rcpts()
+        response = stack.live.post("/v3/validate", json={"email": "ada@strict.test"})
+        assert response.status_code == 402, response.text
+        body = response.json()
+        assert body["error"]["code"] == "insufficient_credits" and body["request_id"]
+        assert (len(stack.dns.queries), stack.rcpts()) == (queries, rcpts)
+        assert stack.live.get("/v3/usage").json()["verify_credits"]["remaining"] == 0
+    finally:
+        stack.set_verify_used(usage["used"])
+
+
+def test_test_keys_answer_from_weights_and_simulator_addresses_without_network(stack: Stack) -> None:
+    created = stack.live.post(
+        "/v3/keys", json={"name": "verify-ci", "env": "test", "test_outcomes": {"verify": {"catch_all": 1}}}
+    )
+    assert created.status_code == 201, created.text
+    weighted = Api(stack.child.dev["base_url"], created.json()["key"])
+    queries, rcpts = len(stack.dns.queries), stack.rcpts()
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+
+    drawn = stack.validate("ada@strict.test", weighted)
+    assert (drawn["status"], drawn["is_catch_all"], drawn["smtp_check"]) == ("catch_all", True, True)
+    assert drawn["reason"] == "simulated: catch_all"
+    simulated = stack.validate("spamtrap@simulator.postline.dev", weighted)
+    assert (simulated["status"], simulated["recommendation"]) == ("spamtrap", "suppress")
+    default = stack.validate("ada@greylist.test", stack.test)
+    assert default["status"] == "valid"  # the dev test key's default weights: valid
+
+    assert (len(stack.dns.queries), stack.rcpts()) == (queries, rcpts)
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used  # no credit spent
+
+
+def test_the_101st_call_in_a_minute_is_429_with_retry_after(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window
+    for _ in range(100):
+        response = stack.test.post("/v3/validate", json={"email": "ada@simulator.postline.dev"})
+        assert response.status_code == 200, response.text
+    refused = stack.test.post("/v3/validate", json={"email": "ada@simulator.postline.dev"})
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    stack.advance(int(refused.headers["Retry-After"]))
+    assert stack.test.post("/v3/validate", json={"email": "ada@simulator.postline.dev"}).status_code == 200
+
+
+def test_activity_is_the_recipients_history_kept_from_the_event_stream(stack: Stack) -> None:
+    to = "pat@catchall.test"
+    assert stack.validate(to)["activity"] == NO_ACTIVITY
+    for subject in ("Your order", "Your invoice"):
+        sent = stack.live.post(
+            "/v3/messages",
+            json={"from": "Acme <news@postline.test>", "to": [to], "subject": subject, "text": "Hello."},
+        )
+        assert sent.status_code == 202, sent.text
+    drained = stack.live.post("/_local/drain", json={"timeout": 30})
+    assert drained.status_code == 200, drained.text
+    activity = stack.validate("Pat@CatchAll.test")["activity"]
+    assert (activity["seen"], activity["total_sends"], activity["delivered"], activity["bounced"]) == (True, 2, 2, 0)
+    assert activity["first_seen_at"] <= activity["last_seen_at"]
+
+
+# --- bulk jobs ------------------------------------------------------------------------------------
+
+
+def test_a_live_bulk_job_runs_on_the_queue_with_exact_counts_credits_and_dns(stack: Stack) -> None:
+    lists = {"strict.test": 40, "catchall.test": 40, "greylist.test": 20, "nomail.test": 10}
+    emails = [f"bulk{n}@{domain}" for domain, count in lists.items() for n in range(count)]
+    emails += [e.upper() for e in emails[:15]]  # duplicates, answered once
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+    mx_queries = len([q for q in stack.dns.queries if q.type == "MX"])
+
+    accepted = stack.live.post("/v3/validate/bulk", json={"emails": emails})
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["job_id"]
+    assert (accepted.json()["status"], accepted.json()["total_count"]) == ("queued", 110)
+    drained = stack.live.post("/_local/drain", json={"timeout": 60})
+    assert drained.status_code == 200, drained.text
+
+    job = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+    assert (job["status"], job["processed_count"], job["total_count"], job["can_retry"]) == (
+        "completed",
+        110,
+        110,
+        False,
+    )
+    assert job["summary"] == {
+        "valid": 0,
+        "invalid": 50,  # strict.test's unknown users and nomail.test's null MX
+        "catch_all": 40,
+        "unknown": 20,
+        "do_not_mail": 0,
+        "spamtrap": 0,
+        "abuse": 0,
+    }
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used + 110
+    # MX asked once per distinct domain (the worker's per-domain cache), not once per address.
+    bulk_mx = [q.name for q in stack.dns.queries[:] if q.type == "MX"][mx_queries:]
+    assert sorted(bulk_mx) == sorted(lists)
+    page = stack.live.get(f"/v3/validate/bulk/{job_id}/results", params={"page": 2, "limit": 40}).json()
+    assert (page["total"], page["page"], page["limit"], len(page["items"])) == (110, 2, 40, 40)
+    assert [item["address"] for item in page["items"][:1]] == ["bulk0@catchall.test"]
+    assert {item["status"] for item in page["items"]} == {"catch_all"}
+
+
+def test_a_test_mode_bulk_job_completes_in_the_request(stack: Stack) -> None:
+    emails = ["valid@simulator.postline.dev", "do_not_mail@simulator.postline.dev", "nope"]
+    accepted = stack.test.post("/v3/validate/bulk", json={"emails": emails})
+    assert accepted.status_code == 202, accepted.text
+    assert (accepted.json()["status"], accepted.json()["total_count"]) == ("completed", 3)
+    job = stack.test.get(f"/v3/validate/bulk/{accepted.json()['job_id']}").json()
+    assert (job["summary"]["valid"], job["summary"]["do_not_mail"], job["summary"]["invalid"]) == (1, 1, 1)
+
+
+def test_unsupported_bulk_options_are_refused_not_ignored(stack: Stack) -> None:
+    for body in ({"webhook_url": "https://hooks.example.com/done"}, {"suppress": True}):
+        response = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], **body})
+        assert response.status_code == 400 and response.json()["error"]["code"] == "validation_error"
+
+
+def test_the_11th_bulk_job_in_a_minute_is_429(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window
+    for _ in range(10):
+        ok = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]})
+        assert ok.status_code == 202, ok.text
+    refused = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]})
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+
+
+def test_a_list_evaluation_spends_nothing_and_asks_no_one(stack: Stack) -> None:
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+    queries, rcpts = len(stack.dns.queries), stack.rcpts()
+    emails = ["ada@strict.test", "Ada@Strict.test", "info@strict.test", "bob@gmial.com", "nope"]
+    response = stack.live.post("/v3/validate/evaluate", json={"emails": emails})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["total_count"], body["unique_count"], body["duplicate_count"]) == (5, 4, 1)
+    assert (body["syntax_errors"]["count"], body["role_based"]["count"], body["typo_detected"]["count"]) == (1, 1, 1)
+    assert body["recommendation"] == "poor" and body["sample_size"] == 4
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used
+    assert (len(stack.dns.queries), stack.rcpts()) == (queries, rcpts)

@@ -1,0 +1,279 @@
+"""ValidationService: the route's window, credits and the test allowance, the checks in order,
+the per-domain caches, and test keys answered with no network at all."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from postline.accounts.domain import PLAN_LIMITS, Account, Plan
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment, Scope
+from postline.shared.errors import PaymentRequired, RateLimited
+from postline.usage.domain import month_key
+from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.models import Activity, ValidateRequest
+from postline.verification.service import VALIDATE_LIMIT_PER_MINUTE, ValidationService, Verifier
+from tests.fakes import (
+    FixedClock,
+    FixedRegistrations,
+    InMemoryDomainFacts,
+    InMemoryVerificationCounters,
+    ScriptedProber,
+    SequentialIds,
+    StaticActivity,
+    StaticRoutes,
+)
+from tests.unit.world import build_world
+
+NOW = datetime(2026, 11, 24, 3, 0, 10, tzinfo=UTC)
+ROUTES = {
+    "acme.test": MailRoute(mx_hosts=("aspmx.l.google.com", "alt1.aspmx.l.google.com")),
+    "catchall.test": MailRoute(mx_hosts=("mx.catchall.test",)),
+    "bare.test": MailRoute(has_address=True),
+    "nomail.test": MailRoute(null_mx=True),
+    "mailinator.com": MailRoute(mx_hosts=("mail.mailinator.com",)),
+}
+
+
+class Harness:
+    def __init__(self, *, probes: dict[str, MailboxProbe] | None = None) -> None:
+        world = build_world()
+        self.account: Account = world.account(plan=Plan.FREE)
+        self.routes = StaticRoutes(ROUTES)
+        self.prober = ScriptedProber(
+            {"catchall.test": MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK"), **(probes or {})}
+        )
+        self.registrations = FixedRegistrations({"acme.test": NOW - timedelta(days=4000)})
+        self.facts = InMemoryDomainFacts()
+        self.credits = InMemoryVerificationCounters()
+        self.clock = FixedClock(NOW)
+        self.activity = StaticActivity(
+            {(self.account.id, "ada@acme.test"): Activity(seen=True, total_sends=3, delivered=2, bounced=1)}
+        )
+        self.service = ValidationService(
+            routes=self.routes,
+            prober=self.prober,
+            registrations=self.registrations,
+            facts=self.facts,
+            credits=self.credits,
+            activity=self.activity,
+            ids=SequentialIds(),
+            clock=self.clock,
+        )
+
+    def principal(self, env: Environment = Environment.LIVE) -> Principal:
+        return Principal(account=self.account, scope=Scope.FULL_ACCESS, env=env)
+
+    def validate(self, email: str, env: Environment = Environment.LIVE) -> dict[str, object]:
+        return self.service.validate(self.principal(env), ValidateRequest(email=email)).model_dump(mode="json")
+
+    def used(self, test: bool = False) -> int:
+        return self.credits.used.get((self.account.id, month_key(NOW), test), 0)
+
+
+def test_a_deliverable_mailbox_has_every_field() -> None:
+    h = Harness()
+    result = h.validate("Ada@ACME.test")
+    assert result == {
+        "verification_id": "ver_000000000001",
+        "address": "Ada@ACME.test",
+        "is_valid": True,
+        "result": "valid",
+        "status": "valid",
+        "sub_status": "",
+        "recommendation": "mail",
+        "confidence": 0.95,
+        "risk": "low",
+        "reason": "acme.test's mail server accepted the mailbox (250 OK)",
+        "did_you_mean": None,
+        "account": "Ada",
+        "domain": "acme.test",
+        "mx_provider": "google",
+        "mx_record": "aspmx.l.google.com",
+        "mx_found": True,
+        "is_catch_all": False,
+        "is_disposable": False,
+        "is_role_address": False,
+        "is_free_provider": False,
+        "smtp_check": True,
+        "domain_age_days": 4000,
+        # The recipient's history is kept per lower-cased address.
+        "activity": Activity(seen=True, total_sends=3, delivered=2, bounced=1).model_dump(mode="json"),
+    }
+    assert h.prober.probes == [("Ada@acme.test", ("aspmx.l.google.com", "alt1.aspmx.l.google.com"), None)]
+    assert h.used() == 1
+
+
+def test_activity_comes_from_the_recipient_history() -> None:
+    activity = Harness().validate("ada@acme.test")["activity"]
+    assert activity == {**Activity(seen=True, total_sends=3, delivered=2, bounced=1).model_dump(mode="json")}
+
+
+def test_without_credits_the_answer_is_402_and_nothing_is_checked() -> None:
+    h = Harness()
+    limit = PLAN_LIMITS[Plan.FREE].verify_credits
+    h.credits.used[h.account.id, month_key(NOW), False] = limit
+    with pytest.raises(PaymentRequired) as refused:
+        h.validate("ada@acme.test")
+    assert refused.value.status == 402 and refused.value.code == "insufficient_credits"
+    assert h.routes.asked == [] and h.prober.probes == [] and h.registrations.asked == []
+    assert h.used() == limit
+
+
+def test_a_failed_check_gives_its_credit_back() -> None:
+    h = Harness()
+
+    class Broken(StaticRoutes):
+        def route(self, domain: str) -> MailRoute:
+            raise RuntimeError("resolver exploded")
+
+    h.service._routes = Broken()
+    with pytest.raises(RuntimeError):
+        h.validate("ada@acme.test")
+    assert h.used() == 0
+
+
+def test_the_101st_call_in_a_minute_is_429_with_retry_after() -> None:
+    h = Harness()
+    for _ in range(VALIDATE_LIMIT_PER_MINUTE):
+        h.validate("bad-address", Environment.TEST)
+    with pytest.raises(RateLimited) as refused:
+        h.validate("bad-address", Environment.TEST)
+    assert refused.value.retry_after == 50  # the window began at 03:00:00; it is 03:00:10
+    assert h.used(test=True) == VALIDATE_LIMIT_PER_MINUTE  # the refused call spent nothing
+    h.clock.advance(50)
+    assert h.validate("bad-address", Environment.TEST)["status"] == "invalid"
+
+
+def test_test_keys_draw_from_the_test_allowance_and_touch_no_network() -> None:
+    h = Harness()
+    result = h.validate("invalid@simulator.postline.dev", Environment.TEST)
+    assert (result["status"], result["sub_status"], result["smtp_check"]) == ("invalid", "mailbox_not_found", False)
+    assert h.validate("someone@acme.test", Environment.TEST)["status"] == "valid"  # default weights
+    assert h.routes.asked == [] and h.prober.probes == [] and h.registrations.asked == []
+    assert (h.used(test=True), h.used()) == (2, 0)
+    h.credits.used[h.account.id, month_key(NOW), True] = PLAN_LIMITS[Plan.FREE].test_allowance
+    with pytest.raises(RateLimited) as refused:
+        h.validate("someone@acme.test", Environment.TEST)
+    assert refused.value.code == "rate_limit_exceeded" and refused.value.retry_after
+
+
+def test_catch_all_is_cached_per_domain() -> None:
+    h = Harness()
+    first = h.validate("ada@catchall.test")
+    assert (first["status"], first["is_catch_all"], first["smtp_check"]) == ("catch_all", True, True)
+    assert h.facts.catch_alls == {"catchall.test": True}
+    second = h.validate("bob@catchall.test")
+    assert second["status"] == "catch_all" and "cached for a day" in str(second["reason"])
+    assert len(h.prober.probes) == 1  # the second address cost no SMTP dialogue
+
+
+def test_a_domain_known_not_to_be_catch_all_is_probed_for_the_address_only() -> None:
+    h = Harness()
+    h.validate("ada@acme.test")
+    h.validate("bob@acme.test")
+    assert [known for _, _, known in h.prober.probes] == [None, False]
+
+
+def test_no_mx_probes_the_domain_itself() -> None:
+    h = Harness()
+    h.validate("ada@bare.test")
+    assert h.prober.probes[0][1] == ("bare.test",)
+
+
+def test_undeliverable_domains_and_disposable_are_not_probed() -> None:
+    h = Harness()
+    assert h.validate("ada@nomail.test")["sub_status"] == "null_mx"
+    disposable = h.validate("ada@mailinator.com")
+    assert (disposable["status"], disposable["is_disposable"]) == ("do_not_mail", True)
+    assert h.prober.probes == []
+
+
+def test_domain_age_is_cached_and_null_with_a_reason_when_the_registry_is_unreachable() -> None:
+    h = Harness()
+    h.validate("ada@acme.test")
+    h.validate("bob@acme.test")
+    assert h.registrations.asked == ["acme.test"]
+    unknown = h.validate("ada@catchall.test")
+    assert unknown["domain_age_days"] is None
+    assert "domain age unknown: the RDAP registry could not be reached" in str(unknown["reason"])
+
+
+def test_a_typo_gets_a_suggestion_for_the_whole_address() -> None:
+    result = Harness().validate("ada@gmial.com")
+    assert result["did_you_mean"] == "ada@gmail.com"
+
+
+def test_syntax_errors_are_invalid_and_ask_nothing() -> None:
+    h = Harness()
+    result = h.validate("ada@@acme.test")
+    assert (result["status"], result["sub_status"], result["mx_found"]) == ("invalid", "failed_syntax_check", False)
+    assert h.routes.asked == []
+
+
+def test_verify_before_send_uses_the_same_rules() -> None:
+    routes = StaticRoutes(ROUTES)
+    verified = Verifier(routes).verify(["ada@acme.test", "ada@mailinator.com", "ada@nomail.test", "x@@y"])
+    assert {a: v.result.value for a, v in verified.items()} == {
+        "ada@acme.test": "valid",
+        "ada@mailinator.com": "do_not_mail",
+        "ada@nomail.test": "invalid",
+        "x@@y": "invalid",
+    }
+
+
+def test_the_activity_recorder_counts_live_recipient_events_only() -> None:
+    from postline.events.domain import Event, EventType
+    from postline.verification.activity import ActivityRecorder
+    from tests.fakes import RecordingMeter
+
+    class Counted:
+        def __init__(self) -> None:
+            self.seen: set[str] = set()
+
+        def record(self, event: Event, now: datetime) -> bool:
+            new = event.id not in self.seen
+            self.seen.add(event.id)
+            return new
+
+    def make(event_id: str, recipient: str | None, test: bool = False) -> Event:
+        return Event(
+            id=event_id,
+            account_id="acc",
+            type=EventType.DELIVERED,
+            message_id="msg",
+            recipient=recipient,
+            timestamp=NOW,
+            data={"test": True} if test else {},
+            created_at=NOW,
+            expires_at=0,
+        )
+
+    class NoStream:
+        def new_events(self, records: list[dict[str, object]]) -> list[Event]:
+            return []
+
+    counters, meter = Counted(), RecordingMeter()
+    recorder = ActivityRecorder(stream=NoStream(), counters=counters, clock=FixedClock(NOW), meter=meter)
+    batch = [make("e1", "a@x.test"), make("e2", None), make("e3", "a@x.test", test=True), make("e1", "a@x.test")]
+    assert recorder.record(batch) == 1
+    assert recorder.record(batch) == 0
+    assert counters.seen == {"e1"}
+
+
+def test_cached_routes_ask_dns_once_per_domain_and_forget_failures() -> None:
+    from postline.verification.service import CachedRoutes
+
+    now = [0.0]
+    flaky = {"flaky.test": MailRoute(lookup_error="timeout")}
+    routes = StaticRoutes({**ROUTES, **flaky})
+    cached = CachedRoutes(routes, ttl_seconds=300, monotonic=lambda: now[0])
+    for _ in range(3):
+        cached.route("acme.test")
+        cached.route("flaky.test")
+    assert routes.asked == ["acme.test", "flaky.test", "flaky.test", "flaky.test"]
+    now[0] = 301
+    cached.route("acme.test")
+    assert routes.asked[-1] == "acme.test" and routes.asked.count("acme.test") == 2
