@@ -11,16 +11,16 @@ from postline.verification.domain import ProbeOutcome
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber
 from tests.certs import TestCa
-from tests.peers.probe_mx import policy_servers
+from tests.peers.probe_mx import MX_HOST, PolicyMx, policy_servers
 from tests.peers.rdap_server import RdapServer
 
 
 def test_the_probe_falls_back_to_the_next_mx_and_never_sends_data() -> None:
-    specs = [("known_users", frozenset({"ada"}))]
-    with policy_servers(specs) as (port, [strict]), DnsServer() as dns:
+    strict = PolicyMx("known_users", frozenset({"ada"}))
+    with policy_servers({"acme.test": strict}) as port, DnsServer() as dns:
         dns.add("acme.test", MX(10, "down.acme.test"), MX(20, "mx.acme.test"))
-        dns.add("down.acme.test", A("127.0.0.9"))  # nothing listens there
-        dns.add("mx.acme.test", A(strict.host))
+        dns.add("down.acme.test", A("127.0.0.9"))  # nothing listens there: connecting is refused at once
+        dns.add("mx.acme.test", A(MX_HOST))
         prober = SmtpMailboxProber(MxResolver(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
         hosts = ("down.acme.test", "mx.acme.test")
         found = prober.probe("ada@acme.test", "acme.test", hosts, catch_all=None)

@@ -1,7 +1,7 @@
 """POST /v3/validate end to end: the embedded runtime (a `python -m devtools.local` child) asks a
-real DNS server (devtools/local/dns_server.py), probes three real SMTP servers on loopback
-(tests/peers/probe_mx.py: one accepts every RCPT, one refuses unknown users with 550, one greylists
-with 451) and a real RDAP server over HTTPS (tests/peers/rdap_server.py).
+real DNS server (devtools/local/dns_server.py), probes a real SMTP server on 127.0.0.1 that is the
+MX of three domains (tests/peers/probe_mx.py: one accepts every RCPT, one refuses unknown users
+with 550, one greylists with 451) and asks a real RDAP server over HTTPS (tests/peers/rdap_server.py).
 
 The exact ValidationResult of each kind of domain; the catch-all answer cached per domain; 402 at
 zero credits with nothing asked of DNS or SMTP; test keys answered from their weights and the
@@ -23,7 +23,7 @@ from devtools.local.dns_server import MX, NULL_MX, A, DnsServer
 from tests.certs import TestCa
 from tests.conftest import RuntimeProcess, Spawn
 from tests.e2e.support import Api
-from tests.peers.probe_mx import PolicyMx, policy_servers
+from tests.peers.probe_mx import MX_HOST, PolicyMx, policy_servers
 from tests.peers.rdap_server import RdapServer
 
 pytestmark = pytest.mark.e2e
@@ -97,13 +97,17 @@ def stack(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
     ca = TestCa.create("RDAP test CA")
     bundle = tmp_path_factory.mktemp("rdap-ca") / "ca.pem"
     bundle.write_text(ca.pem)
-    specs = [("accept_all", frozenset()), ("known_users", frozenset({"ada"})), ("greylist", frozenset())]
-    with DnsServer() as dns, policy_servers(specs) as (port, servers), RdapServer(ca, REGISTERED) as rdap:
-        catch_all, strict, greylist = servers
-        for domain, server in (("catchall.test", catch_all), ("strict.test", strict), ("greylist.test", greylist)):
+    catch_all, strict, greylist = (
+        PolicyMx("accept_all"),
+        PolicyMx("known_users", frozenset({"ada"})),
+        PolicyMx("greylist"),
+    )
+    served = {"catchall.test": catch_all, "strict.test": strict, "greylist.test": greylist, "bare.test": strict}
+    with DnsServer() as dns, policy_servers(served) as port, RdapServer(ca, REGISTERED) as rdap:
+        for domain in ("catchall.test", "strict.test", "greylist.test"):
             dns.add(domain, MX(10, f"mx.{domain}"))
-            dns.add(f"mx.{domain}", A(server.host))
-        dns.add("bare.test", A(strict.host))  # no MX: the domain's own address takes its mail
+            dns.add(f"mx.{domain}", A(MX_HOST))
+        dns.add("bare.test", A(MX_HOST))  # no MX: the domain's own address takes its mail
         dns.add("nomail.test", NULL_MX)
         flags = [
             *("--parameter", f"DnsResolver={dns.address}"),
