@@ -31,7 +31,7 @@ from postline.accounts.store import DynamoAccountStore
 from postline.audit.service import AuditService
 from postline.audit.store import DynamoAuditStore
 from postline.auth.console_jwt import JwksTokenVerifier
-from postline.auth.service import Authenticator
+from postline.auth.service import Authenticator, RouteRule
 from postline.config import (
     Console,
     ContentBucket,
@@ -83,6 +83,7 @@ from postline.events.store import DynamoEventStore, StreamRecords
 from postline.exports.files import S3ExportFiles, SqsExportQueue
 from postline.exports.service import ExportService
 from postline.exports.store import DynamoExportJobs
+from postline.http.routes import find_route
 from postline.keys.hasher import PepperedHasher
 from postline.keys.service import KeyService
 from postline.keys.store import DynamoKeyStore
@@ -97,6 +98,9 @@ from postline.shared.ids import RandomIds
 from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
+from postline.smtp.domain import AUTH_FAILURES_PER_MINUTE
+from postline.smtp.service import SubmissionService
+from postline.smtp.store import DynamoSubmissionCounters
 from postline.suppressions.store import DynamoSuppressions
 from postline.templates.service import TemplateService
 from postline.templates.store import DynamoTemplateStore
@@ -454,6 +458,25 @@ def send_service() -> SendService:
         ids=ids(),
         clock=_clock,
         meter=meter(),
+    )
+
+
+@_built_once()
+def submission_counters() -> DynamoSubmissionCounters:
+    return DynamoSubmissionCounters(client("dynamodb"), settings(Counters).table, counter_store())
+
+
+def submission_service(*, auth_failures_per_minute: int | None = None) -> SubmissionService:
+    """The SMTP submission task's use cases: POST /v3/messages' auth rule and send service."""
+    send = find_route("POST", "/v3/messages")
+    assert send is not None
+    return SubmissionService(
+        authenticator=authenticator(),
+        sender=send_service(),
+        rule=RouteRule(send.access, send.live_only),
+        counters=submission_counters(),
+        clock=_clock,
+        auth_failures_per_minute=auth_failures_per_minute or AUTH_FAILURES_PER_MINUTE,
     )
 
 
