@@ -331,6 +331,11 @@ def test_x_svc_webhook_gets_every_event_signed_and_idempotency_key_replays(runti
             smtp.login("api", sender.account.test_key)
             first = submit(smtp, message, [to])
             again = submit(smtp, message, [to])  # a resubmission after a dropped connection
+            message.replace_header("Subject", "Another message")
+            smtp.mail(sender.address)
+            smtp.rcpt(to)
+            code, text = smtp.data(wire(message))  # the key again, with another message
+            assert (code, text[:5]) == (550, b"5.6.0"), text
         assert again == first
         drain(runtime)
         received = receiver.wait_for(3)
