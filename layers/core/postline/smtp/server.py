@@ -14,6 +14,7 @@ import asyncio
 import ipaddress
 import logging
 import ssl
+import time
 import uuid
 from base64 import b64decode
 from collections.abc import Callable
@@ -91,6 +92,21 @@ class SubmissionServer:
 
         return await asyncio.get_running_loop().run_in_executor(self._pool, run)
 
+    def in_background(self, work: Callable[[SubmissionService], object]) -> None:
+        """`work` with the service on a worker thread, not waited for (stop() still waits for it)."""
+
+        def run() -> None:
+            try:
+                with self._scope():
+                    work(self._service())
+            except Exception:
+                logger.exception("background submission work failed")
+
+        try:
+            self._pool.submit(run)
+        except RuntimeError:  # stopped meanwhile: a seat not left frees itself when its lease runs out
+            logger.warning("the submission server is stopping; a connection seat is left to its lease")
+
 
 class _Controller(Controller):
     def __init__(self, handler: Any, *, submission: SubmissionServer, **kwargs: Any) -> None:
@@ -116,6 +132,7 @@ class _Submission(SMTP):
         self.connection_id = uuid.uuid4().hex
         self.principal: Principal | None = None
         self.password = ""
+        self.seat_renewed_at = 0.0  # time.monotonic() of the seat's lease, taken or renewed
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         after_starttls = self._original_transport is not None
@@ -138,8 +155,7 @@ class _Submission(SMTP):
         principal, self.principal = self.principal, None
         if principal is not None:
             connection = self.connection_id
-            task = self.loop.create_task(self.submission.call(lambda service: service.close(principal, connection)))
-            task.add_done_callback(_log_failure)
+            self.submission.in_background(lambda service: service.close(principal, connection))
 
     # AUTH PLAIN and LOGIN as aiosmtpd's own (RFC 4616, and the LOGIN draft), but the credentials are
     # checked on a worker thread: aiosmtpd's `authenticator` callback would block the event loop.
@@ -187,6 +203,7 @@ class _Submission(SMTP):
             seat_refusal = await self.submission.call(lambda service: service.open(principal, connection))
             if seat_refusal is None:
                 self.principal, self.password = principal, password
+                self.seat_renewed_at = time.monotonic()
                 return AuthResult(success=True, auth_data=credentials)
             refusal, close = seat_refusal, True
         await self.push(refusal)
@@ -230,10 +247,14 @@ class _Hooks:
         raw = envelope.original_content or b""
         recipients = list(envelope.rcpt_tos)
         connection = server.connection_id
+        renew = time.monotonic() - server.seat_renewed_at > d.CONNECTION_LEASE_SECONDS / 2
+        if renew:  # a busy connection keeps its seat: renewed once half its lease is gone, not per message
+            server.seat_renewed_at = time.monotonic()
 
         def submit(service: SubmissionService) -> str:
             reply = service.submit(password, source_ip, recipients, raw)
-            service.renew(principal, connection)
+            if renew:
+                service.renew(principal, connection)
             return reply
 
         try:
@@ -248,8 +269,3 @@ def _loopback(peer: Any) -> bool:
         return isinstance(peer, tuple) and ipaddress.ip_address(peer[0]).is_loopback
     except ValueError:
         return False
-
-
-def _log_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        logger.error("leaving a connection seat failed", exc_info=task.exception())
