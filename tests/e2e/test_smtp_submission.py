@@ -15,7 +15,7 @@ import ssl
 import time
 from email import policy
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, cast
 
 import aiosmtplib
 import pytest
@@ -27,7 +27,7 @@ from postline.accounts.domain import Plan
 from postline.deployment import SMTP_SETTINGS
 from postline.keys.domain import Environment, Scope
 from postline.smtp.server import SubmissionServer
-from postline.smtp.service import SubmissionService
+from postline.smtp.service import Login, SubmissionService
 from tests.e2e.sending_support import (
     Sender,
     drain,
@@ -398,3 +398,29 @@ class _server:
 
     def __exit__(self, *exc: Any) -> None:
         self._server.stop()
+
+
+def test_a_failing_store_answers_451_and_tells_nothing_of_it() -> None:
+    class Failing:
+        def login(self, password: str, source_ip: str | None) -> Login:
+            return Login(cast(Any, object()), "235 2.7.0 Authentication successful")
+
+        def open(self, principal: Any, connection_id: str) -> None:
+            return None
+
+        def close(self, principal: Any, connection_id: str) -> None:
+            return None
+
+        def start_message(self, principal: Any) -> str | None:
+            raise RuntimeError("the counters table is unreachable: secret detail")
+
+    server = SubmissionServer(lambda: cast(SubmissionService, Failing()), port=0, trust_loopback=True)
+    server.start()
+    try:
+        with smtplib.SMTP("127.0.0.1", server.port, timeout=30) as smtp:
+            smtp.login("api", "anything")
+            code, text = smtp.docmd("MAIL", "FROM:<a@example.com>")
+            assert (code, text[:5]) == (451, b"4.3.0") and b"secret" not in text
+            assert smtp.noop()[0] == 250  # the connection goes on
+    finally:
+        server.stop()

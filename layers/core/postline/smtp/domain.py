@@ -35,6 +35,7 @@ SVC_PREFIX = "x-svc-"
 _KNOWN_SVC = {TAG, VARIABLES, WEBHOOK, IDEMPOTENCY_KEY}
 _DROPPED = {"bcc"}  # never leaves: the envelope says who receives a blind copy
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_BARE_LINE_END = re.compile(rb"\r(?!\n)|(?<!\r)\n")
 
 
 class Refused(Exception):
@@ -61,7 +62,8 @@ def read_submission(raw: bytes) -> Submitted:
     SMTP ends lines with CRLF; a bare LF or CR inside the data (smtplib sends bytes as given) becomes
     CRLF, as Postfix does, so the copy relayed on is well-formed. (The end of the data is still only
     CRLF.CRLF: aiosmtpd refuses to end it at a bare LF, so no command can be smuggled in.)"""
-    raw = _LINE_END.sub(b"\r\n", raw)
+    if _BARE_LINE_END.search(raw):  # rare: a copy only then
+        raw = _LINE_END.sub(b"\r\n", raw)
     end = raw.find(b"\r\n\r\n")
     header_block, body = (raw, b"") if end < 0 else (raw[: end + 2], raw[end + 2 :])
     if raw.startswith(b"\r\n"):

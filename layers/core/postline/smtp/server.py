@@ -218,6 +218,12 @@ class _Hooks:
     def __init__(self, submission: SubmissionServer) -> None:
         self._submission = submission
 
+    async def handle_exception(self, error: Exception) -> str:
+        """Anything a hook raised (the store unreachable, say): logged, and a temporary reply that
+        tells the client nothing of it (aiosmtpd's own would quote the exception)."""
+        logger.error("a submission hook failed", exc_info=error)
+        return d.TEMPORARY
+
     async def handle_MAIL(
         self, server: _Submission, session: Session, envelope: Envelope, address: str, options: list[str]
     ) -> str:
