@@ -201,6 +201,18 @@ def test_auth_before_starttls_is_refused_off_loopback(runtime: Runtime, sender: 
         assert smtp.noop()[0] == 250
 
 
+def test_implicit_tls_as_on_port_465(runtime: Runtime, sender: Sender) -> None:
+    to = simulator("delivered")
+    with (
+        _server(runtime, trust_loopback=False, implicit_tls=True) as port,
+        smtplib.SMTP_SSL("127.0.0.1", port, timeout=30, context=tls(runtime)) as smtp,
+    ):
+        smtp.ehlo()
+        assert smtp.has_extn("auth") and not smtp.has_extn("starttls")
+        smtp.login("api", sender.account.test_key)
+        assert submit(smtp, mail(sender.address, to), [to]).startswith("msg_")
+
+
 # -- limits -------------------------------------------------------------------------------------
 
 
@@ -379,7 +391,9 @@ def _next_second(runtime: Runtime) -> None:
 class _server:
     """A second submission server on the runtime's stack, with other settings."""
 
-    def __init__(self, runtime: Runtime, *, trust_loopback: bool, auth_failures: int | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, *, trust_loopback: bool, auth_failures: int | None = None, implicit_tls: bool = False
+    ) -> None:
         def service() -> SubmissionService:
             return wiring.submission_service(auth_failures_per_minute=auth_failures)
 
@@ -388,6 +402,7 @@ class _server:
             service,
             port=0,
             tls=context,
+            implicit_tls=implicit_tls,
             trust_loopback=trust_loopback,
             scope=lambda: wiring.settings_scope(SMTP_SETTINGS),
         )
