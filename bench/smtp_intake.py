@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import smtplib
 import tempfile
-import threading
-import time
 from collections.abc import Callable
 from email import policy
 from email.message import EmailMessage
@@ -22,6 +20,7 @@ from typing import Any, cast
 
 import requests
 
+from bench.run import _concurrently
 from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.accounts.domain import Plan
@@ -48,29 +47,11 @@ def mime() -> bytes:
 
 
 def parallel(count: int, clients: int, work: Work) -> float:
-    """Messages per second: `count` sends spread over `clients` threads, each with its own client."""
-    barrier = threading.Barrier(clients + 1)
-    errors: list[BaseException] = []
-
-    def run(worker: int) -> None:
-        client = work(None, worker)
-        barrier.wait()
-        try:
-            for index in range(worker, count, clients):
-                work(client, index)
-        except BaseException as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(w,)) for w in range(clients)]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return count / (time.perf_counter() - began)
+    """Messages per second: `count` sends spread over `clients` threads, each with its own client
+    (set up before the clock starts)."""
+    connected = [work(None, worker) for worker in range(clients)]
+    seconds = _concurrently(clients, list(range(count)), lambda worker, index: work(connected[worker], index))
+    return count / seconds
 
 
 def smtp_work(port: int, key: str) -> Work:

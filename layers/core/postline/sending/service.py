@@ -172,11 +172,25 @@ class SendService:
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
         item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
+        return self._accept_one(principal, item, names, send_at, now, send="single")
+
+    def _accept_one(
+        self,
+        principal: Principal,
+        item: _Prepared,
+        names: _Names,
+        send_at: datetime | None,
+        now: datetime,
+        *,
+        send: str,
+    ) -> MessageAccepted:
+        """Screens, counts, queues and stores one prepared message (what an earlier try of a keyed send
+        stored is not stored again); the 202's body."""
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now)
         fresh = self._commit(principal, prepared, send_at, now, stored)
-        self._count_accepted(principal, "single", fresh)
+        self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
             created_at=message.created_at,
@@ -330,18 +344,7 @@ class SendService:
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
-        stored, now = self._stored_before([item], names, now)
-        prepared = self._screen(principal, [item], now)
-        fresh = self._commit(principal, prepared, None, now, stored)
-        self._count_accepted(principal, SMTP, fresh)
-        return MessageAccepted(
-            id=message.id,
-            created_at=message.created_at,
-            from_=message.from_,
-            to=message.to,
-            tags=message.tags,
-            headers=message.headers,
-        )
+        return self._accept_one(principal, item, names, None, now, send=SMTP)
 
     # -- reading and cancelling --------------------------------------------------------------
 

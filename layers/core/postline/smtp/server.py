@@ -108,19 +108,23 @@ class SubmissionServer:
             logger.warning("the submission server is stopping; a connection seat is left to its lease")
 
 
-class _Controller(Controller):
+class FreePortController(Controller):
+    """aiosmtpd's threaded controller, which may listen on port 0 (the OS picks a free port)."""
+
+    def _trigger_server(self) -> None:
+        # Learn the OS's choice before aiosmtpd connects to itself to check the server is up.
+        server = cast(asyncio.Server, self.server)
+        self.port = server.sockets[0].getsockname()[1]
+        super()._trigger_server()  # type: ignore[no-untyped-call]  # aiosmtpd leaves it unannotated
+
+
+class _Controller(FreePortController):
     def __init__(self, handler: Any, *, submission: SubmissionServer, **kwargs: Any) -> None:
         self._submission = submission
         super().__init__(handler, **kwargs)
 
     def factory(self) -> SMTP:
         return _Submission(self.handler, self._submission, **self.SMTP_kwargs)
-
-    def _trigger_server(self) -> None:
-        # Port 0 lets the OS choose; learn its choice before aiosmtpd connects to itself.
-        server = cast(asyncio.Server, self.server)
-        self.port = server.sockets[0].getsockname()[1]
-        super()._trigger_server()  # type: ignore[no-untyped-call]  # aiosmtpd leaves it unannotated
 
 
 class _Submission(SMTP):
