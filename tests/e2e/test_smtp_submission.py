@@ -23,7 +23,7 @@ import pytest
 from devtools.local.runtime import Runtime
 from devtools.local.smtp_tls import KEY_FILE, server_context
 from postline import wiring
-from postline.accounts.domain import Plan
+from postline.accounts.domain import AccountStatus, Plan
 from postline.deployment import SMTP_SETTINGS
 from postline.keys.domain import Environment, Scope
 from postline.smtp.server import SubmissionServer
@@ -187,6 +187,19 @@ def test_read_only_and_revoked_keys_are_refused_with_a_reason(runtime: Runtime, 
     with client(runtime) as smtp, pytest.raises(smtplib.SMTPAuthenticationError) as refused:
         smtp.login("api", revoked.key)
     assert refused.value.smtp_code == 535
+
+
+def test_an_account_suspended_mid_session_sends_nothing_more(runtime: Runtime) -> None:
+    account = make_account()
+    to = simulator("delivered")
+    with client(runtime) as smtp:
+        smtp.login("api", account.test_key)
+        assert submit(smtp, mail("hello@example.com", to), [to]).startswith("msg_")
+        wiring.operator_service().set_status(account.id, AccountStatus.SUSPENDED)
+        smtp.mail("hello@example.com")
+        smtp.rcpt(to)
+        code, text = smtp.data(wire(mail("hello@example.com", to)))
+        assert (code, text[:5]) == (550, b"5.7.1") and b"suspended" in text
 
 
 def test_auth_before_starttls_is_refused_off_loopback(runtime: Runtime, sender: Sender) -> None:

@@ -30,6 +30,17 @@ from postline.smtp import domain as d
 from postline.smtp.service import SubmissionService
 
 logger = logging.getLogger(__name__)
+
+
+class _QuietLoginData(logging.Filter):
+    """aiosmtpd 1.4 warns that Session.login_data is deprecated on every successful AUTH (it sets it
+    itself): one warning line per login says nothing to an operator."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "login_data is deprecated" not in record.getMessage()
+
+
+logging.getLogger("mail.log").addFilter(_QuietLoginData())
 T = TypeVar("T")
 WORKER_THREADS = 32  # blocking calls in flight at once (each a few DynamoDB/KMS/SQS calls)
 
