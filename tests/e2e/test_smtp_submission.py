@@ -12,6 +12,7 @@ import json
 import smtplib
 import socket
 import ssl
+import threading
 import time
 from email import policy
 from email.message import EmailMessage
@@ -42,6 +43,7 @@ from tests.e2e.sending_support import (
 from tests.e2e.support import make_account, make_key
 from tests.e2e.test_webhook_delivery import ed25519_valid
 from tests.peers.webhook_receiver import Receiver
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 MB = 1024 * 1024
@@ -451,4 +453,43 @@ def test_a_failing_store_answers_451_and_tells_nothing_of_it() -> None:
             assert (code, text[:5]) == (451, b"4.3.0") and b"secret" not in text
             assert smtp.noop()[0] == 250  # the connection goes on
     finally:
+        server.stop()
+
+
+def test_past_the_processing_budget_a_message_waits_with_451() -> None:
+    release = threading.Event()
+
+    class Slow:
+        def login(self, password: str, source_ip: str | None) -> Login:
+            return Login(cast(Any, object()), "235 2.7.0 Authentication successful")
+
+        def __getattr__(self, name: str) -> Any:  # open, close, renew, start_message
+            return lambda *args: None
+
+        def submit(self, password: str, source_ip: str | None, recipients: list[str], raw: bytes) -> str:
+            release.wait(30)
+            return "250 2.0.0 Ok: queued as msg_slow"
+
+    server = SubmissionServer(lambda: cast(SubmissionService, Slow()), port=0, trust_loopback=True, processing_budget=1)
+    server.start()
+    replies: list[tuple[int, bytes]] = []
+    try:
+        with (
+            smtplib.SMTP("127.0.0.1", server.port, timeout=30) as first,
+            smtplib.SMTP("127.0.0.1", server.port, timeout=30) as second,
+        ):
+            for smtp in (first, second):
+                smtp.login("api", "anything")
+                smtp.mail("a@example.com")
+                smtp.rcpt("b@example.com")
+            one = threading.Thread(target=lambda: replies.append(first.data(b"Subject: 1\r\n\r\nx\r\n")))
+            one.start()
+            eventually(lambda: server.processing or None, 10, waiting_for="the first message in progress")
+            code, text = second.data(b"Subject: 2\r\n\r\ny\r\n")
+            assert (code, text[:5]) == (451, b"4.3.1")
+            release.set()
+            one.join(30)
+            assert replies == [(250, b"2.0.0 Ok: queued as msg_slow")]
+    finally:
+        release.set()
         server.stop()

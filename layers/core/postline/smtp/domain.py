@@ -25,6 +25,9 @@ AUTH_FAILURES_PER_MINUTE = 10  # failed AUTH attempts from one source address (I
 IDLE_TIMEOUT_SECONDS = 300  # RFC 5321 4.5.3.2.7: a server waits 5 minutes for the next command
 COMMAND_CALL_LIMIT = 5_000  # per command and connection (aiosmtpd's guard against endless NOOPs and RSETs)
 CONNECTION_LEASE_SECONDS = 2 * IDLE_TIMEOUT_SECONDS  # a connection's seat, renewed while it submits
+# Bytes of messages being handed to the send service at once, per task: each is copied a few times on
+# its way (headers taken out, sealed, JSON), so 20 MB messages on every worker thread would need GBs.
+PROCESSING_BUDGET_BYTES = 200 * 1024 * 1024
 USERNAME = "api"  # the documented AUTH username: the password (the API key) is what authenticates
 
 TAG = "x-svc-tag"
@@ -156,6 +159,7 @@ TOO_MANY_RECIPIENTS = f"452 4.5.3 Too many recipients: at most {RECIPIENT_LIMIT}
 RATE_EXCEEDED = "452 4.7.0 Submission rate of {limit} messages a second exceeded; retry shortly"
 TOO_BIG = f"552 5.3.4 Message too big: at most {MAX_MESSAGE_BYTES} bytes"
 TEMPORARY = "451 4.3.0 Temporary failure; retry shortly"
+BUSY = "451 4.3.1 Too many large messages in progress; retry shortly"
 
 
 def queued(message_id: str) -> str:

@@ -61,8 +61,11 @@ class SubmissionServer:
         trust_loopback: bool = False,
         scope: Callable[[], AbstractContextManager[Any]] = nullcontext,
         idle_timeout: float = d.IDLE_TIMEOUT_SECONDS,
+        processing_budget: int = d.PROCESSING_BUDGET_BYTES,
     ) -> None:
         self._service = service
+        self.processing_budget = processing_budget
+        self.processing = 0  # bytes of messages handed to the service now (read and written on the event loop)
         self._scope = scope
         self._pool = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="smtp-submission")
         self.trust_loopback = trust_loopback
@@ -278,11 +281,17 @@ class _Hooks:
                 service.renew(principal, connection)
             return reply
 
+        submission = self._submission
+        if submission.processing and submission.processing + len(raw) > submission.processing_budget:
+            return d.BUSY  # one message always goes through, however large: the budget bounds the rest
+        submission.processing += len(raw)
         try:
-            return await self._submission.call(submit)
+            return await submission.call(submit)
         except Exception:
             logger.exception("submission failed")
             return d.TEMPORARY
+        finally:
+            submission.processing -= len(raw)
 
 
 def _loopback(peer: Any) -> bool:
