@@ -55,8 +55,18 @@ class Submitted:
 
     fields: dict[str, Any]  # From, Subject, tags, custom headers, metadata, webhook_url: MimeSendRequest's
     idempotency_key: str | None
-    mime: bytes  # the copy to deliver: Bcc and X-Svc-* taken out, the rest as the client sent it
+    headers: bytes  # the header block to deliver: Bcc and X-Svc-* taken out, the rest as the client sent it
+    raw: bytes  # the message as received (line ends made CRLF)
+    body_start: int  # where its body (with the blank line before it) begins in `raw`
     missing: list[str] = field(default_factory=list)  # of Date and Message-ID, those the message lacks
+
+    def copy(self, added: bytes = b"") -> bytes:
+        """The copy to deliver, `added` header fields first, built in one go: a 20 MB body is copied once."""
+        return b"".join([added, self.headers, memoryview(self.raw)[self.body_start :]])
+
+    @property
+    def mime(self) -> bytes:
+        return self.copy()
 
 
 def read_submission(raw: bytes) -> Submitted:
@@ -68,9 +78,10 @@ def read_submission(raw: bytes) -> Submitted:
     if _BARE_LINE_END.search(raw):  # rare: a copy only then
         raw = _LINE_END.sub(b"\r\n", raw)
     end = raw.find(b"\r\n\r\n")
-    header_block, body = (raw, b"") if end < 0 else (raw[: end + 2], raw[end + 2 :])
+    body_start = len(raw) if end < 0 else end + 2
     if raw.startswith(b"\r\n"):
-        header_block, body = b"", raw
+        body_start = 0
+    header_block = raw[:body_start]
     parsed = BytesHeaderParser(policy=policy.default).parsebytes(header_block)
     if parsed.defects:
         raise ValidationFailed(f"the message's headers are malformed: {parsed.defects[0].__doc__}")
@@ -113,7 +124,7 @@ def read_submission(raw: bytes) -> Submitted:
     if webhook:
         fields["webhook_url"] = webhook
     missing = [name for name in ("Date", "Message-ID") if name not in parsed]
-    return Submitted(fields, idempotency_key or None, _without_hidden(header_block) + body, missing)
+    return Submitted(fields, idempotency_key or None, _without_hidden(header_block), raw, body_start, missing)
 
 
 def _variables(text: str) -> Any:

@@ -139,7 +139,7 @@ class SubmissionService:
             date=format_datetime(self._clock.now()),
             message_id=make_msgid(domain=domain_of(request.from_)),
         )
-        request.mime = added + submitted.mime
+        request.mime = submitted.copy(added)
         return request
 
 
