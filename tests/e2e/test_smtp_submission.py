@@ -268,11 +268,15 @@ def test_a_burst_past_the_rate_gets_452_then_passes_in_the_next_second(runtime: 
     account = make_account(plan=Plan.FREE)
     with client(runtime) as smtp:
         smtp.login("api", account.test_key)
-        _next_second(runtime)
-        codes = []
-        for _ in range(11):
-            codes.append(smtp.docmd("MAIL", "FROM:<a@example.com>"))
-            smtp.rset()
+        for _ in range(3):  # a burst that straddled two seconds (a loaded machine) proves nothing: again
+            _next_second(runtime)
+            second = int(runtime.clock.now().timestamp())
+            codes = []
+            for _ in range(11):
+                codes.append(smtp.docmd("MAIL", "FROM:<a@example.com>"))
+                smtp.rset()
+            if int(runtime.clock.now().timestamp()) == second:
+                break
         assert [code for code, _ in codes[:10]] == [250] * 10
         assert codes[10][0] == 452 and codes[10][1].startswith(b"4.7.0")
         _next_second(runtime)
@@ -304,13 +308,16 @@ def test_the_sixth_connection_on_free_gets_421_and_a_freed_seat_is_reusable(runt
 
 
 def test_failed_auth_is_limited_per_source_address(runtime: Runtime) -> None:
-    source = "127.0.0.3"  # a loopback address of its own: the window is this address's alone
     with _server(runtime, trust_loopback=True, auth_failures=2) as port:
-        codes = []
-        for _ in range(3):
-            with smtplib.SMTP("127.0.0.1", port, timeout=30, source_address=(source, 0)) as smtp:
-                smtp.ehlo()
-                codes.append(smtp.docmd("AUTH", "PLAIN " + _plain("pk_live_not-a-key"))[0])
+        for source in ("127.0.0.3", "127.0.0.4"):  # loopback addresses of their own: windows of their own
+            minute = int(runtime.clock.now().timestamp()) // 60
+            codes = []
+            for _ in range(3):
+                with smtplib.SMTP("127.0.0.1", port, timeout=30, source_address=(source, 0)) as smtp:
+                    smtp.ehlo()
+                    codes.append(smtp.docmd("AUTH", "PLAIN " + _plain("pk_live_not-a-key"))[0])
+            if int(runtime.clock.now().timestamp()) // 60 == minute:
+                break  # else the window turned over meanwhile: again from another address
         assert codes == [535, 535, 421]
 
 
