@@ -110,7 +110,8 @@ class RuntimeProcess:
 
     def __init__(self, template: Path, state_dir: Path, args: Sequence[str]) -> None:
         command = [sys.executable, "-m", "devtools.local", "--template", str(template)]
-        command += ["--state-dir", str(state_dir), "--api-port", "0", "--aws-port", "0", "--mail-port", "0"]
+        command += ["--state-dir", str(state_dir)]
+        command += [arg for server in ("api", "aws", "mail", "smtp") for arg in (f"--{server}-port", "0")]
         # The child must not inherit this worker's in-process runtime's AWS settings.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POSTLINE_"))}
         self.state_dir = state_dir

@@ -1,10 +1,10 @@
 """`make run`: the whole service on this machine, until Ctrl-C.
 
-python -m devtools.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025]
+python -m devtools.local [--api-port 3000] [--aws-port 4566] [--mail-port 1025] [--smtp-port 2525]
                          [--template template.yaml] [--state-dir .local] [--parameter Name=Value ...]
                          [--log-level WARNING] [--no-dev-account] [--no-persist]
 Port 0 picks a free port. The environment can set the defaults: POSTLINE_API_PORT,
-POSTLINE_AWS_PORT, POSTLINE_MAIL_PORT, POSTLINE_TEMPLATE, POSTLINE_STATE_DIR, POSTLINE_LOG_LEVEL.
+POSTLINE_AWS_PORT, POSTLINE_MAIL_PORT, POSTLINE_SMTP_PORT, POSTLINE_TEMPLATE, POSTLINE_STATE_DIR, POSTLINE_LOG_LEVEL.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from devtools.local.gateway import DEFAULT_PORT as API_PORT
 from devtools.local.mail_sink import DEFAULT_PORT as MAIL_PORT
 from devtools.local.runtime import Runtime
 
+SMTP_PORT = 2525
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     env = os.environ
@@ -36,6 +38,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--mail-port", type=int, default=int(env.get("POSTLINE_MAIL_PORT", MAIL_PORT)), help=f"mail sink ({ports})"
+    )
+    parser.add_argument(
+        "--smtp-port",
+        type=int,
+        default=int(env.get("POSTLINE_SMTP_PORT", SMTP_PORT)),
+        help=f"SMTP submission ({ports})",
     )
     parser.add_argument(
         "--template", type=Path, default=Path(env.get("POSTLINE_TEMPLATE", "template.yaml")), help="%(default)s"
@@ -85,6 +93,8 @@ def banner(runtime: Runtime, state_file: Path) -> str:
         f"  API        {runtime.base_url}",
         f"  AWS        {runtime.endpoint_url}  (moto; region {dev['aws']['region']})",
         f"  Mail sink  smtp://{runtime.mail_sink}  (GET {runtime.base_url}/_local/mailbox)",
+        f"  SMTP       smtp://{runtime.smtp}  (submission: AUTH user api, password a key; STARTTLS with "
+        f"{runtime.smtp_certificate})",
         f"  State      {state_file}",
     ]
     if dev["keys"]:
@@ -113,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         api_port=args.api_port,
         aws_port=args.aws_port,
         mail_port=args.mail_port,
+        smtp_port=args.smtp_port,
         parameters=dict(item.split("=", 1) for item in args.parameter),
         log_level=args.log_level,
         dev_account=args.dev_account,

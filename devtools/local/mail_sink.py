@@ -6,30 +6,21 @@ SmtpRelay parameter here unless told otherwise. `GET /_local/mailbox` shows it.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from email import policy
 from email.parser import BytesHeaderParser
-from typing import Any, cast
+from typing import Any
 
-from aiosmtpd.controller import Controller
+from postline.smtp.server import FreePortController
 
 DEFAULT_PORT = 1025
 HOST = "127.0.0.1"
 
 
-class _LoopbackController(Controller):
-    def _trigger_server(self) -> None:
-        # Port 0 lets the OS choose; learn its choice before aiosmtpd connects to itself.
-        server = cast(asyncio.Server, self.server)
-        self.port = server.sockets[0].getsockname()[1]
-        super()._trigger_server()  # type: ignore[no-untyped-call]  # aiosmtpd leaves it unannotated
-
-
 class MailSink:
     def __init__(self, port: int = DEFAULT_PORT) -> None:
         # server_hostname: without it aiosmtpd asks DNS for this machine's FQDN, slow offline.
-        self._controller = _LoopbackController(self, hostname=HOST, port=port, server_hostname="localhost")
+        self._controller = FreePortController(self, hostname=HOST, port=port, server_hostname="localhost")
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 

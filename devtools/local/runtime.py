@@ -33,10 +33,13 @@ from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
 from devtools.local.pumps import Pump, SqsPump, StreamPump, event_source_pumps
 from devtools.local.schedules import SchedulerSchedules, rule_schedules
+from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
 from postline import wiring
+from postline.deployment import SMTP_SETTINGS
 from postline.shared.clock import MovableClock
+from postline.smtp.server import SubmissionServer
 
 _DRAIN_POLL_SECONDS = 0.02
 SNAPSHOT_FILE = "emulator.pickle"  # in the state dir, beside dev.json
@@ -55,6 +58,7 @@ class Runtime:
         api_port: int = 0,
         aws_port: int = 0,
         mail_port: int = 0,
+        smtp_port: int = 0,
         parameters: Mapping[str, str] | None = None,
         log_level: str = "WARNING",
         dev_account: bool = True,
@@ -71,6 +75,8 @@ class Runtime:
         self._persist = persist
         self._emulator = Emulator(aws_port, state_dir / SNAPSHOT_FILE if persist else None)
         self._mail = MailSink(mail_port)
+        self._smtp_port = smtp_port
+        self._submission: SubmissionServer | None = None
         self.dns = DnsServer()  # the machine's DNS for the functions, unless DnsResolver says otherwise
         self.clock = MovableClock()
         self._activity = Activity()
@@ -143,6 +149,19 @@ class Runtime:
             openapi = self._template.root / "infra" / "openapi.json"
             self._gateway.serve(Gateway(routes, control, openapi, self.clock))
 
+            # The SMTP submission task, in this process: the same service, held to its declared settings.
+            cert, key = local_certificate(self._state_dir)
+            self._submission = SubmissionServer(
+                wiring.submission_service,
+                host=MAIL_HOST,
+                port=self._smtp_port,
+                tls=server_context(cert, key),
+                trust_loopback=True,
+                scope=lambda: wiring.settings_scope(SMTP_SETTINGS),
+            )
+            self._submission.start()
+            starting.callback(self._submission.stop)
+
             self._dev = self._bootstrap()
             self._running = starting.pop_all()
 
@@ -174,6 +193,18 @@ class Runtime:
     def mail_sink(self) -> str:
         """host:port of the local outbound mail sink."""
         return f"{MAIL_HOST}:{self._mail.port}"
+
+    @property
+    def smtp(self) -> str:
+        """host:port of the SMTP submission server (STARTTLS with `smtp_certificate`, AUTH with a key)."""
+        if self._submission is None:
+            raise RuntimeError("the runtime is not running")
+        return f"{MAIL_HOST}:{self._submission.port}"
+
+    @property
+    def smtp_certificate(self) -> Path:
+        """The submission server's self-signed certificate: what a STARTTLS client trusts."""
+        return self._state_dir / CERT_FILE
 
     @property
     def env(self) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The Lambda layer stands on its own requirements: no development code, no development dependency.
 
 layers/core deploys to every function with only layers/core/requirements.txt installed beside it,
-while this virtualenv also holds moto, werkzeug, aiosmtpd, localstack-client, pytest... and the
+while this virtualenv also holds moto, werkzeug, stripe, localstack-client, pytest... and the
 development package devtools (the embedded runtime). So: nothing under layers/core imports
 devtools, and every module of postline (and every function module, which Lambda imports with
 its CodeUri on sys.path) imports in a process where every module of a distribution outside the
@@ -163,8 +163,8 @@ def test_the_closure_of_the_layers_requirements_is_what_it_should_be() -> None:
     refused = refused_modules()
 
     assert {"boto3", "botocore", "pydantic", "aws-lambda-powertools", "aws-xray-sdk", "cryptography"} <= allowed
-    assert allowed.isdisjoint({"moto", "werkzeug", "aiosmtpd", "localstack-client", "dnslib", "requests", "pytest"})
-    assert {"moto", "werkzeug", "aiosmtpd", "localstack_client", "dnslib", "requests", "pytest", "devtools"} <= refused
+    assert allowed.isdisjoint({"moto", "werkzeug", "stripe", "localstack-client", "dnslib", "requests", "pytest"})
+    assert {"moto", "werkzeug", "stripe", "localstack_client", "dnslib", "requests", "pytest", "devtools"} <= refused
     assert refused.isdisjoint({"postline", "boto3", "botocore", "pydantic", "aws_lambda_powertools", "dkim", "nacl"})
 
 

@@ -115,6 +115,10 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
 }
 
+# The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and
+# sends through POST /v3/messages' send service.
+SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.SEND]]))
+
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {

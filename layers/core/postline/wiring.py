@@ -94,6 +94,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.shared.ids import RandomIds
     from postline.signing_keys.service import SigningKeyService
     from postline.signing_keys.store import DynamoSigningKeys
+    from postline.smtp.service import SubmissionService
+    from postline.smtp.store import DynamoSubmissionCounters
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
@@ -515,6 +517,32 @@ def send_service() -> SendService:
         ids=ids(),
         clock=_clock,
         meter=meter(),
+    )
+
+
+@_built_once()
+def submission_counters() -> DynamoSubmissionCounters:
+    from postline.smtp.store import DynamoSubmissionCounters
+
+    return DynamoSubmissionCounters(client("dynamodb"), settings(Counters).table, counter_store())
+
+
+def submission_service(*, auth_failures_per_minute: int | None = None) -> SubmissionService:
+    """The SMTP submission task's use cases: POST /v3/messages' auth rule and send service."""
+    from postline.auth.service import RouteRule
+    from postline.http.routes import find_route
+    from postline.smtp.domain import AUTH_FAILURES_PER_MINUTE
+    from postline.smtp.service import SubmissionService
+
+    send = find_route("POST", "/v3/messages")
+    assert send is not None
+    return SubmissionService(
+        authenticator=authenticator(),
+        sender=send_service(),
+        rule=RouteRule(send.access, send.live_only),
+        counters=submission_counters(),
+        clock=_clock,
+        auth_failures_per_minute=auth_failures_per_minute or AUTH_FAILURES_PER_MINUTE,
     )
 
 

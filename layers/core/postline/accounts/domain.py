@@ -43,6 +43,8 @@ class PlanLimits:
     domains: int
     dedicated_ip_pools: int
     retention_days: int
+    smtp_submissions_per_second: int  # the interface's SMTP submission rate
+    smtp_connections: int  # simultaneous SMTP submission connections
 
 
 PLAN_LIMITS: dict[Plan, PlanLimits] = {
@@ -58,6 +60,8 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
         domains=1,
         dedicated_ip_pools=0,
         retention_days=30,
+        smtp_submissions_per_second=10,
+        smtp_connections=5,
     ),
     Plan.PROFESSIONAL: PlanLimits(
         rate_limit_per_minute=6_000,
@@ -71,6 +75,8 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
         domains=100,
         dedicated_ip_pools=5,
         retention_days=365,
+        smtp_submissions_per_second=100,
+        smtp_connections=20,
     ),
 }
 

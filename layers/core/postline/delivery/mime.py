@@ -72,3 +72,17 @@ def build_mime(
             base64.b64decode(attachment.content), maintype=maintype, subtype=subtype, filename=attachment.filename
         )
     return email.as_bytes()
+
+
+def submitted_copy(message: Message, raw: bytes, *, unsubscribe_url: str | None) -> bytes:
+    """A message submitted over SMTP as one recipient receives it: the submission's own bytes (Bcc and
+    X-Svc-* were taken out at intake, which also added a Date and Message-ID where it lacked them),
+    after the headers the service adds: our message id and the RFC 8058 one-click unsubscribe."""
+    added = [f"{MESSAGE_ID_HEADER}: {message.id}"]
+    if unsubscribe_url:
+        added += [f"List-Unsubscribe: <{unsubscribe_url}>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
+    for line in added:
+        problem = header_text_problem(line)
+        if problem is not None:
+            raise UnbuildableMessage(f"header {line.split(':', 1)[0]}: {problem}")
+    return "".join(f"{line}\r\n" for line in added).encode("ascii") + raw

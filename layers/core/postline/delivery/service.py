@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from postline.delivery.mime import build_mime
+from postline.delivery.mime import build_mime, submitted_copy
 from postline.delivery.outcomes import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
@@ -244,7 +244,11 @@ class Dispatcher:
                 html = wrap_links(html, lambda url: links.click_url(message.account_id, message.id, recipient, url))
             if html is not None and message.track_opens:
                 html = add_pixel(html, links.open_url(message.account_id, message.id, recipient))
-        mime = build_mime(message, content, html=html, text=text, now=now, unsubscribe_url=unsubscribe)
+        raw = content.mime_bytes
+        if raw is not None:  # submitted over SMTP: delivered as submitted
+            mime = submitted_copy(message, raw, unsubscribe_url=unsubscribe)
+        else:
+            mime = build_mime(message, content, html=html, text=text, now=now, unsubscribe_url=unsubscribe)
         return Parcel(
             message_id=message.id,
             sender=address_of(message.from_),

@@ -101,6 +101,27 @@ class SendRequest(SendFields):
             raise RecipientLimitExceeded(f"{total} recipients across to, cc and bcc; at most {MAX_RECIPIENTS}.")
 
 
+class MimeSendRequest(BaseModel):
+    """A message submitted over SMTP (postline/smtp): the envelope's recipients, what its headers say
+    (From, Subject, X-Svc-*, custom X-*), and the message to deliver as submitted. Validated with
+    the same types as POST /v3/messages; the recipient limits are the same too."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: Mailbox = Field(alias="from")
+    recipients: Recipients = Field(min_length=1)
+    subject: Subject = ""
+    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
+    headers: Headers = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)
+    webhook_url: HttpUrl | None = None
+    mime: bytes = Field(repr=False)
+
+    def check_recipient_limits(self) -> None:
+        if len(self.recipients) > MAX_RECIPIENTS:
+            raise RecipientLimitExceeded(f"{len(self.recipients)} recipients; at most {MAX_RECIPIENTS}.")
+
+
 class MessageView(BaseModel):
     """A message as GET /v3/messages/{id} returns it."""
 

@@ -43,6 +43,7 @@ from postline.sending.models import (
     BatchSendResult,
     MessageAccepted,
     MessageView,
+    MimeSendRequest,
     RejectedRecipient,
     ScheduledMessage,
     ScheduledMessageCancellation,
@@ -71,6 +72,7 @@ SENDING_PAUSED_RETRY_AFTER = 60
 MESSAGES_ACCEPTED = "MessagesAccepted"  # messages stored
 RECIPIENTS_ACCEPTED = "RecipientsAccepted"  # recipients queued for delivery
 RECIPIENTS_REJECTED = "RecipientsRejected"  # by `reason`: a batch's invalid ones, the rejected before send
+SMTP = "smtp"  # the use case (idempotency scope, `send` dimension) of a message submitted over SMTP
 INVALID = "invalid"  # the reason of a batch recipient that failed validation or repeats an address
 
 
@@ -171,11 +173,25 @@ class SendService:
         send_at = _send_at(request.send_at, now)
         template = self._template(principal, request.template_id)
         item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
+        return self._accept_one(principal, item, names, send_at, now, send="single")
+
+    def _accept_one(
+        self,
+        principal: Principal,
+        item: _Prepared,
+        names: _Names,
+        send_at: datetime | None,
+        now: datetime,
+        *,
+        send: str,
+    ) -> MessageAccepted:
+        """Screens, counts, queues and stores one prepared message (what an earlier try of a keyed send
+        stored is not stored again); the 202's body."""
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now)
         fresh = self._commit(principal, prepared, send_at, now, stored)
-        self._count_accepted(principal, "single", fresh)
+        self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
             created_at=message.created_at,
@@ -253,14 +269,9 @@ class SendService:
         """One message of a send (or of a batch, one per recipient): rendered, not yet screened."""
         budget = RenderBudget.start(until=render_until)
         subject, html, text = _render(template, request.subject, request.html, request.text, request.vars, budget)
-        outcomes = _test_outcomes(principal)
-        routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
-        message = Message(
+        message = self._new_message(
+            principal,
             id=message_id,
-            account_id=principal.account.id,
-            key_id=principal.key_id,
-            test=principal.env is Environment.TEST or routed,
-            routed=routed,
             batch_id=batch_id,
             from_=request.from_,
             to=request.to,
@@ -274,13 +285,6 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=request.track_opens,
             track_clicks=request.track_clicks,
-            send_outcomes=outcomes.send if outcomes else None,
-            verify_before_send=effective_verify_before_send(
-                principal.key.verify_before_send if principal.key else None,
-                None,  # the sending domain's own setting: sending domains have none yet
-                principal.account.verify_before_send,
-            ),
-            verify_outcomes=outcomes.verify if outcomes else None,
             schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
             send_at=send_at,
             created_at=now,
@@ -289,6 +293,59 @@ class SendService:
             html=html, text=text, vars=request.vars, attachments=request.attachments, reply_to=request.reply_to
         )
         return _Prepared(message, content)
+
+    def _new_message(self, principal: Principal, **fields: Any) -> Message:
+        """A message of `principal`'s, with what its key and account decide (test, routing, verification)."""
+        outcomes = _test_outcomes(principal)
+        routed = principal.env is Environment.LIVE and routed_to_sandbox(principal.account, principal.key)
+        return Message(
+            account_id=principal.account.id,
+            key_id=principal.key_id,
+            test=principal.env is Environment.TEST or routed,
+            routed=routed,
+            send_outcomes=outcomes.send if outcomes else None,
+            verify_before_send=effective_verify_before_send(
+                principal.key.verify_before_send if principal.key else None,
+                None,  # the sending domain's own setting: sending domains have none yet
+                principal.account.verify_before_send,
+            ),
+            verify_outcomes=outcomes.verify if outcomes else None,
+            **fields,
+        )
+
+    def send_mime(
+        self, principal: Principal, request: MimeSendRequest, idempotent: IdempotentCall | None = None
+    ) -> MessageAccepted:
+        """A message submitted over SMTP: the same checks, quota, screening, storage and events as
+        POST /v3/messages, delivered as submitted (no link or pixel rewriting: its bodies are the
+        sender's bytes). Under X-Svc-Idempotency-Key, a resubmission returns the first answer."""
+        names = _Names.of(self._ids, principal, SMTP, idempotent)
+        return self._once(
+            idempotent, SMTP, principal, MessageAccepted, lambda: self._send_mime(principal, request, names)
+        )
+
+    def _send_mime(self, principal: Principal, request: MimeSendRequest, names: _Names) -> MessageAccepted:
+        request.check_recipient_limits()
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
+        self._check_not_paused(principal)
+        now = self._clock.now()
+        message = self._new_message(
+            principal,
+            id=names.message(0),
+            from_=request.from_,
+            to=request.recipients,
+            subject=request.subject,
+            tags=request.tags,
+            headers=request.headers,
+            metadata=request.metadata,
+            webhook_url=str(request.webhook_url) if request.webhook_url else None,
+            track_opens=False,
+            track_clicks=False,
+            created_at=now,
+        )
+        item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
+        return self._accept_one(principal, item, names, None, now, send=SMTP)
 
     # -- reading and cancelling --------------------------------------------------------------
 

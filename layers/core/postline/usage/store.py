@@ -26,6 +26,21 @@ class DynamoCounterStore:
     def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
         return self._count(f"RATE_IP#{source}", window_start, expires_at)
 
+    def count_window(self, name: str, window_start: int, *, expires_at: int) -> int:
+        """Atomically adds one to any other fixed window (`name`: what it counts, e.g. SMTP submissions
+        of an account); returns the new count. The item expires (TTL) at `expires_at`."""
+        return self._count(name, window_start, expires_at)
+
+    def window_count(self, name: str, window_start: int) -> int:
+        """What `count_window` has counted in that window so far (a consistent read; 0 when none)."""
+        response = self._db.get_item(
+            TableName=self._table,
+            Key=key(name, str(window_start)),
+            ConsistentRead=True,
+            ProjectionExpression="requests",
+        )
+        return int(from_attrs(response.get("Item") or {}).get("requests", 0))
+
     def _count(self, pk: str, window_start: int, expires_at: int) -> int:
         response = self._db.update_item(
             TableName=self._table,
