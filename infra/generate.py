@@ -43,6 +43,8 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     SOURCE_RATE,
+    SUPPRESSIONS_READ,
+    SUPPRESSIONS_WRITE,
     TRACK,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
@@ -244,6 +246,20 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
     ],
+    SUPPRESSIONS_READ: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:Query"],
+                    "Resource": [_arn("SuppressionsTable"), {"Fn::Sub": "${SuppressionsTable.Arn}/index/*"}],
+                }
+            ]
+        }
+    ],
+    # Entries (single writes in a transaction with their audit entry, bulk ones batched) and the lookups
+    # by id (the CRUD template covers the table's indexes); the bulk window's counter is AUTH's UpdateItem.
+    SUPPRESSIONS_WRITE: [_crud("SuppressionsTable")],
 }
 
 

@@ -78,6 +78,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    r.SUPPRESSIONS_READ: (Suppressions, Resources),
+    r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
 }
 
 _DELIVER: Groups = (

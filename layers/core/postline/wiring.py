@@ -97,6 +97,7 @@ from postline.shared.ids import RandomIds
 from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
+from postline.suppressions.service import SuppressionService
 from postline.suppressions.store import DynamoSuppressions
 from postline.templates.service import TemplateService
 from postline.templates.store import DynamoTemplateStore
@@ -336,7 +337,7 @@ def event_store() -> DynamoEventStore:
 
 @_built_once()
 def suppressions() -> DynamoSuppressions:
-    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table)
+    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table, settings(Resources).table)
 
 
 @_built_once()
@@ -534,6 +535,12 @@ def export_service() -> ExportService:
         audit=audit_store(),
         ids=ids(),
         clock=_clock,
+    )
+
+
+def suppression_service() -> SuppressionService:
+    return SuppressionService(
+        store=suppressions(), window=counter_store(), audit=audit_store(), ids=ids(), clock=_clock
     )
 
 

@@ -32,6 +32,8 @@ RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, 
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
 DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
+SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
+SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,20 @@ ROUTES: tuple[Route, ...] = (
           policies=(DOMAINS_WRITE,)),
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
+    Route("ListSuppressions", "GET",   "/v3/suppressions",        "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_READ,)),
+    Route("CreateSuppression", "POST", "/v3/suppressions",        "suppressions", Access.WRITE, "suppression.created",
+          policies=(SUPPRESSIONS_WRITE, W)),
+    Route("BulkAddSuppressions", "POST", "/v3/suppressions/bulk", "suppressions", Access.WRITE,
+          "suppressions.bulk_added", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
+    Route("BulkDeleteSuppressions", "DELETE", "/v3/suppressions/bulk", "suppressions", Access.WRITE,
+          "suppressions.bulk_deleted", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
+    Route("GetSuppression",  "GET",    "/v3/suppressions/{id}",   "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_READ,)),
+    Route("DeleteSuppression", "DELETE", "/v3/suppressions/{id}", "suppressions", Access.WRITE, "suppression.deleted",
+          policies=(SUPPRESSIONS_WRITE, W)),
+    Route("DeleteSuppressionByAddress", "DELETE", "/v3/suppressions/{type}/{email}", "suppressions", Access.WRITE,
+          "suppression.deleted", policies=(SUPPRESSIONS_WRITE, W)),
 )
 # fmt: on
 
