@@ -189,7 +189,7 @@ def test_bulk_add_of_10000_is_batched_reads_and_writes(
     result = service.bulk_add(principal, _bulk(SuppressionType.BOUNCES, *emails))
     assert result.added == 10_000 and result.skipped == []
     assert counting.calls == {"batch_get_item": 100, "batch_write_item": 400}
-    assert store.suppressed(principal.account.id, emails[:3] + ["nobody@bulk.example"]) == set(emails[:3])
+    assert store.suppressed(principal.account.id, [*emails[:3], "nobody@bulk.example"]) == set(emails[:3])
 
 
 def test_bulk_delete_counts_removed_and_not_found(
@@ -249,8 +249,8 @@ def test_the_bulk_routes_share_ten_calls_and_ten_thousand_entries_a_minute(
     start = int(NOW.timestamp()) // 60 * 60
     assert wiring.counter_store().take_bulk_entries(principal.account.id, start, 9_000, limit=10_000, expires_at=0)
     with pytest.raises(RateLimited) as entries:
-        service.bulk_remove(principal, BulkSuppressionDelete(type=SuppressionType.BOUNCES,
-                                                             emails=[f"n{n}@example.com" for n in range(1_001)]))  # fmt: skip
+        too_many = [f"n{n}@example.com" for n in range(1_001)]
+        service.bulk_remove(principal, BulkSuppressionDelete(type=SuppressionType.BOUNCES, emails=too_many))
     assert entries.value.code == "rate_limit_exceeded" and entries.value.retry_after == 55
     for _ in range(9):  # calls 2 to 10 of the minute: 1,000 entries left
         service.bulk_add(principal, _bulk(SuppressionType.BOUNCES, "one@example.com"))

@@ -38,6 +38,7 @@ def test_every_response_is_json_with_a_request_id_and_the_rate_window(invoke: In
         template_id="tpl_placeholder",
         webhook_id="wh_placeholder",
         domain_id="dom_placeholder",
+        suppression_id="00000000-0000-4000-8000-000000000000",
         domain_name=f"sample-{uuid.uuid4().hex[:8]}.example",
     )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
@@ -77,6 +78,8 @@ def test_whoami(invoke: Invoke, dev: dict[str, str]) -> None:
         ("track_click_invalid", 404, "not_found"),
         ("unsubscribe_invalid", 404, "not_found"),
         ("list_events_too_many_metadata_filters", 400, "validation_error"),
+        ("create_suppression_override_not_allowlist", 400, "validation_error"),
+        ("bulk_delete_unsubscribes_unconfirmed", 400, "validation_error"),
     ],
 )
 def test_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
@@ -224,3 +227,23 @@ def test_domain_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
     assert body(invoke("update_domain", domain_id=domain["id"]))["region"] == "eu-west-1"
     assert invoke("delete_domain", domain_id=domain["id"])["statusCode"] == 200
     assert invoke("verify_domain", domain_id=domain["id"])["statusCode"] == 404
+
+
+def test_suppression_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
+    created = invoke("create_suppression")
+    assert created["statusCode"] in (200, 201), created["body"]  # 200: an earlier test of this module added it
+    entry = body(created)
+    assert (entry["type"], entry["email"], entry["source"]) == ("bounces", "jane.doe@example.com", "manual")
+    assert body(invoke("get_suppression", suppression_id=entry["id"])) == entry
+    assert body(invoke("list_suppressions"))["items"] == [entry]
+    assert body(invoke("bulk_add_suppressions")) == {
+        "added": 1,
+        "skipped": [
+            {"index": 1, "email": "not an address", "reason": "invalid_syntax"},
+            {"index": 2, "email": "A@example.com", "reason": "duplicate_in_batch"},
+        ],
+    }
+    assert body(invoke("bulk_delete_suppressions")) == {"removed": 1, "not_found": 1}
+    assert invoke("delete_suppression_by_address")["statusCode"] == 200
+    assert invoke("get_suppression", suppression_id=entry["id"])["statusCode"] == 404
+    assert invoke("delete_suppression", suppression_id=entry["id"])["statusCode"] == 404

@@ -1,0 +1,155 @@
+"""Suppression lists over HTTP on the embedded runtime: one entry added, read, listed and removed (by
+id, and by type and address), bulk add with exact skipped indexes and idempotent re-adds, bulk delete
+counts, the unsubscribe removal flag, the allowlist overriding an unsubscribe on a real send only with
+its flag, the bulk routes' 429 with Retry-After, and the audit entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.sending_support import (
+    Sender,
+    accepted,
+    drain,
+    events_of,
+    has_types,
+    mail_to,
+    message,
+    recipient,
+    settle,
+    types_of,
+    verified_sender,
+)
+from tests.e2e.support import Api, assert_error, make_account
+
+pytestmark = pytest.mark.e2e
+
+FIELDS = {"id", "account_id", "type", "email", "reason", "source", "override_unsubscribes", "created_at"}
+
+
+def _add(api: Api, kind: str, email: str, **fields: Any) -> dict[str, Any]:
+    response = api.post("/v3/suppressions", json={"type": kind, "email": email, **fields})
+    assert response.status_code == 201, response.text
+    entry: dict[str, Any] = response.json()
+    return entry
+
+
+def test_an_entry_is_added_read_listed_and_removed(runtime_api: Api) -> None:
+    account = make_account()
+    api = runtime_api.with_key(account.live_key)
+    entry = _add(api, "bounces", "Jane+Tag@Example.COM", reason="mailbox full for weeks")
+    assert set(entry) == FIELDS
+    assert (entry["email"], entry["source"], entry["account_id"]) == ("jane+tag@example.com", "manual", account.id)
+    again = api.post("/v3/suppressions", json={"type": "bounces", "email": "jane+tag@example.com"})
+    assert again.status_code == 200 and again.json() == entry  # idempotent: the first entry
+    assert api.get(f"/v3/suppressions/{entry['id']}").json() == entry
+    other = runtime_api.with_key(make_account().live_key)
+    assert_error(other.get(f"/v3/suppressions/{entry['id']}"), 404, "not_found")
+    listed = api.get("/v3/suppressions", params={"type": "bounces", "email": "JANE"}).json()
+    assert listed == {"items": [entry], "pagination": {"page": 1, "per_page": 25, "total_count": 1, "total_pages": 1}}
+    assert api.get("/v3/suppressions", params={"type": "complaints"}).json()["items"] == []
+    removed = api.delete("/v3/suppressions/bounces/jane%2Btag%40example.com")
+    assert removed.status_code == 200, removed.text
+    assert_error(api.get(f"/v3/suppressions/{entry['id']}"), 404, "not_found")
+    assert_error(api.delete(f"/v3/suppressions/{entry['id']}"), 404, "not_found")
+    actions = [item["action"] for item in api.get("/v3/audit").json()["items"]]
+    assert actions[:2] == ["suppression.deleted", "suppression.created"]
+
+
+def test_bad_requests_are_400(runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    bad = api.post(
+        "/v3/suppressions", json={"type": "bounces", "email": "x@example.com", "override_unsubscribes": True}
+    )
+    assert_error(bad, 400, "validation_error")
+    assert_error(api.post("/v3/suppressions", json={"type": "bounces", "email": "nope"}), 400, "validation_error")
+    assert_error(api.post("/v3/suppressions", json={"type": "spam", "email": "x@example.com"}), 400, "validation_error")
+    too_many = {"type": "bounces", "entries": [{"email": f"u{n}@example.com"} for n in range(10_001)]}
+    assert_error(api.post("/v3/suppressions/bulk", json=too_many), 400, "validation_error")
+    assert_error(api.get("/v3/suppressions", params={"type": "spam"}), 400, "validation_error")
+
+
+def test_bulk_add_reports_exact_skips_and_is_idempotent_and_bulk_delete_counts(runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    emails = ["a@example.com", "bad address", "B@example.com", "a@EXAMPLE.com", "b@example.com", "c@example.com"]
+    body = {"type": "complaints", "entries": [{"email": email} for email in emails]}
+    first = api.post("/v3/suppressions/bulk", json=body)
+    assert first.status_code == 200, first.text
+    assert first.json() == {
+        "added": 3,
+        "skipped": [
+            {"index": 1, "email": "bad address", "reason": "invalid_syntax"},
+            {"index": 3, "email": "a@EXAMPLE.com", "reason": "duplicate_in_batch"},
+            {"index": 4, "email": "b@example.com", "reason": "duplicate_in_batch"},
+        ],
+    }
+    listed = api.get("/v3/suppressions", params={"type": "complaints"}).json()["items"]
+    assert api.post("/v3/suppressions/bulk", json=body).json() == first.json()
+    assert api.get("/v3/suppressions", params={"type": "complaints"}).json()["items"] == listed  # unchanged
+    assert sorted(item["email"] for item in listed) == ["a@example.com", "b@example.com", "c@example.com"]
+    removal = {"type": "complaints", "emails": ["a@example.com", "C@example.com", "zz@example.com"]}
+    assert api.request("DELETE", "/v3/suppressions/bulk", json=removal).json() == {"removed": 2, "not_found": 1}
+    assert [item["email"] for item in api.get("/v3/suppressions").json()["items"]] == ["b@example.com"]
+    audit = api.get("/v3/audit").json()["items"]
+    assert [(e["action"], e["target"]) for e in audit[:3]] == [
+        ("suppressions.bulk_deleted", "complaints"),
+        ("suppressions.bulk_added", "complaints"),
+        ("suppressions.bulk_added", "complaints"),
+    ]
+    assert audit[0]["details"] == "complaints: 2 removed, 1 not found"
+
+
+def test_removing_an_unsubscribe_needs_the_flag(runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    entry = _add(api, "unsubscribes", "left@example.com")
+    assert_error(api.delete(f"/v3/suppressions/{entry['id']}"), 400, "validation_error")
+    bulk = {"type": "unsubscribes", "emails": ["left@example.com"]}
+    assert_error(api.request("DELETE", "/v3/suppressions/bulk", json=bulk), 400, "validation_error")
+    assert api.get(f"/v3/suppressions/{entry['id']}").status_code == 200
+    confirmed = api.delete(f"/v3/suppressions/{entry['id']}", json={"remove_unsubscribes": True})
+    assert confirmed.status_code == 200, confirmed.text
+    [audit] = [e for e in api.get("/v3/audit").json()["items"] if e["action"] == "suppression.deleted"]
+    assert "removal of an unsubscribe confirmed" in audit["details"]
+
+
+def _send_outcome(runtime: Any, owner: Sender, to: str) -> list[str]:
+    sent = accepted(owner.live.post("/v3/messages", json=message(owner.address, to)))
+    settle(runtime, sent["id"])
+    return types_of(events_of(sent["id"], until=has_types("queued")))
+
+
+def test_the_allowlist_overrides_an_unsubscribe_only_with_its_flag(runtime: Any) -> None:
+    owner = verified_sender(runtime)
+    to = recipient("allow")
+    _add(owner.live, "unsubscribes", to)
+    assert _send_outcome(runtime, owner, to) == ["queued", "rejected"]
+    plain = _add(owner.live, "allowlist", to)
+    assert plain["override_unsubscribes"] is False
+    assert _send_outcome(runtime, owner, to) == ["queued", "rejected"]  # the unsubscribe still wins
+    owner.live.delete(f"/v3/suppressions/{plain['id']}")
+    _add(owner.live, "allowlist", to, override_unsubscribes=True)
+    assert "rejected" not in _send_outcome(runtime, owner, to)
+    drain(runtime)
+    assert len(mail_to(runtime, to)) == 1
+
+
+def test_the_bulk_routes_share_ten_calls_a_minute(runtime_api: Api, runtime: Any) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    runtime.clock.advance(60 - runtime.clock.now().timestamp() % 60 + 0.5)  # start of a window
+    add = {"type": "bounces", "entries": [{"email": "r@example.com"}]}
+    remove = {"type": "bounces", "emails": ["r@example.com"]}
+    for n in range(10):
+        response = (
+            api.post("/v3/suppressions/bulk", json=add)
+            if n % 2
+            else api.request("DELETE", "/v3/suppressions/bulk", json=remove)
+        )
+        assert response.status_code == 200, response.text
+    refused = api.post("/v3/suppressions/bulk", json=add)
+    assert_error(refused, 429, "rate_limit_exceeded")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert api.post("/v3/suppressions", json={"type": "bounces", "email": "one@example.com"}).status_code == 201
+    runtime.clock.advance(int(refused.headers["Retry-After"]))
+    assert api.post("/v3/suppressions/bulk", json=add).status_code == 200
