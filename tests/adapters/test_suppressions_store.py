@@ -248,8 +248,8 @@ def test_the_bulk_routes_share_ten_calls_and_ten_thousand_entries_a_minute(
 ) -> None:
     start = int(NOW.timestamp()) // 60 * 60
     assert wiring.counter_store().take_bulk_entries(principal.account.id, start, 9_000, limit=10_000, expires_at=0)
+    too_many = [f"n{n}@example.com" for n in range(1_001)]
     with pytest.raises(RateLimited) as entries:
-        too_many = [f"n{n}@example.com" for n in range(1_001)]
         service.bulk_remove(principal, BulkSuppressionDelete(type=SuppressionType.BOUNCES, emails=too_many))
     assert entries.value.code == "rate_limit_exceeded" and entries.value.retry_after == 55
     for _ in range(9):  # calls 2 to 10 of the minute: 1,000 entries left
