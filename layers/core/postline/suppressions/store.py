@@ -157,31 +157,20 @@ class DynamoSuppressions:
         return [_entry(attrs) for attrs in found], total
 
     def create(self, entry: Suppression, audit: AuditEntry) -> Suppression | None:
-        put = {
-            "Put": {
-                "TableName": self._table,
-                "Item": entry_item(entry),
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
-        try:
-            self._db.transact_write_items(TransactItems=[put, audit_put(self._audit_table, audit)])
-        except ClientError as error:
-            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
-                return None
-            raise
-        return entry
+        put = {"Put": {"TableName": self._table, "Item": entry_item(entry)}}
+        return entry if self._with_audit(put, "attribute_not_exists(pk)", audit) else None
 
     def remove(self, entry: Suppression, audit: AuditEntry) -> bool:
-        delete = {
-            "Delete": {
-                "TableName": self._table,
-                "Key": key(_pk(entry.account_id), entry_sk(entry.email, entry.type)),
-                "ConditionExpression": "attribute_exists(pk)",
-            }
-        }
+        entry_key = key(_pk(entry.account_id), entry_sk(entry.email, entry.type))
+        return self._with_audit({"Delete": {"TableName": self._table, "Key": entry_key}}, "attribute_exists(pk)", audit)
+
+    def _with_audit(self, write: dict[str, Any], condition: str, audit: AuditEntry) -> bool:
+        """The write, under its condition, and its audit entry in one transaction; False (nothing
+        written) when the condition fails."""
+        for operation in write.values():
+            operation["ConditionExpression"] = condition
         try:
-            self._db.transact_write_items(TransactItems=[delete, audit_put(self._audit_table, audit)])
+            self._db.transact_write_items(TransactItems=[write, audit_put(self._audit_table, audit)])
         except ClientError as error:
             if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
                 return False
