@@ -43,6 +43,7 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     SOURCE_RATE,
+    SUPPRESSIONS_IMPORT,
     SUPPRESSIONS_READ,
     SUPPRESSIONS_WRITE,
     TRACK,
@@ -260,6 +261,19 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     # Entries (single writes in a transaction with their audit entry, bulk ones batched) and the lookups
     # by id (the CRUD template covers the table's indexes); the bulk window's counter is AUTH's UpdateItem.
     SUPPRESSIONS_WRITE: [_crud("SuppressionsTable")],
+    SUPPRESSIONS_IMPORT: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:PutItem"], "Resource": _arn("JobsTable")},
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:PutObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/imports/*"},
+                },
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionImportQueue", "QueueName"]}}},
+    ],
 }
 
 
@@ -303,6 +317,7 @@ VALUES: dict[str, Any] = {
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
+    "SUPPRESSION_IMPORT_QUEUE_URL": _ref("SuppressionImportQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

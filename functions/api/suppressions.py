@@ -1,5 +1,6 @@
 """Suppression lists: /v3/suppressions (list, add one), /v3/suppressions/{id} (get, DELETE),
-/v3/suppressions/{type}/{email} (DELETE), /v3/suppressions/bulk (POST: add, DELETE: remove)."""
+/v3/suppressions/{type}/{email} (DELETE), /v3/suppressions/bulk (POST: add, DELETE: remove),
+/v3/suppressions/import (POST) and /v3/suppressions/imports/{id} (GET)."""
 
 from datetime import datetime
 from typing import Annotated
@@ -23,6 +24,9 @@ from postline.suppressions.models import (
     BulkSuppressionResult,
     SuppressionCreate,
     SuppressionFilters,
+    SuppressionImportAccepted,
+    SuppressionImportRequest,
+    SuppressionImportView,
     SuppressionRemoval,
 )
 
@@ -32,6 +36,13 @@ Removal = Annotated[SuppressionRemoval | None, Body(description="Needed only to 
 BULK_LIMITS = (
     "Bulk add, bulk delete and import share 10 calls a minute per account, and bulk add and delete "
     "10,000 entries a minute: past either, 429 rate_limit_exceeded with Retry-After."
+)
+
+IMPORT = (
+    "The CSV travels in the JSON body (`csv`, up to 5,000,000 characters): a header row naming `email` "
+    "(required), `reason` and `created_at`, then one row per address. A worker adds the rows in checkpointed "
+    "chunks; poll the import for its counts and its first 500 row errors (row 1 is the header). Counts in the "
+    "bulk routes' window of 10 calls a minute."
 )
 
 
@@ -73,6 +84,23 @@ def bulk_add_suppressions(request: Annotated[BulkSuppressionRequest, Body()]) ->
                description=BULK_LIMITS, tags=["Suppressions"])  # fmt: skip
 def bulk_delete_suppressions(request: Annotated[BulkSuppressionDelete, Body()]) -> BulkSuppressionDeleteResult:
     return wiring.suppression_service().bulk_remove(principal(), request)
+
+
+@router.post(
+    "/v3/suppressions/import",
+    summary="Import a CSV of addresses into a list (202; poll GET /v3/suppressions/imports/{id})",
+    description=IMPORT,
+    tags=["Suppressions"],
+    responses={202: {"description": "Queued.", "content": {"application/json": {"model": SuppressionImportAccepted}}}},
+)
+def import_suppressions(request: Annotated[SuppressionImportRequest, Body()]) -> Response[SuppressionImportAccepted]:
+    accepted = wiring.suppression_import_service().start(principal(), request)
+    return Response(status_code=202, content_type="application/json", body=accepted)
+
+
+@router.get("/v3/suppressions/imports/<id>", summary="Get a suppression import", tags=["Suppressions"])
+def get_suppression_import(id: Annotated[str, Path(min_length=1, max_length=64)]) -> SuppressionImportView:
+    return wiring.suppression_import_service().get(principal(), id)
 
 
 @router.get("/v3/suppressions/<id>", summary="Get a suppression entry", tags=["Suppressions"])

@@ -154,6 +154,10 @@ class ExportQueue(SettingsGroup):
     url: str = Field(alias="EXPORT_QUEUE_URL", min_length=1)
 
 
+class ImportQueue(SettingsGroup):
+    url: str = Field(alias="SUPPRESSION_IMPORT_QUEUE_URL", min_length=1)
+
+
 class ResendQueue(SettingsGroup):
     url: str = Field(alias="RESEND_QUEUE_URL", min_length=1)
 

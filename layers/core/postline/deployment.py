@@ -24,6 +24,7 @@ from postline.config import (
     ExportFiles,
     ExportQueue,
     Idempotency,
+    ImportQueue,
     Jobs,
     KeyPepper,
     Messages,
@@ -80,6 +81,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
+    r.SUPPRESSIONS_IMPORT: (Jobs, ImportQueue, ExportFiles),
 }
 
 _DELIVER: Groups = (
@@ -108,6 +110,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    "suppression_importer": (Resources, Counters, Suppressions, Jobs, ImportQueue, ExportFiles),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.

@@ -44,6 +44,7 @@ from postline.config import (
     ExportFiles,
     ExportQueue,
     Idempotency,
+    ImportQueue,
     Jobs,
     KeyPepper,
     Messages,
@@ -97,6 +98,9 @@ from postline.shared.ids import RandomIds
 from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
+from postline.suppressions.import_files import S3ImportFiles, SqsImportQueue
+from postline.suppressions.import_service import SuppressionImportService
+from postline.suppressions.import_store import DynamoSuppressionImports
 from postline.suppressions.service import SuppressionService
 from postline.suppressions.store import DynamoSuppressions
 from postline.templates.service import TemplateService
@@ -541,6 +545,19 @@ def export_service() -> ExportService:
 def suppression_service() -> SuppressionService:
     return SuppressionService(
         store=suppressions(), window=counter_store(), audit=audit_store(), ids=ids(), clock=_clock
+    )
+
+
+def suppression_import_service() -> SuppressionImportService:
+    return SuppressionImportService(
+        jobs=DynamoSuppressionImports(client("dynamodb"), settings(Jobs).table),
+        files=S3ImportFiles(client("s3"), settings(ExportFiles).bucket),
+        queue=SqsImportQueue(client("sqs"), settings(ImportQueue).url),
+        store=suppressions(),
+        window=counter_store(),
+        audit=audit_store(),
+        ids=ids(),
+        clock=_clock,
     )
 
 

@@ -34,6 +34,7 @@ DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM key
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
 SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
 SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
+SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it; read import jobs
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,10 @@ ROUTES: tuple[Route, ...] = (
           "suppressions.bulk_added", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
     Route("BulkDeleteSuppressions", "DELETE", "/v3/suppressions/bulk", "suppressions", Access.WRITE,
           "suppressions.bulk_deleted", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
+    Route("ImportSuppressions", "POST", "/v3/suppressions/import", "suppressions", Access.WRITE,
+          "suppressions.imported", memory=512, timeout=29, policies=(SUPPRESSIONS_WRITE, SUPPRESSIONS_IMPORT, W)),
+    Route("GetSuppressionImport", "GET", "/v3/suppressions/imports/{id}", "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_READ, SUPPRESSIONS_IMPORT)),
     Route("GetSuppression",  "GET",    "/v3/suppressions/{id}",   "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
     Route("DeleteSuppression", "DELETE", "/v3/suppressions/{id}", "suppressions", Access.WRITE, "suppression.deleted",

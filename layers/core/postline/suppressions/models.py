@@ -3,12 +3,14 @@ and BulkSuppressionDeleteResult). The entry itself is returned as stored (domain
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from postline.shared.times import UtcDatetime
 from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType, normalize_email
+from postline.suppressions.imports import ImportStatus, RowError, SuppressionImport
 
 Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=1_000)]
 Submitted = Annotated[str, StringConstraints(max_length=1_000)]  # checked by the rules, so a bad one is skipped
@@ -102,3 +104,56 @@ class SuppressionFilters(BaseModel):
     email_prefix: str | None = None  # lowercased
     since: UtcDatetime | None = None
     until: UtcDatetime | None = None
+
+
+MAX_IMPORT_BODY = 5_000_000  # characters of CSV in the body: under Lambda's 6 MB request payload
+
+
+class SuppressionImportRequest(_Strict):
+    """POST /v3/suppressions/import: a CSV file, in the body, added to one list."""
+
+    type: SuppressionType
+    filename: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)] = "import.csv"
+    csv: Annotated[str, StringConstraints(min_length=1, max_length=MAX_IMPORT_BODY)] = Field(
+        description="The file's text: a header row naming `email` (required), `reason`, `created_at`, then a row "
+        "per address. Up to 5,000,000 characters."
+    )
+
+
+class SuppressionImportAccepted(BaseModel):
+    import_id: str
+    status: ImportStatus
+
+
+class SuppressionImportView(BaseModel):
+    """The interface's SuppressionImport."""
+
+    id: str
+    type: SuppressionType
+    status: ImportStatus
+    filename: str
+    total_rows: int | None = Field(description="Rows after the header; set once the file is read whole.")
+    processed_rows: int
+    added: int = Field(description="Rows whose address is on the list now, including those already there.")
+    skipped: int
+    errors: list[RowError] | None = Field(description="The first 500 skipped rows (row 1 is the header).")
+    error_message: str | None
+    created_at: datetime
+    completed_at: datetime | None
+
+
+def import_view(job: SuppressionImport) -> SuppressionImportView:
+    return SuppressionImportView(
+        id=job.id,
+        type=job.type,
+        status=job.status,
+        filename=job.filename,
+        total_rows=job.total_rows,
+        processed_rows=job.processed_rows,
+        added=job.added,
+        skipped=job.skipped,
+        errors=job.errors if job.status in (ImportStatus.DONE, ImportStatus.FAILED) or job.errors else None,
+        error_message=job.error_message,
+        created_at=job.created_at,
+        completed_at=job.completed_at,
+    )

@@ -126,7 +126,7 @@ class SuppressionService:
 
     def bulk_add(self, principal: Principal, request: BulkSuppressionRequest) -> BulkSuppressionResult:
         account_id = principal.account.id
-        self.admit_bulk_call(account_id, entries=len(request.entries))
+        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.entries))
         now = self._clock.now()
         plan = sort_entries([entry.email for entry in request.entries])
         emails = [email for _, email in plan.accepted]
@@ -156,7 +156,7 @@ class SuppressionService:
     def bulk_remove(self, principal: Principal, request: BulkSuppressionDelete) -> BulkSuppressionDeleteResult:
         account_id = principal.account.id
         _check_removal(request.type, request.remove_unsubscribes)
-        self.admit_bulk_call(account_id, entries=len(request.emails))
+        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.emails))
         now = self._clock.now()
         plan = sort_entries(request.emails)
         present = self._store.present(account_id, request.type, [email for _, email in plan.accepted])
@@ -167,30 +167,6 @@ class SuppressionService:
         details = f"{request.type.value}: {removed} removed, {not_found} not found{confirmed}"
         self._record(principal.actor(), account_id, "suppressions.bulk_deleted", request.type.value, now, details)
         return BulkSuppressionDeleteResult(removed=removed, not_found=not_found)
-
-    def admit_bulk_call(self, account_id: str, *, entries: int = 0) -> None:
-        """Counts a call (and its entries) in the account's bulk window; 429 rate_limit_exceeded past it."""
-        now = self._clock.now()
-        start = ratelimit.window_start(now)
-        expires_at = start + 2 * ratelimit.WINDOW_SECONDS
-        calls = self._window.count_bulk_call(account_id, start, expires_at=expires_at)
-        decision = ratelimit.decide(limit=BULK_CALLS_PER_MINUTE, used=calls, now=now)
-        if not decision.allowed:
-            raise RateLimited(
-                f"At most {BULK_CALLS_PER_MINUTE} bulk suppression calls (bulk add, bulk delete, import) a minute; "
-                f"retry in {decision.reset_seconds}s.",
-                code="rate_limit_exceeded",
-                retry_after=decision.reset_seconds,
-            )
-        if entries and not self._window.take_bulk_entries(
-            account_id, start, entries, limit=BULK_ENTRIES_PER_MINUTE, expires_at=expires_at
-        ):
-            raise RateLimited(
-                f"At most {BULK_ENTRIES_PER_MINUTE:,} entries a minute through the bulk routes; "
-                f"retry in {decision.reset_seconds}s.",
-                code="rate_limit_exceeded",
-                retry_after=decision.reset_seconds,
-            )
 
     # -- helpers ----------------------------------------------------------------------------------------
 
@@ -230,3 +206,27 @@ class SuppressionService:
 def _check_removal(kind: SuppressionType, confirmed: bool) -> None:
     if kind is SuppressionType.UNSUBSCRIBES and not confirmed:
         raise ValidationFailed(UNSUBSCRIBE_REMOVAL)
+
+
+def admit_bulk_call(window: BulkWindow, now: datetime, account_id: str, *, entries: int = 0) -> None:
+    """Counts a call (and its entries) in the account's bulk window; 429 rate_limit_exceeded past it."""
+    start = ratelimit.window_start(now)
+    expires_at = start + 2 * ratelimit.WINDOW_SECONDS
+    calls = window.count_bulk_call(account_id, start, expires_at=expires_at)
+    decision = ratelimit.decide(limit=BULK_CALLS_PER_MINUTE, used=calls, now=now)
+    if not decision.allowed:
+        raise RateLimited(
+            f"At most {BULK_CALLS_PER_MINUTE} bulk suppression calls (bulk add, bulk delete, import) a minute; "
+            f"retry in {decision.reset_seconds}s.",
+            code="rate_limit_exceeded",
+            retry_after=decision.reset_seconds,
+        )
+    if entries and not window.take_bulk_entries(
+        account_id, start, entries, limit=BULK_ENTRIES_PER_MINUTE, expires_at=expires_at
+    ):
+        raise RateLimited(
+            f"At most {BULK_ENTRIES_PER_MINUTE:,} entries a minute through the bulk routes; "
+            f"retry in {decision.reset_seconds}s.",
+            code="rate_limit_exceeded",
+            retry_after=decision.reset_seconds,
+        )
