@@ -153,3 +153,33 @@ def test_the_bulk_routes_share_ten_calls_a_minute(runtime_api: Api, runtime: Any
     assert api.post("/v3/suppressions", json={"type": "bounces", "email": "one@example.com"}).status_code == 201
     runtime.clock.advance(int(refused.headers["Retry-After"]))
     assert api.post("/v3/suppressions/bulk", json=add).status_code == 200
+
+
+def test_a_csv_import_is_read_by_the_worker_with_numbered_row_errors(runtime: Any, runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    rows = ["email,reason"] + [f"user{n}@example.com,row {n}" for n in range(2_500)]
+    rows[1_001] = "not an address,oops"  # file row 1,002 (the header is row 1)
+    rows.append("user7@example.com,again")  # a repeat counts as added: adds are idempotent
+    body = {"type": "bounces", "filename": "old-bounces.csv", "csv": "\n".join(rows) + "\n"}
+    response = api.post("/v3/suppressions/import", json=body)
+    assert response.status_code == 202, response.text
+    accepted = response.json()
+    assert accepted["status"] == "pending" and set(accepted) == {"import_id", "status"}
+    drain(runtime)
+    job = api.get(f"/v3/suppressions/imports/{accepted['import_id']}").json()
+    assert {k: job[k] for k in ("status", "filename", "type", "total_rows", "processed_rows", "added", "skipped")} == {
+        "status": "done",
+        "filename": "old-bounces.csv",
+        "type": "bounces",
+        "total_rows": 2_501,
+        "processed_rows": 2_501,
+        "added": 2_500,
+        "skipped": 1,
+    }
+    assert job["errors"] == [{"row": 1_002, "email": "not an address", "reason": "invalid_syntax"}]
+    assert job["completed_at"] is not None and job["error_message"] is None
+    listed = api.get("/v3/suppressions", params={"type": "bounces", "per_page": 1}).json()["pagination"]
+    assert listed["total_count"] == 2_499
+    entry = api.get("/v3/suppressions", params={"email": "user1999@"}).json()["items"][0]
+    assert (entry["source"], entry["reason"]) == ("import", "row 1999")
+    assert_error(api.get("/v3/suppressions/imports/nope"), 404, "not_found")

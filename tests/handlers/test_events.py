@@ -39,6 +39,7 @@ def test_every_response_is_json_with_a_request_id_and_the_rate_window(invoke: In
         webhook_id="wh_placeholder",
         domain_id="dom_placeholder",
         suppression_id="00000000-0000-4000-8000-000000000000",
+        import_id="00000000-0000-4000-8000-000000000000",
         domain_name=f"sample-{uuid.uuid4().hex[:8]}.example",
     )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
@@ -247,3 +248,16 @@ def test_suppression_lifecycle_through_the_sample_events(invoke: Invoke) -> None
     assert invoke("delete_suppression_by_address")["statusCode"] == 200
     assert invoke("get_suppression", suppression_id=entry["id"])["statusCode"] == 404
     assert invoke("delete_suppression", suppression_id=entry["id"])["statusCode"] == 404
+
+
+def test_a_suppression_import_through_the_sample_events(invoke: Invoke) -> None:
+    accepted = invoke("import_suppressions")
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(invoke("get_suppression_import", import_id=body(accepted)["import_id"]))
+    assert (job["status"], job["filename"], job["type"], job["total_rows"]) == (
+        "pending",
+        "leavers.csv",
+        "unsubscribes",
+        None,
+    )
+    assert invoke("get_suppression_import", import_id="not-an-import")["statusCode"] == 404
