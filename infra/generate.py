@@ -43,6 +43,7 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     SOURCE_RATE,
+    SUPPRESSIONS_EXPORT,
     SUPPRESSIONS_IMPORT,
     SUPPRESSIONS_READ,
     SUPPRESSIONS_WRITE,
@@ -261,6 +262,24 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     # Entries (single writes in a transaction with their audit entry, bulk ones batched) and the lookups
     # by id (the CRUD template covers the table's indexes); the bulk window's counter is AUTH's UpdateItem.
     SUPPRESSIONS_WRITE: [_crud("SuppressionsTable")],
+    SUPPRESSIONS_EXPORT: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+                    "Resource": _arn("JobsTable"),
+                },
+                # Presigned download URLs are signed with this function's role.
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
+                },
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
     SUPPRESSIONS_IMPORT: [
         {
             "Statement": [
@@ -272,7 +291,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 },
             ]
         },
-        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionImportQueue", "QueueName"]}}},
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
 }
 
@@ -317,7 +336,7 @@ VALUES: dict[str, Any] = {
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
-    "SUPPRESSION_IMPORT_QUEUE_URL": _ref("SuppressionImportQueue"),
+    "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

@@ -1,6 +1,7 @@
 """Suppression lists: /v3/suppressions (list, add one), /v3/suppressions/{id} (get, DELETE),
 /v3/suppressions/{type}/{email} (DELETE), /v3/suppressions/bulk (POST: add, DELETE: remove),
-/v3/suppressions/import (POST) and /v3/suppressions/imports/{id} (GET)."""
+/v3/suppressions/import (POST), /v3/suppressions/imports/{id} (GET), /v3/suppressions/export (POST) and
+/v3/suppressions/exports/{id} (GET)."""
 
 from datetime import datetime
 from typing import Annotated
@@ -10,6 +11,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 
 from postline import wiring
+from postline.exports.models import ExportJobView
 from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
@@ -23,6 +25,8 @@ from postline.suppressions.models import (
     BulkSuppressionRequest,
     BulkSuppressionResult,
     SuppressionCreate,
+    SuppressionExportAccepted,
+    SuppressionExportRequest,
     SuppressionFilters,
     SuppressionImportAccepted,
     SuppressionImportRequest,
@@ -101,6 +105,23 @@ def import_suppressions(request: Annotated[SuppressionImportRequest, Body()]) ->
 @router.get("/v3/suppressions/imports/<id>", summary="Get a suppression import", tags=["Suppressions"])
 def get_suppression_import(id: Annotated[str, Path(min_length=1, max_length=64)]) -> SuppressionImportView:
     return wiring.suppression_import_service().get(principal(), id)
+
+
+@router.post(
+    "/v3/suppressions/export",
+    summary="Export one list, or all, as CSV (202; poll GET /v3/suppressions/exports/{id})",
+    tags=["Suppressions"],
+    responses={202: {"description": "Queued.", "content": {"application/json": {"model": SuppressionExportAccepted}}}},
+)
+def export_suppressions(request: Annotated[SuppressionExportRequest, Body()]) -> Response[SuppressionExportAccepted]:
+    accepted = wiring.suppression_export_service().start(principal(), request)
+    return Response(status_code=202, content_type="application/json", body=accepted)
+
+
+@router.get("/v3/suppressions/exports/<id>", summary="Get a suppression export and its download URL",
+            tags=["Suppressions"])  # fmt: skip
+def get_suppression_export(id: Annotated[str, Path(min_length=1, max_length=64)]) -> ExportJobView:
+    return wiring.suppression_export_service().get(principal(), id)
 
 
 @router.get("/v3/suppressions/<id>", summary="Get a suppression entry", tags=["Suppressions"])

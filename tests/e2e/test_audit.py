@@ -66,6 +66,8 @@ def _call(admin: Api, route: Route) -> str:
                 body = {"type": "bounces", "emails": [email]}
             assert admin.request(route.method, route.path, json=body).status_code == 200
             return "bounces"
+        if route.name == "ExportSuppressions":
+            return str(admin.post("/v3/suppressions/export", json={"type": "bounces"}).json()["export_id"])
         if route.name == "ImportSuppressions":
             body = {"type": "bounces", "csv": f"email\n{email}\n"}
             return str(admin.post("/v3/suppressions/import", json=body).json()["import_id"])

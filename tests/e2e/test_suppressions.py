@@ -5,9 +5,12 @@ its flag, the bulk routes' 429 with Retry-After, and the audit entries."""
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import pytest
+import requests
 
 from tests.e2e.sending_support import (
     Sender,
@@ -183,3 +186,29 @@ def test_a_csv_import_is_read_by_the_worker_with_numbered_row_errors(runtime: An
     entry = api.get("/v3/suppressions", params={"email": "user1999@"}).json()["items"][0]
     assert (entry["source"], entry["reason"]) == ("import", "row 1999")
     assert_error(api.get("/v3/suppressions/imports/nope"), 404, "not_found")
+
+
+def test_an_export_round_trips_the_entries_through_a_short_lived_url(runtime: Any, runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account().live_key)
+    entries = [{"email": f"x{n}@example.com", "reason": f"because, {n}"} for n in range(30)]
+    api.post("/v3/suppressions/bulk", json={"type": "complaints", "entries": entries})
+    _add(api, "allowlist", "vip@example.com", override_unsubscribes=True)
+    one = api.post("/v3/suppressions/export", json={"type": "complaints"})
+    assert one.status_code == 202, one.text
+    every = api.post("/v3/suppressions/export", json={}).json()
+    assert one.json()["status"] == "pending" and every["export_id"] != one.json()["export_id"]
+    drain(runtime)
+    job = api.get(f"/v3/suppressions/exports/{one.json()['export_id']}").json()
+    assert (job["status"], job["row_count"]) == ("completed", 30) and job["expires_at"]
+    file = requests.get(job["download_url"], timeout=10)
+    assert file.status_code == 200, file.text
+    rows = list(csv.reader(io.StringIO(file.text)))
+    assert rows[0] == ["id", "type", "email", "reason", "source", "override_unsubscribes", "created_at"]
+    listed = api.get("/v3/suppressions", params={"type": "complaints", "per_page": 100}).json()["items"]
+    assert [(r[0], r[2], r[3]) for r in rows[1:]] == [(e["id"], e["email"], e["reason"]) for e in listed]
+    everything = api.get(f"/v3/suppressions/exports/{every['export_id']}").json()
+    assert everything["row_count"] == 31
+    vip = next(r for r in csv.reader(io.StringIO(requests.get(everything["download_url"], timeout=10).text))
+               if r[2] == "vip@example.com")  # fmt: skip
+    assert (vip[1], vip[4], vip[5]) == ("allowlist", "manual", "true")
+    assert_error(api.get("/v3/suppressions/exports/nope"), 404, "not_found")

@@ -261,3 +261,11 @@ def test_a_suppression_import_through_the_sample_events(invoke: Invoke) -> None:
         None,
     )
     assert invoke("get_suppression_import", import_id="not-an-import")["statusCode"] == 404
+
+
+def test_a_suppression_export_through_the_sample_events(invoke: Invoke) -> None:
+    accepted = invoke("export_suppressions")
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(invoke("get_suppression_export", export_id=body(accepted)["export_id"]))
+    assert (job["status"], job["download_url"], job["row_count"]) == ("pending", None, None)
+    assert job["filename"].startswith("suppressions-bounces-")

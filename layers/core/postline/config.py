@@ -154,8 +154,8 @@ class ExportQueue(SettingsGroup):
     url: str = Field(alias="EXPORT_QUEUE_URL", min_length=1)
 
 
-class ImportQueue(SettingsGroup):
-    url: str = Field(alias="SUPPRESSION_IMPORT_QUEUE_URL", min_length=1)
+class SuppressionJobQueue(SettingsGroup):
+    url: str = Field(alias="SUPPRESSION_JOB_QUEUE_URL", min_length=1)
 
 
 class ResendQueue(SettingsGroup):

@@ -24,7 +24,6 @@ from postline.config import (
     ExportFiles,
     ExportQueue,
     Idempotency,
-    ImportQueue,
     Jobs,
     KeyPepper,
     Messages,
@@ -36,6 +35,7 @@ from postline.config import (
     SendQueue,
     SettingsGroup,
     SourceRate,
+    SuppressionJobQueue,
     Suppressions,
     TrackingSecret,
     WebhookDeliveries,
@@ -81,7 +81,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
-    r.SUPPRESSIONS_IMPORT: (Jobs, ImportQueue, ExportFiles),
+    r.SUPPRESSIONS_IMPORT: (Jobs, SuppressionJobQueue, ExportFiles),
+    r.SUPPRESSIONS_EXPORT: (Jobs, SuppressionJobQueue, ExportFiles),
 }
 
 _DELIVER: Groups = (
@@ -110,7 +111,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
-    "suppression_importer": (Resources, Counters, Suppressions, Jobs, ImportQueue, ExportFiles),
+    "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
 }
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.

@@ -44,7 +44,6 @@ from postline.config import (
     ExportFiles,
     ExportQueue,
     Idempotency,
-    ImportQueue,
     Jobs,
     KeyPepper,
     Messages,
@@ -57,6 +56,7 @@ from postline.config import (
     SettingsError,
     SettingsGroup,
     SourceRate,
+    SuppressionJobQueue,
     Suppressions,
     TrackingSecret,
     WebhookDeliveries,
@@ -98,9 +98,12 @@ from postline.shared.ids import RandomIds
 from postline.shared.ports import Clock, Meter
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
-from postline.suppressions.import_files import S3ImportFiles, SqsImportQueue
+from postline.suppressions.export_service import SuppressionExportService
+from postline.suppressions.export_store import DynamoSuppressionExports
+from postline.suppressions.import_files import S3ImportFiles
 from postline.suppressions.import_service import SuppressionImportService
 from postline.suppressions.import_store import DynamoSuppressionImports
+from postline.suppressions.job_queue import SqsSuppressionJobQueue
 from postline.suppressions.service import SuppressionService
 from postline.suppressions.store import DynamoSuppressions
 from postline.templates.service import TemplateService
@@ -552,9 +555,21 @@ def suppression_import_service() -> SuppressionImportService:
     return SuppressionImportService(
         jobs=DynamoSuppressionImports(client("dynamodb"), settings(Jobs).table),
         files=S3ImportFiles(client("s3"), settings(ExportFiles).bucket),
-        queue=SqsImportQueue(client("sqs"), settings(ImportQueue).url),
+        queue=SqsSuppressionJobQueue(client("sqs"), settings(SuppressionJobQueue).url),
         store=suppressions(),
         window=counter_store(),
+        audit=audit_store(),
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def suppression_export_service() -> SuppressionExportService:
+    return SuppressionExportService(
+        jobs=DynamoSuppressionExports(client("dynamodb"), settings(Jobs).table),
+        queue=SqsSuppressionJobQueue(client("sqs"), settings(SuppressionJobQueue).url),
+        files=export_files(),
+        store=suppressions(),
         audit=audit_store(),
         ids=ids(),
         clock=_clock,

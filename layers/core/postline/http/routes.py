@@ -35,6 +35,7 @@ DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DN
 SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
 SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
 SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it; read import jobs
+SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job, queue it; read export jobs, presign their files
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,10 @@ ROUTES: tuple[Route, ...] = (
           "suppressions.imported", memory=512, timeout=29, policies=(SUPPRESSIONS_WRITE, SUPPRESSIONS_IMPORT, W)),
     Route("GetSuppressionImport", "GET", "/v3/suppressions/imports/{id}", "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ, SUPPRESSIONS_IMPORT)),
+    Route("ExportSuppressions", "POST", "/v3/suppressions/export", "suppressions", Access.WRITE,
+          "suppressions.exported", policies=(SUPPRESSIONS_EXPORT, W)),
+    Route("GetSuppressionExport", "GET", "/v3/suppressions/exports/{id}", "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_EXPORT,)),
     Route("GetSuppression",  "GET",    "/v3/suppressions/{id}",   "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
     Route("DeleteSuppression", "DELETE", "/v3/suppressions/{id}", "suppressions", Access.WRITE, "suppression.deleted",

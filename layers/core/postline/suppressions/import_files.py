@@ -1,4 +1,4 @@
-"""Import files in S3 and the import queue.
+"""Import files in S3.
 
     s3://<ExportsBucket>/imports/<account>/<import id>.csv
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from postline.suppressions.imports import ImportMessage, SuppressionImport
+from postline.suppressions.imports import SuppressionImport
 
 READ_SIZE = 64 * 1024
 
@@ -67,13 +67,3 @@ class S3ImportFiles:
             Bucket=self._bucket, Key=import_key(job.account_id, job.id), Range=f"bytes={job.offset}-"
         )
         return CountedLines(response["Body"].iter_chunks(READ_SIZE), job.offset)
-
-
-class SqsImportQueue:
-    def __init__(self, sqs: Any, queue_url: str) -> None:
-        self._sqs = sqs
-        self._url = queue_url
-
-    def enqueue(self, job: SuppressionImport) -> None:
-        message = ImportMessage(account_id=job.account_id, import_id=job.id)
-        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())

@@ -72,13 +72,6 @@ class SuppressionImport(BaseModel):
     lease_until: int | None = None  # epoch seconds, while an attempt holds the job
 
 
-class ImportMessage(BaseModel):
-    """What the import queue carries: which job to run (again, or on)."""
-
-    account_id: str
-    import_id: str
-
-
 def header_columns(header: list[str]) -> dict[str, int]:
     """The known columns' positions; ValueError without an email column."""
     names = [name.strip().lower() for name in header]

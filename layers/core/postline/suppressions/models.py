@@ -8,6 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from postline.exports.domain import ExportStatus
 from postline.shared.times import UtcDatetime
 from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType, normalize_email
 from postline.suppressions.imports import ImportStatus, RowError, SuppressionImport
@@ -157,3 +158,14 @@ def import_view(job: SuppressionImport) -> SuppressionImportView:
         created_at=job.created_at,
         completed_at=job.completed_at,
     )
+
+
+class SuppressionExportRequest(_Strict):
+    """POST /v3/suppressions/export: one list, or every list when `type` is left out."""
+
+    type: SuppressionType | None = None
+
+
+class SuppressionExportAccepted(BaseModel):
+    export_id: str
+    status: ExportStatus = Field(description="pending for a new job; an equivalent running job is returned as-is.")

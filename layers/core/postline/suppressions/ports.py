@@ -5,6 +5,7 @@ Adapters implement these; tests pass fakes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Protocol
 
@@ -53,6 +54,10 @@ class SuppressionStore(Protocol):
 
     def remove(self, entry: Suppression, audit: AuditEntry) -> bool:
         """Deletes the entry with its audit entry; False when it was gone already."""
+        ...
+
+    def stream(self, account_id: str, kind: SuppressionType | None) -> Iterator[Suppression]:
+        """Every entry of one list (or all), newest first, read a page at a time."""
         ...
 
     def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:

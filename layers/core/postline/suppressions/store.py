@@ -15,6 +15,7 @@ in the same transaction.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -176,6 +177,14 @@ class DynamoSuppressions:
                 return False
             raise
         return True
+
+    def stream(self, account_id: str, kind: SuppressionType | None) -> Iterator[Suppression]:
+        """Every entry of one list (or all), newest first, a page of the index at a time."""
+        condition = _list_condition(account_id, SuppressionFilters(type=kind))
+        for page in self._db.get_paginator("query").paginate(
+            TableName=self._table, ScanIndexForward=False, **condition
+        ):
+            yield from (_entry(attrs) for attrs in page["Items"])
 
     def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
         keys = [key(_pk(account_id), entry_sk(email, kind)) for email in emails]
