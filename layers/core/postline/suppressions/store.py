@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from botocore.exceptions import ClientError
+from pydantic import TypeAdapter
 
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
@@ -32,7 +34,6 @@ from postline.shared.dynamo import (
     from_attrs,
     key,
     query_page,
-    to_attrs,
 )
 from postline.suppressions.domain import (
     Suppression,
@@ -47,6 +48,7 @@ BY_CREATED = "by_created"
 BY_TYPE = "by_type"
 BY_ID = "by_id"
 _AFTER_ANY_ID = "#~"  # sorts after "#<id>" (ids are lowercase hex and dashes)
+_TIME = TypeAdapter(datetime)
 
 
 def _pk(account_id: str) -> str:
@@ -65,14 +67,32 @@ def _moment(at: datetime) -> str:
     return f"{at.astimezone(UTC):%Y-%m-%dT%H:%M:%S.%f}Z"
 
 
+@lru_cache(maxsize=64)
+def _times(at: datetime) -> tuple[str, str]:
+    """created_at as the model stores it, and as the indexes sort it (a bulk add's entries share one)."""
+    return _TIME.dump_python(at, mode="json"), _moment(at)
+
+
 def entry_item(entry: Suppression) -> dict[str, Any]:
-    """The stored item of an entry, with the attributes its indexes read."""
-    return {
+    """The stored item of an entry, with the attributes its indexes read: built attribute by attribute
+    (a bulk add builds 10,000), as `to_attrs(entry.model_dump(mode="json"))` would."""
+    stored, moment = _times(entry.created_at)
+    item = {
         **key(_pk(entry.account_id), entry_sk(entry.email, entry.type)),
-        **to_attrs(entry.model_dump(mode="json")),
-        "created": {"S": f"{_moment(entry.created_at)}#{entry.id}"},
+        "id": {"S": entry.id},
+        "account_id": {"S": entry.account_id},
+        "type": {"S": entry.type.value},
+        "email": {"S": entry.email},
+        "override_unsubscribes": {"BOOL": entry.override_unsubscribes},
+        "created_at": {"S": stored},
+        "created": {"S": f"{moment}#{entry.id}"},
         "type_pk": {"S": _type_pk(entry.account_id, entry.type)},
     }
+    if entry.reason is not None:
+        item["reason"] = {"S": entry.reason}
+    if entry.source is not None:
+        item["source"] = {"S": entry.source.value}
+    return item
 
 
 def _entry(attrs: dict[str, Any]) -> Suppression:
