@@ -15,6 +15,7 @@ from bench.end_to_end import EndToEnd
 from bench.events import EventsQuery, Export, Webhooks
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
+from bench.suppressions import BulkAdd
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -110,6 +111,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_events_query(results.events_query)]
     if results.export is not None:
         lines += [rule, *_export(results.export)]
+    if results.bulk_add is not None:
+        lines += [rule, *_bulk_add(results.bulk_add)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -280,4 +283,16 @@ def _export(export: Export) -> list[str]:
         f" peak {export.bare_peak_bytes / 2**20:.1f} MiB",
         f"   ratio bare / export rows per second: {export.ratio:.2f}x; memory export / bare {export.memory_ratio:.2f}x",
         "   (memory is traced in a second run of each: tracing slows Python down several times)",
+    ]
+
+
+def _bulk_add(bulk: BulkAdd) -> list[str]:
+    seconds = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(bulk.api_seconds, bulk.bare_seconds, strict=True))
+    return [
+        f"h. suppressions: a bulk add of {bulk.entries:,} addresses (POST /v3/suppressions/bulk) vs the bare"
+        " BatchWriteItem calls of the same items",
+        f"   API / bare seconds per repeat: {seconds}; ratio (median of {bulk.repeats}) {bulk.ratio_median:.2f}x"
+        " (goal <= 1.3x)",
+        f"   a re-add of the same addresses (reads only, nothing written): {bulk.readd_ratio_median:.2f}x"
+        " the bare writes",
     ]

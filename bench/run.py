@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import events, queues, seed
+from bench import events, queues, seed, suppressions
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -32,7 +32,7 @@ _HTML = "<html><body><h1>Your receipt</h1>" + "<p>Thank you for your order. It s
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export")
+SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "suppressions")
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class Options:
     # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
     # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
     export_rows: int = 20_000
+    suppression_entries: int = 10_000  # addresses of the bulk add (h), at most 10,000 (one call)
+    suppression_repeats: int = 3
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -123,6 +125,7 @@ class Results:
     webhooks: list[events.Webhooks]  # one per rate
     events_query: events.EventsQuery | None
     export: events.Export | None
+    bulk_add: suppressions.BulkAdd | None
     growth: list[Growth]  # each two-size workload
     startup_seconds: float
     total_seconds: float
@@ -194,6 +197,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     sections = set(options.sections)
     single = pipeline = None
     query = export = None
+    bulk_add = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -281,6 +285,16 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                         progress(f"g. exporting {rows:,} events, then the bare Query pages, each twice (timed, traced)")
                         export = events.export(runtime, bench.api, emulator, newest, step, rows)
                         took["g. export"] = time.perf_counter() - section
+            if "suppressions" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"h. bulk-adding {options.suppression_entries:,} suppressions through the API, then the bare"
+                    f" BatchWriteItem calls of the same items ({options.suppression_repeats} times)"
+                )
+                bulk_add = suppressions.bulk_add(
+                    runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
+                )
+                took["h. suppressions"] = time.perf_counter() - section
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
@@ -297,6 +311,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         webhooks,
         query,
         export,
+        bulk_add,
         growth,
         startup,
         time.perf_counter() - began,
