@@ -43,6 +43,7 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     SOURCE_RATE,
+    SUPPRESSION_JOBS_READ,
     SUPPRESSIONS_EXPORT,
     SUPPRESSIONS_IMPORT,
     SUPPRESSIONS_READ,
@@ -269,7 +270,15 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                     "Effect": "Allow",
                     "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
                     "Resource": _arn("JobsTable"),
-                },
+                }
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
+    SUPPRESSION_JOBS_READ: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")},
                 # Presigned download URLs are signed with this function's role.
                 {
                     "Effect": "Allow",
@@ -277,8 +286,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                     "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
                 },
             ]
-        },
-        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+        }
     ],
     SUPPRESSIONS_IMPORT: [
         {

@@ -83,6 +83,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
     r.SUPPRESSIONS_IMPORT: (Jobs, SuppressionJobQueue, ExportFiles),
     r.SUPPRESSIONS_EXPORT: (Jobs, SuppressionJobQueue, ExportFiles),
+    r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
 }
 
 _DELIVER: Groups = (

@@ -34,8 +34,9 @@ DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM key
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
 SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
 SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
-SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it; read import jobs
-SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job, queue it; read export jobs, presign their files
+SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it
+SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job (deduped by list), queue it
+SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, presign export files
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,11 @@ ROUTES: tuple[Route, ...] = (
     Route("ImportSuppressions", "POST", "/v3/suppressions/import", "suppressions", Access.WRITE,
           "suppressions.imported", memory=512, timeout=29, policies=(SUPPRESSIONS_WRITE, SUPPRESSIONS_IMPORT, W)),
     Route("GetSuppressionImport", "GET", "/v3/suppressions/imports/{id}", "suppressions", Access.READ,
-          policies=(SUPPRESSIONS_READ, SUPPRESSIONS_IMPORT)),
+          policies=(SUPPRESSION_JOBS_READ,)),
     Route("ExportSuppressions", "POST", "/v3/suppressions/export", "suppressions", Access.WRITE,
           "suppressions.exported", policies=(SUPPRESSIONS_EXPORT, W)),
     Route("GetSuppressionExport", "GET", "/v3/suppressions/exports/{id}", "suppressions", Access.READ,
-          policies=(SUPPRESSIONS_EXPORT,)),
+          policies=(SUPPRESSION_JOBS_READ,)),
     Route("GetSuppression",  "GET",    "/v3/suppressions/{id}",   "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
     Route("DeleteSuppression", "DELETE", "/v3/suppressions/{id}", "suppressions", Access.WRITE, "suppression.deleted",
