@@ -275,18 +275,27 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
+    # The GETs: presigned download URLs are signed with this role; an import awaiting its presigned
+    # upload is queued by the first poll that finds the file (HeadObject, a status move, the queue).
     SUPPRESSION_JOBS_READ: [
         {
             "Statement": [
-                {"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")},
-                # Presigned download URLs are signed with this function's role.
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
                 {
                     "Effect": "Allow",
                     "Action": ["s3:GetObject"],
-                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
+                    "Resource": [
+                        {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
+                        {"Fn::Sub": "${ExportsBucket.Arn}/imports/*"},
+                    ],
                 },
             ]
-        }
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
     SUPPRESSIONS_IMPORT: [
         {

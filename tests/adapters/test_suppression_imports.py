@@ -187,3 +187,31 @@ def test_a_file_without_an_email_column_fails_the_job(
     failed = service.get(principal, accepted.import_id)
     assert failed.status is ImportStatus.FAILED and message in (failed.error_message or "")
     assert failed.completed_at is not None and failed.added == 0
+
+
+def test_a_presigned_upload_is_queued_by_the_first_poll_that_finds_it_and_fails_after_the_hour(
+    stack: InProcessStack, clock: FixedClock, principal: Principal
+) -> None:
+    queue = Queue()
+    service = _service(stack, clock, queue)
+    accepted = service.start(principal, SuppressionImportRequest(type=SuppressionType.BOUNCES, filename="big.csv"))
+    assert accepted.upload_url and accepted.upload_expires_at == NOW + timedelta(hours=1)
+    assert queue.queued == []  # nothing to read yet
+    service.run(principal.account.id, accepted.import_id, receive_count=1)  # a stray message: nothing
+    assert service.get(principal, accepted.import_id).status is ImportStatus.PENDING and queue.queued == []
+    wiring.client("s3").put_object(
+        Bucket=stack.env["EXPORTS_BUCKET"], Key=f"imports/{principal.account.id}/{accepted.import_id}.csv",
+        Body=_csv(25).encode(),
+    )  # fmt: skip
+    assert service.get(principal, accepted.import_id).status is ImportStatus.PENDING
+    assert queue.queued == [accepted.import_id]
+    service.get(principal, accepted.import_id)
+    assert queue.queued == [accepted.import_id]  # found once
+    service.run(principal.account.id, accepted.import_id, receive_count=1)
+    done = service.get(principal, accepted.import_id)
+    assert (done.status, done.total_rows, done.added) == (ImportStatus.DONE, 25, _expected(25)[0])
+
+    late = service.start(principal, SuppressionImportRequest(type=SuppressionType.BOUNCES))
+    clock.advance(3_600)
+    failed = service.get(principal, late.import_id)
+    assert failed.status is ImportStatus.FAILED and "within the hour" in (failed.error_message or "")

@@ -527,10 +527,15 @@ def export_jobs() -> DynamoExportJobs:
 
 
 @_built_once()
+def presigning_s3() -> Any:
+    """S3 for the files users download or upload with presigned URLs: those must be SigV4 (botocore
+    may presign S3 with SigV2 otherwise)."""
+    return boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
+
+
+@_built_once()
 def export_files() -> S3ExportFiles:
-    # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
-    s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
-    return S3ExportFiles(s3, settings(ExportFiles).bucket)
+    return S3ExportFiles(presigning_s3(), settings(ExportFiles).bucket)
 
 
 def export_service() -> ExportService:
@@ -554,7 +559,7 @@ def suppression_service() -> SuppressionService:
 def suppression_import_service() -> SuppressionImportService:
     return SuppressionImportService(
         jobs=DynamoSuppressionImports(client("dynamodb"), settings(Jobs).table),
-        files=S3ImportFiles(client("s3"), settings(ExportFiles).bucket),
+        files=S3ImportFiles(presigning_s3(), settings(ExportFiles).bucket),
         queue=SqsSuppressionJobQueue(client("sqs"), settings(SuppressionJobQueue).url),
         store=suppressions(),
         window=counter_store(),

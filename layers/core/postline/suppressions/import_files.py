@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from postline.suppressions.imports import SuppressionImport
 
 READ_SIZE = 64 * 1024
@@ -58,6 +60,25 @@ class S3ImportFiles:
         self._s3.put_object(
             Bucket=self._bucket, Key=import_key(account_id, import_id), Body=data, ContentType="text/csv"
         )
+
+    def upload_url(self, account_id: str, import_id: str, expires_in: int) -> str:
+        """A presigned PUT of the import's file (the client signs nothing; the URL carries this role's)."""
+        url: str = self._s3.generate_presigned_url(
+            "put_object",
+            Params={"Bucket": self._bucket, "Key": import_key(account_id, import_id), "ContentType": "text/csv"},
+            ExpiresIn=expires_in,
+        )
+        return url
+
+    def size(self, job: SuppressionImport) -> int | None:
+        """The uploaded file's size; None while there is none."""
+        try:
+            head = self._s3.head_object(Bucket=self._bucket, Key=import_key(job.account_id, job.id))
+        except ClientError as error:
+            if error.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
+                return None
+            raise
+        return int(head["ContentLength"])
 
     def lines(self, job: SuppressionImport) -> CountedLines:
         """The file from the job's checkpoint on (nothing once it was read whole)."""

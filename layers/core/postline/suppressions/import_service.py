@@ -27,6 +27,7 @@ from postline.suppressions.domain import SuppressionSource, new_suppression
 from postline.suppressions.import_files import CountedLines
 from postline.suppressions.imports import (
     CHUNK_ROWS,
+    UPLOAD_WINDOW,
     Chunk,
     ImportStatus,
     RowError,
@@ -49,6 +50,7 @@ LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under
 MAX_CHUNKS_PER_RUN = 300  # 300,000 rows an invocation, then the job is queued again
 MAX_ATTEMPTS = 3  # deliveries of one message; then the job fails rather than waiting in the DLQ
 GAVE_UP = "The import could not be completed; start it again (rows already added stay on the list)."
+NO_UPLOAD = "No file was uploaded to the import's upload_url within the hour."
 RUNNING = (ImportStatus.PENDING, ImportStatus.PROCESSING)
 
 
@@ -63,9 +65,17 @@ class ImportJobs(Protocol):
 
     def release(self, job: SuppressionImport) -> None: ...
 
+    def uploaded(self, job: SuppressionImport, size_bytes: int) -> SuppressionImport | None: ...
+
+    def abandon(self, job: SuppressionImport) -> SuppressionImport | None: ...
+
 
 class ImportFiles(Protocol):
     def store(self, account_id: str, import_id: str, data: bytes) -> None: ...
+
+    def upload_url(self, account_id: str, import_id: str, expires_in: int) -> str: ...
+
+    def size(self, job: SuppressionImport) -> int | None: ...
 
     def lines(self, job: SuppressionImport) -> CountedLines: ...
 
@@ -118,19 +128,26 @@ class SuppressionImportService:
         account_id = principal.account.id
         now = self._clock.now()
         admit_bulk_call(self._window, now, account_id)
-        data = request.csv.encode()
+        data = request.csv.encode() if request.csv is not None else None
         job = SuppressionImport(
             id=self._ids.new_id(),
             account_id=account_id,
             type=request.type,
             status=ImportStatus.PENDING,
             filename=request.filename,
-            size_bytes=len(data),
+            size_bytes=len(data) if data is not None else 0,
+            awaiting_upload=data is None,
+            upload_expires_at=None if data is not None else now + UPLOAD_WINDOW,
             created_at=now,
         )
-        self._files.store(account_id, job.id, data)
+        upload_url = None
+        if data is not None:
+            self._files.store(account_id, job.id, data)
+        else:
+            upload_url = self._files.upload_url(account_id, job.id, int(UPLOAD_WINDOW.total_seconds()))
         self._jobs.create(job)
-        self._queue.enqueue(job)
+        if data is not None:
+            self._queue.enqueue(job)
         self._audit.record(
             audit_entry(
                 entry_id=self._ids.new_id(),
@@ -138,25 +155,46 @@ class SuppressionImportService:
                 actor=principal.actor(),
                 action="suppressions.imported",
                 target=job.id,
-                details=f"{job.type.value}: {job.filename}, {job.size_bytes} bytes",
+                details=f"{job.type.value}: {job.filename}, "
+                + (f"{job.size_bytes} bytes" if data is not None else "uploaded to a presigned URL"),
                 now=now,
             )
         )
-        return SuppressionImportAccepted(import_id=job.id, status=job.status)
+        return SuppressionImportAccepted(
+            import_id=job.id, status=job.status, upload_url=upload_url, upload_expires_at=job.upload_expires_at
+        )
 
     def get(self, principal: Principal, import_id: str) -> SuppressionImportView:
         job = self._jobs.get(principal.account.id, import_id)
         if job is None:
             raise NotFound(f"No suppression import {import_id} in this account.")
+        if job.awaiting_upload and job.status is ImportStatus.PENDING:
+            job = self._look_for_upload(job)
         return import_view(job)
+
+    def _look_for_upload(self, job: SuppressionImport) -> SuppressionImport:
+        """The first poll that finds the presigned upload's file queues the import (two at once queue it
+        twice: the worker runs it once); past the upload window without a file, the import fails."""
+        size = self._files.size(job)
+        if size is not None:
+            moved = self._jobs.uploaded(job, size)
+            if moved is not None:
+                self._queue.enqueue(moved)
+                return moved
+            return job
+        now = self._clock.now()
+        if job.upload_expires_at is not None and now >= job.upload_expires_at:
+            failed = job.model_copy(update={"error_message": NO_UPLOAD, "completed_at": now})
+            return self._jobs.abandon(failed) or job
+        return job
 
     # -- the worker --------------------------------------------------------------------------------
 
     def run(self, account_id: str, import_id: str, *, receive_count: int) -> None:
         """Reads on from the job's checkpoint. Raises to have the message retried."""
         job = self._jobs.get(account_id, import_id)
-        if job is None or job.status not in RUNNING:
-            return  # done already, or gone: a repeated message
+        if job is None or job.status not in RUNNING or job.awaiting_upload:
+            return  # done already, or gone: a repeated message (or no file yet: its first poll queues it)
         claimed = self._jobs.claim(job, self._clock.now(), LEASE)
         if claimed is None:
             raise ImportBusyError(f"import {import_id} is being read by another attempt")

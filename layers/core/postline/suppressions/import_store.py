@@ -36,6 +36,21 @@ class DynamoSuppressionImports:
     def get(self, account_id: str, import_id: str) -> SuppressionImport | None:
         return self._jobs.get(account_id, import_id)
 
+    def uploaded(self, job: SuppressionImport, size_bytes: int) -> SuppressionImport | None:
+        """A pending job's file has arrived: it is no longer awaiting it, and has its size."""
+        return self._jobs.move(
+            job,
+            {ImportStatus.PENDING},
+            ImportStatus.PENDING,
+            updates={"awaiting_upload": False, "size_bytes": size_bytes},
+        )
+
+    def abandon(self, job: SuppressionImport) -> SuppressionImport | None:
+        """A pending job whose file never came fails."""
+        return self._jobs.move(job, {ImportStatus.PENDING}, ImportStatus.FAILED, updates={
+            "error_message": job.error_message, "completed_at": job.completed_at, "awaiting_upload": False,
+        })  # fmt: skip
+
     def claim(self, job: SuppressionImport, now: datetime, lease: timedelta) -> SuppressionImport | None:
         """pending, or processing under a lease that ran out -> processing by the next attempt."""
         return self._jobs.take_lease(job, now, lease, waiting={ImportStatus.PENDING}, held=ImportStatus.PROCESSING)

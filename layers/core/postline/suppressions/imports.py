@@ -28,6 +28,7 @@ MAX_ERRORS = 500
 CHUNK_ROWS = 1_000  # rows read, checked and written between two checkpoints
 COLUMNS = ("email", "reason", "created_at")
 FILE_LIFETIME = timedelta(days=7)  # the bucket's lifecycle rule deletes imports/ objects after as long
+UPLOAD_WINDOW = timedelta(hours=1)  # a presigned upload URL's lifetime; no file by then fails the import
 
 
 class ImportStatus(StrEnum):
@@ -66,6 +67,8 @@ class SuppressionImport(BaseModel):
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None
+    awaiting_upload: bool = False  # created for a presigned upload that has not been seen yet
+    upload_expires_at: datetime | None = None
     offset: int = 0  # bytes of the file read up to the checkpoint
     columns: dict[str, int] | None = None  # column name -> position, once the header is read
     attempt: int = 0

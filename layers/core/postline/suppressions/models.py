@@ -115,15 +115,22 @@ class SuppressionImportRequest(_Strict):
 
     type: SuppressionType
     filename: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)] = "import.csv"
-    csv: Annotated[str, StringConstraints(min_length=1, max_length=MAX_IMPORT_BODY)] = Field(
+    csv: Annotated[str, StringConstraints(min_length=1, max_length=MAX_IMPORT_BODY)] | None = Field(
+        default=None,
         description="The file's text: a header row naming `email` (required), `reason`, `created_at`, then a row "
-        "per address. Up to 5,000,000 characters."
+        "per address. Up to 5,000,000 characters; leave it out to upload a larger file to `upload_url` instead.",
     )
 
 
 class SuppressionImportAccepted(BaseModel):
     import_id: str
     status: ImportStatus
+    upload_url: str | None = Field(
+        default=None,
+        description="Without `csv` in the request: PUT the file here (`Content-Type: text/csv`) within the hour, "
+        "then poll GET /v3/suppressions/imports/{id}: the first poll that finds the file starts the import.",
+    )
+    upload_expires_at: datetime | None = None
 
 
 class SuppressionImportView(BaseModel):
