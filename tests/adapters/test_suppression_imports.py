@@ -215,3 +215,15 @@ def test_a_presigned_upload_is_queued_by_the_first_poll_that_finds_it_and_fails_
     clock.advance(3_600)
     failed = service.get(principal, late.import_id)
     assert failed.status is ImportStatus.FAILED and "within the hour" in (failed.error_message or "")
+
+
+def test_a_row_the_csv_module_cannot_read_fails_the_job_keeping_the_rows_counted_before(
+    stack: InProcessStack, clock: FixedClock, principal: Principal
+) -> None:
+    service = _service(stack, clock, Queue(), chunk_rows=10)
+    text = _csv(30) + "x" * 200_000 + "@example.com,too long a field\r\n"
+    accepted = service.start(principal, SuppressionImportRequest(type=SuppressionType.BOUNCES, csv=text))
+    service.run(principal.account.id, accepted.import_id, receive_count=1)
+    failed = service.get(principal, accepted.import_id)
+    assert failed.status is ImportStatus.FAILED and "could not be read as CSV" in (failed.error_message or "")
+    assert (failed.processed_rows, failed.added) == (30, _expected(30)[0])  # the chunks read before it stay counted

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 from contextlib import suppress
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
@@ -201,26 +201,34 @@ class SuppressionImportService:
         if receive_count > MAX_ATTEMPTS:  # earlier attempts died without a word (timeouts): stop here
             self._jobs.save(self._failed(claimed, GAVE_UP))
             return
-        current = claimed
         try:
-            current = self._read(claimed)
+            self._read(claimed)
         except _LostJobError:
             return
         except _BadFileError as error:
-            self._jobs.save(self._failed(current, str(error)))
-            return
+            self._fail(claimed, str(error))
         except Exception:
             if receive_count >= MAX_ATTEMPTS:
                 with suppress(Exception):
-                    latest = self._jobs.get(account_id, import_id)
-                    self._jobs.save(self._failed(latest or claimed, GAVE_UP))
+                    self._fail(claimed, GAVE_UP)
                 return
             self._jobs.release(claimed)
             raise
 
+    def _fail(self, claimed: SuppressionImport, message: str) -> None:
+        """Fails the job as its last checkpoint left it (this run's chunks counted), if this attempt holds it."""
+        latest = self._jobs.get(claimed.account_id, claimed.id)
+        self._jobs.save(self._failed(latest if latest is not None else claimed, message))
+
     def _read(self, job: SuppressionImport) -> SuppressionImport:
         lines = self._files.lines(job)
         reader = csv.reader(lines)
+        try:
+            return self._chunks(job, lines, reader)
+        except csv.Error as error:  # a field past the csv module's 128 KiB, a NUL byte: not a CSV to read
+            raise _BadFileError(f"The file could not be read as CSV: {error}") from error
+
+    def _chunks(self, job: SuppressionImport, lines: CountedLines, reader: Any) -> SuppressionImport:
         current = job
         if current.columns is None:
             header = next(reader, None)

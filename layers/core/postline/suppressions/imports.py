@@ -25,6 +25,7 @@ from postline.shared.times import utc
 from postline.suppressions.domain import SuppressionType, normalize_email
 
 MAX_ERRORS = 500
+MAX_SHOWN = 320  # characters of a bad row's address kept in its error (the job item stays small)
 CHUNK_ROWS = 1_000  # rows read, checked and written between two checkpoints
 COLUMNS = ("email", "reason", "created_at")
 FILE_LIFETIME = timedelta(days=7)  # the bucket's lifecycle rule deletes imports/ objects after as long
@@ -98,17 +99,17 @@ def parse_row(columns: dict[str, int], row: list[str], number: int) -> ImportRow
 
     submitted = cell("email")
     if not submitted:
-        return RowError(row=number, email=submitted, reason=RowErrorReason.MISSING_EMAIL)
+        return RowError(row=number, email=submitted[:MAX_SHOWN], reason=RowErrorReason.MISSING_EMAIL)
     try:
         email = normalize_email(submitted)
     except ValueError:
-        return RowError(row=number, email=submitted, reason=RowErrorReason.INVALID_SYNTAX)
+        return RowError(row=number, email=submitted[:MAX_SHOWN], reason=RowErrorReason.INVALID_SYNTAX)
     created_at = None
     if stamp := cell("created_at"):
         try:
             created_at = utc(datetime.fromisoformat(stamp))
         except (ValueError, OverflowError):
-            return RowError(row=number, email=submitted, reason=RowErrorReason.INVALID_CREATED_AT)
+            return RowError(row=number, email=submitted[:MAX_SHOWN], reason=RowErrorReason.INVALID_CREATED_AT)
     return ImportRow(email=email, reason=cell("reason")[:1_000] or None, created_at=created_at)
 
 
