@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, imports, queues, seed
+from bench import cloud_workloads, events, imports, queues, seed, suppressions
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -33,7 +33,7 @@ _BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports")
+SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports", "suppressions")
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,8 @@ class Options:
     # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
     export_rows: int = 20_000
     cloud_events: int = 100_000  # events of the account the cloud model's events page reads, without section f
+    suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
+    suppression_repeats: int = 3
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -126,6 +128,7 @@ class Results:
     webhooks: list[events.Webhooks]  # one per rate
     events_query: list[events.EventsQuery]  # small, then large
     export: events.Export | None
+    bulk_add: suppressions.BulkAdd | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
     imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
@@ -200,6 +203,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     single = pipeline = None
     export = None
     queries: list[events.EventsQuery] = []
+    bulk_add = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -322,6 +326,16 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                         progress(f"h. recording an events page on the account of {loaded:,} events")
                         page = cloud_workloads.events_page(bench.api, recorder)
                         modeled = cloud_workloads.build(TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS)
+            if "suppressions" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"j. bulk-adding {options.suppression_entries:,} suppressions through the API, then the bare"
+                    f" BatchWriteItem calls of the same items ({options.suppression_repeats} times)"
+                )
+                bulk_add = suppressions.bulk_add(
+                    runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
+                )
+                took["j. suppressions"] = time.perf_counter() - section
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
@@ -345,6 +359,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         webhooks,
         queries,
         export,
+        bulk_add,
         growth,
         modeled,
         imported,

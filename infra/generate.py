@@ -43,6 +43,11 @@ from postline.http.routes import (
     SEND,
     SIGNING_KEYS,
     SOURCE_RATE,
+    SUPPRESSION_JOBS_READ,
+    SUPPRESSIONS_EXPORT,
+    SUPPRESSIONS_IMPORT,
+    SUPPRESSIONS_READ,
+    SUPPRESSIONS_WRITE,
     TRACK,
     VERIFY,
     VERIFY_BULK_READ,
@@ -256,6 +261,67 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
     ],
+    SUPPRESSIONS_READ: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:Query"],
+                    "Resource": [_arn("SuppressionsTable"), {"Fn::Sub": "${SuppressionsTable.Arn}/index/*"}],
+                }
+            ]
+        }
+    ],
+    # Entries (single writes in a transaction with their audit entry, bulk ones batched) and the lookups
+    # by id (the CRUD template covers the table's indexes); the bulk window's counter is AUTH's UpdateItem.
+    SUPPRESSIONS_WRITE: [_crud("SuppressionsTable")],
+    SUPPRESSIONS_EXPORT: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+                    "Resource": _arn("JobsTable"),
+                }
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
+    # The GETs: presigned download URLs are signed with this role; an import awaiting its presigned
+    # upload is queued by the first poll that finds the file (HeadObject, a status move, the queue).
+    SUPPRESSION_JOBS_READ: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": [
+                        {"Fn::Sub": "${ExportsBucket.Arn}/exports/*"},
+                        {"Fn::Sub": "${ExportsBucket.Arn}/imports/*"},
+                    ],
+                },
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
+    SUPPRESSIONS_IMPORT: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:PutItem"], "Resource": _arn("JobsTable")},
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:PutObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/imports/*"},
+                },
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
 }
 
 
@@ -299,6 +365,7 @@ VALUES: dict[str, Any] = {
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
+    "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

@@ -21,6 +21,7 @@ import requests
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schemathesis.core import NotSet
 
 from postline.accounts.domain import Plan
 from postline.http.body import MAX_DEPTH
@@ -79,7 +80,8 @@ def test_a_schema_valid_body_sent_wrong_is_the_documented_400(
     @given(case=operation.as_strategy())
     @SETTINGS
     def check(case: Any) -> None:
-        content_type, data, code = VARIANTS[variant](case.body)
+        # An optional body (DELETE /v3/suppressions/{id}'s) may be left out: send the empty object instead.
+        content_type, data, code = VARIANTS[variant]({} if isinstance(case.body, NotSet) else case.body)
         case.path_parameters = {name: "x" for name in case.path_parameters or {}}  # a route, not a 404
         kwargs = case.as_transport_kwargs(base_url=runtime.base_url)
         headers = {"Authorization": f"Bearer {key}", "Content-Type": content_type}

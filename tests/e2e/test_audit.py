@@ -58,6 +58,25 @@ def _call(admin: Api, route: Route) -> str:
         target = admin.post("/v3/domains", json=name).json()["id"]
         if route.name == "CreateDomain":
             return str(target)
+    elif route.module == "suppressions":
+        email = f"audited-{uuid.uuid4().hex[:10]}@example.com"
+        if route.name in ("BulkAddSuppressions", "BulkDeleteSuppressions"):
+            body = {"type": "bounces", "entries": [{"email": email}]}
+            if route.method == "DELETE":
+                body = {"type": "bounces", "emails": [email]}
+            assert admin.request(route.method, route.path, json=body).status_code == 200
+            return "bounces"
+        if route.name == "ExportSuppressions":
+            return str(admin.post("/v3/suppressions/export", json={"type": "bounces"}).json()["export_id"])
+        if route.name == "ImportSuppressions":
+            body = {"type": "bounces", "csv": f"email\n{email}\n"}
+            return str(admin.post("/v3/suppressions/import", json=body).json()["import_id"])
+        target = admin.post("/v3/suppressions", json={"type": "bounces", "email": email}).json()["id"]
+        if route.name == "CreateSuppression":
+            return str(target)
+        if route.name == "DeleteSuppressionByAddress":
+            assert admin.delete(f"/v3/suppressions/bounces/{email}").status_code == 200
+            return str(target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":

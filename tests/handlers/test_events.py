@@ -38,6 +38,8 @@ def test_every_response_is_json_with_a_request_id_and_the_rate_window(invoke: In
         template_id="tpl_placeholder",
         webhook_id="wh_placeholder",
         domain_id="dom_placeholder",
+        suppression_id="00000000-0000-4000-8000-000000000000",
+        import_id="00000000-0000-4000-8000-000000000000",
         domain_name=f"sample-{uuid.uuid4().hex[:8]}.example",
     )
     assert header(response, "Content-Type") == NOT_JSON.get(name, "application/json")
@@ -77,6 +79,8 @@ def test_whoami(invoke: Invoke, dev: dict[str, str]) -> None:
         ("track_click_invalid", 404, "not_found"),
         ("unsubscribe_invalid", 404, "not_found"),
         ("list_events_too_many_metadata_filters", 400, "validation_error"),
+        ("create_suppression_override_not_allowlist", 400, "validation_error"),
+        ("bulk_delete_unsubscribes_unconfirmed", 400, "validation_error"),
     ],
 )
 def test_failures_have_their_codes(invoke: Invoke, name: str, status: int, code: str) -> None:
@@ -254,3 +258,44 @@ def test_a_live_bulk_job_is_queued_and_readable(invoke: Invoke) -> None:
     assert (body(job)["status"], body(job)["processed_count"], body(job)["can_retry"]) == ("queued", 0, False)
     page = invoke("get_bulk_validation_results", job_id=accepted["job_id"])
     assert body(page) == {"items": [], "total": 2, "page": 1, "limit": 50}
+
+
+def test_suppression_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
+    created = invoke("create_suppression")
+    assert created["statusCode"] in (200, 201), created["body"]  # 200: an earlier test of this module added it
+    entry = body(created)
+    assert (entry["type"], entry["email"], entry["source"]) == ("bounces", "jane.doe@example.com", "manual")
+    assert body(invoke("get_suppression", suppression_id=entry["id"])) == entry
+    assert body(invoke("list_suppressions"))["items"] == [entry]
+    assert body(invoke("bulk_add_suppressions")) == {
+        "added": 1,
+        "skipped": [
+            {"index": 1, "email": "not an address", "reason": "invalid_syntax"},
+            {"index": 2, "email": "A@example.com", "reason": "duplicate_in_batch"},
+        ],
+    }
+    assert body(invoke("bulk_delete_suppressions")) == {"removed": 1, "not_found": 1}
+    assert invoke("delete_suppression_by_address")["statusCode"] == 200
+    assert invoke("get_suppression", suppression_id=entry["id"])["statusCode"] == 404
+    assert invoke("delete_suppression", suppression_id=entry["id"])["statusCode"] == 404
+
+
+def test_a_suppression_import_through_the_sample_events(invoke: Invoke) -> None:
+    accepted = invoke("import_suppressions")
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(invoke("get_suppression_import", import_id=body(accepted)["import_id"]))
+    assert (job["status"], job["filename"], job["type"], job["total_rows"]) == (
+        "pending",
+        "leavers.csv",
+        "unsubscribes",
+        None,
+    )
+    assert invoke("get_suppression_import", import_id="not-an-import")["statusCode"] == 404
+
+
+def test_a_suppression_export_through_the_sample_events(invoke: Invoke) -> None:
+    accepted = invoke("export_suppressions")
+    assert accepted["statusCode"] == 202, accepted["body"]
+    job = body(invoke("get_suppression_export", export_id=body(accepted)["export_id"]))
+    assert (job["status"], job["download_url"], job["row_count"]) == ("pending", None, None)
+    assert job["filename"].startswith("suppressions-bounces-")

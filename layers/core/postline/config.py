@@ -166,6 +166,10 @@ class ExportQueue(SettingsGroup):
     url: str = Field(alias="EXPORT_QUEUE_URL", min_length=1)
 
 
+class SuppressionJobQueue(SettingsGroup):
+    url: str = Field(alias="SUPPRESSION_JOB_QUEUE_URL", min_length=1)
+
+
 class ResendQueue(SettingsGroup):
     url: str = Field(alias="RESEND_QUEUE_URL", min_length=1)
 

@@ -35,6 +35,7 @@ from postline.config import (
     SendQueue,
     SettingsGroup,
     SourceRate,
+    SuppressionJobQueue,
     Suppressions,
     TrackingSecret,
     VerificationChecks,
@@ -83,6 +84,11 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
     r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
+    r.SUPPRESSIONS_READ: (Suppressions, Resources),
+    r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
+    r.SUPPRESSIONS_IMPORT: (Jobs, SuppressionJobQueue, ExportFiles),
+    r.SUPPRESSIONS_EXPORT: (Jobs, SuppressionJobQueue, ExportFiles),
+    r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
 }
 
 _DELIVER: Groups = (
@@ -113,6 +119,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "recipient_activity": (Counters,),
     "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
+    "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

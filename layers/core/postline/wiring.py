@@ -49,6 +49,7 @@ from postline.config import (
     SettingsError,
     SettingsGroup,
     SourceRate,
+    SuppressionJobQueue,
     Suppressions,
     TrackingSecret,
     VerificationChecks,
@@ -96,6 +97,9 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.signing_keys.store import DynamoSigningKeys
     from postline.smtp.service import SubmissionService
     from postline.smtp.store import DynamoSubmissionCounters
+    from postline.suppressions.export_service import SuppressionExportService
+    from postline.suppressions.import_service import SuppressionImportService
+    from postline.suppressions.service import SuppressionService
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
@@ -370,7 +374,7 @@ def event_store() -> DynamoEventStore:
 def suppressions() -> DynamoSuppressions:
     from postline.suppressions.store import DynamoSuppressions
 
-    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table)
+    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table, settings(Resources).table)
 
 
 @_built_once()
@@ -625,12 +629,17 @@ def export_jobs() -> DynamoExportJobs:
 
 
 @_built_once()
+def presigning_s3() -> Any:
+    """S3 for the files users download or upload with presigned URLs: those must be SigV4 (botocore
+    may presign S3 with SigV2 otherwise)."""
+    return boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
+
+
+@_built_once()
 def export_files() -> S3ExportFiles:
-    # Its own client: presigned URLs must be SigV4 (botocore may presign S3 with SigV2 otherwise).
     from postline.exports.files import S3ExportFiles
 
-    s3 = boto3.session.Session().client("s3", config=_BOTO_CONFIG.merge(Config(signature_version="s3v4")))
-    return S3ExportFiles(s3, settings(ExportFiles).bucket)
+    return S3ExportFiles(presigning_s3(), settings(ExportFiles).bucket)
 
 
 def export_service() -> ExportService:
@@ -642,6 +651,48 @@ def export_service() -> ExportService:
         queue=SqsExportQueue(client("sqs"), settings(ExportQueue).url),
         files=export_files(),
         events=event_store(),
+        audit=audit_store(),
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def suppression_service() -> SuppressionService:
+    from postline.suppressions.service import SuppressionService
+
+    return SuppressionService(
+        store=suppressions(), window=counter_store(), audit=audit_store(), ids=ids(), clock=_clock
+    )
+
+
+def suppression_import_service() -> SuppressionImportService:
+    from postline.suppressions.import_files import S3ImportFiles
+    from postline.suppressions.import_service import SuppressionImportService
+    from postline.suppressions.import_store import DynamoSuppressionImports
+    from postline.suppressions.job_queue import SqsSuppressionJobQueue
+
+    return SuppressionImportService(
+        jobs=DynamoSuppressionImports(client("dynamodb"), settings(Jobs).table),
+        files=S3ImportFiles(presigning_s3(), settings(ExportFiles).bucket),
+        queue=SqsSuppressionJobQueue(client("sqs"), settings(SuppressionJobQueue).url),
+        store=suppressions(),
+        window=counter_store(),
+        audit=audit_store(),
+        ids=ids(),
+        clock=_clock,
+    )
+
+
+def suppression_export_service() -> SuppressionExportService:
+    from postline.suppressions.export_service import SuppressionExportService
+    from postline.suppressions.export_store import DynamoSuppressionExports
+    from postline.suppressions.job_queue import SqsSuppressionJobQueue
+
+    return SuppressionExportService(
+        jobs=DynamoSuppressionExports(client("dynamodb"), settings(Jobs).table),
+        queue=SqsSuppressionJobQueue(client("sqs"), settings(SuppressionJobQueue).url),
+        files=export_files(),
+        store=suppressions(),
         audit=audit_store(),
         ids=ids(),
         clock=_clock,

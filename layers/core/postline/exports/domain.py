@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Self
 
 from pydantic import BaseModel
 
@@ -37,14 +38,13 @@ class ExportStatus(StrEnum):
 RUNNING = frozenset({ExportStatus.PENDING, ExportStatus.PROCESSING})
 
 
-class ExportJob(BaseModel):
-    """The stored job. `attempt` counts claims: only the current attempt may finish the job."""
+class FileExportJob(BaseModel):
+    """A job that writes one CSV file for download (event and suppression exports). `attempt` counts
+    claims: only the current attempt may finish the job."""
 
     id: str
     account_id: str
     status: ExportStatus
-    filters: EventFilters
-    fingerprint: str  # of the account and the requested filters: equivalent running jobs are one
     filename: str
     row_count: int | None = None
     error_message: str | None = None
@@ -53,7 +53,7 @@ class ExportJob(BaseModel):
     completed_at: datetime | None = None
     expires_at: datetime | None = None
 
-    def completed(self, row_count: int, now: datetime) -> ExportJob:
+    def completed(self, row_count: int, now: datetime) -> Self:
         return self.model_copy(
             update={
                 "status": ExportStatus.COMPLETED,
@@ -63,11 +63,18 @@ class ExportJob(BaseModel):
             }
         )
 
-    def failed(self, message: str, now: datetime) -> ExportJob:
+    def failed(self, message: str, now: datetime) -> Self:
         return self.model_copy(update={"status": ExportStatus.FAILED, "error_message": message, "completed_at": now})
 
     def expired(self, now: datetime) -> bool:
         return self.expires_at is not None and now >= self.expires_at
+
+
+class ExportJob(FileExportJob):
+    """The stored event export job."""
+
+    filters: EventFilters
+    fingerprint: str  # of the account and the requested filters: equivalent running jobs are one
 
     @property
     def window(self) -> Window:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from postline.exports.domain import ExportJob, ExportMessage
+from postline.exports.domain import ExportJob, ExportMessage, FileExportJob
 
 PART_SIZE = 8 * 1024 * 1024  # S3 wants at least 5 MiB for every part but the last
 MAX_PARTS = 10_000  # S3's limit: 80 GB at 8 MiB, far above 1,000,000 rows
@@ -66,7 +66,7 @@ class S3ExportFiles:
         self._bucket = bucket
         self._part_size = part_size
 
-    def upload(self, job: ExportJob) -> S3Upload:
+    def upload(self, job: FileExportJob) -> S3Upload:
         """A new upload of the job's file, after aborting any an earlier attempt left behind."""
         key = export_key(job.account_id, job.id)
         leftovers = self._s3.list_multipart_uploads(Bucket=self._bucket, Prefix=key).get("Uploads", [])
@@ -75,7 +75,7 @@ class S3ExportFiles:
                 self._s3.abort_multipart_upload(Bucket=self._bucket, Key=key, UploadId=upload["UploadId"])
         return S3Upload(self._s3, self._bucket, key, self._part_size)
 
-    def download_url(self, job: ExportJob, expires_in: int) -> str:
+    def download_url(self, job: FileExportJob, expires_in: int) -> str:
         url: str = self._s3.generate_presigned_url(
             "get_object",
             Params={

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from postline.events.query import EventFilters
-from postline.exports.domain import ExportJob, ExportStatus
+from postline.exports.domain import ExportStatus, FileExportJob
 from postline.shared.errors import ValidationFailed
 from postline.shared.times import UtcDatetime
 
@@ -54,7 +54,7 @@ class ExportJobView(BaseModel):
     expires_at: datetime | None = Field(description="When the file is deleted: 7 days after completion.")
 
 
-def export_view(job: ExportJob, now: datetime, download_url: str | None) -> ExportJobView:
+def export_view(job: FileExportJob, now: datetime, download_url: str | None) -> ExportJobView:
     expired = job.status is ExportStatus.COMPLETED and job.expired(now)
     return ExportJobView(
         id=job.id,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from postline.exports.domain import ExportJob
+from postline.exports.domain import ExportJob, FileExportJob
 
 
 class ExportJobs(Protocol):
@@ -44,11 +44,11 @@ class ExportUpload(Protocol):
 
 
 class ExportFiles(Protocol):
-    def upload(self, job: ExportJob) -> ExportUpload:
+    def upload(self, job: FileExportJob) -> ExportUpload:
         """Starts writing the job's one file, discarding what an earlier attempt left unfinished."""
         ...
 
-    def download_url(self, job: ExportJob, expires_in: int) -> str: ...
+    def download_url(self, job: FileExportJob, expires_in: int) -> str: ...
 
 
 class ExportQueue(Protocol):

@@ -35,6 +35,11 @@ DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DN
 VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, activity, DNS, SMTP, RDAP
 VERIFY_BULK_WRITE = "verify-bulk:write"  # start bulk jobs: jobs table, their queue, credits (test jobs' results)
 VERIFY_BULK_READ = "verify-bulk:read"  # read bulk jobs and their results
+SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
+SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
+SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it
+SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job (deduped by list), queue it
+SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, presign export files
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,28 @@ ROUTES: tuple[Route, ...] = (
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
           policies=(VERIFY_BULK_READ,)),
+    Route("ListSuppressions", "GET",   "/v3/suppressions",        "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_READ,)),
+    Route("CreateSuppression", "POST", "/v3/suppressions",        "suppressions", Access.WRITE, "suppression.created",
+          policies=(SUPPRESSIONS_WRITE, W)),
+    Route("BulkAddSuppressions", "POST", "/v3/suppressions/bulk", "suppressions", Access.WRITE,
+          "suppressions.bulk_added", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
+    Route("BulkDeleteSuppressions", "DELETE", "/v3/suppressions/bulk", "suppressions", Access.WRITE,
+          "suppressions.bulk_deleted", memory=1024, timeout=29, policies=(SUPPRESSIONS_WRITE, W)),
+    Route("ImportSuppressions", "POST", "/v3/suppressions/import", "suppressions", Access.WRITE,
+          "suppressions.imported", memory=512, timeout=29, policies=(SUPPRESSIONS_WRITE, SUPPRESSIONS_IMPORT, W)),
+    Route("GetSuppressionImport", "GET", "/v3/suppressions/imports/{id}", "suppressions", Access.READ,
+          policies=(SUPPRESSION_JOBS_READ,)),
+    Route("ExportSuppressions", "POST", "/v3/suppressions/export", "suppressions", Access.WRITE,
+          "suppressions.exported", policies=(SUPPRESSIONS_EXPORT, W)),
+    Route("GetSuppressionExport", "GET", "/v3/suppressions/exports/{id}", "suppressions", Access.READ,
+          policies=(SUPPRESSION_JOBS_READ,)),
+    Route("GetSuppression",  "GET",    "/v3/suppressions/{id}",   "suppressions", Access.READ,
+          policies=(SUPPRESSIONS_READ,)),
+    Route("DeleteSuppression", "DELETE", "/v3/suppressions/{id}", "suppressions", Access.WRITE, "suppression.deleted",
+          policies=(SUPPRESSIONS_WRITE, W)),
+    Route("DeleteSuppressionByAddress", "DELETE", "/v3/suppressions/{type}/{email}", "suppressions", Access.WRITE,
+          "suppression.deleted", policies=(SUPPRESSIONS_WRITE, W)),
 )
 # fmt: on
 

@@ -76,11 +76,20 @@ def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
 
     Returns the number of BatchWriteItem calls made.
     """
+    return _batch_requests(client, [(table, {"PutRequest": {"Item": item}}) for table, item in puts])
+
+
+def batch_delete(client: Any, deletes: list[tuple[str, dict[str, Any]]]) -> int:
+    """Deletes (table, key) pairs 25 to a call, as batch_write puts; returns the calls made."""
+    return _batch_requests(client, [(table, {"DeleteRequest": {"Key": item_key}}) for table, item_key in deletes])
+
+
+def _batch_requests(client: Any, requests: list[tuple[str, dict[str, Any]]]) -> int:
     calls = 0
-    for start in range(0, len(puts), _BATCH_WRITE_LIMIT):
+    for start in range(0, len(requests), _BATCH_WRITE_LIMIT):
         pending: dict[str, list[dict[str, Any]]] = {}
-        for table, item in puts[start : start + _BATCH_WRITE_LIMIT]:
-            pending.setdefault(table, []).append({"PutRequest": {"Item": item}})
+        for table, request in requests[start : start + _BATCH_WRITE_LIMIT]:
+            pending.setdefault(table, []).append(request)
         for attempt in range(8):
             calls += 1
             pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}

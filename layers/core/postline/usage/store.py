@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import cancellation_codes, from_attrs, key
+from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
 from postline.usage.quota import EmailLimits
 
 
@@ -40,6 +40,30 @@ class DynamoCounterStore:
             ProjectionExpression="requests",
         )
         return int(from_attrs(response.get("Item") or {}).get("requests", 0))
+
+    def count_bulk_call(self, account_id: str, window_start: int, *, expires_at: int) -> int:
+        """The suppressions bulk routes' own window (bulk add, bulk delete, import): one more call."""
+        return self._count(f"SUP_BULK#{account_id}", window_start, expires_at)
+
+    def take_bulk_entries(self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int) -> bool:
+        """`count` more entries in the same window's item, unless that passes `limit` (then nothing)."""
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(f"SUP_BULK#{account_id}", str(window_start)),
+                UpdateExpression="ADD entries :n SET expires_at = if_not_exists(expires_at, :ttl)",
+                ConditionExpression="attribute_not_exists(entries) OR entries <= :room",
+                ExpressionAttributeValues={
+                    ":n": {"N": str(count)},
+                    ":room": {"N": str(limit - count)},
+                    ":ttl": {"N": str(expires_at)},
+                },
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return False
+            raise
+        return True
 
     def _count(self, pk: str, window_start: int, expires_at: int) -> int:
         response = self._db.update_item(

@@ -1,0 +1,146 @@
+"""Suppression exports: POST /v3/suppressions/export, GET /v3/suppressions/exports/{id}, and the worker.
+
+As the event export (exports/service.py) does: equivalent running exports (same list) are one job; the
+worker claims it under a lease, streams the entries (a page of the index at a time) into the job's one
+S3 key as a multipart upload that appears only when complete, and only the attempt holding the job
+may mark it completed or failed. The download URL is presigned on each GET, never past the file's
+7 days.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from contextlib import suppress
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from postline.audit.domain import audit_entry
+from postline.audit.ports import AuditStore
+from postline.auth.identity import Principal
+from postline.exports.domain import ExportStatus
+from postline.exports.models import ExportJobView, export_view
+from postline.exports.ports import ExportFiles, ExportUpload
+from postline.shared.errors import NotFound
+from postline.shared.ports import Clock, IdFactory
+from postline.suppressions.exports import CSV_HEADER, RUNNING, SuppressionExport, csv_row, new_suppression_export
+from postline.suppressions.models import SuppressionExportAccepted, SuppressionExportRequest
+from postline.suppressions.ports import SuppressionStore
+
+LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
+MAX_ATTEMPTS = 3
+DOWNLOAD_URL_SECONDS = 3600
+_FLUSH_CHARS = 64 * 1024
+GAVE_UP = "The export could not be completed; start it again."
+
+
+class ExportJobs(Protocol):
+    def create_or_find(self, job: SuppressionExport, now: datetime) -> SuppressionExport: ...
+
+    def get(self, account_id: str, export_id: str) -> SuppressionExport | None: ...
+
+    def claim(self, job: SuppressionExport, now: datetime, lease: timedelta) -> SuppressionExport | None: ...
+
+    def release(self, job: SuppressionExport) -> None: ...
+
+    def finish(self, job: SuppressionExport) -> bool: ...
+
+
+class ExportQueue(Protocol):
+    def enqueue(self, job: SuppressionExport) -> None: ...
+
+
+class ExportBusyError(Exception):
+    """Another attempt holds the job's lease: the message is retried after its visibility timeout."""
+
+
+class SuppressionExportService:
+    def __init__(
+        self,
+        *,
+        jobs: ExportJobs,
+        queue: ExportQueue,
+        files: ExportFiles,
+        store: SuppressionStore,
+        audit: AuditStore,
+        ids: IdFactory,
+        clock: Clock,
+    ) -> None:
+        self._jobs = jobs
+        self._queue = queue
+        self._files = files
+        self._store = store
+        self._audit = audit
+        self._ids = ids
+        self._clock = clock
+
+    def start(self, principal: Principal, request: SuppressionExportRequest) -> SuppressionExportAccepted:
+        now = self._clock.now()
+        account_id = principal.account.id
+        job = new_suppression_export(self._ids.new_id(), account_id, request.type, now)
+        running = self._jobs.create_or_find(job, now)
+        if running.status is ExportStatus.PENDING:
+            self._queue.enqueue(running)  # again, in case its message was lost: a repeat is a no-op
+        self._audit.record(
+            audit_entry(
+                entry_id=self._ids.new_id(),
+                account_id=account_id,
+                actor=principal.actor(),
+                action="suppressions.exported",
+                target=running.id,
+                details=request.type.value if request.type else "all lists",
+                now=now,
+            )
+        )
+        return SuppressionExportAccepted(export_id=running.id, status=running.status)
+
+    def get(self, principal: Principal, export_id: str) -> ExportJobView:
+        job = self._jobs.get(principal.account.id, export_id)
+        if job is None:
+            raise NotFound(f"No suppression export {export_id} in this account.")
+        now = self._clock.now()
+        url = None
+        if job.status is ExportStatus.COMPLETED and job.expires_at is not None and not job.expired(now):
+            lifetime = min(DOWNLOAD_URL_SECONDS, int((job.expires_at - now).total_seconds()))
+            url = self._files.download_url(job, max(lifetime, 1))
+        return export_view(job, now, url)
+
+    def run(self, account_id: str, export_id: str, *, receive_count: int) -> None:
+        """Writes the job's file. Raises to have the message retried (up to MAX_ATTEMPTS deliveries)."""
+        job = self._jobs.get(account_id, export_id)
+        if job is None or job.status not in RUNNING:
+            return
+        claimed = self._jobs.claim(job, self._clock.now(), LEASE)
+        if claimed is None:
+            raise ExportBusyError(f"suppression export {export_id} is being written by another attempt")
+        if receive_count > MAX_ATTEMPTS:
+            self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
+            return
+        upload = self._files.upload(claimed)
+        try:
+            rows = self._write(claimed, upload)
+            upload.complete()
+        except Exception:
+            with suppress(Exception):
+                upload.abort()
+            if receive_count >= MAX_ATTEMPTS:
+                self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
+                return
+            self._jobs.release(claimed)
+            raise
+        self._jobs.finish(claimed.completed(rows, self._clock.now()))
+
+    def _write(self, job: SuppressionExport, upload: ExportUpload) -> int:
+        text = io.StringIO()
+        writer = csv.writer(text)
+        writer.writerow(CSV_HEADER)
+        rows = 0
+        for entry in self._store.stream(job.account_id, job.type):
+            writer.writerow(csv_row(entry))
+            rows += 1
+            if text.tell() >= _FLUSH_CHARS:
+                upload.write(text.getvalue().encode())
+                text.seek(0)
+                text.truncate()
+        upload.write(text.getvalue().encode())
+        return rows
