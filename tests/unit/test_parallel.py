@@ -56,7 +56,11 @@ def test_the_first_failure_drops_the_tasks_not_started_and_waits_for_the_running
         raise Boom
 
     def later(index: int) -> Callable[[], None]:
-        return lambda: ran.append(index)
+        def task() -> None:  # takes a while: the failure is seen long before a worker could run them all
+            time.sleep(0.05)
+            ran.append(index)
+
+        return task
 
     with pytest.raises(Boom):
         run_each([slow, fail, *(later(i) for i in range(2, 40))], done.append, workers=2)
