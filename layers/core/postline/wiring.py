@@ -47,6 +47,7 @@ from postline.config import (
     Jobs,
     KeyPepper,
     Messages,
+    MetricsQuery,
     Notifications,
     Outbound,
     PublicUrl,
@@ -86,6 +87,8 @@ from postline.exports.store import DynamoExportJobs
 from postline.keys.hasher import PepperedHasher
 from postline.keys.service import KeyService
 from postline.keys.store import DynamoKeyStore
+from postline.metrics.service import MetricsService, RollupService
+from postline.metrics.store import DynamoRollups
 from postline.sending.domain import Message
 from postline.sending.idempotency import PowertoolsIdempotency
 from postline.sending.queue import SqsDispatchQueue
@@ -309,6 +312,19 @@ def key_service() -> KeyService:
 
 def audit_service() -> AuditService:
     return AuditService(audit=audit_store())
+
+
+@_built_once()
+def rollups() -> DynamoRollups:
+    return DynamoRollups(client("dynamodb"), settings(Counters).table)
+
+
+def rollup_service() -> RollupService:
+    return RollupService(stream=StreamRecords(), rollups=rollups(), clock=_clock)
+
+
+def metrics_service() -> MetricsService:
+    return MetricsService(rollups=rollups(), clock=_clock, budget_ms=settings(MetricsQuery).budget_ms)
 
 
 def usage_service() -> UsageService:

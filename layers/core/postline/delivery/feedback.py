@@ -81,6 +81,9 @@ class FeedbackService:
         message.status = message_status(list(message.recipients.values()))
         if state is RecipientState.DELIVERED and message.delivered_at is None:
             message.delivered_at = at
+        if event_type is EventType.DELIVERED:  # latency (metrics): acceptance to the MX's 250
+            started = message.send_at or message.created_at
+            data = {**data, "total_ms": max(0, int((at - started).total_seconds() * 1000))}
         event = message_event(
             message,
             event_type,

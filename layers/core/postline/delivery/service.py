@@ -297,7 +297,10 @@ class Dispatcher:
             return event(EventType.SENT, {"processing_ms": _millis(handed_at - started)})
 
         def delivered() -> Event:  # delivery latency: the hand-over to the recipient's MX's 250
-            return event(EventType.DELIVERED, {"delivery_ms": _millis(now - handed_at)})
+            started = message.send_at or message.created_at
+            return event(
+                EventType.DELIVERED, {"delivery_ms": _millis(now - handed_at), "total_ms": _millis(now - started)}
+            )
 
         events: list[Event]
         if outcome.kind is OutcomeKind.ACCEPTED:

@@ -108,8 +108,16 @@ class StreamRecords:
     """Reads the events table's stream (NEW_IMAGE records): the consumers' NewEvents port."""
 
     def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
+        return [event for _, _, event in self.positioned_events(records)]
+
+    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]:
+        """(events partition key, stream sequence number, event) of each new event, in stream order."""
         return [
-            event_of(record["dynamodb"]["NewImage"])
+            (
+                record["dynamodb"]["Keys"]["pk"]["S"],
+                record["dynamodb"]["SequenceNumber"],
+                event_of(record["dynamodb"]["NewImage"]),
+            )
             for record in records
             # The template's FilterCriteria passes inserted events only (not their tag items);
             # checked again here for where no filter applies.

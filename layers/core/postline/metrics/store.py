@@ -1,0 +1,213 @@
+"""Metrics roll-ups in the counters table.
+
+    MET#<account>#<mode>#<yyyy-mm-dd>  <series>#<hh>     counters and latency bins of one UTC hour,
+                                                         one attribute per quarter (`q2_sent`,
+                                                         `q2_d_412`), only the non-zero ones
+    MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once
+    MWM#<events table pk>              -                 `seq`: the last stream record of that
+                                                         events partition counted in the roll-ups
+
+A series is `all` or `<dimension>#<value>` (sending_domain#example.com, tag#invoice, ...). One
+partition per account, mode and UTC day keeps partitions bounded and maps a window to known keys.
+
+Exactly once under at-least-once delivery: every write of a batch goes in one transaction with
+the new watermark of each events partition it read, conditional on the watermark it started from.
+Stream records of one partition key arrive in order (on one shard, one batch at a time, whatever
+the ParallelizationFactor), so a record at or below its partition's watermark was counted: a
+replayed batch, a retry after a crash between the write and Lambda's checkpoint, or a re-batched
+redelivery skips exactly what the earlier run committed, and a concurrent run loses the condition
+and retries. A per-batch marker would not survive re-batching; per-event dedup items would cost a
+write per event and put every event of a hot account on the same counter items one by one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from postline.shared.dynamo import batch_get, from_attrs, key
+
+_PARALLEL = 8  # concurrent partition reads of one request
+WATERMARK_TTL_SECONDS = 3 * 24 * 3600  # longer than a stream keeps records (24 h)
+
+
+def rollup_pk(account_id: str, mode: str, day: str) -> str:
+    return f"MET#{account_id}#{mode}#{day}"
+
+
+def rollup_sk(series: str, hour: int) -> str:
+    return f"{series}#{hour:02d}"
+
+
+def pair_key(account_id: str, message_id: str, kind: str, recipient: str) -> tuple[str, str]:
+    return f"MUQ#{account_id}#{message_id}", f"{kind}#{recipient.lower()}"
+
+
+def watermark_pk(partition: str) -> str:
+    return f"MWM#{partition}"
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    account_id: str
+    mode: str
+    day: str
+    series: str
+    hour: int
+
+
+@dataclass
+class Chunk:
+    """One transaction: counter additions per item, first engagements, watermark moves."""
+
+    adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
+    expires: dict[ItemKey, int] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], int] = field(default_factory=dict)  # pair key -> its TTL
+    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+
+    @property
+    def actions(self) -> int:
+        return len(self.adds) + len(self.pairs) + len(self.watermarks)
+
+
+@dataclass(frozen=True)
+class RollupItem:
+    day: str
+    series: str
+    hour: int
+    values: dict[str, int]
+
+
+class DynamoRollups:
+    def __init__(self, client: Any, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def watermarks(self, partitions: list[str]) -> dict[str, str]:
+        keys = [key(watermark_pk(partition), "-") for partition in dict.fromkeys(partitions)]
+        found = batch_get(self._client, self._table, keys, projection="pk, seq")
+        return {item["pk"]["S"].removeprefix("MWM#"): item["seq"]["S"] for item in found}
+
+    def seen_pairs(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        keys = [key(pk, sk) for pk, sk in dict.fromkeys(pairs)]
+        found = batch_get(self._client, self._table, keys, projection="pk, sk")
+        return {(item["pk"]["S"], item["sk"]["S"]) for item in found}
+
+    def apply(self, chunk: Chunk, now_epoch: int) -> None:
+        """One transaction; raises (a TransactionCanceledException) when a condition failed."""
+        actions: list[dict[str, Any]] = []
+        for item_key, adds in chunk.adds.items():
+            names = list(adds)
+            values = {f":v{n}": {"N": str(adds[name])} for n, name in enumerate(names)}
+            clauses = ", ".join(f"{name} :v{n}" for n, name in enumerate(names))
+            values[":e"] = {"N": str(chunk.expires[item_key])}
+            actions.append(
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": key(
+                            rollup_pk(item_key.account_id, item_key.mode, item_key.day),
+                            rollup_sk(item_key.series, item_key.hour),
+                        ),
+                        "UpdateExpression": f"ADD {clauses} SET expires_at = :e",
+                        "ExpressionAttributeValues": values,
+                    }
+                }
+            )
+        for (pk, sk), expires in chunk.pairs.items():
+            actions.append(
+                {
+                    "Put": {
+                        "TableName": self._table,
+                        "Item": {**key(pk, sk), "expires_at": {"N": str(expires)}},
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                }
+            )
+        for partition, (old, new) in chunk.watermarks.items():
+            put: dict[str, Any] = {
+                "TableName": self._table,
+                "Item": {
+                    **key(watermark_pk(partition), "-"),
+                    "seq": {"S": new},
+                    "expires_at": {"N": str(now_epoch + WATERMARK_TTL_SECONDS)},
+                },
+            }
+            if old is None:
+                put["ConditionExpression"] = "attribute_not_exists(pk)"
+            else:
+                put["ConditionExpression"] = "seq = :old"
+                put["ExpressionAttributeValues"] = {":old": {"S": old}}
+            actions.append({"Put": put})
+        self._client.transact_write_items(TransactItems=actions)
+
+    def read(
+        self,
+        account_id: str,
+        mode: str,
+        days: list[str],
+        *,
+        series: str | None = None,
+        dimension: str | None = None,
+        budget_seconds: float,
+    ) -> list[RollupItem]:
+        """The hour items of `days`: one series (`series`), or every series of a dimension.
+        Raises TimeoutError past the budget."""
+        deadline = time.monotonic() + budget_seconds
+        if series is not None:
+            condition = "pk = :pk AND sk BETWEEN :low AND :high"
+            bounds = {":low": {"S": rollup_sk(series, 0)}, ":high": {"S": rollup_sk(series, 23)}}
+        else:
+            condition = "pk = :pk AND begins_with(sk, :prefix)"
+            bounds = {":prefix": {"S": f"{dimension}#"}}
+
+        def day_items(day: str) -> list[RollupItem]:
+            found: list[RollupItem] = []
+            request: dict[str, Any] = {
+                "TableName": self._table,
+                "KeyConditionExpression": condition,
+                "ExpressionAttributeValues": {":pk": {"S": rollup_pk(account_id, mode, day)}, **bounds},
+            }
+            while True:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the metrics query ran out of its time budget")
+                response = self._client.query(**request)
+                for attrs in response["Items"]:
+                    found.append(_item(day, attrs))
+                if "LastEvaluatedKey" not in response:
+                    return found
+                request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+        return _gather(day_items, days, deadline)
+
+
+def _item(day: str, attrs: dict[str, Any]) -> RollupItem:
+    plain = from_attrs(attrs)
+    series, _, hour = str(plain.pop("sk")).rpartition("#")
+    plain.pop("pk", None)
+    plain.pop("expires_at", None)
+    return RollupItem(day, series, int(hour), {name: int(value) for name, value in plain.items()})
+
+
+def _gather(read: Callable[[str], list[RollupItem]], days: list[str], deadline: float) -> list[RollupItem]:
+    if len(days) <= 1:
+        return [item for day in days for item in read(day)]
+    with ThreadPoolExecutor(max_workers=min(_PARALLEL, len(days))) as pool:
+        futures = [pool.submit(read, day) for day in days]
+        out: list[RollupItem] = []
+        for future in futures:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                for pending in futures:
+                    pending.cancel()
+                raise TimeoutError("the metrics query ran out of its time budget")
+            try:
+                out += future.result(timeout=remaining)
+            except TimeoutError:
+                for pending in futures:
+                    pending.cancel()
+                raise
+        return out
