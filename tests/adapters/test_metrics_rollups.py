@@ -20,8 +20,9 @@ from postline.events.domain import Event, EventType
 from postline.events.store import DynamoEventStore, StreamRecords
 from postline.keys.domain import Environment, Scope
 from postline.metrics.domain import Dimension, Resolution
+from postline.metrics.ports import Chunk
 from postline.metrics.service import MetricsService, RollupService
-from postline.metrics.store import Chunk, DynamoRollups
+from postline.metrics.store import DynamoRollups
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock

@@ -108,7 +108,7 @@ class StreamRecords:
     """Reads the events table's stream (NEW_IMAGE records): the consumers' NewEvents port."""
 
     def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
-        return [event for _, _, event in self.positioned_events(records)]
+        return [event_of(record["dynamodb"]["NewImage"]) for record in _inserted_events(records)]
 
     def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]:
         """(events partition key, stream sequence number, event) of each new event, in stream order."""
@@ -118,11 +118,18 @@ class StreamRecords:
                 record["dynamodb"]["SequenceNumber"],
                 event_of(record["dynamodb"]["NewImage"]),
             )
-            for record in records
-            # The template's FilterCriteria passes inserted events only (not their tag items);
-            # checked again here for where no filter applies.
-            if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
+            for record in _inserted_events(records)
         ]
+
+
+def _inserted_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The template's FilterCriteria passes inserted events only (not their tag items); checked
+    # again here for where no filter applies.
+    return [
+        record
+        for record in records
+        if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
+    ]
 
 
 @dataclass

@@ -2,10 +2,46 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from postline.events.domain import Event
-from postline.metrics.store import Chunk, RollupItem
+
+# A message+recipient's first open ("open") or click ("click"): (account, message, kind, recipient).
+Pair = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    """One roll-up item: an account's series in one UTC hour, for one mode (live or test)."""
+
+    account_id: str
+    mode: str
+    day: str
+    series: str
+    hour: int
+
+
+@dataclass
+class Chunk:
+    """One transaction: counter additions per item, first engagements, watermark moves."""
+
+    adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
+    expires: dict[ItemKey, int] = field(default_factory=dict)
+    pairs: dict[Pair, int] = field(default_factory=dict)  # pair -> its TTL
+    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+
+    @property
+    def actions(self) -> int:
+        return len(self.adds) + len(self.pairs) + len(self.watermarks)
+
+
+@dataclass(frozen=True)
+class RollupItem:
+    day: str
+    series: str
+    hour: int
+    values: dict[str, int]
 
 
 class PositionedEvents(Protocol):
@@ -17,7 +53,7 @@ class PositionedEvents(Protocol):
 class Rollups(Protocol):
     def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
 
-    def seen_pairs(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]: ...
+    def seen_pairs(self, pairs: list[Pair]) -> set[Pair]: ...
 
     def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
 

@@ -53,9 +53,8 @@ from postline.metrics.models import (
     Period,
     TrendPoint,
 )
-from postline.metrics.ports import PositionedEvents, Rollups
+from postline.metrics.ports import Chunk, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
 from postline.metrics.sketches import bin_of, percentiles
-from postline.metrics.store import Chunk, ItemKey, RollupItem, pair_key
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from postline.shared.ports import Clock
 
@@ -90,20 +89,18 @@ class RollupService:
         fresh = [(p, seq, event) for p, seq, event in positioned if seq > (marks.get(p) or "")]
         plans = [(p, seq, event, contribution(event)) for p, seq, event in fresh]
         wanted = [
-            pair_key(event.account_id, event.message_id, plan.unique, event.recipient or "")
-            for _, _, event, plan in plans
-            if plan is not None and plan.unique is not None
+            _pair(event, plan.unique) for _, _, event, plan in plans if plan is not None and plan.unique is not None
         ]
         seen = self._rollups.seen_pairs(wanted) if wanted else set()
         now_epoch = int(self._clock.now().timestamp())
         chunk, counted = Chunk(), 0
         for partition, seq, event, plan in plans:
             adds: dict[ItemKey, dict[str, int]] = {}
-            pair: tuple[str, str] | None = None
+            pair: Pair | None = None
             if plan is not None:
                 counters = dict(plan.counters)
                 if plan.unique is not None:
-                    candidate = pair_key(event.account_id, event.message_id, plan.unique, event.recipient or "")
+                    candidate = _pair(event, plan.unique)
                     if candidate not in seen and candidate not in chunk.pairs:
                         pair = candidate
                         counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
@@ -132,6 +129,10 @@ class RollupService:
             marks[partition] = new
 
 
+def _pair(event: Event, kind: str) -> Pair:
+    return event.account_id, event.message_id, kind, (event.recipient or "").lower()
+
+
 def _additions(
     event: Event, counters: dict[Counter, int], latencies: dict[Latency, float], series: tuple[str, ...]
 ) -> dict[ItemKey, dict[str, int]]:
@@ -147,7 +148,7 @@ def _additions(
     return out
 
 
-def _fits(chunk: Chunk, adds: dict[ItemKey, dict[str, int]], pair: tuple[str, str] | None, partition: str) -> bool:
+def _fits(chunk: Chunk, adds: dict[ItemKey, dict[str, int]], pair: Pair | None, partition: str) -> bool:
     new_items = sum(1 for item_key in adds if item_key not in chunk.adds)
     actions = chunk.actions + new_items + (pair is not None) + (partition not in chunk.watermarks)
     if actions > MAX_ACTIONS:

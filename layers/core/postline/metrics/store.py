@@ -25,9 +25,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
+from postline.metrics.ports import Chunk, Pair, RollupItem
 from postline.shared.dynamo import batch_get, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
@@ -42,43 +42,13 @@ def rollup_sk(series: str, hour: int) -> str:
     return f"{series}#{hour:02d}"
 
 
-def pair_key(account_id: str, message_id: str, kind: str, recipient: str) -> tuple[str, str]:
+def pair_key(pair: Pair) -> tuple[str, str]:
+    account_id, message_id, kind, recipient = pair
     return f"MUQ#{account_id}#{message_id}", f"{kind}#{recipient.lower()}"
 
 
 def watermark_pk(partition: str) -> str:
     return f"MWM#{partition}"
-
-
-@dataclass(frozen=True)
-class ItemKey:
-    account_id: str
-    mode: str
-    day: str
-    series: str
-    hour: int
-
-
-@dataclass
-class Chunk:
-    """One transaction: counter additions per item, first engagements, watermark moves."""
-
-    adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
-    expires: dict[ItemKey, int] = field(default_factory=dict)
-    pairs: dict[tuple[str, str], int] = field(default_factory=dict)  # pair key -> its TTL
-    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
-
-    @property
-    def actions(self) -> int:
-        return len(self.adds) + len(self.pairs) + len(self.watermarks)
-
-
-@dataclass(frozen=True)
-class RollupItem:
-    day: str
-    series: str
-    hour: int
-    values: dict[str, int]
 
 
 class DynamoRollups:
@@ -91,10 +61,10 @@ class DynamoRollups:
         found = batch_get(self._client, self._table, keys, projection="pk, seq")
         return {item["pk"]["S"].removeprefix("MWM#"): item["seq"]["S"] for item in found}
 
-    def seen_pairs(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-        keys = [key(pk, sk) for pk, sk in dict.fromkeys(pairs)]
-        found = batch_get(self._client, self._table, keys, projection="pk, sk")
-        return {(item["pk"]["S"], item["sk"]["S"]) for item in found}
+    def seen_pairs(self, pairs: list[Pair]) -> set[Pair]:
+        by_key = {pair_key(pair): pair for pair in pairs}
+        found = batch_get(self._client, self._table, [key(pk, sk) for pk, sk in by_key], projection="pk, sk")
+        return {by_key[(item["pk"]["S"], item["sk"]["S"])] for item in found}
 
     def apply(self, chunk: Chunk, now_epoch: int) -> None:
         """One transaction; raises (a TransactionCanceledException) when a condition failed."""
@@ -117,7 +87,8 @@ class DynamoRollups:
                     }
                 }
             )
-        for (pk, sk), expires in chunk.pairs.items():
+        for pair, expires in chunk.pairs.items():
+            pk, sk = pair_key(pair)
             actions.append(
                 {
                     "Put": {
