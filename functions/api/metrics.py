@@ -35,7 +35,10 @@ Domain = Annotated[str | None, Query(max_length=253, description="Only messages 
     summary="Delivery, engagement and latency over a window",
     description=WINDOW,
     tags=["Metrics"],
-    responses={503: QUERY_TIMEOUT},
+    responses={
+        200: {"description": "The window's figures.", "content": {"application/json": {"model": MetricsSummary}}},
+        503: QUERY_TIMEOUT,
+    },
 )
 def metrics_summary(
     since: Since = None,
@@ -57,7 +60,10 @@ def metrics_summary(
     summary="Counts per hour, day, week or month",
     description=f"{WINDOW} Every bucket of the window is listed (gap-filled) in `data`; groups omit idle buckets.",
     tags=["Metrics"],
-    responses={503: QUERY_TIMEOUT},
+    responses={
+        200: {"description": "The window's buckets.", "content": {"application/json": {"model": MetricsTimeseries}}},
+        503: QUERY_TIMEOUT,
+    },
 )
 def metrics_timeseries(
     since: Since = None,
@@ -85,7 +91,10 @@ def metrics_timeseries(
     summary="Counts and rates per value of a dimension",
     description=WINDOW,
     tags=["Metrics"],
-    responses={503: QUERY_TIMEOUT},
+    responses={
+        200: {"description": "The dimension's rows.", "content": {"application/json": {"model": MetricsBreakdown}}},
+        503: QUERY_TIMEOUT,
+    },
 )
 def metrics_breakdown(
     dimension: Annotated[Dimension, Query(description="What to break the counts down by.")],
