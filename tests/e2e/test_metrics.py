@@ -153,6 +153,10 @@ def test_timeseries_and_breakdown_add_up_in_other_zones(traffic: tuple[Api, str,
         "/v3/metrics/breakdown", params={"since": since, "until": until, "dimension": "mailbox_provider", "limit": 1}
     ).json()
     assert providers["total"] >= 3 and len(providers["data"]) == 1 and providers["data"][0]["trend"] is None
+    clients = api.get(
+        "/v3/metrics/breakdown", params={"since": since, "until": until, "dimension": "client", "sort": "opened"}
+    ).json()
+    assert [(row["key"], row["opened"], row["unique_opens"]) for row in clients["data"]] == [("Safari", 4, 2)]
 
 
 def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str]) -> None:

@@ -28,6 +28,7 @@ from postline.metrics.domain import (
     sketch_attribute,
     utc_days,
 )
+from postline.metrics.origins import client_of, country_of
 from postline.metrics.service import window_of
 from postline.metrics.sketches import bin_of, percentiles
 from postline.shared.errors import ValidationFailed
@@ -222,3 +223,14 @@ def test_sketch_bins_merge_into_percentiles_within_one_percent() -> None:
         assert found is not None and abs(found - exact) <= 0.011 * exact + 1
     assert percentiles({}) == [None, None, None]
     assert percentiles({"z": 3}) == [0, 0, 0]
+
+
+def test_opens_and_clicks_count_by_country_and_client_from_offline_data() -> None:
+    assert country_of("8.8.8.8") == "US" and country_of("2001:4860:4860::8888") == "US"
+    assert country_of("127.0.0.1") is None and country_of("not an address") is None and country_of(None) is None
+    safari = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) " + (
+        "Version/17.5 Safari/605.1.15"
+    )
+    assert client_of(safari) == "Safari" and client_of("") is None
+    opened = contribution(_event(EventType.OPENED, user_agent=safari), country="US", client="Safari")
+    assert opened is not None and {"country#US", "client#Safari"} <= set(opened.series)

@@ -177,8 +177,9 @@ class Contribution:
     unique: str | None = None  # "open"/"click": counts once per message+recipient (unique_opens/clicks)
 
 
-def contribution(event: Event) -> Contribution | None:
-    """None for events the metrics do not count (queued, duplicate, bots' opens and clicks)."""
+def contribution(event: Event, *, country: str | None = None, client: str | None = None) -> Contribution | None:
+    """None for events the metrics do not count (queued, duplicate, bots' opens and clicks).
+    `country` and `client`: where an open or click came from (metrics/origins.py)."""
     counters: dict[Counter, int] = {}
     unique = None
     if event.type in _SIMPLE:
@@ -202,10 +203,10 @@ def contribution(event: Event) -> Contribution | None:
         value = event.data.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
             latencies[kind] = float(value)
-    return Contribution(counters, latencies, tuple(series_of(event)), unique)
+    return Contribution(counters, latencies, tuple(series_of(event, country=country, client=client)), unique)
 
 
-def series_of(event: Event) -> Iterator[str]:
+def series_of(event: Event, *, country: str | None = None, client: str | None = None) -> Iterator[str]:
     yield ALL
     if event.sending_domain:
         yield series_key(Dimension.SENDING_DOMAIN, event.sending_domain.lower())
@@ -221,10 +222,10 @@ def series_of(event: Event) -> Iterator[str]:
         yield series_key(Dimension.BOUNCE_CODE, str(event.data.get("bounce_code") or NO_CODE))
     if event.type is EventType.COMPLAINED:
         yield series_key(Dimension.COMPLAINT_TYPE, str(event.data.get("complaint_type") or "unknown"))
-    for dimension in (Dimension.COUNTRY, Dimension.CLIENT):
-        value = event.data.get(dimension.value)
-        if value:
-            yield series_key(dimension, str(value))
+    if country:
+        yield series_key(Dimension.COUNTRY, country)
+    if client:
+        yield series_key(Dimension.CLIENT, client)
 
 
 def counter_attribute(quarter: int, counter: Counter) -> str:

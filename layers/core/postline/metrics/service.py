@@ -9,7 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from postline.auth.identity import Principal
-from postline.events.domain import Event
+from postline.events.domain import Event, EventType
 from postline.metrics.domain import (
     ALL,
     BOUNCE_CODE_LABELS,
@@ -53,6 +53,7 @@ from postline.metrics.models import (
     Period,
     TrendPoint,
 )
+from postline.metrics.origins import client_of, country_of
 from postline.metrics.ports import Chunk, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
 from postline.metrics.sketches import bin_of, percentiles
 from postline.shared.errors import QueryTimeout, ValidationFailed
@@ -87,7 +88,7 @@ class RollupService:
             return 0
         marks: dict[str, str | None] = dict(self._rollups.watermarks([p for p, _, _ in positioned]))
         fresh = [(p, seq, event) for p, seq, event in positioned if seq > (marks.get(p) or "")]
-        plans = [(p, seq, event, contribution(event)) for p, seq, event in fresh]
+        plans = [(p, seq, event, contribution(event, **_origin(event))) for p, seq, event in fresh]
         wanted = [
             _pair(event, plan.unique) for _, _, event, plan in plans if plan is not None and plan.unique is not None
         ]
@@ -127,6 +128,13 @@ class RollupService:
         self._rollups.apply(chunk, now_epoch)
         for partition, (_, new) in chunk.watermarks.items():
             marks[partition] = new
+
+
+def _origin(event: Event) -> dict[str, str | None]:
+    """Country and client of an open or click (the others have none)."""
+    if event.type not in (EventType.OPENED, EventType.CLICKED):
+        return {}
+    return {"country": country_of(event.data.get("ip")), "client": client_of(event.data.get("user_agent"))}
 
 
 def _pair(event: Event, kind: str) -> Pair:
