@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter as Tally
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -347,3 +347,33 @@ def test_compare_and_the_window_rules(
     with pytest.raises(QueryTimeout) as timeout:
         _summary(slow, principal, NOW - timedelta(days=366), NOW)
     assert timeout.value.retry_after and timeout.value.status == 503
+
+
+def test_a_backfill_rebuilds_closed_days_exactly_and_can_run_again(
+    stack: InProcessStack, stream: Stream, rollups: DynamoRollups, metrics: MetricsService
+) -> None:
+    """A stack deployed before the roll-ups: the events are stored, the stream never counted them
+    (or counted part of a day). The backfill gives what the stream would have, and a rerun changes
+    nothing; a day the stream may still deliver is refused."""
+    principal = _principal()
+    start = NOW - timedelta(days=4, hours=1)  # 2026-03-06 11:00 UTC to 2026-03-07 ~13:00
+    events = _day_of_traffic(principal.account.id, start)
+    records = _write(stack, stream, events)
+    store = DynamoEventStore(stack.client("dynamodb"), stack.env["EVENTS_TABLE"])
+    service = RollupService(stream=StreamRecords(), rollups=rollups, clock=FixedClock(NOW))
+    service.consume(records[: len(records) // 3])  # the stream had counted a part of the first day
+    since, until = NOW - timedelta(days=7), NOW
+    days = [date(2026, 3, 6), date(2026, 3, 7)]
+    counted = [service.rebuild_day(principal.account.id, day, store) for day in days]
+    assert sum(counted) == sum(1 for e in events if e.type is not EventType.QUEUED and e.data.get("user_agent") != BOT)
+    expected = _recount(events, since, until)
+    first = _summary(metrics, principal, since, until)
+    assert (first.delivery.sent, first.delivery.bounced, first.engagement.opens, first.engagement.unique_opens) == (
+        expected["sent"], expected["bounced"], expected["opened"], expected["unique_opens"]
+    )  # fmt: skip
+    assert first.engagement.unique_clicks == expected["unique_clicks"]
+    for day in days:  # again: the same items
+        service.rebuild_day(principal.account.id, day, store)
+    assert _summary(metrics, principal, since, until) == first
+    with pytest.raises(ValidationFailed):
+        service.rebuild_day(principal.account.id, date(2026, 3, 9), store)

@@ -6,7 +6,7 @@ a recount of the raw events from GET /v3/events; a replayed stream changes nothi
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -27,7 +27,7 @@ from tests.e2e.sending_support import (
     simulator,
     unverified_sender,
 )
-from tests.e2e.support import Api, assert_error
+from tests.e2e.support import Api, assert_error, make_account, run_cli
 from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
@@ -196,3 +196,15 @@ def test_the_window_rules_and_the_time_budget(traffic: tuple[Api, str, str], mon
         wiring.reset()
     assert_error(response, 503, "query_timeout")
     assert int(response.headers["Retry-After"]) > 0
+
+
+def test_the_backfill_command_rebuilds_closed_days_only(runtime: Any) -> None:
+    account = make_account()
+    old = f"{datetime.now(UTC).date() - timedelta(days=3)}"
+    done = run_cli(runtime, "metrics", "backfill", account.id, "--since", old, "--until", old)
+    assert done == {"account_id": account.id, "events_counted": {old: 0}}
+    today = f"{datetime.now(UTC).date()}"
+    refused = run_cli(
+        runtime, "metrics", "backfill", account.id, "--since", today, "--until", today, expect_success=False
+    )
+    assert refused.returncode == 1 and "validation_error" in refused.stderr

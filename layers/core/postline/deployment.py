@@ -115,6 +115,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
+    "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 

@@ -224,6 +224,20 @@ class DynamoEventStore:
             for item in page["Items"]
         ]
 
+    def day_events(self, account_id: str, day: str) -> list[Event]:
+        """Every event of one account and UTC day (yyyy-mm-dd), oldest first (metrics backfill)."""
+        paginator = self._db.get_paginator("query")
+        return [
+            event_of(item)
+            for page in paginator.paginate(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": event_pk(account_id, day)}},
+                ConsistentRead=True,
+            )
+            for item in page["Items"]
+        ]
+
     def put(self, events: list[Event]) -> None:
         batch_write(self._db, [(self._table, item) for event in events for item in event_items(event)])
 

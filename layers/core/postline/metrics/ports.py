@@ -28,7 +28,7 @@ class Chunk:
 
     adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
     expires: dict[ItemKey, int] = field(default_factory=dict)
-    pairs: dict[Pair, int] = field(default_factory=dict)  # pair -> its TTL
+    pairs: dict[Pair, tuple[str, int]] = field(default_factory=dict)  # pair -> (the event it counted, TTL)
     watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
 
     @property
@@ -44,6 +44,10 @@ class RollupItem:
     values: dict[str, int]
 
 
+class DayEvents(Protocol):
+    def day_events(self, account_id: str, day: str) -> list[Event]: ...
+
+
 class PositionedEvents(Protocol):
     def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]:
         """(events partition key, sequence number, event) of each new event of a stream batch."""
@@ -54,6 +58,18 @@ class Rollups(Protocol):
     def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
 
     def seen_pairs(self, pairs: list[Pair]) -> set[Pair]: ...
+
+    def pair_events(self, pairs: list[Pair]) -> dict[Pair, str]:
+        """The event each pair's marker says was counted (markers written before a backfill)."""
+        ...
+
+    def replace_day(
+        self, account_id: str, day: str, items: dict[ItemKey, dict[str, int]], expires: dict[ItemKey, int]
+    ) -> int:
+        """Makes the day's roll-up items (both modes) exactly `items`; returns how many it wrote."""
+        ...
+
+    def put_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> None: ...
 
     def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
 

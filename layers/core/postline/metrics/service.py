@@ -54,7 +54,7 @@ from postline.metrics.models import (
     TrendPoint,
 )
 from postline.metrics.origins import client_of, country_of
-from postline.metrics.ports import Chunk, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
+from postline.metrics.ports import Chunk, DayEvents, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
 from postline.metrics.sketches import bin_of, percentiles
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from postline.shared.ports import Clock
@@ -63,6 +63,7 @@ MAX_ACTIONS = 100  # TransactWriteItems' limit
 MAX_ATTRIBUTES = 80  # additions in one item's update (the expression stays far below 4 KB)
 QUERY_RETRY_AFTER_SECONDS = 5
 DEFAULT_WINDOW = timedelta(days=30)
+BACKFILL_AFTER = timedelta(hours=26)  # a day closed this long has no record left in the stream
 _SEQUENCE_WIDTH = 40  # stream sequence numbers are decimal strings of up to 40 digits
 
 
@@ -115,11 +116,47 @@ class RollupService:
                     target[name] = target.get(name, 0) + value
                 chunk.expires[item_key] = max(chunk.expires.get(item_key, 0), event.expires_at)
             if pair is not None:
-                chunk.pairs[pair] = event.expires_at
+                chunk.pairs[pair] = (event.id, event.expires_at)
                 seen.add(pair)
             chunk.watermarks[partition] = (marks.get(partition), seq)
             counted += plan is not None
         self._flush(chunk, marks, now_epoch)
+        return counted
+
+    def rebuild_day(self, account_id: str, day: date, events: DayEvents) -> int:
+        """Backfill: the day's roll-ups recomputed from its stored events and written whole, for
+        stacks deployed before the roll-ups. Idempotent (a rerun writes the same items). Only a
+        day closed for longer than the stream keeps records (24 h) is rebuilt, so no record of it
+        can still reach the consumer and count again. Returns the events counted."""
+        if datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC) > self._clock.now() - BACKFILL_AFTER:
+            raise ValidationFailed(f"{day} is not closed for {BACKFILL_AFTER} yet: the stream still counts it")
+        stored = sorted(events.day_events(account_id, f"{day}"), key=lambda e: (e.timestamp, e.id))
+        plans = [(event, contribution(event, **_origin(event))) for event in stored]
+        wanted = [_pair(event, plan.unique) for event, plan in plans if plan is not None and plan.unique]
+        owners = self._rollups.pair_events(wanted) if wanted else {}
+        items: dict[ItemKey, dict[str, int]] = {}
+        expires: dict[ItemKey, int] = {}
+        claimed: dict[Pair, tuple[str, int]] = {}
+        counted = 0
+        for event, plan in plans:
+            if plan is None:
+                continue
+            counters = dict(plan.counters)
+            if plan.unique is not None:
+                pair = _pair(event, plan.unique)
+                owner = owners.get(pair)
+                if pair not in claimed and owner in (None, "", event.id):  # first, or the one counted before
+                    claimed[pair] = (event.id, event.expires_at)
+                    counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
+            for item_key, values in _additions(event, counters, plan.latencies, plan.series).items():
+                target = items.setdefault(item_key, {})
+                for name, value in values.items():
+                    target[name] = target.get(name, 0) + value
+                expires[item_key] = max(expires.get(item_key, 0), event.expires_at)
+            counted += 1
+        if claimed:
+            self._rollups.put_pairs({pair: owned for pair, owned in claimed.items() if owners.get(pair) is None})
+        self._rollups.replace_day(account_id, f"{day}", items, expires)
         return counted
 
     def _flush(self, chunk: Chunk, marks: dict[str, str | None], now_epoch: int) -> None:

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from postline.metrics.ports import Chunk, Pair, RollupItem
-from postline.shared.dynamo import batch_get, from_attrs, key
+from postline.metrics.ports import Chunk, ItemKey, Pair, RollupItem
+from postline.shared.dynamo import batch_get, batch_write, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
 WATERMARK_TTL_SECONDS = 3 * 24 * 3600  # longer than a stream keeps records (24 h)
@@ -66,6 +66,52 @@ class DynamoRollups:
         found = batch_get(self._client, self._table, [key(pk, sk) for pk, sk in by_key], projection="pk, sk")
         return {by_key[(item["pk"]["S"], item["sk"]["S"])] for item in found}
 
+    def pair_events(self, pairs: list[Pair]) -> dict[Pair, str]:
+        by_key = {pair_key(pair): pair for pair in pairs}
+        found = batch_get(self._client, self._table, [key(pk, sk) for pk, sk in by_key], projection="pk, sk, event")
+        return {by_key[(item["pk"]["S"], item["sk"]["S"])]: item.get("event", {}).get("S", "") for item in found}
+
+    def put_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> None:
+        puts = []
+        for pair, (event_id, expires) in pairs.items():
+            pk, sk = pair_key(pair)
+            item = {**key(pk, sk), "event": {"S": event_id}, "expires_at": {"N": str(expires)}}
+            puts.append((self._table, item))
+        batch_write(self._client, puts)
+
+    def replace_day(
+        self, account_id: str, day: str, items: dict[ItemKey, dict[str, int]], expires: dict[ItemKey, int]
+    ) -> int:
+        """Deletes the day's items that `items` lacks, then puts each whole: safe to repeat, and only
+        for a closed day (no stream record of it can still arrive to add to an item)."""
+        wanted = {
+            (rollup_pk(k.account_id, k.mode, k.day), rollup_sk(k.series, k.hour)): k
+            for k in items
+            if k.account_id == account_id and k.day == day
+        }
+        stale: list[dict[str, Any]] = []
+        paginator = self._client.get_paginator("query")
+        for mode in ("live", "test"):
+            pk = rollup_pk(account_id, mode, day)
+            for page in paginator.paginate(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": pk}},
+                ProjectionExpression="pk, sk",
+            ):
+                stale += [item for item in page["Items"] if (pk, item["sk"]["S"]) not in wanted]
+        for start in range(0, len(stale), 25):
+            requests = [{"DeleteRequest": {"Key": key(i["pk"]["S"], i["sk"]["S"])}} for i in stale[start : start + 25]]
+            while requests:
+                response = self._client.batch_write_item(RequestItems={self._table: requests})
+                requests = response.get("UnprocessedItems", {}).get(self._table, [])
+        puts = []
+        for (pk, sk), item_key in wanted.items():
+            values = {name: {"N": str(value)} for name, value in items[item_key].items() if value}
+            puts.append((self._table, {**key(pk, sk), **values, "expires_at": {"N": str(expires[item_key])}}))
+        batch_write(self._client, puts)
+        return len(puts)
+
     def apply(self, chunk: Chunk, now_epoch: int) -> None:
         """One transaction; raises (a TransactionCanceledException) when a condition failed."""
         actions: list[dict[str, Any]] = []
@@ -87,13 +133,13 @@ class DynamoRollups:
                     }
                 }
             )
-        for pair, expires in chunk.pairs.items():
+        for pair, (event_id, expires) in chunk.pairs.items():
             pk, sk = pair_key(pair)
             actions.append(
                 {
                     "Put": {
                         "TableName": self._table,
-                        "Item": {**key(pk, sk), "expires_at": {"N": str(expires)}},
+                        "Item": {**key(pk, sk), "event": {"S": event_id}, "expires_at": {"N": str(expires)}},
                         "ConditionExpression": "attribute_not_exists(pk)",
                     }
                 }
