@@ -35,6 +35,7 @@ from postline.http.routes import (
     EXPORTS_WRITE,
     MESSAGES_READ,
     MESSAGES_WRITE,
+    METRICS_READ,
     RESENDS_READ,
     RESENDS_WRITE,
     RESOURCES_READ,
@@ -137,6 +138,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["VerifyQueue", "QueueName"]}}},
     ],
     VERIFY_BULK_READ: [_read("JobsTable"), _read("CountersTable")],
+    METRICS_READ: [_read("CountersTable")],
     SEND: [
         _crud("MessagesTable"),
         _crud("EventsTable"),
@@ -362,6 +364,7 @@ VALUES: dict[str, Any] = {
     "TRACKING_HOST": _ref("TrackingHost"),
     "IP_RATE_LIMIT_PER_MINUTE": _ref("IpRateLimitPerMinute"),
     "EVENTS_QUERY_BUDGET_MS": _ref("EventsQueryBudgetMs"),
+    "METRICS_QUERY_BUDGET_MS": _ref("MetricsQueryBudgetMs"),
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),

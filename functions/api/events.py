@@ -16,16 +16,13 @@ from postline.exports.models import EventExportAccepted, EventExportRequest, Exp
 from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import ErrorBody
+from postline.http.errors import query_timeout_response
 
 router = Router()
 
-QUERY_TIMEOUT: OpenAPIResponse = {
-    "description": "query_timeout: the query exceeded its time budget; honour Retry-After, narrow since/until "
-    "or the filters, lower limit, or use POST /v3/events/export.",
-    "content": {"application/json": {"model": ErrorBody}},
-    "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
-}
+QUERY_TIMEOUT: OpenAPIResponse = query_timeout_response(  # type: ignore[assignment]
+    "narrow since/until or the filters, lower limit, or use POST /v3/events/export"
+)
 LIST_DESCRIPTION = (
     "Repeat with `cursor=next_cursor` and the same filters until `has_more` is false. `total_count` counts "
     "every match whatever the cursor. A `since` older than the retention window is clamped, not an error. "

@@ -249,7 +249,7 @@ def test_each_recipient_of_one_message_gets_its_own_copy_and_outcome(stack: Stac
 
     events = stack.wait_for_events(message_id, lambda types: {"delivered", "bounced"} <= set(types))
     by_recipient = {r: [e["type"] for e in events if e["recipient"] == r] for r in (good, bad)}
-    assert by_recipient == {good: ["queued", "sent", "delivered"], bad: ["queued", "bounced"]}
+    assert by_recipient == {good: ["queued", "sent", "delivered"], bad: ["queued", "sent", "bounced"]}
     assert stack.message(message_id)["status"] == "delivered"
 
 
@@ -333,10 +333,10 @@ def test_a_5xx_bounces_with_the_mxs_reply(stack: Stack, local_part: str, code: s
     assert stack.received_by(to) == []
     assert [reply[:3] for reply in stack.rcpt_replies(to)] == [code]
     events = stack.wait_for_events(message_id, lambda types: "bounced" in types)
-    assert [event["type"] for event in events] == ["queued", "bounced"]
-    bounced = events[1]["data"]
+    assert [event["type"] for event in events] == ["queued", "sent", "bounced"]
+    bounced = events[2]["data"]
     assert str(bounced["smtp_response"]).startswith(code)
-    assert bounced["bounce_type"] == bounce_type
+    assert bounced["bounce_type"] == bounced["bounce_class"] == bounce_type
     assert stack.message(message_id)["status"] == "bounced"
 
     # A bounce is final: no retry however long one waits.
@@ -365,8 +365,8 @@ def test_a_domain_with_a_null_mx_bounces_without_a_connection(stack: Stack) -> N
     stack.drain()
 
     events = stack.wait_for_events(message_id, lambda types: "bounced" in types)
-    assert [event["type"] for event in events] == ["queued", "bounced"]
-    assert events[1]["data"]["bounce_type"] == "hard"
+    assert [event["type"] for event in events] == ["queued", "sent", "bounced"]
+    assert events[2]["data"]["bounce_type"] == events[2]["data"]["bounce_class"] == "hard"
     assert Query("nomail.test", "MX", "udp") in stack.dns.queries
     assert stack.rcpt_replies(to) == []
 

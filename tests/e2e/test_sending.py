@@ -233,8 +233,8 @@ def test_test_key_sends_never_reach_the_mailbox_and_are_marked_test(runtime: Any
     ("outcome", "status", "types", "details"),
     [
         ("delivered", "delivered", ["queued", "sent", "delivered"], {}),
-        ("bounce", "bounced", ["queued", "bounced"], {"bounce_type": "hard"}),
-        ("soft_bounce", "bounced", ["queued", "bounced"], {"bounce_type": "soft"}),
+        ("bounce", "bounced", ["queued", "sent", "bounced"], {"bounce_type": "hard", "bounce_class": "hard"}),
+        ("soft_bounce", "bounced", ["queued", "sent", "bounced"], {"bounce_type": "soft", "bounce_class": "soft"}),
         ("complaint", "complained", ["queued", "sent", "delivered", "complained"], {}),
     ],
 )
@@ -857,7 +857,10 @@ def test_an_account_routed_to_the_sandbox_has_its_live_sends_simulated(runtime: 
     sent = accepted(owner.live.post("/v3/messages", json=message(owner.address, to, html=HTML)))
     bounce = accepted(owner.live.post("/v3/messages", json=message(owner.address, simulator("bounce"))))
     assert settle(runtime, sent["id"], bounce["id"]) == {sent["id"]: "delivered", bounce["id"]: "bounced"}
-    for message_id, types in ((sent["id"], ["queued", "sent", "delivered"]), (bounce["id"], ["queued", "bounced"])):
+    for message_id, types in (
+        (sent["id"], ["queued", "sent", "delivered"]),
+        (bounce["id"], ["queued", "sent", "bounced"]),
+    ):
         found = events_of(message_id, until=has_types(*types))
         assert types_of(found) == types
         assert all(e.data.get("test") is True and e.data.get("routed") is True for e in found), found

@@ -299,3 +299,24 @@ def test_a_suppression_export_through_the_sample_events(invoke: Invoke) -> None:
     job = body(invoke("get_suppression_export", export_id=body(accepted)["export_id"]))
     assert (job["status"], job["download_url"], job["row_count"]) == ("pending", None, None)
     assert job["filename"].startswith("suppressions-bounces-")
+
+
+def test_metrics_routes(invoke: Invoke) -> None:
+    summary = invoke("metrics_summary")
+    assert summary["statusCode"] == 200, summary["body"]
+    found = body(summary)
+    assert found["timezone"] == "Asia/Kolkata" and found["period"]["since"] == "2026-01-01T05:30:00+05:30"
+    assert found["delivery"]["sent"] == 0 and found["delivery"]["delivery_rate"] is None
+    assert found["comparison"]["delta"]["sent_pct_change"] is None
+    series = body(invoke("metrics_timeseries"))
+    assert series["resolution"] == "day" and len(series["data"]) in (30, 31) and series["groups"] == []
+    breakdown = body(invoke("metrics_breakdown"))
+    assert (breakdown["dimension"], breakdown["sort"], breakdown["total"], breakdown["data"]) == (
+        "recipient_domain",
+        "delivered",
+        0,
+        [],
+    )
+    for name in ("metrics_summary_window_too_long", "metrics_breakdown_unknown_dimension"):
+        response = invoke(name)
+        assert response["statusCode"] == 400 and body(response)["error"]["code"] == "validation_error", name

@@ -34,3 +34,13 @@ def test_an_inserted_event_item_is_a_new_event_and_its_tag_items_are_not() -> No
 
 def test_changes_to_stored_events_are_not_new_events() -> None:
     assert StreamRecords().new_events([_record("MODIFY", event_put(EVENT)), _record("REMOVE", event_put(EVENT))]) == []
+
+
+def test_consumers_that_count_get_each_new_events_partition_and_sequence_number() -> None:
+    (tag_item,) = tag_puts(EVENT)
+    inserted = _record("INSERT", event_put(EVENT))
+    inserted["dynamodb"]["SequenceNumber"] = "4100000000012345678901"
+    records = [inserted, _record("INSERT", tag_item)]
+    assert StreamRecords().positioned_events(records) == [
+        (event_put(EVENT)["pk"]["S"], "4100000000012345678901", EVENT)
+    ]

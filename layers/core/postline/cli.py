@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -133,6 +134,15 @@ def _parser() -> argparse.ArgumentParser:
         "their tag items (safe to rerun)",
     )
     backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
+
+    metrics = commands.add_parser("metrics", help="metrics roll-ups").add_subparsers(dest="action", required=True)
+    rebuild = metrics.add_parser(
+        "backfill",
+        help="rebuild an account's roll-ups of closed UTC days from its stored events (safe to rerun)",
+    )
+    rebuild.add_argument("account_id")
+    rebuild.add_argument("--since", type=date.fromisoformat, required=True, help="first UTC day, yyyy-mm-dd")
+    rebuild.add_argument("--until", type=date.fromisoformat, required=True, help="last UTC day, yyyy-mm-dd")
     return parser
 
 
@@ -162,6 +172,8 @@ def run(args: argparse.Namespace) -> None:
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "events":
         _backfill_event_keys(args.segments)
+    elif args.command == "metrics":
+        _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "domain":
         _domain(args)
     elif args.command == "sending":
@@ -216,6 +228,13 @@ def _backfill_event_keys(segments: int) -> None:
         runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
         done = sum(runs, Backfilled())
         _print({"updated": done.events, "tag_items": done.tag_items})
+
+
+def _backfill_metrics(account_id: str, since: date, until: date) -> None:
+    service, events = wiring.rollup_service(), wiring.event_store()
+    days = [since + timedelta(days=n) for n in range((until - since).days + 1)]
+    counted = {f"{day}": service.rebuild_day(account_id, day, events) for day in days}
+    _print({"account_id": account_id, "events_counted": counted})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -158,6 +158,11 @@ class EventsQuery(SettingsGroup):
     budget_ms: int = Field(alias="EVENTS_QUERY_BUDGET_MS", ge=1)
 
 
+class MetricsQuery(SettingsGroup):
+    # GET /v3/metrics/*: past this, reading the roll-ups answers 503 query_timeout.
+    budget_ms: int = Field(alias="METRICS_QUERY_BUDGET_MS", ge=1)
+
+
 class ExportFiles(SettingsGroup):
     bucket: str = Field(alias="EXPORTS_BUCKET", min_length=1)
 

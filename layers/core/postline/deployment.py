@@ -27,6 +27,7 @@ from postline.config import (
     Jobs,
     KeyPepper,
     Messages,
+    MetricsQuery,
     Notifications,
     Outbound,
     PublicUrl,
@@ -74,6 +75,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.WEBHOOKS_READ: (ContentKey,),
     r.WEBHOOKS_WRITE: (ContentKey, WebhookUrls),
     r.EVENTS_READ: (Events, EventsQuery),
+    r.METRICS_READ: (Counters, MetricsQuery),
     r.EXPORTS_WRITE: (Jobs, ExportQueue, ExportFiles, Events),
     r.EXPORTS_READ: (Jobs, ExportQueue, ExportFiles, Events),
     r.DELIVERIES_READ: (WebhookDeliveries,),
@@ -113,6 +115,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "feedback": (Resources, Messages, Events, Suppressions),
     "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
     "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows
+    "metrics_rollup": (Counters,),
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
@@ -130,6 +133,7 @@ SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
+    "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
 }
 

@@ -40,6 +40,7 @@ from postline.config import (
     Jobs,
     KeyPepper,
     Messages,
+    MetricsQuery,
     Notifications,
     Outbound,
     PublicUrl,
@@ -86,6 +87,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.hasher import PepperedHasher
     from postline.keys.service import KeyService
     from postline.keys.store import DynamoKeyStore
+    from postline.metrics.service import MetricsService, RollupService
+    from postline.metrics.store import DynamoRollups
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
     from postline.sending.queue import SqsDispatchQueue
@@ -337,6 +340,26 @@ def audit_service() -> AuditService:
     from postline.audit.service import AuditService
 
     return AuditService(audit=audit_store())
+
+
+@_built_once()
+def rollups() -> DynamoRollups:
+    from postline.metrics.store import DynamoRollups
+
+    return DynamoRollups(client("dynamodb"), settings(Counters).table)
+
+
+def rollup_service() -> RollupService:
+    from postline.events.store import StreamRecords
+    from postline.metrics.service import RollupService
+
+    return RollupService(stream=StreamRecords(), rollups=rollups(), clock=_clock)
+
+
+def metrics_service() -> MetricsService:
+    from postline.metrics.service import MetricsService
+
+    return MetricsService(rollups=rollups(), clock=_clock, budget_ms=settings(MetricsQuery).budget_ms)
 
 
 def usage_service() -> UsageService:

@@ -11,9 +11,12 @@ from postline.delivery.outcomes import (
     MAX_ATTEMPTS,
     RETRY_DELAYS_SECONDS,
     SIMULATOR_DOMAIN,
+    BounceClass,
     BounceType,
     OutcomeKind,
+    classify_bounce,
     classify_smtp,
+    enhanced_code,
     next_retry_at,
     retry_delay,
     simulate,
@@ -227,3 +230,34 @@ def test_weights_are_relative() -> None:
     unit = {"delivered": 0.7, "bounce": 0.2, "complaint": 0.1}
     for n in range(500):
         assert simulate(f"msg_{n}", "ann@example.com", scaled, 1) == simulate(f"msg_{n}", "ann@example.com", unit, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("550 5.1.1 User unknown", BounceClass.HARD),
+        ("550 5.1.2 Bad destination system address", BounceClass.HARD),
+        ("550 5.1.10 Recipient address has null MX", BounceClass.HARD),
+        ("554 5.4.4 Unable to route", BounceClass.HARD),
+        ("552 5.2.2 Mailbox full", BounceClass.SOFT),
+        ("554 5.7.1 Message rejected as spam", BounceClass.SOFT),
+        ("552 5.3.4 Message too big", BounceClass.SOFT),
+        ("550 5.6.0 Undefined content error", BounceClass.UNDETERMINED),
+        ("550 5.0.0 Rejected", BounceClass.UNDETERMINED),
+        ("554 5.5.1 Invalid command", BounceClass.UNDETERMINED),
+        ("451 4.7.1 Greylisted", BounceClass.SOFT),
+        ("550 No such user", BounceClass.UNDETERMINED),
+        ("smtp; 550 5.1.1 <ada@example.com>... user unknown", BounceClass.HARD),
+        ("550 see 10.5.1.1 for details", BounceClass.UNDETERMINED),  # not a status code: part of another number
+        (None, BounceClass.UNDETERMINED),
+    ],
+)
+def test_bounces_are_classified_from_the_rfc_3463_enhanced_status_code(text: str | None, expected: BounceClass) -> None:
+    assert classify_bounce(text) is expected
+
+
+def test_the_classification_travels_with_a_5xx_outcome() -> None:
+    assert classify_smtp(550, "5.1.1 User unknown").bounce_class is BounceClass.HARD
+    assert classify_smtp(552, "5.2.2 Mailbox full").bounce_class is BounceClass.SOFT
+    assert classify_smtp(553, "").bounce_class is BounceClass.UNDETERMINED
+    assert enhanced_code("550 5.1.1 User unknown") == "5.1.1" and enhanced_code("550 nope") is None

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from postline.delivery.outcomes import BounceClass, classify_bounce, enhanced_code
 from postline.delivery.parcels import MESSAGE_TAG
 from postline.delivery.service import DELIVERY_OUTCOMES, mode_of
 from postline.events.domain import EventType, message_event
@@ -80,6 +81,9 @@ class FeedbackService:
         message.status = message_status(list(message.recipients.values()))
         if state is RecipientState.DELIVERED and message.delivered_at is None:
             message.delivered_at = at
+        if event_type is EventType.DELIVERED:  # latency (metrics): acceptance to the MX's 250
+            started = message.send_at or message.created_at
+            data = {**data, "total_ms": max(0, int((at - started).total_seconds() * 1000))}
         event = message_event(
             message,
             event_type,
@@ -95,6 +99,21 @@ class FeedbackService:
         return 1
 
 
+# SES's bounce subtypes for an address on a suppression list (its own or the account's).
+_SES_SUPPRESSED = {"Suppressed", "OnAccountSuppressionList"}
+_SES_TYPES = {"Permanent": BounceClass.HARD, "Transient": BounceClass.SOFT}
+
+
+def _bounce_class(body: dict[str, Any], diagnostic: str | None) -> BounceClass:
+    """The enhanced status code decides (RFC 3463); without one, SES's own bounce type does."""
+    if body.get("bounceSubType") in _SES_SUPPRESSED:
+        return BounceClass.SUPPRESSED
+    found = classify_bounce(diagnostic)
+    if found is BounceClass.UNDETERMINED:
+        return _SES_TYPES.get(str(body.get("bounceType")), BounceClass.UNDETERMINED)
+    return found
+
+
 Change = tuple[str, RecipientState, set[RecipientState], EventType, datetime, dict[str, Any]]
 
 
@@ -107,7 +126,11 @@ def _changes(kind: str | None, report: dict[str, Any]) -> list[Change]:
     if kind == "Delivery":
         body = report["delivery"]
         at = _time(body.get("timestamp"), sent_at)
-        data = {"smtp_response": body.get("smtpResponse"), "mx": body.get("reportingMTA")}
+        data = {
+            "smtp_response": body.get("smtpResponse"),
+            "mx": body.get("reportingMTA"),
+            "delivery_ms": body.get("processingTimeMillis"),  # SES: its acceptance to the MX's 250
+        }
         return [(r, RecipientState.DELIVERED, HANDED_OVER, EventType.DELIVERED, at, data) for r in body["recipients"]]
     if kind == "Bounce":
         body = report["bounce"]
@@ -115,10 +138,13 @@ def _changes(kind: str | None, report: dict[str, Any]) -> list[Change]:
         hard = body.get("bounceType") == "Permanent"
         changes: list[Change] = []
         for item in body.get("bouncedRecipients", []):
+            diagnostic = item.get("diagnosticCode")
             data = {
                 "bounce_type": "hard" if hard else "soft",
+                "bounce_class": _bounce_class(body, diagnostic).value,
+                "bounce_code": enhanced_code(diagnostic),
                 "reason": f"{body.get('bounceType')}/{body.get('bounceSubType')}",
-                "smtp_response": item.get("diagnosticCode"),
+                "smtp_response": diagnostic,
             }
             expected = HANDED_OVER | {RecipientState.DELIVERED}  # an asynchronous bounce can follow delivery
             changes.append((item["emailAddress"], RecipientState.BOUNCED, expected, EventType.BOUNCED, at, data))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -30,6 +31,50 @@ class BounceType(StrEnum):
     SOFT = "soft"
 
 
+class BounceClass(StrEnum):
+    """What a bounce says about the address, for metrics and `data.bounce_class` on bounce events."""
+
+    HARD = "hard"  # the address or its domain does not exist or takes no mail: do not send again
+    SOFT = "soft"  # the address exists but did not take this message (full, too big, policy, transient)
+    SUPPRESSED = "suppressed"  # refused because the address is on a suppression list (ours or the relay's)
+    UNDETERMINED = "undetermined"  # no enhanced status code, or one that does not tell
+
+
+# RFC 3463 enhanced status code: class.subject.detail, anywhere in the reply text.
+_ENHANCED = re.compile(r"(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d.])")
+# Permanent (5.x.x) codes by subject (RFC 3463 section 3): addressing (x.1.x) is about the address
+# itself, as is "unable to route" (x.4.4, no MX or A for the domain); mailbox (x.2.x), mail system
+# (x.3.x), network (x.4.x), content (x.6.x) and policy (x.7.x) statuses are about this message or
+# this moment; protocol errors (x.5.x) and the "other or undefined" details (x.y.0 outside
+# addressing) say nothing about the address.
+_HARD_CODES = {(4, 4)}
+_SOFT_SUBJECTS = {2, 3, 4, 6, 7}
+
+
+def enhanced_code(text: str | None) -> str | None:
+    """The first RFC 3463 enhanced status code in an SMTP reply or diagnostic, e.g. "5.1.1"."""
+    found = _ENHANCED.search(text or "")
+    return ".".join(found.groups()) if found else None
+
+
+def classify_bounce(text: str | None) -> BounceClass:
+    """hard / soft / undetermined from the enhanced status code in a bounce's reply (RFC 3463);
+    suppression is not in the code: whoever refused for that reason says so."""
+    code = enhanced_code(text)
+    if code is None:
+        return BounceClass.UNDETERMINED
+    klass, subject, detail = (int(part) for part in code.split("."))
+    if klass == 4:
+        return BounceClass.SOFT  # transient: the same message may be taken later
+    if klass != 5:
+        return BounceClass.UNDETERMINED
+    if subject == 1 or (subject, detail) in _HARD_CODES:
+        return BounceClass.HARD
+    if subject in _SOFT_SUBJECTS and detail != 0:
+        return BounceClass.SOFT
+    return BounceClass.UNDETERMINED
+
+
 @dataclass(frozen=True)
 class Outcome:
     kind: OutcomeKind
@@ -38,6 +83,7 @@ class Outcome:
     reason: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     provider_id: str | None = None  # the relay's id for the message (SES MessageId, queue id)
+    bounce_class: BounceClass | None = None  # set on every bounce (see classify_bounce)
 
 
 def retry_delay(attempt: int) -> int | None:
@@ -59,13 +105,16 @@ def classify_smtp(code: int, text: str) -> Outcome:
         return Outcome(OutcomeKind.DELIVERED, smtp_response=response)
     if 400 <= code < 500:
         return Outcome(OutcomeKind.DEFERRED, smtp_response=response, reason="temporary failure")
-    # 5.x.x with a mailbox-full or policy subcode is a soft bounce; the rest are hard.
-    soft = any(marker in text for marker in ("5.2.2", "5.2.1", "5.7.1", "5.3.4"))
+    # A status about this message (full, too big, policy, ...) is a soft bounce; the rest are hard,
+    # and so suppressed (an undetermined 5xx too: a server that says no and not why means no).
+    bounce_class = classify_bounce(text)
+    soft = bounce_class is BounceClass.SOFT
     return Outcome(
         OutcomeKind.BOUNCED,
         smtp_response=response,
         bounce_type=BounceType.SOFT if soft else BounceType.HARD,
         reason="mailbox full or policy" if soft else "recipient rejected",
+        bounce_class=bounce_class,
     )
 
 
@@ -76,6 +125,7 @@ def _simulated(outcome: str, attempt: int) -> Outcome:
             smtp_response="550 5.1.1 Recipient address rejected: user unknown (simulated)",
             bounce_type=BounceType.HARD,
             reason="user unknown",
+            bounce_class=BounceClass.HARD,
         )
     if outcome == "soft_bounce":
         return Outcome(
@@ -83,6 +133,7 @@ def _simulated(outcome: str, attempt: int) -> Outcome:
             smtp_response="552 5.2.2 Mailbox full (simulated)",
             bounce_type=BounceType.SOFT,
             reason="mailbox full",
+            bounce_class=BounceClass.SOFT,
         )
     if outcome == "suppressionlist":
         return Outcome(
@@ -90,6 +141,7 @@ def _simulated(outcome: str, attempt: int) -> Outcome:
             smtp_response="550 5.1.1 Address on the suppression list (simulated)",
             bounce_type=BounceType.HARD,
             reason="suppressed",
+            bounce_class=BounceClass.SUPPRESSED,
         )
     if outcome == "complaint":
         return Outcome(

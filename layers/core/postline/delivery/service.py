@@ -28,7 +28,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from postline.delivery.mime import build_mime, submitted_copy
-from postline.delivery.outcomes import MAX_ATTEMPTS, BounceType, Outcome, OutcomeKind, retry_delay
+from postline.delivery.outcomes import (
+    MAX_ATTEMPTS,
+    BounceType,
+    Outcome,
+    OutcomeKind,
+    classify_bounce,
+    enhanced_code,
+    retry_delay,
+)
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
 from postline.domains.domain import SendingDomain
@@ -180,9 +188,10 @@ class Dispatcher:
                 reason = f"the message could not be built ({_described(error)})"
                 released = self._fail(message, recipient, attempt, reason, owner, release=last)
                 continue
+            handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
             released = self._record(
-                message, recipient, attempt, outcome, owner, last_receive=last_receive, release=last
+                message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last
             )
             if domain is not None and outcome.kind in _HANDED_OVER:
                 self._domains.count_sent(message.account_id, domain.domain)
@@ -268,6 +277,7 @@ class Dispatcher:
         attempt: int,
         outcome: Outcome,
         owner: str,
+        handed_at: datetime,
         *,
         last_receive: bool,
         release: bool,
@@ -275,23 +285,38 @@ class Dispatcher:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
         order = iter(range(10))
+        details = _details(outcome)
 
         def event(kind: EventType, data: dict[str, Any] | None = None) -> Event:
-            details = {k: v for k, v in {**_details(outcome), **(data or {})}.items() if v is not None}
+            merged = {k: v for k, v in {**details, **(data or {})}.items() if v is not None}
+            if kind is EventType.SENT:  # the hand-over itself: what the MX then said is on the next event
+                merged = {k: v for k, v in merged.items() if k not in _BOUNCE_DETAILS}
             # One step's events a microsecond apart: sent sorts before delivered, as it happened.
             at = now + timedelta(microseconds=next(order))
-            return message_event(message, kind, recipient, at, details, retention_days=retention, step=attempt)
+            return message_event(message, kind, recipient, at, merged, retention_days=retention, step=attempt)
+
+        def sent() -> Event:
+            # Latency (metrics): processing is acceptance (or the scheduled time) to the hand-over.
+            started = message.send_at or message.created_at
+            return event(EventType.SENT, {"processing_ms": _millis(handed_at - started)})
+
+        def delivered() -> Event:  # delivery latency: the hand-over to the recipient's MX's 250
+            started = message.send_at or message.created_at
+            return event(
+                EventType.DELIVERED, {"delivery_ms": _millis(now - handed_at), "total_ms": _millis(now - started)}
+            )
 
         events: list[Event]
         if outcome.kind is OutcomeKind.ACCEPTED:
-            state, events = RecipientState.SENT, [event(EventType.SENT)]
+            state, events = RecipientState.SENT, [sent()]
         elif outcome.kind is OutcomeKind.DELIVERED:
-            state, events = RecipientState.DELIVERED, [event(EventType.SENT), event(EventType.DELIVERED)]
+            state, events = RecipientState.DELIVERED, [sent(), delivered()]
         elif outcome.kind is OutcomeKind.COMPLAINED:
             state = RecipientState.COMPLAINED
-            events = [event(EventType.SENT), event(EventType.DELIVERED), event(EventType.COMPLAINED)]
+            events = [sent(), delivered(), event(EventType.COMPLAINED)]
         elif outcome.kind is OutcomeKind.BOUNCED:
-            state, events = RecipientState.BOUNCED, [event(EventType.BOUNCED)]
+            # Every bounce follows a hand-over (sent), so bounced <= sent in every count.
+            state, events = RecipientState.BOUNCED, [sent(), event(EventType.BOUNCED)]
         elif attempt < MAX_ATTEMPTS:
             retry_at = now + timedelta(seconds=retry_delay(attempt) or 0)
             try:
@@ -386,10 +411,22 @@ def _described(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"[:_MAX_REASON]
 
 
+_BOUNCE_DETAILS = ("bounce_type", "bounce_class", "bounce_code")
+
+
+def _millis(delta: timedelta) -> int:
+    return max(0, int(delta.total_seconds() * 1000))
+
+
 def _details(outcome: Outcome) -> dict[str, Any]:
+    bounce_class = None
+    if outcome.kind is OutcomeKind.BOUNCED:
+        bounce_class = (outcome.bounce_class or classify_bounce(outcome.smtp_response)).value
     return {
         "smtp_response": outcome.smtp_response,
         "bounce_type": outcome.bounce_type.value if outcome.bounce_type else None,
+        "bounce_class": bounce_class,
+        "bounce_code": enhanced_code(outcome.smtp_response) if bounce_class else None,
         "reason": outcome.reason,
         "provider_message_id": outcome.provider_id,
         **outcome.data,

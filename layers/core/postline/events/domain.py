@@ -50,6 +50,9 @@ class Event(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     data: dict[str, Any] = Field(default_factory=dict)
     webhook_url: str | None = None
+    # The message's sending domain and template, for metrics breakdowns (not shown by the API).
+    sending_domain: str | None = None
+    template_id: str | None = None
     created_at: datetime
     expires_at: int  # epoch seconds: the account's retention, enforced by the table's TTL
 
@@ -91,6 +94,8 @@ def message_event(
         headers=message.headers,
         data=details,
         webhook_url=message.webhook_url,
+        sending_domain=message.sender_domain or None,
+        template_id=message.template_id,
         created_at=now,
         expires_at=retention_expiry(now, retention_days),
     )

@@ -108,13 +108,28 @@ class StreamRecords:
     """Reads the events table's stream (NEW_IMAGE records): the consumers' NewEvents port."""
 
     def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
+        return [event_of(record["dynamodb"]["NewImage"]) for record in _inserted_events(records)]
+
+    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]:
+        """(events partition key, stream sequence number, event) of each new event, in stream order."""
         return [
-            event_of(record["dynamodb"]["NewImage"])
-            for record in records
-            # The template's FilterCriteria passes inserted events only (not their tag items);
-            # checked again here for where no filter applies.
-            if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
+            (
+                record["dynamodb"]["Keys"]["pk"]["S"],
+                record["dynamodb"]["SequenceNumber"],
+                event_of(record["dynamodb"]["NewImage"]),
+            )
+            for record in _inserted_events(records)
         ]
+
+
+def _inserted_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The template's FilterCriteria passes inserted events only (not their tag items); checked
+    # again here for where no filter applies.
+    return [
+        record
+        for record in records
+        if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["pk"]["S"].startswith(EVENT_PREFIX)
+    ]
 
 
 @dataclass
@@ -205,6 +220,20 @@ class DynamoEventStore:
                 IndexName=BY_MESSAGE_INDEX,
                 KeyConditionExpression="message_id = :id",
                 ExpressionAttributeValues={":id": {"S": message_id}},
+            )
+            for item in page["Items"]
+        ]
+
+    def day_events(self, account_id: str, day: str) -> list[Event]:
+        """Every event of one account and UTC day (yyyy-mm-dd), oldest first (metrics backfill)."""
+        paginator = self._db.get_paginator("query")
+        return [
+            event_of(item)
+            for page in paginator.paginate(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": event_pk(account_id, day)}},
+                ConsistentRead=True,
             )
             for item in page["Items"]
         ]

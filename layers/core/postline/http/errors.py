@@ -17,6 +17,15 @@ class ErrorBody(BaseModel):
     request_id: str
 
 
+def query_timeout_response(what: str) -> dict[str, Any]:
+    """The OpenAPI response of a 503 query_timeout (GET /v3/events, GET /v3/metrics/*): `what` to do."""
+    return {
+        "description": f"query_timeout: the query exceeded its time budget; honour Retry-After, {what}.",
+        "content": {"application/json": {"model": ErrorBody}},
+        "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
+    }
+
+
 def error_json(code: str, message: str, request_id: str) -> str:
     return ErrorBody(error=ErrorDetail(code=code, message=message), request_id=request_id).model_dump_json()
 

@@ -25,6 +25,7 @@ SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first o
 WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
 WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 EVENTS_READ = "events:read"  # query the events table and its indexes
+METRICS_READ = "metrics:read"  # query the metrics roll-ups (counters table)
 EXPORTS_WRITE = "exports:write"  # start an event export: its job and the export queue
 EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 DELIVERIES_READ = "webhook-deliveries:read"  # query an endpoint's delivery history
@@ -117,6 +118,12 @@ ROUTES: tuple[Route, ...] = (
     Route("ExportEvents",    "POST",   "/v3/events/export",       "events",   Access.WRITE, "events.exported",
           policies=(EXPORTS_WRITE, W)),
     Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
+    Route("MetricsSummary",    "GET",  "/v3/metrics/summary",     "metrics",  Access.READ, memory=512, timeout=29,
+          policies=(METRICS_READ,)),
+    Route("MetricsTimeseries", "GET",  "/v3/metrics/timeseries",  "metrics",  Access.READ, memory=512, timeout=29,
+          policies=(METRICS_READ,)),
+    Route("MetricsBreakdown",  "GET",  "/v3/metrics/breakdown",   "metrics",  Access.READ, memory=512, timeout=29,
+          policies=(METRICS_READ,)),
     Route("ListWebhookDeliveries", "GET", "/v3/webhooks/{id}/deliveries", "webhook_deliveries", Access.READ,
           policies=(WEBHOOKS_READ, DELIVERIES_READ)),
     Route("ResendWebhookDeliveries", "POST", "/v3/webhooks/deliveries/resend", "webhook_deliveries", Access.WRITE,

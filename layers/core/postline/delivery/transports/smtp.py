@@ -12,14 +12,14 @@ import logging
 import smtplib
 import ssl
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import dkim
 import dns.exception
 import dns.name
 
 from postline.delivery.mx import MxResolver
-from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind, classify_smtp
+from postline.delivery.outcomes import BounceClass, BounceType, Outcome, OutcomeKind, classify_smtp
 from postline.delivery.parcels import Parcel
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,13 @@ class SmtpTransport:
             domain = parcel.recipient.rsplit("@", 1)[-1]
             answer = self._resolver.lookup(domain)
             if answer.permanent_error:
-                return Outcome(OutcomeKind.BOUNCED, bounce_type=BounceType.HARD, reason=answer.permanent_error)
+                # A null MX or no domain (RFC 7505: 5.1.10): the address cannot exist.
+                return Outcome(
+                    OutcomeKind.BOUNCED,
+                    bounce_type=BounceType.HARD,
+                    reason=answer.permanent_error,
+                    bounce_class=BounceClass.HARD,
+                )
             if answer.temporary_error:
                 return Outcome(OutcomeKind.DEFERRED, reason=answer.temporary_error)
             hops = []
@@ -163,14 +169,7 @@ class SmtpTransport:
                     return classify_smtp(code, text.decode(errors="replace"))
                 code, text = smtp.data(data)
                 outcome = classify_smtp(code, text.decode(errors="replace"))
-                return Outcome(
-                    outcome.kind,
-                    outcome.smtp_response,
-                    outcome.bounce_type,
-                    outcome.reason,
-                    {"mx": name},
-                    outcome.provider_id,
-                )
+                return replace(outcome, data={"mx": name})
         except smtplib.SMTPResponseException as error:
             reply = error.smtp_error  # bytes from the server, str from some of smtplib's own checks
             return classify_smtp(error.smtp_code, reply if isinstance(reply, str) else reply.decode(errors="replace"))

@@ -1,0 +1,85 @@
+"""What the metrics services need from storage and from the events table's stream."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from postline.events.domain import Event
+
+# A message+recipient's first open ("open") or click ("click"): (account, message, kind, recipient).
+Pair = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    """One roll-up item: an account's series in one UTC hour, for one mode (live or test)."""
+
+    account_id: str
+    mode: str
+    day: str
+    series: str
+    hour: int
+
+
+@dataclass
+class Chunk:
+    """One transaction: counter additions per item, first engagements, watermark moves."""
+
+    adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
+    expires: dict[ItemKey, int] = field(default_factory=dict)
+    pairs: dict[Pair, tuple[str, int]] = field(default_factory=dict)  # pair -> (the event it counted, TTL)
+    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+
+    @property
+    def actions(self) -> int:
+        return len(self.adds) + len(self.pairs) + len(self.watermarks)
+
+
+@dataclass(frozen=True)
+class RollupItem:
+    day: str
+    series: str
+    hour: int
+    values: dict[str, int]
+
+
+class DayEvents(Protocol):
+    def day_events(self, account_id: str, day: str) -> list[Event]: ...
+
+
+class PositionedEvents(Protocol):
+    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]:
+        """(events partition key, sequence number, event) of each new event of a stream batch."""
+        ...
+
+
+class Rollups(Protocol):
+    def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
+
+    def seen_pairs(self, pairs: list[Pair]) -> set[Pair]: ...
+
+    def pair_events(self, pairs: list[Pair]) -> dict[Pair, str]:
+        """The event each pair's marker says was counted (markers written before a backfill)."""
+        ...
+
+    def replace_day(
+        self, account_id: str, day: str, items: dict[ItemKey, dict[str, int]], expires: dict[ItemKey, int]
+    ) -> int:
+        """Makes the day's roll-up items (both modes) exactly `items`; returns how many it wrote."""
+        ...
+
+    def put_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> None: ...
+
+    def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
+
+    def read(
+        self,
+        account_id: str,
+        mode: str,
+        days: list[str],
+        *,
+        series: str | None = None,
+        dimension: str | None = None,
+        budget_seconds: float,
+    ) -> list[RollupItem]: ...
