@@ -120,6 +120,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    "retention": (Resources, Counters, Events, Messages, WebhookDeliveries, ContentBucket),
     "recipient_activity": (Counters,),
     "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),

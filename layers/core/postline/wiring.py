@@ -89,6 +89,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.store import DynamoKeyStore
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
+    from postline.retention.service import RetentionService
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
     from postline.sending.queue import SqsDispatchQueue
@@ -507,10 +508,30 @@ def transport_for(message: Message) -> Transport:
 
 @_built_once(maxsize=1024)
 def retention_days(account_id: str) -> int:
+    """The history window new items' TTL is set from (retention/domain.py): the plan's, with a
+    downgrade's grace or an organisation's window when longer."""
     from postline.accounts.domain import PLAN_LIMITS, Plan
+    from postline.retention.domain import retention_days as window
 
     account = account_store().get_account(account_id)
-    return account.limits.retention_days if account else PLAN_LIMITS[Plan.FREE].retention_days
+    return window(account, _clock.now()) if account else PLAN_LIMITS[Plan.FREE].retention_days
+
+
+def retention_service() -> RetentionService:
+    from postline.retention.service import RetentionService
+    from postline.retention.store import DynamoRetentionStore
+
+    store = DynamoRetentionStore(
+        client("dynamodb"),
+        client("s3"),
+        resources=settings(Resources).table,
+        counters=settings(Counters).table,
+        events=settings(Events).table,
+        messages=settings(Messages).table,
+        deliveries=settings(WebhookDeliveries).table,
+        content_bucket=settings(ContentBucket).bucket,
+    )
+    return RetentionService(store, _clock)
 
 
 def links() -> LinkMaker | None:

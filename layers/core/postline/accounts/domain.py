@@ -99,6 +99,12 @@ class Account(BaseModel):
     sandbox: bool = False
     sandbox_recipients: list[str] = Field(default_factory=list)  # lowercased; owner_email is always allowed
     routed_to_sandbox: bool = False
+    # History retention (retention/domain.py): the last downgrade keeps its former plan's window for a grace.
+    downgraded_at: datetime | None = None
+    downgraded_from: Plan | None = None
+    # The hook for organisations (none exist yet): the plan of the organisation this workspace
+    # belongs to, which a free workspace inherits its retention from. Nothing sets it today.
+    organisation_plan: Plan | None = None
     created_at: datetime
 
     @property

@@ -13,6 +13,7 @@ from postline.keys.domain import AllowlistEntry, Environment, Scope
 from postline.keys.models import KeyCreated
 from postline.keys.ports import KeyStore
 from postline.keys.service import KeyService
+from postline.retention.domain import downgrade_changes
 from postline.sending.domain import normalize_address
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
@@ -88,7 +89,11 @@ class OperatorService:
         return self._change(account_id, f"account.{status.value}", actor, status=status)
 
     def set_plan(self, account_id: str, plan: Plan, actor: Actor | None = None) -> Account:
-        return self._change(account_id, "account.plan_changed", actor, f"plan {plan.value}", plan=plan)
+        """A move to a plan with a shorter history records the downgrade: the former window stays for
+        a grace (retention/domain.py), so nothing is deleted the day the plan changes."""
+        account = self.get_account(account_id)
+        changes = downgrade_changes(account, plan, self._clock.now())
+        return self._change(account_id, "account.plan_changed", actor, f"plan {plan.value}", plan=plan, **changes)
 
     def set_rate_limit(self, account_id: str, per_minute: int | None, actor: Actor | None = None) -> Account:
         details = f"rate limit {per_minute}/min" if per_minute else "rate limit: plan default"

@@ -16,6 +16,7 @@ from postline.events.query import (
     unpack_days,
 )
 from postline.keys.ports import SecretHasher
+from postline.retention.domain import retention_days
 from postline.shared.errors import QueryTimeout
 from postline.shared.ports import Clock
 
@@ -40,10 +41,11 @@ class EventService:
             resumed = decode_cursor(cursor, self._hasher.hash, fingerprint=fingerprint)
             window, after, known_total, days = resumed.window, resumed.position, resumed.total_count, resumed.days
         else:
+            now = self._clock.now()
             found_window = resolve_window(
                 filters,
-                now=self._clock.now(),
-                retention_days=account.limits.retention_days,
+                now=now,
+                retention_days=retention_days(account, now),
                 account_created=account.created_at,
             )
             if found_window is None:

@@ -30,6 +30,7 @@ from postline.exports.domain import (
 )
 from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView, export_view
 from postline.exports.ports import ExportFiles, ExportJobs, ExportQueue, ExportUpload
+from postline.retention.domain import retention_days
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 
@@ -76,7 +77,7 @@ class ExportService:
         now = self._clock.now()
         account = principal.account
         filters = request.filters(
-            now=now, retention_days=account.limits.retention_days, account_created=account.created_at
+            now=now, retention_days=retention_days(account, now), account_created=account.created_at
         )
         job = new_export(self._ids.new_id(), account.id, filters, request.fingerprint(account.id), now)
         running = self._jobs.create_or_find(job, now)

@@ -25,6 +25,7 @@ from postline.delivery.parcels import DispatchJob
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
 from postline.keys.domain import Environment, Scope, TestOutcomes
+from postline.retention.domain import retention_days
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
     MAX_SUBJECT,
@@ -372,7 +373,7 @@ class SendService:
             message.recipients[recipient] = RecipientState.REJECTED
         message.status = message_status(list(message.recipients.values()))
         message.schedule = Schedule.CANCELLED
-        retention = principal.account.limits.retention_days
+        retention = retention_days(principal.account, now)
         reason = {"reason": RejectReason.CANCELLED.value}
         events = [
             message_event(message, EventType.REJECTED, r, now, reason, retention_days=retention) for r in recipients
@@ -411,7 +412,7 @@ class SendService:
     def _screen(self, principal: Principal, prepared: list[_Prepared], now: datetime) -> list[_Prepared]:
         """Queued events for everyone; rejected-before-send recipients get their rejected event."""
         account = principal.account
-        retention = account.limits.retention_days
+        retention = retention_days(account, now)
         verified: dict[str, bool] = {}
         addresses = [r for item in prepared for r in item.message.all_recipients]
         suppressed = self._suppressions.suppressed(account.id, addresses) if addresses else set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from postline.auth.identity import Principal
 from postline.keys.ports import SecretHasher
+from postline.retention.domain import retention_days
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock
 from postline.webhook_delivery.ports import DeliveryStore
@@ -51,7 +52,8 @@ class DeliveryHistoryService:
             resumed = decode_cursor(cursor, self._hasher.hash, fingerprint=fingerprint)
             window, before, newest = resumed.window, resumed.position, resumed.at
         else:
-            found = history_window(filters, now=self._clock.now(), retention_days=account.limits.retention_days)
+            now = self._clock.now()
+            found = history_window(filters, now=now, retention_days=retention_days(account, now))
             if found is None:
                 return WebhookDeliveryPage(deliveries=[], has_more=False, next_cursor=None)
             window, newest = found, found.until

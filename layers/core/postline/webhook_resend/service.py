@@ -22,6 +22,7 @@ from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
 from postline.auth.identity import Principal
 from postline.events.domain import retention_expiry
+from postline.retention.domain import retention_days
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.webhook_delivery.domain import Delivery, DeliveryStatus, Target, resend_delivery_id, resend_floor
@@ -77,7 +78,7 @@ class WebhookResendService:
     def start(self, principal: Principal, request: ResendRequest) -> ResendJobView:
         now = self._clock.now()
         account = principal.account
-        retention = account.limits.retention_days
+        retention = retention_days(account, now)
         if request.endpoint_id is not None:
             self._enabled(account.id, request.endpoint_id, "endpoint_id: the destination")
         job = ResendJob(

@@ -1,0 +1,202 @@
+"""What the retention pass reads and deletes, in the tables and buckets that hold history.
+
+    counters  RETENTION#<account>  PASS   cleared_before: yyyy-mm-dd; every events partition of an
+                                          earlier day is empty (the next pass starts there)
+    counters  RETENTION            RUN#<yyyy-mm-dd>  the day's pass: where its accounts scan stands
+                                          (`position`, JSON of the Scan's LastEvaluatedKey), `done`
+
+Deletes are permanent (DeleteItem / DeleteObject: no soft delete) and idempotent, so a pass cut
+short at any point and started again deletes what is left and counts nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.accounts.domain import Account
+from postline.accounts.store import parse_account
+from postline.events.domain import Event
+from postline.events.store import event_of, event_pk, sort_key, tag_pk
+from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
+from postline.shared.resources_table import ACCOUNT_SK, account_pk
+from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key
+from postline.webhook_history.domain import sort_key as delivery_sort_key
+from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
+
+_PAGE = 100  # events read (and deleted with what hangs off them) at a time
+_SCAN_PAGE = 100  # accounts read at a time
+_RUN_TTL = timedelta(days=3)
+_MESSAGE_SK = "MSG"
+_DELIVERY_SK = "D"
+
+
+class DynamoRetentionStore:
+    def __init__(
+        self,
+        client: Any,
+        s3: Any,
+        *,
+        resources: str,
+        counters: str,
+        events: str,
+        messages: str,
+        deliveries: str,
+        content_bucket: str,
+    ) -> None:
+        self._db = client
+        self._s3 = s3
+        self._resources = resources
+        self._counters = counters
+        self._events = events
+        self._messages = messages
+        self._deliveries = deliveries
+        self._bucket = content_bucket
+
+    # -- the day's pass over accounts -----------------------------------------------------------
+
+    def run_position(self, day: date) -> tuple[dict[str, Any] | None, bool]:
+        """(where the day's accounts scan stands, whether the pass is done)."""
+        item = self._db.get_item(TableName=self._counters, Key=key("RETENTION", f"RUN#{day}"), ConsistentRead=True)
+        found = from_attrs(item.get("Item", {}))
+        position = found.get("position")
+        return (json.loads(position) if position else None), bool(found.get("done", False))
+
+    def save_run_position(self, day: date, position: dict[str, Any] | None, *, done: bool, now: datetime) -> None:
+        item = {
+            **key("RETENTION", f"RUN#{day}"),
+            "done": {"BOOL": done},
+            "expires_at": {"N": str(int((now + _RUN_TTL).timestamp()))},
+        }
+        if position is not None:
+            item["position"] = {"S": json.dumps(position)}
+        self._db.put_item(TableName=self._counters, Item=item)
+
+    def accounts(self, position: dict[str, Any] | None) -> tuple[list[Account], dict[str, Any] | None]:
+        """One page of accounts (a Scan of the resources table for account items) and the next position."""
+        request: dict[str, Any] = {
+            "TableName": self._resources,
+            "FilterExpression": "sk = :account",
+            "ExpressionAttributeValues": {":account": {"S": ACCOUNT_SK}},
+            "Limit": _SCAN_PAGE,
+        }
+        if position is not None:
+            request["ExclusiveStartKey"] = position
+        page = self._db.scan(**request)
+        accounts = [account for attrs in page["Items"] if (account := parse_account(attrs)) is not None]
+        return accounts, page.get("LastEvaluatedKey")
+
+    # -- one account's progress ------------------------------------------------------------------
+
+    def cleared_before(self, account_id: str) -> date | None:
+        item = self._db.get_item(
+            TableName=self._counters, Key=key(f"RETENTION#{account_id}", "PASS"), ConsistentRead=True
+        )
+        found = from_attrs(item.get("Item", {})).get("cleared_before")
+        return date.fromisoformat(found) if found else None
+
+    def save_cleared_before(self, account_id: str, day: date) -> None:
+        """Only ever forward: a stale pass cannot move it back."""
+        try:
+            self._db.update_item(
+                TableName=self._counters,
+                Key=key(f"RETENTION#{account_id}", "PASS"),
+                UpdateExpression="SET cleared_before = :day",
+                ConditionExpression="attribute_not_exists(cleared_before) OR cleared_before < :day",
+                ExpressionAttributeValues={":day": {"S": day.isoformat()}},
+            )
+        except ClientError as exc:
+            if not conditional_failed(exc):
+                raise
+
+    # -- what lies before the cut ----------------------------------------------------------------
+
+    def expired_events(self, account_id: str, day: date, cut: datetime) -> Iterator[list[Event]]:
+        """Pages of the day's events strictly before `cut`, oldest first. Each page is read after the
+        previous one was deleted, so a page is always the oldest that is left."""
+        request: dict[str, Any] = {
+            "TableName": self._events,
+            "KeyConditionExpression": "pk = :pk AND sk < :cut",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": event_pk(account_id, day.isoformat())},
+                ":cut": {"S": sort_key(cut, "")},
+            },
+            "ConsistentRead": True,
+            "Limit": _PAGE,
+        }
+        while True:
+            page = self._db.query(**request)
+            if not page["Items"]:
+                return
+            yield [event_of(attrs) for attrs in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                return
+
+    def delete_messages(self, message_ids: list[str], cut: datetime) -> tuple[int, int]:
+        """Deletes the messages created before `cut` (and their stored bodies in S3) among
+        `message_ids`; a message still waiting for its send_at stays. Returns (messages, bodies)."""
+        keys = [key(f"MSG#{message_id}", _MESSAGE_SK) for message_id in dict.fromkeys(message_ids)]
+        found = batch_get(self._db, self._messages, keys, projection="pk, sk, created_at, sched_pk, sealed")
+        doomed = [
+            item
+            for item in (from_attrs(attrs) for attrs in found)
+            if not item.get("sched_pk") and datetime.fromisoformat(item["created_at"]) < cut
+        ]
+        bodies = 0
+        for item in doomed:  # the body first: a pass cut short here finds the message again
+            stored = (item.get("sealed") or {}).get("s3")
+            if stored:
+                self._s3.delete_object(Bucket=self._bucket, Key=stored)
+                bodies += 1
+        batch_delete(self._db, [(self._messages, key(item["pk"], item["sk"])) for item in doomed])
+        return len(doomed), bodies
+
+    def delete_events(self, events: list[Event]) -> int:
+        """The events and their tag items, permanently: the tag items first, the event items after
+        (a BatchWriteItem has no order inside it), so a pass cut short finds the event again."""
+        tags: list[tuple[str, dict[str, Any]]] = []
+        items: list[tuple[str, dict[str, Any]]] = []
+        for event in events:
+            day = f"{event.timestamp:%Y-%m-%d}"
+            sk = sort_key(event.timestamp, event.id)
+            tags += [(self._events, key(tag_pk(event.account_id, day, t), sk)) for t in dict.fromkeys(event.tags)]
+            items.append((self._events, key(event_pk(event.account_id, day), sk)))
+        batch_delete(self._db, tags)
+        batch_delete(self._db, items)
+        return len(events)
+
+    def endpoint_ids(self, account_id: str) -> list[str | None]:
+        """The account's webhook endpoints, and None for per-message webhook URLs."""
+        ids: list[str | None] = [None]
+        request: dict[str, Any] = {
+            "TableName": self._resources,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": WEBHOOK_PREFIX}},
+            "ProjectionExpression": "sk",
+        }
+        while True:
+            page = self._db.query(**request)
+            ids += [attrs["sk"]["S"].removeprefix(WEBHOOK_PREFIX) for attrs in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                return ids
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def delete_deliveries(self, account_id: str, endpoint_id: str | None, month: str, cut: datetime) -> int:
+        """Deletes one page of the endpoint's deliveries of `month` created before `cut`; 0: none left."""
+        page = self._db.query(
+            TableName=self._deliveries,
+            IndexName=BY_ENDPOINT_INDEX,
+            KeyConditionExpression="endpoint_key = :k AND created_sk < :cut",
+            ExpressionAttributeValues={
+                ":k": {"S": endpoint_key(account_id, endpoint_id, month)},
+                ":cut": {"S": delivery_sort_key(cut, "")},
+            },
+            ProjectionExpression="pk, sk",
+            Limit=_PAGE,
+        )
+        batch_delete(self._db, [(self._deliveries, key(a["pk"]["S"], a["sk"]["S"])) for a in page["Items"]])
+        return len(page["Items"])
