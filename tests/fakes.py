@@ -178,14 +178,29 @@ class InMemoryCounters:
         return {
             "emails": monthly.get("emails", 0),
             "verify": monthly.get("verify", 0),
+            "test_emails": monthly.get("test_emails", 0),
+            "test_verify": monthly.get("test_verify", 0),
             "emails_daily": daily.get("emails", 0),
         }
 
-    def add_usage(self, account_id: str, *, month: str, day: str, emails: int = 0, verify: int = 0) -> None:
-        """Count sends (month and day) and verifications (month), as the send path would."""
+    def add_usage(
+        self,
+        account_id: str,
+        *,
+        month: str,
+        day: str,
+        emails: int = 0,
+        verify: int = 0,
+        test_emails: int = 0,
+        test_verify: int = 0,
+    ) -> None:
+        """Count sends (month and day) and verifications (month), as the send path would; test keys'
+        sends and verifications (month) on their own counters."""
         monthly = self._monthly.setdefault((account_id, month), {})
         monthly["emails"] = monthly.get("emails", 0) + emails
         monthly["verify"] = monthly.get("verify", 0) + verify
+        monthly["test_emails"] = monthly.get("test_emails", 0) + test_emails
+        monthly["test_verify"] = monthly.get("test_verify", 0) + test_verify
         daily = self._daily.setdefault((account_id, day), {})
         daily["emails"] = daily.get("emails", 0) + emails
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from postline.events.domain import Event, EventType
+from postline.usage.quota import EmailLimits
+from postline.usage.store import DynamoCounterStore
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from tests.aws_stack import InProcessStack
 
@@ -36,6 +38,29 @@ def test_credits_stop_at_the_limit_and_come_back_on_release(stack: InProcessStac
     assert not counters.consume_verification("acc_credits", month="2026-11", limit=0, test=False)
     assert counters.consume_verification("acc_credits", month="2026-11", limit=None, test=False)  # unlimited
     assert [counters.count_validation("acc_credits", 60, expires_at=180) for _ in range(3)] == [1, 2, 3]
+
+
+def test_usage_reads_the_counters_the_send_and_verification_paths_keep(stack: InProcessStack) -> None:
+    """GET /v3/usage's store sees live and test verifications and test sends where their writers put them."""
+    db, table = stack.client("dynamodb"), stack.env["COUNTERS_TABLE"]
+    counters = DynamoVerificationCounters(db, table)
+    usage = DynamoCounterStore(db, table)
+    for test in (False, False, True, True, True):
+        assert counters.consume_verification("acc_usage", month="2026-11", limit=10, test=test)
+    assert (
+        usage.consume_emails("acc_usage", 4, month="2026-11", day="2026-11-02", limits=EmailLimits(10, None, True))
+        is None
+    )
+    assert (
+        usage.consume_emails("acc_usage", 2, month="2026-11", day="2026-11-02", limits=EmailLimits(10, 5, False))
+        is None
+    )
+    assert usage.usage("acc_usage", month="2026-11", day="2026-11-02") == {
+        "emails": 2, "emails_daily": 2, "verify": 2, "test_verify": 3, "test_emails": 4,
+    }  # fmt: skip
+    assert usage.usage("acc_usage", month="2026-12", day="2026-12-01") == dict.fromkeys(
+        ("emails", "emails_daily", "verify", "test_verify", "test_emails"), 0
+    )
 
 
 def test_domain_facts_expire(stack: InProcessStack) -> None:

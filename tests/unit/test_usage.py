@@ -58,6 +58,10 @@ def test_free_plan_usage_reports_monthly_and_daily_allowances() -> None:
         "emails": {"limit": 3_000, "used": 1_200, "remaining": 1_800, "ceiling": 3_000, "overage_enabled": False},
         "daily": {"limit": 100, "used": 40, "remaining": 60},
         "verify_credits": {"limit": 100, "used": 30, "remaining": 70},
+        "test_allowance": {
+            "emails": {"limit": 1_000, "used": 0, "remaining": 1_000},
+            "verifications": {"limit": 1_000, "used": 0, "remaining": 1_000},
+        },
         "rate_limit_per_minute": None,  # null = platform default
     }
 
@@ -69,6 +73,16 @@ def test_remaining_is_never_negative_when_usage_passes_the_limits() -> None:
     assert usage.daily.remaining == 0
     assert usage.verify_credits.remaining == 0
     assert (usage.emails.used, usage.daily.used, usage.verify_credits.used) == (3_500, 130, 101)
+
+
+def test_the_test_allowance_reports_sends_and_verifications_on_their_own_counters() -> None:
+    usage = usage_report(
+        _account(Plan.PROFESSIONAL), now=MARCH_14, emails_used=0, daily_used=0, verify_used=3,
+        test_emails_used=120, test_verify_used=10_400,
+    )  # fmt: skip
+    assert usage.test_allowance.emails.model_dump() == {"limit": 10_000, "used": 120, "remaining": 9_880}
+    assert usage.test_allowance.verifications.model_dump() == {"limit": 10_000, "used": 10_400, "remaining": 0}
+    assert usage.verify_credits.used == 3  # live credits are a count of their own
 
 
 def test_daily_is_null_when_the_plan_has_no_daily_cap() -> None:
@@ -108,6 +122,8 @@ def test_usage_service_reads_this_month_and_today_only(world: World) -> None:
     account = world.account()
     other = world.account()  # the clock reads 2025-03-14
     world.counters.add_usage(account.id, month="2025-03", day="2025-03-13", emails=500, verify=7)
+    world.counters.add_usage(account.id, month="2025-03", day="2025-03-13", test_emails=4, test_verify=9)
+    world.counters.add_usage(account.id, month="2025-02", day="2025-02-13", test_emails=40, test_verify=90)
     world.counters.add_usage(account.id, month="2025-03", day="2025-03-14", emails=25)
     world.counters.add_usage(account.id, month="2025-02", day="2025-02-28", emails=2_000, verify=50)
     world.counters.add_usage(other.id, month="2025-03", day="2025-03-14", emails=99)
@@ -119,6 +135,7 @@ def test_usage_service_reads_this_month_and_today_only(world: World) -> None:
     assert usage.daily is not None
     assert (usage.daily.used, usage.daily.remaining) == (25, 75)
     assert usage.verify_credits.used == 7
+    assert (usage.test_allowance.emails.used, usage.test_allowance.verifications.used) == (4, 9)
 
 
 def test_usage_service_starts_a_fresh_period_in_the_next_month(world: World) -> None:

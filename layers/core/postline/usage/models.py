@@ -24,12 +24,26 @@ class DailyQuota(BaseModel):
     remaining: int
 
 
-class VerifyCredits(BaseModel):
-    """Not shown by the spec: the month's verification credits, like emails (null limit = unlimited)."""
+class Allowance(BaseModel):
+    """A monthly allowance: limit (null = unlimited), used, remaining (null when unlimited)."""
 
     limit: int | None
     used: int
     remaining: int | None
+
+
+class VerifyCredits(Allowance):
+    """Not shown by the spec: the month's verification credits of live keys, like emails."""
+
+
+class TestAllowance(BaseModel):
+    """Not shown by the spec: the free monthly allowance of test keys (the plan's test_allowance),
+    which sends and verifications each draw from on their own counter; 429 when one runs out."""
+
+    __test__ = False  # a model, not a pytest class
+
+    emails: Allowance
+    verifications: Allowance
 
 
 class Usage(BaseModel):
@@ -39,6 +53,7 @@ class Usage(BaseModel):
     emails: EmailQuota
     daily: DailyQuota | None
     verify_credits: VerifyCredits
+    test_allowance: TestAllowance
     rate_limit_per_minute: int | None
 
 
@@ -46,7 +61,20 @@ def _remaining(limit: int | None, used: int) -> int | None:
     return None if limit is None else max(0, limit - used)
 
 
-def usage_report(account: Account, *, now: datetime, emails_used: int, daily_used: int, verify_used: int) -> Usage:
+def _allowance(limit: int | None, used: int) -> Allowance:
+    return Allowance(limit=limit, used=used, remaining=_remaining(limit, used))
+
+
+def usage_report(
+    account: Account,
+    *,
+    now: datetime,
+    emails_used: int,
+    daily_used: int,
+    verify_used: int,
+    test_emails_used: int = 0,
+    test_verify_used: int = 0,
+) -> Usage:
     limits = account.limits
     return Usage(
         plan=account.plan,
@@ -72,6 +100,10 @@ def usage_report(account: Account, *, now: datetime, emails_used: int, daily_use
             limit=limits.verify_credits,
             used=verify_used,
             remaining=_remaining(limits.verify_credits, verify_used),
+        ),
+        test_allowance=TestAllowance(
+            emails=_allowance(limits.test_allowance, test_emails_used),
+            verifications=_allowance(limits.test_allowance, test_verify_used),
         ),
         rate_limit_per_minute=account.rate_limit_per_minute,
     )

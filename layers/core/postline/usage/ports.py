@@ -20,7 +20,7 @@ class CounterStore(Protocol):
         ...
 
     def usage(self, account_id: str, *, month: str, day: str) -> dict[str, int]:
-        """Counters of the month and day: emails, emails_daily, verify."""
+        """Counters of the month and day: emails, emails_daily, verify, test_emails, test_verify."""
         ...
 
 

@@ -23,4 +23,6 @@ class UsageService:
             emails_used=used["emails"],
             daily_used=used["emails_daily"],
             verify_used=used["verify"],
+            test_emails_used=used["test_emails"],
+            test_verify_used=used["test_verify"],
         )

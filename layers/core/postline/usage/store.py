@@ -85,6 +85,8 @@ class DynamoCounterStore:
         return {
             "emails": int(monthly.get("emails", 0)),
             "verify": int(monthly.get("verify", 0)),
+            "test_emails": int(monthly.get("test_emails", 0)),  # the test allowance (usage/quota.py)
+            "test_verify": int(monthly.get("test_verify", 0)),  # its verifications (verification/store.py)
             "emails_daily": int(daily.get("emails", 0)),
         }
 
