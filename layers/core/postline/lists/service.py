@@ -9,7 +9,6 @@ removal of its members, which the list worker does in bounded pages (functions/w
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
 from urllib.parse import unquote
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
@@ -35,7 +34,7 @@ from postline.lists.models import (
     MemberUpdate,
     SkippedMember,
 )
-from postline.lists.store import DynamoLists
+from postline.lists.ports import ListJobQueue, ListStore
 from postline.shared.errors import Conflict, NotFound
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
@@ -46,13 +45,9 @@ REMOVE_PAGE = 1_000  # members the worker removes per page
 REMOVE_PAGES = 50  # pages per job message before it queues the rest
 
 
-class ListJobQueue(Protocol):
-    def enqueue_deletion(self, account_id: str, list_id: str) -> None: ...
-
-
 class ListService:
     def __init__(
-        self, *, store: DynamoLists, queue: ListJobQueue, audit: AuditStore, ids: IdFactory, clock: Clock
+        self, *, store: ListStore, queue: ListJobQueue, audit: AuditStore, ids: IdFactory, clock: Clock
     ) -> None:
         self._store = store
         self._queue = queue
