@@ -155,3 +155,19 @@ def test_a_deleted_lists_members_are_removed_in_pages_then_its_marker(
     assert "Item" not in wiring.client("dynamodb").get_item(**marker)
     assert store.members_page(created.id, MemberFilters(), page=1, per_page=10)[1] == 0
     assert service.remove_members(principal.account.id, created.id)  # a redelivery: nothing left, harmless
+
+
+def test_subscribed_members_page_in_address_order_from_where_the_last_page_ended(
+    service: ListService, store: DynamoLists, principal: Principal
+) -> None:
+    created = service.create(principal, ListCreate(address="pages@lists.example", name="Pages"))
+    members = [BulkMember(address=f"u{n:02d}@example.com", subscribed=n % 3 != 0) for n in range(30)]
+    service.bulk_upsert(principal, created.id, BulkMembersRequest(members=members))
+    seen: list[str] = []
+    after: str | None = None
+    while True:
+        page, after = store.subscribed_page(created.id, after=after, limit=7)
+        seen += [member.address for member in page]
+        if after is None:
+            break
+    assert seen == [f"u{n:02d}@example.com" for n in range(30) if n % 3 != 0]
