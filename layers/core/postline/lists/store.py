@@ -27,13 +27,14 @@ from postline.lists.domain import ListMember, MailingList
 from postline.lists.models import MemberFilters
 from postline.shared.dynamo import batch_delete, batch_get, cancellation_codes, from_attrs, key, query_page, to_attrs
 from postline.shared.errors import Conflict, NotFound
-from postline.shared.resources_table import account_pk
+from postline.shared.resources_table import account_pk, put_op
 
 LIST = "LIST#"
 ADDRESS = "LISTADDR#"
 DELETED = "LISTDEL#"
 MEMBER = "MEMBER#"
 _ATTEMPTS = 8
+_ABSENT = "attribute_not_exists(pk)"
 
 
 def list_sk(list_id: str) -> str:
@@ -86,20 +87,8 @@ class DynamoLists:
     def create_list(self, mailing_list: MailingList, audit: AuditEntry) -> None:
         pk = account_pk(mailing_list.account_id)
         ops = [
-            {
-                "Put": {
-                    "TableName": self._table,
-                    "Item": {**key(pk, list_sk(mailing_list.id)), **to_attrs(mailing_list.model_dump(mode="json"))},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            {
-                "Put": {
-                    "TableName": self._table,
-                    "Item": {**key(pk, f"{ADDRESS}{mailing_list.address}"), "list_id": {"S": mailing_list.id}},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
+            put_op(self._table, pk, list_sk(mailing_list.id), mailing_list.model_dump(mode="json"), _ABSENT),
+            put_op(self._table, pk, f"{ADDRESS}{mailing_list.address}", {"list_id": mailing_list.id}, _ABSENT),
             audit_put(self._table, audit),
         ]
         codes = self._run(ops)
@@ -167,12 +156,7 @@ class DynamoLists:
                 }
             },
             {"Delete": {"TableName": self._table, "Key": key(pk, f"{ADDRESS}{mailing_list.address}")}},
-            {
-                "Put": {
-                    "TableName": self._table,
-                    "Item": {**key(pk, f"{DELETED}{mailing_list.id}"), "list_id": {"S": mailing_list.id}},
-                }
-            },
+            put_op(self._table, pk, f"{DELETED}{mailing_list.id}", {"list_id": mailing_list.id}),
             audit_put(self._table, audit),
         ]
         if self._run(ops):
