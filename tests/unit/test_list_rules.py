@@ -65,6 +65,8 @@ def test_request_models_check_addresses_names_and_limits() -> None:
     with pytest.raises(ValidationError):
         MemberCreate(address="a@b.io", vars={f"k{n}": n for n in range(101)})
     with pytest.raises(ValidationError):
+        MemberCreate(address="a@b.io", vars={"long": "x" * 10_000})
+    with pytest.raises(ValidationError):
         MemberUpdate(subscribed=None)
     with pytest.raises(ValidationError):
         BulkMembersRequest(members=[{"address": f"u{n}@b.io"} for n in range(1_001)])  # type: ignore[misc]
