@@ -33,6 +33,7 @@ from postline.http.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    LISTS_DELETE,
     MESSAGES_READ,
     MESSAGES_WRITE,
     METRICS_READ,
@@ -324,6 +325,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
+    LISTS_DELETE: [{"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}}],
 }
 
 
@@ -369,6 +371,7 @@ VALUES: dict[str, Any] = {
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
+    "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

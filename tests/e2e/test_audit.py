@@ -77,6 +77,24 @@ def _call(admin: Api, route: Route) -> str:
         if route.name == "DeleteSuppressionByAddress":
             assert admin.delete(f"/v3/suppressions/bounces/{email}").status_code == 200
             return str(target)
+    elif route.module == "lists":
+        address = f"audited-{uuid.uuid4().hex[:10]}@lists.example"
+        target = admin.post("/v3/lists", json={"address": address, "name": "audited"}).json()["id"]
+        if route.name == "CreateList":
+            return str(target)
+        members = f"/v3/lists/{target}/members"
+        member = {"address": "member@example.com"}
+        if route.name == "BulkUpsertListMembers":
+            assert admin.post(f"{members}/bulk", json={"members": [member]}).status_code == 200
+            return str(target)
+        if route.name != "AddListMember":
+            assert admin.post(members, json=member).status_code == 201
+        path = route.path.replace("{id}", target).replace("{address}", member["address"])
+        body = {"AddListMember": member, "UpdateListMember": {"subscribed": False}}.get(route.name)
+        body = {"name": "renamed"} if route.name == "UpdateList" else body
+        response = admin.request(route.method, path, json=body)
+        assert response.status_code < 300, response.text
+        return str(target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":

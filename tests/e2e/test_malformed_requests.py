@@ -21,6 +21,7 @@ JSON_ROUTES = [
     "/v3/webhooks",
     "/v3/events/export",
     "/v3/webhooks/deliveries/resend",
+    "/v3/lists",
 ]
 MALFORMED = {
     "nested past the parser's recursion limit": (

@@ -20,7 +20,7 @@ import stripe
 from devtools.local.runtime import Runtime
 from tests.certs import TestCa, client_pair, server_context
 from tests.e2e.support import Api, make_account
-from tests.e2e.webhook_support import create_endpoint, send, update_endpoint
+from tests.e2e.webhook_support import SLACK_SECONDS, create_endpoint, send, update_endpoint
 from tests.peers.token_server import TokenServer
 from tests.peers.webhook_receiver import Receiver
 
@@ -116,10 +116,10 @@ def test_oauth2_a_failed_token_fetch_fails_the_attempt_into_the_schedule(
     assert [r.status for r in tokens.requests] == [500]
 
     tokens.failing = None
-    runtime.advance(29)
+    runtime.advance(30 - SLACK_SECONDS)
     assert runtime.drain(30) == []
     assert guarded.requests == [] and len(tokens.requests) == 1  # attempt 2 is due at +30 s
-    runtime.advance(1)
+    runtime.advance(SLACK_SECONDS)
     assert runtime.drain(30) == []
     (received,) = guarded.wait_for(1)
     assert received.headers["X-Webhook-Attempt"] == "2"

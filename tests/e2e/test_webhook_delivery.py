@@ -19,6 +19,7 @@ from nacl.signing import VerifyKey
 
 from devtools.local.runtime import Runtime
 from tests.e2e.support import Api, TestAccount, make_account
+from tests.e2e.webhook_support import SLACK_SECONDS
 from tests.peers.webhook_receiver import Received, Receiver
 
 pytestmark = pytest.mark.e2e
@@ -113,10 +114,10 @@ def test_a_failing_receiver_gets_seven_attempts_at_the_schedule(runtime: Runtime
         runtime.drain(30)
         assert len(failing.wait_for(1)) == 1
         for number, wait in enumerate(SCHEDULE, start=2):
-            runtime.advance(wait - 1)
+            runtime.advance(wait - SLACK_SECONDS)
             runtime.drain(30)
             assert len(failing.requests) == number - 1, f"attempt {number} came early"
-            runtime.advance(1)
+            runtime.advance(SLACK_SECONDS)
             runtime.drain(30)
             assert len(failing.wait_for(number)) == number, f"attempt {number} did not come"
         runtime.advance(48 * 3600)

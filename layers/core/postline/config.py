@@ -175,6 +175,10 @@ class SuppressionJobQueue(SettingsGroup):
     url: str = Field(alias="SUPPRESSION_JOB_QUEUE_URL", min_length=1)
 
 
+class ListJobQueue(SettingsGroup):
+    url: str = Field(alias="LIST_JOB_QUEUE_URL", min_length=1)
+
+
 class ResendQueue(SettingsGroup):
     url: str = Field(alias="RESEND_QUEUE_URL", min_length=1)
 

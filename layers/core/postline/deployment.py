@@ -26,6 +26,7 @@ from postline.config import (
     Idempotency,
     Jobs,
     KeyPepper,
+    ListJobQueue,
     Messages,
     MetricsQuery,
     Notifications,
@@ -91,6 +92,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SUPPRESSIONS_IMPORT: (Jobs, SuppressionJobQueue, ExportFiles),
     r.SUPPRESSIONS_EXPORT: (Jobs, SuppressionJobQueue, ExportFiles),
     r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
+    r.LISTS_DELETE: (ListJobQueue,),
 }
 
 _DELIVER: Groups = (
@@ -124,6 +126,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "recipient_activity": (Counters,),
     "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
+    "list_jobs": (Resources, ListJobQueue),
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

@@ -39,6 +39,7 @@ from postline.config import (
     Idempotency,
     Jobs,
     KeyPepper,
+    ListJobQueue,
     Messages,
     MetricsQuery,
     Notifications,
@@ -87,6 +88,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.hasher import PepperedHasher
     from postline.keys.service import KeyService
     from postline.keys.store import DynamoKeyStore
+    from postline.lists.service import ListService
+    from postline.lists.store import DynamoLists
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
     from postline.retention.service import RetentionService
@@ -706,6 +709,26 @@ def suppression_service() -> SuppressionService:
 
     return SuppressionService(
         store=suppressions(), window=counter_store(), audit=audit_store(), ids=ids(), clock=_clock
+    )
+
+
+@_built_once()
+def lists_store() -> DynamoLists:
+    from postline.lists.store import DynamoLists
+
+    return DynamoLists(client("dynamodb"), settings(Resources).table)
+
+
+def list_service() -> ListService:
+    from postline.lists.job_queue import SqsListJobQueue
+    from postline.lists.service import ListService
+
+    return ListService(
+        store=lists_store(),
+        queue=SqsListJobQueue(client("sqs"), settings(ListJobQueue).url),
+        audit=audit_store(),
+        ids=ids(),
+        clock=_clock,
     )
 
 

@@ -41,6 +41,7 @@ SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside
 SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it
 SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job (deduped by list), queue it
 SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, presign export files
+LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,24 @@ ROUTES: tuple[Route, ...] = (
           policies=(SUPPRESSIONS_WRITE, W)),
     Route("DeleteSuppressionByAddress", "DELETE", "/v3/suppressions/{type}/{email}", "suppressions", Access.WRITE,
           "suppression.deleted", policies=(SUPPRESSIONS_WRITE, W)),
+    Route("ListLists",       "GET",    "/v3/lists",               "lists",    Access.READ, policies=(R,)),
+    Route("CreateList",      "POST",   "/v3/lists",               "lists",    Access.WRITE, "list.created",
+          policies=(W,)),
+    Route("GetList",         "GET",    "/v3/lists/{id}",          "lists",    Access.READ, policies=(R,)),
+    Route("UpdateList",      "PATCH",  "/v3/lists/{id}",          "lists",    Access.WRITE, "list.updated",
+          policies=(W,)),
+    Route("DeleteList",      "DELETE", "/v3/lists/{id}",          "lists",    Access.WRITE, "list.deleted",
+          policies=(W, LISTS_DELETE)),
+    Route("ListListMembers", "GET",    "/v3/lists/{id}/members",  "lists",    Access.READ, policies=(R,)),
+    Route("AddListMember",   "POST",   "/v3/lists/{id}/members",  "lists",    Access.WRITE, "list.member_added",
+          policies=(W,)),
+    Route("BulkUpsertListMembers", "POST", "/v3/lists/{id}/members/bulk", "lists", Access.WRITE,
+          "list.members_upserted", memory=512, timeout=29, policies=(W,)),
+    Route("GetListMember",   "GET",    "/v3/lists/{id}/members/{address}", "lists", Access.READ, policies=(R,)),
+    Route("UpdateListMember", "PATCH", "/v3/lists/{id}/members/{address}", "lists", Access.WRITE,
+          "list.member_updated", policies=(W,)),
+    Route("DeleteListMember", "DELETE", "/v3/lists/{id}/members/{address}", "lists", Access.WRITE,
+          "list.member_deleted", policies=(W,)),
 )
 # fmt: on
 
