@@ -197,3 +197,7 @@ class SqsBulkQueue:
             )
             if response.get("Failed"):
                 raise RuntimeError(f"the bulk queue refused {len(response['Failed'])} chunk messages")
+
+    def enqueue_completion(self, job: BulkJob) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1)
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
