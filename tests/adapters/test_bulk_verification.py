@@ -17,14 +17,14 @@ from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment, Scope
-from postline.shared.errors import ValidationFailed
+from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage
 from postline.verification.bulk_completion import BulkCompletion
 from postline.verification.bulk_service import BulkVerificationService
-from postline.verification.bulk_store import DynamoBulkJobs
+from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
 from postline.verification.service import ValidationService
 from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
@@ -55,12 +55,16 @@ class Queue:
     def __init__(self) -> None:
         self.jobs: list[BulkJob] = []
         self.completions: list[BulkJob] = []
+        self.purges: list[ChunkMessage] = []
 
     def enqueue(self, job: BulkJob) -> None:
         self.jobs.append(job)
 
     def enqueue_completion(self, job: BulkJob) -> None:
         self.completions.append(job)
+
+    def enqueue_purge(self, job: BulkJob) -> None:
+        self.purges.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True))
 
     def messages(self) -> list[ChunkMessage]:
         return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
@@ -119,8 +123,9 @@ class Harness:
             retention_days=lambda account_id: 30,
             clock=FixedClock(NOW),
         )
+        self.jobs = DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters)
         self.service = BulkVerificationService(
-            jobs=DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters),
+            jobs=self.jobs,
             queue=self.queue,
             credits=self.credits,
             checker=self._checker,
@@ -296,3 +301,29 @@ def test_suppress_needs_a_live_key_and_a_test_jobs_webhook_goes_through_the_queu
     h.service.run_chunk(ChunkMessage(account_id=completed.account_id, job_id=accepted.job_id, chunk=-1))
     (delivery,) = h.deliveries.delivered.values()
     assert h.deliveries.calls == 1 and json.loads(delivery.body)["job"]["summary"]["valid"] == 1
+
+
+def test_a_deleted_job_stops_where_it_is_and_its_results_are_removed(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"e{n}@d03.test" for n in range(300)]))
+    messages = h.queue.messages()
+    h.service.run_chunk(messages[0])
+    running = h.jobs.get(h.account.id, accepted.job_id)
+    assert running is not None
+    deleted = h.service.delete(h.principal(), accepted.job_id)
+    assert (deleted.status, deleted.processed_count) == (BulkStatus.DELETED, 100)
+    # A worker that read the job before the DELETE records nothing more, and charges nothing.
+    result = h.checker.check_address(h.account.id, "late@d03.test", NOW)
+    assert h.jobs.record(running, 150, result, month=month_key(NOW), limit=5_000) is Recorded.STOPPED
+    for message in messages:  # chunks delivered after the DELETE: nothing checked
+        h.service.run_chunk(message)
+    assert h.checked == 100 and h.used() == 100
+    with pytest.raises(NotFound):
+        h.service.results(h.principal(), accepted.job_id, page=1, limit=10)
+    (purge,) = h.queue.purges
+    assert h.jobs.results(running, page=1, limit=1000) != []
+    h.service.run_chunk(purge)
+    h.service.run_chunk(purge)  # delivered twice: nothing left to remove
+    assert h.jobs.results(running, page=1, limit=1000) == [] and h.jobs.chunk(running, 0) == []
+    again = h.service.delete(h.principal(), accepted.job_id)  # deleting again answers the deleted job
+    assert again.status is BulkStatus.DELETED and len(h.queue.purges) == 2

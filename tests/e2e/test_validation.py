@@ -486,6 +486,27 @@ def test_a_test_mode_job_posts_its_webhook_and_cannot_suppress(stack: Stack) -> 
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "validation_error"
 
 
+def test_a_deleted_job_is_deleted_and_its_results_gone(stack: Stack) -> None:
+    accepted = stack.live.post("/v3/validate/bulk", json={"emails": ["del1@strict.test", "del2@strict.test"]})
+    job_id = accepted.json()["job_id"]
+    assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+    assert stack.live.get(f"/v3/validate/bulk/{job_id}/results").json()["total"] == 2
+    deleted = stack.live.delete(f"/v3/validate/bulk/{job_id}")
+    assert deleted.status_code == 200, deleted.text
+    assert (deleted.json()["status"], deleted.json()["processed_count"]) == ("deleted", 2)
+    assert stack.live.get(f"/v3/validate/bulk/{job_id}").json()["status"] == "deleted"
+    gone = stack.live.get(f"/v3/validate/bulk/{job_id}/results")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+    assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+    account = stack.child.dev["account_id"]
+    left = stack.dynamodb.query(
+        TableName=stack.child.dev["aws"]["env"]["JOBS_TABLE"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues={":pk": {"S": f"JOB#{account}"}, ":prefix": {"S": f"VERIFY#{job_id}"}},
+    )["Items"]
+    assert [item["sk"]["S"] for item in left] == [f"VERIFY#{job_id}"]  # the job alone: chunks and results removed
+
+
 def test_the_11th_bulk_job_in_a_minute_is_429(stack: Stack) -> None:
     now = stack.now()
     stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window

@@ -71,6 +71,7 @@ class BulkJob(BaseModel):
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None
+    deleted_at: datetime | None = None
 
 
 class BulkCreate(BaseModel):
@@ -147,3 +148,4 @@ class ChunkMessage(BaseModel):
     account_id: str
     job_id: str
     chunk: int  # -1: no addresses, only the completion's effects (a test-mode job's webhook)
+    purge: bool = False  # a deleted job: remove its chunks and results

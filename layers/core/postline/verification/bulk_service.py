@@ -43,6 +43,10 @@ class BulkQueue(Protocol):
         """One message with no chunk: the worker carries out the completed job's effects."""
         ...
 
+    def enqueue_purge(self, job: BulkJob) -> None:
+        """One message: the worker removes a deleted job's chunks and results."""
+        ...
+
 
 class Completion(Protocol):
     def run(self, job: BulkJob) -> None: ...
@@ -128,13 +132,31 @@ class BulkVerificationService:
 
     def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
         job = self._job(principal, job_id)
+        if job.status is BulkStatus.DELETED:
+            raise NotFound(f"The results of bulk verification job {job_id} were deleted.")
         items = self._jobs.results(job, page=page, limit=limit)
         return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
+
+    def delete(self, principal: Principal, job_id: str) -> BulkVerificationJob:
+        """Any status -> deleted: the job stops where it is (a chunk under way records nothing
+        more), its results are no longer served, and the worker removes them. Deleting a deleted
+        job answers it again."""
+        job = self._job(principal, job_id)
+        if job.status is not BulkStatus.DELETED:
+            others = set(BulkStatus) - {BulkStatus.DELETED}
+            moved = self._jobs.move(job, others, BulkStatus.DELETED, deleted_at=self._clock.now().isoformat())
+            job = moved or self._job(principal, job_id)
+        self._queue.enqueue_purge(job)  # again on a repeated DELETE: a purge that failed is retried
+        return BulkVerificationJob.of(job)
 
     # -- the worker -----------------------------------------------------------------------------
 
     def run_chunk(self, message: ChunkMessage) -> None:
         job = self._jobs.get(message.account_id, message.job_id)
+        if job is not None and job.status is BulkStatus.DELETED:
+            if message.purge:
+                self._jobs.purge(job)
+            return
         if job is not None and job.status is BulkStatus.COMPLETED:
             self._complete(job)  # a redelivery after the job completed: its effects, if still owed
             return
@@ -151,6 +173,8 @@ class BulkVerificationService:
             now = self._clock.now()
             result = checker.check_address(job.account_id, address, now)
             outcome = self._jobs.record(job, index, result, month=month_key(now), limit=limit)
+            if outcome is Recorded.STOPPED:
+                return  # deleted or paused while this chunk ran
             if outcome is Recorded.NO_CREDITS:
                 self._jobs.move(
                     job,
