@@ -6,9 +6,11 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
     queued -> processing -> completed
     processing -> paused   the account's verification credits ran out mid-job
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
-A test-mode job is completed in the POST itself. pending, uploading, catch_all_processing,
-packaging, expired and deleted belong to parts not built yet (CSV uploads, result files,
-retention, DELETE) and are listed for the interface's sake.
+    any -> deleted         DELETE on the job (its chunks and results are removed by the worker)
+A test-mode job is completed in the POST itself. A completed job's `suppress` and `webhook_url`
+are carried out by the worker (bulk_completion.py). pending, uploading, catch_all_processing,
+packaging and expired belong to parts not built yet (CSV uploads, result files and their proofs,
+retention) and are listed for the interface's sake.
 """
 
 from __future__ import annotations
