@@ -1,5 +1,5 @@
 """Address verification: POST /v3/validate (one address, every check, one credit), and bulk jobs:
-POST /v3/validate/bulk, GET /v3/validate/bulk/{id}, GET /v3/validate/bulk/{id}/results."""
+POST /v3/validate/bulk, GET and DELETE /v3/validate/bulk/{id}, GET /v3/validate/bulk/{id}/results."""
 
 from typing import Annotated
 
@@ -73,6 +73,15 @@ def evaluate_list(request: Annotated[EvaluateRequest, Body()]) -> EmailListEvalu
 @router.get("/v3/validate/bulk/<id>", summary="A bulk verification job: status, counts, summary", tags=["Verification"])
 def get_bulk_validation(id: JobId) -> BulkVerificationJob:
     return wiring.bulk_verification_service().get(principal(), id)
+
+
+@router.delete(
+    "/v3/validate/bulk/<id>",
+    summary="Delete a bulk verification job: it stops, and its results are removed",
+    tags=["Verification"],
+)
+def delete_bulk_validation(id: JobId) -> BulkVerificationJob:
+    return wiring.bulk_verification_service().delete(principal(), id)
 
 
 @router.get(

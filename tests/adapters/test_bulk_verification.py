@@ -6,23 +6,30 @@ job without charging past the limit; test-mode jobs completed in the request."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
 
+from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment, Scope
+from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
+from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk_completion import BulkCompletion
 from postline.verification.bulk_service import BulkVerificationService
-from postline.verification.bulk_store import DynamoBulkJobs
+from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
 from postline.verification.service import ValidationService
 from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
+from postline.webhook_delivery.domain import Delivery
+from postline.webhooks.url_guard import ResolvingUrlGuard
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, FixedRegistrations, ScriptedProber, SequentialIds, StaticActivity, StaticRoutes
 from tests.unit.world import build_world
@@ -47,9 +54,17 @@ class MemoRoutes(StaticRoutes):
 class Queue:
     def __init__(self) -> None:
         self.jobs: list[BulkJob] = []
+        self.completions: list[BulkJob] = []
+        self.purges: list[ChunkMessage] = []
 
     def enqueue(self, job: BulkJob) -> None:
         self.jobs.append(job)
+
+    def enqueue_completion(self, job: BulkJob) -> None:
+        self.completions.append(job)
+
+    def enqueue_purge(self, job: BulkJob) -> None:
+        self.purges.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True))
 
     def messages(self) -> list[ChunkMessage]:
         return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
@@ -59,15 +74,32 @@ class Dying(Exception):
     pass
 
 
+class Deliveries:
+    """The webhook deliverer: keeps each delivery by its id (as the store does), dies when told."""
+
+    def __init__(self) -> None:
+        self.delivered: dict[str, Delivery] = {}
+        self.calls = 0
+        self.die = False
+
+    def deliver(self, delivery: Delivery) -> None:
+        self.calls += 1
+        if self.die:
+            raise Dying("the worker was killed before the webhook went out")
+        self.delivered.setdefault(delivery.id, delivery)
+
+
 class Harness:
-    def __init__(self, stack: InProcessStack, *, credits: int | None = 5_000) -> None:
+    def __init__(
+        self, stack: InProcessStack, *, credits: int | None = 5_000, prober: ScriptedProber | None = None
+    ) -> None:
         db = stack.client("dynamodb")
         counters = stack.env["COUNTERS_TABLE"]
         account = build_world().account(plan=Plan.PROFESSIONAL)
         self.account: Account = account.model_copy(update={"id": f"acct_{uuid.uuid4().hex[:12]}"})
         self.routes = MemoRoutes()
         # d00 is a catch-all; every address whose local part starts with "x" is unknown to its server.
-        self.prober = ScriptedProber({"d00.test": MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK")})
+        self.prober = prober or ScriptedProber({"d00.test": MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK")})
         self.credits = DynamoVerificationCounters(db, counters)
         self.checker = ValidationService(
             routes=self.routes,
@@ -82,12 +114,24 @@ class Harness:
         self.die_after: int | None = None
         self.checked = 0
         self.queue = Queue()
-        self.service = BulkVerificationService(
+        self.deliveries = Deliveries()
+        self.suppressions = wiring.suppressions()
+        completion = BulkCompletion(
             jobs=DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters),
+            suppressions=self.suppressions,
+            deliverer=lambda: self.deliveries,
+            retention_days=lambda account_id: 30,
+            clock=FixedClock(NOW),
+        )
+        self.jobs = DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters)
+        self.service = BulkVerificationService(
+            jobs=self.jobs,
             queue=self.queue,
             credits=self.credits,
             checker=self._checker,
             verify_limit=lambda account_id: credits,
+            check_webhook_url=ResolvingUrlGuard(allow_private=False).check_without_dns,
+            completion=lambda: completion,
             ids=RandomIds(),
             clock=FixedClock(NOW),
         )
@@ -209,3 +253,77 @@ def test_a_job_that_cannot_be_queued_is_failed_and_can_be_retried(stack: InProce
     )
     h.service.run_chunk(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=0))  # a message that got out
     assert h.service.get(h.principal(), job.id).processed_count == 0 and h.used() == 0
+
+
+def test_completion_suppresses_and_posts_once_even_when_the_worker_dies_in_between(stack: InProcessStack) -> None:
+    catch_all = MailboxProbe(ProbeOutcome.ACCEPTED, True, "250 OK")
+    h = Harness(stack, prober=ScriptedProber({"d00.test": catch_all, "d02.test": MailboxProbe(ProbeOutcome.REJECTED)}))
+    emails = [f"c{n}@{DOMAINS[n % 4]}" for n in range(150)]  # d02's 37 are unknown users; d00 is a catch-all
+    request = BulkCreate(emails=emails, webhook_url="https://hooks.example.com/done", suppress=True)
+    accepted = h.service.start(h.principal(), request)
+    messages = h.queue.messages()
+    h.deliveries.die = True
+    h.service.run_chunk(messages[0])
+    with pytest.raises(Dying):
+        h.service.run_chunk(messages[1])  # completes the job, then dies before the webhook went out
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.COMPLETED
+    h.deliveries.die = False
+    for message in messages:  # SQS delivers both again
+        h.service.run_chunk(message)
+    h.service.run_chunk(messages[1])
+    assert h.deliveries.calls == 2  # the dead attempt and the one that went out; then effects_done
+    (delivery,) = h.deliveries.delivered.values()
+    assert (delivery.url, delivery.endpoint_id, delivery.event_type) == (
+        "https://hooks.example.com/done",
+        None,
+        "verification.completed",
+    )
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert json.loads(delivery.body)["job"] == job.model_dump(mode="json")
+    listed = h.suppressions.present(h.account.id, SuppressionType.BOUNCES, [e.lower() for e in emails])
+    assert sorted(listed) == sorted(e for e in emails if e.endswith("@d02.test"))
+    entry = h.suppressions.find(h.account.id, SuppressionType.BOUNCES, "c2@d02.test")
+    assert entry is not None and entry.source is SuppressionSource.VERIFICATION
+    assert entry.reason == f"verification {job.job_id}: invalid/mailbox_not_found"
+    assert h.used() == 150
+
+
+def test_suppress_needs_a_live_key_and_a_test_jobs_webhook_goes_through_the_queue(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    with pytest.raises(ValidationFailed):
+        h.service.start(h.principal(Environment.TEST), BulkCreate(emails=["a@d01.test"], suppress=True))
+    with pytest.raises(ValidationFailed):  # http:// and private addresses: the embedded runtime only
+        h.service.start(h.principal(), BulkCreate(emails=["a@d01.test"], webhook_url="http://127.0.0.1/x"))
+    request = BulkCreate(emails=["valid@simulator.postline.dev"], webhook_url="https://hooks.example.com/t")
+    accepted = h.service.start(h.principal(Environment.TEST), request)
+    (completed,) = h.queue.completions
+    h.service.run_chunk(ChunkMessage(account_id=completed.account_id, job_id=accepted.job_id, chunk=-1))
+    h.service.run_chunk(ChunkMessage(account_id=completed.account_id, job_id=accepted.job_id, chunk=-1))
+    (delivery,) = h.deliveries.delivered.values()
+    assert h.deliveries.calls == 1 and json.loads(delivery.body)["job"]["summary"]["valid"] == 1
+
+
+def test_a_deleted_job_stops_where_it_is_and_its_results_are_removed(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"e{n}@d03.test" for n in range(300)]))
+    messages = h.queue.messages()
+    h.service.run_chunk(messages[0])
+    running = h.jobs.get(h.account.id, accepted.job_id)
+    assert running is not None
+    deleted = h.service.delete(h.principal(), accepted.job_id)
+    assert (deleted.status, deleted.processed_count) == (BulkStatus.DELETED, 100)
+    # A worker that read the job before the DELETE records nothing more, and charges nothing.
+    result = h.checker.check_address(h.account.id, "late@d03.test", NOW)
+    assert h.jobs.record(running, 150, result, month=month_key(NOW), limit=5_000) is Recorded.STOPPED
+    for message in messages:  # chunks delivered after the DELETE: nothing checked
+        h.service.run_chunk(message)
+    assert h.checked == 100 and h.used() == 100
+    with pytest.raises(NotFound):
+        h.service.results(h.principal(), accepted.job_id, page=1, limit=10)
+    (purge,) = h.queue.purges
+    assert h.jobs.results(running, page=1, limit=1000) != []
+    h.service.run_chunk(purge)
+    h.service.run_chunk(purge)  # delivered twice: nothing left to remove
+    assert h.jobs.results(running, page=1, limit=1000) == [] and h.jobs.chunk(running, 0) == []
+    again = h.service.delete(h.principal(), accepted.job_id)  # deleting again answers the deleted job
+    assert again.status is BulkStatus.DELETED and len(h.queue.purges) == 2

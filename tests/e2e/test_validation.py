@@ -10,6 +10,8 @@ simulator addresses with no network; the 101st call of a minute 429 with Retry-A
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,6 +20,7 @@ from typing import Any
 
 import boto3
 import pytest
+from nacl.signing import VerifyKey
 
 from devtools.local.dns_server import MX, NULL_MX, A, DnsServer
 from tests.certs import TestCa
@@ -25,6 +28,7 @@ from tests.conftest import RuntimeProcess, Spawn
 from tests.e2e.support import Api
 from tests.peers.probe_mx import MX_HOST, PolicyMx, policy_servers
 from tests.peers.rdap_server import RdapServer
+from tests.peers.webhook_receiver import Received, Receiver
 
 pytestmark = pytest.mark.e2e
 
@@ -416,10 +420,91 @@ def test_a_test_mode_bulk_job_completes_in_the_request(stack: Stack) -> None:
     assert (job["summary"]["valid"], job["summary"]["do_not_mail"], job["summary"]["invalid"]) == (1, 1, 1)
 
 
-def test_unsupported_bulk_options_are_refused_not_ignored(stack: Stack) -> None:
-    for body in ({"webhook_url": "https://hooks.example.com/done"}, {"suppress": True}):
-        response = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], **body})
-        assert response.status_code == 400 and response.json()["error"]["code"] == "validation_error"
+def ed25519_valid(stack: Stack, request: Received) -> bool:
+    """The webhooks' verifier, unchanged: the header, the key set, PyNaCl."""
+    parts = dict(part.split("=", 1) for part in request.headers["Svc-Signature-Ed25519"].split(","))
+    keys = stack.live.get("/.well-known/svc/keys").json()["keys"]
+    (jwk,) = [key for key in keys if key["kid"] == parts["kid"]]
+    raw = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+    VerifyKey(raw).verify(f"{parts['t']}.".encode() + request.body, base64.b64decode(parts["v1"]))
+    return True
+
+
+def bounces(stack: Stack, prefix: str) -> dict[str, dict[str, Any]]:
+    response = stack.live.get("/v3/suppressions", params={"type": "bounces", "email": prefix, "per_page": 100})
+    assert response.status_code == 200, response.text
+    return {item["email"]: item for item in response.json()["items"]}
+
+
+def test_a_completed_live_job_suppresses_the_undeliverable_and_posts_a_signed_webhook(stack: Stack) -> None:
+    emails = ["ada@strict.test", "sup1@strict.test", "sup2@catchall.test", "Sup3@nomail.test", "sup4@greylist.test"]
+    stack.live.post("/v3/suppressions", json={"type": "bounces", "email": "sup1@strict.test", "reason": "mine"})
+    with Receiver() as receiver:
+        body = {"emails": emails, "webhook_url": receiver.url, "suppress": True}
+        accepted = stack.live.post("/v3/validate/bulk", json=body)
+        assert accepted.status_code == 202, accepted.text
+        job_id = accepted.json()["job_id"]
+        assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+        (request,) = receiver.wait_for(1)
+        assert ed25519_valid(stack, request)
+        assert request.headers["X-Webhook-Event-Id"] == f"{job_id}.completed"
+        payload = json.loads(request.body)
+        job = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+        assert payload == {"event": "verification.completed", "job": job, "results_path": payload["results_path"]}
+        assert payload["results_path"] == f"/v3/validate/bulk/{job_id}/results"
+        assert (job["status"], job["webhook_url"], job["summary"]["invalid"]) == ("completed", receiver.url, 2)
+        # Only strict.test's unknown user and the null-MX domain are undeliverable; an address
+        # already listed keeps its entry (source manual, its reason).
+        listed = bounces(stack, "sup")
+        assert sorted(listed) == ["sup1@strict.test", "sup3@nomail.test"]
+        assert (listed["sup1@strict.test"]["source"], listed["sup1@strict.test"]["reason"]) == ("manual", "mine")
+        assert listed["sup3@nomail.test"]["source"] == "verification"
+        assert listed["sup3@nomail.test"]["reason"] == f"verification {job_id}: invalid/null_mx"
+        assert bounces(stack, "ada@strict") == {}
+        stack.advance(3600)
+        stack.live.post("/_local/drain", json={"timeout": 30})
+        assert len(receiver.requests) == 1  # answered 200: no retry
+
+
+def test_a_test_mode_job_posts_its_webhook_and_cannot_suppress(stack: Stack) -> None:
+    with Receiver(answers=[503, 200]) as receiver:
+        body = {"emails": ["valid@simulator.postline.dev"], "webhook_url": receiver.url}
+        accepted = stack.test.post("/v3/validate/bulk", json=body)
+        assert accepted.status_code == 202, accepted.text
+        assert accepted.json()["status"] == "completed"
+        stack.live.post("/_local/drain", json={"timeout": 30})
+        receiver.wait_for(1)
+        stack.advance(31)  # the webhooks' schedule: the second attempt 30 s after the first
+        stack.live.post("/_local/drain", json={"timeout": 30})
+        first, second = receiver.wait_for(2)
+        assert first.body == second.body and ed25519_valid(stack, second)
+        assert (first.headers["X-Webhook-Attempt"], second.headers["X-Webhook-Attempt"]) == ("1", "2")
+        assert json.loads(second.body)["job"]["summary"]["valid"] == 1
+    refused = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], "suppress": True})
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "validation_error"
+    bad = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], "webhook_url": "ftp://x.test/"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "validation_error"
+
+
+def test_a_deleted_job_is_deleted_and_its_results_gone(stack: Stack) -> None:
+    accepted = stack.live.post("/v3/validate/bulk", json={"emails": ["del1@strict.test", "del2@strict.test"]})
+    job_id = accepted.json()["job_id"]
+    assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+    assert stack.live.get(f"/v3/validate/bulk/{job_id}/results").json()["total"] == 2
+    deleted = stack.live.delete(f"/v3/validate/bulk/{job_id}")
+    assert deleted.status_code == 200, deleted.text
+    assert (deleted.json()["status"], deleted.json()["processed_count"]) == ("deleted", 2)
+    assert stack.live.get(f"/v3/validate/bulk/{job_id}").json()["status"] == "deleted"
+    gone = stack.live.get(f"/v3/validate/bulk/{job_id}/results")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+    assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+    account = stack.child.dev["account_id"]
+    left = stack.dynamodb.query(
+        TableName=stack.child.dev["aws"]["env"]["JOBS_TABLE"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues={":pk": {"S": f"JOB#{account}"}, ":prefix": {"S": f"VERIFY#{job_id}"}},
+    )["Items"]
+    assert [item["sk"]["S"] for item in left] == [f"VERIFY#{job_id}"]  # the job alone: chunks and results removed
 
 
 def test_the_11th_bulk_job_in_a_minute_is_429(stack: Stack) -> None:

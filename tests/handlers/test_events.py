@@ -258,6 +258,11 @@ def test_a_live_bulk_job_is_queued_and_readable(invoke: Invoke) -> None:
     assert (body(job)["status"], body(job)["processed_count"], body(job)["can_retry"]) == ("queued", 0, False)
     page = invoke("get_bulk_validation_results", job_id=accepted["job_id"])
     assert body(page) == {"items": [], "total": 2, "page": 1, "limit": 50}
+    deleted = invoke("delete_bulk_validation", job_id=accepted["job_id"])
+    assert deleted["statusCode"] == 200, deleted["body"]
+    assert body(deleted)["status"] == "deleted"
+    gone = invoke("get_bulk_validation_results", job_id=accepted["job_id"])
+    assert gone["statusCode"] == 404 and body(gone)["error"]["code"] == "not_found"
 
 
 def test_suppression_lifecycle_through_the_sample_events(invoke: Invoke) -> None:

@@ -85,7 +85,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
-    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks),
+    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
@@ -124,7 +124,12 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "retention": (Resources, Counters, Events, Messages, WebhookDeliveries, ContentBucket),
     "recipient_activity": (Counters,),
-    "bulk_verification": (Resources, Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks),
+    # A completed job's effects: suppress (the suppressions table) and webhook_url (a delivery).
+    "bulk_verification": tuple(
+        dict.fromkeys(
+            [Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks, Suppressions, *_WEBHOOKS, WebhookRetry]
+        )
+    ),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
     "list_jobs": (Resources, ListJobQueue),
 }

@@ -115,6 +115,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.usage.service import UsageService
     from postline.usage.store import DynamoCounterStore
     from postline.verification.activity import ActivityRecorder
+    from postline.verification.bulk_completion import BulkCompletion
     from postline.verification.bulk_service import BulkVerificationService
     from postline.verification.ports import MailboxProber, MailRoutes
     from postline.verification.rdap import RdapRegistrations
@@ -942,6 +943,22 @@ def bulk_verification_service() -> BulkVerificationService:
         credits=DynamoVerificationCounters(client("dynamodb"), table),
         checker=lambda: validation_service(bulk_routes()),
         verify_limit=_verify_credits,
+        check_webhook_url=url_guard().check_without_dns,
+        completion=bulk_completion,
         ids=ids(),
+        clock=_clock,
+    )
+
+
+def bulk_completion() -> BulkCompletion:
+    """The bulk worker's: a completed job's suppress and webhook_url (the API never builds it)."""
+    from postline.verification.bulk_completion import BulkCompletion
+    from postline.verification.bulk_store import DynamoBulkJobs
+
+    return BulkCompletion(
+        jobs=DynamoBulkJobs(client("dynamodb"), settings(Jobs).table, settings(Counters).table),
+        suppressions=suppressions(),
+        deliverer=webhook_deliverer,
+        retention_days=retention_days,
         clock=_clock,
     )

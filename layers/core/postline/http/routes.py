@@ -154,6 +154,8 @@ ROUTES: tuple[Route, ...] = (
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
           policies=(VERIFY_BULK_READ,)),
+    Route("DeleteBulkValidation", "DELETE", "/v3/validate/bulk/{id}", "validation", Access.SEND,
+          policies=(VERIFY_BULK_WRITE,)),
     Route("ListSuppressions", "GET",   "/v3/suppressions",        "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
     Route("CreateSuppression", "POST", "/v3/suppressions",        "suppressions", Access.WRITE, "suppression.created",

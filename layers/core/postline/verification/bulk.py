@@ -6,9 +6,11 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
     queued -> processing -> completed
     processing -> paused   the account's verification credits ran out mid-job
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
-A test-mode job is completed in the POST itself. pending, uploading, catch_all_processing,
-packaging, expired and deleted belong to parts not built yet (CSV uploads, result files,
-retention, DELETE) and are listed for the interface's sake.
+    any -> deleted         DELETE on the job (its chunks and results are removed by the worker)
+A test-mode job is completed in the POST itself. A completed job's `suppress` and `webhook_url`
+are carried out by the worker (bulk_completion.py). pending, uploading, catch_all_processing,
+packaging and expired belong to parts not built yet (CSV uploads, result files and their proofs,
+retention) and are listed for the interface's sake.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
 from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
@@ -67,9 +69,11 @@ class BulkJob(BaseModel):
     chunks: int
     webhook_url: str | None = None
     suppress: bool = False
+    effects_done: bool = False  # suppress and webhook_url carried out (bulk_completion.py)
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None
+    deleted_at: datetime | None = None
 
 
 class BulkCreate(BaseModel):
@@ -79,20 +83,13 @@ class BulkCreate(BaseModel):
         min_length=1, max_length=MAX_ADDRESSES, description="The addresses, as your list holds them."
     )
     webhook_url: HttpUrl | None = Field(
-        default=None, description="Not supported yet (the signed completion webhook): 400 when given."
+        default=None,
+        description="On completion the job is POSTed here, signed with the webhooks' Ed25519 header.",
     )
     suppress: bool = Field(
-        default=False, description="Not supported yet (adding undeliverable results): 400 when true."
+        default=False,
+        description="Add the undeliverable results to the bounces list (source verification). Live keys only.",
     )
-
-    @model_validator(mode="after")
-    def _not_yet(self) -> BulkCreate:
-        # Refused rather than accepted and ignored: a caller relying on them must know they do not happen.
-        if self.webhook_url is not None:
-            raise ValueError("webhook_url is not supported yet; poll GET /v3/validate/bulk/{id}")
-        if self.suppress:
-            raise ValueError("suppress is not supported yet")
-        return self
 
 
 class BulkVerificationJobAccepted(BaseModel):
@@ -152,4 +149,5 @@ class BulkResultsPage(BaseModel):
 class ChunkMessage(BaseModel):
     account_id: str
     job_id: str
-    chunk: int
+    chunk: int  # -1: no addresses, only the completion's effects (a test-mode job's webhook)
+    purge: bool = False  # a deleted job: remove its chunks and results

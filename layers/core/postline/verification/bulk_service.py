@@ -16,7 +16,7 @@ from typing import Protocol
 
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
-from postline.shared.errors import NotFound, PaymentRequired
+from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
@@ -39,6 +39,18 @@ from postline.verification.service import ValidationService, allowance_refusal, 
 class BulkQueue(Protocol):
     def enqueue(self, job: BulkJob) -> None: ...
 
+    def enqueue_completion(self, job: BulkJob) -> None:
+        """One message with no chunk: the worker carries out the completed job's effects."""
+        ...
+
+    def enqueue_purge(self, job: BulkJob) -> None:
+        """One message: the worker removes a deleted job's chunks and results."""
+        ...
+
+
+class Completion(Protocol):
+    def run(self, job: BulkJob) -> None: ...
+
 
 class BulkVerificationService:
     def __init__(
@@ -49,6 +61,8 @@ class BulkVerificationService:
         credits: Credits,
         checker: Callable[[], ValidationService],
         verify_limit: Callable[[str], int | None],
+        check_webhook_url: Callable[[str], None],
+        completion: Callable[[], Completion],
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -57,6 +71,8 @@ class BulkVerificationService:
         self._credits = credits
         self._checker = checker
         self._verify_limit = verify_limit
+        self._check_webhook_url = check_webhook_url  # raises ValidationFailed
+        self._completion = completion  # the worker's: suppress and the webhook (bulk_completion.py)
         self._ids = ids
         self._clock = clock
 
@@ -64,8 +80,14 @@ class BulkVerificationService:
         now = self._clock.now()
         account = principal.account
         self._admit(account.id, now)
-        addresses = distinct(request.emails)
         test = principal.env is Environment.TEST
+        if test and request.suppress:
+            raise ValidationFailed(
+                "suppress needs a live key: test-mode results are simulated and must not block real addresses."
+            )
+        if request.webhook_url is not None:
+            self._check_webhook_url(str(request.webhook_url))
+        addresses = distinct(request.emails)
         chunks = [
             [(start + i, address) for i, address in enumerate(addresses[start : start + CHUNK_SIZE])]
             for start in range(0, len(addresses), CHUNK_SIZE)
@@ -110,15 +132,36 @@ class BulkVerificationService:
 
     def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
         job = self._job(principal, job_id)
+        if job.status is BulkStatus.DELETED:
+            raise NotFound(f"The results of bulk verification job {job_id} were deleted.")
         items = self._jobs.results(job, page=page, limit=limit)
         return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
+
+    def delete(self, principal: Principal, job_id: str) -> BulkVerificationJob:
+        """Any status -> deleted: the job stops where it is (a chunk under way records nothing
+        more), its results are no longer served, and the worker removes them. Deleting a deleted
+        job answers it again."""
+        job = self._job(principal, job_id)
+        if job.status is not BulkStatus.DELETED:
+            others = set(BulkStatus) - {BulkStatus.DELETED}
+            moved = self._jobs.move(job, others, BulkStatus.DELETED, deleted_at=self._clock.now().isoformat())
+            job = moved or self._job(principal, job_id)
+        self._queue.enqueue_purge(job)  # again on a repeated DELETE: a purge that failed is retried
+        return BulkVerificationJob.of(job)
 
     # -- the worker -----------------------------------------------------------------------------
 
     def run_chunk(self, message: ChunkMessage) -> None:
         job = self._jobs.get(message.account_id, message.job_id)
+        if job is not None and job.status is BulkStatus.DELETED:
+            if message.purge:
+                self._jobs.purge(job)
+            return
+        if job is not None and job.status is BulkStatus.COMPLETED:
+            self._complete(job)  # a redelivery after the job completed: its effects, if still owed
+            return
         if job is None or job.status not in (BulkStatus.QUEUED, BulkStatus.PROCESSING):
-            return  # gone, finished, failed or paused: nothing to do
+            return  # gone, failed or paused: nothing to do
         job = self._jobs.move(job, {BulkStatus.QUEUED}, BulkStatus.PROCESSING) or job
         pairs = self._jobs.chunk(job, message.chunk)
         done = self._jobs.recorded(job, [index for index, _ in pairs])
@@ -130,6 +173,8 @@ class BulkVerificationService:
             now = self._clock.now()
             result = checker.check_address(job.account_id, address, now)
             outcome = self._jobs.record(job, index, result, month=month_key(now), limit=limit)
+            if outcome is Recorded.STOPPED:
+                return  # deleted or paused while this chunk ran
             if outcome is Recorded.NO_CREDITS:
                 self._jobs.move(
                     job,
@@ -138,7 +183,18 @@ class BulkVerificationService:
                     error_message="The account's verification credits ran out; the job stopped here.",
                 )
                 return
-        self._jobs.finish_if_done(job, self._clock.now())
+        finished = self._jobs.finish_if_done(job, self._clock.now())
+        if finished is not None:
+            self._complete(finished)
+
+    def _complete(self, job: BulkJob) -> None:
+        """The completed job's suppress and webhook_url, once: both are idempotent, and the job
+        records that they were done only after both, so a worker dying here leaves them to the
+        message's next delivery."""
+        if job.effects_done or not (job.suppress or job.webhook_url):
+            return
+        self._completion().run(job)
+        self._jobs.move(job, {BulkStatus.COMPLETED}, BulkStatus.COMPLETED, effects_done=True)
 
     # -- inside ---------------------------------------------------------------------------------
 
@@ -169,6 +225,8 @@ class BulkVerificationService:
         )
         self._jobs.create(done, [])
         self._jobs.store_results(done, results)
+        if done.webhook_url:
+            self._queue.enqueue_completion(done)  # the worker POSTs it, with the retry schedule
         return BulkVerificationJobAccepted(
             job_id=done.id,
             status=done.status,

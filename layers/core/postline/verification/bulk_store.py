@@ -20,7 +20,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, from_attrs
+from postline.shared.dynamo import batch_delete, batch_get, batch_write, cancellation_codes, from_attrs
 from postline.shared.jobs import JobKind, JobTable
 from postline.verification.bulk import BulkJob, BulkStatus, ChunkMessage
 from postline.verification.models import ValidationResult
@@ -41,6 +41,7 @@ class Recorded(StrEnum):
     NEW = "new"
     ALREADY = "already"  # recorded by an earlier run of the chunk: nothing changed
     NO_CREDITS = "no_credits"  # the month's credits are spent: nothing changed
+    STOPPED = "stopped"  # the job is no longer running (deleted, paused, failed): nothing changed
 
 
 def _index_key(index: int) -> str:
@@ -117,9 +118,14 @@ class DynamoBulkJobs:
                     "TableName": self._table,
                     "Key": self._jobs.key(job.account_id, job.id),
                     "UpdateExpression": "ADD processed_count :one, summary.#result :one",
-                    "ConditionExpression": "attribute_exists(pk)",
-                    "ExpressionAttributeNames": {"#result": result.status.value},
-                    "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    # Only while it runs: a job deleted (or paused) mid-chunk takes nothing more.
+                    "ConditionExpression": "#status IN (:queued, :processing)",
+                    "ExpressionAttributeNames": {"#result": result.status.value, "#status": "status"},
+                    "ExpressionAttributeValues": {
+                        ":one": {"N": "1"},
+                        ":queued": {"S": BulkStatus.QUEUED.value},
+                        ":processing": {"S": BulkStatus.PROCESSING.value},
+                    },
                 }
             },
         ]
@@ -134,6 +140,8 @@ class DynamoBulkJobs:
             codes = cancellation_codes(error)
             if codes[:1] == ["ConditionalCheckFailed"]:
                 return Recorded.ALREADY
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                return Recorded.STOPPED
             if len(codes) > 2 and codes[2] == "ConditionalCheckFailed":
                 return Recorded.NO_CREDITS
             raise
@@ -170,6 +178,21 @@ class DynamoBulkJobs:
         )
         return [ValidationResult.model_validate_json(str(from_attrs(item)["result"])) for item in response["Items"]]
 
+    def purge(self, job: BulkJob) -> int:
+        """Removes a job's chunks and results (the job item stays, `deleted`); how many. Run again,
+        it removes what is left."""
+        prefix = self._jobs.key(job.account_id, job.id, "")["sk"]["S"]  # VERIFY#<id>#: not the job itself
+        removed = 0
+        for page in self._db.get_paginator("query").paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": self._jobs.key(job.account_id, job.id)["pk"], ":prefix": {"S": prefix}},
+            ProjectionExpression="pk, sk",
+        ):
+            batch_delete(self._db, [(self._table, item) for item in page["Items"]])
+            removed += len(page["Items"])
+        return removed
+
     def _result_key(self, job: BulkJob, index: int) -> dict[str, Any]:
         return self._jobs.key(job.account_id, job.id, "R", _index_key(index))
 
@@ -197,3 +220,11 @@ class SqsBulkQueue:
             )
             if response.get("Failed"):
                 raise RuntimeError(f"the bulk queue refused {len(response['Failed'])} chunk messages")
+
+    def enqueue_completion(self, job: BulkJob) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1)
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+
+    def enqueue_purge(self, job: BulkJob) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True)
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())

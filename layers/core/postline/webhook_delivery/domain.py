@@ -155,7 +155,9 @@ def resend_floor(now: datetime, retention_days: int) -> datetime:
 class Delivery(BaseModel):
     id: str
     account_id: str
-    endpoint_id: str | None
+    # None for a per-message webhook (and a bulk job's completion); the store leaves it out then,
+    # so it needs its default to be read back.
+    endpoint_id: str | None = None
     url: str
     event_id: str
     event_type: str

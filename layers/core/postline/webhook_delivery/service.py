@@ -148,6 +148,11 @@ class WebhookDeliverer:
             created_at=now,
             expires_at=retention_expiry(now, self._retention_days(event.account_id)),
         )
+        return self._opened(delivery)
+
+    def _opened(self, delivery: Delivery) -> Delivery | None:
+        """`delivery` created, or the stored one when it is still to be attempted; None when it is
+        already under way (its workflow restarted, idempotently) or over."""
         if self._deliveries.create(delivery):
             return delivery
         existing = self._deliveries.get(delivery.id)
@@ -158,6 +163,16 @@ class WebhookDeliverer:
         if existing.next_attempt_at is not None:
             self._workflow.start(existing.id, existing.next_attempt_at)  # idempotent: same name, same input
         return None
+
+    # -- the service's own notices ----------------------------------------------------------------
+
+    def deliver(self, delivery: Delivery) -> None:
+        """A notice of the service's own to a caller's URL (a bulk verification job's completion),
+        as a per-message webhook is delivered: Ed25519-signed, first attempt now, then the same
+        retry schedule. Its id is deterministic, so asking twice delivers it once."""
+        opened = self._opened(delivery)
+        if opened is not None:
+            self._first_attempt(opened, None, None)
 
     # -- the workflow's task ------------------------------------------------------------------------
 
