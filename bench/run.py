@@ -67,7 +67,7 @@ class Options:
     # rows of the export (the newest of the loaded events); moto's response serializer takes ~1.5 ms
     # an item, so 100,000 rows take ~3 min an export, and the section makes four (timed and traced)
     export_rows: int = 20_000
-    cloud_events: int = 100_000  # events of the account the cloud model's events page reads, without section f
+    cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
     sections: tuple[str, ...] = SECTIONS
