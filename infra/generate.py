@@ -351,6 +351,8 @@ VALUES: dict[str, Any] = {
     "SEND_QUEUE_URL": _ref("SendQueue"),
     "SEND_QUEUE_ARN": _arn("SendQueue"),
     "SCHEDULER_ROLE_ARN": _arn("SchedulerRole"),
+    "RELAY_QUEUE_URL": _ref("RelayQueue"),
+    "RELAY_QUEUE_ARN": _arn("RelayQueue"),
     "QUEUE_MAX_DELAY_SECONDS": _ref("QueueMaxDelaySeconds"),
     "PUBLIC_BASE_URL": _ref("PublicBaseUrl"),
     "OUTBOUND_TRANSPORT": _ref("OutboundTransport"),

@@ -44,6 +44,7 @@ from postline.config import (
     Notifications,
     Outbound,
     PublicUrl,
+    RelayQueue,
     ResendQueue,
     Resources,
     SendQueue,
@@ -89,6 +90,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.store import DynamoKeyStore
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
+    from postline.relay.worker import RelayWorker
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
     from postline.sending.queue import SqsDispatchQueue
@@ -604,9 +606,29 @@ def webhook_service() -> WebhookService:
     return WebhookService(endpoints=webhook_endpoints(), guard=url_guard(), ids=ids(), clock=_clock)
 
 
-def dispatcher(worker_id: str) -> Dispatcher:
+@_built_once()
+def relay_queue() -> SqsDispatchQueue:
+    """The relay task's queue, for hand-overs (immediate: never a delay, so never a schedule)."""
+    from postline.sending.queue import SqsDispatchQueue
+
+    relay = settings(RelayQueue)
+    return SqsDispatchQueue(
+        client("sqs"),
+        client("scheduler"),
+        queue_url=relay.url,
+        queue_arn=relay.arn,
+        scheduler_role_arn=settings(SendQueue).scheduler_role_arn,
+        clock=_clock,
+    )
+
+
+def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
+    """The dispatcher Lambda's (hand_over: live SMTP jobs go to the relay task) or the relay task's
+    (hand_over=False: it delivers them itself, postline/relay)."""
     from postline.delivery.service import Dispatcher
     from postline.verification.service import Verifier
+
+    relay = relay_queue() if hand_over and settings(Outbound).transport == "smtp" else None
 
     return Dispatcher(
         messages=message_store(),
@@ -622,7 +644,18 @@ def dispatcher(worker_id: str) -> Dispatcher:
         clock=_clock,
         meter=meter(),
         worker_id=worker_id,
+        relay=relay,
     )
+
+
+def relay_worker(worker_id: str) -> RelayWorker:
+    """The SMTP relay task's loop: its queue, long-polled, into a dispatcher that delivers."""
+    from postline.relay.worker import LONG_POLL_SECONDS, RelayWorker
+
+    relay = settings(RelayQueue)
+    # The long poll holds a receive open for up to 20 s: longer than the clients' read timeout.
+    sqs = boto3.session.Session().client("sqs", config=_BOTO_CONFIG.merge(Config(read_timeout=LONG_POLL_SECONDS + 10)))
+    return RelayWorker(sqs, relay.url, relay.arn, lambda: dispatcher(worker_id, hand_over=False))
 
 
 def tracking_service() -> TrackingService:
