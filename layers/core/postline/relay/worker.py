@@ -49,7 +49,8 @@ def deliver_batch(event: dict[str, Any], dispatcher: Dispatcher) -> PartialItemF
         job = DispatchJob.model_validate_json(record.body)
         dispatcher.dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
 
-    processor = BatchProcessor(event_type=EventType.SQS)
+    # A batch that failed whole is an answer too (every job to retry), not an error of the loop.
+    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
     return process_partial_response(event=event, record_handler=deliver, processor=processor)
 
 
