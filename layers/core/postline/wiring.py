@@ -485,18 +485,23 @@ def mx_resolver() -> MxResolver:
 
 @_built_once()
 def transports() -> dict[str, Transport]:
+    from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
     from postline.delivery.transports.ses import SesTransport
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
+    from postline.shared.resolver import dns_resolver
 
     outbound = settings(Outbound)
+    resolver = mx_resolver()
     return {
         "test": SimulatorTransport(),
         "smtp": SmtpTransport(
             relay=Relay.parse(outbound.smtp_relay),
-            resolver=mx_resolver(),
+            resolver=resolver,
             mx_port=outbound.smtp_mx_port,
             helo_name=outbound.smtp_helo_name,
+            # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
+            mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
