@@ -13,32 +13,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from postline import wiring
-from postline.accounts.domain import Plan
 from postline.auth.service import RouteRule
 from postline.delivery.outcomes import Outcome
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
 from postline.delivery.service import LEASE_SECONDS, Dispatcher
-from postline.domains.domain import DomainStatus, SendingDomain
 from postline.keys.domain import Access, Environment
 from postline.relay.worker import RelayWorker
 from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore
 from postline.shared.clock import MovableClock
 from postline.verification.service import Verifier
+from tests.adapters.conftest import SENDER_DOMAIN
 from tests.adapters.test_dispatch_faults import DyingStore, Killed, RecordingTransport
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
-
-SENDER_DOMAIN = "relay.test"
 
 
 class NoTransport:
@@ -52,34 +46,6 @@ class NoTransport:
 def stack() -> Iterator[InProcessStack]:
     with in_process_stack({"QueueMaxDelaySeconds": "0", "OutboundTransport": "smtp"}) as stack:
         yield stack
-
-
-@pytest.fixture
-def clock(stack: InProcessStack) -> Iterator[MovableClock]:
-    clock, previous = MovableClock(), wiring.clock()
-    wiring.set_clock(clock)
-    yield clock
-    wiring.set_clock(previous)
-
-
-@pytest.fixture
-def account_id(clock: MovableClock) -> str:
-    account = wiring.operator_service().create_account(name="relay", plan=Plan.PROFESSIONAL)
-    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    wiring.sending_domains().put_domain(
-        SendingDomain(
-            account_id=account.id,
-            id="dom_relay",
-            created_at=datetime.now(UTC),
-            domain=SENDER_DOMAIN,
-            status=DomainStatus.VERIFIED,
-            dkim_selector="s1",
-            dkim_private_key=pem.decode(),
-        )
-    )
-    return account.id
 
 
 @pytest.fixture
