@@ -20,7 +20,7 @@ import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
-from postline.deployment import WORKER_SETTINGS, Groups, api_settings, variables
+from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.http import body
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
@@ -353,6 +353,8 @@ VALUES: dict[str, Any] = {
     "SEND_QUEUE_URL": _ref("SendQueue"),
     "SEND_QUEUE_ARN": _arn("SendQueue"),
     "SCHEDULER_ROLE_ARN": _arn("SchedulerRole"),
+    "RELAY_QUEUE_URL": _ref("RelayQueue"),
+    "RELAY_QUEUE_ARN": _arn("RelayQueue"),
     "QUEUE_MAX_DELAY_SECONDS": _ref("QueueMaxDelaySeconds"),
     "PUBLIC_BASE_URL": _ref("PublicBaseUrl"),
     "OUTBOUND_TRANSPORT": _ref("OutboundTransport"),
@@ -389,6 +391,18 @@ def environment(groups: Groups) -> dict[str, Any]:
     if missing:
         raise SystemExit(f"no value for {', '.join(missing)}: add it to VALUES in infra/generate.py")
     return {"Variables": {name: VALUES[name] for name in variables(groups)}}
+
+
+# The Fargate tasks' definitions (infra/template.base.yaml) -> the groups their one container reads.
+TASK_SETTINGS: dict[str, Groups] = {
+    "RelayTaskDefinition": RELAY_SETTINGS,
+    "SubmissionTaskDefinition": SMTP_SETTINGS,
+}
+
+
+def task_environment(groups: Groups) -> list[dict[str, Any]]:
+    """A container's Environment: the same variables as a function's, in ECS's name/value list."""
+    return [{"Name": name, "Value": value} for name, value in environment(groups)["Variables"].items()]
 
 
 def function_resource(route: Route) -> dict[str, Any]:
@@ -429,6 +443,11 @@ def render_template() -> str:
         if "Environment" in properties:
             raise SystemExit(f"{logical_id}: its Environment is generated from WORKER_SETTINGS; remove it")
         properties["Environment"] = environment(WORKER_SETTINGS[module])
+    for logical_id, groups in TASK_SETTINGS.items():
+        (container,) = base["Resources"][logical_id]["Properties"]["ContainerDefinitions"]
+        if "Environment" in container:
+            raise SystemExit(f"{logical_id}: its Environment is generated from TASK_SETTINGS; remove it")
+        container["Environment"] = task_environment(groups)
     for route in ROUTES:
         if route.function_id in base["Resources"]:
             raise SystemExit(f"{route.function_id} is defined twice")

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -49,15 +49,27 @@ _STREAM_WAIT_SECONDS = 1.0
 _MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
 
 
+class Consumer(Protocol):
+    """What a pump feeds: a template function (LocalFunction), or a task run in-process (the relay)."""
+
+    @property
+    def logical_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def invoke(self, event: Any) -> Any: ...
+
+
 @dataclass(frozen=True)
 class BatchSettings:
-    function: LocalFunction
+    function: Consumer
     batch_size: int
     window_seconds: float
     report_failures: bool
 
     @classmethod
-    def of(cls, function: LocalFunction, props: dict[str, Any], default_batch_size: int) -> BatchSettings:
+    def of(cls, function: Consumer, props: dict[str, Any], default_batch_size: int) -> BatchSettings:
         return cls(
             function=function,
             batch_size=int(props.get("BatchSize", default_batch_size)),

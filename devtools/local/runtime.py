@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import asdict
@@ -31,13 +32,14 @@ from devtools.local.gateway import Gateway, HttpServer, api_routes
 from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
-from devtools.local.pumps import Pump, SqsPump, StreamPump, event_source_pumps
+from devtools.local.pumps import BatchSettings, Pump, SqsPump, StreamPump, event_source_pumps
 from devtools.local.schedules import SchedulerSchedules, rule_schedules
 from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
 from postline import wiring
-from postline.deployment import SMTP_SETTINGS
+from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS
+from postline.relay.worker import BATCH_SIZE, deliver_batch
 from postline.shared.clock import MovableClock
 from postline.smtp.server import SubmissionServer
 
@@ -127,6 +129,7 @@ class Runtime:
             self._pumps = event_source_pumps(
                 functions, resolver, self._emulator, self.clock, self._activity, checkpoints
             )
+            self._pumps.append(self._relay_pump(resolver))
             machines = [stack.ref(lid) for lid, res in self._template.resources.items() if res["Type"] == STATE_MACHINE]
             self._ticker = Ticker(
                 self.clock,
@@ -273,6 +276,14 @@ class Runtime:
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 
+    def _relay_pump(self, resolver: Resolver) -> SqsPump:
+        """The SMTP relay task, in this process: its queue fed to the same batch code by a pump, so its
+        failed jobs wait on the runtime's clock and drain() waits for its deliveries."""
+        queue_arn = resolver.resolve({"Fn::GetAtt": [RELAY_QUEUE, "Arn"]})
+        settings = BatchSettings(_RelayTask(), batch_size=BATCH_SIZE, window_seconds=0, report_failures=True)
+        sqs = self._emulator.client("sqs")
+        return SqsPump(settings, sqs, self._emulator.queue_url(queue_arn), queue_arn, self.clock, self._activity)
+
     def _tick(self) -> None:
         if self._ticker is not None:
             self._ticker.tick()
@@ -294,6 +305,23 @@ class Runtime:
         )
         bootstrap.save_state(self._state_dir, state)
         return state
+
+
+RELAY_QUEUE = "RelayQueue"  # the relay task's queue in template.yaml
+
+
+class _RelayTask:
+    """The relay task as a pump's consumer: each batch under the task's declared settings."""
+
+    logical_id = "RelayTask"
+    name = "relay"
+
+    def __init__(self) -> None:
+        self._worker_id = f"relay-{uuid.uuid4().hex[:8]}"
+
+    def invoke(self, event: Any) -> Any:
+        with wiring.settings_scope(RELAY_SETTINGS):
+            return deliver_batch(event, wiring.dispatcher(self._worker_id, hand_over=False))
 
 
 class _Every:

@@ -6,33 +6,24 @@ real resolver against a real DNS server is in tests/e2e/test_delivery_mx.py."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
-import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from postline import wiring
-from postline.accounts.domain import Plan
 from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.service import Dispatcher
-from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import Event, EventType
 from postline.keys.domain import Access, Environment
 from postline.keys.models import KeyUpdate
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
-from postline.shared.clock import MovableClock
 from postline.verification.domain import MailRoute
 from postline.verification.service import Verifier
-from tests.aws_stack import InProcessStack
+from tests.adapters.conftest import SENDER_DOMAIN
 from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 
-SENDER_DOMAIN = "verify.test"
 ROUTES = {
     "example.com": MailRoute(mx_hosts=("mx.example.com",)),
     "nomail.example": MailRoute(null_mx=True),
@@ -49,34 +40,6 @@ class Recording:
         for parcel in parcels:
             self.handed.append(parcel.recipient)
             yield Outcome(OutcomeKind.DELIVERED, smtp_response="250 ok")
-
-
-@pytest.fixture
-def clock(stack: InProcessStack) -> Iterator[MovableClock]:
-    clock, previous = MovableClock(), wiring.clock()
-    wiring.set_clock(clock)
-    yield clock
-    wiring.set_clock(previous)
-
-
-@pytest.fixture
-def account_id(clock: MovableClock) -> str:
-    account = wiring.operator_service().create_account(name="verify", plan=Plan.PROFESSIONAL)
-    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    wiring.sending_domains().put_domain(
-        SendingDomain(
-            account_id=account.id,
-            id="dom_fixture",
-            created_at=datetime.now(UTC),
-            domain=SENDER_DOMAIN,
-            status=DomainStatus.VERIFIED,
-            dkim_selector="s1",
-            dkim_private_key=pem.decode(),
-        )
-    )
-    return account.id
 
 
 def _send(account_id: str, to: list[str], *, env: Environment = Environment.LIVE, **key: Any) -> str:

@@ -139,3 +139,51 @@ def test_the_dispatcher_fails_what_cannot_start_before_the_send_queue_gives_up(t
 
     redrive = template["Resources"]["SendQueue"]["Properties"]["RedrivePolicy"]
     assert int(redrive["maxReceiveCount"]) > LAST_RECEIVE
+
+
+def test_the_relay_queue_outlasts_the_lease_and_fails_what_cannot_start_before_its_dead_letter_queue(
+    template: dict[str, Any],
+) -> None:
+    """A relay task that died mid-job has lost its lease when SQS gives the job back (so the
+    redelivery delivers instead of waiting again), and the relay fails what cannot start before
+    the dead-letter queue, as the dispatcher Lambda does."""
+    from postline.delivery.service import LAST_RECEIVE, LEASE_SECONDS
+
+    relay = template["Resources"]["RelayQueue"]["Properties"]
+    assert int(relay["VisibilityTimeout"]) > LEASE_SECONDS
+    assert int(relay["RedrivePolicy"]["maxReceiveCount"]) > LAST_RECEIVE
+
+
+def test_each_smtp_task_gets_exactly_the_variables_of_its_settings(template: dict[str, Any]) -> None:
+    from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS
+
+    for logical_id, groups in {
+        "RelayTaskDefinition": RELAY_SETTINGS,
+        "SubmissionTaskDefinition": SMTP_SETTINGS,
+    }.items():
+        (container,) = template["Resources"][logical_id]["Properties"]["ContainerDefinitions"]
+        assert {entry["Name"] for entry in container["Environment"]} == set(variables(groups)), logical_id
+
+
+def test_relayed_mail_and_webhooks_leave_from_the_one_elastic_ip(template: dict[str, Any]) -> None:
+    resources = template["Resources"]
+    private = {"PrivateSubnetA", "PrivateSubnetB"}
+    # The private subnets' only default route is the NAT gateway, whose address is the EIP output.
+    routes = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::EC2::Route"]
+    private_routes = [r for r in routes if r["RouteTableId"] == {"Ref": "PrivateRouteTable"}]
+    assert [r.get("NatGatewayId") for r in private_routes] == [{"Ref": "NatGateway"}]
+    assert resources["NatGateway"]["Properties"]["AllocationId"] == {"Fn::GetAtt": ["EgressIp", "AllocationId"]}
+    assert template["Outputs"]["OutboundIp"]["Value"] == {"Ref": "EgressIp"}
+    associated = {
+        r["Properties"]["SubnetId"]["Ref"]
+        for r in resources.values()
+        if r["Type"] == "AWS::EC2::SubnetRouteTableAssociation"
+        and r["Properties"]["RouteTableId"] == {"Ref": "PrivateRouteTable"}
+    }
+    assert associated == private
+    # The relay service and every function that makes webhook calls run in those subnets only.
+    relay = resources["RelayService"]["Properties"]["NetworkConfiguration"]["AwsvpcConfiguration"]
+    assert {s["Ref"] for s in relay["Subnets"]} == private and relay["AssignPublicIp"] == "DISABLED"
+    for name, properties in _functions(template).items():
+        if properties["CodeUri"] == "functions/workers/" and properties["Handler"].startswith("webhook_"):
+            assert {s["Ref"] for s in properties["VpcConfig"]["SubnetIds"]} == private, name

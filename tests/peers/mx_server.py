@@ -112,10 +112,11 @@ class _LoopbackController(Controller):
 
 
 class MxServer:
-    def __init__(self, *, starttls: bool = False, smtputf8: bool = False) -> None:
+    def __init__(self, *, starttls: bool = False, smtputf8: bool = False, tls: ssl.SSLContext | None = None) -> None:
+        """tls: the STARTTLS context (a certificate a test CA issued); starttls alone: a self-signed one."""
         options: dict[str, Any] = {"enable_SMTPUTF8": smtputf8}
-        if starttls:
-            options |= {"tls_context": tls_context(), "require_starttls": False}
+        if starttls or tls is not None:
+            options |= {"tls_context": tls or tls_context(), "require_starttls": False}
         # server_hostname: without it aiosmtpd asks DNS for this machine's FQDN, slow offline.
         self._controller = _LoopbackController(self, hostname=HOST, port=0, server_hostname="localhost", **options)
         self._lock = threading.Lock()

@@ -110,6 +110,13 @@ class SendQueue(SettingsGroup):
     max_delay_seconds: int = Field(alias="QUEUE_MAX_DELAY_SECONDS", ge=0, le=900)
 
 
+class RelayQueue(SettingsGroup):
+    # Hand-overs from the dispatcher to the SMTP relay task (postline/relay): a Lambda cannot open
+    # port 25, so live SMTP deliveries are made there. Also the queue the relay task long-polls.
+    url: str = Field(alias="RELAY_QUEUE_URL", min_length=1)
+    arn: str = Field(alias="RELAY_QUEUE_ARN", min_length=1)
+
+
 class PublicUrl(SettingsGroup):
     base_url: str = Field(alias="PUBLIC_BASE_URL")  # tracking and unsubscribe links; empty: none
 

@@ -32,6 +32,7 @@ from postline.config import (
     Notifications,
     Outbound,
     PublicUrl,
+    RelayQueue,
     ResendQueue,
     Resources,
     SendQueue,
@@ -104,6 +105,7 @@ _DELIVER: Groups = (
     ContentKey,
     ContentBucket,
     SendQueue,
+    RelayQueue,  # the dispatcher hands live SMTP deliveries over; the relay task takes them
     Outbound,
     Dns,
     PublicUrl,
@@ -137,6 +139,9 @@ WORKER_SETTINGS: dict[str, Groups] = {
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and
 # sends through POST /v3/messages' send service.
 SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.SEND]]))
+
+# The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over.
+RELAY_SETTINGS: Groups = _DELIVER
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)

@@ -45,6 +45,7 @@ from postline.config import (
     Notifications,
     Outbound,
     PublicUrl,
+    RelayQueue,
     ResendQueue,
     Resources,
     SendQueue,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.lists.store import DynamoLists
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
+    from postline.relay.worker import RelayWorker
     from postline.retention.service import RetentionService
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
@@ -488,18 +490,23 @@ def mx_resolver() -> MxResolver:
 
 @_built_once()
 def transports() -> dict[str, Transport]:
+    from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
     from postline.delivery.transports.ses import SesTransport
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
+    from postline.shared.resolver import dns_resolver
 
     outbound = settings(Outbound)
+    resolver = mx_resolver()
     return {
         "test": SimulatorTransport(),
         "smtp": SmtpTransport(
             relay=Relay.parse(outbound.smtp_relay),
-            resolver=mx_resolver(),
+            resolver=resolver,
             mx_port=outbound.smtp_mx_port,
             helo_name=outbound.smtp_helo_name,
+            # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
+            mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
@@ -629,9 +636,29 @@ def webhook_service() -> WebhookService:
     return WebhookService(endpoints=webhook_endpoints(), guard=url_guard(), ids=ids(), clock=_clock)
 
 
-def dispatcher(worker_id: str) -> Dispatcher:
+@_built_once()
+def relay_queue() -> SqsDispatchQueue:
+    """The relay task's queue, for hand-overs (immediate: never a delay, so never a schedule)."""
+    from postline.sending.queue import SqsDispatchQueue
+
+    relay = settings(RelayQueue)
+    return SqsDispatchQueue(
+        client("sqs"),
+        client("scheduler"),
+        queue_url=relay.url,
+        queue_arn=relay.arn,
+        scheduler_role_arn=settings(SendQueue).scheduler_role_arn,
+        clock=_clock,
+    )
+
+
+def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
+    """The dispatcher Lambda's (hand_over: live SMTP jobs go to the relay task) or the relay task's
+    (hand_over=False: it delivers them itself, postline/relay)."""
     from postline.delivery.service import Dispatcher
     from postline.verification.service import Verifier
+
+    relay = relay_queue() if hand_over and settings(Outbound).transport == "smtp" else None
 
     return Dispatcher(
         messages=message_store(),
@@ -647,7 +674,18 @@ def dispatcher(worker_id: str) -> Dispatcher:
         clock=_clock,
         meter=meter(),
         worker_id=worker_id,
+        relay=relay,
     )
+
+
+def relay_worker(worker_id: str) -> RelayWorker:
+    """The SMTP relay task's loop: its queue, long-polled, into a dispatcher that delivers."""
+    from postline.relay.worker import LONG_POLL_SECONDS, RelayWorker
+
+    relay = settings(RelayQueue)
+    # The long poll holds a receive open for up to 20 s: longer than the clients' read timeout.
+    sqs = boto3.session.Session().client("sqs", config=_BOTO_CONFIG.merge(Config(read_timeout=LONG_POLL_SECONDS + 10)))
+    return RelayWorker(sqs, relay.url, relay.arn, lambda: dispatcher(worker_id, hand_over=False))
 
 
 def tracking_service() -> TrackingService:

@@ -14,6 +14,8 @@ Nothing accepted ends without a final event: a recipient whose copy cannot be bu
 of the stored message, so it would fail again) is `failed` at once, and on the job's last receive
 before the dead-letter queue, what could not even start (content, domain, transport, verification)
 is `failed` too. A recipient failed before any hand-over gives its email back to the quota.
+Where the dispatcher runs in Lambda and mail goes out over SMTP, live jobs are handed to the relay
+task's queue instead (postline/relay), which runs this class without a relay: same steps, same records.
 The one window no service can close is between a remote server's 250 and our write of it:
 there, as with any MTA (RFC 1047), the recipient may get the message twice rather than never.
 """
@@ -91,8 +93,12 @@ class Dispatcher:
         clock: Clock,
         meter: Meter,
         worker_id: str,
+        relay: DispatchQueue | None = None,
         pause: Callable[[float], None] = time.sleep,
     ) -> None:
+        """`relay`: where live messages' jobs are handed over instead of delivered here (the SMTP
+        relay task's queue: a Lambda cannot open port 25). The relay task runs this same class
+        without one, so the claim, the lease and the conditional records are the same code."""
         self._messages = messages
         self._vault = vault
         self._queue = queue
@@ -106,6 +112,7 @@ class Dispatcher:
         self._clock = clock
         self._meter = meter
         self._worker_id = worker_id
+        self._relay = relay
         self._pause = pause
         self._prefetched: dict[str, Message] = {}
 
@@ -123,6 +130,10 @@ class Dispatcher:
                 return  # the API never stored it (and told its caller so): nothing to deliver
             raise RetryLater(f"message {job.message_id} is not stored yet")
         if message.schedule is Schedule.CANCELLED or not self._todo(message, job):
+            return
+        if self._relay is not None and not message.test:
+            # The relay task delivers it; a duplicate hand-over finds the lease or the records there.
+            self._relay.enqueue([job])
             return
         owner = f"{self._worker_id}:{job.message_id}:{job.attempt}:{now.timestamp()}"
         claimed = self._messages.claim(job.message_id, owner, now, LEASE_SECONDS)

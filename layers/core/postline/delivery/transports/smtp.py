@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import socket
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -18,6 +19,7 @@ import dkim
 import dns.exception
 import dns.name
 
+from postline.delivery.mta_sts import MtaStsPolicies, Policy
 from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import BounceClass, BounceType, Outcome, OutcomeKind, classify_smtp
 from postline.delivery.parcels import Parcel
@@ -78,6 +80,19 @@ def ascii_domain(address: str) -> str:
         return address
 
 
+class _MxConnection(smtplib.SMTP):
+    """Speaks to the MX by name (what STARTTLS checks its certificate against) at the address the
+    resolver gave, never the system resolver's."""
+
+    def __init__(self, name: str, address: str, port: int, *, local_hostname: str, timeout: float) -> None:
+        self._address = address
+        super().__init__(name, port, local_hostname=local_hostname, timeout=timeout)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        # smtplib.SMTP._get_socket, at the address instead of the name.
+        return socket.create_connection((self._address, port), timeout, self.source_address)
+
+
 class SmtpTransport:
     def __init__(
         self,
@@ -87,7 +102,13 @@ class SmtpTransport:
         mx_port: int = 25,
         helo_name: str = "localhost",
         timeout: float = 30.0,
+        mta_sts: MtaStsPolicies | None = None,
+        mx_cafile: str | None = None,
     ) -> None:
+        """mta_sts: recipient domains' policies (None: opportunistic TLS only); mx_cafile: the CAs an
+        enforced policy's MX certificates are checked against (None: the system's)."""
+        self._mta_sts = mta_sts
+        self._mx_cafile = mx_cafile
         self._relay = relay
         self._resolver = resolver
         self._mx_port = mx_port
@@ -104,6 +125,7 @@ class SmtpTransport:
         except dkim.DKIMException as error:  # our key is unusable: nothing goes out unsigned
             logger.error("DKIM signing for %s failed: %s", parcel.domain and parcel.domain.domain, error)
             return Outcome(OutcomeKind.DEFERRED, reason=f"DKIM signing failed: {error}")
+        policy: Policy | None = None
         if self._relay is not None:
             hops = [(self._relay.host, self._relay.host, self._relay.port)]
         else:
@@ -119,8 +141,16 @@ class SmtpTransport:
                 )
             if answer.temporary_error:
                 return Outcome(OutcomeKind.DEFERRED, reason=answer.temporary_error)
+            policy = self._mta_sts.policy_for(ascii_domain(f"@{domain}")[1:]) if self._mta_sts is not None else None
+            hosts = answer.hosts
+            if policy is not None and policy.enforced:
+                hosts = [host for host in hosts if policy.matches(host)]
+                if not hosts:  # RFC 8461 section 5: never to an MX the policy does not list
+                    return Outcome(
+                        OutcomeKind.DEFERRED, reason=f"MTA-STS: no MX host of {domain} matches its enforced policy"
+                    )
             hops = []
-            for host in answer.hosts:
+            for host in hosts:
                 # Only the resolver's answers count: a host it has no address for is skipped, never
                 # handed to the system's resolver (which may be another DNS altogether).
                 address = self._resolver.address(host)
@@ -128,21 +158,34 @@ class SmtpTransport:
                     logger.info("MX host %s of %s has no address: skipped", host, domain)
                     continue
                 hops.append((host, address, self._mx_port))
-        last = Outcome(OutcomeKind.DEFERRED, reason="no mail server could be reached")
+        enforced = policy is not None and policy.enforced
+        reason = "no mail server could be reached"
+        if enforced:
+            reason = "MTA-STS: no MX host listed in the enforced policy could be reached over valid TLS"
+        last = Outcome(OutcomeKind.DEFERRED, reason=reason)
         for name, address, port in hops:
-            outcome = self._transaction(name, address, port, parcel, data)
+            outcome = self._transaction(name, address, port, parcel, data, policy if enforced else None)
             if outcome is None:
-                continue  # could not connect: try the next MX
+                continue  # could not connect (or, enforced, no valid TLS): try the next MX
             if outcome.kind is not OutcomeKind.DEFERRED:
                 return outcome
             last = outcome  # a 4xx from one MX: the next may take it
         return last
 
-    def _transaction(self, name: str, address: str, port: int, parcel: Parcel, data: bytes) -> Outcome | None:
+    def _transaction(
+        self, name: str, address: str, port: int, parcel: Parcel, data: bytes, enforced: Policy | None = None
+    ) -> Outcome | None:
         try:
-            with smtplib.SMTP(address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
+            with _MxConnection(name, address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
                 smtp.ehlo()
-                if smtp.has_extn("starttls"):
+                if enforced is not None:
+                    # MTA-STS enforce: STARTTLS with a certificate valid for the MX name, or nothing.
+                    if not smtp.has_extn("starttls"):
+                        logger.info("MX %s offers no STARTTLS; the MTA-STS policy is enforced", name)
+                        return None
+                    smtp.starttls(context=ssl.create_default_context(cafile=self._mx_cafile))
+                    smtp.ehlo()
+                elif smtp.has_extn("starttls"):
                     # Opportunistic TLS (RFC 3207), as MTAs do between each other: encrypt whenever
                     # offered; MX certificates are not checked without MTA-STS/DANE policy.
                     context = ssl.create_default_context()

@@ -1,0 +1,35 @@
+"""The SMTP relay task (Fargate, infra/relay.Dockerfile): `python -m postline.relay`.
+
+Long-polls the relay queue and delivers each job over SMTP (MX lookup, STARTTLS, DKIM:
+postline/delivery/transports/smtp.py) until SIGTERM, how ECS stops a task: the batch in hand is
+finished, then the task exits. The environment is the dispatcher's (postline/deployment.py
+RELAY_SETTINGS), checked at start as a cold start is.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import uuid
+from types import FrameType
+
+from postline import wiring
+from postline.deployment import RELAY_SETTINGS
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    wiring.require(*RELAY_SETTINGS)
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    wiring.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
+
+
+if __name__ == "__main__":
+    main()
