@@ -129,7 +129,8 @@ class Runtime:
             self._pumps = event_source_pumps(
                 functions, resolver, self._emulator, self.clock, self._activity, checkpoints
             )
-            self._pumps.append(self._relay_pump(resolver))
+            if RELAY_QUEUE in self._template.resources:  # a template without the relay task has no queue for it
+                self._pumps.append(self._relay_pump(resolver))
             machines = [stack.ref(lid) for lid, res in self._template.resources.items() if res["Type"] == STATE_MACHINE]
             self._ticker = Ticker(
                 self.clock,

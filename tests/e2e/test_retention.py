@@ -40,7 +40,9 @@ class Child:
         assert response.status_code == 200, response.text
 
     def cli(self, *args: str) -> Any:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        # Only what finds this code: the CLI then reads the child's dev.json. (This process's environment
+        # may hold another stack's settings, left by earlier tests, which the CLI would use instead.)
+        env = {name: os.environ[name] for name in ("PATH", "PYTHONPATH") if name in os.environ}
         done = subprocess.run(
             [sys.executable, "-m", "devtools.cli", "--state-dir", str(self.process.state_dir), *args],
             cwd=REPO, env=env, capture_output=True, text=True, check=False,
