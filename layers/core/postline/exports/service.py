@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from contextlib import suppress
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
@@ -24,6 +24,7 @@ from postline.exports.domain import (
     RUNNING,
     ExportJob,
     ExportStatus,
+    FileExportJob,
     csv_row,
     new_export,
     too_many_rows_message,
@@ -101,12 +102,7 @@ class ExportService:
         job = self._jobs.get(principal.account.id, export_id)
         if job is None:
             raise NotFound(f"No export {export_id} in this account.")
-        now = self._clock.now()
-        url = None
-        if job.status is ExportStatus.COMPLETED and job.expires_at is not None and not job.expired(now):
-            lifetime = min(DOWNLOAD_URL_SECONDS, int((job.expires_at - now).total_seconds()))
-            url = self._files.download_url(job, max(lifetime, 1))
-        return export_view(job, now, url)
+        return job_view(job, self._files, self._clock.now())
 
     # -- the worker --------------------------------------------------------------------------------
 
@@ -162,3 +158,13 @@ class ExportService:
         # rule removes whatever incomplete upload is left.
         with suppress(Exception):
             upload.abort()
+
+
+def job_view(job: FileExportJob, files: ExportFiles, now: datetime) -> ExportJobView:
+    """A file export as GET answers it (event and suppression exports): a fresh download URL on each
+    read while the completed file is kept, never valid past its expiry."""
+    url = None
+    if job.status is ExportStatus.COMPLETED and job.expires_at is not None and not job.expired(now):
+        lifetime = min(DOWNLOAD_URL_SECONDS, int((job.expires_at - now).total_seconds()))
+        url = files.download_url(job, max(lifetime, 1))
+    return export_view(job, now, url)

@@ -19,8 +19,9 @@ from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
 from postline.auth.identity import Principal
 from postline.exports.domain import ExportStatus
-from postline.exports.models import ExportJobView, export_view
+from postline.exports.models import ExportJobView
 from postline.exports.ports import ExportFiles, ExportUpload
+from postline.exports.service import job_view
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.exports import CSV_HEADER, RUNNING, SuppressionExport, csv_row, new_suppression_export
@@ -29,7 +30,6 @@ from postline.suppressions.ports import SuppressionStore
 
 LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
 MAX_ATTEMPTS = 3
-DOWNLOAD_URL_SECONDS = 3600
 _FLUSH_CHARS = 64 * 1024
 GAVE_UP = "The export could not be completed; start it again."
 
@@ -98,12 +98,7 @@ class SuppressionExportService:
         job = self._jobs.get(principal.account.id, export_id)
         if job is None:
             raise NotFound(f"No suppression export {export_id} in this account.")
-        now = self._clock.now()
-        url = None
-        if job.status is ExportStatus.COMPLETED and job.expires_at is not None and not job.expired(now):
-            lifetime = min(DOWNLOAD_URL_SECONDS, int((job.expires_at - now).total_seconds()))
-            url = self._files.download_url(job, max(lifetime, 1))
-        return export_view(job, now, url)
+        return job_view(job, self._files, self._clock.now())
 
     def run(self, account_id: str, export_id: str, *, receive_count: int) -> None:
         """Writes the job's file. Raises to have the message retried (up to MAX_ATTEMPTS deliveries)."""
