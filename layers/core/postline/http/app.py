@@ -30,7 +30,7 @@ from postline.http.errors import describe_validation_errors, error_json, is_json
 from postline.http.routes import find_route
 from postline.keys.domain import Access
 from postline.observability import logger, metrics, tracer
-from postline.shared.errors import ApiError
+from postline.shared.errors import ApiError, NotFound
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."
@@ -159,6 +159,10 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
             proxy_event = APIGatewayProxyEvent(event)
             _authenticate(proxy_event)
             _check_body(proxy_event)
+            if proxy_event.path.endswith("\n"):
+                # Powertools matches a route's pattern with `$`, which also matches before a final newline:
+                # GET /v3/domains/%0A (id "\n", which names nothing) would reach the list route instead.
+                raise NotFound("No such resource in this account.")
             response: dict[str, Any] = app.resolve(event, lambda_context)
         except ApiError as exc:
             response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
