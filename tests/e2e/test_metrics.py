@@ -6,7 +6,7 @@ a recount of the raw events from GET /v3/events; a replayed stream changes nothi
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -48,6 +48,16 @@ def _all_events(api: Api, since: str, until: str) -> list[dict[str, Any]]:
         if not page["has_more"]:
             return events
         params["cursor"] = page["next_cursor"]
+
+
+def _eve_of_last_us_clock_change(today: date) -> date:
+    """The day before the latest US clock change (second Sunday of March, first Sunday of November)
+    that has a whole day after it on or before ``today``: always within the 366-day window."""
+    changes = []
+    for year in (today.year, today.year - 1):
+        march, november = date(year, 3, 8), date(year, 11, 1)
+        changes += [day + timedelta(days=(6 - day.weekday()) % 7) for day in (march, november)]
+    return max(day for day in changes if day + timedelta(days=1) <= today) - timedelta(days=1)
 
 
 def _recount(events: list[dict[str, Any]]) -> Counter[str]:
@@ -130,15 +140,16 @@ def test_timeseries_and_breakdown_add_up_in_other_zones(traffic: tuple[Api, str,
         groups = {group["key"]: group["data"] for group in series["groups"]}
         assert sum(point["bounced"] for point in groups["bounced"]) == expected["bounced"]
         assert all(point["bounced"] for point in groups["bounced"])  # idle buckets omitted
-    # New York's fall-back (2026-11-01) inside a day-resolution window: one 25-hour day, gap-filled.
+    # New York's latest clock change inside a day-resolution window: a 23- or 25-hour day, gap-filled.
     new_york = ZoneInfo("America/New_York")
-    params = {"since": "2026-10-31T00:00:00-04:00", "until": until, "timezone": "America/New_York", "resolution": "day"}
-    days = api.get("/v3/metrics/timeseries", params=params).json()["data"]
-    assert days[0]["timestamp"] == "2026-10-31T00:00:00-04:00" and days[2]["timestamp"] == "2026-11-02T00:00:00-05:00"
     last = datetime.fromisoformat(until).astimezone(new_york).date()
-    assert [day["timestamp"][:10] for day in days] == [
-        f"{date(2026, 10, 31) + timedelta(days=n)}" for n in range(len(days))
-    ]
+    eve = _eve_of_last_us_clock_change(last)
+    first, third = (datetime.combine(eve + timedelta(days=n), time(), new_york).isoformat() for n in (0, 2))
+    assert first[-6:] != third[-6:]  # the window crosses the change
+    params = {"since": first, "until": until, "timezone": "America/New_York", "resolution": "day"}
+    days = api.get("/v3/metrics/timeseries", params=params).json()["data"]
+    assert days[0]["timestamp"] == first and days[2]["timestamp"] == third
+    assert [day["timestamp"][:10] for day in days] == [f"{eve + timedelta(days=n)}" for n in range(len(days))]
     assert days[-1]["timestamp"][:10] == f"{last}"  # every day listed, idle or not
     assert sum(day["sent"] for day in days) == expected["sent"]
 
@@ -183,14 +194,15 @@ def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str]) -> Non
 
 def test_the_window_rules_and_the_time_budget(traffic: tuple[Api, str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     api, _, until = traffic
-    too_long = {"since": "2025-01-01T00:00:00Z", "until": until}
+    end = datetime.fromisoformat(until)
+    too_long = {"since": iso(end - timedelta(days=367)), "until": until}
     assert_error(api.get("/v3/metrics/summary", params=too_long), 400, "validation_error")
     assert_error(api.get("/v3/metrics/timeseries", params={"timezone": "Nowhere/Else"}), 400, "validation_error")
     assert_error(api.get("/v3/metrics/breakdown", params={"dimension": "tag", "limit": 0}), 400, "validation_error")
     monkeypatch.setenv("METRICS_QUERY_BUDGET_MS", "1")
     wiring.reset()
     try:
-        response = api.get("/v3/metrics/summary", params={"since": "2025-12-01T00:00:00Z", "until": until})
+        response = api.get("/v3/metrics/summary", params={"since": iso(end - timedelta(days=360)), "until": until})
     finally:
         monkeypatch.undo()
         wiring.reset()
