@@ -115,7 +115,7 @@ def test_a_template_send_to_a_list_reaches_each_member_once_with_their_vars(
 ) -> None:
     api = sender.live
     domain = f"m-{uuid.uuid4().hex[:8]}.example"
-    members = [
+    members: list[dict[str, Any]] = [
         {"address": f"m{n:04d}@{domain}", "name": f"Member {n}", "vars": {"code": f"C{n}"}} for n in range(MEMBERS)
     ]
     unsubscribed = {3, 150, 199}
@@ -199,7 +199,7 @@ def test_a_worker_killed_between_pages_is_redelivered_without_sending_twice(
         return real_save(self, job)
 
     monkeypatch.setattr(DynamoListSends, "save", dying_save)
-    body = {"from": sender.address, "to": [mailing_list["address"]], "template_id": _template(api)}
+    body: dict[str, Any] = {"from": sender.address, "to": [mailing_list["address"]], "template_id": _template(api)}
     body["vars"] = {"team": "Ops"}
     response = accepted(api.post("/v3/messages", json=body))
     drain(runtime)
@@ -216,10 +216,10 @@ def test_a_worker_killed_between_pages_is_redelivered_without_sending_twice(
 def test_a_list_messages_unsubscribe_leaves_that_list_only(runtime: Any, sender: Sender) -> None:
     api = sender.live
     domain = f"u-{uuid.uuid4().hex[:8]}.example"
-    members = [{"address": f"u{n}@{domain}", "vars": {"code": "X"}} for n in range(3)]
+    members: list[dict[str, Any]] = [{"address": f"u{n}@{domain}", "vars": {"code": "X"}} for n in range(3)]
     mailing_list = _list(api, members)
     template_id = _template(api)
-    body = {"from": sender.address, "to": [mailing_list["address"]], "template_id": template_id}
+    body: dict[str, Any] = {"from": sender.address, "to": [mailing_list["address"]], "template_id": template_id}
     body["vars"] = {"team": "Ops"}
     first = accepted(api.post("/v3/messages", json=body))
     drain(runtime)
