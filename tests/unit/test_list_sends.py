@@ -12,12 +12,13 @@ import pytest
 
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
-from postline.lists.domain import ListMember
+from postline.lists.domain import ListMember, MailingList
 from postline.lists.send_service import ListSendBusyError, ListSendService
 from postline.lists.sends import (
     MAX_REPORTED_FAILURES,
     FailedMember,
     ListSend,
+    ListSendResult,
     ListSendStatus,
     Outcome,
     PageResult,
@@ -25,9 +26,11 @@ from postline.lists.sends import (
     member_message_id,
     member_vars,
 )
-from postline.sending.domain import RecipientState
-from postline.shared.errors import ApiError
-from tests.fakes import FixedClock
+from postline.sending.domain import IdempotentCall, RecipientState
+from postline.sending.models import SendRequest
+from postline.sending.service import SendService
+from postline.shared.errors import ApiError, ValidationFailed
+from tests.fakes import FixedClock, NoTemplates, OneVerifiedDomain, UnlimitedQuotas
 from tests.unit.sending.test_metrics import Sending
 from tests.unit.world import build_world
 
@@ -275,3 +278,87 @@ def test_a_stop_fails_the_job_as_far_as_it_got_and_a_missing_sender_fails_it_at_
 def test_an_empty_list_is_done_at_once() -> None:
     done = Worker(0).run()
     assert (done.status, done.members, done.pages) == (ListSendStatus.DONE, 0, 1)
+
+
+# -- the 202: what makes a list send, and what is refused at once ------------------------------------
+
+
+class Lists:
+    """ListLookup over one list."""
+
+    def __init__(self, mailing_list: MailingList) -> None:
+        self.mailing_list = mailing_list
+
+    def list_id_at(self, account_id: str, address: str) -> str | None:
+        found = account_id == self.mailing_list.account_id and address == self.mailing_list.address
+        return self.mailing_list.id if found else None
+
+    def get_list(self, account_id: str, list_id: str) -> MailingList | None:
+        return self.mailing_list if list_id == self.mailing_list.id else None
+
+
+class Accepting:
+    def __init__(self, sending: Sending) -> None:
+        self.principal = sending.principal()
+        account_id = self.principal.account.id
+        self.mailing_list = MailingList(id="l1", account_id=account_id, address="news@lists.example", name="N",
+                                        created_at=NOW)  # fmt: skip
+        self.jobs, self.queue = Jobs(FixedClock(NOW)), Queue()
+        self.service = SendService(
+            messages=sending.messages,
+            vault=sending.vault,
+            queue=sending.queue,
+            quotas=UnlimitedQuotas(),
+            suppressions=sending.suppressions,
+            domains=OneVerifiedDomain(),
+            templates=NoTemplates(),
+            accounts=sending.world.store,
+            check_webhook_url=lambda url: None,
+            idempotency=sending.idempotency,
+            ids=sending.world.ids,
+            clock=sending.world.clock,
+            meter=sending.meter,
+            lists=Lists(self.mailing_list),
+            list_sends=self.jobs,
+            list_queue=self.queue,
+        )
+
+    def send(self, idempotency_key: str | None = None, **fields: object) -> object:
+        body = {"from": "hello@postline.test", "to": ["News@Lists.Example"], "subject": "s", "text": "t", **fields}
+        call = IdempotentCall(idempotency_key, body) if idempotency_key else None
+        return self.service.send(self.principal, SendRequest.model_validate(body), call)
+
+
+def test_a_send_to_a_lists_address_stores_and_queues_a_job_and_answers_at_once(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    answer = accepting.send(vars={"team": "Ops"}, tags=["news"])
+    assert isinstance(answer, ListSendResult) and answer.list_send
+    assert (answer.status, answer.to, answer.members) == (ListSendStatus.PENDING, "news@lists.example", 0)
+    stored = accepting.jobs.items[answer.list_send_id]
+    assert (stored.vars, stored.request["tags"], stored.key_id) == (
+        {"team": "Ops"},
+        ["news"],
+        accepting.principal.key_id,
+    )
+    assert "to" not in stored.request and accepting.queue.sent == [answer.list_send_id]
+    assert sending.messages.items == {}  # nothing is sent in the API call
+    other = accepting.service.send(
+        accepting.principal, SendRequest.model_validate({"from": "hello@postline.test", "to": ["a@x.example"],
+                                                         "subject": "s", "text": "t"}))  # fmt: skip
+    assert not isinstance(other, ListSendResult)  # any other address is an ordinary send
+
+
+def test_a_keyed_list_send_is_created_once(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    first = accepting.send("k-1")
+    again = accepting.send("k-1")
+    assert first == again and len(accepting.jobs.items) == 1 and len(accepting.queue.sent) == 1
+
+
+def test_cc_bcc_and_attachments_are_refused_with_a_list(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    for fields in ({"cc": ["c@x.example"]}, {"bcc": ["c@x.example"]},
+                   {"attachments": [{"filename": "a.txt", "content": "aGk="}]}):  # fmt: skip
+        with pytest.raises(ValidationFailed):
+            accepting.send(**fields)
+    assert accepting.jobs.items == {} and accepting.queue.sent == []
