@@ -29,7 +29,7 @@ from postline.lists.sends import (
 from postline.sending.domain import IdempotentCall, RecipientState
 from postline.sending.models import SendRequest
 from postline.sending.service import SendService
-from postline.shared.errors import ApiError, ValidationFailed
+from postline.shared.errors import ApiError, ServiceUnavailable, ValidationFailed
 from tests.fakes import FixedClock, NoTemplates, OneVerifiedDomain, UnlimitedQuotas
 from tests.unit.sending.test_metrics import Sending
 from tests.unit.world import build_world
@@ -362,3 +362,14 @@ def test_cc_bcc_and_attachments_are_refused_with_a_list(sending: Sending) -> Non
         with pytest.raises(ValidationFailed):
             accepting.send(**fields)
     assert accepting.jobs.items == {} and accepting.queue.sent == []
+
+
+def test_the_operators_hold_stops_a_list_send_before_its_next_page(sending: Sending) -> None:
+    principal = sending.principal()
+    sending.world.operator.set_sending_paused(principal.account.id, True)
+    held = sending.world.store.get_account(principal.account.id)
+    assert held is not None
+    paused = Principal(account=held, scope=principal.scope, env=principal.env, key=principal.key)
+    with pytest.raises(ServiceUnavailable):
+        sending.send_service().send_list_page(paused, job(account_id=held.id), [member("a@x.example")])
+    assert sending.messages.items == {} and sending.queue.jobs == []

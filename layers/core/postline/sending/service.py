@@ -368,7 +368,9 @@ class SendService:
         and stored as a batch's are (batch_id = the list send's id). Member messages have
         deterministic ids: what an earlier try of this page stored is counted, not stored again. A
         member whose message cannot be made is stored rejected (reason invalid_member): one
-        member never stops the rest. Raises what stops the whole send (quota, template gone)."""
+        member never stops the rest. Raises what stops the whole send (the operator's hold on live
+        sending, the quota, the template deactivated)."""
+        self._check_not_paused(principal)
         now = self._clock.now()
         send_at = _send_at(job.send_at, now)
         template = self._template(principal, job.request.get("template_id"))
