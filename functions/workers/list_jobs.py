@@ -22,7 +22,10 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def run_job(record: SQSRecord) -> None:
     job = ListJobMessage.model_validate_json(record.body)
     logger.thread_safe_append_keys(list_id=job.list_id, account_id=job.account_id, kind=job.kind)
-    if job.kind == "send" and job.send_id is not None:
+    if job.kind == "send":
+        if job.send_id is None:  # never written so; dropped rather than read as a deletion
+            logger.error("a list send message without its send_id: dropped")
+            return
         receive_count = int(record.attributes.approximate_receive_count)
         wiring.list_send_service().run(job.account_id, job.send_id, receive_count=receive_count)
         return
