@@ -17,6 +17,7 @@ from bench.end_to_end import EndToEnd
 from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
+from bench.listsend import ListFanOut
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
@@ -122,6 +123,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_imports(results.imports)]
     if results.bulk_add is not None:
         lines += [rule, *_bulk_add(results.bulk_add)]
+    if results.list_fan_out is not None:
+        lines += [rule, *_list_fan_out(results.list_fan_out)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -364,4 +367,14 @@ def _bulk_add(bulk: BulkAdd) -> list[str]:
         " (goal <= 1.3x)",
         f"   a re-add of the same addresses (reads only, nothing written): {bulk.readd_ratio_median:.2f}x"
         " the bare writes",
+    ]
+
+
+def _list_fan_out(fan: ListFanOut) -> list[str]:
+    runs = ", ".join(f"{seconds:.2f}" for seconds in fan.invocations)
+    return [
+        f"k. sending to a list of {fan.members:,} members ({fan.suppressed} suppressed): the 202 in"
+        f" {fan.accept_seconds * 1000:.0f} ms, then the list worker's runs (4 pages of 500 each): {runs} s",
+        f"   fan-out {fan.fan_out_seconds:.2f} s ({fan.members_per_second:.0f} members/s, {fan.accepted:,} accepted)"
+        f" vs a batch of as many recipients {fan.batch_seconds:.2f} s: {fan.ratio:.2f}x",
     ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, imports, queues, seed, suppressions
+from bench import cloud_workloads, events, imports, listsend, queues, seed, suppressions
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -33,7 +33,18 @@ _BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports", "suppressions")
+SECTIONS = (
+    "sends",
+    "pipeline",
+    "end-to-end",
+    "webhooks",
+    "events",
+    "export",
+    "cloud",
+    "imports",
+    "suppressions",
+    "listsend",
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,7 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
+    list_members: int = 2_000  # members of the list sent to (k), two of them suppressed
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -135,6 +147,7 @@ class Results:
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
+    list_fan_out: listsend.ListFanOut | None = None
 
 
 @dataclass
@@ -204,6 +217,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     export = None
     queries: list[events.EventsQuery] = []
     bulk_add = None
+    fanned: listsend.ListFanOut | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -336,6 +350,18 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
                 )
                 took["j. suppressions"] = time.perf_counter() - section
+            if "listsend" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"k. sending to a list of {options.list_members:,} members (the list worker's runs, pipeline"
+                    " held), then a batch of as many recipients"
+                )
+                with held(runtime) as held_for_list:
+                    fanned = (
+                        listsend.fan_out(runtime, bench.api, SENDER, options.list_members) if held_for_list else None
+                    )
+                    bench.empty_queues()
+                took["k. listsend"] = time.perf_counter() - section
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
@@ -366,6 +392,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         startup,
         time.perf_counter() - began,
         took,
+        list_fan_out=fanned,
     )
 
 

@@ -33,6 +33,7 @@ from postline.http.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    LIST_SENDS_READ,
     LISTS_DELETE,
     MESSAGES_READ,
     MESSAGES_WRITE,
@@ -158,8 +159,15 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 },
                 {"Effect": "Allow", "Action": ["scheduler:CreateSchedule"], "Resource": SEND_SCHEDULES},
                 {"Effect": "Allow", "Action": ["iam:PassRole"], "Resource": {"Fn::GetAtt": ["SchedulerRole", "Arn"]}},
+                # A send to a list's address: its job (lists/send_store.py), queued for the list worker.
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
             ]
         },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}},
     ],
     SIGNING_KEYS: [
         _crud("ResourcesTable"),
@@ -221,7 +229,13 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         _read("ResourcesTable"),
         {
             "Statement": [
-                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
+                # A list message's unsubscribe: the member's subscribed flag and its audit entry, one transaction.
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:UpdateItem", "dynamodb:PutItem"],
+                    "Resource": _arn("ResourcesTable"),
+                },
             ]
         },
     ],
@@ -324,6 +338,9 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
+    ],
+    LIST_SENDS_READ: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
     ],
     LISTS_DELETE: [{"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}}],
 }

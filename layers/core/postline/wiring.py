@@ -89,6 +89,9 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.hasher import PepperedHasher
     from postline.keys.service import KeyService
     from postline.keys.store import DynamoKeyStore
+    from postline.lists.job_queue import SqsListJobQueue
+    from postline.lists.send_service import ListSendService
+    from postline.lists.send_store import DynamoListSends
     from postline.lists.service import ListService
     from postline.lists.store import DynamoLists
     from postline.metrics.service import MetricsService, RollupService
@@ -576,6 +579,9 @@ def send_service() -> SendService:
         ids=ids(),
         clock=_clock,
         meter=meter(),
+        lists=lists_store(),
+        list_sends=list_send_jobs(),
+        list_queue=list_job_queue(),
     )
 
 
@@ -698,6 +704,8 @@ def tracking_service() -> TrackingService:
         secret=tracking_secret(),
         retention_days=retention_days,
         clock=_clock,
+        lists=lists_store(),
+        ids=ids(),
     )
 
 
@@ -758,13 +766,41 @@ def lists_store() -> DynamoLists:
     return DynamoLists(client("dynamodb"), settings(Resources).table)
 
 
-def list_service() -> ListService:
+@_built_once()
+def list_job_queue() -> SqsListJobQueue:
     from postline.lists.job_queue import SqsListJobQueue
+
+    return SqsListJobQueue(client("sqs"), settings(ListJobQueue).url)
+
+
+@_built_once()
+def list_send_jobs() -> DynamoListSends:
+    from postline.lists.send_store import DynamoListSends
+
+    return DynamoListSends(client("dynamodb"), settings(Jobs).table)
+
+
+def list_send_service() -> ListSendService:
+    """The list worker's fan-out of list sends, and GET /v3/lists/{id}/sends/{send_id}."""
+    from postline.lists.send_service import ListSendService, StoredPrincipals
+
+    return ListSendService(
+        jobs=list_send_jobs(),
+        lists=lists_store(),
+        sender=send_service(),
+        principals=StoredPrincipals(keys=key_store(), accounts=account_store()),
+        queue=list_job_queue(),
+        clock=_clock,
+    )
+
+
+def list_service() -> ListService:
     from postline.lists.service import ListService
 
     return ListService(
         store=lists_store(),
-        queue=SqsListJobQueue(client("sqs"), settings(ListJobQueue).url),
+        queue=list_job_queue(),
+        sends=list_send_jobs(),
         audit=audit_store(),
         ids=ids(),
         clock=_clock,
