@@ -391,6 +391,7 @@ VALUES: dict[str, Any] = {
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),
+    "LIST_JOB_QUEUE_ARN": _arn("ListJobQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

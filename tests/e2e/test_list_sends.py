@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections import Counter
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -32,8 +33,10 @@ from tests.e2e.sending_support import (
     drain,
     events_of,
     has_types,
+    iso,
     mail_to,
     mailbox,
+    now,
     parse,
     verified_sender,
 )
@@ -275,3 +278,36 @@ def test_cc_with_a_list_is_refused_and_a_batch_of_one_list_is_a_list_send(runtim
     (copy,) = mail_to(runtime, f"b1@{domain}")
     assert parse(copy)["Subject"] == "News for B1"
     assert re.search(r"Code B for b1@", body_of(copy, "plain") or "")
+
+
+def test_a_list_send_scheduled_for_later_reads_its_members_when_it_is_due(runtime: Any, sender: Sender) -> None:
+    """Past SQS's 15-minute delay the list job waits in a one-time schedule; a member who leaves the
+    list meanwhile is not mailed, one who joins is."""
+    api = sender.live
+    domain = f"s-{uuid.uuid4().hex[:8]}.example"
+    members: list[dict[str, Any]] = [{"address": f"s{n}@{domain}", "vars": {"code": f"S{n}"}} for n in range(3)]
+    mailing_list = _list(api, members)
+    due = now(runtime) + timedelta(hours=2)
+    body: dict[str, Any] = {
+        "from": sender.address,
+        "to": [mailing_list["address"]],
+        "template_id": _template(api),
+        "vars": {"team": "Later"},
+        "send_at": iso(due),
+    }
+    response = accepted(api.post("/v3/messages", json=body))
+    drain(runtime)
+    assert _progress(api, mailing_list, response["list_send_id"])["status"] == "pending"
+    assert _domain_mail(runtime, domain) == Counter()
+    left = api.patch(f"/v3/lists/{mailing_list['id']}/members/{members[0]['address']}", json={"subscribed": False})
+    assert left.status_code == 200, left.text
+    joined = api.post(
+        f"/v3/lists/{mailing_list['id']}/members", json={"address": f"late@{domain}", "vars": {"code": "L"}}
+    )
+    assert joined.status_code == 201, joined.text
+
+    runtime.advance(timedelta(hours=2, minutes=1).total_seconds())
+    drain(runtime)
+    progress = _progress(api, mailing_list, response["list_send_id"])
+    assert (progress["status"], progress["members"], progress["accepted"]) == ("done", 3, 3), progress
+    assert set(_domain_mail(runtime, domain)) == {f"s1@{domain}", f"s2@{domain}", f"late@{domain}"}

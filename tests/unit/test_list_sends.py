@@ -212,9 +212,11 @@ class Principals:
 class Queue:
     def __init__(self) -> None:
         self.sent: list[str] = []
+        self.not_before: list[datetime | None] = []
 
-    def enqueue_send(self, account_id: str, list_id: str, send_id: str) -> None:
+    def enqueue_send(self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None) -> None:
         self.sent.append(send_id)
+        self.not_before.append(not_before)
 
 
 class Worker:
@@ -273,6 +275,17 @@ def test_a_stop_fails_the_job_as_far_as_it_got_and_a_missing_sender_fails_it_at_
     )
     orphan = Worker(45, principal=False).run()
     assert orphan.status is ListSendStatus.FAILED and "no longer exists" in (orphan.error_message or "")
+
+
+def test_a_scheduled_send_that_comes_early_waits_again_and_reads_its_members_when_due() -> None:
+    worker = Worker(5)
+    due = NOW + timedelta(hours=2)
+    worker.jobs.items["lsend_1"] = worker.jobs.items["lsend_1"].model_copy(update={"send_at": due})
+    waiting = worker.run()
+    assert (waiting.status, waiting.members, worker.sender.pages) == (ListSendStatus.PENDING, 0, [])
+    assert worker.queue.not_before == [due]  # queued again for its time, not sent
+    worker.clock.advance(2 * 3600)
+    assert worker.run().status is ListSendStatus.DONE and len(worker.sender.pages[0]) == 5
 
 
 def test_an_empty_list_is_done_at_once() -> None:

@@ -100,7 +100,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.retention.service import RetentionService
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
-    from postline.sending.queue import SqsDispatchQueue
+    from postline.sending.queue import DelayedQueue, SqsDispatchQueue
     from postline.sending.service import SendService
     from postline.sending.store import DynamoMessageStore
     from postline.sending.vault import KmsVault
@@ -421,12 +421,19 @@ def vault() -> KmsVault:
 def dispatch_queue() -> SqsDispatchQueue:
     from postline.sending.queue import SqsDispatchQueue
 
+    return SqsDispatchQueue(_delayed_queue(settings(SendQueue).url, settings(SendQueue).arn))
+
+
+def _delayed_queue(url: str, arn: str) -> DelayedQueue:
+    """A queue whose long waits are EventBridge Scheduler schedules (the send queue's settings)."""
+    from postline.sending.queue import DelayedQueue
+
     queue = settings(SendQueue)
-    return SqsDispatchQueue(
+    return DelayedQueue(
         client("sqs"),
         client("scheduler"),
-        queue_url=queue.url,
-        queue_arn=queue.arn,
+        queue_url=url,
+        queue_arn=arn,
         scheduler_role_arn=queue.scheduler_role_arn,
         clock=_clock,
         max_delay_seconds=queue.max_delay_seconds,
@@ -648,14 +655,7 @@ def relay_queue() -> SqsDispatchQueue:
     from postline.sending.queue import SqsDispatchQueue
 
     relay = settings(RelayQueue)
-    return SqsDispatchQueue(
-        client("sqs"),
-        client("scheduler"),
-        queue_url=relay.url,
-        queue_arn=relay.arn,
-        scheduler_role_arn=settings(SendQueue).scheduler_role_arn,
-        clock=_clock,
-    )
+    return SqsDispatchQueue(_delayed_queue(relay.url, relay.arn))
 
 
 def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
@@ -770,7 +770,8 @@ def lists_store() -> DynamoLists:
 def list_job_queue() -> SqsListJobQueue:
     from postline.lists.job_queue import SqsListJobQueue
 
-    return SqsListJobQueue(client("sqs"), settings(ListJobQueue).url)
+    queue = settings(ListJobQueue)
+    return SqsListJobQueue(client("sqs"), queue.url, lambda: _delayed_queue(queue.url, queue.arn))
 
 
 @_built_once()

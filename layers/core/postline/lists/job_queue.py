@@ -3,9 +3,14 @@ removes, and list sends whose next pages it sends."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from postline.sending.queue import DelayedQueue
 
 
 class ListJobMessage(BaseModel):
@@ -16,15 +21,23 @@ class ListJobMessage(BaseModel):
 
 
 class SqsListJobQueue:
-    def __init__(self, sqs: Any, queue_url: str) -> None:
+    def __init__(self, sqs: Any, queue_url: str, delayed: Callable[[], DelayedQueue]) -> None:
+        """delayed: the same queue for a list send scheduled later (built when one is)."""
         self._sqs = sqs
         self._url = queue_url
+        self._delayed = delayed
 
     def enqueue_deletion(self, account_id: str, list_id: str) -> None:
         self._send(ListJobMessage(account_id=account_id, list_id=list_id))
 
-    def enqueue_send(self, account_id: str, list_id: str, send_id: str) -> None:
-        self._send(ListJobMessage(account_id=account_id, list_id=list_id, kind="send", send_id=send_id))
+    def enqueue_send(self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None) -> None:
+        message = ListJobMessage(account_id=account_id, list_id=list_id, kind="send", send_id=send_id)
+        if not_before is None:
+            self._send(message)
+        else:  # the members are read when it is due: who unsubscribes before then is not mailed
+            self._delayed().send(
+                [(f"send-list-{send_id}", message.model_dump_json(exclude_none=True))], not_before=not_before
+            )
 
     def _send(self, message: ListJobMessage) -> None:
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json(exclude_none=True))

@@ -61,7 +61,9 @@ class ListJobQueue(Protocol):
 
 
 class ListSendQueue(Protocol):
-    def enqueue_send(self, account_id: str, list_id: str, send_id: str) -> None: ...
+    def enqueue_send(
+        self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None
+    ) -> None: ...
 
 
 class ListLookup(Protocol):

@@ -93,6 +93,9 @@ class ListSendService:
         job = self._jobs.get(account_id, send_id)
         if job is None or job.status not in RUNNING:
             return  # done already, or gone: a repeated message
+        if job.send_at is not None and job.send_at > self._clock.now():  # came before its time
+            self._queue.enqueue_send(account_id, job.list_id, send_id, not_before=job.send_at)
+            return
         claimed = self._jobs.claim(job, self._clock.now(), LEASE)
         if claimed is None:
             raise ListSendBusyError(f"list send {send_id} is being sent by another attempt")

@@ -354,7 +354,7 @@ class SendService:
             job = found if found is not None else job
         if job.status is ListSendStatus.PENDING:
             try:
-                self._list_queue.enqueue_send(job.account_id, job.list_id, job.id)
+                self._list_queue.enqueue_send(job.account_id, job.list_id, job.id, not_before=job.send_at)
             except Exception:
                 self._list_sends.fail_pending(job.model_copy(update={
                     "status": ListSendStatus.FAILED, "error_message": "The send could not be queued.",
