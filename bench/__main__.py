@@ -64,6 +64,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="events of the account the cloud model's events page reads when section f does not run (%(default)s)",
     )
     parser.add_argument(
+        "--import-rows", type=int, default=defaults.import_rows, help="rows of the larger CSV import, j (%(default)s)"
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
@@ -135,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         query_repeats=args.query_repeats,
         export_rows=args.export_rows,
         cloud_events=args.cloud_events,
+        import_rows=args.import_rows,
         sections=args.sections,
     )
     began = time.perf_counter()

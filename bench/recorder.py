@@ -11,7 +11,8 @@ import itertools
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -51,6 +52,7 @@ class CallRecorder:
         self._original: Callable[..., Any] | None = None
         self._serials: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()
         self._next_serial = itertools.count(1)
+        self._paused = threading.Event()
 
     def __enter__(self) -> CallRecorder:
         original = BaseClient._make_api_call
@@ -87,6 +89,15 @@ class CallRecorder:
         with self._lock:
             return self._calls[mark:]
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Records nothing while the block runs (a memory measurement must not count the recording)."""
+        self._paused.set()
+        try:
+            yield
+        finally:
+            self._paused.clear()
+
     def forget(self) -> None:
         """Drops what was recorded (positions from `mark` start again at 0)."""
         with self._lock:
@@ -101,6 +112,8 @@ class CallRecorder:
         seconds: float,
         response: dict[str, Any] | None,
     ) -> None:
+        if self._paused.is_set():
+            return
         thread = threading.current_thread()
         with self._lock:
             serial = self._serials.get(thread) or self._serials.setdefault(thread, next(self._next_serial))

@@ -124,6 +124,12 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_imports(results.imports)]
     if results.bulk_add is not None:
         lines += [rule, *_bulk_add(results.bulk_add)]
+    for csv_import in results.csv_imports:
+        lines += [
+            f"j. CSV import of {csv_import.rows:,} rows ({csv_import.file_bytes / 1e6:.1f} MB, presigned PUT):"
+            f" {csv_import.seconds:.1f} s, {csv_import.rows_per_second:,.0f} rows/s; peak traced memory"
+            f" {csv_import.peak_traced_bytes / 1e6:.1f} MB (must not grow with the file)"
+        ]
     if results.list_fan_out is not None:
         lines += [rule, *_list_fan_out(results.list_fan_out)]
     if results.growth:

@@ -86,6 +86,9 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
+    # Rows of the larger CSV import (j; the smaller is a tenth). 1,000,000 takes ~20 minutes on
+    # the emulator (a BatchWriteItem per 25 rows): `--import-rows 1000000` for the figure.
+    import_rows: int = 100_000
     list_members: int = 2_000  # members of the list sent to (k), two of them suppressed
     sections: tuple[str, ...] = SECTIONS
 
@@ -154,6 +157,7 @@ class Results:
     events_query: list[events.EventsQuery]  # small, then large
     export: events.Export | None
     bulk_add: suppressions.BulkAdd | None
+    csv_imports: list[suppressions.Import]  # small, then large
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
     imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
@@ -230,6 +234,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     export = None
     queries: list[events.EventsQuery] = []
     bulk_add = None
+    csv_imports: list[suppressions.Import] = []
     fanned: listsend.ListFanOut | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
@@ -362,6 +367,9 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 bulk_add = suppressions.bulk_add(
                     runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
                 )
+                for rows in (options.import_rows // 10, options.import_rows):
+                    progress(f"j. importing a CSV of {rows:,} rows (presigned PUT, the import worker streams it)")
+                    csv_imports.append(suppressions.import_file(runtime, bench.api, recorder, rows))
                 took["j. suppressions"] = time.perf_counter() - section
             if "listsend" in sections:
                 section = time.perf_counter()
@@ -381,6 +389,8 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
     if len(whole) == 2:
         growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
+    if len(csv_imports) == 2:
+        growth.append(_growth("j. CSV imported", "rows", *((i.rows, i.seconds) for i in csv_imports)))
     if len(queries) == 2:
         for small_case, large_case in zip(queries[0].cases, queries[1].cases, strict=True):
             if small_case.timeouts or large_case.timeouts:
@@ -399,6 +409,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         queries,
         export,
         bulk_add,
+        csv_imports,
         growth,
         modeled,
         imported,
