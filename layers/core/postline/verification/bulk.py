@@ -3,14 +3,15 @@
 A job holds the distinct addresses of its list (duplicates are answered once; `total_count`
 counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue message. Statuses:
 
-    queued -> processing -> completed
+    queued -> processing -> packaging -> completed
     processing -> paused   the account's verification credits ran out mid-job
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
-    any -> deleted         DELETE on the job (its chunks and results are removed by the worker)
-A test-mode job is completed in the POST itself. A completed job's `suppress` and `webhook_url`
-are carried out by the worker (bulk_completion.py). pending, uploading, catch_all_processing,
-packaging and expired belong to parts not built yet (CSV uploads, result files and their proofs,
-retention) and are listed for the interface's sake.
+    any -> deleted         DELETE on the job (its chunks, results and file are removed by the worker)
+`packaging`: every result is recorded and the worker writes the result file, signs it and records
+its proof (proof_service.py); `completed` once it has. A test-mode job is completed in the POST
+itself and has no file. A completed job's `suppress` and `webhook_url` are carried out by the
+worker (bulk_completion.py). pending, uploading, catch_all_processing and expired belong to parts
+not built yet (CSV uploads, retention) and are listed for the interface's sake.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
 from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
+from postline.verification.proofs import ResultFile
 
 CHUNK_SIZE = 100  # addresses a queue message carries: a worker finishes one well inside its timeout
 MAX_ADDRESSES = 10_000  # per JSON request (larger lists: the CSV upload, not built yet)
@@ -70,6 +72,7 @@ class BulkJob(BaseModel):
     webhook_url: str | None = None
     suppress: bool = False
     effects_done: bool = False  # suppress and webhook_url carried out (bulk_completion.py)
+    result_file: ResultFile | None = None  # a completed live job's signed CSV (proof_service.py)
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None

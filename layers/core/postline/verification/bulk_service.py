@@ -10,7 +10,7 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
@@ -32,7 +32,9 @@ from postline.verification.bulk import (
     distinct,
 )
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
+from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
+from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 
@@ -52,6 +54,14 @@ class Completion(Protocol):
     def run(self, job: BulkJob) -> None: ...
 
 
+class Proofs(Protocol):
+    def package(self, job: BulkJob, results: Iterable[ValidationResult]) -> ResultFile: ...
+
+    def file(self, job: BulkJob) -> BulkResultFile: ...
+
+    def remove(self, job: BulkJob) -> None: ...
+
+
 class BulkVerificationService:
     def __init__(
         self,
@@ -63,6 +73,7 @@ class BulkVerificationService:
         verify_limit: Callable[[str], int | None],
         check_webhook_url: Callable[[str], None],
         completion: Callable[[], Completion],
+        proofs: Callable[[], Proofs],
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -73,6 +84,7 @@ class BulkVerificationService:
         self._verify_limit = verify_limit
         self._check_webhook_url = check_webhook_url  # raises ValidationFailed
         self._completion = completion  # the worker's: suppress and the webhook (bulk_completion.py)
+        self._proofs = proofs  # the result file and its proof (proof_service.py)
         self._ids = ids
         self._clock = clock
 
@@ -137,6 +149,10 @@ class BulkVerificationService:
         items = self._jobs.results(job, page=page, limit=limit)
         return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
 
+    def file(self, principal: Principal, job_id: str) -> BulkResultFile:
+        """The completed job's result file: a short-lived download URL and its proof."""
+        return self._proofs().file(self._job(principal, job_id))
+
     def delete(self, principal: Principal, job_id: str) -> BulkVerificationJob:
         """Any status -> deleted: the job stops where it is (a chunk under way records nothing
         more), its results are no longer served, and the worker removes them. Deleting a deleted
@@ -156,9 +172,14 @@ class BulkVerificationService:
         if job is not None and job.status is BulkStatus.DELETED:
             if message.purge:
                 self._jobs.purge(job)
+                if not job.test:
+                    self._proofs().remove(job)
             return
         if job is not None and job.status is BulkStatus.COMPLETED:
             self._complete(job)  # a redelivery after the job completed: its effects, if still owed
+            return
+        if job is not None and job.status is BulkStatus.PACKAGING:
+            self._package(job)  # the run that began packaging died: write the file again
             return
         if job is None or job.status not in (BulkStatus.QUEUED, BulkStatus.PROCESSING):
             return  # gone, failed or paused: nothing to do
@@ -183,9 +204,18 @@ class BulkVerificationService:
                     error_message="The account's verification credits ran out; the job stopped here.",
                 )
                 return
-        finished = self._jobs.finish_if_done(job, self._clock.now())
+        finished = self._jobs.finish_if_done(job)
         if finished is not None:
-            self._complete(finished)
+            self._package(finished)
+
+    def _package(self, job: BulkJob) -> None:
+        """packaging -> completed: the signed result file first, then the status with it (a
+        worker dying between leaves the job `packaging`; the message's redelivery packages it
+        again, overwriting the same file), then the completion's effects."""
+        result_file = self._proofs().package(job, self._jobs.all_results(job))
+        completed = self._jobs.complete(job, self._clock.now(), result_file)
+        if completed is not None:
+            self._complete(completed)
 
     def _complete(self, job: BulkJob) -> None:
         """The completed job's suppress and webhook_url, once: both are idempotent, and the job

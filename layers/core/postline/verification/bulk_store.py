@@ -14,6 +14,7 @@ Results sort by index, so a page is one key range, whatever its number.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -24,6 +25,7 @@ from postline.shared.dynamo import batch_delete, batch_get, batch_write, cancell
 from postline.shared.jobs import JobKind, JobTable
 from postline.verification.bulk import BulkJob, BulkStatus, ChunkMessage
 from postline.verification.models import ValidationResult
+from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
 
 JOB_PURGE_AFTER = timedelta(days=30)
@@ -150,15 +152,42 @@ class DynamoBulkJobs:
     def move(self, job: BulkJob, from_statuses: set[BulkStatus], to: BulkStatus, **updates: Any) -> BulkJob | None:
         return self._jobs.move(job, {str(s) for s in from_statuses}, str(to), updates=updates)
 
-    def finish_if_done(self, job: BulkJob, now: datetime) -> BulkJob | None:
-        """processing -> completed once every distinct address has its result."""
+    def finish_if_done(self, job: BulkJob) -> BulkJob | None:
+        """processing -> packaging once every distinct address has its result (only one chunk's
+        run gets it: that one writes the file)."""
         return self._jobs.move(
             job,
             {str(BulkStatus.PROCESSING)},
-            str(BulkStatus.COMPLETED),
-            updates={"completed_at": now.isoformat()},
+            str(BulkStatus.PACKAGING),
             condition="processed_count >= total_count",
         )
+
+    def complete(self, job: BulkJob, now: datetime, result_file: ResultFile) -> BulkJob | None:
+        """packaging -> completed, with the file and its proof; None when the job moved meanwhile
+        (deleted)."""
+        return self._jobs.move(
+            job,
+            {str(BulkStatus.PACKAGING)},
+            str(BulkStatus.COMPLETED),
+            updates={"completed_at": now.isoformat(), "result_file": result_file.model_dump(mode="json")},
+        )
+
+    def all_results(self, job: BulkJob) -> Iterator[ValidationResult]:
+        """Every result in the list's order, a query page (up to 1 MB) at a time: memory stays flat."""
+        prefix = self._jobs.key(job.account_id, job.id, "R")["sk"]["S"]
+        for page in self._db.get_paginator("query").paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": self._jobs.key(job.account_id, job.id)["pk"],
+                ":prefix": {"S": f"{prefix}#"},
+            },
+            ProjectionExpression="#result",
+            ExpressionAttributeNames={"#result": "result"},
+            ConsistentRead=True,
+        ):
+            for item in page["Items"]:
+                yield ValidationResult.model_validate_json(item["result"]["S"])
 
     def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]:
         first = (page - 1) * limit
