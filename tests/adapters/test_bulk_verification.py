@@ -496,3 +496,30 @@ def test_a_test_mode_job_has_no_file(stack: InProcessStack) -> None:
     accepted = h.service.start(h.principal(Environment.TEST), BulkCreate(emails=["valid@simulator.postline.dev"]))
     with pytest.raises(NotFound, match="simulated"):
         h.service.file(h.principal(), accepted.job_id)
+
+
+def test_a_job_s_results_and_file_expire_30_days_after_it_was_created(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    job_id = run_all(h, BulkCreate(emails=[f"x{n}@d06.test" for n in range(3)]))
+    account_pk = {"S": f"JOB#{h.account.id}"}
+    items = stack.client("dynamodb").query(
+        TableName=stack.env["JOBS_TABLE"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :job)",
+        ExpressionAttributeValues={":pk": account_pk, ":job": {"S": f"VERIFY#{job_id}"}},
+    )["Items"]
+    purge = {item["sk"]["S"].removeprefix(f"VERIFY#{job_id}"): int(item["purge_at"]["N"]) for item in items}
+    assert purge[""] == int((NOW + timedelta(days=60)).timestamp())  # the job: readable as expired meanwhile
+    assert {v for k, v in purge.items() if k} == {int((NOW + timedelta(days=30)).timestamp())}  # chunks, results
+
+    almost = FixedClock(NOW + timedelta(days=30) - timedelta(seconds=60))
+    h.service._clock = h.proofs._clock = almost
+    assert h.service.get(h.principal(), job_id).status is BulkStatus.COMPLETED
+    assert h.service.file(h.principal(), job_id).expires_at == almost.now() + timedelta(seconds=60)  # never past it
+
+    h.service._clock = h.proofs._clock = FixedClock(NOW + timedelta(days=30))
+    assert h.service.get(h.principal(), job_id).status is BulkStatus.EXPIRED
+    with pytest.raises(NotFound, match="expired"):
+        h.service.results(h.principal(), job_id, page=1, limit=10)
+    with pytest.raises(NotFound, match="expired"):
+        h.service.file(h.principal(), job_id)
+    assert h.service.delete(h.principal(), job_id).status is BulkStatus.DELETED

@@ -7,16 +7,17 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
     processing -> paused   the account's verification credits ran out mid-job
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
     any -> deleted         DELETE on the job (its chunks, results and file are removed by the worker)
+    completed -> expired   RESULTS_KEPT after the job was created (shown on read, never stored)
 `packaging`: every result is recorded and the worker writes the result file, signs it and records
 its proof (proof_service.py); `completed` once it has. A test-mode job is completed in the POST
 itself and has no file. A completed job's `suppress` and `webhook_url` are carried out by the
-worker (bulk_completion.py). pending, uploading, catch_all_processing and expired belong to parts
-not built yet (CSV uploads, retention) and are listed for the interface's sake.
+worker (bulk_completion.py). pending, uploading and catch_all_processing belong to parts
+not built yet (CSV uploads) and are listed for the interface's sake.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
@@ -25,6 +26,8 @@ from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
 from postline.verification.proofs import ResultFile
 
+RESULTS_KEPT = timedelta(days=30)  # a job's results and result file, from its creation; then `expired`
+JOB_KEPT = timedelta(days=60)  # the job item itself: GET answers `expired` between the two
 CHUNK_SIZE = 100  # addresses a queue message carries: a worker finishes one well inside its timeout
 MAX_ADDRESSES = 10_000  # per JSON request (larger lists: the CSV upload, not built yet)
 JOBS_PER_MINUTE = 10  # the interface's limit of POST /v3/validate/bulk, per account
@@ -78,6 +81,14 @@ class BulkJob(BaseModel):
     completed_at: datetime | None = None
     deleted_at: datetime | None = None
 
+    def results_expire_at(self) -> datetime:
+        return self.created_at + RESULTS_KEPT
+
+    def expired(self, now: datetime) -> bool:
+        """A completed job whose results' time is up: shown as `expired`, never stored (the
+        results and the file are removed by TTL and the bucket's lifecycle rule)."""
+        return self.status is BulkStatus.COMPLETED and now >= self.results_expire_at()
+
 
 class BulkCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -126,10 +137,10 @@ class BulkVerificationJob(BaseModel):
     can_retry: bool
 
     @classmethod
-    def of(cls, job: BulkJob) -> BulkVerificationJob:
+    def of(cls, job: BulkJob, now: datetime | None = None) -> BulkVerificationJob:
         return cls(
             job_id=job.id,
-            status=job.status,
+            status=BulkStatus.EXPIRED if now is not None and job.expired(now) else job.status,
             filename=job.filename,
             total_count=job.total_count,
             processed_count=job.processed_count,

@@ -140,12 +140,14 @@ class BulkVerificationService:
         )
 
     def get(self, principal: Principal, job_id: str) -> BulkVerificationJob:
-        return BulkVerificationJob.of(self._job(principal, job_id))
+        return BulkVerificationJob.of(self._job(principal, job_id), self._clock.now())
 
     def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
         job = self._job(principal, job_id)
         if job.status is BulkStatus.DELETED:
             raise NotFound(f"The results of bulk verification job {job_id} were deleted.")
+        if job.expired(self._clock.now()):
+            raise NotFound(f"The results of bulk verification job {job_id} have expired (kept 30 days).")
         items = self._jobs.results(job, page=page, limit=limit)
         return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
 
@@ -163,7 +165,7 @@ class BulkVerificationService:
             moved = self._jobs.move(job, others, BulkStatus.DELETED, deleted_at=self._clock.now().isoformat())
             job = moved or self._job(principal, job_id)
         self._queue.enqueue_purge(job)  # again on a repeated DELETE: a purge that failed is retried
-        return BulkVerificationJob.of(job)
+        return BulkVerificationJob.of(job, self._clock.now())
 
     # -- the worker -----------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -23,20 +23,25 @@ from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import batch_delete, batch_get, batch_write, cancellation_codes, from_attrs
 from postline.shared.jobs import JobKind, JobTable
-from postline.verification.bulk import BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk import JOB_KEPT, BulkJob, BulkStatus, ChunkMessage
 from postline.verification.models import ValidationResult
 from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
 
-JOB_PURGE_AFTER = timedelta(days=30)
 _ENQUEUE_BATCH = 10  # SQS SendMessageBatch's limit
 
 
 def _purge_at(job: BulkJob) -> datetime:
-    return (job.completed_at or job.created_at) + JOB_PURGE_AFTER
+    """A job's chunks and results: gone (TTL) when they expire."""
+    return job.results_expire_at()
 
 
-VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_purge_at)
+def _job_purge_at(job: BulkJob) -> datetime:
+    """The job item outlives its results, so GET can say `expired` before it says 404."""
+    return job.created_at + JOB_KEPT
+
+
+VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_job_purge_at)
 
 
 class Recorded(StrEnum):

@@ -56,7 +56,7 @@ class ProofService:
         digest = hashlib.sha256()
         size = rows = 0
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
+        writer = csv.writer(buffer, lineterminator="\n")  # LF: the file read as text keeps its bytes
         writer.writerow(CSV_HEADER)
 
         def flush() -> None:
@@ -111,8 +111,9 @@ class ProofService:
         """The completed job's file: a fresh download URL and its proof."""
         if job.status is BulkStatus.DELETED:
             raise NotFound(f"The results of bulk verification job {job.id} were deleted.")
-        if job.status is BulkStatus.EXPIRED:
-            raise NotFound(f"The results of bulk verification job {job.id} have expired.")
+        now = self._clock.now()
+        if job.expired(now):
+            raise NotFound(f"The results of bulk verification job {job.id} have expired (kept 30 days).")
         if job.test:
             raise NotFound(
                 "Test-mode jobs have no result file: their results are simulated and are not signed;"
@@ -121,12 +122,12 @@ class ProofService:
         if job.status is not BulkStatus.COMPLETED or job.result_file is None:
             raise Conflict(f"The result file is written when the job completes; it is {job.status.value}.")
         file = job.result_file
-        now = self._clock.now()
+        lifetime = max(1, min(DOWNLOAD_SECONDS, int((job.results_expire_at() - now).total_seconds())))
         return BulkResultFile(
             job_id=job.id,
             filename=file.filename,
-            download_url=self._files.download_url(job.account_id, job.id, file.filename, DOWNLOAD_SECONDS),
-            expires_at=now + timedelta(seconds=DOWNLOAD_SECONDS),
+            download_url=self._files.download_url(job.account_id, job.id, file.filename, lifetime),
+            expires_at=now + timedelta(seconds=lifetime),
             rows=file.rows,
             size_bytes=file.size_bytes,
             fingerprint=file.fingerprint,

@@ -1,9 +1,9 @@
 """Proofs of bulk verification results: the signed result file and the checks a third party makes.
 
 When a live bulk job completes, its results are written as one CSV file (CSV_HEADER, one row per
-distinct address in the list's order) and the file's SHA-256 fingerprint (lower-case hex) is
-signed with the platform's Ed25519 key, the one webhooks are signed with (signing_keys/). What
-is signed is
+distinct address in the list's order; UTF-8, LF line ends, so a copy read as text hashes the
+same) and the file's SHA-256 fingerprint (lower-case hex) is signed with the platform's Ed25519
+key, the one webhooks are signed with (signing_keys/). What is signed is
 
     b"postline-proof.v1." + <fingerprint as 64 ASCII hex digits>
 
