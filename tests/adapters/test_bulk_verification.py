@@ -75,6 +75,7 @@ class Queue:
         self.jobs: list[BulkJob] = []
         self.completions: list[BulkJob] = []
         self.purges: list[ChunkMessage] = []
+        self.checks: list[ChunkMessage] = []
 
     def enqueue(self, job: BulkJob) -> None:
         self.jobs.append(job)
@@ -84,6 +85,9 @@ class Queue:
 
     def enqueue_purge(self, job: BulkJob) -> None:
         self.purges.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True))
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        self.checks.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, resume_token=token))
 
     def messages(self) -> list[ChunkMessage]:
         return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
@@ -239,15 +243,45 @@ def test_a_job_killed_mid_chunk_ends_with_exact_counts_and_credits(stack: InProc
     assert h.service.results(h.principal(), accepted.job_id, page=6, limit=100).items == []
 
 
-def test_credits_that_run_out_pause_the_job_without_overcharging(stack: InProcessStack) -> None:
-    h = Harness(stack, credits=30)
-    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"a{n}@d01.test" for n in range(60)]))
+def test_credits_that_run_out_pause_the_job_and_it_resumes_when_credits_are_added(stack: InProcessStack) -> None:
+    limit = {"credits": 30}
+    h = Harness(stack)
+    h.service._verify_limit = lambda account_id: limit["credits"]
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"a{n}@d01.test" for n in range(260)]))
     for message in h.queue.messages():
         h.service.run_chunk(message)
     job = h.service.get(h.principal(), accepted.job_id)
     assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 30)
     assert job.error_message and "credits ran out" in job.error_message
     assert h.used() == 30
+    (check,) = h.queue.checks  # one chain of credit checks, started by the chunk that paused it
+
+    h.service.run_chunk(check)  # 15 minutes on: still no credit, the next check is queued
+    h.service.run_chunk(check)  # the same check delivered twice: its chain does not fork
+    assert len(h.queue.checks) == 2 and h.queue.checks[1].resume_token != check.resume_token
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.PAUSED
+
+    limit["credits"] = 200  # the operator raises the plan (or a new month begins)
+    queued_before = len(h.queue.jobs)
+    h.service.run_chunk(h.queue.checks[1])
+    h.service.run_chunk(h.queue.checks[1])  # delivered again: resumed once
+    assert len(h.queue.jobs) == queued_before + 1  # every chunk queued again
+    resumed = h.service.get(h.principal(), accepted.job_id)
+    assert (resumed.status, resumed.error_message) == (BulkStatus.PROCESSING, None)
+    for message in h.queue.messages()[-3:]:
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 200)  # out again at the new limit
+    # Nothing charged twice; each pause found out by one check it could not record (not charged).
+    assert h.used() == 200 and h.checked == 200 + 2
+    limit["credits"] = None  # unlimited
+    h.service.run_chunk(h.queue.checks[-1])
+    for message in h.queue.messages()[-3:]:
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count, h.used(), h.checked) == (BulkStatus.COMPLETED, 260, 260, 260 + 2)
+    h.service.run_chunk(h.queue.checks[-1])  # a late check of a job that moved on: nothing
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.COMPLETED
 
 
 def test_a_test_mode_job_completes_in_the_request_without_network(stack: InProcessStack) -> None:

@@ -5,6 +5,8 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
 
     queued -> processing -> packaging -> completed
     processing -> paused   the account's verification credits ran out mid-job
+    paused -> processing   a credit check (every RESUME_CHECK_SECONDS) finds credits again: a
+                           higher plan, or a new month; every chunk is queued again
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
     any -> deleted         DELETE on the job (its chunks, results and file are removed by the worker)
     completed -> expired   RESULTS_KEPT after the job was created (shown on read, never stored)
@@ -28,6 +30,7 @@ from postline.verification.proofs import ResultFile
 
 RESULTS_KEPT = timedelta(days=30)  # a job's results and result file, from its creation; then `expired`
 JOB_KEPT = timedelta(days=60)  # the job item itself: GET answers `expired` between the two
+RESUME_CHECK_SECONDS = 900  # a paused job looks for new credits this often (SQS's longest delay)
 CHUNK_SIZE = 100  # addresses a queue message carries: a worker finishes one well inside its timeout
 MAX_ADDRESSES = 10_000  # per JSON request (larger lists: the CSV upload, not built yet)
 JOBS_PER_MINUTE = 10  # the interface's limit of POST /v3/validate/bulk, per account
@@ -76,6 +79,7 @@ class BulkJob(BaseModel):
     suppress: bool = False
     effects_done: bool = False  # suppress and webhook_url carried out (bulk_completion.py)
     result_file: ResultFile | None = None  # a completed live job's signed CSV (proof_service.py)
+    resume_token: str | None = None  # a paused job's one live credit check (bulk_service.py)
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None
@@ -165,3 +169,4 @@ class ChunkMessage(BaseModel):
     job_id: str
     chunk: int  # -1: no addresses, only the completion's effects (a test-mode job's webhook)
     purge: bool = False  # a deleted job: remove its chunks and results
+    resume_token: str | None = None  # a paused job's credit check, RESUME_CHECK_SECONDS after the last

@@ -37,6 +37,8 @@ from postline.verification.ports import Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
+PAUSED_MESSAGE = "The account's verification credits ran out; the job resumes when credits are added."
+
 
 class BulkQueue(Protocol):
     def enqueue(self, job: BulkJob) -> None: ...
@@ -47,6 +49,10 @@ class BulkQueue(Protocol):
 
     def enqueue_purge(self, job: BulkJob) -> None:
         """One message: the worker removes a deleted job's chunks and results."""
+        ...
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        """One message, delivered RESUME_CHECK_SECONDS later: is there a credit again?"""
         ...
 
 
@@ -180,6 +186,10 @@ class BulkVerificationService:
         if job is not None and job.status is BulkStatus.COMPLETED:
             self._complete(job)  # a redelivery after the job completed: its effects, if still owed
             return
+        if message.resume_token is not None:
+            if job is not None:
+                self._check_credits(job, message.resume_token)
+            return
         if job is not None and job.status is BulkStatus.PACKAGING:
             self._package(job)  # the run that began packaging died: write the file again
             return
@@ -199,16 +209,45 @@ class BulkVerificationService:
             if outcome is Recorded.STOPPED:
                 return  # deleted or paused while this chunk ran
             if outcome is Recorded.NO_CREDITS:
-                self._jobs.move(
+                token = self._ids.new_id("resume_")
+                paused = self._jobs.move(
                     job,
                     {BulkStatus.PROCESSING},
                     BulkStatus.PAUSED,
-                    error_message="The account's verification credits ran out; the job stopped here.",
+                    error_message=PAUSED_MESSAGE,
+                    resume_token=token,
                 )
+                if paused is not None:  # the chunk that paused it starts the job's one chain of checks
+                    self._queue.enqueue_resume_check(paused, token)
                 return
         finished = self._jobs.finish_if_done(job)
         if finished is not None:
             self._package(finished)
+
+    def _check_credits(self, job: BulkJob, token: str) -> None:
+        """A paused job's credit check. Credits again (a higher plan, a new month): processing,
+        and every chunk queued again (what was recorded is skipped, so nothing is charged twice).
+        None yet: the next check, with a new token, RESUME_CHECK_SECONDS on. A check whose token is
+        not the job's (a duplicate delivery, a job resumed, deleted or expired) ends its chain."""
+        now = self._clock.now()
+        if job.status is not BulkStatus.PAUSED or job.resume_token != token or now >= job.results_expire_at():
+            return
+        limit = self._verify_limit(job.account_id)
+        if limit is not None and self._credits.used_verifications(job.account_id, month=month_key(now)) >= limit:
+            following = self._ids.new_id("resume_")
+            if self._jobs.pass_resume_check(job, token, BulkStatus.PAUSED, following) is not None:
+                self._queue.enqueue_resume_check(job, following)
+            return
+        resumed = self._jobs.pass_resume_check(job, token, BulkStatus.PROCESSING, None)
+        if resumed is None:
+            return
+        try:
+            self._queue.enqueue(resumed)
+        except Exception:
+            # Paused again under the same token: this message's redelivery checks again.
+            self._jobs.move(resumed, {BulkStatus.PROCESSING}, BulkStatus.PAUSED, error_message=PAUSED_MESSAGE,
+                            resume_token=token)  # fmt: skip
+            raise
 
     def _package(self, job: BulkJob) -> None:
         """packaging -> completed: the signed result file first, then the status with it (a

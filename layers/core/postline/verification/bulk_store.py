@@ -21,9 +21,16 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import batch_delete, batch_get, batch_write, cancellation_codes, from_attrs
+from postline.shared.dynamo import (
+    batch_delete,
+    batch_get,
+    batch_write,
+    cancellation_codes,
+    conditional_failed,
+    from_attrs,
+)
 from postline.shared.jobs import JobKind, JobTable
-from postline.verification.bulk import JOB_KEPT, BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk import JOB_KEPT, RESUME_CHECK_SECONDS, BulkJob, BulkStatus, ChunkMessage
 from postline.verification.models import ValidationResult
 from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
@@ -157,6 +164,38 @@ class DynamoBulkJobs:
     def move(self, job: BulkJob, from_statuses: set[BulkStatus], to: BulkStatus, **updates: Any) -> BulkJob | None:
         return self._jobs.move(job, {str(s) for s in from_statuses}, str(to), updates=updates)
 
+    def pass_resume_check(self, job: BulkJob, token: str, to: BulkStatus, new_token: str | None) -> BulkJob | None:
+        """A paused job's credit check, only if `token` is still the job's: -> `to` (paused: the
+        next check's token; processing: resumed, error_message cleared). Of two deliveries of
+        one check, one passes: the job's checks stay one chain."""
+        if to is BulkStatus.PAUSED:
+            assert new_token is not None, "a paused job's next check needs its token"
+            update = "SET #status = :to, resume_token = :new"
+        else:
+            update = "SET #status = :to REMOVE resume_token, error_message"
+        values: dict[str, Any] = {
+            ":to": {"S": str(to)},
+            ":paused": {"S": str(BulkStatus.PAUSED)},
+            ":token": {"S": token},
+        }
+        if new_token:
+            values[":new"] = {"S": new_token}
+        try:
+            response = self._db.update_item(
+                TableName=self._table,
+                Key=self._jobs.key(job.account_id, job.id),
+                UpdateExpression=update,
+                ConditionExpression="#status = :paused AND resume_token = :token",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return None
+            raise
+        return BulkJob.model_validate(from_attrs(response["Attributes"]))
+
     def finish_if_done(self, job: BulkJob) -> BulkJob | None:
         """processing -> packaging once every distinct address has its result (only one chunk's
         run gets it: that one writes the file)."""
@@ -262,3 +301,9 @@ class SqsBulkQueue:
     def enqueue_purge(self, job: BulkJob) -> None:
         message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True)
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, resume_token=token)
+        self._sqs.send_message(
+            QueueUrl=self._url, MessageBody=message.model_dump_json(), DelaySeconds=RESUME_CHECK_SECONDS
+        )
