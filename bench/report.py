@@ -20,6 +20,7 @@ from bench.imports import ModuleImport
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
+from bench.verify import BulkVerify
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -122,6 +123,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_imports(results.imports)]
     if results.bulk_add is not None:
         lines += [rule, *_bulk_add(results.bulk_add)]
+    if results.verify is not None:
+        lines += [rule, *_verify(results.verify)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -364,4 +367,18 @@ def _bulk_add(bulk: BulkAdd) -> list[str]:
         " (goal <= 1.3x)",
         f"   a re-add of the same addresses (reads only, nothing written): {bulk.readd_ratio_median:.2f}x"
         " the bare writes",
+    ]
+
+
+def _verify(run: BulkVerify) -> list[str]:
+    mx_per_domain = "one per domain" if run.mx_queries == run.distinct_mx_names == run.domains else "NOT one per domain"
+    return [
+        f"k. verify: {run.addresses:,} addresses across {run.domains:,} domains as {run.jobs} bulk job(s), through"
+        " the API and the bulk worker, against a local DNS server (no SMTP probe, no RDAP)",
+        f"   {run.seconds:.1f} s to every job completed (result files signed): {run.per_second:.1f} addresses/s",
+        f"   DNS: {run.mx_queries:,} MX queries for {run.distinct_mx_names:,} distinct domains ({mx_per_domain});"
+        f" {run.dns_queries:,} queries in all",
+        f"   credits charged {run.credits_charged:,} (one per distinct address); summary {run.summary}",
+        f"   resident memory {run.rss_start_mb:.0f} MB at the start, peak {run.rss_peak_mb:.0f} MB"
+        f" (+{run.rss_peak_mb - run.rss_start_mb:.0f} MB; the worker runs in this process)",
     ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, imports, queues, seed, suppressions
+from bench import cloud_workloads, events, imports, queues, seed, suppressions, verify
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -33,7 +33,18 @@ _BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports", "suppressions")
+SECTIONS = (
+    "sends",
+    "pipeline",
+    "end-to-end",
+    "webhooks",
+    "events",
+    "export",
+    "cloud",
+    "imports",
+    "suppressions",
+    "verify",
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,9 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
+    verify_addresses: int = 100_000  # k: addresses of the bulk verification workload
+    verify_domains: int = 1_000  # k: the domains they are spread over
+    verify_timeout: float = 7_200.0
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -129,6 +143,7 @@ class Results:
     events_query: list[events.EventsQuery]  # small, then large
     export: events.Export | None
     bulk_add: suppressions.BulkAdd | None
+    verify: verify.BulkVerify | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
     imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
@@ -337,6 +352,15 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 )
                 took["j. suppressions"] = time.perf_counter() - section
             progress("stopping the runtime")
+        checked = None
+        if "verify" in sections:  # a runtime of its own (its DNS server), after the shared one stopped
+            section = time.perf_counter()
+            progress(
+                f"k. verifying {options.verify_addresses:,} addresses across {options.verify_domains:,} domains"
+                " (bulk jobs, the bulk worker, a local DNS server)"
+            )
+            checked = verify.run(TEMPLATE, options.verify_addresses, options.verify_domains, options.verify_timeout)
+            took["k. verify"] = time.perf_counter() - section
     growth = []
     if len(batches) == 2:
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
@@ -360,6 +384,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         queries,
         export,
         bulk_add,
+        checked,
         growth,
         modeled,
         imported,
