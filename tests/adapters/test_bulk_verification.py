@@ -557,3 +557,13 @@ def test_a_job_s_results_and_file_expire_30_days_after_it_was_created(stack: InP
     with pytest.raises(NotFound, match="expired"):
         h.service.file(h.principal(), job_id)
     assert h.service.delete(h.principal(), job_id).status is BulkStatus.DELETED
+
+    paused = Harness(stack, credits=2)
+    paused_id = run_all(paused, BulkCreate(emails=[f"y{n}@d06.test" for n in range(3)]))
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.PAUSED
+    paused.service._clock = FixedClock(NOW + timedelta(days=30))
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.EXPIRED
+    paused.service._verify_limit = lambda account_id: None  # credits come, too late: the checks stop
+    paused.service.run_chunk(paused.queue.checks[-1])
+    assert len(paused.queue.jobs) == 1 and len(paused.queue.checks) == 1
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.EXPIRED

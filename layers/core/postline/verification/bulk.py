@@ -9,7 +9,8 @@ counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue messag
                            higher plan, or a new month; every chunk is queued again
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
     any -> deleted         DELETE on the job (its chunks, results and file are removed by the worker)
-    completed -> expired   RESULTS_KEPT after the job was created (shown on read, never stored)
+    completed, paused, failed -> expired   RESULTS_KEPT after the job was created (shown on read,
+                           never stored)
 `packaging`: every result is recorded and the worker writes the result file, signs it and records
 its proof (proof_service.py); `completed` once it has. A test-mode job is completed in the POST
 itself and has no file. A completed job's `suppress` and `webhook_url` are carried out by the
@@ -51,6 +52,9 @@ class BulkStatus(StrEnum):
     PAUSED = "paused"
 
 
+_EXPIRING = frozenset({BulkStatus.COMPLETED, BulkStatus.PAUSED, BulkStatus.FAILED})
+
+
 def empty_summary() -> dict[str, int]:
     return {result.value: 0 for result in VerificationResult}
 
@@ -61,6 +65,15 @@ def distinct(addresses: list[str]) -> list[str]:
     for address in addresses:
         seen.setdefault(address.strip().lower(), address.strip())
     return list(seen.values())
+
+
+def chunked_by_domain(addresses: list[str]) -> list[list[tuple[int, str]]]:
+    """The (index, address) pairs in chunks of CHUNK_SIZE, grouped by domain (each address keeps
+    its index: results stay in the list's order). A domain's addresses share as few chunks, and
+    so as few worker containers, as they can: each container asks DNS about a domain once (its
+    cache), so a list of a few domains is not asked about once per chunk."""
+    pairs = sorted(enumerate(addresses), key=lambda pair: (pair[1].rpartition("@")[2].lower(), pair[0]))
+    return [pairs[start : start + CHUNK_SIZE] for start in range(0, len(pairs), CHUNK_SIZE)]
 
 
 class BulkJob(BaseModel):
@@ -89,9 +102,10 @@ class BulkJob(BaseModel):
         return self.created_at + RESULTS_KEPT
 
     def expired(self, now: datetime) -> bool:
-        """A completed job whose results' time is up: shown as `expired`, never stored (the
-        results and the file are removed by TTL and the bucket's lifecycle rule)."""
-        return self.status is BulkStatus.COMPLETED and now >= self.results_expire_at()
+        """A completed, paused or failed job whose results' time is up: shown as `expired`, never
+        stored (the results and the file are removed by TTL and the bucket's lifecycle rule; a
+        paused job's credit checks stop)."""
+        return self.status in _EXPIRING and now >= self.results_expire_at()
 
 
 class BulkCreate(BaseModel):

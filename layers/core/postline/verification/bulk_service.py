@@ -20,7 +20,6 @@ from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
-    CHUNK_SIZE,
     JOBS_PER_MINUTE,
     BulkCreate,
     BulkJob,
@@ -29,6 +28,7 @@ from postline.verification.bulk import (
     BulkVerificationJob,
     BulkVerificationJobAccepted,
     ChunkMessage,
+    chunked_by_domain,
     distinct,
 )
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
@@ -106,10 +106,7 @@ class BulkVerificationService:
         if request.webhook_url is not None:
             self._check_webhook_url(str(request.webhook_url))
         addresses = distinct(request.emails)
-        chunks = [
-            [(start + i, address) for i, address in enumerate(addresses[start : start + CHUNK_SIZE])]
-            for start in range(0, len(addresses), CHUNK_SIZE)
-        ]
+        chunks = chunked_by_domain(addresses)
         job = BulkJob(
             id=self._ids.new_id("vjob_"),
             account_id=account.id,
@@ -230,7 +227,7 @@ class BulkVerificationService:
         None yet: the next check, with a new token, RESUME_CHECK_SECONDS on. A check whose token is
         not the job's (a duplicate delivery, a job resumed, deleted or expired) ends its chain."""
         now = self._clock.now()
-        if job.status is not BulkStatus.PAUSED or job.resume_token != token or now >= job.results_expire_at():
+        if job.status is not BulkStatus.PAUSED or job.resume_token != token or job.expired(now):
             return
         limit = self._verify_limit(job.account_id)
         if limit is not None and self._credits.used_verifications(job.account_id, month=month_key(now)) >= limit:
