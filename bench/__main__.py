@@ -64,14 +64,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="events of the account the cloud model's events page reads when section f does not run (%(default)s)",
     )
     parser.add_argument(
-        "--verify-addresses", type=int, default=defaults.verify_addresses, help="k: addresses (%(default)s)"
+        "--verify-addresses", type=int, default=defaults.verify_addresses, help="l: addresses (%(default)s)"
     )
-    parser.add_argument("--verify-domains", type=int, default=defaults.verify_domains, help="k: domains (%(default)s)")
+    parser.add_argument("--verify-domains", type=int, default=defaults.verify_domains, help="l: domains (%(default)s)")
     parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others, h 'cloud', k 'verify')",
+        " e-g the others, h 'cloud', l 'verify')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")

@@ -17,6 +17,7 @@ from bench.end_to_end import EndToEnd
 from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
+from bench.listsend import ListFanOut
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
@@ -123,6 +124,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_imports(results.imports)]
     if results.bulk_add is not None:
         lines += [rule, *_bulk_add(results.bulk_add)]
+    if results.list_fan_out is not None:
+        lines += [rule, *_list_fan_out(results.list_fan_out)]
     if results.verify is not None:
         lines += [rule, *_verify(results.verify)]
     if results.growth:
@@ -370,10 +373,20 @@ def _bulk_add(bulk: BulkAdd) -> list[str]:
     ]
 
 
+def _list_fan_out(fan: ListFanOut) -> list[str]:
+    runs = ", ".join(f"{seconds:.2f}" for seconds in fan.invocations)
+    return [
+        f"k. sending to a list of {fan.members:,} members ({fan.suppressed} suppressed): the 202 in"
+        f" {fan.accept_seconds * 1000:.0f} ms, then the list worker's runs (4 pages of 500 each): {runs} s",
+        f"   fan-out {fan.fan_out_seconds:.2f} s ({fan.members_per_second:.0f} members/s, {fan.accepted:,} accepted)"
+        f" vs a batch of as many recipients {fan.batch_seconds:.2f} s: {fan.ratio:.2f}x",
+    ]
+
+
 def _verify(run: BulkVerify) -> list[str]:
     mx_per_domain = "one per domain" if run.mx_queries == run.distinct_mx_names == run.domains else "NOT one per domain"
     return [
-        f"k. verify: {run.addresses:,} addresses across {run.domains:,} domains as {run.jobs} bulk job(s), through"
+        f"l. verify: {run.addresses:,} addresses across {run.domains:,} domains as {run.jobs} bulk job(s), through"
         " the API and the bulk worker, against a local DNS server (no SMTP probe, no RDAP)",
         f"   {run.seconds:.1f} s to every job completed (result files signed): {run.per_second:.1f} addresses/s",
         f"   DNS: {run.mx_queries:,} MX queries for {run.distinct_mx_names:,} distinct domains ({mx_per_domain});"

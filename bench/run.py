@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, imports, queues, seed, suppressions, verify
+from bench import cloud_workloads, events, imports, listsend, queues, seed, suppressions, verify
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -43,6 +43,7 @@ SECTIONS = (
     "cloud",
     "imports",
     "suppressions",
+    "listsend",
     "verify",
 )
 
@@ -81,8 +82,9 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
-    verify_addresses: int = 100_000  # k: addresses of the bulk verification workload
-    verify_domains: int = 1_000  # k: the domains they are spread over
+    list_members: int = 2_000  # members of the list sent to (k), two of them suppressed
+    verify_addresses: int = 100_000  # l: addresses of the bulk verification workload
+    verify_domains: int = 1_000  # l: the domains they are spread over
     verify_timeout: float = 7_200.0
     sections: tuple[str, ...] = SECTIONS
 
@@ -150,6 +152,7 @@ class Results:
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
+    list_fan_out: listsend.ListFanOut | None = None
 
 
 @dataclass
@@ -219,6 +222,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     export = None
     queries: list[events.EventsQuery] = []
     bulk_add = None
+    fanned: listsend.ListFanOut | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -351,6 +355,18 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
                 )
                 took["j. suppressions"] = time.perf_counter() - section
+            if "listsend" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"k. sending to a list of {options.list_members:,} members (the list worker's runs, pipeline"
+                    " held), then a batch of as many recipients"
+                )
+                with held(runtime) as held_for_list:
+                    fanned = (
+                        listsend.fan_out(runtime, bench.api, SENDER, options.list_members) if held_for_list else None
+                    )
+                    bench.empty_queues()
+                took["k. listsend"] = time.perf_counter() - section
             progress("stopping the runtime")
     checked = None
     if "verify" in sections:
@@ -358,11 +374,11 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         # recorder, which keeps every call it sees: its memory is not the worker's.
         section = time.perf_counter()
         progress(
-            f"k. verifying {options.verify_addresses:,} addresses across {options.verify_domains:,} domains"
+            f"l. verifying {options.verify_addresses:,} addresses across {options.verify_domains:,} domains"
             " (bulk jobs, the bulk worker, a local DNS server)"
         )
         checked = verify.run(TEMPLATE, options.verify_addresses, options.verify_domains, options.verify_timeout)
-        took["k. verify"] = time.perf_counter() - section
+        took["l. verify"] = time.perf_counter() - section
     growth = []
     if len(batches) == 2:
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
@@ -393,6 +409,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         startup,
         time.perf_counter() - began,
         took,
+        list_fan_out=fanned,
     )
 
 
