@@ -25,6 +25,7 @@ from bench.verify import BulkVerify
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
+SUPPRESSION_CHECK_AIM = 1.15  # a batch with its suppression check against the same batch without it
 END_TO_END_AIM_SECONDS = 180.0  # 5,000 recipients delivered within 3 minutes on a 2-core machine
 WEBHOOK_P99_AIM_SECONDS = 0.3  # at 20 events/s
 CLOUD_BATCH_AIM_MS = 10_000.0  # a 5,000-recipient batch, modeled in AWS (API Gateway cuts at 29 s)
@@ -164,6 +165,8 @@ def _batch(batch: BatchSend) -> list[str]:
         f"   API {batch.api_seconds:.2f} s (of which {batch.api_in_storage:.2f} s inside storage calls);"
         f" bare {batch.bare_seconds:.2f} s",
         f"   ratio batch / bare: {_aim(batch.ratio, BATCH_AIM)}",
+        f"   the suppression check (every recipient, batched reads) spans {batch.suppression_seconds:.2f} s of it:"
+        f" the batch with it / without it {_aim(batch.suppression_ratio, SUPPRESSION_CHECK_AIM)}",
         "   where the time goes, API | bare: "
         + ", ".join(
             f"{name} {seconds:.2f} | {batch.bare_seconds_by_call.get(name, 0.0):.2f} s"

@@ -7,7 +7,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from bench.replay import Emulator, Replayer
 from bench.stats import Growth, Latencies, ratio
 from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
-from postline.config import Events, SendQueue
+from postline.config import Events, SendQueue, Suppressions
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
@@ -54,10 +54,15 @@ class Settings:
 
     send_queue_url: str
     events_table: str
+    suppressions_table: str
 
     @classmethod
     def of(cls, environment: dict[str, str]) -> Settings:
-        return cls(SendQueue.from_env(environment).url, Events.from_env(environment).table)
+        return cls(
+            SendQueue.from_env(environment).url,
+            Events.from_env(environment).table,
+            Suppressions.from_env(environment).table,
+        )
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,14 @@ class BatchSend:
     ratio: float
     api_seconds_by_call: dict[str, float]
     bare_seconds_by_call: dict[str, float]
+    # From the first suppression read's start to the last one's end: what the check adds to the
+    # call (its reads run 8 chunks at a time, so summing their durations would overstate it).
+    suppression_seconds: float = 0.0
+
+    @property
+    def suppression_ratio(self) -> float:
+        """The batch against itself without the suppression check's reads."""
+        return ratio(self.api_seconds, self.api_seconds - self.suppression_seconds)
 
 
 @dataclass(frozen=True)
@@ -535,7 +548,18 @@ def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> B
         ratio=ratio(api_seconds, bare_seconds),
         api_seconds_by_call=_seconds_by_call(calls, 1),
         bare_seconds_by_call=_seconds_by_call(replayed, 1),
+        suppression_seconds=_span(
+            c
+            for c in calls
+            if c.name == "dynamodb.BatchGetItem" and bench.settings.suppressions_table in c.params["RequestItems"]
+        ),
     )
+
+
+def _span(calls: Iterable[Call]) -> float:
+    """Wall time from the first call's start to the last one's end (0 for none)."""
+    spans = [(call.started, call.started + call.seconds) for call in calls]
+    return max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0
 
 
 def _pipeline(bench: _Bench, progress: Callable[[str], None]) -> Pipeline:
