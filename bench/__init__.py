@@ -11,7 +11,9 @@ side by side against the same emulator:
      and at 200/s;
   f. GET /v3/events, first page, on an account of 1,000,000 events (loaded straight into moto),
      against a bare Query of the same page; and moto's own Query against the emulator's patch;
-  g. an export's rows per second and peak memory, against bare Query pages written as CSV.
+  g. an export's rows per second and peak memory, against bare Query pages written as CSV;
+  l. bulk verification (a runtime of its own, after the others): addresses/s, DNS queries against
+     distinct domains, peak memory (bench/verify.py).
 
 The bare calls are not written by hand: bench.recorder sees every AWS call the service makes,
 and bench.replay makes the same calls again, aimed at copies of the tables and queues they

@@ -67,10 +67,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--import-rows", type=int, default=defaults.import_rows, help="rows of the larger CSV import, j (%(default)s)"
     )
     parser.add_argument(
+        "--verify-addresses", type=int, default=defaults.verify_addresses, help="l: addresses (%(default)s)"
+    )
+    parser.add_argument("--verify-domains", type=int, default=defaults.verify_domains, help="l: domains (%(default)s)")
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others, h 'cloud')",
+        " e-g the others, h 'cloud', l 'verify')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -85,6 +89,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "events",
         "small_events",
         "query_repeats",
+        "verify_addresses",
+        "verify_domains",
     ):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -139,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         export_rows=args.export_rows,
         cloud_events=args.cloud_events,
         import_rows=args.import_rows,
+        verify_addresses=args.verify_addresses,
+        verify_domains=args.verify_domains,
         sections=args.sections,
     )
     began = time.perf_counter()

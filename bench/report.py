@@ -21,6 +21,7 @@ from bench.listsend import ListFanOut
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
+from bench.verify import BulkVerify
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -132,6 +133,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         ]
     if results.list_fan_out is not None:
         lines += [rule, *_list_fan_out(results.list_fan_out)]
+    if results.verify is not None:
+        lines += [rule, *_verify(results.verify)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -386,4 +389,18 @@ def _list_fan_out(fan: ListFanOut) -> list[str]:
         f" {fan.accept_seconds * 1000:.0f} ms, then the list worker's runs (4 pages of 500 each): {runs} s",
         f"   fan-out {fan.fan_out_seconds:.2f} s ({fan.members_per_second:.0f} members/s, {fan.accepted:,} accepted)"
         f" vs a batch of as many recipients {fan.batch_seconds:.2f} s: {fan.ratio:.2f}x",
+    ]
+
+
+def _verify(run: BulkVerify) -> list[str]:
+    mx_per_domain = "one per domain" if run.mx_queries == run.distinct_mx_names == run.domains else "NOT one per domain"
+    return [
+        f"l. verify: {run.addresses:,} addresses across {run.domains:,} domains as {run.jobs} bulk job(s), through"
+        " the API and the bulk worker, against a local DNS server (no SMTP probe, no RDAP)",
+        f"   {run.seconds:.1f} s to every job completed (result files signed): {run.per_second:.1f} addresses/s",
+        f"   DNS: {run.mx_queries:,} MX queries for {run.distinct_mx_names:,} distinct domains ({mx_per_domain});"
+        f" {run.dns_queries:,} queries in all",
+        f"   credits charged {run.credits_charged:,} (one per distinct address); summary {run.summary}",
+        f"   resident memory {run.rss_start_mb:.0f} MB at the start, peak {run.rss_peak_mb:.0f} MB"
+        f" (+{run.rss_peak_mb - run.rss_start_mb:.0f} MB; the worker runs in this process)",
     ]

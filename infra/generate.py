@@ -53,8 +53,10 @@ from postline.http.routes import (
     SUPPRESSIONS_WRITE,
     TRACK,
     VERIFY,
+    VERIFY_BULK_FILES,
     VERIFY_BULK_READ,
     VERIFY_BULK_WRITE,
+    VERIFY_PROOFS,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
     Route,
@@ -140,6 +142,22 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["VerifyQueue", "QueueName"]}}},
     ],
     VERIFY_BULK_READ: [_read("JobsTable"), _read("CountersTable")],
+    # Result files' download URLs are presigned with this role.
+    VERIFY_BULK_FILES: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/verifications/*"},
+                }
+            ]
+        }
+    ],
+    # The proofs registry: PROOF#<fingerprint> items of the resources table.
+    VERIFY_PROOFS: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("ResourcesTable")}]}
+    ],
     METRICS_READ: [_read("CountersTable")],
     SEND: [
         _crud("MessagesTable"),

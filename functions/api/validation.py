@@ -1,5 +1,6 @@
 """Address verification: POST /v3/validate (one address, every check, one credit), and bulk jobs:
-POST /v3/validate/bulk, GET and DELETE /v3/validate/bulk/{id}, GET /v3/validate/bulk/{id}/results."""
+POST /v3/validate/bulk, GET and DELETE /v3/validate/bulk/{id}, GET /v3/validate/bulk/{id}/results,
+GET /v3/validate/bulk/{id}/file (the signed result file), POST /v3/validate/proofs/verify."""
 
 from typing import Annotated
 
@@ -20,6 +21,7 @@ from postline.verification.bulk import (
 )
 from postline.verification.evaluation import EmailListEvaluation, EvaluateRequest, evaluate
 from postline.verification.models import ValidateRequest, ValidationResult
+from postline.verification.proofs import BulkResultFile, ProofVerificationResult, ProofVerifyRequest
 
 router = Router()
 JobId = Annotated[str, Path(min_length=1, max_length=64, description="The job's id (vjob_...).")]
@@ -95,6 +97,30 @@ def get_bulk_validation_results(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> BulkResultsPage:
     return wiring.bulk_verification_service().results(principal(), id, page=page, limit=limit)
+
+
+@router.get(
+    "/v3/validate/bulk/<id>/file",
+    summary="A completed job's result file (CSV): a 15-minute download URL and its signed proof",
+    tags=["Verification"],
+    responses={
+        404: {"description": "No such job, deleted or expired, or a test-mode job (no file).",
+              "content": {"application/json": {"model": ErrorBody}}},
+        409: {"description": "conflict: the job has not completed yet.",
+              "content": {"application/json": {"model": ErrorBody}}},
+    },
+)  # fmt: skip
+def get_bulk_validation_file(id: JobId) -> BulkResultFile:
+    return wiring.bulk_verification_service().file(principal(), id)
+
+
+@router.post(
+    "/v3/validate/proofs/verify",
+    summary="Check a result file (or its fingerprint and signature) against the proofs registry",
+    tags=["Verification"],
+)
+def verify_proof(request: Annotated[ProofVerifyRequest, Body()]) -> ProofVerificationResult:
+    return wiring.proof_verifier().verify(request)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -6,18 +6,24 @@ job without charging past the limit; test-mode jobs completed in the request."""
 
 from __future__ import annotations
 
+import base64
+import csv
+import hashlib
+import io
 import json
 import uuid
 from collections import Counter
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from nacl.signing import VerifyKey
 
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment, Scope
-from postline.shared.errors import NotFound, ValidationFailed
+from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.usage.domain import month_key
@@ -26,6 +32,19 @@ from postline.verification.bulk_completion import BulkCompletion
 from postline.verification.bulk_service import BulkVerificationService
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.models import ValidationResult
+from postline.verification.proof_service import ProofService, ProofVerifier
+from postline.verification.proof_store import DynamoProofRegistry, S3ResultFiles
+from postline.verification.proofs import (
+    CSV_HEADER,
+    DOWNLOAD_SECONDS,
+    REGISTRY,
+    BulkResultFile,
+    FingerprintCheck,
+    ProofVerifyRequest,
+    ResultFile,
+    SignatureCheck,
+)
 from postline.verification.service import ValidationService
 from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
 from postline.webhook_delivery.domain import Delivery
@@ -56,6 +75,7 @@ class Queue:
         self.jobs: list[BulkJob] = []
         self.completions: list[BulkJob] = []
         self.purges: list[ChunkMessage] = []
+        self.checks: list[ChunkMessage] = []
 
     def enqueue(self, job: BulkJob) -> None:
         self.jobs.append(job)
@@ -65,6 +85,9 @@ class Queue:
 
     def enqueue_purge(self, job: BulkJob) -> None:
         self.purges.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True))
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        self.checks.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, resume_token=token))
 
     def messages(self) -> list[ChunkMessage]:
         return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
@@ -124,6 +147,15 @@ class Harness:
             clock=FixedClock(NOW),
         )
         self.jobs = DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters)
+        self.s3 = stack.client("s3")
+        self.bucket = stack.env["EXPORTS_BUCKET"]
+        self.registry = DynamoProofRegistry(db, stack.env["RESOURCES_TABLE"])
+        self.proofs = ProofService(
+            files=S3ResultFiles(self.s3, self.bucket),
+            registry=self.registry,
+            signer=wiring.signing_key_service,
+            clock=FixedClock(NOW),
+        )
         self.service = BulkVerificationService(
             jobs=self.jobs,
             queue=self.queue,
@@ -132,6 +164,7 @@ class Harness:
             verify_limit=lambda account_id: credits,
             check_webhook_url=ResolvingUrlGuard(allow_private=False).check_without_dns,
             completion=lambda: completion,
+            proofs=lambda: self.proofs,
             ids=RandomIds(),
             clock=FixedClock(NOW),
         )
@@ -210,15 +243,45 @@ def test_a_job_killed_mid_chunk_ends_with_exact_counts_and_credits(stack: InProc
     assert h.service.results(h.principal(), accepted.job_id, page=6, limit=100).items == []
 
 
-def test_credits_that_run_out_pause_the_job_without_overcharging(stack: InProcessStack) -> None:
-    h = Harness(stack, credits=30)
-    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"a{n}@d01.test" for n in range(60)]))
+def test_credits_that_run_out_pause_the_job_and_it_resumes_when_credits_are_added(stack: InProcessStack) -> None:
+    limit = {"credits": 30}
+    h = Harness(stack)
+    h.service._verify_limit = lambda account_id: limit["credits"]
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"a{n}@d01.test" for n in range(260)]))
     for message in h.queue.messages():
         h.service.run_chunk(message)
     job = h.service.get(h.principal(), accepted.job_id)
     assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 30)
     assert job.error_message and "credits ran out" in job.error_message
     assert h.used() == 30
+    (check,) = h.queue.checks  # one chain of credit checks, started by the chunk that paused it
+
+    h.service.run_chunk(check)  # 15 minutes on: still no credit, the next check is queued
+    h.service.run_chunk(check)  # the same check delivered twice: its chain does not fork
+    assert len(h.queue.checks) == 2 and h.queue.checks[1].resume_token != check.resume_token
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.PAUSED
+
+    limit["credits"] = 200  # the operator raises the plan (or a new month begins)
+    queued_before = len(h.queue.jobs)
+    h.service.run_chunk(h.queue.checks[1])
+    h.service.run_chunk(h.queue.checks[1])  # delivered again: resumed once
+    assert len(h.queue.jobs) == queued_before + 1  # every chunk queued again
+    resumed = h.service.get(h.principal(), accepted.job_id)
+    assert (resumed.status, resumed.error_message) == (BulkStatus.PROCESSING, None)
+    for message in h.queue.messages()[-3:]:
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 200)  # out again at the new limit
+    # Nothing charged twice; each pause found out by one check it could not record (not charged).
+    assert h.used() == 200 and h.checked == 200 + 2
+    limit["credits"] = None  # unlimited
+    h.service.run_chunk(h.queue.checks[-1])
+    for message in h.queue.messages()[-3:]:
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count, h.used(), h.checked) == (BulkStatus.COMPLETED, 260, 260, 260 + 2)
+    h.service.run_chunk(h.queue.checks[-1])  # a late check of a job that moved on: nothing
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.COMPLETED
 
 
 def test_a_test_mode_job_completes_in_the_request_without_network(stack: InProcessStack) -> None:
@@ -327,3 +390,180 @@ def test_a_deleted_job_stops_where_it_is_and_its_results_are_removed(stack: InPr
     assert h.jobs.results(running, page=1, limit=1000) == [] and h.jobs.chunk(running, 0) == []
     again = h.service.delete(h.principal(), accepted.job_id)  # deleting again answers the deleted job
     assert again.status is BulkStatus.DELETED and len(h.queue.purges) == 2
+
+
+# --- the signed result file and its proof ------------------------------------------------------
+
+
+def run_all(h: Harness, request: BulkCreate) -> str:
+    accepted = h.service.start(h.principal(), request)
+    for message in h.queue.messages():
+        h.service.run_chunk(message)
+    return accepted.job_id
+
+
+def test_a_completed_job_has_one_signed_file_whose_proof_checks_and_a_tampered_one_does_not(
+    stack: InProcessStack,
+) -> None:
+    # d40-d43: domains no other test's probes taught the shared per-domain facts (catch-all) about
+    h = Harness(stack, prober=ScriptedProber({"d42.test": MailboxProbe(ProbeOutcome.REJECTED)}))
+    emails = [f"p{n}@{DOMAINS[40 + n % 4]}" for n in range(150)] + ["P0@D40.test", "not-an-address"]
+    job_id = run_all(h, BulkCreate(emails=emails))
+    job = h.service.get(h.principal(), job_id)
+    assert (job.status, job.processed_count) == (BulkStatus.COMPLETED, 151)
+
+    file = h.service.file(h.principal(), job_id)
+    assert (file.rows, file.filename, file.issued, file.registry) == (151, f"{job_id}-results.csv", NOW, REGISTRY)
+    assert file.expires_at == NOW + timedelta(seconds=DOWNLOAD_SECONDS)
+    assert (
+        file.download_url.startswith("https://") and f"verifications/{h.account.id}/{job_id}.csv" in file.download_url
+    )
+    body = h.s3.get_object(Bucket=h.bucket, Key=f"verifications/{h.account.id}/{job_id}.csv")["Body"].read()
+    assert (len(body), hashlib.sha256(body).hexdigest()) == (file.size_bytes, file.fingerprint)
+    rows = list(csv.reader(io.StringIO(body.decode())))
+    assert rows[0] == list(CSV_HEADER) and len(rows) == 152
+    assert (rows[1][:4], rows[3][:3]) == (
+        ["p0@d40.test", "valid", "", "mail"],
+        ["p2@d42.test", "invalid", "mailbox_not_found"],
+    )
+    assert rows[-1][:3] == ["not-an-address", "invalid", "failed_syntax_check"]
+
+    # Offline, as a third party does: the published key of the kid, PyNaCl, the documented message.
+    (key,) = [k for k in wiring.signing_key_service().published() if k.kid == file.kid]
+    VerifyKey(key.public_key).verify(
+        b"postline-proof.v1." + file.fingerprint.encode(), base64.b64decode(file.signature)
+    )
+
+    verifier = ProofVerifier(h.registry)
+    good = verifier.verify(ProofVerifyRequest(file=body.decode()))
+    assert good.model_dump() == {
+        "verified": True,
+        "signature": "valid",
+        "fingerprint": "matches",
+        "registry": REGISTRY,
+        "issued": NOW,
+    }
+    claimed = ProofVerifyRequest(fingerprint=file.fingerprint, signature=file.signature)
+    assert verifier.verify(claimed) == good
+    tampered = body.decode().replace("p2@d42.test,invalid", "p2@d42.test,valid", 1)
+    mismatch = verifier.verify(
+        ProofVerifyRequest(file=tampered, fingerprint=file.fingerprint, signature=file.signature)
+    )
+    assert (mismatch.verified, mismatch.fingerprint, mismatch.signature, mismatch.issued) == (
+        False,
+        FingerprintCheck.MISMATCH,
+        SignatureCheck.VALID,  # the signature is the original file's: only the file changed
+        NOW,
+    )
+    unknown = verifier.verify(ProofVerifyRequest(file=tampered))
+    assert (unknown.verified, unknown.fingerprint, unknown.signature, unknown.issued) == (
+        False,
+        FingerprintCheck.UNKNOWN,
+        SignatureCheck.UNVERIFIED,
+        None,
+    )
+    flipped = bytearray(base64.b64decode(file.signature))
+    flipped[0] ^= 1
+    forged = ProofVerifyRequest(fingerprint=file.fingerprint, signature=base64.b64encode(bytes(flipped)).decode())
+    bad = verifier.verify(forged)
+    assert (bad.verified, bad.fingerprint, bad.signature) == (False, FingerprintCheck.MATCHES, SignatureCheck.INVALID)
+    garbage = verifier.verify(ProofVerifyRequest(fingerprint=file.fingerprint, signature="not base64!"))
+    assert (garbage.verified, garbage.signature) == (False, SignatureCheck.INVALID)
+
+
+def test_packaging_cut_short_is_done_again_by_the_redelivery_and_deleting_removes_the_file(
+    stack: InProcessStack,
+) -> None:
+    h = Harness(stack)
+    real = h.proofs
+
+    class DiesAfterWriting:
+        """The worker dies after the file is written and registered, before the job records it."""
+
+        calls = 0
+
+        def package(self, job: BulkJob, results: Iterable[ValidationResult]) -> ResultFile:
+            self.calls += 1
+            real.package(job, results)
+            if self.calls == 1:
+                raise Dying("killed while packaging")
+            return real.package(job, h.jobs.all_results(job))
+
+        def file(self, job: BulkJob) -> BulkResultFile:
+            return real.file(job)
+
+        def remove(self, job: BulkJob) -> None:
+            real.remove(job)
+
+    dying = DiesAfterWriting()
+    h.service._proofs = lambda: dying
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"k{n}@d05.test" for n in range(120)]))
+    first, last = h.queue.messages()
+    h.service.run_chunk(first)
+    with pytest.raises(Dying):
+        h.service.run_chunk(last)
+    assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.PACKAGING
+    with pytest.raises(Conflict):
+        h.service.file(h.principal(), accepted.job_id)
+    h.service.run_chunk(last)  # SQS delivers it again
+    h.service.run_chunk(first)  # and an old one: nothing more
+    assert dying.calls == 2
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert (job.status, job.processed_count, job.completed_at) == (BulkStatus.COMPLETED, 120, NOW)
+    file = h.service.file(h.principal(), accepted.job_id)
+    entry = h.registry.get(file.fingerprint)  # the same bytes: the first attempt's entry is the proof
+    assert entry is not None and (entry.signature, entry.job_id) == (file.signature, accepted.job_id)
+    assert h.used() == 120
+
+    key = f"verifications/{h.account.id}/{accepted.job_id}.csv"
+    assert h.s3.list_objects_v2(Bucket=h.bucket, Prefix=key)["KeyCount"] == 1
+    h.service.delete(h.principal(), accepted.job_id)
+    with pytest.raises(NotFound):
+        h.service.file(h.principal(), accepted.job_id)
+    h.service.run_chunk(h.queue.purges[-1])
+    assert h.s3.list_objects_v2(Bucket=h.bucket, Prefix=key)["KeyCount"] == 0
+    assert h.registry.get(file.fingerprint) == entry  # the proof outlives the file
+
+
+def test_a_test_mode_job_has_no_file(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    accepted = h.service.start(h.principal(Environment.TEST), BulkCreate(emails=["valid@simulator.postline.dev"]))
+    with pytest.raises(NotFound, match="simulated"):
+        h.service.file(h.principal(), accepted.job_id)
+
+
+def test_a_job_s_results_and_file_expire_30_days_after_it_was_created(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    job_id = run_all(h, BulkCreate(emails=[f"x{n}@d06.test" for n in range(3)]))
+    account_pk = {"S": f"JOB#{h.account.id}"}
+    items = stack.client("dynamodb").query(
+        TableName=stack.env["JOBS_TABLE"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :job)",
+        ExpressionAttributeValues={":pk": account_pk, ":job": {"S": f"VERIFY#{job_id}"}},
+    )["Items"]
+    purge = {item["sk"]["S"].removeprefix(f"VERIFY#{job_id}"): int(item["purge_at"]["N"]) for item in items}
+    assert purge[""] == int((NOW + timedelta(days=60)).timestamp())  # the job: readable as expired meanwhile
+    assert {v for k, v in purge.items() if k} == {int((NOW + timedelta(days=30)).timestamp())}  # chunks, results
+
+    almost = FixedClock(NOW + timedelta(days=30) - timedelta(seconds=60))
+    h.service._clock = h.proofs._clock = almost
+    assert h.service.get(h.principal(), job_id).status is BulkStatus.COMPLETED
+    assert h.service.file(h.principal(), job_id).expires_at == almost.now() + timedelta(seconds=60)  # never past it
+
+    h.service._clock = h.proofs._clock = FixedClock(NOW + timedelta(days=30))
+    assert h.service.get(h.principal(), job_id).status is BulkStatus.EXPIRED
+    with pytest.raises(NotFound, match="expired"):
+        h.service.results(h.principal(), job_id, page=1, limit=10)
+    with pytest.raises(NotFound, match="expired"):
+        h.service.file(h.principal(), job_id)
+    assert h.service.delete(h.principal(), job_id).status is BulkStatus.DELETED
+
+    paused = Harness(stack, credits=2)
+    paused_id = run_all(paused, BulkCreate(emails=[f"y{n}@d06.test" for n in range(3)]))
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.PAUSED
+    paused.service._clock = FixedClock(NOW + timedelta(days=30))
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.EXPIRED
+    paused.service._verify_limit = lambda account_id: None  # credits come, too late: the checks stop
+    paused.service.run_chunk(paused.queue.checks[-1])
+    assert len(paused.queue.jobs) == 1 and len(paused.queue.checks) == 1
+    assert paused.service.get(paused.principal(), paused_id).status is BulkStatus.EXPIRED

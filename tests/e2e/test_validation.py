@@ -11,6 +11,9 @@ simulator addresses with no network; the 101st call of a minute 429 with Retry-A
 from __future__ import annotations
 
 import base64
+import csv
+import hashlib
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +23,7 @@ from typing import Any
 
 import boto3
 import pytest
+import requests
 from nacl.signing import VerifyKey
 
 from devtools.local.dns_server import MX, NULL_MX, A, DnsServer
@@ -484,6 +488,77 @@ def test_a_test_mode_job_posts_its_webhook_and_cannot_suppress(stack: Stack) -> 
     assert refused.status_code == 400 and refused.json()["error"]["code"] == "validation_error"
     bad = stack.test.post("/v3/validate/bulk", json={"emails": ["a@b.test"], "webhook_url": "ftp://x.test/"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "validation_error"
+
+
+def test_a_completed_job_s_signed_file_round_trips_and_a_tampered_one_is_caught(stack: Stack) -> None:
+    emails = [f"proof{n}@strict.test" for n in range(3)] + ["ada@strict.test", "p@nomail.test"]
+    accepted = stack.live.post("/v3/validate/bulk", json={"emails": emails})
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["job_id"]
+    assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+    assert stack.live.get(f"/v3/validate/bulk/{job_id}").json()["status"] == "completed"
+
+    response = stack.live.get(f"/v3/validate/bulk/{job_id}/file")
+    assert response.status_code == 200, response.text
+    file = response.json()
+    assert (file["job_id"], file["rows"], file["registry"]) == (job_id, 5, "postline:verification-proofs:v1")
+    assert datetime.fromisoformat(file["issued"]) <= stack.now()
+    download = requests.get(file["download_url"], timeout=10)
+    assert download.status_code == 200, download.text
+    content = download.content
+    assert (len(content), hashlib.sha256(content).hexdigest()) == (file["size_bytes"], file["fingerprint"])
+    rows = list(csv.reader(io.StringIO(content.decode())))
+    assert [row[:2] for row in rows[1:]] == [
+        ["proof0@strict.test", "invalid"],
+        ["proof1@strict.test", "invalid"],
+        ["proof2@strict.test", "invalid"],
+        ["ada@strict.test", "valid"],
+        ["p@nomail.test", "invalid"],
+    ]
+
+    # A third party, offline: the key set, PyNaCl, "postline-proof.v1." + the fingerprint.
+    keys = stack.live.get("/.well-known/svc/keys").json()["keys"]
+    (jwk,) = [key for key in keys if key["kid"] == file["kid"]]
+    raw = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+    VerifyKey(raw).verify(b"postline-proof.v1." + file["fingerprint"].encode(), base64.b64decode(file["signature"]))
+
+    def verify(body: dict[str, str]) -> dict[str, Any]:
+        answer = stack.test.post("/v3/validate/proofs/verify", json=body)  # any key may check a proof
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+    good = verify({"file": content.decode()})
+    assert good == {
+        "verified": True,
+        "signature": "valid",
+        "fingerprint": "matches",
+        "registry": "postline:verification-proofs:v1",
+        "issued": file["issued"],
+    }
+    assert verify({"fingerprint": file["fingerprint"], "signature": file["signature"]}) == good
+    tampered = content.decode().replace("ada@strict.test,valid", "ada@strict.test,invalid")
+    claim = {"fingerprint": file["fingerprint"], "signature": file["signature"]}
+    assert verify({"file": tampered, **claim}) | {"issued": None} == {
+        "verified": False,
+        "signature": "valid",
+        "fingerprint": "mismatch",
+        "registry": "postline:verification-proofs:v1",
+        "issued": None,
+    }
+    unknown = verify({"file": tampered})
+    assert (unknown["verified"], unknown["fingerprint"], unknown["signature"]) == (False, "unknown", "unverified")
+    assert verify({"fingerprint": "0" * 64})["fingerprint"] == "unknown"
+    forged = bytearray(base64.b64decode(file["signature"]))
+    forged[10] ^= 0x80
+    bad = verify({"fingerprint": file["fingerprint"], "signature": base64.b64encode(bytes(forged)).decode()})
+    assert (bad["verified"], bad["fingerprint"], bad["signature"]) == (False, "matches", "invalid")
+    empty = stack.live.post("/v3/validate/proofs/verify", json={"signature": file["signature"]})
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == "validation_error"
+
+    test_job = stack.test.post("/v3/validate/bulk", json={"emails": ["valid@simulator.postline.dev"]}).json()
+    none = stack.test.get(f"/v3/validate/bulk/{test_job['job_id']}/file")
+    assert none.status_code == 404 and none.json()["error"]["code"] == "not_found"
 
 
 def test_a_deleted_job_is_deleted_and_its_results_gone(stack: Stack) -> None:

@@ -90,6 +90,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
     r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
+    r.VERIFY_BULK_FILES: (ExportFiles,),
+    r.VERIFY_PROOFS: (Resources,),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
     r.SUPPRESSIONS_IMPORT: (Jobs, SuppressionJobQueue, ExportFiles),
@@ -132,7 +134,12 @@ WORKER_SETTINGS: dict[str, Groups] = {
     # A completed job's effects: suppress (the suppressions table) and webhook_url (a delivery).
     "bulk_verification": tuple(
         dict.fromkeys(
-            [Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks, Suppressions, *_WEBHOOKS, WebhookRetry]
+            [
+                *(Jobs, Counters, VerifyQueue, Dns, Outbound, VerificationChecks, Suppressions),
+                *_WEBHOOKS,
+                WebhookRetry,
+                ExportFiles,  # the signed result file
+            ]
         )
     ),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),

@@ -123,6 +123,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.verification.bulk_completion import BulkCompletion
     from postline.verification.bulk_service import BulkVerificationService
     from postline.verification.ports import MailboxProber, MailRoutes
+    from postline.verification.proof_service import ProofService, ProofVerifier
     from postline.verification.rdap import RdapRegistrations
     from postline.verification.service import CachedRoutes, ValidationService
     from postline.verification.store import DynamoActivity
@@ -1020,6 +1021,7 @@ def bulk_verification_service() -> BulkVerificationService:
         verify_limit=_verify_credits,
         check_webhook_url=url_guard().check_without_dns,
         completion=bulk_completion,
+        proofs=proof_service,
         ids=ids(),
         clock=_clock,
     )
@@ -1037,3 +1039,23 @@ def bulk_completion() -> BulkCompletion:
         retention_days=retention_days,
         clock=_clock,
     )
+
+
+def proof_service() -> ProofService:
+    """Bulk jobs' signed result files: written by the worker, presigned for the GET."""
+    from postline.verification.proof_service import ProofService
+    from postline.verification.proof_store import DynamoProofRegistry, S3ResultFiles
+
+    return ProofService(
+        files=S3ResultFiles(presigning_s3(), settings(ExportFiles).bucket),
+        registry=DynamoProofRegistry(client("dynamodb"), settings(Resources).table),
+        signer=signing_key_service,
+        clock=_clock,
+    )
+
+
+def proof_verifier() -> ProofVerifier:
+    from postline.verification.proof_service import ProofVerifier
+    from postline.verification.proof_store import DynamoProofRegistry
+
+    return ProofVerifier(DynamoProofRegistry(client("dynamodb"), settings(Resources).table))

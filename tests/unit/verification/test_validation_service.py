@@ -296,3 +296,40 @@ def test_cached_routes_ask_dns_once_per_domain_and_forget_failures() -> None:
     now[0] = 301
     cached.route("acme.test")
     assert routes.asked[-1] == "acme.test" and routes.asked.count("acme.test") == 2
+
+
+def test_cached_routes_ask_once_when_chunks_ask_about_a_domain_at_the_same_time() -> None:
+    import threading
+
+    from postline.verification.service import CachedRoutes
+
+    gate = threading.Event()
+
+    class SlowRoutes(StaticRoutes):
+        def route(self, domain: str) -> MailRoute:
+            gate.wait(5)  # DNS answers only once every thread has asked
+            return super().route(domain)
+
+    routes = SlowRoutes(ROUTES)
+    cached = CachedRoutes(routes)
+    answers: list[MailRoute] = []
+    threads = [threading.Thread(target=lambda: answers.append(cached.route("acme.test"))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(5)
+    assert routes.asked == ["acme.test"] and len(answers) == 4 and len({id(a) for a in answers}) == 1
+
+
+def test_bulk_chunks_group_a_domain_s_addresses_and_keep_each_index() -> None:
+    from postline.verification.bulk import CHUNK_SIZE, chunked_by_domain
+
+    addresses = [f"u{n}@d{n % 3}.test" for n in range(2 * CHUNK_SIZE + 10)]
+    chunks = chunked_by_domain(addresses)
+    assert [len(chunk) for chunk in chunks] == [CHUNK_SIZE, CHUNK_SIZE, 10]
+    flat = [pair for chunk in chunks for pair in chunk]
+    assert sorted(flat) == list(enumerate(addresses))  # every address once, with its index
+    domains = [address.rpartition("@")[2] for _, address in flat]
+    assert domains == sorted(domains)  # d0's, then d1's, then d2's: each domain in at most two chunks
+    assert [index for index, _ in flat[:3]] == [0, 3, 6]  # the list's order within a domain

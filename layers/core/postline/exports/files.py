@@ -60,6 +60,15 @@ class S3Upload:
         self._buffer.clear()
 
 
+def fresh_upload(s3: Any, bucket: str, key: str, part_size: int = PART_SIZE) -> S3Upload:
+    """A new multipart upload of `key`, after aborting any an earlier (crashed) attempt left behind:
+    a retried job overwrites its one file and leaves no orphaned parts."""
+    for upload in s3.list_multipart_uploads(Bucket=bucket, Prefix=key).get("Uploads", []):
+        if upload["Key"] == key:
+            s3.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload["UploadId"])
+    return S3Upload(s3, bucket, key, part_size)
+
+
 class S3ExportFiles:
     def __init__(self, s3: Any, bucket: str, *, part_size: int = PART_SIZE) -> None:
         self._s3 = s3  # signs presigned URLs too: SigV4 (see wiring)
@@ -68,12 +77,7 @@ class S3ExportFiles:
 
     def upload(self, job: FileExportJob) -> S3Upload:
         """A new upload of the job's file, after aborting any an earlier attempt left behind."""
-        key = export_key(job.account_id, job.id)
-        leftovers = self._s3.list_multipart_uploads(Bucket=self._bucket, Prefix=key).get("Uploads", [])
-        for upload in leftovers:
-            if upload["Key"] == key:
-                self._s3.abort_multipart_upload(Bucket=self._bucket, Key=key, UploadId=upload["UploadId"])
-        return S3Upload(self._s3, self._bucket, key, self._part_size)
+        return fresh_upload(self._s3, self._bucket, export_key(job.account_id, job.id), self._part_size)
 
     def download_url(self, job: FileExportJob, expires_in: int) -> str:
         url: str = self._s3.generate_presigned_url(

@@ -36,6 +36,8 @@ DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DN
 VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, activity, DNS, SMTP, RDAP
 VERIFY_BULK_WRITE = "verify-bulk:write"  # start bulk jobs: jobs table, their queue, credits (test jobs' results)
 VERIFY_BULK_READ = "verify-bulk:read"  # read bulk jobs and their results
+VERIFY_BULK_FILES = "verify-bulk:files"  # presign bulk jobs' result files
+VERIFY_PROOFS = "verify-proofs"  # read the proofs registry
 SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
 SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
 SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, queue it
@@ -155,8 +157,12 @@ ROUTES: tuple[Route, ...] = (
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
           policies=(VERIFY_BULK_READ,)),
+    Route("GetBulkValidationFile", "GET", "/v3/validate/bulk/{id}/file", "validation", Access.READ,
+          policies=(VERIFY_BULK_READ, VERIFY_BULK_FILES)),
     Route("DeleteBulkValidation", "DELETE", "/v3/validate/bulk/{id}", "validation", Access.SEND,
           policies=(VERIFY_BULK_WRITE,)),
+    Route("VerifyProof",     "POST",   "/v3/validate/proofs/verify", "validation", Access.SEND, memory=512,
+          timeout=29, policies=(VERIFY_PROOFS,)),
     Route("ListSuppressions", "GET",   "/v3/suppressions",        "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
     Route("CreateSuppression", "POST", "/v3/suppressions",        "suppressions", Access.WRITE, "suppression.created",

@@ -42,6 +42,12 @@ class SigningKeyService:
             assert current is not None, "a key was just created, here or by another container"
         return current.kid, self._store.sign_with(current.kid, content)
 
+    def public_key(self, kid: str) -> bytes | None:
+        """The raw public half of a stored key (published or not): proofs record the key they were
+        signed with."""
+        found = [stored for stored in self._store.keys() if stored.kid == kid]  # noqa: SIM118 (a store, not a dict)
+        return found[0].public_key if found else None
+
     def _rotate(self, now: datetime, *, force: bool) -> str | None:
         keys = self._store.keys()
         for old in expired(keys, now):

@@ -3,26 +3,35 @@
 A job holds the distinct addresses of its list (duplicates are answered once; `total_count`
 counts distinct addresses), split into chunks of CHUNK_SIZE, each a queue message. Statuses:
 
-    queued -> processing -> completed
+    queued -> processing -> packaging -> completed
     processing -> paused   the account's verification credits ran out mid-job
+    paused -> processing   a credit check (every RESUME_CHECK_SECONDS) finds credits again: a
+                           higher plan, or a new month; every chunk is queued again
     queued -> failed       the chunks could not be queued (can_retry: true: start it again)
-    any -> deleted         DELETE on the job (its chunks and results are removed by the worker)
-A test-mode job is completed in the POST itself. A completed job's `suppress` and `webhook_url`
-are carried out by the worker (bulk_completion.py). pending, uploading, catch_all_processing,
-packaging and expired belong to parts not built yet (CSV uploads, result files and their proofs,
-retention) and are listed for the interface's sake.
+    any -> deleted         DELETE on the job (its chunks, results and file are removed by the worker)
+    completed, paused, failed -> expired   RESULTS_KEPT after the job was created (shown on read,
+                           never stored)
+`packaging`: every result is recorded and the worker writes the result file, signs it and records
+its proof (proof_service.py); `completed` once it has. A test-mode job is completed in the POST
+itself and has no file. A completed job's `suppress` and `webhook_url` are carried out by the
+worker (bulk_completion.py). pending, uploading and catch_all_processing belong to parts
+not built yet (CSV uploads) and are listed for the interface's sake.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
 from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
+from postline.verification.proofs import ResultFile
 
+RESULTS_KEPT = timedelta(days=30)  # a job's results and result file, from its creation; then `expired`
+JOB_KEPT = timedelta(days=60)  # the job item itself: GET answers `expired` between the two
+RESUME_CHECK_SECONDS = 900  # a paused job looks for new credits this often (SQS's longest delay)
 CHUNK_SIZE = 100  # addresses a queue message carries: a worker finishes one well inside its timeout
 MAX_ADDRESSES = 10_000  # per JSON request (larger lists: the CSV upload, not built yet)
 JOBS_PER_MINUTE = 10  # the interface's limit of POST /v3/validate/bulk, per account
@@ -43,6 +52,9 @@ class BulkStatus(StrEnum):
     PAUSED = "paused"
 
 
+_EXPIRING = frozenset({BulkStatus.COMPLETED, BulkStatus.PAUSED, BulkStatus.FAILED})
+
+
 def empty_summary() -> dict[str, int]:
     return {result.value: 0 for result in VerificationResult}
 
@@ -53,6 +65,15 @@ def distinct(addresses: list[str]) -> list[str]:
     for address in addresses:
         seen.setdefault(address.strip().lower(), address.strip())
     return list(seen.values())
+
+
+def chunked_by_domain(addresses: list[str]) -> list[list[tuple[int, str]]]:
+    """The (index, address) pairs in chunks of CHUNK_SIZE, grouped by domain (each address keeps
+    its index: results stay in the list's order). A domain's addresses share as few chunks, and
+    so as few worker containers, as they can: each container asks DNS about a domain once (its
+    cache), so a list of a few domains is not asked about once per chunk."""
+    pairs = sorted(enumerate(addresses), key=lambda pair: (pair[1].rpartition("@")[2].lower(), pair[0]))
+    return [pairs[start : start + CHUNK_SIZE] for start in range(0, len(pairs), CHUNK_SIZE)]
 
 
 class BulkJob(BaseModel):
@@ -70,10 +91,21 @@ class BulkJob(BaseModel):
     webhook_url: str | None = None
     suppress: bool = False
     effects_done: bool = False  # suppress and webhook_url carried out (bulk_completion.py)
+    result_file: ResultFile | None = None  # a completed live job's signed CSV (proof_service.py)
+    resume_token: str | None = None  # a paused job's one live credit check (bulk_service.py)
     error_message: str | None = None
     created_at: datetime
     completed_at: datetime | None = None
     deleted_at: datetime | None = None
+
+    def results_expire_at(self) -> datetime:
+        return self.created_at + RESULTS_KEPT
+
+    def expired(self, now: datetime) -> bool:
+        """A completed, paused or failed job whose results' time is up: shown as `expired`, never
+        stored (the results and the file are removed by TTL and the bucket's lifecycle rule; a
+        paused job's credit checks stop)."""
+        return self.status in _EXPIRING and now >= self.results_expire_at()
 
 
 class BulkCreate(BaseModel):
@@ -123,10 +155,10 @@ class BulkVerificationJob(BaseModel):
     can_retry: bool
 
     @classmethod
-    def of(cls, job: BulkJob) -> BulkVerificationJob:
+    def of(cls, job: BulkJob, now: datetime | None = None) -> BulkVerificationJob:
         return cls(
             job_id=job.id,
-            status=job.status,
+            status=BulkStatus.EXPIRED if now is not None and job.expired(now) else job.status,
             filename=job.filename,
             total_count=job.total_count,
             processed_count=job.processed_count,
@@ -151,3 +183,4 @@ class ChunkMessage(BaseModel):
     job_id: str
     chunk: int  # -1: no addresses, only the completion's effects (a test-mode job's webhook)
     purge: bool = False  # a deleted job: remove its chunks and results
+    resume_token: str | None = None  # a paused job's credit check, RESUME_CHECK_SECONDS after the last

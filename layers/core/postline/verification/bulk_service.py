@@ -10,7 +10,7 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
@@ -20,7 +20,6 @@ from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
-    CHUNK_SIZE,
     JOBS_PER_MINUTE,
     BulkCreate,
     BulkJob,
@@ -29,11 +28,16 @@ from postline.verification.bulk import (
     BulkVerificationJob,
     BulkVerificationJobAccepted,
     ChunkMessage,
+    chunked_by_domain,
     distinct,
 )
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
+from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
+from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
+
+PAUSED_MESSAGE = "The account's verification credits ran out; the job resumes when credits are added."
 
 
 class BulkQueue(Protocol):
@@ -47,9 +51,21 @@ class BulkQueue(Protocol):
         """One message: the worker removes a deleted job's chunks and results."""
         ...
 
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        """One message, delivered RESUME_CHECK_SECONDS later: is there a credit again?"""
+        ...
+
 
 class Completion(Protocol):
     def run(self, job: BulkJob) -> None: ...
+
+
+class Proofs(Protocol):
+    def package(self, job: BulkJob, results: Iterable[ValidationResult]) -> ResultFile: ...
+
+    def file(self, job: BulkJob) -> BulkResultFile: ...
+
+    def remove(self, job: BulkJob) -> None: ...
 
 
 class BulkVerificationService:
@@ -63,6 +79,7 @@ class BulkVerificationService:
         verify_limit: Callable[[str], int | None],
         check_webhook_url: Callable[[str], None],
         completion: Callable[[], Completion],
+        proofs: Callable[[], Proofs],
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -73,6 +90,7 @@ class BulkVerificationService:
         self._verify_limit = verify_limit
         self._check_webhook_url = check_webhook_url  # raises ValidationFailed
         self._completion = completion  # the worker's: suppress and the webhook (bulk_completion.py)
+        self._proofs = proofs  # the result file and its proof (proof_service.py)
         self._ids = ids
         self._clock = clock
 
@@ -88,10 +106,7 @@ class BulkVerificationService:
         if request.webhook_url is not None:
             self._check_webhook_url(str(request.webhook_url))
         addresses = distinct(request.emails)
-        chunks = [
-            [(start + i, address) for i, address in enumerate(addresses[start : start + CHUNK_SIZE])]
-            for start in range(0, len(addresses), CHUNK_SIZE)
-        ]
+        chunks = chunked_by_domain(addresses)
         job = BulkJob(
             id=self._ids.new_id("vjob_"),
             account_id=account.id,
@@ -128,14 +143,20 @@ class BulkVerificationService:
         )
 
     def get(self, principal: Principal, job_id: str) -> BulkVerificationJob:
-        return BulkVerificationJob.of(self._job(principal, job_id))
+        return BulkVerificationJob.of(self._job(principal, job_id), self._clock.now())
 
     def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
         job = self._job(principal, job_id)
         if job.status is BulkStatus.DELETED:
             raise NotFound(f"The results of bulk verification job {job_id} were deleted.")
+        if job.expired(self._clock.now()):
+            raise NotFound(f"The results of bulk verification job {job_id} have expired (kept 30 days).")
         items = self._jobs.results(job, page=page, limit=limit)
         return BulkResultsPage(items=items, total=job.total_count, page=page, limit=limit)
+
+    def file(self, principal: Principal, job_id: str) -> BulkResultFile:
+        """The completed job's result file: a short-lived download URL and its proof."""
+        return self._proofs().file(self._job(principal, job_id))
 
     def delete(self, principal: Principal, job_id: str) -> BulkVerificationJob:
         """Any status -> deleted: the job stops where it is (a chunk under way records nothing
@@ -147,7 +168,7 @@ class BulkVerificationService:
             moved = self._jobs.move(job, others, BulkStatus.DELETED, deleted_at=self._clock.now().isoformat())
             job = moved or self._job(principal, job_id)
         self._queue.enqueue_purge(job)  # again on a repeated DELETE: a purge that failed is retried
-        return BulkVerificationJob.of(job)
+        return BulkVerificationJob.of(job, self._clock.now())
 
     # -- the worker -----------------------------------------------------------------------------
 
@@ -156,9 +177,18 @@ class BulkVerificationService:
         if job is not None and job.status is BulkStatus.DELETED:
             if message.purge:
                 self._jobs.purge(job)
+                if not job.test:
+                    self._proofs().remove(job)
             return
         if job is not None and job.status is BulkStatus.COMPLETED:
             self._complete(job)  # a redelivery after the job completed: its effects, if still owed
+            return
+        if message.resume_token is not None:
+            if job is not None:
+                self._check_credits(job, message.resume_token)
+            return
+        if job is not None and job.status is BulkStatus.PACKAGING:
+            self._package(job)  # the run that began packaging died: write the file again
             return
         if job is None or job.status not in (BulkStatus.QUEUED, BulkStatus.PROCESSING):
             return  # gone, failed or paused: nothing to do
@@ -176,16 +206,54 @@ class BulkVerificationService:
             if outcome is Recorded.STOPPED:
                 return  # deleted or paused while this chunk ran
             if outcome is Recorded.NO_CREDITS:
-                self._jobs.move(
+                token = self._ids.new_id("resume_")
+                paused = self._jobs.move(
                     job,
                     {BulkStatus.PROCESSING},
                     BulkStatus.PAUSED,
-                    error_message="The account's verification credits ran out; the job stopped here.",
+                    error_message=PAUSED_MESSAGE,
+                    resume_token=token,
                 )
+                if paused is not None:  # the chunk that paused it starts the job's one chain of checks
+                    self._queue.enqueue_resume_check(paused, token)
                 return
-        finished = self._jobs.finish_if_done(job, self._clock.now())
+        finished = self._jobs.finish_if_done(job)
         if finished is not None:
-            self._complete(finished)
+            self._package(finished)
+
+    def _check_credits(self, job: BulkJob, token: str) -> None:
+        """A paused job's credit check. Credits again (a higher plan, a new month): processing,
+        and every chunk queued again (what was recorded is skipped, so nothing is charged twice).
+        None yet: the next check, with a new token, RESUME_CHECK_SECONDS on. A check whose token is
+        not the job's (a duplicate delivery, a job resumed, deleted or expired) ends its chain."""
+        now = self._clock.now()
+        if job.status is not BulkStatus.PAUSED or job.resume_token != token or job.expired(now):
+            return
+        limit = self._verify_limit(job.account_id)
+        if limit is not None and self._credits.used_verifications(job.account_id, month=month_key(now)) >= limit:
+            following = self._ids.new_id("resume_")
+            if self._jobs.pass_resume_check(job, token, BulkStatus.PAUSED, following) is not None:
+                self._queue.enqueue_resume_check(job, following)
+            return
+        resumed = self._jobs.pass_resume_check(job, token, BulkStatus.PROCESSING, None)
+        if resumed is None:
+            return
+        try:
+            self._queue.enqueue(resumed)
+        except Exception:
+            # Paused again under the same token: this message's redelivery checks again.
+            self._jobs.move(resumed, {BulkStatus.PROCESSING}, BulkStatus.PAUSED, error_message=PAUSED_MESSAGE,
+                            resume_token=token)  # fmt: skip
+            raise
+
+    def _package(self, job: BulkJob) -> None:
+        """packaging -> completed: the signed result file first, then the status with it (a
+        worker dying between leaves the job `packaging`; the message's redelivery packages it
+        again, overwriting the same file), then the completion's effects."""
+        result_file = self._proofs().package(job, self._jobs.all_results(job))
+        completed = self._jobs.complete(job, self._clock.now(), result_file)
+        if completed is not None:
+            self._complete(completed)
 
     def _complete(self, job: BulkJob) -> None:
         """The completed job's suppress and webhook_url, once: both are idempotent, and the job

@@ -14,27 +14,41 @@ Results sort by index, so a page is one key range, whatever its number.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from collections.abc import Iterator
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import batch_delete, batch_get, batch_write, cancellation_codes, from_attrs
+from postline.shared.dynamo import (
+    batch_delete,
+    batch_get,
+    batch_write,
+    cancellation_codes,
+    conditional_failed,
+    from_attrs,
+)
 from postline.shared.jobs import JobKind, JobTable
-from postline.verification.bulk import BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk import JOB_KEPT, RESUME_CHECK_SECONDS, BulkJob, BulkStatus, ChunkMessage
 from postline.verification.models import ValidationResult
+from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
 
-JOB_PURGE_AFTER = timedelta(days=30)
 _ENQUEUE_BATCH = 10  # SQS SendMessageBatch's limit
 
 
 def _purge_at(job: BulkJob) -> datetime:
-    return (job.completed_at or job.created_at) + JOB_PURGE_AFTER
+    """A job's chunks and results: gone (TTL) when they expire."""
+    return job.results_expire_at()
 
 
-VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_purge_at)
+def _job_purge_at(job: BulkJob) -> datetime:
+    """The job item outlives its results, so GET can say `expired` before it says 404."""
+    return job.created_at + JOB_KEPT
+
+
+VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_job_purge_at)
 
 
 class Recorded(StrEnum):
@@ -150,15 +164,74 @@ class DynamoBulkJobs:
     def move(self, job: BulkJob, from_statuses: set[BulkStatus], to: BulkStatus, **updates: Any) -> BulkJob | None:
         return self._jobs.move(job, {str(s) for s in from_statuses}, str(to), updates=updates)
 
-    def finish_if_done(self, job: BulkJob, now: datetime) -> BulkJob | None:
-        """processing -> completed once every distinct address has its result."""
+    def pass_resume_check(self, job: BulkJob, token: str, to: BulkStatus, new_token: str | None) -> BulkJob | None:
+        """A paused job's credit check, only if `token` is still the job's: -> `to` (paused: the
+        next check's token; processing: resumed, error_message cleared). Of two deliveries of
+        one check, one passes: the job's checks stay one chain."""
+        if to is BulkStatus.PAUSED:
+            assert new_token is not None, "a paused job's next check needs its token"
+            update = "SET #status = :to, resume_token = :new"
+        else:
+            update = "SET #status = :to REMOVE resume_token, error_message"
+        values: dict[str, Any] = {
+            ":to": {"S": str(to)},
+            ":paused": {"S": str(BulkStatus.PAUSED)},
+            ":token": {"S": token},
+        }
+        if new_token:
+            values[":new"] = {"S": new_token}
+        try:
+            response = self._db.update_item(
+                TableName=self._table,
+                Key=self._jobs.key(job.account_id, job.id),
+                UpdateExpression=update,
+                ConditionExpression="#status = :paused AND resume_token = :token",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return None
+            raise
+        return BulkJob.model_validate(from_attrs(response["Attributes"]))
+
+    def finish_if_done(self, job: BulkJob) -> BulkJob | None:
+        """processing -> packaging once every distinct address has its result (only one chunk's
+        run gets it: that one writes the file)."""
         return self._jobs.move(
             job,
             {str(BulkStatus.PROCESSING)},
-            str(BulkStatus.COMPLETED),
-            updates={"completed_at": now.isoformat()},
+            str(BulkStatus.PACKAGING),
             condition="processed_count >= total_count",
         )
+
+    def complete(self, job: BulkJob, now: datetime, result_file: ResultFile) -> BulkJob | None:
+        """packaging -> completed, with the file and its proof; None when the job moved meanwhile
+        (deleted)."""
+        return self._jobs.move(
+            job,
+            {str(BulkStatus.PACKAGING)},
+            str(BulkStatus.COMPLETED),
+            updates={"completed_at": now.isoformat(), "result_file": result_file.model_dump(mode="json")},
+        )
+
+    def all_results(self, job: BulkJob) -> Iterator[ValidationResult]:
+        """Every result in the list's order, a query page (up to 1 MB) at a time: memory stays flat."""
+        prefix = self._jobs.key(job.account_id, job.id, "R")["sk"]["S"]
+        for page in self._db.get_paginator("query").paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": self._jobs.key(job.account_id, job.id)["pk"],
+                ":prefix": {"S": f"{prefix}#"},
+            },
+            ProjectionExpression="#result",
+            ExpressionAttributeNames={"#result": "result"},
+            ConsistentRead=True,
+        ):
+            for item in page["Items"]:
+                yield ValidationResult.model_validate_json(item["result"]["S"])
 
     def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]:
         first = (page - 1) * limit
@@ -228,3 +301,9 @@ class SqsBulkQueue:
     def enqueue_purge(self, job: BulkJob) -> None:
         message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True)
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, resume_token=token)
+        self._sqs.send_message(
+            QueueUrl=self._url, MessageBody=message.model_dump_json(), DelaySeconds=RESUME_CHECK_SECONDS
+        )

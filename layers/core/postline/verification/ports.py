@@ -10,6 +10,7 @@ from typing import Protocol
 
 from postline.verification.domain import MailboxProbe, MailRoute
 from postline.verification.models import Activity
+from postline.verification.proofs import ProofEntry
 
 
 class MailRoutes(Protocol):
@@ -66,3 +67,43 @@ class Credits(Protocol):
 
 class ActivityReader(Protocol):
     def activity(self, account_id: str, address: str) -> Activity: ...
+
+
+class ResultUpload(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    def complete(self) -> None:
+        """Makes the file appear, whole."""
+        ...
+
+    def abort(self) -> None: ...
+
+
+class ResultFiles(Protocol):
+    """A bulk job's one result file (verification/proof_store.py)."""
+
+    def upload(self, account_id: str, job_id: str) -> ResultUpload:
+        """Starts writing the job's file, discarding what an earlier attempt left unfinished."""
+        ...
+
+    def download_url(self, account_id: str, job_id: str, filename: str, expires_in: int) -> str: ...
+
+    def remove(self, account_id: str, job_id: str) -> None: ...
+
+
+class ProofRegistry(Protocol):
+    def get(self, fingerprint: str) -> ProofEntry | None: ...
+
+    def register(self, entry: ProofEntry) -> ProofEntry:
+        """Stores the entry, or returns the one its fingerprint has already."""
+        ...
+
+
+class ProofSigner(Protocol):
+    def sign(self, content: bytes, now: datetime) -> tuple[str, bytes]:
+        """(kid, Ed25519 signature) by the active platform key."""
+        ...
+
+    def public_key(self, kid: str) -> bytes | None:
+        """The raw public half of a stored key."""
+        ...

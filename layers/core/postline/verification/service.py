@@ -10,6 +10,7 @@ account's credits; a test key's answer is drawn from its verify weights with no 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -71,12 +72,29 @@ class CachedRoutes:
         self._ttl = ttl_seconds
         self._monotonic = monotonic
         self._known: dict[str, tuple[float, MailRoute]] = {}
+        self._lock = threading.Lock()
+        self._pending: dict[str, threading.Lock] = {}  # a domain being looked up -> its lookup's lock
 
     def route(self, domain: str) -> MailRoute:
-        now = self._monotonic()
+        known = self._fresh(domain)
+        if known is not None:
+            return known
+        with self._lock:
+            pending = self._pending.setdefault(domain, threading.Lock())
+        with pending:  # one lookup of a domain at a time: concurrent chunks wait for its answer
+            try:
+                known = self._fresh(domain)
+                return known if known is not None else self._lookup(domain)
+            finally:
+                with self._lock:
+                    self._pending.pop(domain, None)
+
+    def _fresh(self, domain: str) -> MailRoute | None:
         known = self._known.get(domain)
-        if known is not None and now - known[0] < self._ttl:
-            return known[1]
+        return known[1] if known is not None and self._monotonic() - known[0] < self._ttl else None
+
+    def _lookup(self, domain: str) -> MailRoute:
+        now = self._monotonic()
         route = self._routes.route(domain)
         if route.lookup_error is None:
             if len(self._known) >= 50_000:  # bounded: a long-lived process forgets the oldest half
