@@ -382,6 +382,8 @@ VALUES: dict[str, Any] = {
     "RDAP_BASE_URL": _ref("RdapBaseUrl"),
     "RDAP_CA_BUNDLE": _ref("RdapCaBundle"),
     "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
+    "TLSRPT_ORGANIZATION": _ref("TlsReportOrganization"),
+    "TLSRPT_CONTACT": _ref("TlsReportContact"),
 }
 
 

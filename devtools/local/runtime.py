@@ -322,7 +322,11 @@ class _RelayTask:
 
     def invoke(self, event: Any) -> Any:
         with wiring.settings_scope(RELAY_SETTINGS):
-            return deliver_batch(event, wiring.dispatcher(self._worker_id, hand_over=False))
+            return deliver_batch(
+                event,
+                wiring.dispatcher(self._worker_id, hand_over=False),
+                lambda: wiring.tls_report_service(self._worker_id),
+            )
 
 
 class _Every:

@@ -12,7 +12,14 @@ import yaml
 from infra.generate import VALUES, load_api_module, placeholder_environment, render_openapi, render_template
 from postline import wiring
 from postline.config import GROUPS, SettingsError
-from postline.deployment import POLICY_SETTINGS, WORKER_SETTINGS, function_settings, variables
+from postline.deployment import (
+    POLICY_SETTINGS,
+    RELAY_SETTINGS,
+    SMTP_SETTINGS,
+    WORKER_SETTINGS,
+    function_settings,
+    variables,
+)
 from postline.http.routes import ROUTES
 from postline.keys.domain import Access
 
@@ -97,6 +104,7 @@ def test_each_function_gets_exactly_the_variables_of_its_settings(template: dict
 def test_every_settings_variable_has_a_value_and_every_group_a_reader() -> None:
     declared = {group for groups in WORKER_SETTINGS.values() for group in groups}
     declared |= {group for groups in POLICY_SETTINGS.values() for group in groups}
+    declared |= set(RELAY_SETTINGS) | set(SMTP_SETTINGS)  # the Fargate tasks read settings too
     assert set(GROUPS) == declared
     assert {name for group in GROUPS for name in group.variables()} == set(VALUES)
 

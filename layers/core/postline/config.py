@@ -129,6 +129,18 @@ class Outbound(SettingsGroup):
     smtp_mx_port: int = Field(alias="SMTP_MX_PORT", ge=1, le=65535)
 
 
+class TlsReports(SettingsGroup):
+    """Who signs the relay's TLS-RPT reports (RFC 8460): organization-name, and contact-info, which
+    is also the From of mailed reports; its domain names the submitter."""
+
+    organization: str = Field(alias="TLSRPT_ORGANIZATION", min_length=1)
+    contact: str = Field(alias="TLSRPT_CONTACT", pattern=r"^[^@\s<>]+@[^@\s<>]+$")
+
+    @property
+    def submitter(self) -> str:
+        return self.contact.rpartition("@")[2].lower()
+
+
 class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 

@@ -54,6 +54,7 @@ from postline.config import (
     SourceRate,
     SuppressionJobQueue,
     Suppressions,
+    TlsReports,
     TrackingSecret,
     VerificationChecks,
     VerifyQueue,
@@ -112,6 +113,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
+    from postline.tlsrpt.service import CachedReportRecords, TlsReportService
+    from postline.tlsrpt.store import DynamoTlsReports
     from postline.tracking.domain import LinkMaker
     from postline.tracking.service import TrackingService
     from postline.usage.service import UsageService
@@ -495,6 +498,7 @@ def transports() -> dict[str, Transport]:
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
     from postline.shared.resolver import dns_resolver
+    from postline.tlsrpt.service import TlsSessionRecorder
 
     outbound = settings(Outbound)
     resolver = mx_resolver()
@@ -507,9 +511,46 @@ def transports() -> dict[str, Transport]:
             helo_name=outbound.smtp_helo_name,
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
             mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
+            # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
+            tls_sessions=TlsSessionRecorder(tls_report_store(), _CurrentClock()),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+@_built_once()
+def tls_report_store() -> DynamoTlsReports:
+    from postline.tlsrpt.store import DynamoTlsReports
+
+    return DynamoTlsReports(client("dynamodb"), settings(Counters).table)
+
+
+@_built_once()
+def tls_report_records() -> CachedReportRecords:
+    """Recipient domains' `_smtp._tls` records, through the resolver port sending uses, cached."""
+    from postline.tlsrpt.senders import DnsReportRecords
+    from postline.tlsrpt.service import CachedReportRecords
+
+    return CachedReportRecords(DnsReportRecords(record_lookup()))
+
+
+def tls_report_service(owner: str = "relay") -> TlsReportService:
+    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua through its SMTP transport."""
+    from postline.tlsrpt.senders import HttpsReportPoster, MailReportSender
+    from postline.tlsrpt.service import ReporterIdentity, TlsReportService
+
+    reports = settings(TlsReports)
+    return TlsReportService(
+        store=tls_report_store(),
+        records=tls_report_records(),
+        senders={
+            "https": HttpsReportPoster(mx_resolver().address),
+            "mailto": MailReportSender(transports()["smtp"], reports.contact, reports.submitter),
+        },
+        identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter),
+        clock=_clock,
+        owner=owner,
+    )
 
 
 def transport_for(message: Message) -> Transport:
@@ -685,7 +726,13 @@ def relay_worker(worker_id: str) -> RelayWorker:
     relay = settings(RelayQueue)
     # The long poll holds a receive open for up to 20 s: longer than the clients' read timeout.
     sqs = boto3.session.Session().client("sqs", config=_BOTO_CONFIG.merge(Config(read_timeout=LONG_POLL_SECONDS + 10)))
-    return RelayWorker(sqs, relay.url, relay.arn, lambda: dispatcher(worker_id, hand_over=False))
+    return RelayWorker(
+        sqs,
+        relay.url,
+        relay.arn,
+        lambda: dispatcher(worker_id, hand_over=False),
+        reports=lambda: tls_report_service(worker_id),
+    )
 
 
 def tracking_service() -> TrackingService:
