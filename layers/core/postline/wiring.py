@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -551,6 +551,15 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         clock=_clock,
         owner=owner,
     )
+
+
+def queue_tls_reports(day: date | None = None) -> dict[str, Any]:
+    """Puts a TLS-RPT run on the relay queue, the job the daily schedule puts there (`postline tlsrpt run`)."""
+    from postline.tlsrpt.models import TlsReportJob
+
+    job = TlsReportJob(day=day) if day is not None else TlsReportJob(scheduled_at=_clock.now())
+    sent = client("sqs").send_message(QueueUrl=settings(RelayQueue).url, MessageBody=job.model_dump_json())
+    return {"queued": sent["MessageId"], **job.model_dump(mode="json")}
 
 
 def transport_for(message: Message) -> Transport:
