@@ -30,6 +30,7 @@ from postline.http.routes import (
     DELIVERIES_READ,
     DOMAINS_READ,
     DOMAINS_WRITE,
+    EGRESS,
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
@@ -161,6 +162,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
     ],
+    EGRESS: [],  # a setting only
     SIGNING_KEYS: [
         _crud("ResourcesTable"),
         {
@@ -384,6 +386,7 @@ VALUES: dict[str, Any] = {
     "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
     "TLSRPT_ORGANIZATION": _ref("TlsReportOrganization"),
     "TLSRPT_CONTACT": _ref("TlsReportContact"),
+    "EGRESS_IP": _ref("EgressIp"),  # the same resource as the OutboundIp output
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,16 @@ def test_relayed_mail_and_webhooks_leave_from_the_one_elastic_ip(template: dict[
     for name, properties in _functions(template).items():
         if properties["CodeUri"] == "functions/workers/" and properties["Handler"].startswith("webhook_"):
             assert {s["Ref"] for s in properties["VpcConfig"]["SubnetIds"]} == private, name
+    # ...and GET /.well-known/svc/egress tells that address: the same resource as the output.
+    egress = _functions(template)["EgressFunction"]["Environment"]["Variables"]["EGRESS_IP"]
+    assert egress == template["Outputs"]["OutboundIp"]["Value"]
+
+
+def test_the_daily_tls_reports_job_goes_to_the_relay_queue(template: dict[str, Any]) -> None:
+    schedule = template["Resources"]["TlsReportSchedule"]
+    target = schedule["Properties"]["Target"]
+    assert target["Arn"] == {"Fn::GetAtt": ["RelayQueue", "Arn"]}
+    assert json.loads(target["Input"])["kind"] == "tls_reports"
+    role = template["Resources"][target["RoleArn"]["Fn::GetAtt"][0]]["Properties"]
+    [statement] = role["Policies"][0]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "sqs:SendMessage" and statement["Resource"] == target["Arn"]

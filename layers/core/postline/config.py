@@ -141,6 +141,10 @@ class TlsReports(SettingsGroup):
         return self.contact.rpartition("@")[2].lower()
 
 
+class Egress(SettingsGroup):
+    ip: str = Field(alias="EGRESS_IP")  # the NAT gateway's Elastic IP (the OutboundIp output); empty: none
+
+
 class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 

@@ -32,6 +32,7 @@ from postline.config import (
     Counters,
     Dns,
     DomainRecords,
+    Egress,
     Events,
     EventsQuery,
     ExportFiles,
@@ -82,6 +83,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.domains.ports import DkimKeys, RecordLookup
     from postline.domains.service import DomainService
     from postline.domains.store import DynamoSendingDomains
+    from postline.egress.models import EgressAddresses
     from postline.events.service import EventService
     from postline.events.store import DynamoEventStore
     from postline.exports.files import S3ExportFiles
@@ -917,6 +919,13 @@ def webhook_deliverer() -> WebhookDeliverer:
         clock=_clock,
         meter=meter(),
     )
+
+
+def egress_addresses() -> EgressAddresses:
+    """GET /.well-known/svc/egress: the static source address of relayed mail and webhook calls."""
+    from postline.egress.models import egress_addresses as view
+
+    return view(settings(Egress).ip)
 
 
 def signing_key_service() -> SigningKeyService:

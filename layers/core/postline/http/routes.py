@@ -22,6 +22,7 @@ MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
 SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first one
+EGRESS = "egress"  # the static egress address: a setting from the template, no AWS call
 WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
 WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 EVENTS_READ = "events:read"  # query the events table and its indexes
@@ -104,6 +105,7 @@ ROUTES: tuple[Route, ...] = (
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("SigningKeys",     "GET",    "/.well-known/svc/keys",   "wellknown", Access.PUBLIC, policies=(SIGNING_KEYS,)),
+    Route("Egress",          "GET",    "/.well-known/svc/egress", "wellknown", Access.PUBLIC, policies=(EGRESS,)),
     Route("ListWebhooks",    "GET",    "/v3/webhooks",            "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
     Route("CreateWebhook",   "POST",   "/v3/webhooks",            "webhooks", Access.WRITE, "webhook.created",
           policies=(WEBHOOKS_WRITE,)),
