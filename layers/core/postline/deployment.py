@@ -145,7 +145,7 @@ SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.
 
 # The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over,
 # and the daily TLS-RPT reports (postline/tlsrpt), which it sends itself (mailto: over its SMTP).
-RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports)
+RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress)  # Egress: the reports' sending-mta-ip
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)

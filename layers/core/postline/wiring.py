@@ -549,7 +549,7 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
             "https": HttpsReportPoster(mx_resolver().address),
             "mailto": MailReportSender(transports()["smtp"], reports.contact, reports.submitter),
         },
-        identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter),
+        identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter, settings(Egress).ip),
         clock=_clock,
         owner=owner,
     )

@@ -141,3 +141,18 @@ def test_the_attachment_is_named_as_section_5_3_says() -> None:
 def test_a_policy_key_follows_its_text() -> None:
     assert STS.key == AppliedPolicy(PolicyType.STS, STS.lines, STS.mx).key
     assert STS.key != NO_POLICY.key
+
+
+def test_failure_details_name_the_sending_ip_when_there_is_one() -> None:
+    tallies = [Tally(NO_POLICY, ResultType.STARTTLS_NOT_SUPPORTED, "mx.example", "192.0.2.9", 1)]
+    report = build_report(
+        organization="P",
+        contact="tls@p.example",
+        submitter="p.example",
+        domain="example.com",
+        day=DAY,
+        tallies=tallies,
+        sending_ip="203.0.113.7",
+    )
+    [policy] = report["policies"]  # type: ignore[misc]
+    assert policy["failure-details"][0]["sending-mta-ip"] == "203.0.113.7"

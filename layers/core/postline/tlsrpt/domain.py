@@ -144,9 +144,17 @@ def day_bounds(day: date) -> tuple[datetime, datetime]:
 
 
 def build_report(
-    *, organization: str, contact: str, submitter: str, domain: str, day: date, tallies: Iterable[Tally]
+    *,
+    organization: str,
+    contact: str,
+    submitter: str,
+    domain: str,
+    day: date,
+    tallies: Iterable[Tally],
+    sending_ip: str = "",
 ) -> dict[str, object]:
-    """Section 4's aggregate report of one policy domain for one UTC day."""
+    """Section 4's aggregate report of one policy domain for one UTC day; `sending_ip`: the relay's
+    source address (the static egress IP), named in each failure's details when known."""
     start, end = day_bounds(day)
     by_policy: dict[AppliedPolicy, list[Tally]] = defaultdict(list)
     for tally in tallies:
@@ -165,6 +173,8 @@ def build_report(
         details = []
         for tally in failures[:MAX_FAILURE_DETAILS]:
             detail: dict[str, object] = {"result-type": str(tally.failure)}
+            if sending_ip:
+                detail["sending-mta-ip"] = sending_ip
             if tally.mx_host:
                 detail["receiving-mx-hostname"] = tally.mx_host
             if tally.receiving_ip:

@@ -56,6 +56,7 @@ class ReporterIdentity:
     organization: str  # organization-name
     contact: str  # contact-info, and the From of mailed reports
     submitter: str  # the reporting domain (the contact's)
+    sending_ip: str = ""  # the relay's source address (EGRESS_IP); empty: not said
 
 
 @dataclass
@@ -153,6 +154,7 @@ class TlsReportService:
             domain=domain,
             day=day,
             tallies=self._store.tallies(day, domain),
+            sending_ip=self._identity.sending_ip,
         )
         return StoredReport(report_id=str(document["report-id"]), body=compress(document), rua=rua)
 
