@@ -386,7 +386,8 @@ VALUES: dict[str, Any] = {
     "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
     "TLSRPT_ORGANIZATION": _ref("TlsReportOrganization"),
     "TLSRPT_CONTACT": _ref("TlsReportContact"),
-    "EGRESS_IP": _ref("EgressIp"),  # the same resource as the OutboundIp output
+    "EGRESS_IP": _ref("EgressIp"),
+    "RELAY_PROBE_ADDRESS": _ref("RelayProbeAddress"),  # the same resource as the OutboundIp output
 }
 
 
@@ -410,6 +411,14 @@ def task_environment(groups: Groups) -> list[dict[str, Any]]:
     return [{"Name": name, "Value": value} for name, value in environment(groups)["Variables"].items()]
 
 
+# A route that probes mailboxes asks the relay task's probe endpoint, inside the VPC (the private
+# subnets, reaching the NAT for DNS and RDAP; the probe clients' group is the one the relay admits).
+PROBE_CLIENT_VPC: dict[str, Any] = {
+    "SubnetIds": [_ref("PrivateSubnetA"), _ref("PrivateSubnetB")],
+    "SecurityGroupIds": [_ref("ProbeClientSecurityGroup")],
+}
+
+
 def function_resource(route: Route) -> dict[str, Any]:
     policies = [policy for name in route.all_policies for policy in POLICIES[name]]
     return {
@@ -421,6 +430,7 @@ def function_resource(route: Route) -> dict[str, Any]:
             "MemorySize": route.memory,
             "Timeout": route.timeout,
             "Environment": environment(api_settings(route.module)),
+            **({"VpcConfig": PROBE_CLIENT_VPC} if route.probes_mailboxes else {}),
             "Policies": policies,
             "Events": {
                 "Api": {

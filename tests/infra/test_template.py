@@ -209,3 +209,31 @@ def test_the_daily_tls_reports_job_goes_to_the_relay_queue(template: dict[str, A
     role = template["Resources"][target["RoleArn"]["Fn::GetAtt"][0]]["Properties"]
     [statement] = role["Policies"][0]["PolicyDocument"]["Statement"]
     assert statement["Action"] == "sqs:SendMessage" and statement["Resource"] == target["Arn"]
+
+
+def test_mailbox_probes_reach_the_relay_tasks_probe_endpoint_inside_the_vpc(template: dict[str, Any]) -> None:
+    """A Lambda cannot open port 25: the functions that probe run in the private subnets and ask the
+    relay task's endpoint (postline/relay/probes.py), found through Cloud Map, admitted by group."""
+    from postline.relay.probes import PROBE_PORT
+
+    resources = template["Resources"]
+    namespace = resources["InternalNamespace"]["Properties"]["Name"]
+    discovery = resources["RelayProbeDiscovery"]["Properties"]
+    assert discovery["DnsConfig"]["NamespaceId"] == {"Fn::GetAtt": ["InternalNamespace", "Id"]}
+    default = template["Parameters"]["RelayProbeAddress"]["Default"]
+    assert default == f"{discovery['Name']}.{namespace}:{PROBE_PORT}"
+    relay = resources["RelayService"]["Properties"]
+    assert relay["ServiceRegistries"] == [{"RegistryArn": {"Fn::GetAtt": ["RelayProbeDiscovery", "Arn"]}}]
+    assert {"Ref": "RelayProbeSecurityGroup"} in relay["NetworkConfiguration"]["AwsvpcConfiguration"]["SecurityGroups"]
+    (container,) = resources["RelayTaskDefinition"]["Properties"]["ContainerDefinitions"]
+    assert container["PortMappings"] == [{"ContainerPort": PROBE_PORT, "Protocol": "tcp"}]
+    [ingress] = resources["RelayProbeSecurityGroup"]["Properties"]["SecurityGroupIngress"]
+    assert (ingress["FromPort"], ingress["ToPort"]) == (PROBE_PORT, PROBE_PORT)
+    assert ingress["SourceSecurityGroupId"] == {"Ref": "ProbeClientSecurityGroup"}
+    functions = _functions(template)
+    for name in ("ValidateAddressFunction", "BulkVerificationFunction"):
+        vpc = functions[name]["VpcConfig"]
+        assert {s["Ref"] for s in vpc["SubnetIds"]} == {"PrivateSubnetA", "PrivateSubnetB"}, name
+        assert vpc["SecurityGroupIds"] == [{"Ref": "ProbeClientSecurityGroup"}], name
+        assert functions[name]["Environment"]["Variables"]["RELAY_PROBE_ADDRESS"] == {"Ref": "RelayProbeAddress"}
+    assert template["Parameters"]["VerifySmtpProbe"]["Default"] == "relay"

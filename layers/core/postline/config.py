@@ -164,6 +164,8 @@ class VerificationChecks(SettingsGroup):
     # POST /v3/validate: where the mailbox probe runs ("direct": this process speaks SMTP to the MX,
     # the embedded runtime; "relay": the SMTP relay task, the cloud; "off") and the RDAP service.
     smtp_probe: Literal["direct", "relay", "off"] = Field(alias="VERIFY_SMTP_PROBE")
+    # host:port of the relay task's probe endpoint (postline/relay/probes.py), for "relay"
+    relay_probe: str = Field(alias="RELAY_PROBE_ADDRESS", pattern=r"^[^:\s]+:\d{1,5}$")
     rdap_base_url: str = Field(alias="RDAP_BASE_URL")  # https://...; empty: domain ages are not looked up
     rdap_ca_bundle: str = Field(alias="RDAP_CA_BUNDLE")  # PEM of extra CAs for the RDAP server; empty: none
 

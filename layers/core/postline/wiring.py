@@ -127,6 +127,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.verification.ports import MailboxProber, MailRoutes
     from postline.verification.rdap import RdapRegistrations
     from postline.verification.service import CachedRoutes, ValidationService
+    from postline.verification.smtp_probe import SmtpMailboxProber
     from postline.verification.store import DynamoActivity
     from postline.webhook_delivery.http_client import WebhookHttp
     from postline.webhook_delivery.service import WebhookDeliverer
@@ -971,13 +972,21 @@ def webhook_resend_service() -> WebhookResendService:
 
 @_built_once()
 def mailbox_prober() -> MailboxProber:
-    from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber, SmtpMailboxProber
+    from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber
 
-    mode = settings(VerificationChecks).smtp_probe
-    if mode == "direct":
-        outbound = settings(Outbound)
-        return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
-    return RelayMailboxProber() if mode == "relay" else NoMailboxProber()
+    checks = settings(VerificationChecks)
+    if checks.smtp_probe == "direct":
+        return direct_mailbox_prober()
+    return RelayMailboxProber(checks.relay_probe) if checks.smtp_probe == "relay" else NoMailboxProber()
+
+
+@_built_once()
+def direct_mailbox_prober() -> SmtpMailboxProber:
+    """The SMTP dialogue itself: what the relay task's probe endpoint runs (and "direct" mode)."""
+    from postline.verification.smtp_probe import SmtpMailboxProber
+
+    outbound = settings(Outbound)
+    return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
 
 
 @_built_once()

@@ -60,6 +60,8 @@ class Route:
     memory: int = 256
     timeout: int = 10
     policies: tuple[str, ...] = ()
+    # It may run an SMTP mailbox probe: in the VPC, to ask the relay task (a Lambda cannot open port 25).
+    probes_mailboxes: bool = False
 
     @property
     def function_id(self) -> str:
@@ -148,7 +150,7 @@ ROUTES: tuple[Route, ...] = (
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
     Route("ValidateAddress", "POST",   "/v3/validate",            "validation", Access.SEND, timeout=29,
-          policies=(VERIFY,)),
+          policies=(VERIFY,), probes_mailboxes=True),
     Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "validation", Access.SEND, memory=1024, timeout=29,
           policies=(VERIFY_BULK_WRITE,)),
     Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "validation", Access.SEND, memory=1024, timeout=29),
