@@ -64,10 +64,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="events of the account the cloud model's events page reads when section f does not run (%(default)s)",
     )
     parser.add_argument(
+        "--smtp-messages", type=int, default=defaults.smtp_messages, help="k: messages per side (%(default)s)"
+    )
+    parser.add_argument(
+        "--small-smtp-messages", type=int, default=defaults.small_smtp_messages, help="k's smaller size (%(default)s)"
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others, h 'cloud')",
+        " e-g the others, h 'cloud', i 'imports', j 'suppressions', k 'smtp')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -89,6 +95,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--batch: the API takes at most 5,000 recipients")
     if not 1 <= args.small_batch < args.batch:
         parser.error("--small-batch must be at least 1 and below --batch")
+    if not 1 <= args.small_smtp_messages < args.smtp_messages:
+        parser.error("--small-smtp-messages must be at least 1 and below --smtp-messages")
     try:
         args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
     except ValueError:
@@ -135,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         query_repeats=args.query_repeats,
         export_rows=args.export_rows,
         cloud_events=args.cloud_events,
+        smtp_messages=args.smtp_messages,
+        small_smtp_messages=args.small_smtp_messages,
         sections=args.sections,
     )
     began = time.perf_counter()

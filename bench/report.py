@@ -18,6 +18,7 @@ from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.run import BatchSend, Pipeline, Results, SingleSends
+from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
 
@@ -122,6 +123,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_imports(results.imports)]
     if results.bulk_add is not None:
         lines += [rule, *_bulk_add(results.bulk_add)]
+    if results.smtp is not None:
+        lines += [rule, *_smtp(results.smtp)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -365,3 +368,18 @@ def _bulk_add(bulk: BulkAdd) -> list[str]:
         f"   a re-add of the same addresses (reads only, nothing written): {bulk.readd_ratio_median:.2f}x"
         " the bare writes",
     ]
+
+
+def _smtp(intake: SmtpIntake) -> list[str]:
+    lines = [
+        f"k. SMTP intake: the same message from {intake.clients} parallel clients (one account each), over SMTP"
+        " (smtplib, AUTH with a test key) vs POST /v3/messages; then the submission server with a no-op service"
+    ]
+    for size in intake.sizes:
+        verdict = "goal met" if size.ratio <= 1.3 else "ABOVE the goal"
+        lines.append(
+            f"   {size.messages:>6,} messages: API {size.api_per_second:6.1f}/s, SMTP {size.smtp_per_second:6.1f}/s;"
+            f" SMTP's cost per message {size.ratio:.2f}x the API's (goal <= 1.3x: {verdict});"
+            f" server alone {size.noop_per_second:,.0f}/s"
+        )
+    return lines

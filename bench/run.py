@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench import cloud_workloads, events, imports, queues, seed, suppressions
 from bench.api import ApiClient
@@ -23,6 +23,9 @@ from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
 from postline.config import Events, SendQueue
 
+if TYPE_CHECKING:
+    from bench.smtp_intake import SmtpIntake
+
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
 _POLL_SECONDS = 0.1
@@ -33,7 +36,18 @@ _BATCH_TAGS = 1
 _TEXT = "Your receipt\n\n" + "Thank you for your order. It ships tomorrow.\n" * 20
 
 
-SECTIONS = ("sends", "pipeline", "end-to-end", "webhooks", "events", "export", "cloud", "imports", "suppressions")
+SECTIONS = (
+    "sends",
+    "pipeline",
+    "end-to-end",
+    "webhooks",
+    "events",
+    "export",
+    "cloud",
+    "imports",
+    "suppressions",
+    "smtp",
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,9 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
+    smtp_messages: int = 500  # k: messages per side over SMTP and the API (10 clients)
+    small_smtp_messages: int = 100  # k at a smaller size first: its growth
+    smtp_clients: int = 10
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -129,6 +146,7 @@ class Results:
     events_query: list[events.EventsQuery]  # small, then large
     export: events.Export | None
     bulk_add: suppressions.BulkAdd | None
+    smtp: SmtpIntake | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
     imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
@@ -204,6 +222,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     export = None
     queries: list[events.EventsQuery] = []
     bulk_add = None
+    smtp: SmtpIntake | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -336,10 +355,33 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
                 )
                 took["j. suppressions"] = time.perf_counter() - section
+            if "smtp" in sections:
+                from bench import smtp_intake  # it imports this module (_concurrently)
+
+                section = time.perf_counter()
+                smtp = smtp_intake.measure(
+                    runtime, options.smtp_clients, (options.small_smtp_messages, options.smtp_messages), progress
+                )
+                took["k. smtp"] = time.perf_counter() - section
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
+    if smtp is not None and len(smtp.sizes) == 2:
+        small, large = smtp.sizes
+        growth.append(
+            _growth(
+                "k. SMTP intake", "messages", (small.messages, small.smtp_seconds), (large.messages, large.smtp_seconds)
+            )
+        )
+        growth.append(
+            _growth(
+                "k. SMTP server (no-op)",
+                "messages",
+                (small.messages, small.noop_seconds),
+                (large.messages, large.noop_seconds),
+            )
+        )
     if len(whole) == 2:
         growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
     if len(queries) == 2:
@@ -360,6 +402,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         queries,
         export,
         bulk_add,
+        smtp,
         growth,
         modeled,
         imported,
