@@ -397,6 +397,7 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     assert _send(transport, "plain.test") is OutcomeKind.DELIVERED
     day = clock.now().date()
     posts, mails = len(receiver.reports("/plain")), len(_mailed(sink, "plain.test"))
+    clock.advance(DAY_SECONDS)
     receiver.status = 503
     try:
         first = _service(store, dns_server, sink, ca_file, clock).run(day=day)
@@ -430,6 +431,9 @@ def test_a_report_held_by_another_runner_is_left_to_it(
     store.record(TlsSession("badpolicy.test", NO_POLICY, None, "mx.badpolicy.test", LOOPBACK), day)
     service = _service(store, dns_server, sink, ca_file, clock)
     posts = len(receiver.reports("/badpolicy"))
+    assert service.run(day=day).days == []  # the day is not over: nothing is built or sent yet
+    assert store.report(day, "badpolicy.test") is None
+    clock.advance(DAY_SECONDS)
     assert service.run(day=day - timedelta(days=1)).sent == 0  # another day: nothing there
     # A runner (r9) built the report and holds its lease: this one leaves it alone until it runs out.
     from postline.tlsrpt.ports import StoredReport
@@ -467,6 +471,7 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
         wait_seconds=0,
     )
     before = len(receiver.reports("/enforce"))
+    clock.advance(DAY_SECONDS)  # the day is over
     assert worker.poll() == 1
     reports = receiver.reports("/enforce")
     assert len(reports) == before + 1

@@ -455,6 +455,7 @@ def test_the_relay_reports_a_days_tls_sessions_to_the_domains_rua_once(stack: St
     for _ in range(2):
         stack.send(recipient("tls"))
     stack.drain()
+    stack.advance(86_400)  # the day is over: now it is reported
 
     aws = stack.child.dev["aws"]
     operator = SimpleNamespace(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from postline.shared.ports import Clock
-from postline.tlsrpt.domain import TlsSession, build_report, compress, report_id
+from postline.tlsrpt.domain import TlsSession, build_report, compress, day_bounds, report_id
 from postline.tlsrpt.ports import (
     RecordUnavailable,
     ReportNotDelivered,
@@ -88,12 +88,15 @@ class TlsReportService:
         self._owner = owner
 
     def run(self, *, scheduled_at: datetime | None = None, day: date | None = None) -> RunSummary:
-        """Reports `day`, or the day before `scheduled_at` (default: now) and retries the days before."""
+        """Reports `day`, or the day before `scheduled_at` (default: now) and retries the days before;
+        only days that are over (a report covers a whole UTC day, and is never rebuilt)."""
         if day is not None:
             days = [day]
         else:
             last = (scheduled_at or self._clock.now()).date() - timedelta(days=1)
             days = [last - timedelta(days=back) for back in range(RETRY_DAYS)]
+        now = self._clock.now()
+        days = [each for each in days if day_bounds(each)[1] <= now]  # a day still going is not reported yet
         summary = RunSummary(days=[d.isoformat() for d in days])
         for each in days:
             for domain in self._store.domains(each):
