@@ -33,7 +33,7 @@ from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
 from devtools.local.pumps import BatchSettings, Pump, SqsPump, StreamPump, event_source_pumps
-from devtools.local.schedules import SchedulerSchedules, rule_schedules
+from devtools.local.schedules import SchedulerSchedules, queue_schedules, rule_schedules
 from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
@@ -149,6 +149,7 @@ class Runtime:
                 [
                     *rule_schedules(functions, self.clock.now(), self._activity),
                     SchedulerSchedules(self._emulator, self._activity),
+                    *queue_schedules(self._template, resolver, self._emulator, self.clock.now(), self._activity),
                     Workflows(self._emulator, machines, functions, self._activity),
                     *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
                     *([_Every(SNAPSHOT_INTERVAL_SECONDS, self.snapshot)] if self._persist else []),
