@@ -30,7 +30,22 @@ from devtools.local.functions import LocalFunction, event_enabled
 logger = logging.getLogger(__name__)
 
 
-class RuleSchedule:
+class _Recurring:
+    """A recurring expression's next due time, taken once it has come (a jump over several fires once)."""
+
+    def __init__(self, text: str, zone: str, start: datetime) -> None:
+        self._expression = expressions.parse(text, zone)
+        self._due = self._expression.next_after(start)
+
+    def _take_due(self, now: datetime) -> datetime | None:
+        due = self._due
+        if due is None or due > now:
+            return None
+        self._due = self._expression.next_after(now)
+        return due
+
+
+class RuleSchedule(_Recurring):
     def __init__(
         self,
         function: LocalFunction,
@@ -49,15 +64,13 @@ class RuleSchedule:
             text, zone = props["Schedule"], "UTC"  # EventBridge rules run in UTC
         else:
             text, zone = props["ScheduleExpression"], props.get("ScheduleExpressionTimezone", "UTC")
-        self._expression = expressions.parse(text, zone)
-        self._due = self._expression.next_after(start)
+        super().__init__(text, zone, start)
         self._rule_arn = f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/{function.name}-{event_name}"
 
     def fire_due(self, now: datetime) -> None:
-        due = self._due
-        if due is None or due > now:
+        due = self._take_due(now)
+        if due is None:
             return
-        self._due = self._expression.next_after(now)
         with self._activity.working():
             try:
                 self._function.invoke(self._payload(due))
@@ -164,7 +177,7 @@ class SchedulerSchedules:
         self._emulator.client("sqs").send_message(**request)
 
 
-class QueueSchedule:
+class QueueSchedule(_Recurring):
     def __init__(
         self,
         logical_id: str,
@@ -176,9 +189,8 @@ class QueueSchedule:
         start: datetime,
         activity: Activity,
     ) -> None:
+        super().__init__(expression, zone, start)
         self.name = logical_id
-        self._expression = expressions.parse(expression, zone)
-        self._due = self._expression.next_after(start)
         self._queue_arn = queue_arn
         self._input = text
         self._emulator = emulator
@@ -186,10 +198,9 @@ class QueueSchedule:
         self._arn = f"arn:aws:scheduler:{REGION}:{ACCOUNT_ID}:schedule/default/{logical_id}"
 
     def fire_due(self, now: datetime) -> None:
-        due = self._due
-        if due is None or due > now:
+        due = self._take_due(now)
+        if due is None:
             return
-        self._due = self._expression.next_after(now)
         with self._activity.working():
             body = _with_context_attributes(self._input, self._arn, due)
             self._emulator.client("sqs").send_message(
