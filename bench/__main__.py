@@ -71,10 +71,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--verify-domains", type=int, default=defaults.verify_domains, help="l: domains (%(default)s)")
     parser.add_argument(
+        "--smtp-messages", type=int, default=defaults.smtp_messages, help="m: messages per side (%(default)s)"
+    )
+    parser.add_argument(
+        "--small-smtp-messages", type=int, default=defaults.small_smtp_messages, help="m's smaller size (%(default)s)"
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others, h 'cloud', l 'verify')",
+        " e-g the others, h 'cloud', i 'imports', j 'suppressions', k 'listsend', l 'verify', m 'smtp')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -98,6 +104,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--batch: the API takes at most 5,000 recipients")
     if not 1 <= args.small_batch < args.batch:
         parser.error("--small-batch must be at least 1 and below --batch")
+    if not 1 <= args.small_smtp_messages < args.smtp_messages:
+        parser.error("--small-smtp-messages must be at least 1 and below --smtp-messages")
     try:
         args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
     except ValueError:
@@ -147,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         import_rows=args.import_rows,
         verify_addresses=args.verify_addresses,
         verify_domains=args.verify_domains,
+        smtp_messages=args.smtp_messages,
+        small_smtp_messages=args.small_smtp_messages,
         sections=args.sections,
     )
     began = time.perf_counter()

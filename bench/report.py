@@ -19,6 +19,7 @@ from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.listsend import ListFanOut
 from bench.run import BatchSend, Pipeline, Results, SingleSends
+from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
 from bench.suppressions import BulkAdd
 from bench.verify import BulkVerify
@@ -135,6 +136,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_list_fan_out(results.list_fan_out)]
     if results.verify is not None:
         lines += [rule, *_verify(results.verify)]
+    if results.smtp is not None:
+        lines += [rule, *_smtp(results.smtp)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())
@@ -404,3 +407,18 @@ def _verify(run: BulkVerify) -> list[str]:
         f"   resident memory {run.rss_start_mb:.0f} MB at the start, peak {run.rss_peak_mb:.0f} MB"
         f" (+{run.rss_peak_mb - run.rss_start_mb:.0f} MB; the worker runs in this process)",
     ]
+
+
+def _smtp(intake: SmtpIntake) -> list[str]:
+    lines = [
+        f"m. SMTP intake: the same message from {intake.clients} parallel clients (one account each), over SMTP"
+        " (smtplib, AUTH with a test key) vs POST /v3/messages; then the submission server with a no-op service"
+    ]
+    for size in intake.sizes:
+        verdict = "goal met" if size.ratio <= 1.3 else "ABOVE the goal"
+        lines.append(
+            f"   {size.messages:>6,} messages: API {size.api_per_second:6.1f}/s, SMTP {size.smtp_per_second:6.1f}/s;"
+            f" SMTP's cost per message {size.ratio:.2f}x the API's (goal <= 1.3x: {verdict});"
+            f" server alone {size.noop_per_second:,.0f}/s"
+        )
+    return lines

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench import cloud_workloads, events, imports, listsend, queues, seed, suppressions, verify
 from bench.api import ApiClient
@@ -22,6 +22,9 @@ from bench.stats import Growth, Latencies, ratio
 from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
 from postline.config import Events, SendQueue, Suppressions
+
+if TYPE_CHECKING:
+    from bench.smtp_intake import SmtpIntake
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
@@ -45,6 +48,7 @@ SECTIONS = (
     "suppressions",
     "listsend",
     "verify",
+    "smtp",
 )
 
 
@@ -94,6 +98,9 @@ class Options:
     verify_addresses: int = 100_000  # l: addresses of the bulk verification workload
     verify_domains: int = 1_000  # l: the domains they are spread over
     verify_timeout: float = 7_200.0
+    smtp_messages: int = 500  # k: messages per side over SMTP and the API (10 clients)
+    small_smtp_messages: int = 100  # k at a smaller size first: its growth
+    smtp_clients: int = 10
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -163,6 +170,7 @@ class Results:
     bulk_add: suppressions.BulkAdd | None
     csv_imports: list[suppressions.Import]  # small, then large
     verify: verify.BulkVerify | None
+    smtp: SmtpIntake | None
     growth: list[Growth]  # each two-size workload
     cloud: cloud_workloads.CloudModel | None
     imports: list[imports.ModuleImport]  # each function module's import against its dependencies alone
@@ -241,6 +249,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     bulk_add = None
     csv_imports: list[suppressions.Import] = []
     fanned: listsend.ListFanOut | None = None
+    smtp: SmtpIntake | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -388,6 +397,14 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     )
                     bench.empty_queues()
                 took["k. listsend"] = time.perf_counter() - section
+            if "smtp" in sections:
+                from bench import smtp_intake  # it imports this module (_concurrently)
+
+                section = time.perf_counter()
+                smtp = smtp_intake.measure(
+                    runtime, options.smtp_clients, (options.small_smtp_messages, options.smtp_messages), progress
+                )
+                took["m. smtp"] = time.perf_counter() - section
             progress("stopping the runtime")
     checked = None
     if "verify" in sections:
@@ -403,6 +420,21 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     growth = []
     if len(batches) == 2:
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
+    if smtp is not None and len(smtp.sizes) == 2:
+        small, large = smtp.sizes
+        growth.append(
+            _growth(
+                "m. SMTP intake", "messages", (small.messages, small.smtp_seconds), (large.messages, large.smtp_seconds)
+            )
+        )
+        growth.append(
+            _growth(
+                "m. SMTP server (no-op)",
+                "messages",
+                (small.messages, small.noop_seconds),
+                (large.messages, large.noop_seconds),
+            )
+        )
     if len(whole) == 2:
         growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
     if len(csv_imports) == 2:
@@ -427,6 +459,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         bulk_add,
         csv_imports,
         checked,
+        smtp,
         growth,
         modeled,
         imported,

@@ -30,6 +30,7 @@ from postline.http.routes import (
     DELIVERIES_READ,
     DOMAINS_READ,
     DOMAINS_WRITE,
+    EGRESS,
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
@@ -187,6 +188,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}},
     ],
+    EGRESS: [],  # a setting only
     SIGNING_KEYS: [
         _crud("ResourcesTable"),
         {
@@ -418,6 +420,10 @@ VALUES: dict[str, Any] = {
     "RDAP_BASE_URL": _ref("RdapBaseUrl"),
     "RDAP_CA_BUNDLE": _ref("RdapCaBundle"),
     "VERIFY_QUEUE_URL": _ref("VerifyQueue"),
+    "TLSRPT_ORGANIZATION": _ref("TlsReportOrganization"),
+    "TLSRPT_CONTACT": _ref("TlsReportContact"),
+    "EGRESS_IP": _ref("EgressIp"),
+    "RELAY_PROBE_ADDRESS": _ref("RelayProbeAddress"),  # the same resource as the OutboundIp output
 }
 
 
@@ -441,6 +447,14 @@ def task_environment(groups: Groups) -> list[dict[str, Any]]:
     return [{"Name": name, "Value": value} for name, value in environment(groups)["Variables"].items()]
 
 
+# A route that probes mailboxes asks the relay task's probe endpoint, inside the VPC (the private
+# subnets, reaching the NAT for DNS and RDAP; the probe clients' group is the one the relay admits).
+PROBE_CLIENT_VPC: dict[str, Any] = {
+    "SubnetIds": [_ref("PrivateSubnetA"), _ref("PrivateSubnetB")],
+    "SecurityGroupIds": [_ref("ProbeClientSecurityGroup")],
+}
+
+
 def function_resource(route: Route) -> dict[str, Any]:
     policies = [policy for name in route.all_policies for policy in POLICIES[name]]
     return {
@@ -452,6 +466,7 @@ def function_resource(route: Route) -> dict[str, Any]:
             "MemorySize": route.memory,
             "Timeout": route.timeout,
             "Environment": environment(api_settings(route.module)),
+            **({"VpcConfig": PROBE_CLIENT_VPC} if route.probes_mailboxes else {}),
             "Policies": policies,
             "Events": {
                 "Api": {

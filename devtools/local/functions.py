@@ -258,7 +258,8 @@ def event_enabled(props: dict[str, Any]) -> bool:
 
 
 def function_environment(template: Template, resolver: Resolver) -> dict[str, str]:
-    """Globals.Function.Environment plus each function's own variables, resolved.
+    """Globals.Function.Environment plus each function's own variables, resolved, and the Fargate
+    tasks' container variables (the relay task runs in this process too).
 
     In-process handlers share one os.environ, so two functions may not give one variable
     two different values.
@@ -267,6 +268,10 @@ def function_environment(template: Template, resolver: Resolver) -> dict[str, st
         (logical_id, resource.get("Properties") or {})
         for logical_id, resource in template.of_type("AWS::Serverless::Function").items()
     ]
+    for logical_id, resource in template.of_type("AWS::ECS::TaskDefinition").items():
+        for container in (resource.get("Properties") or {}).get("ContainerDefinitions") or []:
+            pairs = {pair["Name"]: pair["Value"] for pair in container.get("Environment") or []}
+            sources.append((logical_id, {"Environment": {"Variables": pairs}}))
     environment: dict[str, str] = {}
     owner: dict[str, str] = {}
     for source, props in sources:

@@ -242,6 +242,12 @@ def _state_machine(clients: ClientFactory, logical_id: str, props: dict[str, Any
     return Deployed(arn, {"Arn": arn, "Name": name})
 
 
+def _no_elastic_ip(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    """An Elastic IP is the cloud's static egress; this machine has none: its Ref is "" (the functions'
+    EGRESS_IP, so GET /.well-known/svc/egress says there is no static address here)."""
+    return Deployed("", {"AllocationId": "", "PublicIp": ""})
+
+
 _CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] = {
     STATE_MACHINE: _state_machine,
     "AWS::DynamoDB::Table": _table,
@@ -250,4 +256,5 @@ _CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] =
     "AWS::SecretsManager::Secret": _secret,
     "AWS::KMS::Key": _kms_key,
     "AWS::IAM::Role": _role,
+    "AWS::EC2::EIP": _no_elastic_ip,
 }

@@ -33,12 +33,13 @@ from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
 from devtools.local.pumps import BatchSettings, Pump, SqsPump, StreamPump, event_source_pumps
-from devtools.local.schedules import SchedulerSchedules, rule_schedules
+from devtools.local.schedules import SchedulerSchedules, queue_schedules, rule_schedules
 from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
 from postline import wiring
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS
+from postline.relay.probes import ProbeServer
 from postline.relay.worker import BATCH_SIZE, deliver_batch
 from postline.shared.clock import MovableClock
 from postline.smtp.server import SubmissionServer
@@ -79,6 +80,7 @@ class Runtime:
         self._mail = MailSink(mail_port)
         self._smtp_port = smtp_port
         self._submission: SubmissionServer | None = None
+        self._probes: ProbeServer | None = None
         self.dns = DnsServer()  # the machine's DNS for the functions, unless DnsResolver says otherwise
         self.clock = MovableClock()
         self._activity = Activity()
@@ -104,6 +106,16 @@ class Runtime:
             starting.callback(self._mail.stop)
             self.dns.start()
             starting.callback(self.dns.stop)
+            # The relay task's mailbox probe endpoint, in this process: POST /v3/validate asks it
+            # over HTTP exactly as it asks the relay tasks in the cloud (VerifySmtpProbe=relay).
+            self._probes = ProbeServer(
+                wiring.direct_mailbox_prober,
+                host=MAIL_HOST,
+                port=0,
+                scope=lambda: wiring.settings_scope(RELAY_SETTINGS),
+            )
+            self._probes.start()
+            starting.callback(self._probes.stop)
             self._gateway = HttpServer(self._api_port)
             self._gateway.bind()
             starting.callback(self._gateway.stop)
@@ -137,6 +149,7 @@ class Runtime:
                 [
                     *rule_schedules(functions, self.clock.now(), self._activity),
                     SchedulerSchedules(self._emulator, self._activity),
+                    *queue_schedules(self._template, resolver, self._emulator, self.clock.now(), self._activity),
                     Workflows(self._emulator, machines, functions, self._activity),
                     *(pump for pump in self._pumps if isinstance(pump, SqsPump)),
                     *([_Every(SNAPSHOT_INTERVAL_SECONDS, self.snapshot)] if self._persist else []),
@@ -273,7 +286,8 @@ class Runtime:
             "QueueMaxDelaySeconds": "0",
             "AllowPrivateWebhookUrls": "true",
             "DnsResolver": self.dns.address,
-            "VerifySmtpProbe": "direct",  # this machine may speak SMTP to recipients' MX (a Lambda may not)
+            "VerifySmtpProbe": "relay",  # the in-process relay's probe endpoint, as in the cloud
+            "RelayProbeAddress": self._probes.address if self._probes is not None else "",
         }
         return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
 
@@ -322,7 +336,11 @@ class _RelayTask:
 
     def invoke(self, event: Any) -> Any:
         with wiring.settings_scope(RELAY_SETTINGS):
-            return deliver_batch(event, wiring.dispatcher(self._worker_id, hand_over=False))
+            return deliver_batch(
+                event,
+                wiring.dispatcher(self._worker_id, hand_over=False),
+                lambda: wiring.tls_report_service(self._worker_id),
+            )
 
 
 class _Every:

@@ -5,6 +5,8 @@
 - `SchedulerSchedules`: one-time schedules that code creates at run time through the
   `scheduler` API, `at(...)` with an SQS queue as target; sends the target's Input to the
   queue when due, then deletes the schedule if its ActionAfterCompletion is DELETE.
+- `QueueSchedule`: a template's own `AWS::Scheduler::Schedule` resource with an SQS queue as target
+  (the relay's daily TLS-RPT job); sends its Input to the queue each time it is due.
 
 When the clock jumps over several due times, a schedule fires once, like a machine waking up.
 """
@@ -21,14 +23,29 @@ from typing import Any
 
 from devtools.local import expressions
 from devtools.local.activity import Activity
-from devtools.local.cloudformation import ACCOUNT_ID, REGION
+from devtools.local.cloudformation import ACCOUNT_ID, REGION, Resolver, Template
 from devtools.local.emulator import Emulator
 from devtools.local.functions import LocalFunction, event_enabled
 
 logger = logging.getLogger(__name__)
 
 
-class RuleSchedule:
+class _Recurring:
+    """A recurring expression's next due time, taken once it has come (a jump over several fires once)."""
+
+    def __init__(self, text: str, zone: str, start: datetime) -> None:
+        self._expression = expressions.parse(text, zone)
+        self._due = self._expression.next_after(start)
+
+    def _take_due(self, now: datetime) -> datetime | None:
+        due = self._due
+        if due is None or due > now:
+            return None
+        self._due = self._expression.next_after(now)
+        return due
+
+
+class RuleSchedule(_Recurring):
     def __init__(
         self,
         function: LocalFunction,
@@ -47,15 +64,13 @@ class RuleSchedule:
             text, zone = props["Schedule"], "UTC"  # EventBridge rules run in UTC
         else:
             text, zone = props["ScheduleExpression"], props.get("ScheduleExpressionTimezone", "UTC")
-        self._expression = expressions.parse(text, zone)
-        self._due = self._expression.next_after(start)
+        super().__init__(text, zone, start)
         self._rule_arn = f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/{function.name}-{event_name}"
 
     def fire_due(self, now: datetime) -> None:
-        due = self._due
-        if due is None or due > now:
+        due = self._take_due(now)
+        if due is None:
             return
-        self._due = self._expression.next_after(now)
         with self._activity.working():
             try:
                 self._function.invoke(self._payload(due))
@@ -160,6 +175,64 @@ class SchedulerSchedules:
                 f"{schedule['Arn']}@{scheduled_time.isoformat()}".encode()
             ).hexdigest()
         self._emulator.client("sqs").send_message(**request)
+
+
+class QueueSchedule(_Recurring):
+    def __init__(
+        self,
+        logical_id: str,
+        expression: str,
+        zone: str,
+        queue_arn: str,
+        text: str,
+        emulator: Emulator,
+        start: datetime,
+        activity: Activity,
+    ) -> None:
+        super().__init__(expression, zone, start)
+        self.name = logical_id
+        self._queue_arn = queue_arn
+        self._input = text
+        self._emulator = emulator
+        self._activity = activity
+        self._arn = f"arn:aws:scheduler:{REGION}:{ACCOUNT_ID}:schedule/default/{logical_id}"
+
+    def fire_due(self, now: datetime) -> None:
+        due = self._take_due(now)
+        if due is None:
+            return
+        with self._activity.working():
+            body = _with_context_attributes(self._input, self._arn, due)
+            self._emulator.client("sqs").send_message(
+                QueueUrl=self._emulator.queue_url(self._queue_arn), MessageBody=body
+            )
+
+
+def queue_schedules(
+    template: Template, resolver: Resolver, emulator: Emulator, start: datetime, activity: Activity
+) -> list[QueueSchedule]:
+    """One per `AWS::Scheduler::Schedule` of the template whose target is an SQS queue; first due after
+    `start`. (Locally a resource's Condition is not evaluated: the queue is there, so is its schedule.)"""
+    found = []
+    for logical_id, resource in template.of_type("AWS::Scheduler::Schedule").items():
+        props = resource.get("Properties") or {}
+        target = props.get("Target") or {}
+        arn = str(resolver.resolve(target.get("Arn", "")))
+        if arn.split(":")[2:3] != ["sqs"] or props.get("State", "ENABLED") != "ENABLED":
+            continue
+        found.append(
+            QueueSchedule(
+                logical_id,
+                props["ScheduleExpression"],
+                props.get("ScheduleExpressionTimezone", "UTC"),
+                arn,
+                target.get("Input", "{}"),
+                emulator,
+                start,
+                activity,
+            )
+        )
+    return found
 
 
 def _with_context_attributes(text: str, schedule_arn: str, scheduled_time: datetime) -> str:

@@ -4,10 +4,12 @@ fallback, a server that is down, the dialogue (never DATA), and a registry that 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from devtools.local.dns_server import MX, A, DnsServer
 from postline.delivery.mx import MxResolver
-from postline.verification.domain import ProbeOutcome
+from postline.relay.probes import ProbeServer
+from postline.verification.domain import MailboxProbe, ProbeOutcome
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber
 from tests.certs import TestCa
@@ -44,9 +46,70 @@ def test_no_server_answering_is_unreachable() -> None:
         assert "gone.down.test has no address" in found.detail
 
 
-def test_the_cloud_adapter_says_why_it_did_not_probe() -> None:
-    found = RelayMailboxProber().probe("ada@acme.test", "acme.test", ("mx.acme.test",), catch_all=None)
-    assert found.outcome is ProbeOutcome.NOT_RUN and "relay task" in found.detail
+def test_the_cloud_adapter_asks_the_relays_probe_endpoint_which_runs_the_same_dialogue() -> None:
+    """RelayMailboxProber (the validate Lambda) -> ProbeServer (the relay task) -> SmtpMailboxProber."""
+    strict = PolicyMx("known_users", frozenset({"ada"}))
+    with policy_servers({"acme.test": strict}) as port, DnsServer() as dns:
+        dns.add("acme.test", MX(10, "mx.acme.test"))
+        dns.add("mx.acme.test", A(MX_HOST))
+        direct = SmtpMailboxProber(MxResolver(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
+        server = ProbeServer(lambda: direct, host="127.0.0.1", port=0)
+        server.start()
+        try:
+            relay = RelayMailboxProber(server.address)
+            found = relay.probe("ada@acme.test", "acme.test", ("mx.acme.test",), catch_all=None)
+            assert (found.outcome, found.catch_all) == (ProbeOutcome.ACCEPTED, False)
+            assert found.detail.startswith("mx.acme.test answered RCPT TO with 250")
+            missing = relay.probe("bob@acme.test", "acme.test", ("mx.acme.test",), catch_all=False)
+            assert missing.outcome is ProbeOutcome.REJECTED and "550" in missing.detail
+        finally:
+            server.stop()
+        assert [address for address, _ in strict.rcpts][-1] == "bob@acme.test"  # the relay asked the MX
+        assert strict.data_sessions == 0
+
+
+def test_a_relay_that_cannot_be_reached_or_is_busy_is_not_run_with_the_reason() -> None:
+    import time
+
+    started = time.monotonic()
+    gone = RelayMailboxProber("127.0.0.1:1").probe("ada@acme.test", "acme.test", ("mx.acme.test",), catch_all=None)
+    assert gone.outcome is ProbeOutcome.NOT_RUN and "probe endpoint (127.0.0.1:1) did not answer" in gone.detail
+    assert time.monotonic() - started < 3  # refused at once; never the request's whole budget
+
+    class Stuck:
+        """A probe that is still talking to a slow MX while another request comes in."""
+
+        def __init__(self) -> None:
+            import threading
+
+            self.entered, self.release = threading.Event(), threading.Event()
+
+        def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> Any:
+            self.entered.set()
+            self.release.wait(10)
+            return MailboxProbe(ProbeOutcome.TEMPORARY, detail="451 try later")
+
+    import threading
+
+    stuck = Stuck()
+    server = ProbeServer(lambda: stuck, host="127.0.0.1", port=0, max_concurrent=1)
+    server.start()
+    try:
+        relay = RelayMailboxProber(server.address)
+        answers: list[MailboxProbe] = []
+        first = threading.Thread(
+            target=lambda: answers.append(relay.probe("a@b.test", "b.test", ("mx.b.test",), catch_all=None))
+        )
+        first.start()
+        assert stuck.entered.wait(5)
+        busy = relay.probe("c@b.test", "b.test", ("mx.b.test",), catch_all=None)
+        assert busy.outcome is ProbeOutcome.NOT_RUN and "busy" in busy.detail
+        stuck.release.set()
+        first.join(10)
+        assert [(a.outcome, a.detail) for a in answers] == [(ProbeOutcome.TEMPORARY, "451 try later")]
+    finally:
+        stuck.release.set()
+        server.stop()
 
 
 def test_rdap_registration_date_and_failures(tmp_path: object) -> None:

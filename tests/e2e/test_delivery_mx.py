@@ -19,6 +19,8 @@ runtime's clock moves forward for retries; tests do not depend on each other's c
 
 from __future__ import annotations
 
+import gzip
+import json
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -26,6 +28,7 @@ from datetime import datetime
 from email import message_from_bytes
 from email.message import Message as EmailMessage
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import boto3
@@ -37,7 +40,7 @@ from boto3.dynamodb.types import TypeDeserializer
 from devtools.local.dns_server import MX, NULL_MX, TXT, A, DnsServer, Query
 from postline.delivery.outcomes import RETRY_DELAYS_SECONDS
 from tests.conftest import RuntimeProcess, Spawn
-from tests.e2e.support import Api
+from tests.e2e.support import Api, run_cli
 from tests.peers.mx_server import MxServer, Received
 from tests.support import eventually
 
@@ -47,6 +50,7 @@ RECIPIENT_DOMAIN = "example.test"
 MX_HOST = f"mx.{RECIPIENT_DOMAIN}"
 SENDER = "Sender <news@postline.test>"
 NO_ROUTE_DOMAIN = "noroute.test"
+TLS_REPORTS = f"tls-reports@{RECIPIENT_DOMAIN}"
 WAIT_SECONDS = 10.0
 _deserialize = TypeDeserializer().deserialize
 
@@ -143,6 +147,8 @@ def stack(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
             dns_server.add(MX_HOST, A("127.0.0.1"))
             dns_server.add("nomail.test", NULL_MX)
             dns_server.add(NO_ROUTE_DOMAIN, TXT("v=spf1 -all"))  # exists, but has no MX, A or AAAA
+            # TLS-RPT (RFC 8460): where the relay reports its sessions with the recipient domain.
+            dns_server.add(f"_smtp._tls.{RECIPIENT_DOMAIN}", TXT(f"v=TLSRPTv1; rua=mailto:{TLS_REPORTS}"))
             aws = child.dev["aws"]
             dynamodb = boto3.client(
                 "dynamodb",
@@ -438,3 +444,57 @@ def test_every_send_is_delivered_by_the_drain_that_follows_it(stack: Stack) -> N
         if not stack.received_by(to):
             late.append(message_id)
     assert late == []
+
+
+def test_the_relay_reports_a_days_tls_sessions_to_the_domains_rua_once(stack: Stack) -> None:
+    """TLS-RPT (RFC 8460): the live sends of a day are counted per recipient domain; `postline tlsrpt
+    run` puts the report job on the relay queue, and the relay mails the report to the rua published
+    at _smtp._tls, by MX lookup like any delivery. Running it again sends nothing more."""
+    mailbox = TLS_REPORTS  # published at _smtp._tls.example.test from the start (the relay caches it)
+    now = stack.advance(0)
+    stack.advance(86_400 - (now.hour * 3600 + now.minute * 60 + now.second) + 60)  # a day no test sent on
+    day = stack.advance(0).date()
+    for _ in range(2):
+        stack.send(recipient("tls"))
+    stack.drain()
+    stack.advance(86_400)  # the day is over: now it is reported
+
+    aws = stack.child.dev["aws"]
+    operator = SimpleNamespace(
+        env={
+            **aws["env"],
+            "AWS_ENDPOINT_URL": aws["endpoint_url"],
+            "AWS_DEFAULT_REGION": aws["region"],
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+        }
+    )
+    for _ in range(2):  # the second run finds the report sent
+        queued = run_cli(operator, "tlsrpt", "run", "--day", day.isoformat())
+        assert queued["kind"] == "tls_reports" and queued["day"] == day.isoformat()
+        stack.drain()
+
+    # The runtime's daily schedule may have reported earlier days (other tests' sends) meanwhile: this
+    # day's report is the one that counts, and there is exactly one of it.
+    reports = []
+    for received in stack.mx.messages:
+        if mailbox not in received.rcpt_tos:
+            continue
+        report_mail = parsed(received)
+        assert report_mail["TLS-Report-Domain"] == RECIPIENT_DOMAIN
+        assert report_mail.get_content_type() == "multipart/report"
+        [attachment] = [part for part in report_mail.walk() if part.get_content_type() == "application/tlsrpt+gzip"]
+        payload = attachment.get_payload(decode=True)
+        assert isinstance(payload, bytes)
+        reports.append(json.loads(gzip.decompress(payload)))
+    [report] = [r for r in reports if r["date-range"]["start-datetime"].startswith(day.isoformat())]
+    assert report["date-range"] == {
+        "start-datetime": f"{day.isoformat()}T00:00:00Z",
+        "end-datetime": f"{day.isoformat()}T23:59:59Z",
+    }
+    assert report["policies"] == [
+        {
+            "policy": {"policy-type": "no-policy-found", "policy-domain": RECIPIENT_DOMAIN},
+            "summary": {"total-successful-session-count": 2, "total-failure-session-count": 0},
+        }
+    ]

@@ -325,3 +325,10 @@ def test_metrics_routes(invoke: Invoke) -> None:
     for name in ("metrics_summary_window_too_long", "metrics_breakdown_unknown_dimension"):
         response = invoke(name)
         assert response["statusCode"] == 400 and body(response)["error"]["code"] == "validation_error", name
+
+
+def test_the_egress_document_says_where_mail_and_webhooks_come_from(invoke: Invoke) -> None:
+    """The in-process stack, like the embedded runtime, has no Elastic IP: no static address."""
+    response = invoke("egress")
+    assert response["statusCode"] == 200
+    assert body(response) == {"ipv4": [], "static": False, "used_for": ["smtp_relay", "webhooks"]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,14 @@ import yaml
 from infra.generate import VALUES, load_api_module, placeholder_environment, render_openapi, render_template
 from postline import wiring
 from postline.config import GROUPS, SettingsError
-from postline.deployment import POLICY_SETTINGS, WORKER_SETTINGS, function_settings, variables
+from postline.deployment import (
+    POLICY_SETTINGS,
+    RELAY_SETTINGS,
+    SMTP_SETTINGS,
+    WORKER_SETTINGS,
+    function_settings,
+    variables,
+)
 from postline.http.routes import ROUTES
 from postline.keys.domain import Access
 
@@ -97,6 +105,7 @@ def test_each_function_gets_exactly_the_variables_of_its_settings(template: dict
 def test_every_settings_variable_has_a_value_and_every_group_a_reader() -> None:
     declared = {group for groups in WORKER_SETTINGS.values() for group in groups}
     declared |= {group for groups in POLICY_SETTINGS.values() for group in groups}
+    declared |= set(RELAY_SETTINGS) | set(SMTP_SETTINGS)  # the Fargate tasks read settings too
     assert set(GROUPS) == declared
     assert {name for group in GROUPS for name in group.variables()} == set(VALUES)
 
@@ -187,3 +196,44 @@ def test_relayed_mail_and_webhooks_leave_from_the_one_elastic_ip(template: dict[
     for name, properties in _functions(template).items():
         if properties["CodeUri"] == "functions/workers/" and properties["Handler"].startswith("webhook_"):
             assert {s["Ref"] for s in properties["VpcConfig"]["SubnetIds"]} == private, name
+    # ...and GET /.well-known/svc/egress tells that address: the same resource as the output.
+    egress = _functions(template)["EgressFunction"]["Environment"]["Variables"]["EGRESS_IP"]
+    assert egress == template["Outputs"]["OutboundIp"]["Value"]
+
+
+def test_the_daily_tls_reports_job_goes_to_the_relay_queue(template: dict[str, Any]) -> None:
+    schedule = template["Resources"]["TlsReportSchedule"]
+    target = schedule["Properties"]["Target"]
+    assert target["Arn"] == {"Fn::GetAtt": ["RelayQueue", "Arn"]}
+    assert json.loads(target["Input"])["kind"] == "tls_reports"
+    role = template["Resources"][target["RoleArn"]["Fn::GetAtt"][0]]["Properties"]
+    [statement] = role["Policies"][0]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "sqs:SendMessage" and statement["Resource"] == target["Arn"]
+
+
+def test_mailbox_probes_reach_the_relay_tasks_probe_endpoint_inside_the_vpc(template: dict[str, Any]) -> None:
+    """A Lambda cannot open port 25: the functions that probe run in the private subnets and ask the
+    relay task's endpoint (postline/relay/probes.py), found through Cloud Map, admitted by group."""
+    from postline.relay.probes import PROBE_PORT
+
+    resources = template["Resources"]
+    namespace = resources["InternalNamespace"]["Properties"]["Name"]
+    discovery = resources["RelayProbeDiscovery"]["Properties"]
+    assert discovery["DnsConfig"]["NamespaceId"] == {"Fn::GetAtt": ["InternalNamespace", "Id"]}
+    default = template["Parameters"]["RelayProbeAddress"]["Default"]
+    assert default == f"{discovery['Name']}.{namespace}:{PROBE_PORT}"
+    relay = resources["RelayService"]["Properties"]
+    assert relay["ServiceRegistries"] == [{"RegistryArn": {"Fn::GetAtt": ["RelayProbeDiscovery", "Arn"]}}]
+    assert {"Ref": "RelayProbeSecurityGroup"} in relay["NetworkConfiguration"]["AwsvpcConfiguration"]["SecurityGroups"]
+    (container,) = resources["RelayTaskDefinition"]["Properties"]["ContainerDefinitions"]
+    assert container["PortMappings"] == [{"ContainerPort": PROBE_PORT, "Protocol": "tcp"}]
+    [ingress] = resources["RelayProbeSecurityGroup"]["Properties"]["SecurityGroupIngress"]
+    assert (ingress["FromPort"], ingress["ToPort"]) == (PROBE_PORT, PROBE_PORT)
+    assert ingress["SourceSecurityGroupId"] == {"Ref": "ProbeClientSecurityGroup"}
+    functions = _functions(template)
+    for name in ("ValidateAddressFunction", "BulkVerificationFunction"):
+        vpc = functions[name]["VpcConfig"]
+        assert {s["Ref"] for s in vpc["SubnetIds"]} == {"PrivateSubnetA", "PrivateSubnetB"}, name
+        assert vpc["SecurityGroupIds"] == [{"Ref": "ProbeClientSecurityGroup"}], name
+        assert functions[name]["Environment"]["Variables"]["RELAY_PROBE_ADDRESS"] == {"Ref": "RelayProbeAddress"}
+    assert template["Parameters"]["VerifySmtpProbe"]["Default"] == "relay"

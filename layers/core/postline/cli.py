@@ -135,6 +135,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
 
+    tlsrpt = commands.add_parser("tlsrpt", help="TLS-RPT reports (RFC 8460)").add_subparsers(
+        dest="action", required=True
+    )
+    tls_run = tlsrpt.add_parser(
+        "run",
+        help="put a report job on the relay queue, as the daily schedule does: a relay task sends each "
+        "domain's report for the day once (safe to rerun)",
+    )
+    tls_run.add_argument(
+        "--day", type=date.fromisoformat, help="the UTC day to report, yyyy-mm-dd (default: yesterday and retries)"
+    )
+
     metrics = commands.add_parser("metrics", help="metrics roll-ups").add_subparsers(dest="action", required=True)
     rebuild = metrics.add_parser(
         "backfill",
@@ -176,6 +188,8 @@ def run(args: argparse.Namespace) -> None:
         _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "domain":
         _domain(args)
+    elif args.command == "tlsrpt":
+        _print(wiring.queue_tls_reports(args.day))
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)

@@ -129,6 +129,22 @@ class Outbound(SettingsGroup):
     smtp_mx_port: int = Field(alias="SMTP_MX_PORT", ge=1, le=65535)
 
 
+class TlsReports(SettingsGroup):
+    """Who signs the relay's TLS-RPT reports (RFC 8460): organization-name, and contact-info, which
+    is also the From of mailed reports; its domain names the submitter."""
+
+    organization: str = Field(alias="TLSRPT_ORGANIZATION", min_length=1)
+    contact: str = Field(alias="TLSRPT_CONTACT", pattern=r"^[^@\s<>]+@[^@\s<>]+$")
+
+    @property
+    def submitter(self) -> str:
+        return self.contact.rpartition("@")[2].lower()
+
+
+class Egress(SettingsGroup):
+    ip: str = Field(alias="EGRESS_IP")  # the NAT gateway's Elastic IP (the OutboundIp output); empty: none
+
+
 class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 
@@ -148,6 +164,8 @@ class VerificationChecks(SettingsGroup):
     # POST /v3/validate: where the mailbox probe runs ("direct": this process speaks SMTP to the MX,
     # the embedded runtime; "relay": the SMTP relay task, the cloud; "off") and the RDAP service.
     smtp_probe: Literal["direct", "relay", "off"] = Field(alias="VERIFY_SMTP_PROBE")
+    # host:port of the relay task's probe endpoint (postline/relay/probes.py), for "relay"
+    relay_probe: str = Field(alias="RELAY_PROBE_ADDRESS", pattern=r"^[^:\s]+:\d{1,5}$")
     rdap_base_url: str = Field(alias="RDAP_BASE_URL")  # https://...; empty: domain ages are not looked up
     rdap_ca_bundle: str = Field(alias="RDAP_CA_BUNDLE")  # PEM of extra CAs for the RDAP server; empty: none
 

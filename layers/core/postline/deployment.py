@@ -19,6 +19,7 @@ from postline.config import (
     Counters,
     Dns,
     DomainRecords,
+    Egress,
     Events,
     EventsQuery,
     ExportFiles,
@@ -40,6 +41,7 @@ from postline.config import (
     SourceRate,
     SuppressionJobQueue,
     Suppressions,
+    TlsReports,
     TrackingSecret,
     VerificationChecks,
     VerifyQueue,
@@ -76,6 +78,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.MESSAGES_WRITE: (Messages, Events, SendQueue, ContentKey, ContentBucket, Suppressions),
     r.TRACK: (Messages, Events, Suppressions, TrackingSecret),
     r.SIGNING_KEYS: (ContentKey,),
+    r.EGRESS: (Egress,),
     r.WEBHOOKS_READ: (ContentKey,),
     r.WEBHOOKS_WRITE: (ContentKey, WebhookUrls),
     r.EVENTS_READ: (Events, EventsQuery),
@@ -151,8 +154,9 @@ WORKER_SETTINGS: dict[str, Groups] = {
 # sends through POST /v3/messages' send service.
 SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.SEND]]))
 
-# The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over.
-RELAY_SETTINGS: Groups = _DELIVER
+# The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over,
+# and the daily TLS-RPT reports (postline/tlsrpt), which it sends itself (mailto: over its SMTP).
+RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress)  # Egress: the reports' sending-mta-ip
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
@@ -160,6 +164,7 @@ COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
     "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
+    "tlsrpt": (RelayQueue,),  # puts a report job on the relay queue, as the daily schedule does
 }
 
 

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,6 +32,7 @@ from postline.config import (
     Counters,
     Dns,
     DomainRecords,
+    Egress,
     Events,
     EventsQuery,
     ExportFiles,
@@ -54,6 +55,7 @@ from postline.config import (
     SourceRate,
     SuppressionJobQueue,
     Suppressions,
+    TlsReports,
     TrackingSecret,
     VerificationChecks,
     VerifyQueue,
@@ -81,6 +83,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.domains.ports import DkimKeys, RecordLookup
     from postline.domains.service import DomainService
     from postline.domains.store import DynamoSendingDomains
+    from postline.egress.models import EgressAddresses
     from postline.events.service import EventService
     from postline.events.store import DynamoEventStore
     from postline.exports.files import S3ExportFiles
@@ -115,6 +118,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
+    from postline.tlsrpt.service import CachedReportRecords, TlsReportService
+    from postline.tlsrpt.store import DynamoTlsReports
     from postline.tracking.domain import LinkMaker
     from postline.tracking.service import TrackingService
     from postline.usage.service import UsageService
@@ -126,6 +131,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.verification.proof_service import ProofService, ProofVerifier
     from postline.verification.rdap import RdapRegistrations
     from postline.verification.service import CachedRoutes, ValidationService
+    from postline.verification.smtp_probe import SmtpMailboxProber
     from postline.verification.store import DynamoActivity
     from postline.webhook_delivery.http_client import WebhookHttp
     from postline.webhook_delivery.service import WebhookDeliverer
@@ -506,6 +512,7 @@ def transports() -> dict[str, Transport]:
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
     from postline.shared.resolver import dns_resolver
+    from postline.tlsrpt.service import TlsSessionRecorder
 
     outbound = settings(Outbound)
     resolver = mx_resolver()
@@ -518,9 +525,55 @@ def transports() -> dict[str, Transport]:
             helo_name=outbound.smtp_helo_name,
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
             mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
+            # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
+            tls_sessions=TlsSessionRecorder(tls_report_store(), _CurrentClock()),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+@_built_once()
+def tls_report_store() -> DynamoTlsReports:
+    from postline.tlsrpt.store import DynamoTlsReports
+
+    return DynamoTlsReports(client("dynamodb"), settings(Counters).table)
+
+
+@_built_once()
+def tls_report_records() -> CachedReportRecords:
+    """Recipient domains' `_smtp._tls` records, through the resolver port sending uses, cached."""
+    from postline.tlsrpt.senders import DnsReportRecords
+    from postline.tlsrpt.service import CachedReportRecords
+
+    return CachedReportRecords(DnsReportRecords(record_lookup()))
+
+
+def tls_report_service(owner: str = "relay") -> TlsReportService:
+    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua through its SMTP transport."""
+    from postline.tlsrpt.senders import HttpsReportPoster, MailReportSender
+    from postline.tlsrpt.service import ReporterIdentity, TlsReportService
+
+    reports = settings(TlsReports)
+    return TlsReportService(
+        store=tls_report_store(),
+        records=tls_report_records(),
+        senders={
+            "https": HttpsReportPoster(mx_resolver().address),
+            "mailto": MailReportSender(transports()["smtp"], reports.contact, reports.submitter),
+        },
+        identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter, settings(Egress).ip),
+        clock=_clock,
+        owner=owner,
+    )
+
+
+def queue_tls_reports(day: date | None = None) -> dict[str, Any]:
+    """Puts a TLS-RPT run on the relay queue, the job the daily schedule puts there (`postline tlsrpt run`)."""
+    from postline.tlsrpt.models import TlsReportJob
+
+    job = TlsReportJob(day=day) if day is not None else TlsReportJob(scheduled_at=_clock.now())
+    sent = client("sqs").send_message(QueueUrl=settings(RelayQueue).url, MessageBody=job.model_dump_json())
+    return {"queued": sent["MessageId"], **job.model_dump(mode="json")}
 
 
 def transport_for(message: Message) -> Transport:
@@ -692,7 +745,13 @@ def relay_worker(worker_id: str) -> RelayWorker:
     relay = settings(RelayQueue)
     # The long poll holds a receive open for up to 20 s: longer than the clients' read timeout.
     sqs = boto3.session.Session().client("sqs", config=_BOTO_CONFIG.merge(Config(read_timeout=LONG_POLL_SECONDS + 10)))
-    return RelayWorker(sqs, relay.url, relay.arn, lambda: dispatcher(worker_id, hand_over=False))
+    return RelayWorker(
+        sqs,
+        relay.url,
+        relay.arn,
+        lambda: dispatcher(worker_id, hand_over=False),
+        reports=lambda: tls_report_service(worker_id),
+    )
 
 
 def tracking_service() -> TrackingService:
@@ -901,6 +960,13 @@ def webhook_deliverer() -> WebhookDeliverer:
     )
 
 
+def egress_addresses() -> EgressAddresses:
+    """GET /.well-known/svc/egress: the static source address of relayed mail and webhook calls."""
+    from postline.egress.models import egress_addresses as view
+
+    return view(settings(Egress).ip)
+
+
 def signing_key_service() -> SigningKeyService:
     from postline.signing_keys.service import SigningKeyService
 
@@ -944,13 +1010,21 @@ def webhook_resend_service() -> WebhookResendService:
 
 @_built_once()
 def mailbox_prober() -> MailboxProber:
-    from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber, SmtpMailboxProber
+    from postline.verification.smtp_probe import NoMailboxProber, RelayMailboxProber
 
-    mode = settings(VerificationChecks).smtp_probe
-    if mode == "direct":
-        outbound = settings(Outbound)
-        return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
-    return RelayMailboxProber() if mode == "relay" else NoMailboxProber()
+    checks = settings(VerificationChecks)
+    if checks.smtp_probe == "direct":
+        return direct_mailbox_prober()
+    return RelayMailboxProber(checks.relay_probe) if checks.smtp_probe == "relay" else NoMailboxProber()
+
+
+@_built_once()
+def direct_mailbox_prober() -> SmtpMailboxProber:
+    """The SMTP dialogue itself: what the relay task's probe endpoint runs (and "direct" mode)."""
+    from postline.verification.smtp_probe import SmtpMailboxProber
+
+    outbound = settings(Outbound)
+    return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
 
 
 @_built_once()

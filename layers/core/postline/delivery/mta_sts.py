@@ -6,7 +6,9 @@ at most 64 KB) and caches the policy for its max_age, fetching again when the re
 A failed fetch keeps the cached policy (section 5.1); without one, mail goes as without MTA-STS.
 In `enforce` mode the transport (transports/smtp.py) delivers only to MX hosts the policy lists, and
 only after STARTTLS with a certificate valid for the MX name; `testing` and `none` change nothing
-(TLS-RPT reports of `testing` failures are not sent yet).
+for delivery, but the transport checks `testing` policies too and reports what would have failed
+(TLS-RPT, RFC 8460: postline/tlsrpt). A fetch that failed is remembered with its RFC 8460 result type
+(`lookup`), so the domain's TLS-RPT report says why no policy applied.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import dns.exception
@@ -35,8 +37,20 @@ class Mode(StrEnum):
     NONE = "none"
 
 
+class FetchFailure(StrEnum):
+    """Why no policy could be had, named as RFC 8460 section 4.3 names it."""
+
+    FETCH_ERROR = "sts-policy-fetch-error"  # no answer, not 200, not text/plain, too large
+    INVALID = "sts-policy-invalid"  # fetched, but not a valid RFC 8461 policy
+    WEBPKI_INVALID = "sts-webpki-invalid"  # the policy host's certificate did not validate
+
+
 class PolicyError(ValueError):
     """A policy, or its fetch, that does not follow RFC 8461."""
+
+    def __init__(self, message: str, failure: FetchFailure = FetchFailure.INVALID) -> None:
+        super().__init__(message)
+        self.failure = failure
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,8 @@ class Policy:
     mode: Mode
     mx: tuple[str, ...]  # patterns: a host name, or "*." and a name (one leftmost label)
     max_age: int
+    # The policy's text, a line an entry (a TLS-RPT report quotes it); not part of its meaning.
+    lines: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def enforced(self) -> bool:
@@ -76,9 +92,11 @@ def parse_policy(text: str) -> Policy:
     """Section 3.2: `key: value` lines; version STSv1, a mode, max_age, and mx (one or more; none
     needed in mode none)."""
     fields: dict[str, list[str]] = {}
+    lines: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
         if not line.strip():
             continue
+        lines.append(line.strip())
         key, colon, value = line.partition(":")
         if not colon:
             raise PolicyError(f"not a policy line: {line[:80]!r}")
@@ -95,7 +113,7 @@ def parse_policy(text: str) -> Policy:
     mx = tuple(pattern.lower().rstrip(".") for pattern in fields.get("mx", []))
     if mode is not Mode.NONE and not mx:
         raise PolicyError("the policy lists no mx")
-    return Policy(mode, mx, int(age))
+    return Policy(mode, mx, int(age), tuple(lines))
 
 
 class HttpsPolicyFetcher:
@@ -114,7 +132,7 @@ class HttpsPolicyFetcher:
         host = f"mta-sts.{domain}"
         ip = self._address(host)
         if ip is None:
-            raise PolicyError(f"{host} has no address")
+            raise PolicyError(f"{host} has no address", FetchFailure.FETCH_ERROR)
         try:
             raw = socket.create_connection((ip, self._port), timeout=self._timeout)
             with self._context.wrap_socket(raw, server_hostname=host) as tls:
@@ -123,14 +141,16 @@ class HttpsPolicyFetcher:
                 response = http.client.HTTPResponse(tls)
                 response.begin()
                 if response.status != 200:  # redirects are not followed (section 3.3)
-                    raise PolicyError(f"{host} answered {response.status}")
+                    raise PolicyError(f"{host} answered {response.status}", FetchFailure.FETCH_ERROR)
                 if response.getheader("Content-Type", "").split(";")[0].strip().lower() != "text/plain":
-                    raise PolicyError(f"{host} did not answer text/plain")
+                    raise PolicyError(f"{host} did not answer text/plain", FetchFailure.FETCH_ERROR)
                 body = response.read(MAX_POLICY_BYTES + 1)
-        except (OSError, http.client.HTTPException) as error:  # ssl errors are OSErrors
-            raise PolicyError(f"fetching the policy from {host} failed: {error}") from error
+        except ssl.SSLCertVerificationError as error:
+            raise PolicyError(f"{host}'s certificate is not valid: {error}", FetchFailure.WEBPKI_INVALID) from error
+        except (OSError, http.client.HTTPException) as error:  # other ssl errors are OSErrors
+            raise PolicyError(f"fetching the policy from {host} failed: {error}", FetchFailure.FETCH_ERROR) from error
         if len(body) > MAX_POLICY_BYTES:
-            raise PolicyError(f"{host}'s policy is larger than 64 KB")
+            raise PolicyError(f"{host}'s policy is larger than 64 KB", FetchFailure.FETCH_ERROR)
         return body.decode("utf-8", errors="replace")
 
 
@@ -140,6 +160,15 @@ class _Cached:
     policy: Policy | None
     checked: float  # when DNS was last asked
     expires: float  # when the policy (max_age) runs out
+    failure: FetchFailure | None = None  # the domain has a record, but its policy could not be had
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A domain's policy in force (None: none), and why none when its record promised one."""
+
+    policy: Policy | None
+    failure: FetchFailure | None = None
 
 
 class MtaStsPolicies:
@@ -161,12 +190,15 @@ class MtaStsPolicies:
         self._lock = threading.Lock()
 
     def policy_for(self, domain: str) -> Policy | None:
+        return self.lookup(domain).policy
+
+    def lookup(self, domain: str) -> Lookup:
         domain = domain.rstrip(".").lower()
         now = self._clock()
         with self._lock:
             cached = self._cache.get(domain)
         if cached is not None and now - cached.checked < self._recheck:
-            return cached.policy if cached.policy is None or now < cached.expires else None
+            return self._answer(cached, now)
         record = self._record(domain)
         usable = cached if cached is not None and cached.policy is not None and now < cached.expires else None
         if record is None:
@@ -178,18 +210,25 @@ class MtaStsPolicies:
             try:
                 policy = parse_policy(self._fetch(domain))
                 entry = _Cached(record, policy, now, now + policy.max_age)
-            except PolicyError:
+            except PolicyError as error:
                 entry = _Cached(
                     usable.record if usable else None,
                     usable.policy if usable else None,
                     now,
                     usable.expires if usable else now,
+                    None if usable else error.failure,
                 )
         with self._lock:
             if len(self._cache) >= 100_000:
                 self._cache.clear()
             self._cache[domain] = entry
-        return entry.policy if entry.policy is not None and now < entry.expires else None
+        return self._answer(entry, now)
+
+    @staticmethod
+    def _answer(entry: _Cached, now: float) -> Lookup:
+        if entry.policy is not None and now < entry.expires:
+            return Lookup(entry.policy)
+        return Lookup(None, entry.failure)
 
     def _record(self, domain: str) -> str | None:
         try:

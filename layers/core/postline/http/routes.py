@@ -22,6 +22,7 @@ MESSAGES_READ = "messages:read"
 MESSAGES_WRITE = "messages:write"
 TRACK = "track"  # record opens, clicks and unsubscribes
 SIGNING_KEYS = "signing-keys"  # read the webhook signing keys; mint the first one
+EGRESS = "egress"  # the static egress address: a setting from the template, no AWS call
 WEBHOOKS_READ = "webhooks:read"  # read endpoints, decrypting their auth
 WEBHOOKS_WRITE = "webhooks:write"  # write endpoints, sealing their auth under a new data key
 EVENTS_READ = "events:read"  # query the events table and its indexes
@@ -62,6 +63,8 @@ class Route:
     memory: int = 256
     timeout: int = 10
     policies: tuple[str, ...] = ()
+    # It may run an SMTP mailbox probe: in the VPC, to ask the relay task (a Lambda cannot open port 25).
+    probes_mailboxes: bool = False
 
     @property
     def function_id(self) -> str:
@@ -107,6 +110,7 @@ ROUTES: tuple[Route, ...] = (
     Route("UnsubscribePage", "GET",    "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC),
     Route("Unsubscribe",     "POST",   "/v3/track/unsubscribe/{token}", "tracking", Access.PUBLIC, policies=(TRACK,)),
     Route("SigningKeys",     "GET",    "/.well-known/svc/keys",   "wellknown", Access.PUBLIC, policies=(SIGNING_KEYS,)),
+    Route("Egress",          "GET",    "/.well-known/svc/egress", "wellknown", Access.PUBLIC, policies=(EGRESS,)),
     Route("ListWebhooks",    "GET",    "/v3/webhooks",            "webhooks", Access.READ, policies=(WEBHOOKS_READ,)),
     Route("CreateWebhook",   "POST",   "/v3/webhooks",            "webhooks", Access.WRITE, "webhook.created",
           policies=(WEBHOOKS_WRITE,)),
@@ -149,7 +153,7 @@ ROUTES: tuple[Route, ...] = (
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
     Route("ValidateAddress", "POST",   "/v3/validate",            "validation", Access.SEND, timeout=29,
-          policies=(VERIFY,)),
+          policies=(VERIFY,), probes_mailboxes=True),
     Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "validation", Access.SEND, memory=1024, timeout=29,
           policies=(VERIFY_BULK_WRITE,)),
     Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "validation", Access.SEND, memory=1024, timeout=29),

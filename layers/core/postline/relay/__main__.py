@@ -2,7 +2,8 @@
 
 Long-polls the relay queue and delivers each job over SMTP (MX lookup, STARTTLS, DKIM:
 postline/delivery/transports/smtp.py) until SIGTERM, how ECS stops a task: the batch in hand is
-finished, then the task exits. The environment is the dispatcher's (postline/deployment.py
+finished, then the task exits. Meanwhile it serves mailbox probes on port 8025
+(postline/relay/probes.py). The environment is the dispatcher's (postline/deployment.py
 RELAY_SETTINGS), checked at start as a cold start is.
 """
 
@@ -16,6 +17,7 @@ from types import FrameType
 
 from postline import wiring
 from postline.deployment import RELAY_SETTINGS
+from postline.relay.probes import PROBE_PORT, ProbeServer
 
 
 def main() -> None:
@@ -28,7 +30,14 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    wiring.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
+    # The mailbox probe endpoint POST /v3/validate asks (the task's ENI; its security group admits
+    # only the probe clients' group).
+    probes = ProbeServer(wiring.direct_mailbox_prober, host="0.0.0.0", port=PROBE_PORT)  # noqa: S104
+    probes.start()
+    try:
+        wiring.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
+    finally:
+        probes.stop()
 
 
 if __name__ == "__main__":

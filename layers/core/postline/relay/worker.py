@@ -28,6 +28,8 @@ from pydantic import ValidationError
 
 from postline.delivery.parcels import DispatchJob
 from postline.delivery.service import Dispatcher
+from postline.tlsrpt.models import TlsReportJob
+from postline.tlsrpt.service import TlsReportService
 
 logger = logging.getLogger(__name__)
 LONG_POLL_SECONDS = 20  # SQS's longest: an idle task costs three receives a minute
@@ -35,17 +37,29 @@ BATCH_SIZE = 10  # SQS's most per receive
 _REGION_UNKNOWN = ""
 
 
-def deliver_batch(event: dict[str, Any], dispatcher: Dispatcher) -> PartialItemFailureResponse:
-    """Delivers a batch of relay jobs (Lambda's SQS event shape); reports the ones to retry."""
+def deliver_batch(
+    event: dict[str, Any], dispatcher: Dispatcher, reports: Callable[[], TlsReportService] | None = None
+) -> PartialItemFailureResponse:
+    """Delivers a batch of relay jobs (Lambda's SQS event shape); reports the ones to retry.
+
+    A `tls_reports` job (the daily schedule's, postline/tlsrpt) runs the TLS-RPT reports instead:
+    `reports` builds the service that does (None: such a job fails, and is retried)."""
     ids = []
     for record in event.get("Records", []):
         try:
             ids.append(DispatchJob.model_validate_json(record["body"]).message_id)
         except (KeyError, ValidationError):
-            continue  # fails its own record below
+            continue  # a report job, or a malformed one that fails its own record below
     dispatcher.prefetch(ids)
 
     def deliver(record: SQSRecord) -> None:
+        if TlsReportJob.is_one(record.body):
+            if reports is None:
+                raise RuntimeError("this relay cannot run TLS reports")
+            run = TlsReportJob.model_validate_json(record.body)
+            summary = reports().run(scheduled_at=run.scheduled_at, day=run.day)
+            logger.info("TLS reports for %s: %s", summary.days, summary)
+            return
         job = DispatchJob.model_validate_json(record.body)
         dispatcher.dispatch(job, receive_count=int(record.attributes.approximate_receive_count))
 
@@ -63,8 +77,10 @@ class RelayWorker:
         queue_arn: str,
         dispatcher: Callable[[], Dispatcher],
         *,
+        reports: Callable[[], TlsReportService] | None = None,
         wait_seconds: int = LONG_POLL_SECONDS,
     ) -> None:
+        self._reports = reports
         self._sqs = sqs
         self._queue_url = queue_url
         self._queue_arn = queue_arn
@@ -83,7 +99,7 @@ class RelayWorker:
         if not messages:
             return 0
         event = {"Records": [self._record(message) for message in messages]}
-        response = deliver_batch(event, self._dispatcher())
+        response = deliver_batch(event, self._dispatcher(), self._reports)
         failed = {item["itemIdentifier"] for item in response.get("batchItemFailures", [])}
         done = [m for m in messages if m["MessageId"] not in failed]
         if done:

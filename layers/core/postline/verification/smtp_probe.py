@@ -6,21 +6,24 @@ then RCPT TO a random address at the same domain (is it a catch-all?), QUIT. No 
 ever delivered. Every step has a short timeout; a 4xx (greylisting, a busy server) is `temporary`,
 a refused or silent server `unreachable`: both end as status unknown, never as a guess.
 
-RelayMailboxProber (AWS): a Lambda cannot open port 25, so in the cloud the probe must run on the
-SMTP relay task (issue 15, Fargate, which already speaks SMTP to recipients' MX). The plan: the
-relay task exposes the same dialogue as an internal request/reply (a `probe` message on an SQS
-queue with a reply queue, or a private HTTPS endpoint behind the VPC's NLB), answering the
-MailboxProbe fields; this adapter sends the request and waits at most a few seconds. Until that
-endpoint exists, it answers `not_run` with the reason, so the result says smtp_check null and
-`mailbox_not_checked` rather than inventing an answer.
+RelayMailboxProber (AWS): a Lambda cannot open port 25, so in the cloud the dialogue runs on the SMTP
+relay task, which serves it inside the VPC (postline/relay/probes.py: POST /v1/probe on port 8025,
+found through Cloud Map as relay.postline.internal, reachable only from the probe clients' security
+group). POST /v3/validate and the bulk worker run in the VPC's private subnets and ask it, waiting at
+most the probe's own budget and a little more; a relay that cannot be reached, is busy or answers
+nonsense gives `not_run` with the reason (smtp_check null), never a guess. The embedded runtime
+serves the same endpoint from the same code on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import secrets
 import smtplib
 import time
+
+from pydantic import BaseModel, Field, ValidationError
 
 from postline.delivery.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome
@@ -144,13 +147,66 @@ class _Bounded(smtplib.SMTP):
         super().putcmd(cmd, args)
 
 
-class RelayMailboxProber:
-    """The cloud adapter until the relay task answers probes (see the module's plan)."""
+PROBE_PATH = "/v1/probe"
 
-    REASON = "the mailbox probe runs on the SMTP relay task in the cloud, which does not answer probes yet"
+
+class ProbeRequest(BaseModel):
+    """What the relay's probe endpoint is asked (the MailboxProber.probe arguments)."""
+
+    address: str = Field(min_length=3, max_length=320)
+    domain: str = Field(min_length=1, max_length=255)
+    mx_hosts: list[str] = Field(max_length=20)
+    catch_all: bool | None = None
+
+
+class ProbeAnswer(BaseModel):
+    outcome: ProbeOutcome
+    catch_all: bool | None = None
+    detail: str = ""
+
+    @classmethod
+    def of(cls, probe: MailboxProbe) -> ProbeAnswer:
+        return cls(outcome=probe.outcome, catch_all=probe.catch_all, detail=probe.detail)
+
+    def probe(self) -> MailboxProbe:
+        return MailboxProbe(self.outcome, self.catch_all, self.detail)
+
+
+class RelayMailboxProber:
+    """The cloud adapter: the relay task's probe endpoint (`address`: "host:port") runs the dialogue."""
+
+    def __init__(self, address: str, *, connect_timeout: float = 2.0, budget_seconds: float = BUDGET_SECONDS) -> None:
+        host, _, port = address.rpartition(":")
+        self._host = host
+        self._port = int(port)
+        self._connect_timeout = connect_timeout
+        self._timeout = budget_seconds + 3.0  # the relay's own budget, and the way there and back
 
     def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
-        return MailboxProbe(ProbeOutcome.NOT_RUN, detail=self.REASON)
+        request = ProbeRequest(address=address, domain=domain, mx_hosts=list(mx_hosts), catch_all=catch_all)
+        where = f"the relay's probe endpoint ({self._host}:{self._port})"
+        connection = http.client.HTTPConnection(self._host, self._port, timeout=self._connect_timeout)
+        try:
+            connection.connect()
+            if connection.sock is not None:
+                connection.sock.settimeout(self._timeout)
+            connection.request(
+                "POST", PROBE_PATH, body=request.model_dump_json(), headers={"Content-Type": "application/json"}
+            )
+            response = connection.getresponse()
+            body = response.read(64 * 1024)
+        except (OSError, http.client.HTTPException) as error:
+            return MailboxProbe(ProbeOutcome.NOT_RUN, detail=f"{where} did not answer: {error or type(error).__name__}")
+        finally:
+            connection.close()
+        if response.status == 503:
+            return MailboxProbe(ProbeOutcome.NOT_RUN, detail=f"{where} is busy: no probe was run")
+        if response.status != 200:
+            return MailboxProbe(ProbeOutcome.NOT_RUN, detail=f"{where} answered {response.status}")
+        try:
+            return ProbeAnswer.model_validate_json(body).probe()
+        except ValidationError:
+            return MailboxProbe(ProbeOutcome.NOT_RUN, detail=f"{where} answered something that is not a probe")
 
 
 class NoMailboxProber:

@@ -19,10 +19,12 @@ import dkim
 import dns.exception
 import dns.name
 
-from postline.delivery.mta_sts import MtaStsPolicies, Policy
+from postline.delivery.mta_sts import Lookup, Mode, MtaStsPolicies, Policy
 from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import BounceClass, BounceType, Outcome, OutcomeKind, classify_smtp
 from postline.delivery.parcels import Parcel
+from postline.tlsrpt.domain import NO_POLICY, AppliedPolicy, PolicyType, ResultType, TlsSession, classify_verify_code
+from postline.tlsrpt.ports import TlsSessions
 
 logger = logging.getLogger(__name__)
 # Signed headers (RFC 6376 5.4.1's recommendations, and ours): changing any breaks the signature.
@@ -39,6 +41,20 @@ DKIM_HEADERS = [
     b"list-unsubscribe",
     b"list-unsubscribe-post",
 ]
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """How a session to one MX of a recipient domain is judged for TLS-RPT (RFC 8460)."""
+
+    domain: str
+    policy: AppliedPolicy
+    verify: bool  # an enforce or testing MTA-STS policy: the certificate must be valid for the MX name
+    failure: ResultType | None = None  # already failed whatever TLS does (no policy to be had, MX not listed)
+
+
+class _Unverified(Exception):
+    """A testing-mode policy's MX whose TLS did not validate: reported; the mail goes without the check."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +120,13 @@ class SmtpTransport:
         timeout: float = 30.0,
         mta_sts: MtaStsPolicies | None = None,
         mx_cafile: str | None = None,
+        tls_sessions: TlsSessions | None = None,
     ) -> None:
         """mta_sts: recipient domains' policies (None: opportunistic TLS only); mx_cafile: the CAs an
-        enforced policy's MX certificates are checked against (None: the system's)."""
+        enforced or testing policy's MX certificates are checked against (None: the system's);
+        tls_sessions: told each MX session's TLS outcome, for the domains' TLS-RPT reports (None: not
+        counted). Sessions through a smart host (`relay`) are not the recipient domains' and not counted."""
+        self._tls_sessions = tls_sessions
         self._mta_sts = mta_sts
         self._mx_cafile = mx_cafile
         self._relay = relay
@@ -126,6 +146,7 @@ class SmtpTransport:
             logger.error("DKIM signing for %s failed: %s", parcel.domain and parcel.domain.domain, error)
             return Outcome(OutcomeKind.DEFERRED, reason=f"DKIM signing failed: {error}")
         policy: Policy | None = None
+        policy_domain, found = "", Lookup(None)
         if self._relay is not None:
             hops = [(self._relay.host, self._relay.host, self._relay.port)]
         else:
@@ -141,7 +162,9 @@ class SmtpTransport:
                 )
             if answer.temporary_error:
                 return Outcome(OutcomeKind.DEFERRED, reason=answer.temporary_error)
-            policy = self._mta_sts.policy_for(ascii_domain(f"@{domain}")[1:]) if self._mta_sts is not None else None
+            policy_domain = ascii_domain(f"@{domain}")[1:].lower()
+            found = self._mta_sts.lookup(policy_domain) if self._mta_sts is not None else Lookup(None)
+            policy = found.policy
             hosts = answer.hosts
             if policy is not None and policy.enforced:
                 hosts = [host for host in hosts if policy.matches(host)]
@@ -158,13 +181,20 @@ class SmtpTransport:
                     logger.info("MX host %s of %s has no address: skipped", host, domain)
                     continue
                 hops.append((host, address, self._mx_port))
+        judged = self._judged(policy_domain, found) if self._relay is None else None
         enforced = policy is not None and policy.enforced
         reason = "no mail server could be reached"
         if enforced:
             reason = "MTA-STS: no MX host listed in the enforced policy could be reached over valid TLS"
         last = Outcome(OutcomeKind.DEFERRED, reason=reason)
         for name, address, port in hops:
-            outcome = self._transaction(name, address, port, parcel, data, policy if enforced else None)
+            check = judged
+            if judged is not None and policy is not None and not policy.matches(name):
+                check = replace(judged, failure=judged.failure or ResultType.VALIDATION_FAILURE)  # testing mode
+            try:
+                outcome = self._transaction(name, address, port, parcel, data, policy if enforced else None, check)
+            except _Unverified:
+                outcome = self._transaction(name, address, port, parcel, data)  # testing mode: as without it
             if outcome is None:
                 continue  # could not connect (or, enforced, no valid TLS): try the next MX
             if outcome.kind is not OutcomeKind.DEFERRED:
@@ -172,27 +202,64 @@ class SmtpTransport:
             last = outcome  # a 4xx from one MX: the next may take it
         return last
 
+    def _judged(self, domain: str, found: Lookup) -> _Judged | None:
+        if self._tls_sessions is None:
+            return None
+        policy = found.policy
+        if policy is None or policy.mode is Mode.NONE:
+            failure = ResultType(found.failure.value) if found.failure is not None else None
+            return _Judged(domain, NO_POLICY, verify=False, failure=failure)
+        return _Judged(domain, AppliedPolicy(PolicyType.STS, policy.lines, policy.mx), verify=True)
+
+    def _note(self, judged: _Judged | None, name: str, address: str, result: ResultType | None) -> None:
+        if judged is not None and self._tls_sessions is not None:
+            failure = judged.failure or result
+            self._tls_sessions.record(TlsSession(judged.domain, judged.policy, failure, name, address))
+
+    def _secure(self, smtp: smtplib.SMTP, name: str, address: str, enforced: bool, judged: _Judged | None) -> bool:
+        """STARTTLS as the policy asks; False when the session may not go on (an enforced policy unmet)."""
+        verify = enforced or (judged is not None and judged.verify)
+        if not smtp.has_extn("starttls"):  # without a policy, plain text is what the MX offers
+            self._note(judged, name, address, ResultType.STARTTLS_NOT_SUPPORTED)
+            if enforced:
+                logger.info("MX %s offers no STARTTLS; the MTA-STS policy is enforced", name)
+            return not enforced
+        if verify:
+            # MTA-STS (enforce, or testing and reported): a certificate valid for the MX name.
+            context = ssl.create_default_context(cafile=self._mx_cafile)
+        else:
+            # Opportunistic TLS (RFC 3207), as MTAs do between each other: encrypt whenever
+            # offered; MX certificates are not checked without MTA-STS/DANE policy.
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        try:
+            smtp.starttls(context=context)
+        except ssl.SSLError as error:
+            code = error.verify_code if isinstance(error, ssl.SSLCertVerificationError) else None
+            self._note(judged, name, address, classify_verify_code(code))
+            if verify and not enforced:
+                raise _Unverified from error
+            raise
+        self._note(judged, name, address, None)
+        smtp.ehlo()
+        return True
+
     def _transaction(
-        self, name: str, address: str, port: int, parcel: Parcel, data: bytes, enforced: Policy | None = None
+        self,
+        name: str,
+        address: str,
+        port: int,
+        parcel: Parcel,
+        data: bytes,
+        enforced: Policy | None = None,
+        judged: _Judged | None = None,
     ) -> Outcome | None:
         try:
             with _MxConnection(name, address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
                 smtp.ehlo()
-                if enforced is not None:
-                    # MTA-STS enforce: STARTTLS with a certificate valid for the MX name, or nothing.
-                    if not smtp.has_extn("starttls"):
-                        logger.info("MX %s offers no STARTTLS; the MTA-STS policy is enforced", name)
-                        return None
-                    smtp.starttls(context=ssl.create_default_context(cafile=self._mx_cafile))
-                    smtp.ehlo()
-                elif smtp.has_extn("starttls"):
-                    # Opportunistic TLS (RFC 3207), as MTAs do between each other: encrypt whenever
-                    # offered; MX certificates are not checked without MTA-STS/DANE policy.
-                    context = ssl.create_default_context()
-                    context.check_hostname = False
-                    context.verify_mode = ssl.CERT_NONE
-                    smtp.starttls(context=context)
-                    smtp.ehlo()
+                if not self._secure(smtp, name, address, enforced is not None, judged):
+                    return None
                 sender, recipient = ascii_domain(parcel.return_path or parcel.sender), ascii_domain(parcel.recipient)
                 options: list[str] = []
                 if not (sender.isascii() and recipient.isascii()):

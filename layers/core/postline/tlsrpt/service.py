@@ -1,0 +1,188 @@
+"""TLS-RPT use cases: counting the relay's sessions, and the daily run that reports them.
+
+The daily run (EventBridge Scheduler puts a `tls_reports` job on the relay queue at 01:30 UTC; the
+`postline tlsrpt` command puts one by hand) reports the day before the scheduled time, and retries
+the two days before it whose reports some rua has not taken yet. Per domain-day:
+1. the report is built from the day's counts once and stored (a conditional put): a second runner,
+   or a later run, sends the stored bytes, never a rebuilt report with another count;
+2. a lease on it is taken, so two runners never send it at the same time;
+3. it is sent to each rua not yet delivered to, and those delivered to are recorded.
+A runner that dies between a delivery and its record sends that one again after the lease ends: the
+same report with the same report-id, which is what receivers deduplicate on (RFC 8460 section 4.4).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from postline.shared.ports import Clock
+from postline.tlsrpt.domain import TlsSession, build_report, compress, day_bounds, report_id
+from postline.tlsrpt.ports import (
+    RecordUnavailable,
+    ReportNotDelivered,
+    ReportRecords,
+    ReportSender,
+    StoredReport,
+    TlsReportStore,
+)
+
+logger = logging.getLogger(__name__)
+RETRY_DAYS = 3  # a report some rua did not take is tried again on the next runs, for three days
+LEASE_SECONDS = 600  # longer than sending one report to every rua takes (timeouts included)
+
+
+class TlsSessionRecorder:
+    """What the SMTP transport tells each session's TLS outcome to. A failure to count never fails
+    the delivery: the session is logged instead."""
+
+    def __init__(self, store: TlsReportStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def record(self, session: TlsSession) -> None:
+        try:
+            self._store.record(session, self._clock.now().date())
+        except Exception:
+            logger.warning("could not count a TLS session for %s", session.policy_domain, exc_info=True)
+
+
+@dataclass(frozen=True)
+class ReporterIdentity:
+    organization: str  # organization-name
+    contact: str  # contact-info, and the From of mailed reports
+    submitter: str  # the reporting domain (the contact's)
+    sending_ip: str = ""  # the relay's source address (EGRESS_IP); empty: not said
+
+
+@dataclass
+class RunSummary:
+    days: list[str]
+    sent: int = 0  # reports this run delivered to every rua left
+    done_before: int = 0  # reports earlier runs had delivered (nothing sent)
+    pending: int = 0  # reports some rua has not taken (tried again on the next run)
+    without_rua: int = 0  # domains that publish no TLS-RPT record
+    busy: int = 0  # reports another runner is sending
+
+
+class TlsReportService:
+    def __init__(
+        self,
+        *,
+        store: TlsReportStore,
+        records: ReportRecords,
+        senders: Mapping[str, ReportSender],  # by URI scheme: "https", "mailto"
+        identity: ReporterIdentity,
+        clock: Clock,
+        owner: str,
+    ) -> None:
+        self._store = store
+        self._records = records
+        self._senders = senders
+        self._identity = identity
+        self._clock = clock
+        self._owner = owner
+
+    def run(self, *, scheduled_at: datetime | None = None, day: date | None = None) -> RunSummary:
+        """Reports `day`, or the day before `scheduled_at` (default: now) and retries the days before;
+        only days that are over (a report covers a whole UTC day, and is never rebuilt)."""
+        if day is not None:
+            days = [day]
+        else:
+            last = (scheduled_at or self._clock.now()).date() - timedelta(days=1)
+            days = [last - timedelta(days=back) for back in range(RETRY_DAYS)]
+        now = self._clock.now()
+        days = [each for each in days if day_bounds(each)[1] <= now]  # a day still going is not reported yet
+        summary = RunSummary(days=[d.isoformat() for d in days])
+        for each in days:
+            for domain in self._store.domains(each):
+                self._report(each, domain, summary)
+        return summary
+
+    def _report(self, day: date, domain: str, summary: RunSummary) -> None:
+        report = self._store.report(day, domain)
+        if report is None:
+            try:
+                built = self._build(day, domain)
+            except RecordUnavailable as error:
+                logger.info("no TLS-RPT record answer for %s: %s", domain, error)
+                summary.pending += 1
+                return
+            report = self._store.create_report(day, domain, built)
+        if not report.rua:
+            summary.without_rua += 1
+            return
+        if report.done:
+            summary.done_before += 1
+            return
+        now = int(self._clock.now().timestamp())
+        if not self._store.take_lease(day, domain, self._owner, now=now, until=now + LEASE_SECONDS):
+            summary.busy += 1
+            return
+        sent, errors = set(), []
+        try:
+            report = self._store.report(day, domain) or report  # what was sent before the lease was ours
+            for uri in report.rua:
+                if uri in report.sent:
+                    continue
+                sender = self._senders.get(uri.partition(":")[0].lower())
+                if sender is None:
+                    errors.append(f"{uri}: no sender for this scheme")
+                    continue
+                try:
+                    sender.send(uri, domain=domain, day=day, report_id=report.report_id, body=report.body)
+                    sent.add(uri)
+                except ReportNotDelivered as error:
+                    errors.append(f"{uri}: {error}")
+        finally:
+            self._store.settle(day, domain, self._owner, sent=sent, error="; ".join(errors)[:1000])
+        if errors:
+            logger.info("TLS report %s not taken by every rua: %s", report.report_id, errors)
+            summary.pending += 1
+        else:
+            summary.sent += 1
+
+    def _build(self, day: date, domain: str) -> StoredReport:
+        rua = self._records.rua(domain)  # RecordUnavailable: nothing is stored, the next run asks again
+        if not rua:
+            return StoredReport(report_id=report_id(day, domain, self._identity.submitter), body=b"", rua=())
+        document = build_report(
+            organization=self._identity.organization,
+            contact=self._identity.contact,
+            submitter=self._identity.submitter,
+            domain=domain,
+            day=day,
+            tallies=self._store.tallies(day, domain),
+            sending_ip=self._identity.sending_ip,
+        )
+        return StoredReport(report_id=str(document["report-id"]), body=compress(document), rua=rua)
+
+
+class CachedReportRecords:
+    """`_smtp._tls` answers, kept for `ttl` seconds (one lookup per domain per run, at most)."""
+
+    def __init__(
+        self, lookup: Callable[[str], tuple[str, ...]], ttl: float = 3600.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._lookup = lookup
+        self._ttl = ttl
+        self._clock = clock
+        self._cache: dict[str, tuple[float, tuple[str, ...]]] = {}
+        self._lock = threading.Lock()
+
+    def rua(self, domain: str) -> tuple[str, ...]:
+        now = self._clock()
+        with self._lock:
+            cached = self._cache.get(domain)
+        if cached is not None and now - cached[0] < self._ttl:
+            return cached[1]
+        answer = self._lookup(domain)
+        with self._lock:
+            if len(self._cache) >= 100_000:
+                self._cache.clear()
+            self._cache[domain] = (now, answer)
+        return answer
