@@ -234,7 +234,10 @@ def _backfill_metrics(account_id: str, since: date, until: date) -> None:
     service, events = wiring.rollup_service(), wiring.event_store()
     days = [since + timedelta(days=n) for n in range((until - since).days + 1)]
     counted = {f"{day}": service.rebuild_day(account_id, day, events) for day in days}
-    _print({"account_id": account_id, "events_counted": counted})
+    complete = service.mark_complete(account_id, since, until)
+    _print(
+        {"account_id": account_id, "events_counted": counted, "counts_complete_from": f"{since}" if complete else None}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

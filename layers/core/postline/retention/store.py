@@ -20,6 +20,7 @@ from botocore.exceptions import ClientError
 
 from postline.accounts.domain import Account
 from postline.accounts.store import parse_account
+from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event
 from postline.events.store import event_of, event_pk, sort_key, tag_pk
 from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
@@ -98,6 +99,9 @@ class DynamoRetentionStore:
         )
         found = from_attrs(item.get("Item", {})).get("cleared_before")
         return date.fromisoformat(found) if found else None
+
+    def save_cut(self, account_id: str, cut: datetime) -> None:
+        DynamoEventCounts(self._db, self._counters).save_cut(account_id, cut)
 
     def save_cleared_before(self, account_id: str, day: date) -> None:
         """Only ever forward: a stale pass cannot move it back."""
