@@ -135,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
 
+    retention = commands.add_parser("retention", help="history retention").add_subparsers(dest="action", required=True)
+    retention.add_parser(
+        "register-accounts",
+        help="list every existing account among those the daily retention pass walks (once, for stacks "
+        "deployed before that list; safe to rerun)",
+    )
+
     metrics = commands.add_parser("metrics", help="metrics roll-ups").add_subparsers(dest="action", required=True)
     rebuild = metrics.add_parser(
         "backfill",
@@ -174,6 +181,8 @@ def run(args: argparse.Namespace) -> None:
         _backfill_event_keys(args.segments)
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
+    elif args.command == "retention":
+        _register_accounts()
     elif args.command == "domain":
         _domain(args)
     elif args.command == "sending":
@@ -228,6 +237,16 @@ def _backfill_event_keys(segments: int) -> None:
         runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
         done = sum(runs, Backfilled())
         _print({"updated": done.events, "tag_items": done.tag_items})
+
+
+def _register_accounts() -> None:
+    from postline.config import Counters, Resources
+    from postline.events.count_store import DynamoEventCounts
+    from postline.retention.store import register_existing_accounts
+
+    client = wiring.client("dynamodb")
+    registry = DynamoEventCounts(client, wiring.settings(Counters).table)
+    _print({"registered": register_existing_accounts(client, wiring.settings(Resources).table, registry)})
 
 
 def _backfill_metrics(account_id: str, since: date, until: date) -> None:

@@ -5,7 +5,15 @@
     EVC#<account>           COVER            `first` (ISO time, set once by the consumer),
                                              `complete_from` (yyyy-mm-dd, by the backfill, only
                                              ever earlier), `cut` (ISO time, by the retention
-                                             pass, only ever later)
+                                             pass, only ever later), `history` (HISTORY: the
+                                             account has stored history; index with_history)
+
+The coverage items are also the registry of accounts with history to expire: the sparse index
+with_history (history, pk) lists exactly them, so the daily retention pass Queries it instead of
+scanning the resources table. The consumer sets `history` with `first` (the same write, and no
+index write after the first: a KEYS_ONLY index is written only when its keys change); accounts
+with history from before the consumer are registered once by `postline retention
+register-accounts`.
 
 One partition per account and series: a window's day items are one Query (366 small items), its
 two partial days one BatchGetItem with the coverage item. The consumer adds to the items in its
@@ -28,6 +36,8 @@ from postline.events.counts import KEEP_DAYS, CountItems, CountKey, Coverage, da
 from postline.shared.dynamo import batch_get, batch_write, conditional_failed, from_attrs, key
 
 COVER_SK = "COVER"
+HISTORY = "accounts"  # the one value of `history`: the index's only partition, written once per account
+WITH_HISTORY_INDEX = "with_history"
 
 
 def count_pk(account_id: str, series: str) -> str:
@@ -73,9 +83,12 @@ def first_counted_update(table: str, account_id: str, first: datetime) -> dict[s
         "Update": {
             "TableName": table,
             "Key": coverage_key(account_id),
-            "UpdateExpression": "SET #first = if_not_exists(#first, :first)",
+            "UpdateExpression": "SET #first = if_not_exists(#first, :first), history = :history",
             "ExpressionAttributeNames": {"#first": "first"},
-            "ExpressionAttributeValues": {":first": {"S": first.astimezone(UTC).isoformat()}},
+            "ExpressionAttributeValues": {
+                ":first": {"S": first.astimezone(UTC).isoformat()},
+                ":history": {"S": HISTORY},
+            },
         }
     }
 
@@ -173,6 +186,30 @@ class DynamoEventCounts:
             account_id,
             {":day": {"S": f"{day}"}},
         )
+
+    def register(self, account_id: str) -> None:
+        """Lists the account among those with history (what the consumer does on its first event)."""
+        self._db.update_item(
+            TableName=self._table,
+            Key=coverage_key(account_id),
+            UpdateExpression="SET history = :history",
+            ExpressionAttributeValues={":history": {"S": HISTORY}},
+        )
+
+    def accounts_with_history(self, position: dict[str, Any] | None, limit: int) -> tuple[list[str], Any]:
+        """One page of the registered accounts' ids (index with_history), and the next position."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": WITH_HISTORY_INDEX,
+            "KeyConditionExpression": "history = :history",
+            "ExpressionAttributeValues": {":history": {"S": HISTORY}},
+            "Limit": limit,
+        }
+        if position is not None:
+            request["ExclusiveStartKey"] = position
+        page = self._db.query(**request)
+        ids = [item["pk"]["S"].removeprefix("EVC#") for item in page["Items"]]
+        return ids, page.get("LastEvaluatedKey")
 
     def save_cut(self, account_id: str, cut: datetime) -> None:
         """The retention pass deletes what lies before `cut` (only ever moves later)."""
