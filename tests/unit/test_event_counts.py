@@ -18,6 +18,7 @@ from postline.events.counts import (
     covered_span,
     known_count,
     partial_days,
+    smallest_hour_classes,
     smallest_ttl_classes,
 )
 from postline.events.domain import Event, EventType
@@ -46,7 +47,7 @@ def test_an_event_adds_to_its_day_and_hour_once_per_distinct_tag() -> None:
         CountKey("acct_1", series, "2026-03-10", hours) for series in ("*", "tag#a", "tag#b") for hours in (False, True)
     }
     assert adds[CountKey("acct_1", "*", "2026-03-10", False)] == {"t_duplicate": 1, "x30": 1}
-    assert adds[CountKey("acct_1", "tag#a", "2026-03-10", True)] == {"h07_duplicate": 1}
+    assert adds[CountKey("acct_1", "tag#a", "2026-03-10", True)] == {"h07_duplicate": 1, "e07_720": 1}
 
 
 def test_only_type_and_tag_filters_are_answered() -> None:
@@ -131,3 +132,23 @@ def test_the_events_query_counts_only_outside_the_known_part() -> None:
         (sort_key(datetime(2026, 3, 14, tzinfo=UTC), ""), sort_key(same_day.since - tick, "~")),
         (sort_key(same_day.until, ""), sort_key(NOW, "~")),
     ]
+
+
+def test_on_a_partial_first_day_the_hours_ttl_classes_keep_the_hours_after_since() -> None:
+    """A Free account's window starts 30 days back, mid-day: that day's oldest events reach their
+    30-day TTL first, but the hours after `since` hold none that can have expired."""
+    since = NOW - timedelta(days=30)  # 02-12 12:40
+    day = since.date()
+    low, high = datetime(2026, 2, 12, 13, tzinfo=UTC), datetime(2026, 3, 14, 12, tzinfo=UTC)
+    coverage = Coverage(complete_from=date(2026, 1, 1))
+    hours = {}
+    for hour in range(24):
+        adds = count_additions(_event(datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=hour), []))
+        hours.update(adds[CountKey("acct_1", "*", f"{day}", True)])
+    items = CountItems(days={day: {"t_sent": 24, "x30": 24}}, hours={day: hours})
+    classes = smallest_hour_classes(items)
+    assert classes[day][13] == 720 and smallest_ttl_classes(items) == {day: 30}
+    assert covered_span(low, high, coverage, {day: 30}, NOW, classes) == (low, high)
+    assert covered_span(low, high, coverage, {day: 30}, NOW) == (datetime(2026, 2, 13, tzinfo=UTC), high)
+    classes[day][15] = 48  # an hour written under a 2-day TTL: past it, so up to its end is counted
+    assert covered_span(low, high, coverage, {day: 2}, NOW, classes) == (datetime(2026, 2, 12, 16, tzinfo=UTC), high)

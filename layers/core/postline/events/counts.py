@@ -8,6 +8,7 @@ the events carrying that tag, one per distinct tag as the tag items are):
     day item   `t_<type>`       events of that type that day
                `x<k>`           events whose TTL falls k whole days after the day's start
     hour item  `h<hh>_<type>`   events of that type in that UTC hour
+               `e<hh>_<k>`      events of that hour whose TTL falls k whole hours after its start
 
 Every stored event counts, test and live alike, bots' opens and duplicates included: exactly what
 the events query counts (events/store.py), so a sum of counters equals a count of the items.
@@ -22,7 +23,9 @@ The counters answer the part of a window that is `covered` (see `covered_span`):
 - after the last retention cut applied to the account (the daily pass records it before it
   deletes anything: the counters of a day it empties still hold what it deleted);
 - only days none of whose events can have expired by TTL yet (a TTL set under a shorter window,
-  before an upgrade, deletes events the counters still hold): the `x<k>` classes tell.
+  before an upgrade, deletes events the counters still hold): the `x<k>` classes tell; on the
+  window's first, partial day (whose oldest events a plan's TTL reaches first) the hours'
+  `e<hh>_<k>` classes tell, so the hours after `since` stay answered.
 Everything else in the window (the open edges) is counted by the events query as before.
 """
 
@@ -40,6 +43,7 @@ HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
 _TYPE_PREFIX = "t_"
 _TTL_PREFIX = "x"
+_HOUR_TTL_PREFIX = "e"
 KEEP_DAYS = 400  # counter items outlive every window (at most 366 days) and every plan's retention
 
 
@@ -66,6 +70,8 @@ def count_additions(event: Event) -> dict[CountKey, dict[str, int]]:
     moment = event.timestamp.astimezone(UTC)
     day = moment.date()
     ttl_class = (event.expires_at - int(day_start(day).timestamp())) // 86_400
+    hour_start = int(day_start(day).timestamp()) + moment.hour * 3600
+    hour_class = (event.expires_at - hour_start) // 3600
     kind = event.type.value
     out: dict[CountKey, dict[str, int]] = {}
     for series in (ALL_SERIES, *(tag_series(tag) for tag in dict.fromkeys(event.tags))):
@@ -73,7 +79,10 @@ def count_additions(event: Event) -> dict[CountKey, dict[str, int]]:
             f"{_TYPE_PREFIX}{kind}": 1,
             f"{_TTL_PREFIX}{ttl_class}": 1,
         }
-        out[CountKey(event.account_id, series, f"{day}", True)] = {f"h{moment.hour:02d}_{kind}": 1}
+        out[CountKey(event.account_id, series, f"{day}", True)] = {
+            f"h{moment.hour:02d}_{kind}": 1,
+            f"{_HOUR_TTL_PREFIX}{moment.hour:02d}_{hour_class}": 1,
+        }
     return out
 
 
@@ -146,20 +155,36 @@ def candidate_span(window: Window, now: datetime) -> tuple[datetime, datetime] |
 
 
 def covered_span(
-    low: datetime, high: datetime, coverage: Coverage, ttl_classes: dict[date, int], now: datetime
+    low: datetime,
+    high: datetime,
+    coverage: Coverage,
+    ttl_classes: dict[date, int],
+    now: datetime,
+    hour_classes: dict[date, dict[int, int]] | None = None,
 ) -> tuple[datetime, datetime] | None:
     """The part [low, high) of a candidate span the counters answer exactly (see the module's
-    list), or None. `ttl_classes`: each day's smallest `x<k>` (days without events have none)."""
+    list), or None. `ttl_classes`: each day's smallest `x<k>` (days without events have none);
+    `hour_classes`: of the days whose hour items were read, each hour's smallest `e<hh>_<k>`."""
     first = coverage.first_complete_day
     if first is None:
         return None
     low = max(low, day_start(first))
     if coverage.cut is not None and coverage.cut > low:
         low = max(low, day_start(coverage.cut.astimezone(UTC).date() + DAY))
-    for day, smallest in ttl_classes.items():
+    for day, smallest in sorted(ttl_classes.items()):
         # an event of `day` expires at or after day start + smallest days: safe until then
         if day_start(day) < high and now >= day_start(day) + timedelta(days=smallest):
-            low = max(low, day_start(day + DAY))
+            hours = (hour_classes or {}).get(day)
+            if hours is not None and low.date() == day and low != day_start(day):  # a partial first day
+                starts = [day_start(day) + timedelta(hours=hour) for hour in hours]
+                unsafe = [
+                    start
+                    for start, hours_left in zip(starts, hours.values(), strict=True)
+                    if start >= low and now >= start + timedelta(hours=hours_left)
+                ]
+                low = max([low, *(start + HOUR for start in unsafe)])
+            else:
+                low = max(low, day_start(day + DAY))
     return (low, high) if low < high else None
 
 
@@ -177,6 +202,18 @@ def smallest_ttl_classes(items: CountItems) -> dict[date, int]:
         classes = [int(name[1:]) for name, value in values.items() if name.startswith(_TTL_PREFIX) and value]
         if classes:
             out[day] = min(classes)
+    return out
+
+
+def smallest_hour_classes(items: CountItems) -> dict[date, dict[int, int]]:
+    out: dict[date, dict[int, int]] = {}
+    for day, values in items.hours.items():
+        hours: dict[int, int] = {}
+        for name, value in values.items():
+            if name.startswith(_HOUR_TTL_PREFIX) and value:
+                hour, _, hours_left = name[1:].partition("_")
+                hours[int(hour)] = min(hours.get(int(hour), int(hours_left)), int(hours_left))
+        out[day] = hours
     return out
 
 

@@ -13,6 +13,7 @@ from postline.events.counts import (
     covered_span,
     known_count,
     partial_days,
+    smallest_hour_classes,
     smallest_ttl_classes,
 )
 from postline.events.models import EventListPage, event_view
@@ -130,5 +131,6 @@ class EventService:
             partial_days(span),
             budget_seconds=self._budget_seconds,
         )
-        covered = covered_span(low, high, coverage, smallest_ttl_classes(items), now)
+        ttl = smallest_ttl_classes(items)
+        covered = covered_span(low, high, coverage, ttl, now, smallest_hour_classes(items))
         return known_count(question, covered, items) if covered is not None else None
