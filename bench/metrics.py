@@ -1,4 +1,4 @@
-"""Benchmark section k: the metrics routes and the events query's total_count on a large account.
+"""Benchmark section l: the metrics routes and the events query's total_count on a large account.
 
 The account's events are loaded straight into moto with the roll-ups the metrics consumer would
 have made of them (bench/seed.py `load_rollups`), at two sizes (the small one, then the large one
@@ -104,7 +104,7 @@ def measure(
     planned.append(("events tag=weekly", "/v3/events", {"tag": seed.TAG, "limit": "25"}, _page_read(db, tagged)))
     cases = []
     for name, path, params, bare in planned:
-        progress(f"k. {name}: {repeats} times through the API, then the bare reads")
+        progress(f"l. {name}: {repeats} times through the API, then the bare reads")
         api.get_status(path, params)  # untimed: the route's cold start
         api_seconds, bare_seconds = [], []
         reads = counts = timeouts = 0

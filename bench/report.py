@@ -283,7 +283,7 @@ def _events_query(query: EventsQuery) -> list[str]:
 
 def _metrics(runs: list[MetricsRun]) -> list[str]:
     lines = [
-        "k. metrics and total_count from the roll-ups: the account's events loaded with the roll-ups the consumer",
+        "l. metrics and total_count from the roll-ups: the account's events loaded with the roll-ups the consumer",
         "   would have made (bench/seed.py); metrics bare = boto3 Queries of the roll-up items the request needs",
         "   (8 at a time, as the service); events bare = one boto3 Query of the same page. p50 / p99 in ms;",
         "   reads = storage calls of one request (authentication included), counts = its COUNT queries",

@@ -336,7 +336,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                             more_seconds, newest, _ = events.load_events(runtime, count - first, prefix="r")
                             step = events.SPAN_DAYS * 86_400 / count  # both loads, over the same days
                             query(count, load_seconds + more_seconds)
-                        took["f/k. events query, metrics"] = time.perf_counter() - section
+                        took["f/l. events query, metrics"] = time.perf_counter() - section
                     if "export" in sections:
                         section = time.perf_counter()
                         rows = min(options.export_rows, count)
