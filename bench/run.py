@@ -7,12 +7,12 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cloud_workloads, events, imports, metrics, queues, seed, suppressions
+from bench import cloud_workloads, events, imports, listsend, metrics, queues, seed, suppressions
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -21,7 +21,7 @@ from bench.replay import Emulator, Replayer
 from bench.stats import Growth, Latencies, ratio
 from devtools.local.emulator import EXTENSION_ENV
 from devtools.local.runtime import Runtime
-from postline.config import Events, SendQueue
+from postline.config import Events, SendQueue, Suppressions
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
@@ -43,6 +43,7 @@ SECTIONS = (
     "cloud",
     "imports",
     "suppressions",
+    "listsend",
     "metrics",
 )
 
@@ -53,10 +54,15 @@ class Settings:
 
     send_queue_url: str
     events_table: str
+    suppressions_table: str
 
     @classmethod
     def of(cls, environment: dict[str, str]) -> Settings:
-        return cls(SendQueue.from_env(environment).url, Events.from_env(environment).table)
+        return cls(
+            SendQueue.from_env(environment).url,
+            Events.from_env(environment).table,
+            Suppressions.from_env(environment).table,
+        )
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Options:
     cloud_events: int = 20_000  # events of the account the cloud model's events page reads, without section f
     suppression_entries: int = 10_000  # addresses of the bulk add (j), at most 10,000 (one call)
     suppression_repeats: int = 3
+    list_members: int = 2_000  # members of the list sent to (k), two of them suppressed
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -110,6 +117,14 @@ class BatchSend:
     ratio: float
     api_seconds_by_call: dict[str, float]
     bare_seconds_by_call: dict[str, float]
+    # From the first suppression read's start to the last one's end: what the check adds to the
+    # call (its reads run 8 chunks at a time, so summing their durations would overstate it).
+    suppression_seconds: float = 0.0
+
+    @property
+    def suppression_ratio(self) -> float:
+        """The batch against itself without the suppression check's reads."""
+        return ratio(self.api_seconds, self.api_seconds - self.suppression_seconds)
 
 
 @dataclass(frozen=True)
@@ -147,6 +162,7 @@ class Results:
     startup_seconds: float
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
+    list_fan_out: listsend.ListFanOut | None = None
 
 
 @dataclass
@@ -217,6 +233,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     queries: list[events.EventsQuery] = []
     metric_runs: list[metrics.MetricsRun] = []
     bulk_add = None
+    fanned: listsend.ListFanOut | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -357,6 +374,18 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     runtime, bench.api, emulator, options.suppression_entries, options.suppression_repeats
                 )
                 took["j. suppressions"] = time.perf_counter() - section
+            if "listsend" in sections:
+                section = time.perf_counter()
+                progress(
+                    f"k. sending to a list of {options.list_members:,} members (the list worker's runs, pipeline"
+                    " held), then a batch of as many recipients"
+                )
+                with held(runtime) as held_for_list:
+                    fanned = (
+                        listsend.fan_out(runtime, bench.api, SENDER, options.list_members) if held_for_list else None
+                    )
+                    bench.empty_queues()
+                took["k. listsend"] = time.perf_counter() - section
             progress("stopping the runtime")
     growth = []
     if len(batches) == 2:
@@ -388,6 +417,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         startup,
         time.perf_counter() - began,
         took,
+        list_fan_out=fanned,
     )
 
 
@@ -513,7 +543,18 @@ def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> B
         ratio=ratio(api_seconds, bare_seconds),
         api_seconds_by_call=_seconds_by_call(calls, 1),
         bare_seconds_by_call=_seconds_by_call(replayed, 1),
+        suppression_seconds=_span(
+            c
+            for c in calls
+            if c.name == "dynamodb.BatchGetItem" and bench.settings.suppressions_table in c.params["RequestItems"]
+        ),
     )
+
+
+def _span(calls: Iterable[Call]) -> float:
+    """Wall time from the first call's start to the last one's end (0 for none)."""
+    spans = [(call.started, call.started + call.seconds) for call in calls]
+    return max(end for _, end in spans) - min(start for start, _ in spans) if spans else 0.0
 
 
 def _pipeline(bench: _Bench, progress: Callable[[str], None]) -> Pipeline:

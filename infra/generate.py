@@ -33,6 +33,7 @@ from postline.http.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    LIST_SENDS_READ,
     LISTS_DELETE,
     MESSAGES_READ,
     MESSAGES_WRITE,
@@ -158,8 +159,15 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 },
                 {"Effect": "Allow", "Action": ["scheduler:CreateSchedule"], "Resource": SEND_SCHEDULES},
                 {"Effect": "Allow", "Action": ["iam:PassRole"], "Resource": {"Fn::GetAtt": ["SchedulerRole", "Arn"]}},
+                # A send to a list's address: its job (lists/send_store.py), queued for the list worker.
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
             ]
         },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}},
     ],
     SIGNING_KEYS: [
         _crud("ResourcesTable"),
@@ -222,7 +230,13 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         _read("ResourcesTable"),
         {
             "Statement": [
-                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
+                # A list message's unsubscribe: the member's subscribed flag and its audit entry, one transaction.
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:UpdateItem", "dynamodb:PutItem"],
+                    "Resource": _arn("ResourcesTable"),
+                },
             ]
         },
     ],
@@ -326,6 +340,9 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
+    LIST_SENDS_READ: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
+    ],
     LISTS_DELETE: [{"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}}],
 }
 
@@ -375,6 +392,7 @@ VALUES: dict[str, Any] = {
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),
+    "LIST_JOB_QUEUE_ARN": _arn("ListJobQueue"),
     "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),

@@ -685,7 +685,7 @@ class OneVerifiedDomain:
     def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
         return None
 
-    def count_sent(self, account_id: str, domain: str) -> None:
+    def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
         return None
 
 

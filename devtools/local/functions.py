@@ -44,7 +44,7 @@ Handler = Callable[[Any, Any], Any]
 # What the gateway, pumps and schedules read of each event type; anything else is reported.
 _EMULATED_EVENT_PROPERTIES = {
     "Api": {"Path", "Method", "RestApiId"},
-    # ScalingConfig's MaximumConcurrency (2 or more) holds locally: a pump runs one batch at a time.
+    # ScalingConfig's MaximumConcurrency: that many batches at once, at most 4 locally (pumps.py).
     "SQS": {
         "Queue",
         "BatchSize",

@@ -1,8 +1,11 @@
 """Event source mappings: feed SQS messages and DynamoDB stream records to worker functions.
 
-Each pump is one thread per `Type: SQS` / `Type: DynamoDB` event of a function, delivering one
-batch at a time with the template's BatchSize, MaximumBatchingWindowInSeconds and
-FunctionResponseTypes, and failing the way Lambda fails:
+Each pump serves one `Type: SQS` / `Type: DynamoDB` event of a function with the template's
+BatchSize, MaximumBatchingWindowInSeconds and FunctionResponseTypes. A stream pump delivers one
+batch at a time (Lambda does per shard); an SQS pump runs as many batches at once as the event's
+ScalingConfig MaximumConcurrency allows, at most LOCAL_MAX_CONCURRENCY on one machine, and one
+where the template sets none (Lambda would scale those much further). Pumps fail the way Lambda
+fails:
 - SQS: a raised error fails the whole batch; with ReportBatchItemFailures only the reported
   messages fail. A failed message stays in flight until its visibility timeout has passed on
   the runtime's clock, then comes back; the queue's redrive policy moves it to the DLQ after
@@ -47,6 +50,7 @@ _WINDOW_POLL_SECONDS = 0.1  # how often a batching window looks for more
 # one is written), at most this long at a time, so stop() stays prompt.
 _STREAM_WAIT_SECONDS = 1.0
 _MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
+LOCAL_MAX_CONCURRENCY = 4  # concurrent batches of one SQS event at most, on a laptop
 
 
 class Consumer(Protocol):
@@ -67,28 +71,35 @@ class BatchSettings:
     batch_size: int
     window_seconds: float
     report_failures: bool
+    concurrency: int = 1  # batches at once
 
     @classmethod
     def of(cls, function: Consumer, props: dict[str, Any], default_batch_size: int) -> BatchSettings:
+        scaling = props.get("ScalingConfig") or {}
         return cls(
             function=function,
             batch_size=int(props.get("BatchSize", default_batch_size)),
             window_seconds=float(props.get("MaximumBatchingWindowInSeconds", 0)),
             report_failures=REPORT_FAILURES in (props.get("FunctionResponseTypes") or []),
+            concurrency=min(int(scaling.get("MaximumConcurrency", 1)), LOCAL_MAX_CONCURRENCY),
         )
 
 
 class Pump(ABC):
-    """A background thread that polls until stopped; errors are logged and polling goes on."""
+    """Background threads (one per concurrent batch) that poll until stopped; errors are logged and
+    polling goes on."""
 
-    def __init__(self, name: str, activity: Activity) -> None:
+    def __init__(self, name: str, activity: Activity, concurrency: int = 1) -> None:
         self.name = name
         self._activity = activity
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"pump {name}", daemon=True)
+        self._threads = [
+            threading.Thread(target=self._run, name=f"pump {name}", daemon=True) for _ in range(max(concurrency, 1))
+        ]
 
     def start(self) -> None:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
 
     @staticmethod
     def stop_all(pumps: Sequence[Pump]) -> None:
@@ -96,7 +107,8 @@ class Pump(ABC):
         for pump in pumps:
             pump._stopping.set()
         for pump in pumps:
-            pump._thread.join()
+            for thread in pump._threads:
+                thread.join()
 
     @abstractmethod
     def idle(self) -> bool:
@@ -162,7 +174,9 @@ class SqsPump(Pump):
         clock: Clock,
         activity: Activity,
     ) -> None:
-        super().__init__(f"{settings.function.logical_id} <- {queue_arn.rsplit(':', 1)[-1]}", activity)
+        super().__init__(
+            f"{settings.function.logical_id} <- {queue_arn.rsplit(':', 1)[-1]}", activity, settings.concurrency
+        )
         self._settings = settings
         self._sqs = sqs
         self._queue_url = queue_url

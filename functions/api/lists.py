@@ -1,6 +1,7 @@
 """Mailing lists: /v3/lists (list, create), /v3/lists/{id} (get, PATCH, DELETE; {id} is the list's id
 or its address), /v3/lists/{id}/members (list, add one), /v3/lists/{id}/members/bulk (upsert up to
-1,000), /v3/lists/{id}/members/{address} (get, PATCH, DELETE)."""
+1,000), /v3/lists/{id}/members/{address} (get, PATCH, DELETE), /v3/lists/{id}/sends/{send_id} (a
+send to the list's address: its progress and counts)."""
 
 from typing import Annotated
 
@@ -24,6 +25,7 @@ from postline.lists.models import (
     MemberFilters,
     MemberUpdate,
 )
+from postline.lists.sends import ListSendResult
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()
@@ -103,6 +105,14 @@ def update_member(id: ListRef, address: Address, request: Annotated[MemberUpdate
 def delete_member(id: ListRef, address: Address) -> DeleteConfirmation:
     removed = wiring.list_service().delete_member(principal(), id, address)
     return DeleteConfirmation(message=f"{removed.address} removed from the list.")
+
+
+@router.get("/v3/lists/<id>/sends/<send_id>", summary="Get a send to the list: its progress and counts",
+            tags=["Lists"])  # fmt: skip
+def get_list_send(
+    id: ListRef, send_id: Annotated[str, Path(min_length=1, max_length=64, description="list_send_id of the 202.")]
+) -> ListSendResult:
+    return wiring.list_service().get_send(principal(), id, send_id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -11,6 +11,7 @@ from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
+from postline.lists.sends import ListSendResult
 from postline.sending.domain import IdempotentCall
 from postline.sending.models import (
     BatchSendRequest,
@@ -34,7 +35,8 @@ IdempotencyKey = Annotated[
 ]
 
 
-Accepted = TypeVar("Accepted", MessageAccepted, BatchSendResult)
+Accepted = TypeVar("Accepted")
+TO_LIST = " A `to` that is one of the account's mailing lists' addresses answers ListSendResult (README)."
 
 
 def _accepted(body: Accepted) -> Response[Accepted]:
@@ -55,14 +57,14 @@ def _idempotent(key: str | None) -> IdempotentCall | None:
     tags=["Messages"],
     responses={
         202: {
-            "description": "Accepted: queued for delivery.",
-            "content": {"application/json": {"model": MessageAccepted}},
+            "description": "Accepted: queued for delivery." + TO_LIST,
+            "content": {"application/json": {"model": MessageAccepted | ListSendResult}},
         }
     },
 )
 def send_message(
     request: Annotated[SendRequest, Body()], idempotency_key: IdempotencyKey = None
-) -> Response[MessageAccepted]:
+) -> Response[MessageAccepted | ListSendResult]:
     return _accepted(wiring.send_service().send(principal(), request, _idempotent(idempotency_key)))
 
 
@@ -72,14 +74,14 @@ def send_message(
     tags=["Messages"],
     responses={
         202: {
-            "description": "Accepted: the valid recipients are queued.",
-            "content": {"application/json": {"model": BatchSendResult}},
+            "description": "Accepted: the valid recipients are queued." + TO_LIST,
+            "content": {"application/json": {"model": BatchSendResult | ListSendResult}},
         }
     },
 )
 def send_batch(
     request: Annotated[BatchSendRequest, Body()], idempotency_key: IdempotencyKey = None
-) -> Response[BatchSendResult]:
+) -> Response[BatchSendResult | ListSendResult]:
     return _accepted(wiring.send_service().send_batch(principal(), request, _idempotent(idempotency_key)))
 
 

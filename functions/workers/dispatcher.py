@@ -48,4 +48,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailure
     def deliver_one(record: SQSRecord) -> None:
         deliver(record, dispatcher)
 
-    return process_partial_response(event=event, record_handler=deliver_one, processor=processor, context=context)
+    with dispatcher.batch():
+        return process_partial_response(event=event, record_handler=deliver_one, processor=processor, context=context)

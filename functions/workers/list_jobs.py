@@ -1,5 +1,6 @@
 """The list job queue's consumer: removes a deleted list's members, a bounded number of pages per
-message, queueing the rest (postline/lists/service.py `remove_members`)."""
+message, queueing the rest (postline/lists/service.py `remove_members`); and sends a list send's
+next pages from its checkpoint (postline/lists/send_service.py)."""
 
 from typing import Any
 
@@ -20,7 +21,14 @@ processor = BatchProcessor(event_type=EventType.SQS)
 @tracer.capture_method(capture_response=False)
 def run_job(record: SQSRecord) -> None:
     job = ListJobMessage.model_validate_json(record.body)
-    logger.thread_safe_append_keys(list_id=job.list_id, account_id=job.account_id)
+    logger.thread_safe_append_keys(list_id=job.list_id, account_id=job.account_id, kind=job.kind)
+    if job.kind == "send":
+        if job.send_id is None:  # never written so; dropped rather than read as a deletion
+            logger.error("a list send message without its send_id: dropped")
+            return
+        receive_count = int(record.attributes.approximate_receive_count)
+        wiring.list_send_service().run(job.account_id, job.send_id, receive_count=receive_count)
+        return
     done = wiring.list_service().remove_members(job.account_id, job.list_id)
     logger.info("list members removed", extra={"done": done})
 

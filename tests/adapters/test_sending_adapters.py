@@ -12,7 +12,7 @@ import pytest
 from postline import wiring
 from postline.delivery.parcels import DispatchJob
 from postline.sending.domain import Attachment, Content, Message, Schedule
-from postline.sending.queue import SqsDispatchQueue
+from postline.sending.queue import DelayedQueue, SqsDispatchQueue
 from postline.sending.store import _message_item
 from postline.sending.vault import INLINE_LIMIT
 from postline.suppressions.domain import SuppressionType
@@ -58,13 +58,15 @@ def test_erasing_the_data_key_makes_the_content_unreadable(stack: InProcessStack
 
 def _queue(stack: InProcessStack, max_delay: int = 900) -> SqsDispatchQueue:
     return SqsDispatchQueue(
-        stack.client("sqs"),
-        stack.client("scheduler"),
-        queue_url=stack.env["SEND_QUEUE_URL"],
-        queue_arn=stack.env["SEND_QUEUE_ARN"],
-        scheduler_role_arn=stack.env["SCHEDULER_ROLE_ARN"],
-        clock=FixedClock(),
-        max_delay_seconds=max_delay,
+        DelayedQueue(
+            stack.client("sqs"),
+            stack.client("scheduler"),
+            queue_url=stack.env["SEND_QUEUE_URL"],
+            queue_arn=stack.env["SEND_QUEUE_ARN"],
+            scheduler_role_arn=stack.env["SCHEDULER_ROLE_ARN"],
+            clock=FixedClock(),
+            max_delay_seconds=max_delay,
+        )
     )
 
 

@@ -1,24 +1,36 @@
 """Verification's counters-table items against moto (tables from template.yaml): credits that
 stop at the limit and come back on release, the per-domain facts and their expiry, and the
-recipient activity counted once per event however often the stream delivers it, in any order."""
+recipient activity counted once per event however often the stream delivers it, in any order,
+after a crash between two transactions of a batch, and against a concurrent writer."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from botocore.exceptions import ClientError
+
 from postline.events.domain import Event, EventType
 from postline.usage.quota import EmailLimits
 from postline.usage.store import DynamoCounterStore
+from postline.verification.activity import ActivityChunk, ActivityCounters, ActivityRecorder, Recipient, Seen
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from tests.aws_stack import InProcessStack
+from tests.fakes import FixedClock, RecordingMeter
 
 NOW = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
 
 
-def event(kind: EventType, at: datetime, recipient: str = "Ada@Acme.test", step: str = "0") -> Event:
+ACCOUNT = "acc_activity"
+
+
+def event(
+    kind: EventType, at: datetime, recipient: str = "Ada@Acme.test", step: str = "0", *, test: bool = False
+) -> Event:
     return Event(
         id=f"evt_{kind.value}_{at.timestamp():.0f}_{step}",
-        account_id="acc_activity",
+        account_id=ACCOUNT,
+        data={"test": True} if test else {},
         type=kind,
         message_id="msg_1",
         recipient=recipient,
@@ -75,21 +87,53 @@ def test_domain_facts_expire(stack: InProcessStack) -> None:
     assert facts.registered_at("acme.test", NOW + timedelta(days=31)) is None
 
 
+class Batch:
+    """A stream batch as the consumer sees it: (events partition, sequence number, event)."""
+
+    def __init__(self, positioned: list[tuple[str, str, Event]]) -> None:
+        self.positioned = positioned
+
+    def positioned_events(self, records: list[dict[str, object]]) -> list[tuple[str, str, Event]]:
+        return self.positioned
+
+
+def recorder(
+    stack: InProcessStack, counters: ActivityCounters | None = None
+) -> tuple[ActivityRecorder, RecordingMeter]:
+    meter = RecordingMeter()
+    store = counters or DynamoActivity(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"])
+    return ActivityRecorder(stream=Batch([]), counters=store, clock=FixedClock(NOW), meter=meter), meter
+
+
+def consume(activity: ActivityRecorder, positioned: list[tuple[str, str, Event]]) -> int:
+    activity._stream = Batch(positioned)
+    return activity.record_records([])
+
+
+def totals(stack: InProcessStack, address: str = "ada@acme.test") -> dict[str, object]:
+    return DynamoActivity(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"]).activity(ACCOUNT, address).model_dump()
+
+
 def test_activity_counts_each_event_once_in_any_order(stack: InProcessStack) -> None:
-    activity = DynamoActivity(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"])
+    activity, meter = recorder(stack)
     early, late = NOW - timedelta(days=3), NOW - timedelta(hours=1)
-    events = [
-        event(EventType.SENT, late),
-        event(EventType.DELIVERED, late),
-        event(EventType.SENT, early),  # delivered out of order (another shard)
-        event(EventType.BOUNCED, early),
-        event(EventType.OPENED, late),
-        event(EventType.CLICKED, late),
+    first = [
+        ("EVT#a", "100", event(EventType.SENT, late)),
+        ("EVT#a", "101", event(EventType.DELIVERED, late)),
+        ("EVT#a", "102", event(EventType.SENT, late, recipient="bo@acme.test", test=True)),  # a test key's: not history
     ]
-    assert [activity.record(e, NOW) for e in events] == [True] * 6
-    assert [activity.record(e, NOW) for e in events] == [False] * 6  # the stream redelivered the batch
-    found = activity.activity("acc_activity", "ada@acme.test")
-    assert found.model_dump() == {
+    second = [  # another partition's records, older events, arriving later (another shard)
+        ("EVT#b", "7", event(EventType.SENT, early)),
+        ("EVT#b", "8", event(EventType.BOUNCED, early)),
+        ("EVT#a", "103", event(EventType.OPENED, late)),
+        ("EVT#a", "104", event(EventType.CLICKED, late)),
+    ]
+    assert consume(activity, first) == 2
+    assert consume(activity, second) == 4
+    assert consume(activity, first) == consume(activity, second) == 0  # the stream redelivered both batches
+    assert consume(activity, first[1:] + second[2:]) == 0  # re-batched: still nothing new
+    assert meter.counts == {("RecipientActivityCounted", frozenset()): 6}
+    assert totals(stack) == {
         "seen": True,
         "first_seen_at": early,
         "last_seen_at": late,
@@ -101,4 +145,68 @@ def test_activity_counts_each_event_once_in_any_order(stack: InProcessStack) -> 
         "complained": 0,
         "unsubscribed": 0,
     }
-    assert activity.activity("acc_activity", "nobody@acme.test").seen is False
+    assert totals(stack, "nobody@acme.test")["seen"] is False
+    assert totals(stack, "bo@acme.test")["seen"] is False
+
+
+class CrashAfter:
+    """The store, dying (like a Lambda timing out) after `commits` transactions."""
+
+    def __init__(self, store: DynamoActivity, commits: int) -> None:
+        self._store = store
+        self._left = commits
+        self.watermarks = store.watermarks
+        self.seen = store.seen
+
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+        if self._left == 0:
+            raise TimeoutError("the function timed out")
+        self._left -= 1
+        self._store.apply(chunk, seen, now_epoch)
+
+
+def test_a_batch_of_many_recipients_resumes_after_a_crash_between_transactions(stack: InProcessStack) -> None:
+    store = DynamoActivity(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"])
+    readers = [f"reader{n}@crash.test" for n in range(150)]  # 150 recipients: two transactions
+    batch = [
+        (f"EVT#p{n % 3}", f"{1000 + n}", event(kind, NOW - timedelta(minutes=n), recipient=to, step=str(n)))
+        for n, (to, kind) in enumerate((to, kind) for to in readers for kind in (EventType.SENT, EventType.DELIVERED))
+    ]
+    crashing, _ = recorder(stack, CrashAfter(store, commits=1))
+    with pytest.raises(TimeoutError):
+        consume(crashing, batch)
+    counted_before = sum(bool(totals(stack, to)["seen"]) for to in readers)
+    assert 0 < counted_before < len(readers)  # the first transaction committed, the second did not
+    retried, _ = recorder(stack)
+    assert consume(retried, batch) == len(batch) - 2 * counted_before
+    for to in readers:
+        found = totals(stack, to)
+        assert (found["total_sends"], found["delivered"]) == (1, 1), to
+        assert found["first_seen_at"] is not None and found["first_seen_at"] <= found["last_seen_at"]  # type: ignore[operator]
+
+
+def test_a_concurrent_writer_makes_the_batch_fail_and_its_retry_count_exactly(stack: InProcessStack) -> None:
+    store = DynamoActivity(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"])
+    to = "race@acme.test"
+    racing, _ = recorder(stack)
+    stale = store.seen  # what this run read, before the other shard's run committed
+
+    class Interleaved:
+        watermarks = store.watermarks
+        apply = store.apply
+
+        def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]:
+            found = stale(recipients)
+            other, _ = recorder(stack)
+            consume(other, [("EVT#other", "5", event(EventType.SENT, NOW - timedelta(days=9), recipient=to))])
+            return found
+
+    racing._counters = Interleaved()
+    mine = [("EVT#mine", "5", event(EventType.SENT, NOW - timedelta(days=10), recipient=to, step="m"))]
+    with pytest.raises(ClientError):  # the first-seen condition failed: nothing of it was written
+        consume(racing, mine)
+    assert totals(stack, to)["total_sends"] == 1
+    again, _ = recorder(stack)
+    assert consume(again, mine) == 1
+    found = totals(stack, to)
+    assert (found["total_sends"], found["first_seen_at"]) == (2, NOW - timedelta(days=10))

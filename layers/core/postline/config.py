@@ -184,6 +184,7 @@ class SuppressionJobQueue(SettingsGroup):
 
 class ListJobQueue(SettingsGroup):
     url: str = Field(alias="LIST_JOB_QUEUE_URL", min_length=1)
+    arn: str = Field(alias="LIST_JOB_QUEUE_ARN", min_length=1)  # a scheduled list send's schedule target
 
 
 class ResendQueue(SettingsGroup):

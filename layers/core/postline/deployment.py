@@ -69,6 +69,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
         ContentBucket,
         SendQueue,
         WebhookUrls,
+        Jobs,  # a send to a list's address stores its job (lists/sends.py)
+        ListJobQueue,  # and queues it for the list worker
     ),
     r.MESSAGES_READ: (Messages, Events),
     r.MESSAGES_WRITE: (Messages, Events, SendQueue, ContentKey, ContentBucket, Suppressions),
@@ -94,6 +96,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SUPPRESSIONS_EXPORT: (Jobs, SuppressionJobQueue, ExportFiles),
     r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
     r.LISTS_DELETE: (ListJobQueue,),
+    r.LIST_SENDS_READ: (Jobs,),
 }
 
 _DELIVER: Groups = (
@@ -133,7 +136,8 @@ WORKER_SETTINGS: dict[str, Groups] = {
         )
     ),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
-    "list_jobs": (Resources, ListJobQueue),
+    # Deleted lists' members, and list sends: each page is a batch's acceptance (POLICY_SETTINGS[SEND]).
+    "list_jobs": tuple(dict.fromkeys([Resources, Counters, *POLICY_SETTINGS[r.SEND]])),
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

@@ -89,6 +89,9 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.keys.hasher import PepperedHasher
     from postline.keys.service import KeyService
     from postline.keys.store import DynamoKeyStore
+    from postline.lists.job_queue import SqsListJobQueue
+    from postline.lists.send_service import ListSendService
+    from postline.lists.send_store import DynamoListSends
     from postline.lists.service import ListService
     from postline.lists.store import DynamoLists
     from postline.metrics.service import MetricsService, RollupService
@@ -97,7 +100,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.retention.service import RetentionService
     from postline.sending.domain import Message
     from postline.sending.idempotency import PowertoolsIdempotency
-    from postline.sending.queue import SqsDispatchQueue
+    from postline.sending.queue import DelayedQueue, SqsDispatchQueue
     from postline.sending.service import SendService
     from postline.sending.store import DynamoMessageStore
     from postline.sending.vault import KmsVault
@@ -418,12 +421,19 @@ def vault() -> KmsVault:
 def dispatch_queue() -> SqsDispatchQueue:
     from postline.sending.queue import SqsDispatchQueue
 
+    return SqsDispatchQueue(_delayed_queue(settings(SendQueue).url, settings(SendQueue).arn))
+
+
+def _delayed_queue(url: str, arn: str) -> DelayedQueue:
+    """A queue whose long waits are EventBridge Scheduler schedules (the send queue's settings)."""
+    from postline.sending.queue import DelayedQueue
+
     queue = settings(SendQueue)
-    return SqsDispatchQueue(
+    return DelayedQueue(
         client("sqs"),
         client("scheduler"),
-        queue_url=queue.url,
-        queue_arn=queue.arn,
+        queue_url=url,
+        queue_arn=arn,
         scheduler_role_arn=queue.scheduler_role_arn,
         clock=_clock,
         max_delay_seconds=queue.max_delay_seconds,
@@ -576,6 +586,9 @@ def send_service() -> SendService:
         ids=ids(),
         clock=_clock,
         meter=meter(),
+        lists=lists_store(),
+        list_sends=list_send_jobs(),
+        list_queue=list_job_queue(),
     )
 
 
@@ -642,14 +655,7 @@ def relay_queue() -> SqsDispatchQueue:
     from postline.sending.queue import SqsDispatchQueue
 
     relay = settings(RelayQueue)
-    return SqsDispatchQueue(
-        client("sqs"),
-        client("scheduler"),
-        queue_url=relay.url,
-        queue_arn=relay.arn,
-        scheduler_role_arn=settings(SendQueue).scheduler_role_arn,
-        clock=_clock,
-    )
+    return SqsDispatchQueue(_delayed_queue(relay.url, relay.arn))
 
 
 def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
@@ -698,6 +704,8 @@ def tracking_service() -> TrackingService:
         secret=tracking_secret(),
         retention_days=retention_days,
         clock=_clock,
+        lists=lists_store(),
+        ids=ids(),
     )
 
 
@@ -765,13 +773,42 @@ def lists_store() -> DynamoLists:
     return DynamoLists(client("dynamodb"), settings(Resources).table)
 
 
-def list_service() -> ListService:
+@_built_once()
+def list_job_queue() -> SqsListJobQueue:
     from postline.lists.job_queue import SqsListJobQueue
+
+    queue = settings(ListJobQueue)
+    return SqsListJobQueue(client("sqs"), queue.url, lambda: _delayed_queue(queue.url, queue.arn))
+
+
+@_built_once()
+def list_send_jobs() -> DynamoListSends:
+    from postline.lists.send_store import DynamoListSends
+
+    return DynamoListSends(client("dynamodb"), settings(Jobs).table)
+
+
+def list_send_service() -> ListSendService:
+    """The list worker's fan-out of list sends, and GET /v3/lists/{id}/sends/{send_id}."""
+    from postline.lists.send_service import ListSendService, StoredPrincipals
+
+    return ListSendService(
+        jobs=list_send_jobs(),
+        lists=lists_store(),
+        sender=send_service(),
+        principals=StoredPrincipals(keys=key_store(), accounts=account_store()),
+        queue=list_job_queue(),
+        clock=_clock,
+    )
+
+
+def list_service() -> ListService:
     from postline.lists.service import ListService
 
     return ListService(
         store=lists_store(),
-        queue=SqsListJobQueue(client("sqs"), settings(ListJobQueue).url),
+        queue=list_job_queue(),
+        sends=list_send_jobs(),
         audit=audit_store(),
         ids=ids(),
         clock=_clock,

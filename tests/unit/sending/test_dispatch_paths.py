@@ -17,6 +17,7 @@ import pytest
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.service import Dispatcher
+from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import EventType
 from postline.sending.domain import FINAL, Content, Message, RecipientState
 from postline.tracking.domain import LinkMaker
@@ -220,3 +221,44 @@ def test_the_last_receive_fails_what_cannot_start_instead_of_leaving_it_to_the_d
     failed = [e for e in delivery.store.events if e.type is EventType.FAILED]
     assert {e.recipient for e in failed} == {ANN, BOB}
     assert failed[0].data["reason"] == "delivery could not start (ConnectionError: open is down)"
+
+
+class CountingDomain(OneVerifiedDomain):
+    """The sending domain, verified with a key, counting what the dispatcher adds to its sent_count."""
+
+    def __init__(self) -> None:
+        self.added: list[int] = []
+
+    def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        return SendingDomain(
+            account_id=account_id,
+            domain=domain,
+            status=DomainStatus.VERIFIED,
+            dkim_selector="s1",
+            dkim_private_key="unused by this transport",
+            id="dom_1",
+            created_at=DEFAULT_START,
+        )
+
+    def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
+        self.added.append(copies)
+
+
+class AcceptAll:
+    def deliver(self, parcels: list[Parcel]) -> Any:
+        return (Outcome(OutcomeKind.DELIVERED, smtp_response="250 ok") for _ in parcels)
+
+
+def test_a_queue_batch_adds_its_copies_to_the_domains_sent_count_once() -> None:
+    """Per copy, every message of a big batch would update the one domain item (a hot key)."""
+    delivery = Delivery("none", 0, domains=CountingDomain(), transport=AcceptAll())
+    message = delivery.accept()
+    job = DispatchJob(message_id=message.id, account_id=message.account_id)
+    dispatcher = delivery.dispatcher()
+    with dispatcher.batch():
+        dispatcher.dispatch(job)
+        assert delivery.domains.added == []  # not yet: at the end of the batch
+    assert delivery.domains.added == [2]  # Ann's and Bob's copies, in one update
+    delivery.accept("Again")  # stored afresh, both recipients queued
+    delivery.dispatcher().dispatch(job)  # outside a batch: added at the end of the job
+    assert delivery.domains.added == [2, 2]

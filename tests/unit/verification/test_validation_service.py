@@ -224,43 +224,62 @@ def test_verify_before_send_uses_the_same_rules() -> None:
     }
 
 
-def test_the_activity_recorder_counts_live_recipient_events_only() -> None:
+def test_the_activity_recorder_aggregates_live_recipient_events_per_transaction() -> None:
     from postline.events.domain import Event, EventType
-    from postline.verification.activity import ActivityRecorder
+    from postline.verification.activity import ActivityChunk, ActivityRecorder, Recipient, Seen
     from tests.fakes import RecordingMeter
 
-    class Counted:
+    class Counters:
         def __init__(self) -> None:
-            self.seen: set[str] = set()
+            self.chunks: list[ActivityChunk] = []
 
-        def record(self, event: Event, now: datetime) -> bool:
-            new = event.id not in self.seen
-            self.seen.add(event.id)
-            return new
+        def watermarks(self, partitions: list[str]) -> dict[str, str]:
+            return {"EVT#old": "9".zfill(40)}
 
-    def make(event_id: str, recipient: str | None, test: bool = False) -> Event:
+        def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]:
+            return {}
+
+        def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+            self.chunks.append(chunk)
+
+    def make(n: int, recipient: str | None, *, kind: EventType = EventType.SENT, test: bool = False) -> Event:
         return Event(
-            id=event_id,
+            id=f"e{n}",
             account_id="acc",
-            type=EventType.DELIVERED,
+            type=kind,
             message_id="msg",
             recipient=recipient,
-            timestamp=NOW,
+            timestamp=NOW + timedelta(seconds=n),
             data={"test": True} if test else {},
             created_at=NOW,
             expires_at=0,
         )
 
-    class NoStream:
-        def new_events(self, records: list[dict[str, object]]) -> list[Event]:
-            return []
+    class Stream:
+        def positioned_events(self, records: list[dict[str, object]]) -> list[tuple[str, str, Event]]:
+            return [
+                ("EVT#old", "9", make(0, "seen@x.test")),  # at the partition's watermark: counted before
+                ("EVT#a", "10", make(1, "Ann@X.test")),
+                ("EVT#a", "11", make(2, "ann@x.test", kind=EventType.DELIVERED)),
+                ("EVT#a", "12", make(3, None)),  # no recipient
+                ("EVT#a", "13", make(4, "ann@x.test", test=True)),  # a test key's
+                *[("EVT#b", f"{20 + n}", make(10 + n, f"r{n}@x.test")) for n in range(120)],
+            ]
 
-    counters, meter = Counted(), RecordingMeter()
-    recorder = ActivityRecorder(stream=NoStream(), counters=counters, clock=FixedClock(NOW), meter=meter)
-    batch = [make("e1", "a@x.test"), make("e2", None), make("e3", "a@x.test", test=True), make("e1", "a@x.test")]
-    assert recorder.record(batch) == 1
-    assert recorder.record(batch) == 0
-    assert counters.seen == {"e1"}
+    counters, meter = Counters(), RecordingMeter()
+    recorder = ActivityRecorder(stream=Stream(), counters=counters, clock=FixedClock(NOW), meter=meter)
+    assert recorder.record_records([]) == 122
+    assert [chunk.actions for chunk in counters.chunks] == [100, 24]  # 121 recipients, 2 partitions, 2 moves
+    ann = counters.chunks[0].tallies[("acc", "ann@x.test")]
+    assert (ann.counts, ann.first_seen, ann.last_seen) == (
+        {"events": 2, "total_sends": 1, "delivered": 1},
+        NOW + timedelta(seconds=1),
+        NOW + timedelta(seconds=2),
+    )
+    assert counters.chunks[0].watermarks["EVT#a"] == (None, "11".zfill(40))
+    assert counters.chunks[0].watermarks["EVT#b"] == (None, "116".zfill(40))  # r96, the 100th action
+    assert counters.chunks[1].watermarks == {"EVT#b": ("116".zfill(40), "139".zfill(40))}  # from where it stood
+    assert meter.counts == {("RecipientActivityCounted", frozenset()): 122}
 
 
 def test_cached_routes_ask_dns_once_per_domain_and_forget_failures() -> None:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -115,14 +117,39 @@ class Dispatcher:
         self._relay = relay
         self._pause = pause
         self._prefetched: dict[str, Message] = {}
+        self._sent: Counter[tuple[str, str]] = Counter()  # (account, domain) -> copies handed over
+        self._batching = False
 
     def prefetch(self, message_ids: list[str]) -> None:
         """Reads a queue batch's messages in one call, for each job's first look at its own (the
         claim re-reads it, so a copy read before an earlier job of the batch changed it is safe)."""
         self._prefetched = self._messages.get_many(message_ids)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Around a queue batch's jobs: the domains' sent_count is added once per domain at the end,
+        not once per copy (every copy of a 5,000-recipient batch would update one item: a hot key)."""
+        self._batching = True
+        try:
+            yield
+        finally:
+            self._batching = False
+            self._count_sent()
+
     def dispatch(self, job: DispatchJob, *, receive_count: int = 1) -> None:
         """Delivers what the job names; raises to have the queue deliver the job again later."""
+        try:
+            self._dispatch(job, receive_count)
+        finally:
+            if not self._batching:
+                self._count_sent()
+
+    def _count_sent(self) -> None:
+        sent, self._sent = self._sent, Counter()
+        for (account_id, domain), copies in sent.items():
+            self._domains.count_sent(account_id, domain, copies)
+
+    def _dispatch(self, job: DispatchJob, receive_count: int) -> None:
         now = self._clock.now()
         message = self._stored(job, now)
         if message is None:
@@ -205,7 +232,7 @@ class Dispatcher:
                 message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last
             )
             if domain is not None and outcome.kind in _HANDED_OVER:
-                self._domains.count_sent(message.account_id, domain.domain)
+                self._sent[(message.account_id, domain.domain)] += 1
         return released
 
     def _fail(self, message: Message, recipient: str, attempt: int, reason: str, owner: str, *, release: bool) -> bool:

@@ -20,8 +20,8 @@ class SendingDomains(Protocol):
         """The account's verified sending domain of that name, with its DKIM key; None otherwise."""
         ...
 
-    def count_sent(self, account_id: str, domain: str) -> None:
-        """Adds one live copy handed over to the domain's sent_count."""
+    def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
+        """Adds live copies handed over to the domain's sent_count."""
         ...
 
 

@@ -71,13 +71,13 @@ class DynamoSendingDomains:
             return None
         return self._domain(data)
 
-    def count_sent(self, account_id: str, domain: str) -> None:
+    def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
         self._db.update_item(
             TableName=self._table,
             Key=key(account_pk(account_id), domain_sk(domain)),
-            UpdateExpression="ADD sent_count :one",
+            UpdateExpression="ADD sent_count :copies",
             ConditionExpression="attribute_exists(pk)",
-            ExpressionAttributeValues={":one": {"N": "1"}},
+            ExpressionAttributeValues={":copies": {"N": str(copies)}},
         )
 
     # -- the resource -----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ class RejectReason(StrEnum):
     SANDBOX_RECIPIENT_NOT_AUTHORIZED = "sandbox_recipient_not_authorized"
     DOMAIN_NOT_VERIFIED = "domain_not_verified"
     CANCELLED = "cancelled"  # a scheduled send cancelled by its owner before it went out
+    INVALID_MEMBER = "invalid_member"  # a list send's member no message could be made for (data.detail: why)
 
 
 class Event(BaseModel):

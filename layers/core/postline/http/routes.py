@@ -42,6 +42,7 @@ SUPPRESSIONS_IMPORT = "suppressions:import"  # store an import's file and job, q
 SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job (deduped by list), queue it
 SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, presign export files
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
+LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,8 @@ ROUTES: tuple[Route, ...] = (
           "list.member_updated", policies=(W,)),
     Route("DeleteListMember", "DELETE", "/v3/lists/{id}/members/{address}", "lists", Access.WRITE,
           "list.member_deleted", policies=(W,)),
+    Route("GetListSend",     "GET",    "/v3/lists/{id}/sends/{send_id}", "lists", Access.READ,
+          policies=(LIST_SENDS_READ,)),
 )
 # fmt: on
 

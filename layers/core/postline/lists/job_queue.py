@@ -1,23 +1,43 @@
-"""The list job queue: deleted lists whose members the list worker removes (functions/workers/list_jobs.py)."""
+"""The list job queue (functions/workers/list_jobs.py): deleted lists whose members the list worker
+removes, and list sends whose next pages it sends."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from postline.sending.queue import DelayedQueue
 
 
 class ListJobMessage(BaseModel):
     account_id: str
     list_id: str
-    kind: Literal["delete_members"] = "delete_members"
+    kind: Literal["delete_members", "send"] = "delete_members"
+    send_id: str | None = None  # a list send's job (kind send)
 
 
 class SqsListJobQueue:
-    def __init__(self, sqs: Any, queue_url: str) -> None:
+    def __init__(self, sqs: Any, queue_url: str, delayed: Callable[[], DelayedQueue]) -> None:
+        """delayed: the same queue for a list send scheduled later (built when one is)."""
         self._sqs = sqs
         self._url = queue_url
+        self._delayed = delayed
 
     def enqueue_deletion(self, account_id: str, list_id: str) -> None:
-        message = ListJobMessage(account_id=account_id, list_id=list_id)
-        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+        self._send(ListJobMessage(account_id=account_id, list_id=list_id))
+
+    def enqueue_send(self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None) -> None:
+        message = ListJobMessage(account_id=account_id, list_id=list_id, kind="send", send_id=send_id)
+        if not_before is None:
+            self._send(message)
+        else:  # the members are read when it is due: who unsubscribes before then is not mailed
+            self._delayed().send(
+                [(f"send-list-{send_id}", message.model_dump_json(exclude_none=True))], not_before=not_before
+            )
+
+    def _send(self, message: ListJobMessage) -> None:
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json(exclude_none=True))

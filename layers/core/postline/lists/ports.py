@@ -3,11 +3,13 @@ queue (lists/job_queue.py on SQS)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from postline.audit.domain import AuditEntry
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.models import MemberFilters
+from postline.lists.sends import ListSend
 
 
 class ListStore(Protocol):
@@ -39,6 +41,14 @@ class ListStore(Protocol):
 
     def delete_member(self, account_id: str, list_id: str, address: str, audit: AuditEntry) -> bool: ...
 
+    def subscribed_page(
+        self, list_id: str, *, after: str | None, limit: int
+    ) -> tuple[list[ListMember], str | None]: ...
+
+    def unsubscribe_member(self, account_id: str, list_id: str, address: str, audit: AuditEntry) -> bool:
+        """Sets a subscribed member's `subscribed` false; False when it is not a subscribed member."""
+        ...
+
     def members_at(self, list_id: str, addresses: list[str]) -> dict[str, tuple[ListMember, int]]: ...
 
     def upsert_members(
@@ -48,3 +58,31 @@ class ListStore(Protocol):
 
 class ListJobQueue(Protocol):
     def enqueue_deletion(self, account_id: str, list_id: str) -> None: ...
+
+
+class ListSendQueue(Protocol):
+    def enqueue_send(
+        self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None
+    ) -> None: ...
+
+
+class ListLookup(Protocol):
+    """What the send path reads of lists: whether a `to` is a list's address, and the list."""
+
+    def list_id_at(self, account_id: str, address: str) -> str | None: ...
+
+    def get_list(self, account_id: str, list_id: str) -> MailingList | None: ...
+
+
+class ListSendJobs(Protocol):
+    def create(self, job: ListSend) -> bool: ...
+
+    def get(self, account_id: str, send_id: str) -> ListSend | None: ...
+
+    def claim(self, job: ListSend, now: datetime, lease: timedelta) -> ListSend | None: ...
+
+    def save(self, job: ListSend) -> bool: ...
+
+    def release(self, job: ListSend) -> None: ...
+
+    def fail_pending(self, job: ListSend) -> None: ...

@@ -34,7 +34,8 @@ from postline.lists.models import (
     MemberUpdate,
     SkippedMember,
 )
-from postline.lists.ports import ListJobQueue, ListStore
+from postline.lists.ports import ListJobQueue, ListSendJobs, ListStore
+from postline.lists.sends import ListSendResult
 from postline.shared.errors import Conflict, NotFound
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
@@ -47,8 +48,16 @@ REMOVE_PAGES = 50  # pages per job message before it queues the rest
 
 class ListService:
     def __init__(
-        self, *, store: ListStore, queue: ListJobQueue, audit: AuditStore, ids: IdFactory, clock: Clock
+        self,
+        *,
+        store: ListStore,
+        queue: ListJobQueue,
+        audit: AuditStore,
+        ids: IdFactory,
+        clock: Clock,
+        sends: ListSendJobs | None = None,
     ) -> None:
+        self._sends = sends
         self._store = store
         self._queue = queue
         self._audit = audit
@@ -117,6 +126,15 @@ class ListService:
                 return True
         self._queue.enqueue_deletion(account_id, list_id)
         return False
+
+    def get_send(self, principal: Principal, reference: str, send_id: str) -> ListSendResult:
+        """A send to one of the account's lists (lists/sends.py), by the list's id or address and the
+        send's id; it stays readable after the list is deleted, by either."""
+        job = self._sends.get(principal.account.id, send_id) if self._sends else None
+        wanted = unquote(reference)
+        if job is not None and (job.list_id == wanted or job.list_address == wanted.strip().lower()):
+            return ListSendResult.of(job)
+        raise NotFound(f"No send {send_id} to list {wanted} in this account.")
 
     # -- members ----------------------------------------------------------------------------------------
 

@@ -250,6 +250,20 @@ class DynamoLists:
         }
         return not self._run([put, audit_put(self._table, audit)])
 
+    def unsubscribe_member(self, account_id: str, list_id: str, address: str, audit: AuditEntry) -> bool:
+        """A list message's one-click unsubscribe: the member's `subscribed` goes false (a new revision)
+        with its audit entry, only while it is a subscribed member; False otherwise (a repeat)."""
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(members_pk(list_id), member_sk(address)),
+                "UpdateExpression": "SET subscribed = :no, revision = revision + :one",
+                "ConditionExpression": "subscribed = :yes",
+                "ExpressionAttributeValues": {":no": {"BOOL": False}, ":yes": {"BOOL": True}, ":one": {"N": "1"}},
+            }
+        }
+        return not self._run([update, audit_put(self._table, audit)])
+
     def delete_member(self, account_id: str, list_id: str, address: str, audit: AuditEntry) -> bool:
         """False when there is no such member (or list)."""
         ops = [

@@ -51,7 +51,8 @@ def deliver_batch(event: dict[str, Any], dispatcher: Dispatcher) -> PartialItemF
 
     # A batch that failed whole is an answer too (every job to retry), not an error of the loop.
     processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-    return process_partial_response(event=event, record_handler=deliver, processor=processor)
+    with dispatcher.batch():
+        return process_partial_response(event=event, record_handler=deliver, processor=processor)
 
 
 class RelayWorker:

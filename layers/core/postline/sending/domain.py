@@ -248,6 +248,7 @@ class Message(BaseModel):
     test: bool  # simulated: a test key's, or a live send the operator routed to the sandbox
     routed: bool = False  # the latter
     batch_id: str | None = None
+    list_id: str | None = None  # a list send's message: its one-click unsubscribe is the list's (tracking)
     from_: str = Field(alias="from")
     to: list[str]
     cc: list[str] = Field(default_factory=list)

@@ -10,6 +10,7 @@ whose job was never queued would wait forever.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,19 @@ from postline.delivery.parcels import DispatchJob
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
 from postline.keys.domain import Environment, Scope, TestOutcomes
+from postline.lists.domain import ListMember, MailingList
+from postline.lists.ports import ListLookup, ListSendJobs, ListSendQueue
+from postline.lists.sends import (
+    MAX_REQUEST_CHARS,
+    FailedMember,
+    ListSend,
+    ListSendResult,
+    ListSendStatus,
+    Outcome,
+    PageResult,
+    member_message_id,
+    member_vars,
+)
 from postline.retention.domain import retention_days
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
@@ -51,7 +65,7 @@ from postline.sending.models import (
     SendRequest,
 )
 from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore, Sealed
-from postline.sending.screening import rejections, routed_to_sandbox
+from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
 from postline.shared.pagination import Page, make_page
@@ -91,7 +105,7 @@ class _Prepared:
         return any(state is RecipientState.QUEUED for state in self.message.recipients.values())
 
 
-Answer = TypeVar("Answer", MessageAccepted, BatchSendResult)
+Answer = TypeVar("Answer", MessageAccepted, BatchSendResult, ListSendResult)
 
 
 class SendService:
@@ -111,7 +125,13 @@ class SendService:
         ids: IdFactory,
         clock: Clock,
         meter: Meter,
+        lists: ListLookup | None = None,
+        list_sends: ListSendJobs | None = None,
+        list_queue: ListSendQueue | None = None,
     ) -> None:
+        self._lists = lists  # a send to a list's address is a list send (without these: none is)
+        self._list_sends = list_sends
+        self._list_queue = list_queue
         self._messages = messages
         self._check_webhook_url = check_webhook_url  # raises ValidationFailed
         self._vault = vault
@@ -130,8 +150,12 @@ class SendService:
 
     def send(
         self, principal: Principal, request: SendRequest, idempotent: IdempotentCall | None = None
-    ) -> MessageAccepted:
-        """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer."""
+    ) -> MessageAccepted | ListSendResult:
+        """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer. A send
+        whose `to` is one of the account's lists' addresses is a list send (lists/sends.py)."""
+        mailing_list = self._list_at(principal, request.to)
+        if mailing_list is not None:
+            return self._send_to_list(principal, request, mailing_list, idempotent)
         names = _Names.of(self._ids, principal, "messages", idempotent)
         return self._once(
             idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request, names)
@@ -139,8 +163,18 @@ class SendService:
 
     def send_batch(
         self, principal: Principal, request: BatchSendRequest, idempotent: IdempotentCall | None = None
-    ) -> BatchSendResult:
-        """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer."""
+    ) -> BatchSendResult | ListSendResult:
+        """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer. A
+        batch of one recipient whose `to` is a list's address is a list send, that recipient's vars
+        and overrides applying to every member."""
+        if len(request.recipients) == 1:
+            mailing_list = self._list_at(principal, [request.recipients[0].to])
+            if mailing_list is not None:
+                try:
+                    single = _single(request, 0)
+                except ValidationError as error:
+                    raise ValidationFailed(f"recipients[0]: {_reason(error)}") from error
+                return self._send_to_list(principal, single, mailing_list, idempotent, scope="messages.batch.list")
         names = _Names.of(self._ids, principal, "messages.batch", idempotent)
         return self._once(
             idempotent,
@@ -215,13 +249,9 @@ class SendService:
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
         seen: set[str] = set()
-        shared = request.model_dump(by_alias=True, exclude={"recipients", "send_at"}, exclude_none=True)
         for index, recipient in enumerate(request.recipients):
-            overrides = recipient.model_dump(exclude_none=True, exclude={"to", "vars"})
             try:
-                single = SendRequest.model_validate(
-                    {**shared, **overrides, "to": [recipient.to], "vars": recipient.vars}
-                )
+                single = _single(request, index)
                 address = single.to[0]
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
@@ -254,6 +284,185 @@ class SendService:
             message_ids=[item.message.id for item in prepared],
             rejected_recipients=rejected[:MAX_REPORTED_REJECTIONS] or None,
         )
+
+    # -- sending to a list (lists/sends.py) ------------------------------------------------------
+
+    def _list_at(self, principal: Principal, to: list[str]) -> MailingList | None:
+        """The account's list whose address is the one `to` holds; None for any other `to` (one read)."""
+        if self._lists is None or len(to) != 1:
+            return None
+        list_id = self._lists.list_id_at(principal.account.id, to[0].strip().lower())
+        return self._lists.get_list(principal.account.id, list_id) if list_id else None
+
+    def _send_to_list(
+        self,
+        principal: Principal,
+        request: SendRequest,
+        mailing_list: MailingList,
+        idempotent: IdempotentCall | None,
+        *,
+        scope: str = "messages.list",
+    ) -> ListSendResult:
+        names = _Names.of(self._ids, principal, scope, idempotent)
+        return self._once(
+            idempotent, scope, principal, ListSendResult, lambda: self._start_list_send(principal, request,
+                                                                                       mailing_list, names)
+        )  # fmt: skip
+
+    def _start_list_send(
+        self, principal: Principal, request: SendRequest, mailing_list: MailingList, names: _Names
+    ) -> ListSendResult:
+        """Checks what can be checked once (the request, the template, the operator's hold), stores the
+        job and queues it: the list worker sends, page by page (send_list_page)."""
+        if self._list_sends is None or self._list_queue is None:
+            raise ServiceUnavailable("Sending to lists is not available here.")
+        if request.cc or request.bcc:
+            raise ValidationFailed(
+                "cc, bcc: a send to a mailing list goes to each subscribed member alone; cc and bcc are not "
+                "taken with a list address in `to`."
+            )
+        if request.attachments:
+            raise ValidationFailed("attachments: a send to a mailing list takes no attachments.")
+        if request.webhook_url:
+            self._check_webhook_url(str(request.webhook_url))
+        self._check_not_paused(principal)
+        now = self._clock.now()
+        send_at = _send_at(request.send_at, now)
+        self._template(principal, request.template_id)  # 400 template_not_found now, not per member
+        stored = request.model_dump(
+            mode="json", by_alias=True, exclude={"to", "cc", "bcc", "vars", "send_at", "attachments"}, exclude_none=True
+        )
+        if len(json.dumps([stored, request.vars], default=str)) > MAX_REQUEST_CHARS:
+            raise ValidationFailed(
+                f"A send to a mailing list is at most {MAX_REQUEST_CHARS:,} characters of content and vars."
+            )
+        job = ListSend(
+            id=names.list_send(),
+            account_id=principal.account.id,
+            list_id=mailing_list.id,
+            list_address=mailing_list.address,
+            key_id=principal.key.id if principal.key else None,
+            user_id=principal.user_id,
+            env=principal.env,
+            request=stored,
+            vars=request.vars,
+            send_at=send_at,
+            created_at=now,
+        )
+        if not self._list_sends.create(job):  # a keyed retry: the first try stored it
+            found = self._list_sends.get(job.account_id, job.id)
+            job = found if found is not None else job
+        if job.status is ListSendStatus.PENDING:
+            try:
+                self._list_queue.enqueue_send(job.account_id, job.list_id, job.id, not_before=job.send_at)
+            except Exception:
+                self._list_sends.fail_pending(job.model_copy(update={
+                    "status": ListSendStatus.FAILED, "error_message": "The send could not be queued.",
+                    "completed_at": self._clock.now(),
+                }))  # fmt: skip
+                raise
+        return ListSendResult.of(job)
+
+    def send_list_page(self, principal: Principal, job: ListSend, members: list[ListMember]) -> PageResult:
+        """The list worker's step: one personalized message per member, screened, counted, queued
+        and stored as a batch's are (batch_id = the list send's id). Member messages have
+        deterministic ids: what an earlier try of this page stored is counted, not stored again. A
+        member whose message cannot be made is stored rejected (reason invalid_member): one
+        member never stops the rest. Raises what stops the whole send (the operator's hold on live
+        sending, the quota, the template deactivated)."""
+        self._check_not_paused(principal)
+        now = self._clock.now()
+        send_at = _send_at(job.send_at, now)
+        template = self._template(principal, job.request.get("template_id"))
+        render_until = batch_deadline()
+        prepared: list[_Prepared] = []
+        failures: dict[str, str] = {}
+        for member in dict((m.address, m) for m in members).values():
+            message_id = member_message_id(job.id, member.address)
+            try:
+                single = SendRequest.model_validate(
+                    {**job.request, "to": [member.address], "vars": member_vars(job.vars, member)}
+                )
+                item = self._prepare(principal, single, template, send_at, now, message_id=message_id,
+                                     batch_id=job.id, render_until=render_until)  # fmt: skip
+            except (ValidationError, ValidationFailed) as error:
+                reason = _reason(error) if isinstance(error, ValidationError) else error.message
+                failures[member.address] = reason
+                prepared.append(self._invalid_member(principal, job, member.address, message_id, reason, now))
+                continue
+            item.message.list_id = job.list_id
+            prepared.append(item)
+        stored = self._messages.stored([item.message.id for item in prepared]) if prepared else {}
+        fresh = [item for item in prepared if item.message.id not in stored]
+        screened = self._screen(principal, [item for item in fresh if item.message.to[0] not in failures], now)
+        fresh = [item for item in fresh if item.message.to[0] in failures] + screened
+        committed = self._commit(principal, fresh, send_at, now, {})
+        self._count_accepted(principal, "list", committed)
+        return self._page_result(principal, prepared, stored, failures)
+
+    def _invalid_member(
+        self, principal: Principal, job: ListSend, address: str, message_id: str, reason: str, now: datetime
+    ) -> _Prepared:
+        """A member no message could be made for: a message rejected at once, with its rejected event."""
+        fields = job.request
+        message = self._new_message(
+            principal,
+            id=message_id,
+            batch_id=job.id,
+            list_id=job.list_id,
+            from_=fields.get("from", ""),
+            to=[address],
+            subject=fields.get("subject") or "",
+            tags=fields.get("tags", []),
+            headers=fields.get("headers", {}),
+            metadata=fields.get("metadata", {}),
+            template_id=fields.get("template_id"),
+            webhook_url=fields.get("webhook_url"),
+            status=MessageStatus.REJECTED,
+            recipients={address: RecipientState.REJECTED},
+            created_at=now,
+        )
+        retention = retention_days(principal.account, now)
+        message.expires_at = retention_expiry(now, retention)
+        data = {"reason": RejectReason.INVALID_MEMBER.value, "detail": reason}
+        event = message_event(message, EventType.REJECTED, address, now, data, retention_days=retention)
+        return _Prepared(message, Content(), [event], {address: RejectReason.INVALID_MEMBER.value})
+
+    def _page_result(
+        self,
+        principal: Principal,
+        prepared: list[_Prepared],
+        stored: dict[str, StoredMessage],
+        failures: dict[str, str],
+    ) -> PageResult:
+        """Each member's outcome: from this try's screening, or, for a message an earlier try stored,
+        from its stored state (rejected: failed, suppressed or rejected as the address is now)."""
+        result = PageResult(failures=[FailedMember(to=address, reason=reason) for address, reason in failures.items()])
+        earlier = [
+            item.message.to[0]
+            for item in prepared
+            if item.message.id in stored
+            and item.message.to[0] not in failures
+            and RecipientState.REJECTED in stored[item.message.id].recipients.values()
+        ]
+        suppressed = self._suppressions.suppressed(principal.account.id, earlier) if earlier else set()
+        for item in prepared:
+            address = item.message.to[0]
+            if address in failures:
+                outcome = Outcome.FAILED
+            elif item.message.id in stored:
+                rejected = RecipientState.REJECTED in stored[item.message.id].recipients.values()
+                outcome = Outcome.ACCEPTED
+                if rejected:
+                    outcome = Outcome.SUPPRESSED if address.lower() in suppressed else Outcome.REJECTED
+            elif not item.rejected:
+                outcome = Outcome.ACCEPTED
+            else:
+                reason = next(iter(item.rejected.values()))
+                suppressed_reasons = (SUPPRESSED, RejectReason.ALL_RECIPIENTS_SUPPRESSED.value)
+                outcome = Outcome.SUPPRESSED if reason in suppressed_reasons else Outcome.REJECTED
+            result.outcomes[address] = outcome
+        return result
 
     def _prepare(
         self,
@@ -581,6 +790,19 @@ class _Names:
 
     def batch(self) -> str:
         return keyed_id("batch_", *self.key) if self.key else self.ids.new_id("batch_")
+
+    def list_send(self) -> str:
+        return keyed_id("lsend_", *self.key) if self.key else self.ids.new_id("lsend_")
+
+
+def _single(request: BatchSendRequest, index: int) -> SendRequest:
+    """A batch's recipient as a single send: the shared fields with the recipient's own over them."""
+    recipient = request.recipients[index]
+    shared = request.model_dump(by_alias=True, exclude={"recipients", "send_at"}, exclude_none=True)
+    overrides = recipient.model_dump(exclude_none=True, exclude={"to", "vars"})
+    return SendRequest.model_validate(
+        {**shared, **overrides, "to": [recipient.to], "vars": recipient.vars, "send_at": request.send_at}
+    )
 
 
 def _mended(item: _Prepared, stored: dict[str, StoredMessage]) -> list[Event]:

@@ -3,6 +3,10 @@
 Tokens are signed (tracking/domain.py), so a forged or altered link is refused without a
 lookup, and a click only ever redirects to a link that was in the message. Obvious bots and
 prefetchers are dropped at ingest: they neither write an event nor set opened_at/clicked_at.
+
+One-click unsubscribes are account-wide (the address goes on the account's unsubscribes list), except
+from a list send's message (Message.list_id): that one only sets the member's `subscribed` false on
+that list (audited as list.member_unsubscribed), and the account may still mail the address otherwise.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from postline.audit.domain import Actor, audit_entry
 from postline.events.domain import Event, EventType, message_event
 from postline.events.ports import EventStore
+from postline.lists.ports import ListStore
 from postline.sending.domain import Message
 from postline.sending.ports import MessageStore
-from postline.shared.ports import Clock
+from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.domain import SuppressionType
 from postline.suppressions.ports import Suppressions
 from postline.tracking.domain import TrackKind, TrackToken, Visitor, read_token, redirect_target, via_image_proxy
@@ -31,7 +37,11 @@ class TrackingService:
         secret: Callable[[], bytes],
         retention_days: Callable[[str], int],
         clock: Clock,
+        lists: ListStore | None = None,
+        ids: IdFactory | None = None,
     ) -> None:
+        self._lists = lists
+        self._ids = ids
         self._messages = messages
         self._events = events
         self._suppressions = suppressions
@@ -70,11 +80,31 @@ class TrackingService:
             return False
         claims, message = found
         now = self._clock.now()
+        if message.list_id is not None and self._lists is not None and self._ids is not None:
+            return self._leave_list(self._lists, self._ids, message, message.list_id, claims.recipient)
         added = self._suppressions.add(
             message.account_id, claims.recipient, SuppressionType.UNSUBSCRIBES, now, reason="one-click unsubscribe"
         )
         if added:  # a repeated POST is not a second unsubscribe
             self._events.put([self._event(message, claims.recipient, EventType.UNSUBSCRIBED, {}, "unsubscribe")])
+        return True
+
+    def _leave_list(self, lists: ListStore, ids: IdFactory, message: Message, list_id: str, recipient: str) -> bool:
+        """A list message's unsubscribe: that list's member only; a repeat (or a member already
+        unsubscribed, or removed) changes nothing and writes no second event."""
+        address = recipient.lower()  # members are stored lowercased
+        audit = audit_entry(
+            entry_id=ids.new_id(),
+            account_id=message.account_id,
+            actor=Actor.system(),
+            action="list.member_unsubscribed",
+            target=list_id,
+            details=f"{address}: one-click unsubscribe from message {message.id}",
+            now=self._clock.now(),
+        )
+        if lists.unsubscribe_member(message.account_id, list_id, address, audit):
+            data = {"list_id": list_id, "scope": "list"}
+            self._events.put([self._event(message, recipient, EventType.UNSUBSCRIBED, data, "unsubscribe")])
         return True
 
     def _message(self, token: str, kind: TrackKind) -> tuple[TrackToken, Message] | None:

@@ -3,48 +3,150 @@ counted per recipient as it flows, so POST /v3/validate reads one item instead o
 
 A separate stream consumer (functions/workers/recipient_activity.py), beside the webhook fan-out
 and the metrics roll-up. Live events only: a test key's simulated events (data.test) are not a
-recipient's history. Each event is counted once however often its record is delivered
-(DynamoActivity.record); a failing write fails the batch, whose retry skips what was counted.
+recipient's history.
+
+Aggregated per stream batch, like the metrics roll-up: a batch's events become one update per
+recipient, written in transactions of up to 100 actions with the stream watermark of each events
+partition they read (shared/stream_watermarks.py), so each event counts once however often its
+record is delivered, at a few writes per batch instead of three per event. First and last seen
+move only outwards: each update sets them from the batch's earliest and latest event only where
+that widens what the item held when read, conditional on it still holding that (a concurrent run
+for the same recipient from another shard makes the transaction fail and the batch retry).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from postline.events.domain import Event
+from postline.shared import stream_watermarks
 from postline.shared.ports import Clock, Meter
 
 COUNTED_METRIC = "RecipientActivityCounted"
+MAX_ACTIONS = 100  # TransactWriteItems' limit
+# Event type -> the activity counter it adds one to (every event of the recipient counts in `events`).
+COUNTED = {
+    "sent": "total_sends",
+    "delivered": "delivered",
+    "bounced": "bounced",
+    "opened": "opened",
+    "clicked": "clicked",
+    "complained": "complained",
+    "unsubscribed": "unsubscribed",
+}
+
+Recipient = tuple[str, str]  # (account id, address lowercased)
 
 
-class NewEvents(Protocol):
-    def new_events(self, records: list[dict[str, Any]]) -> list[Event]: ...
+@dataclass(frozen=True)
+class Seen:
+    """A recipient's first and last seen as its item held them when read (ISO strings, or None)."""
+
+    first: str | None = None
+    last: str | None = None
+
+
+@dataclass
+class Tally:
+    """One recipient's additions from a run of events."""
+
+    first_seen: datetime
+    last_seen: datetime
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, event: Event) -> None:
+        for name in ("events", COUNTED.get(event.type.value)):
+            if name is not None:
+                self.counts[name] = self.counts.get(name, 0) + 1
+        self.first_seen = min(self.first_seen, event.timestamp)
+        self.last_seen = max(self.last_seen, event.timestamp)
+
+
+@dataclass
+class ActivityChunk:
+    """One transaction: each recipient's additions and the watermark moves of the partitions read."""
+
+    tallies: dict[Recipient, Tally] = field(default_factory=dict)
+    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+
+    @property
+    def actions(self) -> int:
+        return len(self.tallies) + len(self.watermarks)
+
+
+def widens(held: str | None, candidate: datetime, *, earlier: bool) -> bool:
+    """Whether `candidate` moves a first (earlier=True) or last seen outwards from `held`."""
+    if held is None:
+        return True
+    was = datetime.fromisoformat(held)
+    return candidate < was if earlier else candidate > was
+
+
+class PositionedEvents(Protocol):
+    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]: ...
 
 
 class ActivityCounters(Protocol):
-    def record(self, event: Event, now: datetime) -> bool: ...
+    def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
+
+    def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]: ...
+
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+        """One transaction; raises when a condition failed (the batch comes again)."""
+        ...
+
+
+def recipient_of(event: Event) -> Recipient:
+    assert event.recipient is not None
+    return event.account_id, event.recipient.lower()
 
 
 class ActivityRecorder:
-    def __init__(self, *, stream: NewEvents, counters: ActivityCounters, clock: Clock, meter: Meter) -> None:
+    def __init__(self, *, stream: PositionedEvents, counters: ActivityCounters, clock: Clock, meter: Meter) -> None:
         self._stream = stream
         self._counters = counters
         self._clock = clock
         self._meter = meter
 
     def record_records(self, records: list[dict[str, Any]]) -> int:
-        return self.record(self._stream.new_events(records))
+        """Counts each live recipient event of a stream batch; returns how many were new."""
+        countable = [
+            (partition, stream_watermarks.padded(seq), event)
+            for partition, seq, event in self._stream.positioned_events(records)
+            if event.recipient is not None and not event.data.get("test")
+        ]
+        if not countable:
+            return 0
+        marks: dict[str, str | None] = dict(self._counters.watermarks([p for p, _, _ in countable]))
+        fresh = [(p, seq, event) for p, seq, event in countable if seq > (marks.get(p) or "")]
+        if not fresh:
+            return 0
+        seen = self._counters.seen(list(dict.fromkeys(recipient_of(event) for _, _, event in fresh)))
+        now_epoch = int(self._clock.now().timestamp())
+        chunk = ActivityChunk()
+        for partition, seq, event in fresh:
+            recipient = recipient_of(event)
+            if chunk.actions + (recipient not in chunk.tallies) + (partition not in chunk.watermarks) > MAX_ACTIONS:
+                self._flush(chunk, seen, marks, now_epoch)
+                chunk = ActivityChunk()
+            chunk.tallies.setdefault(recipient, Tally(event.timestamp, event.timestamp)).add(event)
+            chunk.watermarks[partition] = (marks.get(partition), seq)
+        self._flush(chunk, seen, marks, now_epoch)
+        self._meter.count(COUNTED_METRIC, len(fresh))
+        return len(fresh)
 
-    def record(self, events: list[Event]) -> int:
-        """Counts each live recipient event; returns how many were new."""
-        counted = 0
-        now = self._clock.now()
-        for event in events:
-            if event.recipient is None or event.data.get("test"):
-                continue
-            if self._counters.record(event, now):
-                counted += 1
-        if counted:
-            self._meter.count(COUNTED_METRIC, counted)
-        return counted
+    def _flush(
+        self, chunk: ActivityChunk, seen: dict[Recipient, Seen], marks: dict[str, str | None], now_epoch: int
+    ) -> None:
+        if not chunk.tallies:
+            return
+        self._counters.apply(chunk, seen, now_epoch)
+        for partition, (_, new) in chunk.watermarks.items():
+            marks[partition] = new
+        for recipient, tally in chunk.tallies.items():  # what the items hold now, for the next chunk
+            held = seen.get(recipient, Seen())
+            first = tally.first_seen.isoformat() if widens(held.first, tally.first_seen, earlier=True) else held.first
+            last = tally.last_seen.isoformat() if widens(held.last, tally.last_seen, earlier=False) else held.last
+            seen[recipient] = Seen(first, last)

@@ -6,7 +6,8 @@
 - VDOMAIN#{domain} / catch_all, registered: per-domain answers (catch-all for a day, the
   registration date for thirty days);
 - ACTIVITY#{account}#{address} / totals: a recipient's history, kept by the recipient_activity
-  stream consumer (ActivityCounters), one item per recipient so no partition runs hot.
+  stream consumer (ActivityCounters), one item per recipient so no partition runs hot;
+- AWM#{events partition} / -: that consumer's stream watermark (verification/activity.py).
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.events.domain import Event
-from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
+from postline.shared import stream_watermarks
+from postline.shared.dynamo import batch_get, conditional_failed, from_attrs, key
 from postline.usage.store import usage_pk
+from postline.verification.activity import COUNTED, ActivityChunk, Recipient, Seen, widens
 from postline.verification.models import Activity
 
 CATCH_ALL_TTL = timedelta(days=1)
-# How long an event's "already counted" marker is kept: past a stream record's 24-hour life.
-COUNTED_MARKER_TTL = timedelta(days=2)
+WATERMARK_PREFIX = "AWM#"
 REGISTRATION_TTL = timedelta(days=30)
 
 
@@ -156,62 +157,50 @@ class DynamoActivity:
             **{name: int(found.get(name, 0)) for name in COUNTED.values()},
         )
 
-    def record(self, event: Event, now: datetime) -> bool:
-        """Counts one event into its recipient's totals, once: a marker keyed by the event's id is
-        written in the same transaction as the count, so a redelivered record changes nothing.
-        First and last seen move only outwards (conditional SETs), so they are right in any order
-        and on any repeat. Returns False for an event already counted."""
-        assert event.recipient is not None
-        pk = activity_pk(event.account_id, event.recipient)
-        seen_at = {"S": event.timestamp.isoformat()}
-        counter = COUNTED.get(event.type.value)
-        update: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": key(pk, "totals"),
-            "UpdateExpression": "SET events = if_not_exists(events, :zero) + :one"
-            + (f", {counter} = if_not_exists({counter}, :zero) + :one" if counter else ""),
-            "ExpressionAttributeValues": {":zero": {"N": "0"}, ":one": {"N": "1"}},
-        }
-        marker = {
-            "TableName": self._table,
-            "Item": {
-                **key(f"ACTIVITY_COUNTED#{event.id}", "marker"),
-                "expires_at": {"N": str(int((now + COUNTED_MARKER_TTL).timestamp()))},
-            },
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }
-        try:
-            self._db.transact_write_items(TransactItems=[{"Put": marker}, {"Update": update}])
-        except ClientError as error:
-            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
-                counted = False
-            else:
-                raise
-        else:
-            counted = True
-        # Outside the transaction (a condition there would cancel the count); each is idempotent.
-        for name, comparison in (("first_seen_at", ">"), ("last_seen_at", "<")):
-            try:
-                self._db.update_item(
-                    TableName=self._table,
-                    Key=key(pk, "totals"),
-                    UpdateExpression=f"SET {name} = :at",
-                    ConditionExpression=f"attribute_not_exists({name}) OR {name} {comparison} :at",
-                    ExpressionAttributeValues={":at": seen_at},
-                )
-            except ClientError as error:
-                if not conditional_failed(error):
-                    raise
-        return counted
+    def watermarks(self, partitions: list[str]) -> dict[str, str]:
+        return stream_watermarks.read(self._db, self._table, WATERMARK_PREFIX, partitions)
 
+    def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]:
+        keys = [key(activity_pk(account_id, address), "totals") for account_id, address in recipients]
+        found = batch_get(self._db, self._table, keys, projection="pk, first_seen_at, last_seen_at")
+        by_pk = {activity_pk(account_id, address): (account_id, address) for account_id, address in recipients}
+        return {
+            by_pk[item["pk"]["S"]]: Seen(item.get("first_seen_at", {}).get("S"), item.get("last_seen_at", {}).get("S"))
+            for item in found
+        }
 
-# Event type -> the activity counter it adds one to (every event of the recipient counts in `events`).
-COUNTED = {
-    "sent": "total_sends",
-    "delivered": "delivered",
-    "bounced": "bounced",
-    "opened": "opened",
-    "clicked": "clicked",
-    "complained": "complained",
-    "unsubscribed": "unsubscribed",
-}
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+        """One transaction: each recipient's counters added, first/last seen widened where the
+        chunk widens them (conditional on the values read), and the watermarks moved."""
+        actions: list[dict[str, Any]] = []
+        for (account_id, address), tally in chunk.tallies.items():
+            names = sorted(tally.counts)
+            values: dict[str, Any] = {f":c{n}": {"N": str(tally.counts[name])} for n, name in enumerate(names)}
+            sets, conditions = [], []
+            held = seen.get((account_id, address), Seen())
+            for name, at, was, earlier in (
+                ("first_seen_at", tally.first_seen, held.first, True),
+                ("last_seen_at", tally.last_seen, held.last, False),
+            ):
+                if widens(was, at, earlier=earlier):
+                    sets.append(f"{name} = :{name}")
+                    values[f":{name}"] = {"S": at.isoformat()}
+                    if was is None:
+                        conditions.append(f"attribute_not_exists({name})")
+                    else:
+                        conditions.append(f"{name} = :was_{name}")
+                        values[f":was_{name}"] = {"S": was}
+            update: dict[str, Any] = {
+                "TableName": self._table,
+                "Key": key(activity_pk(account_id, address), "totals"),
+                "UpdateExpression": "ADD "
+                + ", ".join(f"{name} :c{n}" for n, name in enumerate(names))
+                + (" SET " + ", ".join(sets) if sets else ""),
+                "ExpressionAttributeValues": values,
+            }
+            if conditions:
+                update["ConditionExpression"] = " AND ".join(conditions)
+            actions.append({"Update": update})
+        for partition, (old, new) in chunk.watermarks.items():
+            actions.append(stream_watermarks.move(self._table, WATERMARK_PREFIX, partition, old, new, now_epoch))
+        self._db.transact_write_items(TransactItems=actions)

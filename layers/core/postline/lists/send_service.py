@@ -1,0 +1,188 @@
+"""List sends after the 202: the list worker's fan-out (GET /v3/lists/{id}/sends/{send_id} reads the
+job: lists/service.py).
+
+POST /v3/messages to a list's address stores the job (pending) and queues it (sending/service.py).
+The worker claims the job under a lease (sending), reads the list's subscribed members from the
+job's cursor PAGE_MEMBERS at a time, and has the send service make, screen, count, queue and store
+one message per member (send_list_page: the batch send's commit, its chunks written side by side).
+After each page it stores the checkpoint (cursor and counts), conditional on still holding the job.
+After PAGES_PER_RUN pages it gives the lease back and queues the job again, so every invocation is
+bounded (100,000 members: 200 pages, 50 invocations); at the end of the list the job is done.
+
+An attempt that dies between a page's messages and its checkpoint leaves its lease to run out; the
+message's redelivery claims the job as the next attempt and redoes that page from the checkpoint:
+its messages have deterministic ids, so those already stored are counted from what was stored and
+not stored (nor queued, nor charged to the quota) again.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from datetime import timedelta
+from typing import Protocol
+
+from postline.accounts.domain import Account
+from postline.accounts.ports import AccountStore
+from postline.auth.identity import Principal
+from postline.keys.domain import ApiKey, Scope
+from postline.lists.domain import ListMember
+from postline.lists.ports import ListSendJobs, ListSendQueue, ListStore
+from postline.lists.sends import (
+    PAGE_MEMBERS,
+    PAGES_PER_RUN,
+    RUNNING,
+    ListSend,
+    ListSendStatus,
+    PageResult,
+    checkpointed,
+)
+from postline.shared.errors import ApiError
+from postline.shared.ports import Clock
+
+LEASE = timedelta(seconds=330)  # the worker's 300 s timeout and a margin, under the queue's 360 s visibility
+MAX_ATTEMPTS = 4  # deliveries of one message; then the job fails rather than waiting in the DLQ (5)
+GAVE_UP = "The send could not be completed; the members counted so far were sent."
+
+
+class ListSender(Protocol):
+    def send_list_page(self, principal: Principal, job: ListSend, members: list[ListMember]) -> PageResult: ...
+
+
+class Keys(Protocol):
+    def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]: ...
+
+
+class ListSendBusyError(Exception):
+    """Another attempt holds the job's lease: the message is retried after its visibility timeout."""
+
+
+class _LostJobError(Exception):
+    """A newer attempt took the job (this one's lease ran out): it carries on, this one stops."""
+
+
+class _StopError(Exception):
+    """The send cannot go on (its key or account is gone, the quota is spent): it fails as it stands."""
+
+
+class ListSendService:
+    def __init__(
+        self,
+        *,
+        jobs: ListSendJobs,
+        lists: ListStore,
+        sender: ListSender,
+        principals: PrincipalSource,
+        queue: ListSendQueue,
+        clock: Clock,
+        page_members: int = PAGE_MEMBERS,
+        pages_per_run: int = PAGES_PER_RUN,
+    ) -> None:
+        self._jobs = jobs
+        self._lists = lists
+        self._sender = sender
+        self._principals = principals
+        self._queue = queue
+        self._clock = clock
+        self._page_members = page_members
+        self._pages_per_run = pages_per_run
+
+    # -- the worker --------------------------------------------------------------------------------
+
+    def run(self, account_id: str, send_id: str, *, receive_count: int) -> None:
+        """Sends on from the job's checkpoint. Raises to have the message retried."""
+        job = self._jobs.get(account_id, send_id)
+        if job is None or job.status not in RUNNING:
+            return  # done already, or gone: a repeated message
+        if job.send_at is not None and job.send_at > self._clock.now():  # came before its time
+            self._queue.enqueue_send(account_id, job.list_id, send_id, not_before=job.send_at)
+            return
+        claimed = self._jobs.claim(job, self._clock.now(), LEASE)
+        if claimed is None:
+            raise ListSendBusyError(f"list send {send_id} is being sent by another attempt")
+        if receive_count > MAX_ATTEMPTS:  # earlier attempts died without a word (timeouts): stop here
+            self._fail(claimed, GAVE_UP)
+            return
+        try:
+            principal = self._principals.principal_of(claimed)
+            if principal is None:
+                raise _StopError("The API key (or account) that started this send no longer exists or may not send.")
+            self._pages(principal, claimed)
+        except _LostJobError:
+            return
+        except _StopError as error:
+            self._fail(claimed, str(error))
+        except ApiError as error:  # quota spent, template deactivated, sending paused by the operator
+            self._fail(claimed, error.message)
+        except Exception:
+            if receive_count >= MAX_ATTEMPTS:
+                with suppress(Exception):
+                    self._fail(claimed, GAVE_UP)
+                return
+            self._jobs.release(claimed)
+            raise
+
+    def _pages(self, principal: Principal, job: ListSend) -> None:
+        current = job
+        for _ in range(self._pages_per_run):
+            members, after = self._lists.subscribed_page(
+                current.list_id, after=current.cursor, limit=self._page_members
+            )
+            page = self._sender.send_list_page(principal, current, members) if members else PageResult()
+            current = checkpointed(current, page, after)
+            if after is None:  # the end of the list
+                done = current.model_copy(
+                    update={"status": ListSendStatus.DONE, "completed_at": self._clock.now(), "lease_until": None}
+                )
+                self._save(done)
+                return
+            current = self._save(current)
+        # Bounded work per invocation: the next one goes on from this checkpoint.
+        self._jobs.release(current)
+        self._queue.enqueue_send(current.account_id, current.list_id, current.id)
+
+    def _save(self, job: ListSend) -> ListSend:
+        if not self._jobs.save(job):
+            raise _LostJobError(job.id)
+        return job
+
+    def _fail(self, claimed: ListSend, message: str) -> None:
+        """Fails the job as its last checkpoint left it (this run's pages counted), if this attempt holds it."""
+        latest = self._jobs.get(claimed.account_id, claimed.id)
+        current = latest if latest is not None else claimed
+        self._jobs.save(
+            current.model_copy(
+                update={
+                    "status": ListSendStatus.FAILED,
+                    "error_message": message,
+                    "completed_at": self._clock.now(),
+                    "lease_until": None,
+                }
+            )
+        )
+
+
+class PrincipalSource(Protocol):
+    def principal_of(self, job: ListSend) -> Principal | None: ...
+
+
+class StoredPrincipals:
+    """The sender of a list send as it is now: its account and API key (or console user), read again
+    by the worker; None when the key was deleted, the account is gone or may not use the API."""
+
+    def __init__(self, *, keys: Keys, accounts: AccountStore) -> None:
+        self._keys = keys
+        self._accounts = accounts
+
+    def principal_of(self, job: ListSend) -> Principal | None:
+        key: ApiKey | None = None
+        if job.key_id is not None:
+            key, account = self._keys.get_key_with_account(job.account_id, job.key_id)
+            if key is None:
+                return None
+            scope = key.scope
+        else:
+            account = self._accounts.get_account(job.account_id)
+            scope = Scope.FULL_ACCESS
+        if account is None or account.blocked_code() is not None:
+            return None
+        return Principal(account=account, scope=scope, env=job.env, key=key, user_id=job.user_id)

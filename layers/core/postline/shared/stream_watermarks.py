@@ -1,0 +1,51 @@
+"""Exactly-once counting from a DynamoDB stream: a watermark per source partition.
+
+Stream records of one partition key arrive in order (one shard, one batch at a time, whatever the
+ParallelizationFactor), so a consumer that commits its writes in one transaction with the new
+sequence number of each partition it read, conditional on the number it started from, counts a
+record exactly once: a replayed batch, a retry after a crash between the write and Lambda's
+checkpoint, or a re-batched redelivery skips what was committed, and a concurrent run loses the
+condition and retries. A per-batch marker would not survive re-batching; a marker per record costs
+a write per record.
+
+Each consumer keeps its own watermarks (its own key prefix) in the counters table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from postline.shared.dynamo import batch_get, key
+
+TTL_SECONDS = 3 * 24 * 3600  # longer than a stream keeps records (24 h)
+_SEQUENCE_WIDTH = 40  # stream sequence numbers are decimal strings of up to 40 digits
+
+
+def padded(sequence_number: str) -> str:
+    """A sequence number that compares as a string in the order of the numbers."""
+    return sequence_number.zfill(_SEQUENCE_WIDTH)
+
+
+def read(client: Any, table: str, prefix: str, partitions: list[str]) -> dict[str, str]:
+    """partition -> its watermark (padded), for those that have one."""
+    keys = [key(f"{prefix}{partition}", "-") for partition in dict.fromkeys(partitions)]
+    found = batch_get(client, table, keys, projection="pk, seq")
+    return {item["pk"]["S"].removeprefix(prefix): item["seq"]["S"] for item in found}
+
+
+def move(table: str, prefix: str, partition: str, old: str | None, new: str, now_epoch: int) -> dict[str, Any]:
+    """The transaction's Put that moves one partition's watermark from `old` to `new`."""
+    put: dict[str, Any] = {
+        "TableName": table,
+        "Item": {
+            **key(f"{prefix}{partition}", "-"),
+            "seq": {"S": new},
+            "expires_at": {"N": str(now_epoch + TTL_SECONDS)},
+        },
+    }
+    if old is None:
+        put["ConditionExpression"] = "attribute_not_exists(pk)"
+    else:
+        put["ConditionExpression"] = "seq = :old"
+        put["ExpressionAttributeValues"] = {":old": {"S": old}}
+    return {"Put": put}

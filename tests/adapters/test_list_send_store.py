@@ -1,0 +1,97 @@
+"""List send jobs and list-scoped unsubscribes on moto: a job created once (a keyed retry finds it),
+claimed under a lease (a live lease refuses a second attempt, an expired one is taken by the next),
+checkpointed only by the attempt holding it, released; a pending job whose queueing failed moves to
+failed; a member unsubscribed once (a repeat, or a member already unsubscribed, writes nothing) with
+its audit entry in the same transaction."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from postline import wiring
+from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.config import Jobs, Resources
+from postline.keys.domain import Environment
+from postline.lists.domain import ListMember, MailingList, member_id
+from postline.lists.send_store import DynamoListSends
+from postline.lists.sends import ListSend, ListSendStatus
+from postline.lists.store import DynamoLists
+from tests.aws_stack import InProcessStack
+
+NOW = datetime(2026, 11, 1, 12, 0, 5, tzinfo=UTC)
+LEASE = timedelta(seconds=330)
+
+
+def _job(account_id: str) -> ListSend:
+    return ListSend(
+        id=f"lsend_{uuid.uuid4().hex[:12]}",
+        account_id=account_id,
+        list_id="l1",
+        list_address="news@lists.example",
+        key_id="key_1",
+        env=Environment.LIVE,
+        request={"from": "a@b.example", "subject": "s", "text": "t"},
+        vars={"team": "Ops"},
+        created_at=NOW,
+    )
+
+
+def test_a_job_is_created_once_claimed_under_a_lease_and_saved_by_its_attempt_only(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    assert jobs.create(job) and not jobs.create(job)
+    assert jobs.get(job.account_id, job.id) == job
+    first = jobs.claim(job, NOW, LEASE)
+    assert first is not None and (first.status, first.attempt) == (ListSendStatus.SENDING, 1)
+    assert jobs.claim(job, NOW + timedelta(seconds=10), LEASE) is None  # held
+    assert jobs.save(first.model_copy(update={"members": 10, "cursor": "m9@x.example"}))
+    second = jobs.claim(job, NOW + LEASE + timedelta(seconds=1), LEASE)  # the first attempt died
+    assert second is not None and (second.attempt, second.members, second.cursor) == (2, 10, "m9@x.example")
+    assert not jobs.save(first.model_copy(update={"members": 99}))  # the dead attempt's late checkpoint
+    jobs.release(second)
+    third = jobs.claim(job, NOW + LEASE + timedelta(seconds=2), LEASE)  # released: claimable at once
+    assert third is not None and third.attempt == 3
+    assert jobs.save(third.model_copy(update={"status": ListSendStatus.DONE, "lease_until": None}))
+    assert jobs.claim(job, NOW + 2 * LEASE, LEASE) is None  # done
+
+
+def test_a_pending_job_fails_only_while_no_worker_took_it(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    jobs.create(job)
+    failed = job.model_copy(update={"status": ListSendStatus.FAILED, "error_message": "x", "completed_at": NOW})
+    jobs.fail_pending(failed)
+    stored = jobs.get(job.account_id, job.id)
+    assert stored is not None and (stored.status, stored.error_message) == (ListSendStatus.FAILED, "x")
+    taken = _job(job.account_id)
+    jobs.create(taken)
+    assert jobs.claim(taken, NOW, LEASE) is not None
+    jobs.fail_pending(taken)
+    after = jobs.get(taken.account_id, taken.id)
+    assert after is not None and after.status is ListSendStatus.SENDING
+
+
+def test_a_member_is_unsubscribed_once_with_its_audit_entry(stack: InProcessStack) -> None:
+    store = DynamoLists(wiring.client("dynamodb"), wiring.settings(Resources).table)
+    account_id = f"acct_{uuid.uuid4().hex[:8]}"
+    mailing_list = MailingList(id=str(uuid.uuid4()), account_id=account_id, address="n@lists.example", name="N",
+                               created_at=NOW)  # fmt: skip
+
+    def audit(action: str = "list.member_unsubscribed") -> AuditEntry:
+        return audit_entry(entry_id=str(uuid.uuid4()), account_id=account_id, actor=Actor.system(),
+                           action=action, target=mailing_list.id, details="a", now=NOW)  # fmt: skip
+
+    store.create_list(mailing_list, audit("list.created"))
+    address = "ann@x.example"
+    member = ListMember(id=member_id(mailing_list.id, address), list_id=mailing_list.id, address=address,
+                        created_at=NOW)  # fmt: skip
+    store.add_member(account_id, member, audit("list.member_added"))
+    assert store.unsubscribe_member(account_id, mailing_list.id, address, audit())
+    assert not store.unsubscribe_member(account_id, mailing_list.id, address, audit())
+    assert not store.unsubscribe_member(account_id, mailing_list.id, "nobody@x.example", audit())
+    found = store.get_member(mailing_list.id, address)
+    assert found is not None and found[0].subscribed is False and found[1] == 2  # a new revision
+    entries, total = wiring.audit_store().list_audit(account_id, page=1, per_page=10)
+    assert total == 3  # list created, member added, one unsubscribe: the refused ones wrote none
+    assert sum(entry.action == "list.member_unsubscribed" for entry in entries) == 1

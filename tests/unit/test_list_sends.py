@@ -1,0 +1,388 @@
+"""Sending to a list: the expansion rules (member vars over request vars, `name` and `email`, the
+deterministic message ids, the checkpoint's counts), a page sent by the send service (suppressed
+members counted, a redone page storing and queueing nothing twice), and the worker's run (bounded
+pages per invocation with the rest queued, a lost lease, the end of the list, a stop that fails the
+job as far as it got)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from postline.auth.identity import Principal
+from postline.keys.domain import Environment
+from postline.lists.domain import ListMember, MailingList
+from postline.lists.send_service import ListSendBusyError, ListSendService
+from postline.lists.sends import (
+    MAX_REPORTED_FAILURES,
+    FailedMember,
+    ListSend,
+    ListSendResult,
+    ListSendStatus,
+    Outcome,
+    PageResult,
+    checkpointed,
+    member_message_id,
+    member_vars,
+)
+from postline.sending.domain import IdempotentCall, RecipientState
+from postline.sending.models import SendRequest
+from postline.sending.service import SendService
+from postline.shared.errors import ApiError, ServiceUnavailable, ValidationFailed
+from tests.fakes import FixedClock, NoTemplates, OneVerifiedDomain, UnlimitedQuotas
+from tests.unit.sending.test_metrics import Sending
+from tests.unit.world import build_world
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+def member(address: str, *, name: str | None = None, **variables: object) -> ListMember:
+    return ListMember(id="m", list_id="l1", address=address, name=name, vars=variables or None, created_at=NOW)
+
+
+def job(**fields: object) -> ListSend:
+    base: dict[str, object] = {
+        "id": "lsend_1",
+        "account_id": "acct_1",
+        "list_id": "l1",
+        "list_address": "news@lists.example",
+        "key_id": "key_1",
+        "env": Environment.LIVE,
+        "request": {"from": "hello@postline.test", "subject": "Hi", "text": "Hello"},
+        "created_at": NOW,
+    }
+    return ListSend.model_validate({**base, **fields})
+
+
+# -- the rules --------------------------------------------------------------------------------------
+
+
+def test_member_vars_win_over_name_and_email_which_win_over_the_requests() -> None:
+    request = {"team": "Ops", "name": "friend", "plan": "free"}
+    assert member_vars(request, member("a@x.example", name="Ann", plan="pro")) == {
+        "team": "Ops",
+        "name": "Ann",
+        "plan": "pro",
+        "email": "a@x.example",
+    }
+    assert member_vars(request, member("b@x.example"))["name"] == "friend"  # no name: the request's default
+    assert member_vars({}, member("c@x.example", name="Cy", name_override=1, email="own@x.example"))["email"] == (
+        "own@x.example"
+    )
+
+
+def test_message_ids_are_derived_from_the_send_and_the_address() -> None:
+    first = member_message_id("lsend_1", "a@x.example")
+    assert first == member_message_id("lsend_1", "a@x.example") and first.startswith("msg_")
+    assert first != member_message_id("lsend_2", "a@x.example")
+    assert first != member_message_id("lsend_1", "b@x.example")
+
+
+def test_a_checkpoint_adds_the_pages_counts_and_keeps_the_first_failures() -> None:
+    page = PageResult(
+        outcomes={"a": Outcome.ACCEPTED, "b": Outcome.ACCEPTED, "c": Outcome.SUPPRESSED, "d": Outcome.FAILED},
+        failures=[FailedMember(to="d", reason="bad")],
+    )
+    after = checkpointed(job(accepted=3, members=3), page, "d")
+    assert (after.members, after.accepted, after.suppressed, after.failed, after.rejected) == (7, 5, 1, 1, 0)
+    assert (after.cursor, after.pages, after.status) == ("d", 1, ListSendStatus.SENDING)
+    full = job(failed_members=[FailedMember(to=f"x{n}", reason="r") for n in range(MAX_REPORTED_FAILURES)])
+    assert len(checkpointed(full, page, None).failed_members) == MAX_REPORTED_FAILURES
+    assert checkpointed(job(cursor="k"), PageResult(), None).cursor == "k"  # the end keeps the last cursor
+
+
+# -- a page, through the send service -------------------------------------------------------------
+
+
+@pytest.fixture
+def sending() -> Sending:
+    return Sending(build_world(), suppressed=("blocked@x.example",))
+
+
+def test_a_page_queues_one_message_per_member_and_counts_the_suppressed(sending: Sending) -> None:
+    principal = sending.principal()
+    service = sending.send_service()
+    members = [member("a@x.example", name="Ann"), member("blocked@x.example"), member("c@x.example")]
+    result = service.send_list_page(principal, job(account_id=principal.account.id), members)
+    assert result.outcomes == {
+        "a@x.example": Outcome.ACCEPTED,
+        "blocked@x.example": Outcome.SUPPRESSED,
+        "c@x.example": Outcome.ACCEPTED,
+    }
+    stored = sending.messages.items[member_message_id("lsend_1", "a@x.example")]
+    assert (stored.batch_id, stored.list_id, stored.to) == ("lsend_1", "l1", ["a@x.example"])
+    blocked = sending.messages.items[member_message_id("lsend_1", "blocked@x.example")]
+    assert blocked.recipients == {"blocked@x.example": RecipientState.REJECTED}
+    assert sorted(j.message_id for j in sending.queue.jobs) == sorted(
+        member_message_id("lsend_1", a) for a in ("a@x.example", "c@x.example")
+    )
+
+
+def test_a_redone_page_stores_and_queues_nothing_twice_and_counts_the_same(sending: Sending) -> None:
+    principal = sending.principal()
+    members = [member("a@x.example"), member("blocked@x.example"), member("c@x.example")]
+    the_job = job(account_id=principal.account.id)
+    first = sending.send_service().send_list_page(principal, the_job, members[:2])  # cut off after two
+    assert len(sending.queue.jobs) == 1
+    events = len(sending.messages.events)
+    again = sending.send_service().send_list_page(principal, the_job, members)
+    assert again.outcomes == {**first.outcomes, "c@x.example": Outcome.ACCEPTED}
+    assert len(sending.queue.jobs) == 2 and len(sending.messages.items) == 3
+    assert len(sending.messages.events) == events + 1  # c's queued event only
+
+
+# -- the worker's run ------------------------------------------------------------------------------
+
+
+class Jobs:
+    """ListSendJobs in memory, with the adapter's lease and attempt conditions."""
+
+    def __init__(self, clock: FixedClock) -> None:
+        self.items: dict[str, ListSend] = {}
+        self.clock = clock
+
+    def create(self, item: ListSend) -> bool:
+        return self.items.setdefault(item.id, item) is item
+
+    def get(self, account_id: str, send_id: str) -> ListSend | None:
+        return self.items.get(send_id)
+
+    def claim(self, item: ListSend, now: datetime, lease: timedelta) -> ListSend | None:
+        current = self.items[item.id]
+        held = current.status is ListSendStatus.SENDING and (current.lease_until or 0) >= now.timestamp()
+        if current.status not in (ListSendStatus.PENDING, ListSendStatus.SENDING) or held:
+            return None
+        claimed = current.model_copy(update={
+            "status": ListSendStatus.SENDING, "attempt": current.attempt + 1,
+            "lease_until": int((now + lease).timestamp()),
+        })  # fmt: skip
+        self.items[item.id] = claimed
+        return claimed
+
+    def save(self, item: ListSend) -> bool:
+        current = self.items[item.id]
+        if current.status is not ListSendStatus.SENDING or current.attempt != item.attempt:
+            return False
+        self.items[item.id] = item
+        return True
+
+    def release(self, item: ListSend) -> None:
+        current = self.items[item.id]
+        if current.attempt == item.attempt:
+            self.items[item.id] = current.model_copy(update={"lease_until": 0})
+
+    def fail_pending(self, item: ListSend) -> None:
+        pass
+
+
+class Members:
+    """subscribed_page over a sorted list of addresses."""
+
+    def __init__(self, count: int) -> None:
+        self.addresses = [f"m{n:03d}@x.example" for n in range(count)]
+
+    def subscribed_page(self, list_id: str, *, after: str | None, limit: int) -> tuple[list[ListMember], str | None]:
+        start = 0 if after is None else self.addresses.index(after) + 1
+        page = self.addresses[start : start + limit]
+        last = page[-1] if start + limit < len(self.addresses) else None
+        return [member(address) for address in page], last
+
+
+class Sender:
+    def __init__(self, *, stop_at: int | None = None) -> None:
+        self.pages: list[list[str]] = []
+        self.stop_at = stop_at
+
+    def send_list_page(self, principal: Principal, item: ListSend, members: list[ListMember]) -> PageResult:
+        if self.stop_at is not None and len(self.pages) == self.stop_at:
+            raise ApiError("The daily email quota is spent.")
+        self.pages.append([m.address for m in members])
+        return PageResult(outcomes=dict.fromkeys((m.address for m in members), Outcome.ACCEPTED))
+
+
+class Principals:
+    def __init__(self, principal: Principal | None) -> None:
+        self.principal = principal
+
+    def principal_of(self, item: ListSend) -> Principal | None:
+        return self.principal
+
+
+class Queue:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.not_before: list[datetime | None] = []
+
+    def enqueue_send(self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None) -> None:
+        self.sent.append(send_id)
+        self.not_before.append(not_before)
+
+
+class Worker:
+    def __init__(self, members: int, *, sender: Sender | None = None, principal: bool = True) -> None:
+        world = build_world()
+        account = world.account()
+        self.clock = FixedClock(NOW)
+        self.jobs, self.queue, self.sender = Jobs(self.clock), Queue(), sender or Sender()
+        self.jobs.create(job())
+        self.service = ListSendService(
+            jobs=self.jobs,
+            lists=Members(members),  # type: ignore[arg-type]
+            sender=self.sender,
+            principals=Principals(world.console_principal(account) if principal else None),
+            queue=self.queue,
+            clock=self.clock,
+            page_members=10,
+            pages_per_run=2,
+        )
+
+    def run(self, receive_count: int = 1) -> ListSend:
+        self.service.run("acct_1", "lsend_1", receive_count=receive_count)
+        return self.jobs.items["lsend_1"]
+
+
+def test_a_run_sends_a_bounded_number_of_pages_then_queues_the_rest() -> None:
+    worker = Worker(45)
+    after = worker.run()
+    assert (after.status, after.members, after.pages, after.cursor) == (ListSendStatus.SENDING, 20, 2, "m019@x.example")
+    assert worker.queue.sent == ["lsend_1"] and after.lease_until == 0
+    worker.run()
+    done = worker.run()
+    assert (done.status, done.members, done.accepted, done.pages) == (ListSendStatus.DONE, 45, 45, 5)
+    sent = [address for page in worker.sender.pages for address in page]
+    assert sent == sorted(set(sent)) and len(sent) == 45  # every member once, in order
+    assert worker.queue.sent == ["lsend_1", "lsend_1"]
+    assert worker.run().pages == 5  # a repeated message finds it done
+
+
+def test_a_held_lease_makes_the_message_wait_and_a_lost_one_stops_the_old_attempt() -> None:
+    worker = Worker(45)
+    worker.jobs.claim(worker.jobs.items["lsend_1"], NOW, timedelta(seconds=330))  # a live attempt elsewhere
+    with pytest.raises(ListSendBusyError):
+        worker.run()
+    worker.clock.advance(331)  # that attempt died: its lease ran out
+    assert worker.run().members == 20
+
+
+def test_a_stop_fails_the_job_as_far_as_it_got_and_a_missing_sender_fails_it_at_once() -> None:
+    worker = Worker(45, sender=Sender(stop_at=1))
+    failed = worker.run()
+    assert (failed.status, failed.members, failed.error_message) == (
+        ListSendStatus.FAILED,
+        10,
+        "The daily email quota is spent.",
+    )
+    orphan = Worker(45, principal=False).run()
+    assert orphan.status is ListSendStatus.FAILED and "no longer exists" in (orphan.error_message or "")
+
+
+def test_a_scheduled_send_that_comes_early_waits_again_and_reads_its_members_when_due() -> None:
+    worker = Worker(5)
+    due = NOW + timedelta(hours=2)
+    worker.jobs.items["lsend_1"] = worker.jobs.items["lsend_1"].model_copy(update={"send_at": due})
+    waiting = worker.run()
+    assert (waiting.status, waiting.members, worker.sender.pages) == (ListSendStatus.PENDING, 0, [])
+    assert worker.queue.not_before == [due]  # queued again for its time, not sent
+    worker.clock.advance(2 * 3600)
+    assert worker.run().status is ListSendStatus.DONE and len(worker.sender.pages[0]) == 5
+
+
+def test_an_empty_list_is_done_at_once() -> None:
+    done = Worker(0).run()
+    assert (done.status, done.members, done.pages) == (ListSendStatus.DONE, 0, 1)
+
+
+# -- the 202: what makes a list send, and what is refused at once ------------------------------------
+
+
+class Lists:
+    """ListLookup over one list."""
+
+    def __init__(self, mailing_list: MailingList) -> None:
+        self.mailing_list = mailing_list
+
+    def list_id_at(self, account_id: str, address: str) -> str | None:
+        found = account_id == self.mailing_list.account_id and address == self.mailing_list.address
+        return self.mailing_list.id if found else None
+
+    def get_list(self, account_id: str, list_id: str) -> MailingList | None:
+        return self.mailing_list if list_id == self.mailing_list.id else None
+
+
+class Accepting:
+    def __init__(self, sending: Sending) -> None:
+        self.principal = sending.principal()
+        account_id = self.principal.account.id
+        self.mailing_list = MailingList(id="l1", account_id=account_id, address="news@lists.example", name="N",
+                                        created_at=NOW)  # fmt: skip
+        self.jobs, self.queue = Jobs(FixedClock(NOW)), Queue()
+        self.service = SendService(
+            messages=sending.messages,
+            vault=sending.vault,
+            queue=sending.queue,
+            quotas=UnlimitedQuotas(),
+            suppressions=sending.suppressions,
+            domains=OneVerifiedDomain(),
+            templates=NoTemplates(),
+            accounts=sending.world.store,
+            check_webhook_url=lambda url: None,
+            idempotency=sending.idempotency,
+            ids=sending.world.ids,
+            clock=sending.world.clock,
+            meter=sending.meter,
+            lists=Lists(self.mailing_list),
+            list_sends=self.jobs,
+            list_queue=self.queue,
+        )
+
+    def send(self, idempotency_key: str | None = None, **fields: object) -> object:
+        body = {"from": "hello@postline.test", "to": ["News@Lists.Example"], "subject": "s", "text": "t", **fields}
+        call = IdempotentCall(idempotency_key, body) if idempotency_key else None
+        return self.service.send(self.principal, SendRequest.model_validate(body), call)
+
+
+def test_a_send_to_a_lists_address_stores_and_queues_a_job_and_answers_at_once(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    answer = accepting.send(vars={"team": "Ops"}, tags=["news"])
+    assert isinstance(answer, ListSendResult) and answer.list_send
+    assert (answer.status, answer.to, answer.members) == (ListSendStatus.PENDING, "news@lists.example", 0)
+    stored = accepting.jobs.items[answer.list_send_id]
+    assert (stored.vars, stored.request["tags"], stored.key_id) == (
+        {"team": "Ops"},
+        ["news"],
+        accepting.principal.key_id,
+    )
+    assert "to" not in stored.request and accepting.queue.sent == [answer.list_send_id]
+    assert sending.messages.items == {}  # nothing is sent in the API call
+    other = accepting.service.send(
+        accepting.principal, SendRequest.model_validate({"from": "hello@postline.test", "to": ["a@x.example"],
+                                                         "subject": "s", "text": "t"}))  # fmt: skip
+    assert not isinstance(other, ListSendResult)  # any other address is an ordinary send
+
+
+def test_a_keyed_list_send_is_created_once(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    first = accepting.send("k-1")
+    again = accepting.send("k-1")
+    assert first == again and len(accepting.jobs.items) == 1 and len(accepting.queue.sent) == 1
+
+
+def test_cc_bcc_and_attachments_are_refused_with_a_list(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    for fields in ({"cc": ["c@x.example"]}, {"bcc": ["c@x.example"]},
+                   {"attachments": [{"filename": "a.txt", "content": "aGk="}]}):  # fmt: skip
+        with pytest.raises(ValidationFailed):
+            accepting.send(**fields)
+    assert accepting.jobs.items == {} and accepting.queue.sent == []
+
+
+def test_the_operators_hold_stops_a_list_send_before_its_next_page(sending: Sending) -> None:
+    principal = sending.principal()
+    sending.world.operator.set_sending_paused(principal.account.id, True)
+    held = sending.world.store.get_account(principal.account.id)
+    assert held is not None
+    paused = Principal(account=held, scope=principal.scope, env=principal.env, key=principal.key)
+    with pytest.raises(ServiceUnavailable):
+        sending.send_service().send_list_page(paused, job(account_id=held.id), [member("a@x.example")])
+    assert sending.messages.items == {} and sending.queue.jobs == []
