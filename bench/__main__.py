@@ -80,7 +80,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
-        " e-g the others, h 'cloud', i 'imports', j 'suppressions', k 'listsend', l 'verify', m 'smtp')",
+        " e-g the others, h 'cloud', i 'imports', j 'suppressions', k 'listsend', l 'verify', m 'smtp',"
+        " n 'metrics')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")

@@ -4,7 +4,7 @@ e. An event written straight to the events table, to the first webhook attempt a
    real receiver on 127.0.0.1, at a steady rate; bare = the receiver's own round trip for a
    direct POST of the same body over a kept-alive connection, as the webhook client makes it.
 f. GET /v3/events, first page, on an account holding `events` events spread over its 30 days
-   (loaded straight into moto: bench/seed.py), with and without filters, through the API and
+   (loaded straight into moto with their roll-ups: bench/seed.py), with and without filters, through the API and
    through the service; bare = a boto3 Query of the same key and page. The first page also counts
    every match over the window's day partitions (total_count): that is part of what it costs, so
    the storage calls the API made are also replayed one after another (a second bare figure).
@@ -211,8 +211,9 @@ class EventsQuery:
 
 
 def load_events(runtime: Runtime, count: int, prefix: str = "q") -> tuple[float, datetime, float]:
-    """Loads `count` events of the dev account over the last SPAN_DAYS days; (seconds, newest, step).
-    Loads with different `prefix`es add up (their message ids differ)."""
+    """Loads `count` events of the dev account over the last SPAN_DAYS days, with the roll-ups the
+    metrics consumer would have made of them; (seconds, newest, step). Loads with different
+    `prefix`es add up (their message ids differ)."""
     until = runtime.clock.now() - timedelta(seconds=1)
     step = SPAN_DAYS * 86_400 / count
     body = {
@@ -222,6 +223,7 @@ def load_events(runtime: Runtime, count: int, prefix: str = "q") -> tuple[float,
         "until": until.isoformat(),
         "step_seconds": step,
         "prefix": prefix,
+        "counters_table": runtime.env["COUNTERS_TABLE"],
     }
     began = time.perf_counter()
     response = requests.post(runtime.endpoint_url + seed.PATH, json=body, timeout=3600)

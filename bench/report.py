@@ -18,6 +18,7 @@ from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.listsend import ListFanOut
+from bench.metrics import MetricsRun
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies
@@ -118,6 +119,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_webhooks(hooks)]
     for query in results.events_query:
         lines += [rule, *_events_query(query)]
+    if results.metrics:
+        lines += [rule, *_metrics(results.metrics)]
     if results.export is not None:
         lines += [rule, *_export(results.export)]
     if results.cloud is not None:
@@ -293,6 +296,37 @@ def _events_query(query: EventsQuery) -> list[str]:
         f" first page): {query.moto_query_seconds * 1000:.1f} ms vs {query.patched_query_seconds * 1000:.2f} ms,"
         f" {query.speedup:,.0f}x faster"
     )
+    return lines
+
+
+def _metrics(runs: list[MetricsRun]) -> list[str]:
+    lines = [
+        "n. metrics and total_count from the roll-ups: the account's events loaded with the roll-ups the consumer",
+        "   would have made (bench/seed.py); metrics bare = boto3 Queries of the roll-up items the request needs",
+        "   (8 at a time, as the service); events bare = one boto3 Query of the same page. p50 / p99 in ms;",
+        "   reads = storage calls of one request (authentication included), counts = its COUNT queries",
+    ]
+    for run in runs:
+        lines.append(f"   {run.events:,} events, {run.repeats} requests each")
+        lines.append(
+            f"   {'request':32}{'API':>17}{'bare':>17}{'API/bare':>10}{'goal':>7}{'reads':>7}{'counts':>8}{'total':>10}"
+        )
+        for case in run.cases:
+            verdict = "" if case.ratio_p50 <= case.goal else "  ABOVE GOAL"
+            if case.timeouts:
+                verdict += f"  ({case.timeouts} x 503 query_timeout)"
+            total = "-" if case.total_count is None else f"{case.total_count:,d}"
+            lines.append(
+                f"   {case.name:32}{_pair(case.api)}{_pair(case.bare)}{case.ratio_p50:10.2f}{case.goal:6.0f}x"
+                f"{case.reads:7d}{case.count_queries:8d}{total:>10}{verdict}"
+            )
+    if len(runs) == 2:
+        small, large = runs
+        lines.append(f"   flat as the account grows ({small.events:,} -> {large.events:,} events; goal within 20%):")
+        for before, after in zip(small.cases, large.cases, strict=True):
+            change = after.api.p50 / before.api.p50 if before.api.p50 > 0 else float("inf")
+            verdict = "flat" if change <= 1.2 else "GROWS"
+            lines.append(f"   {before.name:32}{change:8.2f}x  {verdict}")
     return lines
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench import cloud_workloads, events, imports, listsend, queues, seed, suppressions, verify
+from bench import cloud_workloads, events, imports, listsend, metrics, queues, seed, suppressions, verify
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -49,6 +49,7 @@ SECTIONS = (
     "listsend",
     "verify",
     "smtp",
+    "metrics",
 )
 
 
@@ -166,6 +167,7 @@ class Results:
     end_to_end: list[EndToEnd]  # small, then large
     webhooks: list[events.Webhooks]  # one per rate
     events_query: list[events.EventsQuery]  # small, then large
+    metrics: list[metrics.MetricsRun]  # small, then large
     export: events.Export | None
     bulk_add: suppressions.BulkAdd | None
     csv_imports: list[suppressions.Import]  # small, then large
@@ -246,6 +248,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     single = pipeline = None
     export = None
     queries: list[events.EventsQuery] = []
+    metric_runs: list[metrics.MetricsRun] = []
     bulk_add = None
     csv_imports: list[suppressions.Import] = []
     fanned: listsend.ListFanOut | None = None
@@ -329,10 +332,11 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 )
                 took["h. cloud workloads"] = time.perf_counter() - section
             loaded = 0
-            if sections & {"events", "export", "cloud"}:
+            if sections & {"events", "export", "cloud", "metrics"}:
                 section = time.perf_counter()
-                if sections & {"events", "export"}:
-                    count = options.events if "events" in sections else options.export_rows
+                sized = sections & {"events", "metrics"}  # measured at two sizes
+                if sections & {"events", "export", "metrics"}:
+                    count = options.events if sized else options.export_rows
                 else:
                     count = options.cloud_events
                 loaded = count
@@ -340,28 +344,35 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 # span, so the account's whole window holds them.
                 runtime.advance((events.SPAN_DAYS + 1) * 86_400)
                 runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
-                two_sizes = "events" in sections and options.small_events < count
+                two_sizes = bool(sized) and options.small_events < count
                 first = options.small_events if two_sizes else count
                 progress(f"f. loading {first:,} events straight into the emulator's events table")
                 load_seconds, newest, step = events.load_events(runtime, first)
                 took["f/g. loading events"] = time.perf_counter() - section
                 with held(runtime):
-                    if "events" in sections:
+                    if sized:
                         section = time.perf_counter()
 
-                        def query(size: int, seconds: float) -> events.EventsQuery:
+                        def query(size: int, seconds: float) -> None:
                             repeats = options.query_repeats
-                            return events.events_query(
-                                runtime, bench.api, emulator, recorder, size, seconds, repeats, progress
-                            )
+                            if "events" in sections:
+                                queries.append(
+                                    events.events_query(
+                                        runtime, bench.api, emulator, recorder, size, seconds, repeats, progress
+                                    )
+                                )
+                            if "metrics" in sections:
+                                metric_runs.append(
+                                    metrics.measure(runtime, bench.api, emulator, recorder, size, repeats, progress)
+                                )
 
-                        queries.append(query(first, load_seconds))
+                        query(first, load_seconds)
                         if two_sizes:
                             progress(f"f. loading {count - first:,} more events (the account then holds {count:,})")
                             more_seconds, newest, _ = events.load_events(runtime, count - first, prefix="r")
                             step = events.SPAN_DAYS * 86_400 / count  # both loads, over the same days
-                            queries.append(query(count, load_seconds + more_seconds))
-                        took["f. events query"] = time.perf_counter() - section
+                            query(count, load_seconds + more_seconds)
+                        took["f/n. events query, metrics"] = time.perf_counter() - section
                     if "export" in sections:
                         section = time.perf_counter()
                         rows = min(options.export_rows, count)
@@ -455,6 +466,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         whole,
         webhooks,
         queries,
+        metric_runs,
         export,
         bulk_add,
         csv_imports,

@@ -7,7 +7,10 @@ into moto's table directly: no stream records (no webhooks for a million old eve
 per-request cost. Each item is the project's own encoding (events/store.py `event_put`, and
 `tag_puts` for the tag items written with each event), so the table's and the indexes' keys are
 what the service writes. The Query patch's views are
-dropped afterwards (moto_query.forget) and rebuilt on the next Query.
+dropped afterwards (moto_query.forget) and rebuilt on the next Query. With `counters_table`, the
+load also adds the roll-ups the metrics consumer would have made of those events (`rollups`: the
+metrics counters and the events query's counters, by the project's own functions) and marks the
+account's event counters complete from the seed's first day, as the metrics backfill would.
 
 The events, newest first, `step` seconds apart ending at `until`: messages of 4 events each
 (queued, sent, delivered, opened/clicked/bounced), recipients from a pool, three tag sets, and
@@ -20,7 +23,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -159,6 +162,88 @@ def load(table: Any, seed: Seed) -> int:
     return seed.count
 
 
+def rollups(seed: Seed) -> tuple[dict[tuple[str, str], dict[str, int]], date]:
+    """The roll-up items the metrics consumer would have written for the seed's events (the
+    metrics counters and the events query's counters, by the project's own functions), as
+    (pk, sk) -> attributes, and the seed's first UTC day. Events are built without validation
+    (model_construct): a million take a few seconds, not minutes. Each message's one open or
+    click is its first, so it also counts as unique, as the consumer would count it."""
+    from postline.events.count_store import count_expiry, count_pk, count_sk
+    from postline.events.counts import count_additions
+    from postline.metrics.domain import Counter, contribution
+    from postline.metrics.service import _additions
+    from postline.metrics.store import rollup_pk, rollup_sk
+
+    items: dict[tuple[str, str], dict[str, int]] = {}
+
+    def add(pk: str, sk: str, values: dict[str, int], expires: int) -> None:
+        target = items.setdefault((pk, sk), {})
+        for name, value in values.items():
+            target[name] = target.get(name, 0) + value
+        target["expires_at"] = max(target.get("expires_at", 0), expires)
+
+    first = seed.until.date()
+    for index in range(seed.count):
+        message = index // 4
+        kind = _TYPES[index % 4] if index % 4 < 3 else _LAST[message % len(_LAST)]
+        at = seed.until - timedelta(seconds=index * seed.step_seconds)
+        first = min(first, at.date())
+        event = Event.model_construct(
+            id="",
+            account_id=seed.account_id,
+            type=kind,
+            message_id=f"msg_{seed.prefix}{message:010d}",
+            recipient=seed.recipient(message),
+            timestamp=at,
+            created_at=at,
+            tags=_TAGS[message % 3],
+            data={},
+            sending_domain=None,
+            template_id=None,
+            expires_at=int((seed.until + timedelta(days=400)).timestamp()),
+        )
+        for counted, values in count_additions(event).items():
+            pk, sk = count_pk(counted.account_id, counted.series), count_sk(counted.day, counted.hours)
+            add(pk, sk, values, count_expiry(counted.day))
+        plan = contribution(event)
+        if plan is None:
+            continue
+        counters = dict(plan.counters)
+        if plan.unique is not None:
+            counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
+        for rolled, values in _additions(event, counters, plan.latencies, plan.series).items():
+            pk, sk = rollup_pk(rolled.account_id, rolled.mode, rolled.day), rollup_sk(rolled.series, rolled.hour)
+            add(pk, sk, values, event.expires_at)
+    return items, first
+
+
+def load_rollups(table: Any, seed: Seed) -> int:
+    """Adds the seed's roll-up items to the counters table (to what an earlier load wrote), and
+    marks the account's event counters complete from the seed's first day (the backfill's mark).
+    Returns the number of items."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    from postline.events.count_store import coverage_key
+
+    items, first = rollups(seed)
+    for (pk, sk), values in items.items():
+        stored = table.get_item(DynamoType({"S": pk}), DynamoType({"S": sk}))
+        merged = dict(values)
+        if stored is not None:
+            for name, value in stored.to_json()["Attributes"].items():
+                if name not in ("pk", "sk", "expires_at") and "N" in value:
+                    merged[name] = merged.get(name, 0) + int(value["N"])
+        attrs = {"pk": {"S": pk}, "sk": {"S": sk}, **{name: {"N": str(value)} for name, value in merged.items()}}
+        table.put_item(attrs)
+    cover = coverage_key(seed.account_id)
+    stored = table.get_item(DynamoType(cover["pk"]), DynamoType(cover["sk"]))
+    known = stored.to_json()["Attributes"] if stored is not None else {}
+    earlier = known.get("complete_from", {}).get("S")
+    complete = min(f"{first}", earlier) if earlier else f"{first}"
+    table.put_item({**known, **cover, "complete_from": {"S": complete}})
+    return len(items)
+
+
 def _serve_load(body: dict[str, Any]) -> dict[str, Any]:
     from moto.dynamodb.models import dynamodb_backends
 
@@ -173,11 +258,17 @@ def _serve_load(body: dict[str, Any]) -> dict[str, Any]:
         step_seconds=float(body["step_seconds"]),
         prefix=str(body["prefix"]),
     )
-    table = dynamodb_backends[ACCOUNT_ID][REGION].tables[seed.table]
+    tables = dynamodb_backends[ACCOUNT_ID][REGION].tables
+    table = tables[seed.table]
     began = time.perf_counter()
     loaded = load(table, seed)
     moto_query.forget(table)
-    return {"loaded": loaded, "seconds": time.perf_counter() - began}
+    rollup_items = 0
+    if body.get("counters_table"):  # the roll-ups the consumer would have made of these events
+        counters = tables[body["counters_table"]]
+        rollup_items = load_rollups(counters, seed)
+        moto_query.forget(counters)
+    return {"loaded": loaded, "rollup_items": rollup_items, "seconds": time.perf_counter() - began}
 
 
 def wsgi(app: Callable[..., Any]) -> Callable[..., Any]:

@@ -210,7 +210,8 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                     ],
                 }
             ]
-        }
+        },
+        _read("CountersTable"),  # the roll-ups' event counters answer most of total_count
     ],
     MESSAGES_WRITE: [
         _crud("MessagesTable"),

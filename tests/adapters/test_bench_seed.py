@@ -5,11 +5,17 @@ service reads."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from moto.dynamodb.models.table import Table
 
 from bench import seed
-from postline.events.store import event_items
+from postline.events.count_store import count_pk, count_sk
+from postline.events.store import StreamRecords, event_items, event_put
+from postline.metrics.ports import Chunk
+from postline.metrics.service import RollupService
+from postline.metrics.store import rollup_pk, rollup_sk
+from tests.fakes import FixedClock
 
 
 def test_loaded_items_are_the_adapters_encoding() -> None:
@@ -35,3 +41,47 @@ def test_loaded_items_are_the_adapters_encoding() -> None:
     events = [item for item in expected if item["pk"]["S"].startswith("EVT#")]
     assert len(events) == 500 and len(expected) > 600  # a third of the messages have two tags, the rest one
     assert {item["type"]["S"] for item in events} >= {"queued", "sent", "delivered", "opened", "bounced"}
+
+
+class _Captured:
+    """The metrics consumer's storage, in memory: what its transactions add, by item key."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], dict[str, int]] = {}
+
+    def watermarks(self, partitions: list[str]) -> dict[str, str]:
+        return {}
+
+    def seen_pairs(self, pairs: list[Any]) -> set[Any]:
+        return set()
+
+    def apply(self, chunk: Chunk, now_epoch: int) -> None:
+        for key, adds in chunk.adds.items():
+            self._add(rollup_pk(key.account_id, key.mode, key.day), rollup_sk(key.series, key.hour), adds)
+        for count_key, adds in chunk.counts.items():
+            self._add(count_pk(count_key.account_id, count_key.series), count_sk(count_key.day, count_key.hours), adds)
+
+    def _add(self, pk: str, sk: str, adds: dict[str, int]) -> None:
+        target = self.items.setdefault((pk, sk), {})
+        for name, value in adds.items():
+            target[name] = target.get(name, 0) + value
+
+
+def test_loaded_rollups_are_what_the_consumer_counts() -> None:
+    plan = seed.Seed("events", "acct_1", 400, datetime(2025, 3, 1, 12, tzinfo=UTC), 900.0, recipients=7)
+    captured = _Captured()
+    records = [
+        {
+            "eventName": "INSERT",
+            "dynamodb": {"Keys": {"pk": item["pk"]}, "NewImage": item, "SequenceNumber": f"{n:030d}"},
+        }
+        for n, item in enumerate(event_put(event) for event in seed.events(plan))
+    ]
+    consumer = RollupService(stream=StreamRecords(), rollups=captured, clock=FixedClock())  # type: ignore[arg-type]
+    consumer.consume(records)
+    loaded, first = seed.rollups(plan)
+    assert {key: {n: v for n, v in values.items() if n != "expires_at"} for key, values in loaded.items()} == (
+        captured.items
+    )
+    assert first == min(event.timestamp for event in seed.events(plan)).date()
+    assert any(pk.startswith("EVC#") for pk, _ in loaded) and any(pk.startswith("MET#") for pk, _ in loaded)

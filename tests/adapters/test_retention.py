@@ -16,9 +16,12 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, audit_entry
+from postline.config import Counters, Resources
+from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event, EventType
 from postline.events.store import event_pk, tag_pk
 from postline.retention.service import RetentionRun
+from postline.retention.store import register_existing_accounts
 from postline.shared.clock import MovableClock, SystemClock
 from postline.shared.dynamo import key, to_attrs
 from postline.webhook_delivery.domain import Delivery
@@ -49,7 +52,12 @@ def _account(plan: Plan, created_at: datetime) -> Account:
         action="account.created", target=account.id, now=created_at,
     )  # fmt: skip
     wiring.account_store().create_account(account, entry)
+    _registry().register(account.id)  # what the metrics consumer does on the account's first event
     return account
+
+
+def _registry() -> DynamoEventCounts:
+    return DynamoEventCounts(wiring.client("dynamodb"), wiring.settings(Counters).table)
 
 
 def _history(stack: InProcessStack, account: Account, at: datetime, n: int) -> str:
@@ -198,3 +206,47 @@ def test_the_worker_runs_the_pass_within_its_remaining_time(stack: InProcessStac
     result = retention.handler({}, Context())  # type: ignore[arg-type]
     assert result["complete"] is True and result["events"] == 1
     assert _left(stack, account, message_id, at) == GONE
+
+
+def test_the_pass_walks_the_registered_accounts_only_and_the_backfill_registers_the_rest(
+    stack: InProcessStack, clock: MovableClock
+) -> None:
+    """No Scan of the resources table: the pass reads the sparse index of accounts with history.
+    An account with history from before that index is found once the backfill registered it."""
+    account = Account(id=f"acct_{uuid.uuid4().hex[:12]}", plan=Plan.FREE, created_at=clock.now() - timedelta(days=90))
+    entry = audit_entry(
+        entry_id=str(uuid.uuid4()), account_id=account.id, actor=Actor(ActorType.USER, "u"),
+        action="account.created", target=account.id, now=account.created_at,
+    )  # fmt: skip
+    wiring.account_store().create_account(account, entry)  # not registered: as before the index
+    at = clock.now() - timedelta(days=45)
+    message_id = _history(stack, account, at, 1)
+    scans: list[str] = []
+    db = wiring.client("dynamodb")
+    db.meta.events.register("before-call.dynamodb.Scan", lambda **kwargs: scans.append("scan"))
+    try:
+        assert _run().events == 0 and _left(stack, account, message_id, at) == KEPT
+        assert scans == []
+    finally:
+        db.meta.events.unregister("before-call.dynamodb.Scan")
+    clock.advance(DAY)  # the next day's pass
+    assert register_existing_accounts(db, wiring.settings(Resources).table, _registry()) >= 1
+    assert _run().events == 1 and _left(stack, account, message_id, at) == GONE
+
+
+def test_the_consumer_registers_an_account_with_its_first_event(stack: InProcessStack, clock: MovableClock) -> None:
+    from postline.metrics.ports import Chunk
+
+    account_id = f"acct_{uuid.uuid4().hex[:12]}"
+    ids, _ = _registry().accounts_with_history(None, 1000)
+    assert account_id not in ids
+    chunk = Chunk(firsts={account_id: clock.now()})
+    wiring.rollups().apply(chunk, int(clock.now().timestamp()))
+    found: list[str] = []
+    position = None
+    while True:
+        ids, position = _registry().accounts_with_history(position, 2)
+        found += ids
+        if position is None:
+            break
+    assert account_id in found

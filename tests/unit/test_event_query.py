@@ -11,6 +11,7 @@ import pytest
 
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
+from postline.events.counts import KnownCount
 from postline.events.domain import Event, EventType
 from postline.events.models import event_view
 from postline.events.query import (
@@ -265,8 +266,16 @@ class FakeSearch:
         self.calls: list[tuple[QueryPlan, int, bool]] = []
 
     def search(
-        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+        self,
+        account_id: str,
+        plan: QueryPlan,
+        *,
+        limit: int,
+        count: bool,
+        budget_seconds: float,
+        known: KnownCount | None = None,
     ) -> SearchResult:
+        assert known is None  # no counters given to the service
         self.calls.append((plan, limit, count))
         if self.timeout:
             raise TimeoutError

@@ -147,6 +147,13 @@ def _parser() -> argparse.ArgumentParser:
         "--day", type=date.fromisoformat, help="the UTC day to report, yyyy-mm-dd (default: yesterday and retries)"
     )
 
+    retention = commands.add_parser("retention", help="history retention").add_subparsers(dest="action", required=True)
+    retention.add_parser(
+        "register-accounts",
+        help="list every existing account among those the daily retention pass walks (once, for stacks "
+        "deployed before that list; safe to rerun)",
+    )
+
     metrics = commands.add_parser("metrics", help="metrics roll-ups").add_subparsers(dest="action", required=True)
     rebuild = metrics.add_parser(
         "backfill",
@@ -186,6 +193,8 @@ def run(args: argparse.Namespace) -> None:
         _backfill_event_keys(args.segments)
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
+    elif args.command == "retention":
+        _register_accounts()
     elif args.command == "domain":
         _domain(args)
     elif args.command == "tlsrpt":
@@ -244,11 +253,24 @@ def _backfill_event_keys(segments: int) -> None:
         _print({"updated": done.events, "tag_items": done.tag_items})
 
 
+def _register_accounts() -> None:
+    from postline.config import Counters, Resources
+    from postline.events.count_store import DynamoEventCounts
+    from postline.retention.store import register_existing_accounts
+
+    client = wiring.client("dynamodb")
+    registry = DynamoEventCounts(client, wiring.settings(Counters).table)
+    _print({"registered": register_existing_accounts(client, wiring.settings(Resources).table, registry)})
+
+
 def _backfill_metrics(account_id: str, since: date, until: date) -> None:
     service, events = wiring.rollup_service(), wiring.event_store()
     days = [since + timedelta(days=n) for n in range((until - since).days + 1)]
     counted = {f"{day}": service.rebuild_day(account_id, day, events) for day in days}
-    _print({"account_id": account_id, "events_counted": counted})
+    complete = service.mark_complete(account_id, since, until)
+    _print(
+        {"account_id": account_id, "events_counted": counted, "counts_complete_from": f"{since}" if complete else None}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

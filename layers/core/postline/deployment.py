@@ -81,7 +81,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.EGRESS: (Egress,),
     r.WEBHOOKS_READ: (ContentKey,),
     r.WEBHOOKS_WRITE: (ContentKey, WebhookUrls),
-    r.EVENTS_READ: (Events, EventsQuery),
+    r.EVENTS_READ: (Events, EventsQuery, Counters),
     r.METRICS_READ: (Counters, MetricsQuery),
     r.EXPORTS_WRITE: (Jobs, ExportQueue, ExportFiles, Events),
     r.EXPORTS_READ: (Jobs, ExportQueue, ExportFiles, Events),

@@ -770,9 +770,16 @@ def tracking_service() -> TrackingService:
 
 
 def event_service() -> EventService:
+    from postline.events.count_store import DynamoEventCounts
     from postline.events.service import EventService
 
-    return EventService(events=event_store(), hasher=hasher(), clock=_clock, budget_ms=settings(EventsQuery).budget_ms)
+    return EventService(
+        events=event_store(),
+        hasher=hasher(),
+        clock=_clock,
+        budget_ms=settings(EventsQuery).budget_ms,
+        counts=DynamoEventCounts(client("dynamodb"), settings(Counters).table),
+    )
 
 
 @_built_once()

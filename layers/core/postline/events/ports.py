@@ -6,8 +6,10 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from typing import Any, Protocol
 
+from postline.events.counts import CountItems, Coverage, KnownCount
 from postline.events.domain import Event
 from postline.events.query import QueryPlan, SearchResult
 
@@ -18,10 +20,27 @@ class EventStore(Protocol):
 
 class EventSearch(Protocol):
     def search(
-        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+        self,
+        account_id: str,
+        plan: QueryPlan,
+        *,
+        limit: int,
+        count: bool,
+        budget_seconds: float,
+        known: KnownCount | None = None,
     ) -> SearchResult:
         """Up to `limit` events of the plan, newest first, whether more match, and (when `count`)
-        the number of all matches. Raises TimeoutError when that takes longer than the budget."""
+        the number of all matches: `known` already counts its part of the window, so only the rest
+        is counted. Raises TimeoutError when that takes longer than the budget."""
+        ...
+
+
+class EventCounts(Protocol):
+    def read(
+        self, account_id: str, series: str, first: date, last: date, partial: list[date], *, budget_seconds: float
+    ) -> tuple[Coverage, CountItems]:
+        """The account's coverage, a series' day items from `first` to `last` and the hour items of
+        the `partial` days (events/counts.py). Raises TimeoutError past the budget."""
         ...
 
 

@@ -22,12 +22,13 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
+from postline.events.counts import KnownCount
 from postline.events.domain import Event
 from postline.events.query import EventFilters, Position, QueryPlan, SearchResult, Strategy
 from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
@@ -40,6 +41,7 @@ EVENT_PREFIX = "EVT#"  # of event items' pk (tag items' start TAG#)
 _PARALLEL = 8  # concurrent partition counts of one request
 _READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
 _STREAM_PAGE = 1000  # items an export reads at a time
+_TICK = timedelta(microseconds=1)  # the resolution of an event's time in its sk
 T = TypeVar("T")
 
 
@@ -298,22 +300,42 @@ class DynamoEventStore:
 
     @traced  # the page's counts and reads (their Query calls, some in the pool's threads) as one
     def search(
-        self, account_id: str, plan: QueryPlan, *, limit: int, count: bool, budget_seconds: float
+        self,
+        account_id: str,
+        plan: QueryPlan,
+        *,
+        limit: int,
+        count: bool,
+        budget_seconds: float,
+        known: KnownCount | None = None,
     ) -> SearchResult:
         """Up to `limit` events of the plan, newest first, and (when `count`) every match.
 
-        Counting queries every partition of the window at once (Select=COUNT, a few in parallel);
-        the page then reads only the partitions that hold matches, newest first, and says which
-        those are so later pages skip the empty ones too. Raises TimeoutError past the budget.
+        Counting queries every partition of the window at once (Select=COUNT, a few in parallel),
+        except the part `known` already counts (the roll-ups' counters): of a day inside it, nothing;
+        of a day across its edges, only the sk ranges outside it. The page then reads only the
+        partitions that hold matches, newest first, and says which those are so later pages skip
+        the empty ones too. Raises TimeoutError past the budget.
         """
         deadline = _Deadline(budget_seconds)
         partitions: list[date | None] = list(plan.days) if not plan.single_partition else [None]
         total: int | None = None
         days_with_events: tuple[date, ...] | None = None
         if count:
-            counts = self._parallel([partial(self._count, account_id, plan, p, deadline) for p in partitions], deadline)
-            total = sum(counts)
-            partitions = [p for p, n in zip(partitions, counts, strict=True) if n]
+            ranges = [_uncounted(plan, p, known) for p in partitions]
+            calls: list[Callable[[], int]] = [
+                partial(self._count, account_id, plan, p, deadline, r)
+                for p, r in zip(partitions, ranges, strict=True)
+                if r is not None
+            ]
+            counts = iter(self._parallel(calls, deadline) if calls else [])
+            found_in = [next(counts) if r is not None else 0 for r in ranges]
+            total = sum(found_in) + (known.total if known is not None else 0)
+            partitions = [
+                p
+                for p, n in zip(partitions, found_in, strict=True)
+                if n or (known is not None and p is not None and p in known.days)
+            ]
             if not plan.single_partition:
                 days_with_events = tuple(day for day in partitions if day is not None)
         found: list[dict[str, Any]] = []
@@ -368,11 +390,25 @@ class DynamoEventStore:
             request["IndexName"] = index
         return request
 
-    def _count(self, account_id: str, plan: QueryPlan, day: date | None, deadline: _Deadline) -> int:
-        request = {**self._query(account_id, plan, day), "Select": "COUNT"}
+    def _count(
+        self,
+        account_id: str,
+        plan: QueryPlan,
+        day: date | None,
+        deadline: _Deadline,
+        ranges: list[tuple[str, str]] | None = None,
+    ) -> int:
+        """The partition's matches: in the whole window, or only in `ranges` (sk bounds, inclusive)."""
         total = 0
-        for page in self._pages(request, deadline):
-            total += page["Count"]
+        bounds: list[tuple[str, str] | None] = [*ranges] if ranges else [None]
+        for bound in bounds:
+            request = {**self._query(account_id, plan, day), "Select": "COUNT"}
+            if bound is not None:
+                values = dict(request["ExpressionAttributeValues"])
+                values[":oldest"], values[":newest"] = {"S": bound[0]}, {"S": bound[1]}
+                request["ExpressionAttributeValues"] = values
+            for page in self._pages(request, deadline):
+                total += page["Count"]
         return total
 
     def _read(
@@ -417,6 +453,21 @@ class DynamoEventStore:
                 future.result()  # raises the failure, if that was it
             raise TimeoutError("the events query ran out of its time budget")
         return [future.result() for future in futures]
+
+
+def _uncounted(plan: QueryPlan, day: date | None, known: KnownCount | None) -> list[tuple[str, str]] | None:
+    """The sk ranges of a partition left to count: None for none, [] for the whole window's."""
+    if known is None or day is None:
+        return []
+    start = datetime.combine(day, datetime.min.time(), tzinfo=known.since.tzinfo)
+    end = start + timedelta(days=1)
+    since, until = plan.window.since, plan.window.until
+    ranges: list[tuple[str, str]] = []
+    if max(since, start) < min(known.since, end):  # before the counted part
+        ranges.append((sort_key(max(since, start), ""), sort_key(min(known.since, end) - _TICK, "~")))
+    if max(known.until, start) < end and max(known.until, start) <= until:  # after it
+        ranges.append((sort_key(max(known.until, start), ""), sort_key(min(until, end - _TICK), "~")))
+    return ranges or None
 
 
 def _after_sk(position: Position) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, Protocol
 
+from postline.events.counts import CountKey
 from postline.events.domain import Event
 
 # A message+recipient's first open ("open") or click ("click"): (account, message, kind, recipient).
@@ -30,10 +32,12 @@ class Chunk:
     expires: dict[ItemKey, int] = field(default_factory=dict)
     pairs: dict[Pair, tuple[str, int]] = field(default_factory=dict)  # pair -> (the event it counted, TTL)
     watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+    counts: dict[CountKey, dict[str, int]] = field(default_factory=dict)  # the events query's counters
+    firsts: dict[str, datetime] = field(default_factory=dict)  # account -> earliest event counted
 
     @property
     def actions(self) -> int:
-        return len(self.adds) + len(self.pairs) + len(self.watermarks)
+        return len(self.adds) + len(self.pairs) + len(self.watermarks) + len(self.counts) + len(self.firsts)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,14 @@ class Rollups(Protocol):
         ...
 
     def put_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> None: ...
+
+    def replace_counts(self, account_id: str, day: str, items: dict[CountKey, dict[str, int]]) -> int:
+        """Puts the day's event counters (events/counts.py) whole; returns how many items."""
+        ...
+
+    def extend_complete_from(self, account_id: str, day: date) -> None: ...
+
+    def first_counted(self, account_id: str) -> datetime | None: ...
 
     def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
 

@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from postline.auth.identity import Principal
+from postline.events.counts import CountKey, count_additions, merge_additions
 from postline.events.domain import Event, EventType
 from postline.metrics.domain import (
     ALL,
@@ -107,9 +108,13 @@ class RollupService:
                         pair = candidate
                         counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
                 adds = _additions(event, counters, plan.latencies, plan.series)
-            if not _fits(chunk, adds, pair, partition):
+            counts = count_additions(event)  # every stored event, counted or not by the metrics
+            if not _fits(chunk, adds, pair, partition, counts, event.account_id):
                 self._flush(chunk, marks, now_epoch)
                 chunk = Chunk()
+            merge_additions(chunk.counts, counts)
+            first = chunk.firsts.get(event.account_id)
+            chunk.firsts[event.account_id] = event.timestamp if first is None else min(first, event.timestamp)
             for item_key, values in adds.items():
                 target = chunk.adds.setdefault(item_key, {})
                 for name, value in values.items():
@@ -127,11 +132,15 @@ class RollupService:
         """Backfill: the day's roll-ups recomputed from its stored events and written whole, for
         stacks deployed before the roll-ups. Idempotent (a rerun writes the same items). Only a
         day closed for longer than the stream keeps records (24 h) is rebuilt, so no record of it
-        can still reach the consumer and count again. Returns the events counted."""
+        can still reach the consumer and count again. The events query's counters of the day are
+        recounted too (every stored event). Returns the events counted."""
         if datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC) > self._clock.now() - BACKFILL_AFTER:
             raise ValidationFailed(f"{day} is not closed for {BACKFILL_AFTER} yet: the stream still counts it")
         stored = sorted(events.day_events(account_id, f"{day}"), key=lambda e: (e.timestamp, e.id))
         plans = [(event, contribution(event, **_origin(event))) for event in stored]
+        event_counts: dict[CountKey, dict[str, int]] = {}
+        for event in stored:
+            merge_additions(event_counts, count_additions(event))
         wanted = [_pair(event, plan.unique) for event, plan in plans if plan is not None and plan.unique]
         owners = self._rollups.pair_events(wanted) if wanted else {}
         items: dict[ItemKey, dict[str, int]] = {}
@@ -157,7 +166,18 @@ class RollupService:
         if claimed:
             self._rollups.put_pairs({pair: owned for pair, owned in claimed.items() if owners.get(pair) is None})
         self._rollups.replace_day(account_id, f"{day}", items, expires)
+        self._rollups.replace_counts(account_id, f"{day}", event_counts)
         return counted
+
+    def mark_complete(self, account_id: str, since: date, until: date) -> bool:
+        """After a backfill of [since, until]: when the consumer has counted every day after
+        `until` (its first counted event lies on or before `until`), every day from `since` on
+        is counted, and the events query may answer from the counters there. Returns whether so."""
+        first = self._rollups.first_counted(account_id)
+        if first is None or first.astimezone(UTC).date() > until:
+            return False
+        self._rollups.extend_complete_from(account_id, since)
+        return True
 
     def _flush(self, chunk: Chunk, marks: dict[str, str | None], now_epoch: int) -> None:
         if not chunk.watermarks:
@@ -193,13 +213,24 @@ def _additions(
     return out
 
 
-def _fits(chunk: Chunk, adds: dict[ItemKey, dict[str, int]], pair: Pair | None, partition: str) -> bool:
+def _fits(
+    chunk: Chunk,
+    adds: dict[ItemKey, dict[str, int]],
+    pair: Pair | None,
+    partition: str,
+    counts: dict[CountKey, dict[str, int]],
+    account_id: str,
+) -> bool:
     new_items = sum(1 for item_key in adds if item_key not in chunk.adds)
+    new_items += sum(1 for item_key in counts if item_key not in chunk.counts) + (account_id not in chunk.firsts)
     actions = chunk.actions + new_items + (pair is not None) + (partition not in chunk.watermarks)
     if actions > MAX_ACTIONS:
         return False
     return all(
         len(chunk.adds.get(item_key, {}).keys() | values.keys()) <= MAX_ATTRIBUTES for item_key, values in adds.items()
+    ) and all(
+        len(chunk.counts.get(item_key, {}).keys() | values.keys()) <= MAX_ATTRIBUTES
+        for item_key, values in counts.items()
     )
 
 

@@ -6,6 +6,8 @@
     MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once
     MWM#<events table pk>              -                 `seq`: the last stream record of that
                                                          events partition counted in the roll-ups
+    EVC#<account>#<series>             D#/H#<yyyy-mm-dd> the events query's counters of every stored
+                                                         event (events/count_store.py)
 
 A series is `all` or `<dimension>#<value>` (sending_domain#example.com, tag#invoice, ...). One
 partition per account, mode and UTC day keeps partitions bounded and maps a window to known keys.
@@ -25,8 +27,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime
 from typing import Any
 
+from postline.events.count_store import DynamoEventCounts, count_update, first_counted_update
+from postline.events.counts import CountKey
 from postline.metrics.ports import Chunk, ItemKey, Pair, RollupItem
 from postline.shared.dynamo import batch_get, batch_write, from_attrs, key
 
@@ -55,6 +60,16 @@ class DynamoRollups:
     def __init__(self, client: Any, table: str) -> None:
         self._client = client
         self._table = table
+        self._counts = DynamoEventCounts(client, table)
+
+    def replace_counts(self, account_id: str, day: str, items: dict[CountKey, dict[str, int]]) -> int:
+        return self._counts.replace_day(account_id, day, items)
+
+    def extend_complete_from(self, account_id: str, day: date) -> None:
+        self._counts.extend_complete_from(account_id, day)
+
+    def first_counted(self, account_id: str) -> datetime | None:
+        return self._counts.coverage(account_id).first_counted
 
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
         keys = [key(watermark_pk(partition), "-") for partition in dict.fromkeys(partitions)]
@@ -133,6 +148,8 @@ class DynamoRollups:
                     }
                 }
             )
+        actions += [count_update(self._table, item, adds) for item, adds in chunk.counts.items()]
+        actions += [first_counted_update(self._table, account, first) for account, first in chunk.firsts.items()]
         for pair, (event_id, expires) in chunk.pairs.items():
             pk, sk = pair_key(pair)
             actions.append(

@@ -11,7 +11,8 @@ run that dies between two deletes leaves nothing unreachable.
 
 Not touched: suppressions and unsubscribe records (they never expire); export files (the
 bucket's lifecycle rule deletes them after 7 days, inside every plan's window); metric roll-ups
-(aggregates, no message or recipient in them).
+(aggregates, no message or recipient in them): the cut is recorded for the events query's
+counters instead, which then no longer answer for what it deleted.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ class RetentionService:
         if account.created_at >= cut:
             return True  # nothing it has can be that old
         first = self._store.cleared_before(account.id) or account.created_at.date()
+        self._store.save_cut(account.id, cut)
         if not self._deliveries(account.id, first, cut, budget, result):
             return False
         for day in [*days_before(first, cut), cut.date()]:

@@ -2,8 +2,9 @@
 
     counters  RETENTION#<account>  PASS   cleared_before: yyyy-mm-dd; every events partition of an
                                           earlier day is empty (the next pass starts there)
-    counters  RETENTION            RUN#<yyyy-mm-dd>  the day's pass: where its accounts scan stands
-                                          (`position`, JSON of the Scan's LastEvaluatedKey), `done`
+    counters  RETENTION            RUN#<yyyy-mm-dd>  the day's pass: where its walk of the accounts
+                                          with history stands (`position`, JSON of the index
+                                          Query's LastEvaluatedKey), `done`
 
 Deletes are permanent (DeleteItem / DeleteObject: no soft delete) and idempotent, so a pass cut
 short at any point and started again deletes what is left and counts nothing twice.
@@ -20,6 +21,7 @@ from botocore.exceptions import ClientError
 
 from postline.accounts.domain import Account
 from postline.accounts.store import parse_account
+from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event
 from postline.events.store import event_of, event_pk, sort_key, tag_pk
 from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
@@ -56,6 +58,7 @@ class DynamoRetentionStore:
         self._messages = messages
         self._deliveries = deliveries
         self._bucket = content_bucket
+        self._registry = DynamoEventCounts(client, counters)
 
     # -- the day's pass over accounts -----------------------------------------------------------
 
@@ -77,18 +80,19 @@ class DynamoRetentionStore:
         self._db.put_item(TableName=self._counters, Item=item)
 
     def accounts(self, position: dict[str, Any] | None) -> tuple[list[Account], dict[str, Any] | None]:
-        """One page of accounts (a Scan of the resources table for account items) and the next position."""
-        request: dict[str, Any] = {
-            "TableName": self._resources,
-            "FilterExpression": "sk = :account",
-            "ExpressionAttributeValues": {":account": {"S": ACCOUNT_SK}},
-            "Limit": _SCAN_PAGE,
-        }
-        if position is not None:
-            request["ExclusiveStartKey"] = position
-        page = self._db.scan(**request)
-        accounts = [account for attrs in page["Items"] if (account := parse_account(attrs)) is not None]
-        return accounts, page.get("LastEvaluatedKey")
+        """One page of the accounts with history (the sparse index with_history, not a Scan of the
+        resources table), their items read in one BatchGetItem, and the next position. A position
+        saved by an older pass (a resources-table Scan's key) starts the walk over: harmless, every
+        account's progress is its own."""
+        if position is not None and "history" not in position:
+            position = None
+        ids, following = self._registry.accounts_with_history(position, _SCAN_PAGE)
+        found = batch_get(self._db, self._resources, [key(account_pk(account_id), ACCOUNT_SK) for account_id in ids])
+        by_id = {account.id: account for attrs in found if (account := parse_account(attrs)) is not None}
+        return [by_id[account_id] for account_id in ids if account_id in by_id], following
+
+    def register_existing_accounts(self) -> int:
+        return register_existing_accounts(self._db, self._resources, self._registry)
 
     # -- one account's progress ------------------------------------------------------------------
 
@@ -98,6 +102,9 @@ class DynamoRetentionStore:
         )
         found = from_attrs(item.get("Item", {})).get("cleared_before")
         return date.fromisoformat(found) if found else None
+
+    def save_cut(self, account_id: str, cut: datetime) -> None:
+        self._registry.save_cut(account_id, cut)
 
     def save_cleared_before(self, account_id: str, day: date) -> None:
         """Only ever forward: a stale pass cannot move it back."""
@@ -200,3 +207,20 @@ class DynamoRetentionStore:
         )
         batch_delete(self._db, [(self._deliveries, key(a["pk"]["S"], a["sk"]["S"])) for a in page["Items"]])
         return len(page["Items"])
+
+
+def register_existing_accounts(client: Any, resources: str, registry: DynamoEventCounts) -> int:
+    """Registers every account of the resources table as having history: the one-off Scan that
+    brings stacks deployed before the registry up to date (safe to rerun). Returns how many."""
+    registered = 0
+    pages = client.get_paginator("scan").paginate(
+        TableName=resources,
+        FilterExpression="sk = :account",
+        ExpressionAttributeValues={":account": {"S": ACCOUNT_SK}},
+        ProjectionExpression="pk",
+    )
+    for page in pages:
+        for attrs in page["Items"]:
+            registry.register(attrs["pk"]["S"].removeprefix(account_pk("")))
+            registered += 1
+    return registered
