@@ -57,6 +57,7 @@ from postline.metrics.models import (
 from postline.metrics.origins import client_of, country_of
 from postline.metrics.ports import Chunk, DayEvents, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
 from postline.metrics.sketches import bin_of, percentiles
+from postline.shared import stream_watermarks
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from postline.shared.ports import Clock
 
@@ -65,11 +66,6 @@ MAX_ATTRIBUTES = 80  # additions in one item's update (the expression stays far 
 QUERY_RETRY_AFTER_SECONDS = 5
 DEFAULT_WINDOW = timedelta(days=30)
 BACKFILL_AFTER = timedelta(hours=26)  # a day closed this long has no record left in the stream
-_SEQUENCE_WIDTH = 40  # stream sequence numbers are decimal strings of up to 40 digits
-
-
-def _padded(sequence_number: str) -> str:
-    return sequence_number.zfill(_SEQUENCE_WIDTH)
 
 
 class RollupService:
@@ -84,7 +80,8 @@ class RollupService:
         """Counts a batch; returns how many events it counted now (0 for a replay). Raises when a
         write fails, and the whole batch comes again: what was committed is skipped then."""
         positioned = [
-            (partition, _padded(seq), event) for partition, seq, event in self._stream.positioned_events(records)
+            (partition, stream_watermarks.padded(seq), event)
+            for partition, seq, event in self._stream.positioned_events(records)
         ]
         if not positioned:
             return 0

@@ -13,13 +13,9 @@ A series is `all` or `<dimension>#<value>` (sending_domain#example.com, tag#invo
 partition per account, mode and UTC day keeps partitions bounded and maps a window to known keys.
 
 Exactly once under at-least-once delivery: every write of a batch goes in one transaction with
-the new watermark of each events partition it read, conditional on the watermark it started from.
-Stream records of one partition key arrive in order (on one shard, one batch at a time, whatever
-the ParallelizationFactor), so a record at or below its partition's watermark was counted: a
-replayed batch, a retry after a crash between the write and Lambda's checkpoint, or a re-batched
-redelivery skips exactly what the earlier run committed, and a concurrent run loses the condition
-and retries. A per-batch marker would not survive re-batching; per-event dedup items would cost a
-write per event and put every event of a hot account on the same counter items one by one.
+the new watermark of each events partition it read, conditional on the watermark it started from
+(shared/stream_watermarks.py says why that is exact). Per-event dedup items would cost a write per
+event and put every event of a hot account on the same counter items one by one.
 """
 
 from __future__ import annotations
@@ -33,10 +29,11 @@ from typing import Any
 from postline.events.count_store import DynamoEventCounts, count_update, first_counted_update
 from postline.events.counts import CountKey
 from postline.metrics.ports import Chunk, ItemKey, Pair, RollupItem
+from postline.shared import stream_watermarks
 from postline.shared.dynamo import batch_get, batch_write, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
-WATERMARK_TTL_SECONDS = 3 * 24 * 3600  # longer than a stream keeps records (24 h)
+WATERMARK_PREFIX = "MWM#"
 
 
 def rollup_pk(account_id: str, mode: str, day: str) -> str:
@@ -50,10 +47,6 @@ def rollup_sk(series: str, hour: int) -> str:
 def pair_key(pair: Pair) -> tuple[str, str]:
     account_id, message_id, kind, recipient = pair
     return f"MUQ#{account_id}#{message_id}", f"{kind}#{recipient.lower()}"
-
-
-def watermark_pk(partition: str) -> str:
-    return f"MWM#{partition}"
 
 
 class DynamoRollups:
@@ -72,9 +65,7 @@ class DynamoRollups:
         return self._counts.coverage(account_id).first_counted
 
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
-        keys = [key(watermark_pk(partition), "-") for partition in dict.fromkeys(partitions)]
-        found = batch_get(self._client, self._table, keys, projection="pk, seq")
-        return {item["pk"]["S"].removeprefix("MWM#"): item["seq"]["S"] for item in found}
+        return stream_watermarks.read(self._client, self._table, WATERMARK_PREFIX, partitions)
 
     def seen_pairs(self, pairs: list[Pair]) -> set[Pair]:
         by_key = {pair_key(pair): pair for pair in pairs}
@@ -162,20 +153,7 @@ class DynamoRollups:
                 }
             )
         for partition, (old, new) in chunk.watermarks.items():
-            put: dict[str, Any] = {
-                "TableName": self._table,
-                "Item": {
-                    **key(watermark_pk(partition), "-"),
-                    "seq": {"S": new},
-                    "expires_at": {"N": str(now_epoch + WATERMARK_TTL_SECONDS)},
-                },
-            }
-            if old is None:
-                put["ConditionExpression"] = "attribute_not_exists(pk)"
-            else:
-                put["ConditionExpression"] = "seq = :old"
-                put["ExpressionAttributeValues"] = {":old": {"S": old}}
-            actions.append({"Put": put})
+            actions.append(stream_watermarks.move(self._table, WATERMARK_PREFIX, partition, old, new, now_epoch))
         self._client.transact_write_items(TransactItems=actions)
 
     def read(
