@@ -29,7 +29,7 @@ from bench.replay import Emulator
 from bench.stats import Latencies, ratio
 from devtools.local.runtime import Runtime
 from postline.metrics.domain import ALL, utc_days
-from postline.metrics.store import rollup_pk, rollup_sk
+from postline.metrics.store import day_condition, rollup_pk
 
 METRICS_GOAL = 2.0
 EVENTS_GOAL = 5.0
@@ -142,12 +142,7 @@ def _rollup_reads(
     dimension: str | None = None,
 ) -> Callable[[], int]:
     """The Queries of the roll-up items a request over [since, until) needs, 8 at a time."""
-    if series is not None:
-        condition = "pk = :pk AND sk BETWEEN :low AND :high"
-        bounds = {":low": {"S": rollup_sk(series, 0)}, ":high": {"S": rollup_sk(series, 23)}}
-    else:
-        condition = "pk = :pk AND begins_with(sk, :prefix)"
-        bounds = {":prefix": {"S": f"{dimension}#"}}
+    condition, bounds = day_condition(series=series, dimension=dimension)
     requests = [
         {
             "TableName": table,

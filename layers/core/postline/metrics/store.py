@@ -44,6 +44,17 @@ def rollup_sk(series: str, hour: int) -> str:
     return f"{series}#{hour:02d}"
 
 
+def day_condition(*, series: str | None, dimension: str | None) -> tuple[str, dict[str, Any]]:
+    """A day partition's Query (KeyConditionExpression, its values but :pk) for the hour items of one
+    series, or of every series of a dimension."""
+    if series is not None:
+        return "pk = :pk AND sk BETWEEN :low AND :high", {
+            ":low": {"S": rollup_sk(series, 0)},
+            ":high": {"S": rollup_sk(series, 23)},
+        }
+    return "pk = :pk AND begins_with(sk, :prefix)", {":prefix": {"S": f"{dimension}#"}}
+
+
 def pair_key(pair: Pair) -> tuple[str, str]:
     account_id, message_id, kind, recipient = pair
     return f"MUQ#{account_id}#{message_id}", f"{kind}#{recipient.lower()}"
@@ -169,12 +180,7 @@ class DynamoRollups:
         """The hour items of `days`: one series (`series`), or every series of a dimension.
         Raises TimeoutError past the budget."""
         deadline = time.monotonic() + budget_seconds
-        if series is not None:
-            condition = "pk = :pk AND sk BETWEEN :low AND :high"
-            bounds = {":low": {"S": rollup_sk(series, 0)}, ":high": {"S": rollup_sk(series, 23)}}
-        else:
-            condition = "pk = :pk AND begins_with(sk, :prefix)"
-            bounds = {":prefix": {"S": f"{dimension}#"}}
+        condition, bounds = day_condition(series=series, dimension=dimension)
 
         def day_items(day: str) -> list[RollupItem]:
             found: list[RollupItem] = []
