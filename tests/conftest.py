@@ -34,6 +34,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from devtools.local.runtime import Runtime
+from postline import wiring
+from postline.shared.clock import SystemClock
 from tests.certs import TestCa
 from tests.e2e.support import Api
 
@@ -45,6 +47,18 @@ START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
 _CONSOLE_KEY = Ed25519PrivateKey.generate()
 _CONSOLE_KID = "e2e-console"
+
+
+@pytest.fixture(autouse=True)
+def _clock_given_back() -> Iterator[None]:
+    """A test that installs a clock of its own puts back the one it found: the worker's embedded
+    runtime (started by an earlier test) goes on running on it, and every later test of the worker
+    would see its services' clock and the runtime's disagree. Only the runtime's own start may
+    replace the process's initial system clock."""
+    before = wiring.clock()
+    yield
+    after = wiring.clock()
+    assert after is before or isinstance(before, SystemClock), f"the test left {after!r} as the services' clock"
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from postline.events.domain import Event, EventType
 from postline.events.store import event_pk, tag_pk
 from postline.retention.service import RetentionRun
 from postline.retention.store import register_existing_accounts
-from postline.shared.clock import MovableClock, SystemClock
+from postline.shared.clock import MovableClock
 from postline.shared.dynamo import key, to_attrs
 from postline.webhook_delivery.domain import Delivery
 from tests.aws_stack import InProcessStack, in_process_stack
@@ -39,10 +39,10 @@ def stack() -> Iterator[InProcessStack]:
 
 @pytest.fixture
 def clock() -> Iterator[MovableClock]:
-    movable = MovableClock()
+    movable, previous = MovableClock(), wiring.clock()
     wiring.set_clock(movable)
     yield movable
-    wiring.set_clock(SystemClock())
+    wiring.set_clock(previous)  # the worker's embedded runtime, if one started, keeps its own clock
 
 
 def _account(plan: Plan, created_at: datetime) -> Account:
