@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -61,16 +62,26 @@ def test_every_route_is_its_own_function_with_its_own_api_event(template: dict[s
     assert len(api_events) == len(set(api_events)) == len(ROUTES)
 
 
-def test_every_function_has_a_module_with_its_handler(template: dict[str, Any]) -> None:
-    for properties in _functions(template).values():
-        module_name, attribute = properties["Handler"].split(".")
-        path = ROOT / properties["CodeUri"] / f"{module_name}.py"
-        assert path.is_file()
-        spec = importlib.util.spec_from_file_location(f"check_{path.parent.name}_{module_name}", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        assert callable(getattr(module, attribute))
+def test_every_function_has_a_module_with_its_handler(
+    template: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each module checks its settings as it loads: what a worker's earlier tests left in the
+    # environment stays, the rest comes from the template's defaults (and goes after the test).
+    for name, value in placeholder_environment().items():
+        if name not in os.environ:
+            monkeypatch.setenv(name, value)
+    try:
+        for properties in _functions(template).values():
+            module_name, attribute = properties["Handler"].split(".")
+            path = ROOT / properties["CodeUri"] / f"{module_name}.py"
+            assert path.is_file()
+            spec = importlib.util.spec_from_file_location(f"check_{path.parent.name}_{module_name}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            assert callable(getattr(module, attribute))
+    finally:
+        wiring.reset()  # no settings read from the placeholders outlive the test
 
 
 def test_every_function_has_a_narrow_policy_and_no_shared_role(template: dict[str, Any]) -> None:
