@@ -149,6 +149,21 @@ def test_a_window_is_at_most_366_days_and_ordered() -> None:
     assert (default.since, default.until) == (NOW - timedelta(days=30), NOW)
 
 
+@pytest.mark.parametrize(
+    ("since", "until", "zone"),
+    [
+        (None, datetime(1, 1, 1, tzinfo=UTC), "UTC"),  # the default 30 days before it would overflow (the fuzzer's)
+        (datetime(1, 1, 1), None, "Asia/Kolkata"),  # no offset: read in a zone east of UTC, before year 1
+        (None, datetime(9999, 12, 31, 23, 59, tzinfo=UTC), "UTC"),  # a quarter hour later would overflow
+    ],
+)
+def test_a_window_past_the_supported_range_is_a_validation_error(
+    since: datetime | None, until: datetime | None, zone: str
+) -> None:
+    with pytest.raises(ValidationFailed, match="must fall between"):
+        window_of(since, until, zone, NOW)
+
+
 def _event(kind: EventType, **data: Any) -> Event:
     return Event(
         id="evt_1",

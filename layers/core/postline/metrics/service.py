@@ -265,12 +265,29 @@ def window_of(since: datetime | None, until: datetime | None, timezone: str, now
     366 days; since defaults to 30 days before until, until to now."""
     zone = zone_of(timezone)
     end = _aware(until, zone) if until is not None else now
+    _within_range("until", end)
     start = _aware(since, zone) if since is not None else end - DEFAULT_WINDOW
+    _within_range("since", start)
     if start >= end:
         raise ValidationFailed("since must be before until")
     if end - start > timedelta(days=MAX_WINDOW_DAYS):
         raise ValidationFailed(f"since and until are at most {MAX_WINDOW_DAYS} days apart")
     return Window(floor_quarter(start), ceil_quarter(end), zone, timezone)
+
+
+# Long before any roll-up and far from datetime's own limits, so that no window arithmetic (the
+# default 30 days, the previous period, zone offsets) can overflow.
+_EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+_LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
+
+def _within_range(name: str, moment: datetime) -> None:
+    try:
+        inside = _EARLIEST <= moment <= _LATEST
+    except OverflowError:  # a zone's offset pushed it past datetime's range
+        inside = False
+    if not inside:
+        raise ValidationFailed(f"{name}: must fall between {_EARLIEST:%Y-%m-%d} and {_LATEST:%Y-%m-%d}")
 
 
 def _aware(moment: datetime, zone: ZoneInfo) -> datetime:
