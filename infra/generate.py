@@ -34,6 +34,7 @@ from postline.http.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    LIST_SENDS_CANCEL,
     LIST_SENDS_READ,
     LISTS_DELETE,
     MESSAGES_READ,
@@ -364,6 +365,19 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
     ],
     LISTS_DELETE: [{"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}}],
+    LIST_SENDS_CANCEL: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
+                # A scheduled list send's one-time schedule (send-list-<id>, lists/job_queue.py).
+                {"Effect": "Allow", "Action": ["scheduler:DeleteSchedule"], "Resource": SEND_SCHEDULES},
+            ]
+        }
+    ],
 }
 
 

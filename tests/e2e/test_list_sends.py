@@ -311,3 +311,89 @@ def test_a_list_send_scheduled_for_later_reads_its_members_when_it_is_due(runtim
     progress = _progress(api, mailing_list, response["list_send_id"])
     assert (progress["status"], progress["members"], progress["accepted"]) == ("done", 3, 3), progress
     assert set(_domain_mail(runtime, domain)) == {f"s1@{domain}", f"s2@{domain}", f"late@{domain}"}
+
+
+# -- cancelling ----------------------------------------------------------------------------------------
+
+
+def _schedule_exists(send_id: str) -> bool:
+    found = wiring.client("scheduler").list_schedules(GroupName="default", NamePrefix=f"send-list-{send_id}")
+    return any(item["Name"] == f"send-list-{send_id}" for item in found["Schedules"])
+
+
+def test_a_cancelled_scheduled_list_send_mails_nobody(runtime: Any, sender: Sender) -> None:
+    api = sender.live
+    domain = f"c-{uuid.uuid4().hex[:8]}.example"
+    mailing_list = _list(api, [{"address": f"c{n}@{domain}", "vars": {"code": f"C{n}"}} for n in range(5)])
+    body: dict[str, Any] = {
+        "from": sender.address,
+        "to": [mailing_list["address"]],
+        "template_id": _template(api),
+        "vars": {"team": "Later"},
+        "send_at": iso(now(runtime) + timedelta(hours=2)),
+    }
+    response = accepted(api.post("/v3/messages", json=body))
+    send_id = response["list_send_id"]
+    assert _schedule_exists(send_id)
+    created = api.post("/v3/keys", json={"name": "other sender", "scope": "send_only"})
+    assert created.status_code == 201, created.text
+    other = api.with_key(created.json()["key"])
+    assert_error(other.delete(f"/v3/lists/{mailing_list['id']}/sends/{send_id}"), 403, "insufficient_scope")
+    assert_error(api.delete(f"/v3/lists/{mailing_list['id']}/sends/lsend_nope"), 404, "not_found")
+
+    cancelled = api.delete(f"/v3/lists/{mailing_list['address']}/sends/{send_id}")  # by address, as GET
+    assert cancelled.status_code == 200, cancelled.text
+    result = cancelled.json()
+    assert (result["status"], result["members"], result["accepted"]) == ("cancelled", 0, 0)
+    assert result["cancel_requested_at"] and result["completed_at"]
+    assert not _schedule_exists(send_id)
+    entry = api.get("/v3/audit").json()["items"][0]
+    assert (entry["action"], entry["target"]) == ("list.send_cancelled", mailing_list["id"])
+    assert send_id in entry["details"]
+
+    runtime.advance(timedelta(hours=2, minutes=1).total_seconds())
+    drain(runtime)
+    assert _progress(api, mailing_list, send_id) == result
+    assert _domain_mail(runtime, domain) == Counter()
+    again = assert_error(api.delete(f"/v3/lists/{mailing_list['id']}/sends/{send_id}"), 409, "conflict")
+    assert "cancelled" in again["error"]["message"]
+
+
+def test_a_list_send_cancelled_between_pages_stops_there_with_exact_counts(
+    runtime: Any, sender: Sender, small_pages: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker is held after its first page's checkpoint while the send is cancelled over HTTP:
+    no second page goes out, the first page's members are mailed once each and counted."""
+    api = sender.live
+    domain = f"h-{uuid.uuid4().hex[:8]}.example"
+    total = 3 * small_pages + 5
+    mailing_list = _list(api, [{"address": f"h{n:04d}@{domain}", "vars": {"code": f"H{n}"}} for n in range(total)])
+    body: dict[str, Any] = {"from": sender.address, "to": [mailing_list["address"]], "template_id": _template(api)}
+    body["vars"] = {"team": "Ops"}
+    response = accepted(api.post("/v3/messages", json=body))
+    path = f"/v3/lists/{mailing_list['id']}/sends/{response['list_send_id']}"
+    answers: list[requests.Response] = []
+    real_save = DynamoListSends.save
+
+    def checkpoint_then_cancel(self: DynamoListSends, job: ListSend) -> bool:
+        saved = real_save(self, job)
+        if job.pages == 1 and not answers:  # held between its first and second page
+            answers.append(api.delete(path))
+        return saved
+
+    monkeypatch.setattr(DynamoListSends, "save", checkpoint_then_cancel)
+    drain(runtime)
+    assert answers[0].status_code == 200, answers[0].text
+    assert (answers[0].json()["status"], answers[0].json()["members"]) == ("cancelling", small_pages)
+    ended = _progress(api, mailing_list, response["list_send_id"])
+    assert (ended["status"], ended["members"], ended["accepted"], ended["suppressed"]) == (
+        "cancelled", small_pages, small_pages, 0
+    ), ended  # fmt: skip
+    copies = _domain_mail(runtime, domain)
+    assert len(copies) == small_pages and set(copies.values()) == {1}
+    assert set(copies) == {f"h{n:04d}@{domain}" for n in range(small_pages)}  # the first page, by address
+    runtime.advance(400)  # any lease or redelivery: nothing more goes out
+    drain(runtime)
+    assert _progress(api, mailing_list, response["list_send_id"]) == ended
+    assert len(_domain_mail(runtime, domain)) == small_pages
+    assert_error(api.delete(path), 409, "conflict")

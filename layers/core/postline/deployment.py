@@ -102,6 +102,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
     r.LISTS_DELETE: (ListJobQueue,),
     r.LIST_SENDS_READ: (Jobs,),
+    r.LIST_SENDS_CANCEL: (Jobs, ListJobQueue, SendQueue),  # SendQueue: the delayed queue's scheduler settings
 }
 
 _DELIVER: Groups = (
