@@ -7,6 +7,7 @@ job as far as it got)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -424,7 +425,8 @@ class Lists:
 
 class Accepting:
     def __init__(self, sending: Sending) -> None:
-        self.principal = sending.principal()
+        principal = sending.principal()
+        self.principal = replace(principal, account=principal.account.model_copy(update={"list_count": 1}))
         account_id = self.principal.account.id
         self.mailing_list = MailingList(id="l1", account_id=account_id, address="news@lists.example", name="N",
                                         created_at=NOW)  # fmt: skip
@@ -452,6 +454,15 @@ class Accepting:
         body = {"from": "hello@postline.test", "to": ["News@Lists.Example"], "subject": "s", "text": "t", **fields}
         call = IdempotentCall(idempotency_key, body) if idempotency_key else None
         return self.service.send(self.principal, SendRequest.model_validate(body), call)
+
+
+def test_an_account_without_lists_never_looks_a_to_up(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    accepting.principal = replace(
+        accepting.principal, account=accepting.principal.account.model_copy(update={"list_count": 0})
+    )
+    answer = accepting.send()  # the list's address, but the account's count says it has none: stale
+    assert not isinstance(answer, ListSendResult) and accepting.jobs.items == {}
 
 
 def test_a_send_to_a_lists_address_stores_and_queues_a_job_and_answers_at_once(sending: Sending) -> None:

@@ -81,7 +81,7 @@ class ListService:
         )
         audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.created", mailing_list.id,
                                   mailing_list.address, now)  # fmt: skip
-        self._store.create_list(mailing_list, audit)
+        self._store.create_list(mailing_list, audit, counted=principal.account.list_count is not None)
         return mailing_list
 
     def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[MailingList]:
@@ -115,7 +115,7 @@ class ListService:
         details = f"{current.address}, {current.member_count} members removed in the background"
         audit = self._audit_entry(principal.actor(), current.account_id, "list.deleted", current.id, details,
                                   self._clock.now())  # fmt: skip
-        self._store.delete_list(current, audit)
+        self._store.delete_list(current, audit, counted=principal.account.list_count is not None)
         self._queue.enqueue_deletion(current.account_id, current.id)
         return current
 

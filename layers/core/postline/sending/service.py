@@ -288,8 +288,9 @@ class SendService:
     # -- sending to a list (lists/sends.py) ------------------------------------------------------
 
     def _list_at(self, principal: Principal, to: list[str]) -> MailingList | None:
-        """The account's list whose address is the one `to` holds; None for any other `to` (one read)."""
-        if self._lists is None or len(to) != 1:
+        """The account's list whose address is the one `to` holds; None for any other `to` (one read,
+        none when the account has no lists: its list_count, read with it by auth)."""
+        if self._lists is None or len(to) != 1 or principal.account.list_count == 0:
             return None
         list_id = self._lists.list_id_at(principal.account.id, to[0].strip().lower())
         return self._lists.get_list(principal.account.id, list_id) if list_id else None
