@@ -422,6 +422,9 @@ class Lists:
     def get_list(self, account_id: str, list_id: str) -> MailingList | None:
         return self.mailing_list if list_id == self.mailing_list.id else None
 
+    def list_addresses_among(self, account_id: str, addresses: list[str]) -> set[str]:
+        return {address for address in addresses if self.list_id_at(account_id, address)}
+
 
 class Accepting:
     def __init__(self, sending: Sending) -> None:

@@ -115,6 +115,12 @@ class DynamoLists:
         ).get("Item")
         return item["list_id"]["S"] if item else None
 
+    def list_addresses_among(self, account_id: str, addresses: list[str]) -> set[str]:
+        """Which of `addresses` (normalized) are addresses of the account's lists: BatchGetItem, 100 a call."""
+        keys = [key(account_pk(account_id), f"{ADDRESS}{address}") for address in dict.fromkeys(addresses)]
+        found = batch_get(self._db, self._table, keys, projection="sk")
+        return {str(item["sk"]).removeprefix(ADDRESS) for item in found}
+
     def list_page(self, account_id: str, *, page: int, per_page: int) -> tuple[list[MailingList], int]:
         condition = {
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
