@@ -47,6 +47,7 @@ from tests.e2e.sending_support import (
     mailbox,
     now,
     parse,
+    statuses,
     verified_sender,
 )
 from tests.e2e.support import Api, assert_error
@@ -499,8 +500,9 @@ def _stored(message_ids: list[str]) -> dict[str, tuple[str, str]]:
     """Each stored message's (status, subject), read straight from the messages table, 100 a call."""
     table = wiring.settings(Messages).table
     keys = [message_key(message_id) for message_id in message_ids]
-    items = batch_get(wiring.client("dynamodb"), table, keys, projection="id, #s, subject")
-    return {item["id"]: (item["status"], item["subject"]) for item in items}
+    found = batch_get(wiring.client("dynamodb"), table, keys, "id, subject")
+    subjects = {item["id"]["S"]: item["subject"]["S"] for item in found}
+    return {message_id: (status, subjects[message_id]) for message_id, status in statuses(message_ids).items()}
 
 
 def _drop_dispatch_jobs(account_id: str, expected: int) -> int:
@@ -522,8 +524,8 @@ def _drop_dispatch_jobs(account_id: str, expected: int) -> int:
 def test_a_list_of_2000_members_fans_out_with_each_members_vars_and_two_suppressed(
     runtime: Any, sender: Sender
 ) -> None:
-    """The issue's size, at the deployed page size (500 members a page, 4 pages a run, so a second
-    run from the checkpoint). The list worker's own runs are made here with the runtime's pumps held,
+    """The issue's size, at the deployed page size (500 members a page, a checkpoint after each, 4
+    pages a run). The list worker's own runs are made here with the runtime's pumps held,
     as the bench does, and what it stored is read back: 1,998 messages queued, each with its member's
     vars in the subject, 2 rejected as suppressed, exact counts. Delivery of that many through the
     embedded pipeline takes minutes (16.7 messages/s, README), so it is not waited for: the dispatch
@@ -552,7 +554,9 @@ def test_a_list_of_2000_members_fans_out_with_each_members_vars_and_two_suppress
         ids = [member_message_id(send_id, member["address"]) for member in members]
         stored = _stored(ids)
         assert _drop_dispatch_jobs(sender.id, FAN_OUT - len(suppressed)) == FAN_OUT - len(suppressed)
-    assert runs == 2  # 4 pages of 500, the checkpoint, then the job queued again for the rest
+    # 4 pages of 500 with a checkpoint each: one run's worth (a fifth, empty read in a second run
+    # when the fourth Query still reports a LastEvaluatedKey, as DynamoDB may at a full page).
+    assert job is not None and job.pages in (4, 5) and runs == job.pages // 4 + (job.pages % 4 > 0), (job, runs)
     assert (progress["status"], progress["members"], progress["accepted"], progress["suppressed"]) == (
         "done", FAN_OUT, FAN_OUT - 2, 2
     ), progress  # fmt: skip
