@@ -47,4 +47,4 @@ def _content(part: MIMEPart | None) -> str | None:
         content = part.get_content()
     except (LookupError, UnicodeError, ValueError) as error:
         raise ValidationFailed(f"a {part.get_content_type()} body could not be decoded: {error}") from error
-    return content if isinstance(content, str) else None
+    return content.replace("\r\n", "\n") if isinstance(content, str) else None  # SMTP's CRLF: as the API's text
