@@ -118,7 +118,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
-    from postline.tlsrpt.service import CachedReportRecords, TlsReportService
+    from postline.tlsrpt.keys import DynamoReportKeys
+    from postline.tlsrpt.service import CachedReportRecords, ReportKeyService, TlsReportService
     from postline.tlsrpt.store import DynamoTlsReports
     from postline.tracking.domain import LinkMaker
     from postline.tracking.service import TrackingService
@@ -548,8 +549,46 @@ def tls_report_records() -> CachedReportRecords:
     return CachedReportRecords(DnsReportRecords(record_lookup()))
 
 
+@_built_once()
+def report_keys() -> DynamoReportKeys:
+    from postline.tlsrpt.keys import DynamoReportKeys
+
+    return DynamoReportKeys(client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id)
+
+
+def report_key_service() -> ReportKeyService:
+    """The reporting domain's DKIM key (the submitter of TLSRPT_CONTACT): signs mailed reports."""
+    from postline.domains.dkim_keys import RsaDkimKeys
+    from postline.tlsrpt.service import ReportKeyService
+
+    return ReportKeyService(
+        store=report_keys(),
+        keys=RsaDkimKeys(),
+        records=record_lookup(),
+        clock=_clock,
+        domain=settings(TlsReports).submitter,
+    )
+
+
+@_built_once()
+def report_transport() -> Transport:
+    """Mailed TLS-RPT reports' SMTP (RFC 8460 section 5.3): delivered whatever the rua domain's TLS
+    does, so no MTA-STS enforcement and plain text after a failed STARTTLS, and never counted in
+    the next report (no tls_sessions)."""
+    from postline.delivery.transports.smtp import Relay, SmtpTransport
+
+    outbound = settings(Outbound)
+    return SmtpTransport(
+        relay=Relay.parse(outbound.smtp_relay),
+        resolver=mx_resolver(),
+        mx_port=outbound.smtp_mx_port,
+        helo_name=outbound.smtp_helo_name,
+        tls_optional=True,
+    )
+
+
 def tls_report_service(owner: str = "relay") -> TlsReportService:
-    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua through its SMTP transport."""
+    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua DKIM-signed over SMTP."""
     from postline.tlsrpt.senders import HttpsReportPoster, MailReportSender
     from postline.tlsrpt.service import ReporterIdentity, TlsReportService
 
@@ -559,7 +598,9 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         records=tls_report_records(),
         senders={
             "https": HttpsReportPoster(mx_resolver().address),
-            "mailto": MailReportSender(transports()["smtp"], reports.contact, reports.submitter),
+            "mailto": MailReportSender(
+                report_transport(), reports.contact, reports.submitter, report_key_service().sign
+            ),
         },
         identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter, settings(Egress).ip),
         clock=_clock,

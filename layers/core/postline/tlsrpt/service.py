@@ -9,21 +9,43 @@ the two days before it whose reports some rua has not taken yet. Per domain-day:
 3. it is sent to each rua not yet delivered to, and those delivered to are recorded.
 A runner that dies between a delivery and its record sends that one again after the lease ends: the
 same report with the same report-id, which is what receivers deduplicate on (RFC 8460 section 4.4).
+
+Mailed reports carry a DKIM signature of the reporting domain (section 3), by `ReportKeyService`'s
+key: minted and printed by the operator's `postline tlsrpt dkim show` (they publish it), rotated by
+staging a next key beside it (`rotate`) that signs once DNS serves it (`promote`). Without a key,
+mailed reports wait (pending, retried by the next runs).
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+import dkim
+
+from postline.domains.domain import RecordType
+from postline.domains.ports import DkimKeys, RecordLookup
+from postline.shared.errors import Conflict
 from postline.shared.ports import Clock
-from postline.tlsrpt.domain import TlsSession, build_report, compress, day_bounds, report_id
+from postline.tlsrpt.domain import (
+    DKIM_SIGNED_HEADERS,
+    ReportKey,
+    TlsSession,
+    build_report,
+    compress,
+    day_bounds,
+    published_key,
+    report_id,
+    report_selector,
+)
 from postline.tlsrpt.ports import (
     RecordUnavailable,
+    ReportKeyStore,
     ReportNotDelivered,
     ReportRecords,
     ReportSender,
@@ -186,3 +208,73 @@ class CachedReportRecords:
                 self._cache.clear()
             self._cache[domain] = (now, answer)
         return answer
+
+
+class ReportKeyService:
+    """The reporting domain's DKIM key: which one signs mailed reports, and its rotation."""
+
+    def __init__(
+        self, *, store: ReportKeyStore, keys: DkimKeys, records: RecordLookup, clock: Clock, domain: str
+    ) -> None:
+        self._store = store
+        self._keys = keys
+        self._records = records
+        self._clock = clock
+        self._domain = domain.lower()
+
+    def published(self) -> dict[str, ReportKey]:
+        """What DNS must serve: the active key (minted on the first call: the operator's command, so the
+        relay, which only reads keys, never signs with a key nobody was shown), and a staged next key."""
+        active, staged = self._store.keys(self._domain)
+        if active is None:
+            self._store.add(self._new(), staged=False, replacing=None)  # False: another process minted it
+            active, staged = self._store.keys(self._domain)
+            assert active is not None, "a key was just stored, here or by another process"
+        return {"active": active, **({"next": staged} if staged is not None else {})}
+
+    def rotate(self) -> ReportKey:
+        """Stages a new key under a new selector (replacing a staged one not promoted): the operator
+        publishes it beside the current one, which keeps signing until `promote`."""
+        staged = self.published().get("next")
+        new = self._new()
+        if not self._store.add(new, staged=True, replacing=staged.selector if staged else None):
+            raise Conflict("another rotation of the report key ran at the same time; run it again")
+        return new
+
+    def promote(self) -> ReportKey:
+        """The staged key signs from now on, once DNS serves its record (a report signed by a key
+        receivers cannot find is dropped: section 3). The old record may go after a few days."""
+        _, staged = self._store.keys(self._domain)
+        if staged is None:
+            raise Conflict("no report key is staged: run rotate first")
+        answer = self._records.lookup(staged.record_name, RecordType.TXT)
+        if answer.error or not published_key(answer.values, staged.public_key):
+            found = answer.error or (", ".join(answer.values) or "no TXT record")
+            raise Conflict(f"{staged.record_name} does not serve the staged key yet ({found})")
+        if not self._store.promote(self._domain, staged.selector):
+            raise Conflict("the staged key changed meanwhile; run it again")
+        return staged
+
+    def sign(self, mime: bytes) -> bytes:
+        """The message with a DKIM-Signature of the reporting domain on top (never an l= tag);
+        ReportNotDelivered while there is no key (the report waits for the next run)."""
+        key, _ = self._store.keys(self._domain)
+        if key is None:
+            raise ReportNotDelivered(
+                f"{self._domain} has no DKIM key for reports yet: `postline tlsrpt dkim show` makes one"
+            )
+        lowered = mime.lower()
+        signature = dkim.sign(
+            mime,
+            key.selector.encode(),
+            key.domain.encode(),
+            key.private_key.encode(),
+            include_headers=[name for name in DKIM_SIGNED_HEADERS if name + b":" in lowered],
+            tlsrpt=True,
+        )
+        return bytes(signature) + mime
+
+    def _new(self) -> ReportKey:
+        now = self._clock.now()
+        private_key, public_key = self._keys.new_key()
+        return ReportKey(self._domain, report_selector(now, secrets.token_hex(4)), private_key, public_key, now)
