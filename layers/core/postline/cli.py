@@ -3,7 +3,8 @@
 Against a deployed stack, export the stack's outputs as the functions' environment
 (RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`; for `domain`
 also CONTENT_KEY_ID, DNS_RESOLVER, SPF_INCLUDE, BOUNCE_MX_HOST, TRACKING_HOST, NOTIFICATIONS_FROM
-and SMTP_RELAY). On a development machine the `postline` script is devtools.cli, which finds a
+and SMTP_RELAY; for `tlsrpt` RELAY_QUEUE_URL, CONTENT_KEY_ID, TLSRPT_ORGANIZATION, TLSRPT_CONTACT and
+DNS_RESOLVER). On a development machine the `postline` script is devtools.cli, which finds a
 running `make run` through .local/dev.json and then calls main() here.
 """
 
