@@ -292,6 +292,7 @@ def _service(
     owner: str = "r1",
     *,
     keys: ReportKeyService,
+    sessions: TlsSessionRecorder | None = None,
 ) -> TlsReportService:
     """The relay's run as wiring.tls_report_service builds it: mail through a transport like
     wiring.report_transport (no MTA-STS, TLS optional, sessions not counted) to `sink` as every MX."""
@@ -309,6 +310,7 @@ def _service(
         identity=IDENTITY,
         clock=clock,
         owner=owner,
+        sessions=sessions,
     )
 
 
@@ -354,7 +356,7 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
     plain_mx: MxServer,
     report_keys: ReportKeyService,
 ) -> None:
-    sessions = TlsSessionRecorder(store, clock)
+    sessions = TlsSessionRecorder(store, clock, seconds=3600)  # written when flushed, below
     trusted = _transport(
         dns_server, trusted_mx.port, ca_file=ca_file, policy_port=policy_server.port, sessions=sessions
     )
@@ -377,7 +379,10 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
     assert _send(trusted, "unlisted.test") is OutcomeKind.DEFERRED
 
     day = clock.now().date()
+    assert store.domains(day) == []  # counted in memory so far
+    assert sessions.flush() == 8  # one ADD per distinct outcome (enforce.test's 2 successes: one write of 2)
     assert sorted(store.domains(day)) == ["badpolicy.test", "enforce.test", "plain.test", "testing.test"]
+    assert sessions.flush() == 0
 
     clock.advance(DAY_SECONDS)  # the next day, when the schedule fires
     summary = _service(store, dns_server, sink, ca_file, clock, keys=report_keys).run(scheduled_at=clock.now())
@@ -483,7 +488,7 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     untrusted_mx: MxServer,
     report_keys: ReportKeyService,
 ) -> None:
-    sessions = TlsSessionRecorder(store, clock)
+    sessions = TlsSessionRecorder(store, clock, seconds=3600)  # written by the report run (it flushes first)
     transport = _transport(
         dns_server, untrusted_mx.port, ca_file=ca_file, policy_port=policy_server.port, sessions=sessions
     )
@@ -493,7 +498,7 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     clock.advance(DAY_SECONDS)
     receiver.status = 503
     try:
-        first = _service(store, dns_server, sink, ca_file, clock, keys=report_keys).run(day=day)
+        first = _service(store, dns_server, sink, ca_file, clock, keys=report_keys, sessions=sessions).run(day=day)
     finally:
         receiver.status = 200
     assert (first.sent, first.pending) == (0, 1)

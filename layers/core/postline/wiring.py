@@ -119,7 +119,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
     from postline.tlsrpt.keys import DynamoReportKeys
-    from postline.tlsrpt.service import CachedReportRecords, ReportKeyService, TlsReportService
+    from postline.tlsrpt.service import CachedReportRecords, ReportKeyService, TlsReportService, TlsSessionRecorder
     from postline.tlsrpt.store import DynamoTlsReports
     from postline.tracking.domain import LinkMaker
     from postline.tracking.service import TrackingService
@@ -513,7 +513,6 @@ def transports() -> dict[str, Transport]:
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
     from postline.shared.resolver import dns_resolver
-    from postline.tlsrpt.service import TlsSessionRecorder
 
     outbound = settings(Outbound)
     resolver = mx_resolver()
@@ -527,10 +526,19 @@ def transports() -> dict[str, Transport]:
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
             mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
-            tls_sessions=TlsSessionRecorder(tls_report_store(), _CurrentClock()),
+            tls_sessions=tls_sessions(),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+@_built_once()
+def tls_sessions() -> TlsSessionRecorder:
+    """This process's TLS session counts, buffered and written every few hundred sessions or seconds
+    (the relay task closes it on SIGTERM)."""
+    from postline.tlsrpt.service import TlsSessionRecorder
+
+    return TlsSessionRecorder(tls_report_store(), _CurrentClock())
 
 
 @_built_once()
@@ -605,6 +613,7 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter, settings(Egress).ip),
         clock=_clock,
         owner=owner,
+        sessions=tls_sessions(),  # this process's counts are written before a report is built
     )
 
 

@@ -35,8 +35,9 @@ class TlsSessions(Protocol):
 
 
 class TlsReportStore(Protocol):
-    def record(self, session: TlsSession, day: date) -> None:
-        """Counts one session for its domain-day (an atomic add), and names the domain in the day's index."""
+    def record(self, session: TlsSession, day: date, count: int = 1) -> None:
+        """Adds `count` sessions like this one to its domain-day (an atomic add), and names the domain
+        in the day's index."""
         ...
 
     def domains(self, day: date) -> list[str]:
