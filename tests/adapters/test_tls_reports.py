@@ -15,7 +15,6 @@ from __future__ import annotations
 import gzip
 import json
 import ssl
-import threading
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from datetime import date, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, cast
 
@@ -58,6 +57,7 @@ from tests.adapters.test_mta_sts import POLICIES, PolicyServer
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.certs import TestCa, server_context
+from tests.peers.https_server import HttpsServer
 from tests.peers.mx_server import MxServer, tls_context
 
 LOOPBACK = "127.0.0.1"
@@ -79,7 +79,6 @@ class ReportReceiver:
     """https://reports.test:<port>/... taking POSTs; answers `status` (a test may make it fail)."""
 
     def __init__(self, ca: TestCa) -> None:
-        cert, key = ca.issue("reports", server=True, dns_names=("reports.test",))
         self.posted: list[Posted] = []
         self.status = 200
         receiver = self
@@ -96,18 +95,15 @@ class ReportReceiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._http = ThreadingHTTPServer((LOOPBACK, 0), Handler)
-        self._http.socket = server_context(cert, key).wrap_socket(self._http.socket, server_side=True)
-        self.port = self._http.server_address[1]
-        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._https = HttpsServer(Handler, ca, "reports", dns_names=("reports.test",))
+        self.port = self._https.port
 
     def __enter__(self) -> ReportReceiver:
-        self._thread.start()
+        self._https.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._http.shutdown()
-        self._http.server_close()
+        self._https.__exit__(None, None, None)
 
     def reports(self, path: str) -> list[dict[str, Any]]:
         return [json.loads(gzip.decompress(post.body)) for post in self.posted if post.path == path]
