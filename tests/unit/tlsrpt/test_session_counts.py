@@ -64,8 +64,8 @@ def test_what_is_left_is_written_by_the_timer_and_by_close(store: CountingStore)
     timed = TlsSessionRecorder(store, clock, every=1000, seconds=0.05)  # type: ignore[arg-type]
     timed.record(OK)
     timed.record(OK)
-    eventually(lambda: store.writes or None, 5.0, waiting_for="the timer's flush")
-    assert store.writes == [(clock.now().date(), OK, 2)]
+    day = clock.now().date()
+    eventually(lambda: store.totals() == {(day, OK): 2}, 5.0, waiting_for="the timer's flush")
     timed.close()
 
     closing = TlsSessionRecorder(store, clock, every=1000, seconds=3600)  # type: ignore[arg-type]
