@@ -58,7 +58,7 @@ from tests.adapters.test_smtp_transport import deliver_one, make_parcel
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.certs import TestCa, server_context
 from tests.peers.https_server import HttpsServer
-from tests.peers.mx_server import MxServer, tls_context
+from tests.peers.mx_server import MxServer
 
 LOOPBACK = "127.0.0.1"
 IDENTITY = ReporterIdentity("Postline Tests", "tls-reports@reporter.test", "reporter.test")
@@ -198,9 +198,10 @@ def plain_mx() -> Iterator[MxServer]:
 
 
 @pytest.fixture(scope="module")
-def broken_tls_mx() -> Iterator[MxServer]:
-    """Offers STARTTLS, and every handshake fails (TLS 1.1 at most: no client of ours goes below 1.2)."""
-    context = tls_context()
+def broken_tls_mx(ca: TestCa) -> Iterator[MxServer]:
+    """Offers STARTTLS, and every handshake fails (TLS 1.1 at most: no client of ours goes below 1.2).
+    A context of its own: mx_server.tls_context() is shared by every other STARTTLS server."""
+    context = server_context(*ca.issue("broken-mx", server=True, dns_names=("mx.unlisted.test",)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # the point: an MX with a TLS setup of the past
         context.minimum_version = ssl.TLSVersion.TLSv1
