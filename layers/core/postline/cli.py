@@ -3,7 +3,8 @@
 Against a deployed stack, export the stack's outputs as the functions' environment
 (RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`; for `domain`
 also CONTENT_KEY_ID, DNS_RESOLVER, SPF_INCLUDE, BOUNCE_MX_HOST, TRACKING_HOST, NOTIFICATIONS_FROM
-and SMTP_RELAY). On a development machine the `postline` script is devtools.cli, which finds a
+and SMTP_RELAY; for `tlsrpt` RELAY_QUEUE_URL, CONTENT_KEY_ID, TLSRPT_ORGANIZATION, TLSRPT_CONTACT and
+DNS_RESOLVER). On a development machine the `postline` script is devtools.cli, which finds a
 running `make run` through .local/dev.json and then calls main() here.
 """
 
@@ -146,6 +147,15 @@ def _parser() -> argparse.ArgumentParser:
     tls_run.add_argument(
         "--day", type=date.fromisoformat, help="the UTC day to report, yyyy-mm-dd (default: yesterday and retries)"
     )
+    tls_dkim = tlsrpt.add_parser(
+        "dkim", help="the DKIM key that signs mailed reports (RFC 8460 section 3), for the reporting domain"
+    )
+    tls_dkim.add_argument(
+        "step",
+        choices=["show", "rotate", "promote"],
+        help="show: the TXT records to publish (makes the first key); rotate: stage a next key to publish "
+        "beside the current one; promote: the staged key signs from now on (once DNS serves it)",
+    )
 
     retention = commands.add_parser("retention", help="history retention").add_subparsers(dest="action", required=True)
     retention.add_parser(
@@ -197,6 +207,8 @@ def run(args: argparse.Namespace) -> None:
         _register_accounts()
     elif args.command == "domain":
         _domain(args)
+    elif args.command == "tlsrpt" and args.action == "dkim":
+        _report_dkim(args.step)
     elif args.command == "tlsrpt":
         _print(wiring.queue_tls_reports(args.day))
     elif args.command == "sending":
@@ -251,6 +263,22 @@ def _backfill_event_keys(segments: int) -> None:
         runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
         done = sum(runs, Backfilled())
         _print({"updated": done.events, "tag_items": done.tag_items})
+
+
+def _report_dkim(step: str) -> None:
+    service = wiring.report_key_service()
+    if step == "rotate":
+        service.rotate()
+    elif step == "promote":
+        service.promote()
+    _print(
+        {
+            "records": [
+                {"key": role, "type": "TXT", "name": key.record_name, "value": key.record_value}
+                for role, key in service.published().items()
+            ]
+        }
+    )
 
 
 def _register_accounts() -> None:

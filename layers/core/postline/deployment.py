@@ -165,7 +165,8 @@ COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
     "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
-    "tlsrpt": (RelayQueue,),  # puts a report job on the relay queue, as the daily schedule does
+    # run: puts a report job on the relay queue, as the daily schedule does; dkim: the reports' key
+    "tlsrpt": (RelayQueue, ContentKey, TlsReports, Dns),
 }
 
 
