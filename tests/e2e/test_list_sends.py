@@ -353,6 +353,8 @@ def test_a_cancelled_scheduled_list_send_mails_nobody(runtime: Any, sender: Send
     assert created.status_code == 201, created.text
     other = api.with_key(created.json()["key"])
     assert_error(other.delete(f"/v3/lists/{mailing_list['id']}/sends/{send_id}"), 403, "insufficient_scope")
+    own = accepted(other.post("/v3/messages", json=body))["list_send_id"]  # a send_only key cancels its own
+    assert other.delete(f"/v3/lists/{mailing_list['id']}/sends/{own}").json()["status"] == "cancelled"
     assert_error(api.delete(f"/v3/lists/{mailing_list['id']}/sends/lsend_nope"), 404, "not_found")
 
     cancelled = api.delete(f"/v3/lists/{mailing_list['address']}/sends/{send_id}")  # by address, as GET
