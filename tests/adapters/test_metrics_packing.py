@@ -240,3 +240,18 @@ def test_a_day_too_big_for_one_item_keeps_its_hour_items(
     keys = _sort_keys(stack, account)["2026-03-08"]
     assert any(sk.endswith("#d") for sk in keys) and any(not sk.endswith("#d") for sk in keys)
     assert _answers(metrics, counted) == before
+
+
+def test_a_series_read_takes_its_own_hour_and_packed_items_only(stack: InProcessStack, rollups: DynamoRollups) -> None:
+    """A series' key range (`tag#a#00` to `tag#a#d`) also spans a tag `a#b`'s items."""
+    account = _principal().account.id
+    pk = rollup_pk(account, "test", "2026-03-08")
+    client = stack.client("dynamodb")
+    for sk, sent in (("tag#a#05", 1), ("tag#a#b#05", 10), ("tag#a#B#d", 100), ("tag#a#d", 1000)):
+        name = "h07q0_sent" if sk.endswith("#d") else "q0_sent"
+        item = {"pk": {"S": pk}, "sk": {"S": sk}, name: {"N": str(sent)}, "expires_at": {"N": "1"}}
+        client.put_item(TableName=stack.env["COUNTERS_TABLE"], Item=item)
+    found = rollups.read(account, "test", ["2026-03-08"], series="tag#a", budget_seconds=10)
+    assert sorted((item.hour, item.values["q0_sent"]) for item in found) == [(5, 1), (7, 1000)]
+    everything = rollups.read(account, "test", ["2026-03-08"], dimension="tag", budget_seconds=10)
+    assert sum(item.values["q0_sent"] for item in everything) == 1111

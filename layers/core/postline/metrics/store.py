@@ -339,7 +339,9 @@ class DynamoRollups:
                     raise TimeoutError("the metrics query ran out of its time budget")
                 response = self._client.query(**request)
                 for attrs in response["Items"]:
-                    found += _items(day, attrs)
+                    # The key range of a series (`#00` to `#d`) may hold another whose value
+                    # continues with `#` (a tag `a#b` after the tag `a`): only this one counts.
+                    found += [item for item in _items(day, attrs) if series is None or item.series == series]
                 if "LastEvaluatedKey" not in response:
                     return found
                 request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
