@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from postline.metrics.domain import last_closed_day
 from postline.metrics.ports import PackingStore
+from postline.shared import pass_positions
 from postline.shared.ports import Clock
 
 MARGIN_SECONDS = 10.0  # stop this long before the Lambda's end: one day's packing fits in it
@@ -55,17 +56,13 @@ class PackingService:
         if done:
             result.complete = True
             return result
-        while True:
-            ids, following = self._store.accounts_with_history(position, _ACCOUNTS_PAGE)
-            for account_id in ids:
-                if not self.pack_account(account_id, result, time_left):
-                    return result  # the page is walked again next run: its packed accounts cost a read
-                result.accounts += 1
-            position = following
-            self._store.save_pass_position(today, position, done=position is None, now=now)
-            if position is None:
-                result.complete = True
-                return result
+        result.accounts, result.complete = pass_positions.walk(
+            position,
+            lambda at: self._store.accounts_with_history(at, _ACCOUNTS_PAGE),
+            lambda account_id: self.pack_account(account_id, result, time_left),  # packed ones cost a read
+            lambda following, end: self._store.save_pass_position(today, following, done=end, now=now),
+        )
+        return result
 
     def pack_account(
         self, account_id: str, result: PackingRun | None = None, time_left: Callable[[], float] | None = None
