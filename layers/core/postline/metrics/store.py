@@ -380,9 +380,11 @@ class _Series:
 
 
 def _conditions_failed(exc: ClientError) -> bool:
+    """Cancelled because an item changed since it was read (a condition), or is being written now
+    (another transaction): either way the series is left for the next pass."""
     codes = cancellation_codes(exc)
     cancelled = exc.response.get("Error", {}).get("Code") == "TransactionCanceledException"
-    return cancelled and "ConditionalCheckFailed" in codes
+    return cancelled and bool({"ConditionalCheckFailed", "TransactionConflict"} & set(codes))
 
 
 def _gather(read: Callable[[str], list[RollupItem]], days: list[str], deadline: float) -> list[RollupItem]:
