@@ -172,6 +172,11 @@ def _parser() -> argparse.ArgumentParser:
     rebuild.add_argument("account_id")
     rebuild.add_argument("--since", type=date.fromisoformat, required=True, help="first UTC day, yyyy-mm-dd")
     rebuild.add_argument("--until", type=date.fromisoformat, required=True, help="last UTC day, yyyy-mm-dd")
+    pack = metrics.add_parser(
+        "pack",
+        help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
+    )
+    pack.add_argument("account_id")
     return parser
 
 
@@ -201,6 +206,8 @@ def run(args: argparse.Namespace) -> None:
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "events":
         _backfill_event_keys(args.segments)
+    elif args.command == "metrics" and args.action == "pack":
+        _pack_metrics(args.account_id)
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "retention":
@@ -299,6 +306,15 @@ def _backfill_metrics(account_id: str, since: date, until: date) -> None:
     _print(
         {"account_id": account_id, "events_counted": counted, "counts_complete_from": f"{since}" if complete else None}
     )
+
+
+def _pack_metrics(account_id: str) -> None:
+    from postline.metrics.packing import PackingRun
+
+    run = PackingRun()
+    wiring.packing_service().pack_account(account_id, run)
+    through = wiring.rollups().packed_through(account_id)
+    _print({"account_id": account_id, "packed_through": f"{through}" if through else None, **run.as_dict()})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -129,6 +129,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
     "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows
     "metrics_rollup": (Counters,),
+    "metrics_packing": (Counters,),
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),

@@ -97,6 +97,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.lists.send_store import DynamoListSends
     from postline.lists.service import ListService
     from postline.lists.store import DynamoLists
+    from postline.metrics.packing import PackingService
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
     from postline.relay.worker import RelayWorker
@@ -372,6 +373,12 @@ def rollup_service() -> RollupService:
     from postline.metrics.service import RollupService
 
     return RollupService(stream=StreamRecords(), rollups=rollups(), clock=_clock)
+
+
+def packing_service() -> PackingService:
+    from postline.metrics.packing import PackingService
+
+    return PackingService(store=rollups(), clock=_clock)
 
 
 def metrics_service() -> MetricsService:
