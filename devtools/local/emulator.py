@@ -265,13 +265,22 @@ def serve(port: int, state_file: Path | None = None) -> None:
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app, stream_reads, stream_writes
+    from devtools.moto_patches import (
+        moto_query,
+        moto_routing,
+        moto_sqs,
+        moto_transactions,
+        server_app,
+        stream_reads,
+        stream_writes,
+    )
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
     moto_sqs.install()  # a queue's calls cost the same at any depth
     stream_writes.install()  # stream readers wait for a write instead of polling
     stream_reads.install()  # a stream read costs a JSON dump of its records, not moto's serializer
+    moto_routing.install()  # a request finds its backend without listing moto's package directory
     restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
