@@ -23,6 +23,7 @@ from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment, Scope
+from postline.shared.csv_files import S3CsvFiles
 from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
 from postline.suppressions.domain import SuppressionSource, SuppressionType
@@ -76,6 +77,7 @@ class Queue:
         self.completions: list[BulkJob] = []
         self.purges: list[ChunkMessage] = []
         self.checks: list[ChunkMessage] = []
+        self.reads: list[ChunkMessage] = []
 
     def enqueue(self, job: BulkJob) -> None:
         self.jobs.append(job)
@@ -88,6 +90,9 @@ class Queue:
 
     def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
         self.checks.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, resume_token=token))
+
+    def enqueue_read(self, job: BulkJob) -> None:
+        self.reads.append(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, read_file=True))
 
     def messages(self) -> list[ChunkMessage]:
         return [ChunkMessage(account_id=j.account_id, job_id=j.id, chunk=n) for j in self.jobs for n in range(j.chunks)]
@@ -156,6 +161,8 @@ class Harness:
             signer=wiring.signing_key_service,
             clock=FixedClock(NOW),
         )
+        self.files = S3CsvFiles(self.s3, self.bucket)
+        self.clock = FixedClock(NOW)
         self.service = BulkVerificationService(
             jobs=self.jobs,
             queue=self.queue,
@@ -165,8 +172,9 @@ class Harness:
             check_webhook_url=ResolvingUrlGuard(allow_private=False).check_without_dns,
             completion=lambda: completion,
             proofs=lambda: self.proofs,
+            files=lambda: self.files,
             ids=RandomIds(),
-            clock=FixedClock(NOW),
+            clock=self.clock,
         )
 
     def _checker(self) -> ValidationService:

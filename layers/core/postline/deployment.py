@@ -94,6 +94,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
     r.VERIFY_BULK_FILES: (ExportFiles,),
+    r.VERIFY_BULK_UPLOADS: (Jobs, VerifyQueue, ExportFiles),
     r.VERIFY_PROOFS: (Resources,),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),

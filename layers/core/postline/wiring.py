@@ -107,6 +107,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.sending.service import SendService
     from postline.sending.store import DynamoMessageStore
     from postline.sending.vault import KmsVault
+    from postline.shared.csv_files import S3CsvFiles
     from postline.shared.ids import RandomIds
     from postline.signing_keys.service import SigningKeyService
     from postline.signing_keys.store import DynamoSigningKeys
@@ -1103,9 +1104,17 @@ def bulk_verification_service() -> BulkVerificationService:
         check_webhook_url=url_guard().check_without_dns,
         completion=bulk_completion,
         proofs=proof_service,
+        files=csv_files,
         ids=ids(),
         clock=_clock,
     )
+
+
+def csv_files() -> S3CsvFiles:
+    """Uploaded CSV files (imports/): bulk verification jobs' lists."""
+    from postline.shared.csv_files import S3CsvFiles
+
+    return S3CsvFiles(presigning_s3(), settings(ExportFiles).bucket)
 
 
 def bulk_completion() -> BulkCompletion:

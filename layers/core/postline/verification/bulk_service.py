@@ -10,17 +10,20 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
+from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines
 from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
     JOBS_PER_MINUTE,
+    MAX_ADDRESSES,
     BulkCreate,
     BulkJob,
     BulkResultsPage,
@@ -31,6 +34,7 @@ from postline.verification.bulk import (
     chunked_by_domain,
     distinct,
 )
+from postline.verification.bulk_csv import BadFileError, CsvAddresses
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
@@ -38,6 +42,23 @@ from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 PAUSED_MESSAGE = "The account's verification credits ran out; the job resumes when credits are added."
+NO_UPLOAD = "No file was uploaded to the job's upload_url within the hour; start it again."
+NO_ADDRESSES = "The file has no address to verify (see `errors`)."
+CSV_NAME = "list.csv"  # a CSV job's filename when the request names none
+
+
+class CsvFiles(Protocol):
+    """shared/csv_files.py's S3CsvFiles: imports/<account>/<job id>.csv."""
+
+    def store(self, account_id: str, file_id: str, data: bytes) -> None: ...
+
+    def upload_url(self, account_id: str, file_id: str, expires_in: int) -> str: ...
+
+    def size(self, account_id: str, file_id: str) -> int | None: ...
+
+    def lines(self, account_id: str, file_id: str, offset: int = 0, size: int | None = None) -> CountedLines: ...
+
+    def remove(self, account_id: str, file_id: str) -> None: ...
 
 
 class BulkQueue(Protocol):
@@ -53,6 +74,10 @@ class BulkQueue(Protocol):
 
     def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
         """One message, delivered RESUME_CHECK_SECONDS later: is there a credit again?"""
+        ...
+
+    def enqueue_read(self, job: BulkJob) -> None:
+        """One message: the worker reads a CSV job's file into chunks and queues them."""
         ...
 
 
@@ -80,6 +105,7 @@ class BulkVerificationService:
         check_webhook_url: Callable[[str], None],
         completion: Callable[[], Completion],
         proofs: Callable[[], Proofs],
+        files: Callable[[], CsvFiles],
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -91,6 +117,7 @@ class BulkVerificationService:
         self._check_webhook_url = check_webhook_url  # raises ValidationFailed
         self._completion = completion  # the worker's: suppress and the webhook (bulk_completion.py)
         self._proofs = proofs  # the result file and its proof (proof_service.py)
+        self._files = files  # CSV jobs' files (bulk_csv.py reads them)
         self._ids = ids
         self._clock = clock
 
@@ -105,25 +132,87 @@ class BulkVerificationService:
             )
         if request.webhook_url is not None:
             self._check_webhook_url(str(request.webhook_url))
-        addresses = distinct(request.emails)
-        chunks = chunked_by_domain(addresses)
         job = BulkJob(
             id=self._ids.new_id("vjob_"),
             account_id=account.id,
             status=BulkStatus.QUEUED,
             test=test,
-            total_count=len(addresses),
-            chunks=len(chunks),
+            total_count=0,
+            chunks=0,
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             suppress=request.suppress,
             created_at=now,
         )
+        if request.emails is None:
+            return self._start_file(principal, job.model_copy(update={"filename": request.filename or CSV_NAME}),
+                                    request.csv, now)  # fmt: skip
+        addresses = distinct(request.emails)
+        chunks = chunked_by_domain(addresses)
+        job = job.model_copy(update={"total_count": len(addresses), "chunks": len(chunks)})
         if test:
             return self._run_test_job(principal, job, addresses, now)
+        self._require_credits(principal, now)
+        self._jobs.create(job, chunks)
+        self._queue_chunks(job)
+        return BulkVerificationJobAccepted(
+            job_id=job.id,
+            status=job.status,
+            total_count=job.total_count,
+            message=f"Queued: {job.total_count} distinct addresses in {job.chunks} chunks.",
+        )
+
+    def _start_file(
+        self, principal: Principal, job: BulkJob, text: str | None, now: datetime
+    ) -> BulkVerificationJobAccepted:
+        """A CSV job: test mode reads the body's file in the request; a live job's file is stored
+        (or its upload awaited) and read by the worker."""
+        if job.test:
+            if text is None:
+                raise ValidationFailed("Test-mode jobs complete in the request: send the file's text in `csv`.")
+            reading = CsvAddresses(io.StringIO(text, newline=""))
+            try:
+                pairs = sorted(pair for chunk in reading.chunks() for pair in chunk)
+            except BadFileError as error:
+                raise ValidationFailed(str(error)) from error
+            if not pairs:
+                raise ValidationFailed(NO_ADDRESSES.replace(" (see `errors`)", ""))
+            if len(pairs) > MAX_ADDRESSES:
+                raise ValidationFailed(f"A test-mode job takes up to {MAX_ADDRESSES:,} distinct addresses.")
+            read = job.model_copy(update={"total_count": len(pairs), "skipped": reading.skipped,
+                                          "errors": reading.errors})  # fmt: skip
+            return self._run_test_job(principal, read, [address for _, address in pairs], now)
+        self._require_credits(principal, now)
+        files = self._files()
+        if text is not None:
+            files.store(job.account_id, job.id, text.encode())
+            pending = job.model_copy(update={"status": BulkStatus.PENDING})
+            self._jobs.create(pending, [])
+            self._queue_read(pending)
+            return BulkVerificationJobAccepted(
+                job_id=pending.id,
+                status=pending.status,
+                total_count=0,
+                message="Pending: the file is read into chunks, then queued; total_count is set then.",
+            )
+        uploading = job.model_copy(update={"status": BulkStatus.UPLOADING, "upload_expires_at": now + UPLOAD_WINDOW})
+        url = files.upload_url(job.account_id, job.id, int(UPLOAD_WINDOW.total_seconds()))
+        self._jobs.create(uploading, [])
+        return BulkVerificationJobAccepted(
+            job_id=uploading.id,
+            status=uploading.status,
+            total_count=0,
+            message="Uploading: PUT the file to upload_url, then GET the job (the first GET that finds it queues it).",
+            upload_url=url,
+            upload_expires_at=uploading.upload_expires_at,
+        )
+
+    def _require_credits(self, principal: Principal, now: datetime) -> None:
+        account = principal.account
         limit = account.limits.verify_credits
         if limit is not None and self._credits.used_verifications(account.id, month=month_key(now)) >= limit:
             raise PaymentRequired("No verification credits left this period; nothing was queued.")
-        self._jobs.create(job, chunks)
+
+    def _queue_chunks(self, job: BulkJob) -> None:
         try:
             self._queue.enqueue(job)
         except Exception:
@@ -135,15 +224,39 @@ class BulkVerificationService:
                 error_message="The job could not be queued; start it again.",
             )
             raise
-        return BulkVerificationJobAccepted(
-            job_id=job.id,
-            status=job.status,
-            total_count=job.total_count,
-            message=f"Queued: {job.total_count} distinct addresses in {job.chunks} chunks.",
-        )
+
+    def _queue_read(self, job: BulkJob) -> None:
+        try:
+            self._queue.enqueue_read(job)
+        except Exception:
+            self._jobs.move(job, {BulkStatus.PENDING}, BulkStatus.FAILED,
+                            error_message="The job could not be queued; start it again.")  # fmt: skip
+            raise
 
     def get(self, principal: Principal, job_id: str) -> BulkVerificationJob:
-        return BulkVerificationJob.of(self._job(principal, job_id), self._clock.now())
+        job = self._job(principal, job_id)
+        if job.status is BulkStatus.UPLOADING:
+            job = self._look_for_upload(job)
+        return BulkVerificationJob.of(job, self._clock.now())
+
+    def _look_for_upload(self, job: BulkJob) -> BulkJob:
+        """The first poll that finds the presigned upload's file queues the job's reading (the
+        message before the status: a worker that reads it first moves the job on itself; two polls
+        at once queue it twice, and the worker reads it once); past the upload window without a
+        file, the job fails."""
+        now = self._clock.now()
+        if self._files().size(job.account_id, job.id) is not None:
+            self._queue.enqueue_read(job)
+            return (
+                self._jobs.move(job, {BulkStatus.UPLOADING}, BulkStatus.PENDING)
+                or self._jobs.get(job.account_id, job.id)
+                or job
+            )
+        if job.upload_expires_at is not None and now >= job.upload_expires_at:
+            failed = self._jobs.move(job, {BulkStatus.UPLOADING}, BulkStatus.FAILED, error_message=NO_UPLOAD,
+                                     completed_at=now.isoformat())  # fmt: skip
+            return failed or self._jobs.get(job.account_id, job.id) or job
+        return job
 
     def results(self, principal: Principal, job_id: str, *, page: int, limit: int) -> BulkResultsPage:
         job = self._job(principal, job_id)
@@ -179,9 +292,15 @@ class BulkVerificationService:
                 self._jobs.purge(job)
                 if not job.test:
                     self._proofs().remove(job)
+                    if job.filename is not None:
+                        self._files().remove(job.account_id, job.id)
             return
         if job is not None and job.status is BulkStatus.COMPLETED:
             self._complete(job)  # a redelivery after the job completed: its effects, if still owed
+            return
+        if message.read_file:
+            if job is not None:
+                self._read_file(job)
             return
         if message.resume_token is not None:
             if job is not None:
@@ -220,6 +339,53 @@ class BulkVerificationService:
         finished = self._jobs.finish_if_done(job)
         if finished is not None:
             self._package(finished)
+
+    def _read_file(self, job: BulkJob) -> None:
+        """A CSV job's file, read as a stream into its chunks (bulk_csv.py), then the job queued
+        with its counts and the chunks' messages sent. Run again (a worker died, a second poll's
+        message), the same file gives the same chunks, written over themselves; only the run that
+        moves the job to `queued` sends the chunks. A message finding the job queued but nothing
+        processed (the run that queued it died before sending) sends them again: a chunk run twice
+        records and charges nothing twice."""
+        if job.status is BulkStatus.QUEUED and job.processed_count == 0:
+            self._queue_chunks(job)
+            return
+        if job.status not in (BulkStatus.UPLOADING, BulkStatus.PENDING):
+            return
+        files = self._files()
+        if files.size(job.account_id, job.id) is None:
+            return  # no file yet: the poll that finds it queues the reading again
+        reading = CsvAddresses(files.lines(job.account_id, job.id))
+        try:
+            count = self._jobs.write_chunks(job, reading.chunks())
+        except BadFileError as error:
+            self._fail_file(job, str(error), reading)
+            return
+        if reading.distinct == 0:
+            self._fail_file(job, NO_ADDRESSES, reading)
+            return
+        queued = self._jobs.move(
+            job,
+            {BulkStatus.UPLOADING, BulkStatus.PENDING},
+            BulkStatus.QUEUED,
+            total_count=reading.distinct,
+            chunks=count,
+            skipped=reading.skipped,
+            errors=[error.model_dump(mode="json") for error in reading.errors],
+        )
+        if queued is not None:
+            self._queue_chunks(queued)
+
+    def _fail_file(self, job: BulkJob, message: str, reading: CsvAddresses) -> None:
+        self._jobs.move(
+            job,
+            {BulkStatus.UPLOADING, BulkStatus.PENDING},
+            BulkStatus.FAILED,
+            error_message=message,
+            skipped=reading.skipped,
+            errors=[error.model_dump(mode="json") for error in reading.errors],
+            completed_at=self._clock.now().isoformat(),
+        )
 
     def _check_credits(self, job: BulkJob, token: str) -> None:
         """A paused job's credit check. Credits again (a higher plan, a new month): processing,

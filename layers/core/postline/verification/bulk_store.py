@@ -14,7 +14,7 @@ Results sort by index, so a page is one key range, whatever its number.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -36,6 +36,7 @@ from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
 
 _ENQUEUE_BATCH = 10  # SQS SendMessageBatch's limit
+_CHUNK_WRITES = 100  # a CSV job's chunk items written together (four BatchWriteItem calls)
 
 
 def _purge_at(job: BulkJob) -> datetime:
@@ -88,6 +89,22 @@ class DynamoBulkJobs:
         )
         if not self._jobs.create(job):
             raise RuntimeError(f"bulk job {job.id} exists already")
+
+    def write_chunks(self, job: BulkJob, chunks: Iterable[list[tuple[int, str]]]) -> int:
+        """A CSV job's chunks as they are read, _CHUNK_WRITES at a time (memory stays flat); how
+        many. Written again from the same file, each chunk overwrites itself with the same pairs."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        count = 0
+        batch: list[tuple[str, dict[str, Any]]] = []
+        for chunk in chunks:
+            key = self._jobs.key(job.account_id, job.id, "C", f"{count:06d}")
+            batch.append((self._table, {**key, "addresses": {"S": _pairs(chunk)}, "purge_at": purge}))
+            count += 1
+            if len(batch) >= _CHUNK_WRITES:
+                batch_write(self._db, batch)
+                batch = []
+        batch_write(self._db, batch)
+        return count
 
     def store_results(self, job: BulkJob, results: list[tuple[int, ValidationResult]]) -> None:
         """A test-mode job's results, all at once (nothing is charged)."""
@@ -300,6 +317,10 @@ class SqsBulkQueue:
 
     def enqueue_purge(self, job: BulkJob) -> None:
         message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True)
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+
+    def enqueue_read(self, job: BulkJob) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, read_file=True)
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
 
     def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
