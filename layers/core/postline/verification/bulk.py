@@ -12,7 +12,9 @@ presigned `upload_url` the POST answers (bulk_csv.py reads the files). Statuses:
                            starts here
     pending -> failed      not a file it can read: no `email` column, not CSV, too many rows, or
                            no address in it (can_retry)
-    queued -> processing -> packaging -> completed
+    queued -> processing -> catch_all_processing -> packaging -> completed
+    catch_all_processing   every address has its result; the catch-all ones are scored with the
+                           account's history of each address (catch_all.py), then `packaging`
     processing -> paused   the account's verification credits ran out mid-job
     paused -> processing   a credit check (every RESUME_CHECK_SECONDS, or `postline verify
                            resume` at once) finds credits again: a higher plan, or a new month;

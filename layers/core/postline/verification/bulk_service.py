@@ -36,6 +36,7 @@ from postline.verification.bulk import (
 )
 from postline.verification.bulk_csv import BadFileError, CsvAddresses
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
+from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
@@ -306,6 +307,9 @@ class BulkVerificationService:
             if job is not None:
                 self._check_credits(job, message.resume_token)
             return
+        if job is not None and job.status is BulkStatus.CATCH_ALL_PROCESSING:
+            self._score_catch_alls(job)  # the run that began scoring died: score again
+            return
         if job is not None and job.status is BulkStatus.PACKAGING:
             self._package(job)  # the run that began packaging died: write the file again
             return
@@ -338,7 +342,23 @@ class BulkVerificationService:
                 return
         finished = self._jobs.finish_if_done(job)
         if finished is not None:
-            self._package(finished)
+            self._score_catch_alls(finished)
+
+    def _score_catch_alls(self, job: BulkJob) -> None:
+        """catch_all_processing -> packaging: each catch-all result scored with the account's
+        history of the address (catch_all.py), then the file. Scoring is idempotent, so a run cut
+        short is run again whole by the message's redelivery; a job deleted meanwhile gets none of
+        its results written back and does not move on."""
+        if job.summary.get(VerificationResult.CATCH_ALL.value, 0):
+            checker = self._checker()
+            for index, result in self._jobs.indexed_results(job):
+                if result.status is VerificationResult.CATCH_ALL:
+                    scored = checker.score_catch_all(job.account_id, result)
+                    if scored != result and not self._jobs.rewrite_result(job, index, scored):
+                        return  # purged: the job was deleted
+        packaging = self._jobs.move(job, {BulkStatus.CATCH_ALL_PROCESSING}, BulkStatus.PACKAGING)
+        if packaging is not None:
+            self._package(packaging)
 
     def _read_file(self, job: BulkJob) -> None:
         """A CSV job's file, read as a stream into its chunks (bulk_csv.py), then the job queued

@@ -214,12 +214,12 @@ class DynamoBulkJobs:
         return BulkJob.model_validate(from_attrs(response["Attributes"]))
 
     def finish_if_done(self, job: BulkJob) -> BulkJob | None:
-        """processing -> packaging once every distinct address has its result (only one chunk's
-        run gets it: that one writes the file)."""
+        """processing -> catch_all_processing once every distinct address has its result (only one
+        chunk's run gets it: that one scores the catch-alls and writes the file)."""
         return self._jobs.move(
             job,
             {str(BulkStatus.PROCESSING)},
-            str(BulkStatus.PACKAGING),
+            str(BulkStatus.CATCH_ALL_PROCESSING),
             condition="processed_count >= total_count",
         )
 
@@ -235,6 +235,11 @@ class DynamoBulkJobs:
 
     def all_results(self, job: BulkJob) -> Iterator[ValidationResult]:
         """Every result in the list's order, a query page (up to 1 MB) at a time: memory stays flat."""
+        for _, result in self.indexed_results(job):
+            yield result
+
+    def indexed_results(self, job: BulkJob) -> Iterator[tuple[int, ValidationResult]]:
+        """Every (index, result) in the list's order, a query page at a time."""
         prefix = self._jobs.key(job.account_id, job.id, "R")["sk"]["S"]
         for page in self._db.get_paginator("query").paginate(
             TableName=self._table,
@@ -243,12 +248,31 @@ class DynamoBulkJobs:
                 ":pk": self._jobs.key(job.account_id, job.id)["pk"],
                 ":prefix": {"S": f"{prefix}#"},
             },
-            ProjectionExpression="#result",
+            ProjectionExpression="sk, #result",
             ExpressionAttributeNames={"#result": "result"},
             ConsistentRead=True,
         ):
             for item in page["Items"]:
-                yield ValidationResult.model_validate_json(item["result"]["S"])
+                index = int(item["sk"]["S"].rsplit("#", 1)[1])
+                yield index, ValidationResult.model_validate_json(item["result"]["S"])
+
+    def rewrite_result(self, job: BulkJob, index: int, result: ValidationResult) -> bool:
+        """A recorded result replaced (the catch-all scoring); False when it is gone (a deleted
+        job's, purged): never written back."""
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=self._result_key(job, index),
+                UpdateExpression="SET #result = :result",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#result": "result"},
+                ExpressionAttributeValues={":result": {"S": result.model_dump_json()}},
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return False
+            raise
+        return True
 
     def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]:
         first = (page - 1) * limit

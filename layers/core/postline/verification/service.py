@@ -26,6 +26,7 @@ from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import billing_period, month_key
 from postline.verification import lists
+from postline.verification.catch_all import score_catch_all
 from postline.verification.domain import (
     Facts,
     MailboxProbe,
@@ -225,6 +226,10 @@ class ValidationService:
             route,
             self._activity.activity(account_id, f"{local}@{domain}".lower()),
         )
+
+    def score_catch_all(self, account_id: str, result: ValidationResult) -> ValidationResult:
+        """A bulk job's catch-all result scored with the account's history of the address, read now."""
+        return score_catch_all(result, self._activity.activity(account_id, f"{result.account}@{result.domain}".lower()))
 
     def _probed(self, facts: Facts, address: str, now: datetime) -> Facts:
         hosts = facts.route.mx_hosts or (facts.domain,)  # no MX: the domain's own address (RFC 5321 5.1)
