@@ -15,6 +15,9 @@ import csv
 import hashlib
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -654,3 +657,47 @@ def test_a_csv_file_put_to_the_presigned_url_is_read_by_the_worker_with_exact_co
     first = stack.live.get(f"{path}/results", params={"page": 1, "limit": 2}).json()["items"]
     assert [item["address"] for item in first] == ["csv0@catchall.test", "csv1@catchall.test"]
     assert stack.live.get(f"{path}/file").status_code == 200  # signed like any completed job's
+
+
+def postline(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
+    """`postline ARGS` as a developer runs it against this runtime (devtools.cli finds its dev.json)."""
+    code = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+    return subprocess.run(
+        [sys.executable, "-m", "devtools.cli", "--state-dir", str(stack.child.state_dir), *args],
+        env={"PATH": "/usr/bin:/bin", **code},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_the_operator_resumes_a_paused_job_at_once(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window of bulk jobs
+    usage = stack.live.get("/v3/usage").json()["verify_credits"]
+    account_id = stack.child.dev["account_id"]
+    stack.set_verify_used(usage["limit"] - 5)
+    try:
+        emails = [f"resume{n}@strict.test" for n in range(12)]
+        accepted = stack.live.post("/v3/validate/bulk", json={"emails": emails})
+        assert accepted.status_code == 202, accepted.text
+        job_id = accepted.json()["job_id"]
+        assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+        paused = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+        assert (paused["status"], paused["processed_count"]) == ("paused", 5)
+
+        refused = postline(stack, "verify", "resume", account_id, job_id)
+        assert refused.returncode == 1 and "no verification credits left" in refused.stderr, refused.stderr
+        stack.set_verify_used(usage["limit"] - 20)  # credits added
+        done = postline(stack, "verify", "resume", account_id, job_id)
+        assert done.returncode == 0, done.stderr
+        assert (json.loads(done.stdout)["status"], json.loads(done.stdout)["processed_count"]) == ("processing", 5)
+        assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200  # no 15-minute wait
+        job = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+        assert (job["status"], job["processed_count"], job["summary"]["invalid"]) == ("completed", 12, 12)
+        assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == usage["limit"] - 20 + 7
+        again = postline(stack, "verify", "resume", account_id, job_id)
+        assert again.returncode == 1 and "only a paused job resumes" in again.stderr
+    finally:
+        stack.set_verify_used(usage["used"])

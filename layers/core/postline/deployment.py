@@ -166,6 +166,7 @@ COMMAND_SETTINGS: dict[str, Groups] = {
     "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "tlsrpt": (RelayQueue,),  # puts a report job on the relay queue, as the daily schedule does
+    "verify": (Jobs, VerifyQueue),  # resumes a paused bulk job: its chunks go on the queue again
 }
 
 

@@ -1101,7 +1101,7 @@ def bulk_verification_service() -> BulkVerificationService:
         credits=DynamoVerificationCounters(client("dynamodb"), table),
         checker=lambda: validation_service(bulk_routes()),
         verify_limit=_verify_credits,
-        check_webhook_url=url_guard().check_without_dns,
+        check_webhook_url=lambda url: url_guard().check_without_dns(url),  # built when a POST names one
         completion=bulk_completion,
         proofs=proof_service,
         files=csv_files,

@@ -18,7 +18,7 @@ from typing import Protocol
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines
-from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
+from postline.shared.errors import Conflict, NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
@@ -415,22 +415,54 @@ class BulkVerificationService:
         now = self._clock.now()
         if job.status is not BulkStatus.PAUSED or job.resume_token != token or job.expired(now):
             return
-        limit = self._verify_limit(job.account_id)
-        if limit is not None and self._credits.used_verifications(job.account_id, month=month_key(now)) >= limit:
+        if not self._has_credits(job.account_id, now):
             following = self._ids.new_id("resume_")
             if self._jobs.pass_resume_check(job, token, BulkStatus.PAUSED, following) is not None:
                 self._queue.enqueue_resume_check(job, following)
             return
+        self._resume(job, token)
+
+    def resume(self, account_id: str, job_id: str) -> BulkVerificationJob:
+        """The operator's `postline verify resume`: a paused job resumed now, not at its next
+        credit check (up to RESUME_CHECK_SECONDS away), once the account has credits again. It
+        passes the job's current check under its token, so the pending check finds the token
+        gone and ends the chain; Conflict when the job is not paused or there is still no credit."""
+        job = self._jobs.get(account_id, job_id)
+        if job is None:
+            raise NotFound(f"No bulk verification job {job_id} in account {account_id}.")
+        now = self._clock.now()
+        if job.status is not BulkStatus.PAUSED or job.resume_token is None or job.expired(now):
+            shown = BulkVerificationJob.of(job, now).status.value
+            raise Conflict(f"Bulk verification job {job_id} is {shown}: only a paused job resumes.")
+        if not self._has_credits(account_id, now):
+            raise Conflict(
+                f"Account {account_id} has no verification credits left this month; "
+                "add some first (postline account set-plan)."
+            )
+        resumed = self._resume(job, job.resume_token)
+        if resumed is None:  # a credit check passed it meanwhile
+            raise Conflict(f"Bulk verification job {job_id} moved meanwhile; show it again.")
+        return BulkVerificationJob.of(resumed, now)
+
+    def _has_credits(self, account_id: str, now: datetime) -> bool:
+        limit = self._verify_limit(account_id)
+        return limit is None or self._credits.used_verifications(account_id, month=month_key(now)) < limit
+
+    def _resume(self, job: BulkJob, token: str) -> BulkJob | None:
+        """paused -> processing under `token`, and every chunk queued again (what was recorded is
+        skipped, so nothing is charged twice); None when the token is no longer the job's."""
         resumed = self._jobs.pass_resume_check(job, token, BulkStatus.PROCESSING, None)
         if resumed is None:
-            return
+            return None
         try:
             self._queue.enqueue(resumed)
         except Exception:
-            # Paused again under the same token: this message's redelivery checks again.
+            # Paused again under the same token: the check holding it (a redelivery, or the chain's
+            # pending one when the operator asked) checks again.
             self._jobs.move(resumed, {BulkStatus.PROCESSING}, BulkStatus.PAUSED, error_message=PAUSED_MESSAGE,
                             resume_token=token)  # fmt: skip
             raise
+        return resumed
 
     def _package(self, job: BulkJob) -> None:
         """packaging -> completed: the signed result file first, then the status with it (a
