@@ -105,6 +105,61 @@ class CachedRoutes:
         return route
 
 
+class CachedDomainFacts:
+    """DomainFacts read once per domain per process for `ttl_seconds` (a bulk worker's chunk holds
+    a hundred addresses of a few domains: without it each address read its domain's catch-all and
+    registration facts from DynamoDB, two of its four calls). What this process learns (remember_*)
+    is kept at once; what another process learns is seen within the TTL (meanwhile a few more
+    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before."""
+
+    def __init__(
+        self, facts: DomainFacts, *, ttl_seconds: float = 300.0, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._facts = facts
+        self._ttl = ttl_seconds
+        self._monotonic = monotonic
+        self._known: dict[tuple[str, str], tuple[float, object]] = {}
+        self._lock = threading.Lock()
+
+    def catch_all(self, domain: str, now: datetime) -> bool | None:
+        found = self._fresh(("catch_all", domain))
+        if found is _MISSING:
+            value = self._facts.catch_all(domain, now)
+            self._keep(("catch_all", domain), value)
+            return value
+        return found if isinstance(found, bool) else None
+
+    def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
+        self._facts.remember_catch_all(domain, catch_all, now)
+        self._keep(("catch_all", domain), catch_all)
+
+    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+        found = self._fresh(("registered", domain))
+        if found is _MISSING:
+            value = self._facts.registered_at(domain, now)
+            self._keep(("registered", domain), value)
+            return value
+        return found if isinstance(found, datetime) else None
+
+    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
+        self._facts.remember_registered_at(domain, registered, now)
+        self._keep(("registered", domain), registered)
+
+    def _fresh(self, fact: tuple[str, str]) -> object:
+        known = self._known.get(fact)
+        return known[1] if known is not None and self._monotonic() - known[0] < self._ttl else _MISSING
+
+    def _keep(self, fact: tuple[str, str], value: object) -> None:
+        with self._lock:
+            if len(self._known) >= 50_000:  # bounded: a long-lived process forgets the oldest half
+                for stale in list(self._known)[:25_000]:
+                    del self._known[stale]
+            self._known[fact] = (self._monotonic(), value)
+
+
+_MISSING = object()
+
+
 class Verifier:
     """verify_before_send's checks (no mailbox probe: the dispatcher is a Lambda, port 25 is shut)."""
 
