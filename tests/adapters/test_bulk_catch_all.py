@@ -33,6 +33,12 @@ class History:
             raise Dying("the worker was killed while scoring the catch-alls")
         return self.known.get(address, Activity())
 
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        """The mailbox checks' read: a chunk's addresses at once."""
+        for address in addresses:
+            self.reads[address] = self.reads.get(address, 0) + 1
+        return {a: self.known[a] for a in addresses if a in self.known}
+
 
 def test_catch_all_results_are_scored_with_the_accounts_history_in_their_own_phase(stack: InProcessStack) -> None:
     h = Harness(stack)  # d00.test is a catch-all
@@ -72,6 +78,8 @@ def test_catch_all_results_are_scored_with_the_accounts_history_in_their_own_pha
     assert (bounced.sub_status, bounced.recommendation.value, bounced.risk.value) == (BOUNCED, "suppress", "high")
     assert (plain.sub_status, plain.recommendation.value, plain.confidence) == ("accept_all", "caution", 0.5)
     assert results["u1@d01.test"].sub_status == "" and results["u1@d01.test"].recommendation.value == "mail"
+    assert results["u1@d01.test"].activity.bounced == 1  # the history, read with the chunk's in one batch
+    assert history.reads["u1@d01.test"] == 1  # with the chunk, and never alone
     # `suppress` adds the catch-all whose mail bounced, and only it.
     listed = h.suppressions.present(h.account.id, SuppressionType.BOUNCES, emails)
     assert listed == {"u6@d00.test"}

@@ -181,11 +181,11 @@ class Harness:
         harness = self
 
         class MaybeDying(ValidationService):
-            def check_address(self, account_id: str, address: str, now: datetime) -> object:  # type: ignore[override]
+            def check_address(self, account_id: str, address: str, now: datetime, known: object = None) -> object:  # type: ignore[override]
                 if harness.die_after is not None and harness.checked >= harness.die_after:
                     raise Dying("the worker was killed")
                 harness.checked += 1
-                return harness.checker.check_address(account_id, address, now)
+                return harness.checker.check_address(account_id, address, now, known)  # type: ignore[arg-type]
 
         wrapped = MaybeDying.__new__(MaybeDying)
         wrapped.__dict__.update(self.checker.__dict__)

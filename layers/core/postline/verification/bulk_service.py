@@ -320,11 +320,12 @@ class BulkVerificationService:
         done = self._jobs.recorded(job, [index for index, _ in pairs])
         checker = self._checker()
         limit = self._verify_limit(job.account_id)
+        history = checker.activities(job.account_id, [address for index, address in pairs if index not in done])
         for index, address in pairs:
             if index in done:
                 continue
             now = self._clock.now()
-            result = checker.check_address(job.account_id, address, now)
+            result = checker.check_address(job.account_id, address, now, history)
             outcome = self._jobs.record(job, index, result, month=month_key(now), limit=limit)
             if outcome is Recorded.STOPPED:
                 return  # deleted or paused while this chunk ran

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -258,7 +258,17 @@ class ValidationService:
 
     # -- live -----------------------------------------------------------------------------------
 
-    def check_address(self, account_id: str, address: str, now: datetime) -> ValidationResult:
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        """The account's history of these addresses in one read (a bulk chunk's), keyed as
+        check_address looks them up; an address that is not one is left out."""
+        keys = [f"{parsed[0]}@{parsed[1]}".lower() for parsed in map(_parse, addresses) if isinstance(parsed, tuple)]
+        known = self._activity.activities(account_id, keys)
+        return {address: known.get(address, Activity()) for address in keys}
+
+    def check_address(
+        self, account_id: str, address: str, now: datetime, known: Mapping[str, Activity] | None = None
+    ) -> ValidationResult:
+        """Every check of one address; `known`: its history read beforehand (activities())."""
         parsed = _parse(address)
         if isinstance(parsed, Verdict):
             return self._syntax_result(address, parsed)
@@ -279,8 +289,12 @@ class ValidationService:
             verdict,
             facts,
             route,
-            self._activity.activity(account_id, f"{local}@{domain}".lower()),
+            self._history(account_id, f"{local}@{domain}".lower(), known),
         )
+
+    def _history(self, account_id: str, address: str, known: Mapping[str, Activity] | None) -> Activity:
+        found = known.get(address) if known is not None else None
+        return found if found is not None else self._activity.activity(account_id, address)
 
     def score_catch_all(self, account_id: str, result: ValidationResult) -> ValidationResult:
         """A bulk job's catch-all result scored with the account's history of the address, read now."""
