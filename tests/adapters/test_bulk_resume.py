@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from postline.shared.errors import Conflict, NotFound
+from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkStatus
-from tests.adapters.test_bulk_verification import Harness
+from tests.adapters.test_bulk_verification import NOW, Harness
 from tests.aws_stack import InProcessStack
 
 
@@ -40,6 +41,26 @@ def test_a_paused_job_resumes_at_once_when_the_operator_asks(stack: InProcessSta
         h.service.run_chunk(message)
     job = h.service.get(h.principal(), accepted.job_id)
     assert (job.status, job.processed_count, h.used()) == (BulkStatus.COMPLETED, 150, 150)
-    assert h.checked == 150 + 1  # the address that found the credits gone was checked, not charged
+    assert h.checked == 150 + 10  # the pause's group: 25 checked, 15 recorded at 40, 10 checked again
     with pytest.raises(NotFound):
         h.service.resume(h.account.id, "vjob_nope")
+
+
+def test_a_group_with_a_result_another_run_recorded_is_recorded_one_by_one(stack: InProcessStack) -> None:
+    """Two runs of one chunk at once (SQS delivers a message twice): the other run recorded a result
+    after this run looked; this run's group transaction is cancelled, and its results are recorded
+    one at a time, the other's skipped: counts and credits exact."""
+    h = Harness(stack)
+    accepted = h.service.start(h.principal(), BulkCreate(emails=[f"g{n}@d01.test" for n in range(60)]))
+    job = h.jobs.get(h.account.id, accepted.job_id)
+    assert job is not None
+    ((index, address), *_) = h.jobs.chunk(job, 0)[7:]
+    running = h.jobs.move(job, {BulkStatus.QUEUED}, BulkStatus.PROCESSING)
+    assert running is not None
+    other = h.checker.check_address(h.account.id, address, h.clock.now())
+    assert h.jobs.record(running, index, other, month=month_key(NOW), limit=None).value == "new"
+    h.jobs.recorded = lambda job, indexes: set()  # type: ignore[method-assign]  # this run looked before
+    (message,) = h.queue.messages()
+    h.service.run_chunk(message)
+    done = h.service.get(h.principal(), accepted.job_id)
+    assert (done.status, done.processed_count, done.summary.valid, h.used()) == (BulkStatus.COMPLETED, 60, 60, 60)

@@ -280,14 +280,16 @@ def test_credits_that_run_out_pause_the_job_and_it_resumes_when_credits_are_adde
         h.service.run_chunk(message)
     job = h.service.get(h.principal(), accepted.job_id)
     assert (job.status, job.processed_count) == (BulkStatus.PAUSED, 200)  # out again at the new limit
-    # Nothing charged twice; each pause found out by one check it could not record (not charged).
-    assert h.used() == 200 and h.checked == 200 + 2
+    # Nothing charged twice. Results are recorded 25 at a time (RECORD_GROUP): a pause wastes the
+    # checks of its group that found no credit (not charged; checked again after the resume): 20
+    # at the first (25 + 5 of 50 recorded at 30), the whole group of 25 at the second (at 200).
+    assert h.used() == 200 and h.checked == 200 + 20 + 25
     limit["credits"] = None  # unlimited
     h.service.run_chunk(h.queue.checks[-1])
     for message in h.queue.messages()[-3:]:
         h.service.run_chunk(message)
     job = h.service.get(h.principal(), accepted.job_id)
-    assert (job.status, job.processed_count, h.used(), h.checked) == (BulkStatus.COMPLETED, 260, 260, 260 + 2)
+    assert (job.status, job.processed_count, h.used(), h.checked) == (BulkStatus.COMPLETED, 260, 260, 260 + 45)
     h.service.run_chunk(h.queue.checks[-1])  # a late check of a job that moved on: nothing
     assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.COMPLETED
 

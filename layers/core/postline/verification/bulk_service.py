@@ -42,6 +42,7 @@ from postline.verification.ports import Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
+RECORD_GROUP = 25  # results recorded in one transaction (27 items with the job's and the credits')
 PAUSED_MESSAGE = "The account's verification credits ran out; the job resumes when credits are added."
 NO_UPLOAD = "No file was uploaded to the job's upload_url within the hour; start it again."
 NO_ADDRESSES = "The file has no address to verify (see `errors`)."
@@ -321,14 +322,34 @@ class BulkVerificationService:
         checker = self._checker()
         limit = self._verify_limit(job.account_id)
         history = checker.activities(job.account_id, [address for index, address in pairs if index not in done])
+        group: list[tuple[int, ValidationResult]] = []
         for index, address in pairs:
             if index in done:
                 continue
-            now = self._clock.now()
-            result = checker.check_address(job.account_id, address, now, history)
-            outcome = self._jobs.record(job, index, result, month=month_key(now), limit=limit)
+            group.append((index, checker.check_address(job.account_id, address, self._clock.now(), history)))
+            if len(group) >= RECORD_GROUP:
+                if not self._record(job, group, limit):
+                    return
+                group = []
+        if group and not self._record(job, group, limit):
+            return
+        finished = self._jobs.finish_if_done(job)
+        if finished is not None:
+            self._score_catch_alls(finished)
+
+    def _record(self, job: BulkJob, group: list[tuple[int, ValidationResult]], limit: int | None) -> bool:
+        """A group of results recorded in one transaction (bulk_store.record_many), or, when one of
+        them was recorded before or the month has fewer credits left than the group, one at a time,
+        pausing the job at the first without a credit. False when the job stops here (deleted or
+        paused meanwhile, or paused now)."""
+        month = month_key(self._clock.now())
+        outcome = self._jobs.record_many(job, group, month=month, limit=limit)
+        if outcome is not None:
+            return outcome is Recorded.NEW
+        for index, result in group:
+            outcome = self._jobs.record(job, index, result, month=month, limit=limit)
             if outcome is Recorded.STOPPED:
-                return  # deleted or paused while this chunk ran
+                return False  # deleted or paused while this chunk ran
             if outcome is Recorded.NO_CREDITS:
                 token = self._ids.new_id("resume_")
                 paused = self._jobs.move(
@@ -340,10 +361,8 @@ class BulkVerificationService:
                 )
                 if paused is not None:  # the chunk that paused it starts the job's one chain of checks
                     self._queue.enqueue_resume_check(paused, token)
-                return
-        finished = self._jobs.finish_if_done(job)
-        if finished is not None:
-            self._score_catch_alls(finished)
+                return False
+        return True
 
     def _score_catch_alls(self, job: BulkJob) -> None:
         """catch_all_processing -> packaging: each catch-all result scored with the account's

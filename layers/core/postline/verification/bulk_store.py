@@ -14,6 +14,7 @@ Results sort by index, so a page is one key range, whatever its number.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from enum import StrEnum
@@ -130,6 +131,63 @@ class DynamoBulkJobs:
         """Which of these indexes have their result already."""
         found = batch_get(self._db, self._table, [self._result_key(job, i) for i in indexes], projection="sk")
         return {int(item["sk"]["S"].rsplit("#", 1)[1]) for item in found}
+
+    def record_many(
+        self, job: BulkJob, results: list[tuple[int, ValidationResult]], *, month: str, limit: int | None
+    ) -> Recorded | None:
+        """Several results recorded as one would be, in one transaction: each result (only if it is
+        not there yet), the job's counts added up once, and for a live job as many credits (only if
+        the month has them all). NEW: all recorded; STOPPED: the job is no longer running; None:
+        nothing recorded because one was recorded already (a run of the chunk before) or the month
+        has fewer credits left than results: record them one at a time (record()) to find which."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": {**self._result_key(job, index), "result": {"S": r.model_dump_json()}, "purge_at": purge},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+            for index, r in results
+        ]
+        counts = Counter(r.status.value for _, r in results)
+        names = {"#status": "status", **{f"#r{n}": status for n, status in enumerate(counts)}}
+        values = {
+            ":count": {"N": str(len(results))},
+            ":queued": {"S": BulkStatus.QUEUED.value},
+            ":processing": {"S": BulkStatus.PROCESSING.value},
+            **{f":r{n}": {"N": str(count)} for n, count in enumerate(counts.values())},
+        }
+        adds = ", ".join(["processed_count :count", *(f"summary.#r{n} :r{n}" for n in range(len(counts)))])
+        items.append(
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": self._jobs.key(job.account_id, job.id),
+                    "UpdateExpression": f"ADD {adds}",
+                    "ConditionExpression": "#status IN (:queued, :processing)",
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": values,
+                }
+            }
+        )
+        if not job.test:
+            charge = credit_update(self._counters, job.account_id, month=month, limit=limit, test=False,
+                                   count=len(results))  # fmt: skip
+            if charge is None:
+                return None
+            items.append({"Update": charge})
+        try:
+            self._db.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            if len(codes) > len(results) and codes[len(results)] == "ConditionalCheckFailed":
+                return Recorded.STOPPED
+            if "ConditionalCheckFailed" in codes:
+                return None
+            raise
+        return Recorded.NEW
 
     def record(self, job: BulkJob, index: int, result: ValidationResult, *, month: str, limit: int | None) -> Recorded:
         items: list[dict[str, Any]] = [
