@@ -454,7 +454,7 @@ def model(
 SEND_CALLS: dict[str, tuple[int, str]] = {
     "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
     "dynamodb.UpdateItem": (1, "the account's per-minute request window"),
-    "dynamodb.GetItem": (2, "the platform's sending pause; whether the one `to` is a mailing list's address"),
+    "dynamodb.GetItem": (1, "the platform's sending pause (no list lookup: the account has no lists)"),
     "dynamodb.TransactWriteItems": (1, "the monthly and daily quota, consumed together"),
     "kms.GenerateDataKey": (1, "the data key that seals the content"),
     "sqs.SendMessageBatch": (1, "the dispatch job"),
@@ -471,7 +471,7 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     return {
         "dynamodb.BatchGetItem": 1 + math.ceil(recipients / 25),
         "dynamodb.UpdateItem": 1,
-        "dynamodb.GetItem": 2 if recipients == 1 else 1,  # a lone recipient may be a mailing list
+        "dynamodb.GetItem": 1,  # a lone recipient is looked up as a list's address only if the account has lists
         "dynamodb.TransactWriteItems": 1,
         "kms.GenerateDataKey": 1,
         "sqs.SendMessageBatch": len(chunks),

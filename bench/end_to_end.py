@@ -9,6 +9,11 @@ request's start) dates it. Polling the events API instead would itself cost more
 grows: its total_count counts the tag's whole partition, under the emulator's DynamoDB lock.
 The dispatcher's AWS calls are counted per message from the same recorder (calls on the send
 queue's pump thread).
+
+`meanwhile`: a second, smaller batch posted a second after the first was accepted, while the
+pipeline delivers it. Its acceptance time against the same size accepted on an idle pipeline shows
+whether the API waits for the pipeline in the emulator (it should not: devtools/local/background.py).
+It is queued behind the first batch, so it barely moves the first batch's last delivery.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from devtools.local.runtime import Runtime
 DISPATCHER_THREAD = "pump DispatcherFunction"
 _POLL_SECONDS = 0.25
 _RECORD = "dynamodb.TransactWriteItems"  # one per recipient's outcome
+_MEANWHILE_AFTER_SECONDS = 1.0  # the dispatcher is busy with the first batch by then
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,8 @@ class EndToEnd:
     seconds: float  # the API call's start to the last delivered event
     per_second: float  # delivered messages a second, over `seconds`
     dispatcher_calls_per_message: dict[str, float]  # AWS operation -> calls per delivered message
+    meanwhile: int = 0  # recipients of a batch posted while this one was delivering
+    meanwhile_accept_seconds: float | None = None
 
 
 def body(recipients: int, tag: str, sender: str) -> dict[str, Any]:
@@ -48,7 +56,13 @@ def body(recipients: int, tag: str, sender: str) -> dict[str, Any]:
 
 
 def end_to_end(
-    runtime: Runtime, api: ApiClient, recorder: CallRecorder, recipients: int, sender: str, timeout: float
+    runtime: Runtime,
+    api: ApiClient,
+    recorder: CallRecorder,
+    recipients: int,
+    sender: str,
+    timeout: float,
+    meanwhile: int = 0,
 ) -> EndToEnd:
     tag = f"e2e-{uuid.uuid4().hex[:8]}"
     mark = recorder.mark()
@@ -56,8 +70,12 @@ def end_to_end(
     accept_seconds, reply = api.post("/v3/messages.batch", body(recipients, tag, sender), expect=202)
     if int(reply["accepted"]) != recipients:
         raise RuntimeError(f"the batch accepted {reply['accepted']} of {recipients} recipients")
+    meanwhile_seconds = None
+    if meanwhile:
+        time.sleep(_MEANWHILE_AFTER_SECONDS)
+        meanwhile_seconds, _ = api.post("/v3/messages.batch", body(meanwhile, f"{tag}-meanwhile", sender), expect=202)
     deadline = time.monotonic() + timeout
-    while _dispatched(recorder, mark) < recipients and time.monotonic() < deadline:
+    while _dispatched(recorder, mark) < recipients + meanwhile and time.monotonic() < deadline:
         time.sleep(_POLL_SECONDS)
     while (delivered := _delivered(api, tag)) < recipients:  # a record refused and retried: a little longer
         if time.monotonic() > deadline:
@@ -70,7 +88,11 @@ def end_to_end(
         accept_seconds=accept_seconds,
         seconds=seconds,
         per_second=recipients / seconds,
-        dispatcher_calls_per_message={name: count / recipients for name, count in call_mix(calls).items()},
+        dispatcher_calls_per_message={
+            name: count / (recipients + meanwhile) for name, count in call_mix(calls).items()
+        },
+        meanwhile=meanwhile,
+        meanwhile_accept_seconds=meanwhile_seconds,
     )
 
 

@@ -10,6 +10,9 @@ holding both loads), so every figure comes twice and its growth shows whether it
   Goal: the API within 2x of the bare reads, and flat as the account grows (within 20%).
 - GET /v3/events first page with total_count (no filter, event=delivered, tag=weekly) through the
   API; bare = one boto3 Query of the same page (bench/events.py). Goal: within 5x.
+- At the larger size, the three metrics requests again after the daily pass packed the account's
+  closed days (postline/metrics/packing.py, run here as if three days later): API and bare reads
+  before and after, and the roll-up items each request reads (answers compared: equal).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from bench.replay import Emulator
 from bench.stats import Latencies, ratio
 from devtools.local.runtime import Runtime
 from postline.metrics.domain import ALL, utc_days
-from postline.metrics.store import day_condition, rollup_pk
+from postline.metrics.packing import PackingRun, PackingService
+from postline.metrics.store import DynamoRollups, day_condition, rollup_pk
 
 METRICS_GOAL = 2.0
 EVENTS_GOAL = 5.0
@@ -52,10 +56,31 @@ class Case:
 
 
 @dataclass(frozen=True)
+class PackedCase:
+    name: str
+    api_before: Latencies
+    api_after: Latencies
+    bare_before: Latencies
+    bare_after: Latencies
+    items_before: int  # roll-up items the request reads
+    items_after: int
+    same_answer: bool
+
+
+@dataclass(frozen=True)
+class Packing:
+    seconds: float
+    series: int  # packed items written
+    hour_items: int  # hour items folded into them
+    cases: list[PackedCase]
+
+
+@dataclass(frozen=True)
 class MetricsRun:
     events: int
     repeats: int
     cases: list[Case]
+    packing: Packing | None = None
 
 
 def _iso(moment: datetime) -> str:
@@ -70,6 +95,8 @@ def measure(
     count: int,
     repeats: int,
     progress: Callable[[str], None],
+    *,
+    pack: bool = False,
 ) -> MetricsRun:
     db = aws.client("dynamodb")
     counters = runtime.env["COUNTERS_TABLE"]
@@ -128,7 +155,57 @@ def measure(
         api_l, bare_l = Latencies.of(api_seconds), Latencies.of(bare_seconds)
         goal = EVENTS_GOAL if path == "/v3/events" else METRICS_GOAL
         cases.append(Case(name, path, params, api_l, bare_l, reads, ratio(api_l.p50, bare_l.p50), goal, counts, total))
-    return MetricsRun(count, repeats, cases)
+    packing = _pack_and_measure(runtime, api, db, counters, account, planned[:3], repeats, progress) if pack else None
+    return MetricsRun(count, repeats, cases, packing)
+
+
+def _pack_and_measure(
+    runtime: Runtime,
+    api: ApiClient,
+    db: Any,
+    counters: str,
+    account: str,
+    planned: list[tuple[str, str, dict[str, str], Callable[[], Any]]],
+    repeats: int,
+    progress: Callable[[str], None],
+) -> Packing:
+    """The metrics requests before and after packing the account's closed days."""
+
+    def timed(path: str, params: dict[str, str], bare: Callable[[], Any]) -> tuple[Latencies, Latencies, int, Any]:
+        api_seconds, bare_seconds, items, answer = [], [], 0, None
+        for _ in range(repeats):
+            seconds, status, body = api.get_status(path, params)
+            if status != 200:
+                raise RuntimeError(f"{path} answered {status}: {body}")
+            api_seconds.append(seconds)
+            answer = {k: v for k, v in body.items() if k != "data_as_of"}
+            started = time.perf_counter()
+            items = bare()
+            bare_seconds.append(time.perf_counter() - started)
+        return Latencies.of(api_seconds), Latencies.of(bare_seconds), items, answer
+
+    before = {name: timed(path, params, bare) for name, path, params, bare in planned}
+    progress("n. packing the account's closed days of roll-ups (the daily pass, as if three days later)")
+    later = _At(runtime.clock.now() + timedelta(days=3))  # every loaded day closed for 26 hours
+    run = PackingRun()
+    started = time.perf_counter()
+    PackingService(store=DynamoRollups(db, counters), clock=later).pack_account(account, run)
+    seconds = time.perf_counter() - started
+    cases = []
+    for name, path, params, bare in planned:
+        progress(f"n. {name} after packing: {repeats} times through the API, then the bare reads")
+        api_b, bare_b, items_b, answer_b = before[name]
+        api_a, bare_a, items_a, answer_a = timed(path, params, bare)
+        cases.append(PackedCase(name, api_b, api_a, bare_b, bare_a, items_b, items_a, answer_a == answer_b))
+    return Packing(seconds, run.series, run.hour_items, cases)
+
+
+class _At:
+    def __init__(self, moment: datetime) -> None:
+        self._moment = moment
+
+    def now(self) -> datetime:
+        return self._moment
 
 
 def _rollup_reads(

@@ -18,10 +18,10 @@ from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.listsend import ListFanOut
-from bench.metrics import MetricsRun
+from bench.metrics import MetricsRun, Packing
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.smtp_intake import SmtpIntake
-from bench.stats import GROWTH_LIMIT, Growth, Latencies
+from bench.stats import GROWTH_LIMIT, Growth, Latencies, ratio
 from bench.suppressions import BulkAdd
 from bench.verify import BulkVerify
 
@@ -113,8 +113,9 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_batch(batch)]
     if results.pipeline is not None:
         lines += [rule, *_pipeline(results.pipeline)]
+    idle_accept = {whole.recipients: whole.accept_seconds for whole in results.end_to_end}
     for whole in results.end_to_end:
-        lines += [rule, *_end_to_end(whole)]
+        lines += [rule, *_end_to_end(whole, idle_accept)]
     for hooks in results.webhooks:
         lines += [rule, *_webhooks(hooks)]
     for query in results.events_query:
@@ -215,7 +216,7 @@ def _pipeline(pipe: Pipeline) -> list[str]:
     return lines
 
 
-def _end_to_end(whole: EndToEnd) -> list[str]:
+def _end_to_end(whole: EndToEnd, idle_accept: dict[int, float]) -> list[str]:
     aim = ""
     if whole.recipients == 5_000:
         verdict = "within" if whole.seconds <= END_TO_END_AIM_SECONDS else "ABOVE"
@@ -227,6 +228,18 @@ def _end_to_end(whole: EndToEnd) -> list[str]:
         f"   accepted in {whole.accept_seconds:.2f} s; all delivered {whole.seconds:.1f} s after the call{aim},"
         f" {whole.per_second:.1f} messages/s",
         f"   the dispatcher's AWS calls per message: {calls}",
+        *_meanwhile(whole, idle_accept),
+    ]
+
+
+def _meanwhile(whole: EndToEnd, idle_accept: dict[int, float]) -> list[str]:
+    if whole.meanwhile_accept_seconds is None:
+        return []
+    idle = idle_accept.get(whole.meanwhile)
+    versus = f", {whole.meanwhile_accept_seconds / idle:.2f}x the same batch on an idle pipeline" if idle else ""
+    return [
+        f"   a {whole.meanwhile:,}-recipient batch posted while it delivered was accepted in"
+        f" {whole.meanwhile_accept_seconds:.2f} s{versus}"
     ]
 
 
@@ -327,6 +340,27 @@ def _metrics(runs: list[MetricsRun]) -> list[str]:
             change = after.api.p50 / before.api.p50 if before.api.p50 > 0 else float("inf")
             verdict = "flat" if change <= 1.2 else "GROWS"
             lines.append(f"   {before.name:32}{change:8.2f}x  {verdict}")
+    for run in runs:
+        if run.packing is not None:
+            lines += _packing(run.events, run.packing)
+    return lines
+
+
+def _packing(events: int, packing: Packing) -> list[str]:
+    lines = [
+        f"   after packing the closed days ({events:,} events): {packing.hour_items:,} hour items into"
+        f" {packing.series:,} packed items in {packing.seconds:.1f} s; p50 ms before -> after, items read",
+        f"   {'request':32}{'API':>17}{'after/before':>14}{'bare':>17}{'after/before':>14}{'items':>16}",
+    ]
+    for case in packing.cases:
+        answer = "" if case.same_answer else "  ANSWER CHANGED"
+        lines.append(
+            f"   {case.name:32}{case.api_before.p50 * 1000:8.0f} ->{case.api_after.p50 * 1000:6.0f}"
+            f"{ratio(case.api_after.p50, case.api_before.p50):13.2f}x"
+            f"{case.bare_before.p50 * 1000:8.0f} ->{case.bare_after.p50 * 1000:6.0f}"
+            f"{ratio(case.bare_after.p50, case.bare_before.p50):13.2f}x"
+            f"{case.items_before:8,d} ->{case.items_after:6,d}{answer}"
+        )
     return lines
 
 

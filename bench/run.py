@@ -310,7 +310,12 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
                 for size in (options.small_batch, options.batch):
                     progress(f"d2. a {size:,}-recipient test-key batch, from the API call to its last delivery")
-                    whole.append(end_to_end(runtime, test_api, recorder, size, SENDER, _END_TO_END_TIMEOUT_SECONDS))
+                    meanwhile = options.small_batch if size > options.small_batch else 0
+                    whole.append(
+                        end_to_end(
+                            runtime, test_api, recorder, size, SENDER, _END_TO_END_TIMEOUT_SECONDS, meanwhile=meanwhile
+                        )
+                    )
                     runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
                 took["d2. end-to-end"] = time.perf_counter() - section
             if "webhooks" in sections:
@@ -353,7 +358,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     if sized:
                         section = time.perf_counter()
 
-                        def query(size: int, seconds: float) -> None:
+                        def query(size: int, seconds: float, *, pack: bool) -> None:
                             repeats = options.query_repeats
                             if "events" in sections:
                                 queries.append(
@@ -363,15 +368,17 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                                 )
                             if "metrics" in sections:
                                 metric_runs.append(
-                                    metrics.measure(runtime, bench.api, emulator, recorder, size, repeats, progress)
+                                    metrics.measure(
+                                        runtime, bench.api, emulator, recorder, size, repeats, progress, pack=pack
+                                    )
                                 )
 
-                        query(first, load_seconds)
+                        query(first, load_seconds, pack=not two_sizes)
                         if two_sizes:
                             progress(f"f. loading {count - first:,} more events (the account then holds {count:,})")
                             more_seconds, newest, _ = events.load_events(runtime, count - first, prefix="r")
                             step = events.SPAN_DAYS * 86_400 / count  # both loads, over the same days
-                            query(count, load_seconds + more_seconds)
+                            query(count, load_seconds + more_seconds, pack=True)
                         took["f/n. events query, metrics"] = time.perf_counter() - section
                     if "export" in sections:
                         section = time.perf_counter()

@@ -21,6 +21,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
+from postline.events.counts import SETTLE
 from postline.http import body
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
@@ -34,6 +35,7 @@ from postline.http.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    LIST_SENDS_CANCEL,
     LIST_SENDS_READ,
     LISTS_DELETE,
     MESSAGES_READ,
@@ -384,6 +386,19 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
     ],
     LISTS_DELETE: [{"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ListJobQueue", "QueueName"]}}}],
+    LIST_SENDS_CANCEL: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
+                # A scheduled list send's one-time schedule (send-list-<id>, lists/job_queue.py).
+                {"Effect": "Allow", "Action": ["scheduler:DeleteSchedule"], "Resource": SEND_SCHEDULES},
+            ]
+        }
+    ],
 }
 
 
@@ -499,6 +514,50 @@ def function_resource(route: Route) -> dict[str, Any]:
     }
 
 
+# A stream consumer's lag (IteratorAge: how old the last record it took was) alarms at half the
+# events query's allowance for it (events/counts.py SETTLE, 15 minutes): the counters answer only
+# hours that ended SETTLE ago, so a consumer further behind would leave them short. Held for two
+# minutes, the alarm comes while the lag is still inside the allowance.
+ITERATOR_AGE_ALARM_MS = int(SETTLE.total_seconds() * 1000) // 2
+ITERATOR_AGE_ALARM_MINUTES = 2
+
+
+def stream_consumers(resources: dict[str, Any]) -> list[str]:
+    """The functions driven by a DynamoDB or Kinesis stream."""
+    return [
+        logical_id
+        for logical_id, resource in resources.items()
+        if resource["Type"] == "AWS::Serverless::Function"
+        and any(
+            event.get("Type") in ("DynamoDB", "Kinesis")
+            for event in (resource["Properties"].get("Events") or {}).values()
+        )
+    ]
+
+
+def iterator_age_alarm(logical_id: str) -> dict[str, Any]:
+    return {
+        "Type": "AWS::CloudWatch::Alarm",
+        "Properties": {
+            "AlarmDescription": (
+                f"{logical_id} is more than {ITERATOR_AGE_ALARM_MS / 60_000:g} minutes behind its stream "
+                f"(the events query allows {SETTLE.total_seconds() / 60:g}): see the README's Observability section."
+            ),
+            "Namespace": "AWS/Lambda",
+            "MetricName": "IteratorAge",
+            "Dimensions": [{"Name": "FunctionName", "Value": {"Ref": logical_id}}],
+            "Statistic": "Maximum",
+            "Period": 60,
+            "EvaluationPeriods": ITERATOR_AGE_ALARM_MINUTES,
+            "Threshold": ITERATOR_AGE_ALARM_MS,
+            "ComparisonOperator": "GreaterThanThreshold",
+            "TreatMissingData": "notBreaching",
+            "AlarmActions": [{"Ref": "OperationsTopic"}],
+            "OKActions": [{"Ref": "OperationsTopic"}],
+        },
+    }
+
+
 def render_template() -> str:
     base = yaml.safe_load(BASE.read_text())
     workers = {
@@ -515,6 +574,11 @@ def render_template() -> str:
         if "Environment" in properties:
             raise SystemExit(f"{logical_id}: its Environment is generated from WORKER_SETTINGS; remove it")
         properties["Environment"] = environment(WORKER_SETTINGS[module])
+    for logical_id in stream_consumers(base["Resources"]):
+        alarm_id = f"{logical_id.removesuffix('Function')}IteratorAgeAlarm"
+        if alarm_id in base["Resources"]:
+            raise SystemExit(f"{alarm_id} is generated; remove it from the base template")
+        base["Resources"][alarm_id] = iterator_age_alarm(logical_id)
     for logical_id, groups in TASK_SETTINGS.items():
         (container,) = base["Resources"][logical_id]["Properties"]["ContainerDefinitions"]
         if "Environment" in container:

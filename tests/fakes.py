@@ -282,7 +282,7 @@ class InMemoryStore:
     def create_account(self, account: Account, audit: AuditEntry) -> None:
         if account.id in self._accounts:
             raise Conflict(f"account {account.id} already exists")
-        self._accounts[account.id] = account.model_dump(mode="json")
+        self._accounts[account.id] = {**account.model_dump(mode="json"), "list_count": 0}  # as the adapter
         self._key_counts[account.id] = 0
         self.record(audit)
 
@@ -290,10 +290,10 @@ class InMemoryStore:
         if account.id not in self._accounts:
             raise NotFound(f"account {account.id} not found")
         stored = self._accounts[account.id]
-        # SET of every field but id and created_at, as the adapter's UpdateExpression does.
+        # SET of every field but id, created_at and list_count, as the adapter's UpdateExpression does.
         self._accounts[account.id] = {
             **stored,
-            **account.model_dump(mode="json", exclude={"id", "created_at"}),
+            **account.model_dump(mode="json", exclude={"id", "created_at", "list_count"}),
         }
         self.record(audit)
 

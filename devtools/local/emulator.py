@@ -23,7 +23,8 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ import boto3
 import urllib3
 
 from devtools.local import persistence
+from devtools.local.background import WSGI_KEY
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
 from devtools.local.persistence import SnapshotGate
 
@@ -45,6 +47,8 @@ EXTENSION_PATH = "/_emulator/"
 STATE_PATH = "/_emulator/state"  # snapshots of the emulator's state (persistence.py)
 # A long poll answering once a table's stream has more records (devtools/moto_patches/stream_writes.py).
 STREAM_WRITES_PATH = "/_postline/stream-writes"
+# How long the pipeline's DynamoDB requests let callers' go first (ForegroundFirstLock).
+BACKGROUND_PATIENCE_SECONDS = 0.5
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
 START_TIMEOUT_SECONDS = 30.0
 # moto accepts any credentials; real-looking names keep botocore from looking further.
@@ -153,8 +157,49 @@ class Emulator:
         return url
 
 
+class ForegroundFirstLock:
+    """One holder at a time; a background acquirer lets waiting foreground ones go first, for at
+    most `patience` seconds, after which foreground acquirers let it in.
+
+    Strict priority would starve the pipeline for as long as callers keep coming (a 5,000-recipient
+    batch keeps eight requests waiting): a dispatcher invocation making twenty calls would run past
+    its Lambda timeout. Among foreground acquirers, and among background ones, there is no order."""
+
+    def __init__(self, patience: float = BACKGROUND_PATIENCE_SECONDS) -> None:
+        self._patience = patience
+        self._changed = threading.Condition()
+        self._held = False
+        self._foreground_waiting = 0
+        self._background_starved = 0  # background acquirers that have waited out their patience
+
+    @contextmanager
+    def held(self, background: bool) -> Iterator[None]:
+        with self._changed:
+            if not background:
+                self._foreground_waiting += 1
+                try:
+                    self._changed.wait_for(lambda: not self._held and not self._background_starved)
+                finally:
+                    self._foreground_waiting -= 1
+            elif not self._changed.wait_for(
+                lambda: not self._held and not self._foreground_waiting, timeout=self._patience
+            ):
+                self._background_starved += 1
+                try:
+                    self._changed.wait_for(lambda: not self._held)
+                finally:
+                    self._background_starved -= 1
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._held = False
+                self._changed.notify_all()
+
+
 class _OneDynamoDBRequestAtATime:
-    """WSGI middleware: DynamoDB (and its streams) one request at a time.
+    """WSGI middleware: DynamoDB (and its streams) one request at a time, callers first.
 
     moto's DynamoDB is not thread-safe: a TransactWriteItems writes item by item and undoes them
     on failure (moto_transactions.py), so a write or read from another thread meanwhile would see
@@ -162,17 +207,21 @@ class _OneDynamoDBRequestAtATime:
     thread changes it ("dictionary changed size during iteration"). Real DynamoDB has neither
     problem, so the emulator serializes these requests, and those of an extension (which may
     change tables too). Other services (SQS long polls among them) stay parallel.
+
+    Serializing makes every client wait for every other, which AWS never does; requests marked as
+    the runtime's background work (background.py) therefore wait for the unmarked ones, so an API
+    call is not starved by the pipeline it feeds.
     """
 
     def __init__(self, app: Any) -> None:
         self._app = app
-        self._lock = threading.Lock()
+        self._lock = ForegroundFirstLock()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         dynamodb = environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB")
         if not dynamodb and not environ.get("PATH_INFO", "").startswith(EXTENSION_PATH):
             return self._app(environ, start_response)
-        with self._lock:
+        with self._lock.held(background=WSGI_KEY in environ):
             return list(self._app(environ, start_response))  # the whole response, under the lock
 
 
@@ -216,12 +265,13 @@ def serve(port: int, state_file: Path | None = None) -> None:
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
-    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app, stream_writes
+    from devtools.moto_patches import moto_query, moto_sqs, moto_transactions, server_app, stream_reads, stream_writes
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
     moto_query.install()  # a Query reads its partition, not the whole table
     moto_sqs.install()  # a queue's calls cost the same at any depth
     stream_writes.install()  # stream readers wait for a write instead of polling
+    stream_reads.install()  # a stream read costs a JSON dump of its records, not moto's serializer
     restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process

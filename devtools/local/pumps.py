@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from botocore.exceptions import ClientError
 
 from devtools.local.activity import Activity
+from devtools.local.background import PUMP_ROOT
 from devtools.local.cloudformation import REGION, Resolver
 from devtools.local.emulator import Emulator
 from devtools.local.functions import LocalFunction, event_enabled
@@ -93,8 +94,9 @@ class Pump(ABC):
         self.name = name
         self._activity = activity
         self._stopping = threading.Event()
+        thread_name = f"{PUMP_ROOT}{name}"  # its requests wait for callers' in the emulator
         self._threads = [
-            threading.Thread(target=self._run, name=f"pump {name}", daemon=True) for _ in range(max(concurrency, 1))
+            threading.Thread(target=self._run, name=thread_name, daemon=True) for _ in range(max(concurrency, 1))
         ]
 
     def start(self) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from devtools.local import bootstrap
+from devtools.local import background, bootstrap
 from devtools.local.activity import Activity
 from devtools.local.cloudformation import REGION, Resolver, Template
 from devtools.local.control import Control
@@ -97,6 +97,8 @@ class Runtime:
     def start(self) -> None:
         with ExitStack() as starting:  # on a failed start, stop what did start
             self._state_dir.mkdir(parents=True, exist_ok=True)
+            background.install()  # before any client is made: the pipeline's requests yield to callers'
+            starting.callback(background.uninstall)
             self._emulator.start()
             starting.callback(self._emulator.stop)
             restored = self._emulator.restored()

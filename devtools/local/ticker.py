@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from devtools.local.background import TICKER_ROOT
 from postline.shared.ports import Clock
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,7 @@ class Ticker:
         self._work = work
         self._lock = threading.Lock()  # one tick at a time, so nothing fires twice
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ticker", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=TICKER_ROOT, daemon=True)
 
     def tick(self) -> None:
         with self._lock:

@@ -1,7 +1,7 @@
 """Mailing lists: /v3/lists (list, create), /v3/lists/{id} (get, PATCH, DELETE; {id} is the list's id
 or its address), /v3/lists/{id}/members (list, add one), /v3/lists/{id}/members/bulk (upsert up to
 1,000), /v3/lists/{id}/members/{address} (get, PATCH, DELETE), /v3/lists/{id}/sends/{send_id} (a
-send to the list's address: its progress and counts)."""
+send to the list's address: its progress and counts; DELETE cancels it)."""
 
 from typing import Annotated
 
@@ -30,6 +30,7 @@ from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 
 router = Router()
 ListRef = Annotated[str, Path(min_length=1, max_length=1_000, description="The list's id, or its address.")]
+SendId = Annotated[str, Path(min_length=1, max_length=64, description="list_send_id of the 202.")]
 Address = Annotated[str, Path(min_length=1, max_length=1_000, description="The member's address (URL-encoded or not).")]
 
 
@@ -109,10 +110,21 @@ def delete_member(id: ListRef, address: Address) -> DeleteConfirmation:
 
 @router.get("/v3/lists/<id>/sends/<send_id>", summary="Get a send to the list: its progress and counts",
             tags=["Lists"])  # fmt: skip
-def get_list_send(
-    id: ListRef, send_id: Annotated[str, Path(min_length=1, max_length=64, description="list_send_id of the 202.")]
-) -> ListSendResult:
+def get_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
     return wiring.list_service().get_send(principal(), id, send_id)
+
+
+CANCEL = (
+    "Pending or scheduled: cancelled before any member is mailed. Sending: no further page goes out; the "
+    "members already queued stay sent and are counted (status cancelling until the worker's page in flight "
+    "is counted, then cancelled). Done, failed or cancelled: 409 conflict."
+)
+
+
+@router.delete("/v3/lists/<id>/sends/<send_id>", summary="Cancel a send to the list", description=CANCEL,
+               tags=["Lists"])  # fmt: skip
+def cancel_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
+    return wiring.list_service().cancel_send(principal(), id, send_id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -82,7 +82,7 @@ def test_a_member_is_unsubscribed_once_with_its_audit_entry(stack: InProcessStac
         return audit_entry(entry_id=str(uuid.uuid4()), account_id=account_id, actor=Actor.system(),
                            action=action, target=mailing_list.id, details="a", now=NOW)  # fmt: skip
 
-    store.create_list(mailing_list, audit("list.created"))
+    store.create_list(mailing_list, audit("list.created"), counted=False)
     address = "ann@x.example"
     member = ListMember(id=member_id(mailing_list.id, address), list_id=mailing_list.id, address=address,
                         created_at=NOW)  # fmt: skip
@@ -95,3 +95,48 @@ def test_a_member_is_unsubscribed_once_with_its_audit_entry(stack: InProcessStac
     entries, total = wiring.audit_store().list_audit(account_id, page=1, per_page=10)
     assert total == 3  # list created, member added, one unsubscribe: the refused ones wrote none
     assert sum(entry.action == "list.member_unsubscribed" for entry in entries) == 1
+
+
+def test_a_cancel_ends_an_unheld_job_at_once_and_marks_a_held_one_for_its_attempt(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    account_id = f"acct_{uuid.uuid4().hex[:8]}"
+    pending = _job(account_id)
+    jobs.create(pending)
+    assert jobs.request_cancel(pending, NOW) is None  # no attempt holds it: nothing to tell
+    cancelled = jobs.cancel_unheld(pending, NOW)
+    assert cancelled is not None and (cancelled.status, cancelled.cancel_requested_at) == (
+        ListSendStatus.CANCELLED,
+        NOW,
+    )
+    assert cancelled.completed_at == NOW and jobs.claim(pending, NOW, LEASE) is None  # the worker drops it
+    assert jobs.cancel_unheld(pending, NOW) is None  # ended: a second cancel changes nothing
+
+    held = _job(account_id)
+    jobs.create(held)
+    attempt = jobs.claim(held, NOW, LEASE)
+    assert attempt is not None
+    assert jobs.cancel_unheld(held, NOW + timedelta(seconds=1)) is None  # a live lease: not at once
+    cancelling = jobs.request_cancel(held, NOW + timedelta(seconds=1))
+    assert cancelling is not None and cancelling.status is ListSendStatus.CANCELLING
+    checkpoint = attempt.model_copy(update={"members": 10, "accepted": 10, "pages": 1})
+    assert not jobs.save(checkpoint) and not jobs.release(checkpoint)  # the attempt's checkpoint is refused
+    stale = checkpoint.model_copy(update={"attempt": 7, "status": ListSendStatus.CANCELLED})
+    assert not jobs.end_cancelled(stale)  # only the attempt that holds it ends it
+    assert jobs.end_cancelled(checkpoint.model_copy(update={"status": ListSendStatus.CANCELLED, "lease_until": None}))
+    ended = jobs.get(account_id, held.id)
+    assert ended is not None and (ended.status, ended.members, ended.accepted) == (ListSendStatus.CANCELLED, 10, 10)
+
+
+def test_a_cancelling_job_whose_attempt_died_is_ended_once_its_lease_ran_out(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    jobs.create(job)
+    attempt = jobs.claim(job, NOW, LEASE)
+    assert attempt is not None and jobs.save(attempt.model_copy(update={"members": 5, "pages": 1}))
+    cancelling = jobs.request_cancel(job, NOW)
+    assert cancelling is not None
+    assert jobs.cancel_unheld(cancelling, NOW + LEASE - timedelta(seconds=1)) is None
+    ended = jobs.cancel_unheld(cancelling, NOW + LEASE + timedelta(seconds=1))
+    assert ended is not None and (ended.status, ended.members, ended.cancel_requested_at) == (
+        ListSendStatus.CANCELLED, 5, NOW
+    )  # fmt: skip

@@ -13,6 +13,7 @@ import pytest
 
 from postline import wiring
 from postline.accounts.domain import Account, Plan
+from postline.audit.domain import Actor, audit_entry
 from postline.auth.identity import Principal
 from postline.config import Resources
 from postline.keys.domain import Environment, Scope
@@ -41,6 +42,9 @@ class RecordingQueue:
 
     def enqueue_deletion(self, account_id: str, list_id: str) -> None:
         self.deletions.append((account_id, list_id))
+
+    def unschedule_send(self, send_id: str) -> None:
+        pass
 
 
 class CountingClient:
@@ -97,6 +101,34 @@ def test_a_list_and_its_address_are_written_together_and_the_address_is_unique(
     with pytest.raises(NotFound):
         service.get(other, created.id)
     assert service.create(other, ListCreate(address="news@lists.example", name="Theirs")).id != created.id
+
+
+def test_the_accounts_list_count_moves_in_the_list_create_and_delete_transactions(
+    service: ListService, principal: Principal
+) -> None:
+    accounts = wiring.account_store()
+    account_id = principal.account.id
+    created = audit_entry(entry_id=str(uuid.uuid4()), account_id=account_id, actor=Actor.system(),
+                          action="account.created", target=None, details=None, now=NOW)  # fmt: skip
+    accounts.create_account(principal.account, created)
+    stored_account = accounts.get_account(account_id)
+    assert stored_account is not None and stored_account.list_count == 0
+    counted = Principal(account=stored_account, scope=Scope.FULL_ACCESS, env=Environment.LIVE)
+    made = [service.create(counted, ListCreate(address=f"p{n}@lists.example", name="P")) for n in range(12)]
+    for mailing_list in made[:5]:
+        service.delete(counted, mailing_list.id)
+    with pytest.raises(NotFound):  # a failed delete (gone already) moves no count
+        service.delete(counted, made[0].id)
+    stored = accounts.get_account(principal.account.id)
+    assert stored is not None and stored.list_count == 7
+    accounts.update_account(stored.model_copy(update={"list_count": 0, "name": "renamed"}), audit_entry(
+        entry_id=str(uuid.uuid4()), account_id=stored.id, actor=Actor.system(), action="account.updated",
+        target=None, details=None, now=NOW))  # fmt: skip
+    after = accounts.get_account(principal.account.id)
+    assert after is not None and (after.name, after.list_count) == ("renamed", 7)  # only the list store writes it
+    # An account stored before lists were counted (the principal fixture's: no account item) keeps none.
+    assert principal.account.list_count is None
+    service.create(principal, ListCreate(address="legacy@lists.example", name="L"))
 
 
 def test_member_writes_move_the_count_in_their_transaction(

@@ -10,10 +10,9 @@ host), plain.test (no record), badpolicy.test (record, but the policy server's a
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from postline.delivery.transports.smtp import SmtpTransport
 from postline.shared.resolver import dns_resolver
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel, received_by
 from tests.certs import TestCa, server_context
+from tests.peers.https_server import HttpsServer
 from tests.peers.mx_server import MxServer
 
 LOOPBACK = "127.0.0.1"
@@ -41,7 +41,6 @@ class PolicyServer:
     """https://mta-sts.<domain>/.well-known/mta-sts.txt for every domain of POLICIES; counts requests."""
 
     def __init__(self, ca: TestCa) -> None:
-        cert, key = ca.issue("mta-sts", server=True, dns_names=tuple(f"mta-sts.{d}" for d in DOMAINS))
         self.requests: list[str] = []
         server = self
 
@@ -62,18 +61,15 @@ class PolicyServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._http = ThreadingHTTPServer((LOOPBACK, 0), Handler)
-        self._http.socket = server_context(cert, key).wrap_socket(self._http.socket, server_side=True)
-        self.port = self._http.server_address[1]
-        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._https = HttpsServer(Handler, ca, "mta-sts", dns_names=tuple(f"mta-sts.{d}" for d in DOMAINS))
+        self.port = self._https.port
 
     def __enter__(self) -> PolicyServer:
-        self._thread.start()
+        self._https.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._http.shutdown()
-        self._http.server_close()
+        self._https.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="module")

@@ -6,24 +6,28 @@ local mail sink, reached as the rua domain's MX through the same SMTP transport.
 Real peers on 127.0.0.1: the DNS server (devtools/local/dns_server.py), the MTA-STS policy server and
 MX servers of tests/adapters/test_mta_sts.py (a trusted certificate, a self-signed one, no STARTTLS).
 Every test works on a day of its own (the clock moved on), so the days' domain indexes do not mix.
+Mailed reports are checked with dkimpy's verifier, which reads the reporting domain's key record from
+the DNS server (published as `postline tlsrpt dkim show` prints it).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import threading
+import ssl
 import uuid
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, cast
 
+import dkim
 import pytest
 
 from devtools.local.dns_server import MX, TXT, A, DnsServer
@@ -33,14 +37,18 @@ from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
 from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import OutcomeKind
 from postline.delivery.transports.smtp import SmtpTransport
+from postline.domains.dkim_keys import RsaDkimKeys
 from postline.domains.dns import DnsRecordLookup
 from postline.relay.worker import RelayWorker
 from postline.shared.clock import MovableClock
+from postline.shared.errors import Conflict
 from postline.shared.resolver import dns_resolver
+from postline.tlsrpt.keys import DynamoReportKeys
 from postline.tlsrpt.senders import DnsReportRecords, HttpsReportPoster, MailReportSender
 from postline.tlsrpt.service import (
     CachedReportRecords,
     ReporterIdentity,
+    ReportKeyService,
     TlsReportService,
     TlsSessionRecorder,
 )
@@ -49,11 +57,13 @@ from tests.adapters.test_mta_sts import POLICIES, PolicyServer
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.certs import TestCa, server_context
+from tests.peers.https_server import HttpsServer
 from tests.peers.mx_server import MxServer
 
 LOOPBACK = "127.0.0.1"
 IDENTITY = ReporterIdentity("Postline Tests", "tls-reports@reporter.test", "reporter.test")
 MAILBOX = "tlsrpt@mailbox.test"
+STRICT_MAILBOX = "tlsrpt@unlisted.test"
 DAY_SECONDS = 86_400
 _days_used = 0
 
@@ -69,7 +79,6 @@ class ReportReceiver:
     """https://reports.test:<port>/... taking POSTs; answers `status` (a test may make it fail)."""
 
     def __init__(self, ca: TestCa) -> None:
-        cert, key = ca.issue("reports", server=True, dns_names=("reports.test",))
         self.posted: list[Posted] = []
         self.status = 200
         receiver = self
@@ -86,18 +95,15 @@ class ReportReceiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._http = ThreadingHTTPServer((LOOPBACK, 0), Handler)
-        self._http.socket = server_context(cert, key).wrap_socket(self._http.socket, server_side=True)
-        self.port = self._http.server_address[1]
-        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._https = HttpsServer(Handler, ca, "reports", dns_names=("reports.test",))
+        self.port = self._https.port
 
     def __enter__(self) -> ReportReceiver:
-        self._thread.start()
+        self._https.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._http.shutdown()
-        self._http.server_close()
+        self._https.__exit__(None, None, None)
 
     def reports(self, path: str) -> list[dict[str, Any]]:
         return [json.loads(gzip.decompress(post.body)) for post in self.posted if post.path == path]
@@ -155,6 +161,10 @@ def dns_server(receiver: ReportReceiver) -> Iterator[DnsServer]:
                 server.add(f"_mta-sts.{domain}", TXT("v=STSv1; id=1"))
             if domain in rua:
                 server.add(f"_smtp._tls.{domain}", TXT(rua[domain]))
+        # strictrua.test's reports go to a mailbox of unlisted.test, whose MTA-STS policy (enforce)
+        # lists no MX it has: mail of ours is never delivered there, its reports are (RFC 8460 5.3).
+        server.add("strictrua.test", MX(10, "mx.strictrua.test"))
+        server.add("_smtp._tls.strictrua.test", TXT(f"v=TLSRPTv1; rua=mailto:{STRICT_MAILBOX}"))
         server.add("reports.test", A(LOOPBACK))
         server.add("mailbox.test", MX(10, "mx.mailbox.test"))
         server.add("mx.mailbox.test", A(LOOPBACK))
@@ -185,6 +195,52 @@ def untrusted_mx() -> Iterator[MxServer]:
 def plain_mx() -> Iterator[MxServer]:
     with MxServer() as server:  # offers no STARTTLS
         yield server
+
+
+@pytest.fixture(scope="module")
+def broken_tls_mx(ca: TestCa) -> Iterator[MxServer]:
+    """Offers STARTTLS, and every handshake fails (TLS 1.1 at most: no client of ours goes below 1.2).
+    A context of its own: mx_server.tls_context() is shared by every other STARTTLS server."""
+    context = server_context(*ca.issue("broken-mx", server=True, dns_names=("mx.unlisted.test",)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the point: an MX with a TLS setup of the past
+        context.minimum_version = ssl.TLSVersion.TLSv1
+        context.maximum_version = ssl.TLSVersion.TLSv1_1
+    with MxServer(tls=context) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def report_keys(stack: InProcessStack, dns_server: DnsServer) -> ReportKeyService:
+    """reporter.test's key, minted and published as the operator does (`postline tlsrpt dkim show`)."""
+    service = _key_service(stack, dns_server, IDENTITY.submitter)
+    active = service.published()["active"]
+    dns_server.add(active.record_name, TXT(active.record_value))
+    return service
+
+
+def _key_service(stack: InProcessStack, dns_server: DnsServer, domain: str) -> ReportKeyService:
+    store = DynamoReportKeys(
+        stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"), stack.env["CONTENT_KEY_ID"]
+    )
+    return ReportKeyService(
+        store=store,
+        keys=RsaDkimKeys(),
+        records=DnsRecordLookup(dns_server.address),
+        clock=MovableClock(),
+        domain=domain,
+    )
+
+
+def _dkim_verified(raw: bytes, dns_server: DnsServer) -> bool:
+    """dkimpy's verdict, its key record asked of the DNS server; strict: only a key for TLS reports (s=tlsrpt)."""
+    resolver = dns_resolver(dns_server.address, 2.0)
+
+    def txt(name: bytes, timeout: int = 5) -> bytes | None:
+        answer = resolver.resolve(name.decode().rstrip("."), "TXT")
+        return b"".join(answer[0].strings)
+
+    return bool(dkim.verify(raw, dnsfunc=txt, tlsrpt="strict"))
 
 
 @pytest.fixture
@@ -225,20 +281,33 @@ def _transport(
 
 
 def _service(
-    store: DynamoTlsReports, dns_server: DnsServer, sink: MailSink, ca_file: str, clock: MovableClock, owner: str = "r1"
+    store: DynamoTlsReports,
+    dns_server: DnsServer,
+    sink: MailSink | MxServer,
+    ca_file: str,
+    clock: MovableClock,
+    owner: str = "r1",
+    *,
+    keys: ReportKeyService,
+    sessions: TlsSessionRecorder | None = None,
 ) -> TlsReportService:
+    """The relay's run as wiring.tls_report_service builds it: mail through a transport like
+    wiring.report_transport (no MTA-STS, TLS optional, sessions not counted) to `sink` as every MX."""
     resolver = MxResolver(nameserver=dns_server.address, timeout=2.0)
-    mail = SmtpTransport(relay=None, resolver=resolver, mx_port=sink.port, helo_name="reporter.test", timeout=5.0)
+    mail = SmtpTransport(
+        relay=None, resolver=resolver, mx_port=sink.port, helo_name="reporter.test", timeout=5.0, tls_optional=True
+    )
     return TlsReportService(
         store=store,
         records=CachedReportRecords(DnsReportRecords(DnsRecordLookup(dns_server.address))),
         senders={
             "https": HttpsReportPoster(resolver.address, cafile=ca_file, timeout=5.0),
-            "mailto": MailReportSender(mail, IDENTITY.contact, IDENTITY.submitter),
+            "mailto": MailReportSender(mail, IDENTITY.contact, IDENTITY.submitter, keys.sign),
         },
         identity=IDENTITY,
         clock=clock,
         owner=owner,
+        sessions=sessions,
     )
 
 
@@ -253,6 +322,12 @@ def _mailed(sink: MailSink, domain: str) -> list[EmailMessage]:
         if message["TLS-Report-Domain"] == domain:
             found.append(message)
     return found
+
+
+def _raw_mailed(sink: MailSink, domain: str) -> list[bytes]:
+    """The messages as the sink received them (for DKIM, which signs the bytes)."""
+    raws = [kept["raw"].encode() for kept in sink.messages()]
+    return [raw for raw in raws if f"TLS-Report-Domain: {domain}\r\n".encode() in raw]
 
 
 def _attached_report(message: EmailMessage) -> dict[str, Any]:
@@ -276,8 +351,9 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
     trusted_mx: MxServer,
     untrusted_mx: MxServer,
     plain_mx: MxServer,
+    report_keys: ReportKeyService,
 ) -> None:
-    sessions = TlsSessionRecorder(store, clock)
+    sessions = TlsSessionRecorder(store, clock, seconds=3600)  # written when flushed, below
     trusted = _transport(
         dns_server, trusted_mx.port, ca_file=ca_file, policy_port=policy_server.port, sessions=sessions
     )
@@ -300,10 +376,13 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
     assert _send(trusted, "unlisted.test") is OutcomeKind.DEFERRED
 
     day = clock.now().date()
+    assert store.domains(day) == []  # counted in memory so far
+    assert sessions.flush() == 8  # one ADD per distinct outcome (enforce.test's 2 successes: one write of 2)
     assert sorted(store.domains(day)) == ["badpolicy.test", "enforce.test", "plain.test", "testing.test"]
+    assert sessions.flush() == 0
 
     clock.advance(DAY_SECONDS)  # the next day, when the schedule fires
-    summary = _service(store, dns_server, sink, ca_file, clock).run(scheduled_at=clock.now())
+    summary = _service(store, dns_server, sink, ca_file, clock, keys=report_keys).run(scheduled_at=clock.now())
     assert summary.days[0] == day.isoformat()
     errors = {d: (r.last_error if (r := store.report(day, d)) else None) for d in store.domains(day)}
     assert (summary.sent, summary.pending, summary.without_rua) == (4, 0, 0), errors
@@ -345,6 +424,19 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
         f" Report-ID: <{day.isoformat()}T00:00:00Z_testing.test@reporter.test>"
     )
     assert testing_mail["TLS-Report-Submitter"] == "reporter.test"
+    assert testing_mail["From"] == IDENTITY.contact
+    start = int(clock.now().timestamp()) // DAY_SECONDS * DAY_SECONDS - DAY_SECONDS
+    [attachment] = testing_mail.iter_attachments()
+    assert attachment.get_filename() == f"reporter.test!testing.test!{start}!{start + DAY_SECONDS - 1}.json.gz"
+    # Signed by the reporting domain (RFC 8460 section 3), with a key for TLS reports only: dkimpy's
+    # verifier finds the key in DNS; the report's own headers are covered (changing one breaks it).
+    [raw] = _raw_mailed(sink, "testing.test")
+    assert _dkim_verified(raw, dns_server)
+    signature = str(testing_mail["DKIM-Signature"]).replace(" ", "").replace("\r\n", "").replace("\t", "")
+    assert "d=reporter.test;" in signature and "l=" not in signature
+    assert not _dkim_verified(
+        raw.replace(b"TLS-Report-Domain: testing.test", b"TLS-Report-Domain: other.test"), dns_server
+    )
     testing = _attached_report(testing_mail)
     [entry] = testing["policies"]
     assert entry["policy"]["policy-type"] == "sts" and entry["policy"]["policy-string"][1] == "mode: testing"
@@ -375,7 +467,9 @@ def test_sessions_are_counted_and_each_domain_gets_one_report_per_day(
 
     # Never two reports: the run again, and another runner, send nothing more.
     before = (len(receiver.posted), len(sink.messages()))
-    again = _service(store, dns_server, sink, ca_file, clock, owner="r2").run(scheduled_at=clock.now())
+    again = _service(store, dns_server, sink, ca_file, clock, owner="r2", keys=report_keys).run(
+        scheduled_at=clock.now()
+    )
     assert (again.sent, again.done_before) == (0, 4)
     assert (len(receiver.posted), len(sink.messages())) == before
 
@@ -389,8 +483,9 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     sink: MailSink,
     ca_file: str,
     untrusted_mx: MxServer,
+    report_keys: ReportKeyService,
 ) -> None:
-    sessions = TlsSessionRecorder(store, clock)
+    sessions = TlsSessionRecorder(store, clock, seconds=3600)  # written by the report run (it flushes first)
     transport = _transport(
         dns_server, untrusted_mx.port, ca_file=ca_file, policy_port=policy_server.port, sessions=sessions
     )
@@ -400,7 +495,7 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     clock.advance(DAY_SECONDS)
     receiver.status = 503
     try:
-        first = _service(store, dns_server, sink, ca_file, clock).run(day=day)
+        first = _service(store, dns_server, sink, ca_file, clock, keys=report_keys, sessions=sessions).run(day=day)
     finally:
         receiver.status = 200
     assert (first.sent, first.pending) == (0, 1)
@@ -409,7 +504,7 @@ def test_a_rua_that_failed_is_tried_on_the_next_run_and_the_other_is_not_sent_ag
     assert stored is not None and stored.attempts == 1 and "503" in stored.last_error
 
     clock.advance(DAY_SECONDS)
-    second = _service(store, dns_server, sink, ca_file, clock).run(scheduled_at=clock.now())
+    second = _service(store, dns_server, sink, ca_file, clock, keys=report_keys).run(scheduled_at=clock.now())
     assert second.sent == 1
     assert len(receiver.reports("/plain")) == posts + 1
     assert len(_mailed(sink, "plain.test")) == mails + 1  # not mailed twice
@@ -424,12 +519,13 @@ def test_a_report_held_by_another_runner_is_left_to_it(
     receiver: ReportReceiver,
     sink: MailSink,
     ca_file: str,
+    report_keys: ReportKeyService,
 ) -> None:
     from postline.tlsrpt.domain import NO_POLICY, TlsSession
 
     day = clock.now().date()
     store.record(TlsSession("badpolicy.test", NO_POLICY, None, "mx.badpolicy.test", LOOPBACK), day)
-    service = _service(store, dns_server, sink, ca_file, clock)
+    service = _service(store, dns_server, sink, ca_file, clock, keys=report_keys)
     posts = len(receiver.reports("/badpolicy"))
     assert service.run(day=day).days == []  # the day is not over: nothing is built or sent yet
     assert store.report(day, "badpolicy.test") is None
@@ -453,6 +549,7 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
     receiver: ReportReceiver,
     sink: MailSink,
     ca_file: str,
+    report_keys: ReportKeyService,
 ) -> None:
     from postline.tlsrpt.domain import NO_POLICY, ResultType, TlsSession
 
@@ -461,7 +558,7 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
     sqs = stack.client("sqs")
     url = stack.env["RELAY_QUEUE_URL"]
     sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"kind": "tls_reports", "day": day.isoformat()}))
-    service = _service(store, dns_server, sink, ca_file, clock)
+    service = _service(store, dns_server, sink, ca_file, clock, keys=report_keys)
     worker = RelayWorker(
         sqs,
         url,
@@ -478,3 +575,91 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
     assert reports[-1]["report-id"] == f"{day.isoformat()}T00:00:00Z_enforce.test@reporter.test"
     assert reports[-1]["policies"][0]["failure-details"][0]["result-type"] == "sts-policy-invalid"
     assert sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0).get("Messages") is None  # deleted
+
+
+def test_a_report_of_a_domain_whose_mta_sts_would_refuse_our_mail_is_still_mailed_and_not_reported(
+    store: DynamoTlsReports,
+    clock: MovableClock,
+    dns_server: DnsServer,
+    policy_server: PolicyServer,
+    ca_file: str,
+    broken_tls_mx: MxServer,
+    report_keys: ReportKeyService,
+) -> None:
+    """RFC 8460 section 5.3: reports by mail go despite any TLS failure (in plain text if need be), and
+    their sessions are in no report. unlisted.test's policy (enforce) lists none of its MX, and its MX's
+    STARTTLS fails: a message of ours is never delivered there, strictrua.test's report is."""
+    relay = _transport(
+        dns_server,
+        broken_tls_mx.port,
+        ca_file=ca_file,
+        policy_port=policy_server.port,
+        sessions=TlsSessionRecorder(store, clock),
+    )
+    assert _send(relay, "unlisted.test") is OutcomeKind.DEFERRED
+    from postline.tlsrpt.domain import NO_POLICY, TlsSession
+
+    day = clock.now().date()
+    store.record(TlsSession("strictrua.test", NO_POLICY, None, "mx.strictrua.test", LOOPBACK), day)
+    clock.advance(DAY_SECONDS)
+    before = len(broken_tls_mx.messages)
+    summary = _service(store, dns_server, broken_tls_mx, ca_file, clock, keys=report_keys).run(day=day)
+    assert (summary.sent, summary.pending) == (1, 0)
+    [received] = broken_tls_mx.messages[before:]
+    assert received.rcpt_tos == [STRICT_MAILBOX]
+    assert received.tls is False  # STARTTLS failed; the report went in plain text on the same MX
+    assert _dkim_verified(received.raw, dns_server)
+    assert store.domains(clock.now().date()) == []  # the report's session is counted nowhere
+
+
+def test_without_a_key_mailed_reports_wait_and_https_ones_go(
+    stack: InProcessStack,
+    store: DynamoTlsReports,
+    clock: MovableClock,
+    dns_server: DnsServer,
+    receiver: ReportReceiver,
+    sink: MailSink,
+    ca_file: str,
+) -> None:
+    """The relay never mints the key (the operator's command does, and publishes it): until then a
+    mailed report is pending, retried by the next runs, and never sent unsigned."""
+    from postline.tlsrpt.domain import NO_POLICY, TlsSession
+
+    unminted = _key_service(stack, dns_server, "unminted.test")
+    day = clock.now().date()
+    store.record(TlsSession("plain.test", NO_POLICY, None, "mx.plain.test", LOOPBACK), day)
+    clock.advance(DAY_SECONDS)
+    mails, posts = len(_mailed(sink, "plain.test")), len(receiver.reports("/plain"))
+    summary = _service(store, dns_server, sink, ca_file, clock, keys=unminted).run(day=day)
+    assert (summary.sent, summary.pending) == (0, 1)
+    stored = store.report(day, "plain.test")
+    assert stored is not None and "no DKIM key" in stored.last_error
+    assert len(_mailed(sink, "plain.test")) == mails
+    assert len(receiver.reports("/plain")) == posts + 1
+
+
+def test_the_report_key_rotates_once_dns_serves_the_next_one(stack: InProcessStack, dns_server: DnsServer) -> None:
+    keys = _key_service(stack, dns_server, "rotating.test")
+    first = keys.published()["active"]
+    assert first.record_name == f"{first.selector}._domainkey.rotating.test"
+    assert first.record_value == f"v=DKIM1; k=rsa; s=tlsrpt; p={first.public_key}"
+    assert keys.published() == {"active": first}  # minted once
+    dns_server.add(first.record_name, TXT(first.record_value))
+    message = b"From: tls-reports@rotating.test\r\nTo: a@b.test\r\nSubject: r\r\n\r\nbody\r\n"
+    assert _dkim_verified(keys.sign(message), dns_server)
+
+    staged = keys.rotate()
+    assert staged.selector != first.selector
+    assert keys.published() == {"active": first, "next": staged}
+    with pytest.raises(Conflict, match="does not serve the staged key"):
+        keys.promote()  # not published yet: the first key keeps signing
+    assert f"s={first.selector};".encode() in keys.sign(message).replace(b" ", b"")
+
+    dns_server.add(staged.record_name, TXT(staged.record_value))
+    assert keys.promote() == staged
+    assert keys.published() == {"active": staged}
+    signed = keys.sign(message)
+    assert f"s={staged.selector};".encode() in signed.replace(b" ", b"")
+    assert _dkim_verified(signed, dns_server)
+    with pytest.raises(Conflict, match="no report key is staged"):
+        keys.promote()

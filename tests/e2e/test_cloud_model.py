@@ -52,3 +52,28 @@ def test_a_batch_makes_exactly_the_calls_the_model_prices(runtime: Any, recipien
     mix = _recorded(lambda: accepted(sender.live.post("/v3/messages.batch", json=body)))
 
     assert mix == cloud.batch_calls(recipients, tags=1)
+
+
+def test_only_an_account_with_lists_looks_a_lone_to_up_as_a_list_address(runtime: Any) -> None:
+    """The account's list_count, read with it by auth and kept by list create and delete in their
+    transactions, spares a send the list lookup while the account has no lists."""
+    sender = verified_sender(runtime)
+
+    def get_items() -> int:
+        mixes = [
+            _recorded(lambda: accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient()))))
+            for _ in range(3)
+        ]
+        return Counter(mix.get("dynamodb.GetItem", 0) for mix in mixes).most_common(1)[0][0]
+
+    assert get_items() == 1
+    created = [
+        sender.live.post("/v3/lists", json={"address": f"l{n}-{sender.domain}@lists.example", "name": "L"})
+        for n in (1, 2)
+    ]
+    assert [response.status_code for response in created] == [201, 201], created[0].text
+    assert get_items() == 2  # the pause, and the address's list lookup
+    assert sender.live.delete(f"/v3/lists/{created[0].json()['id']}").status_code == 200
+    assert get_items() == 2  # one list left
+    assert sender.live.delete(f"/v3/lists/{created[1].json()['id']}").status_code == 200
+    assert get_items() == 1

@@ -469,6 +469,11 @@ def test_the_relay_reports_a_days_tls_sessions_to_the_domains_rua_once(stack: St
             "AWS_SECRET_ACCESS_KEY": "testing",
         }
     )
+    # The reporting domain's DKIM key (RFC 8460 section 3): made and printed by the operator's command,
+    # published in DNS, as the README's deploy section says.
+    [record] = run_cli(operator, "tlsrpt", "dkim", "show")["records"]
+    assert record["key"] == "active" and record["value"].startswith("v=DKIM1; k=rsa; s=tlsrpt; p=")
+    stack.dns.add(record["name"], TXT(record["value"]))
     for _ in range(2):  # the second run finds the report sent
         queued = run_cli(operator, "tlsrpt", "run", "--day", day.isoformat())
         assert queued["kind"] == "tls_reports" and queued["day"] == day.isoformat()
@@ -482,6 +487,8 @@ def test_the_relay_reports_a_days_tls_sessions_to_the_domains_rua_once(stack: St
             continue
         report_mail = parsed(received)
         assert report_mail["TLS-Report-Domain"] == RECIPIENT_DOMAIN
+        assert dkim.verify(received.raw, dnsfunc=dkim_lookup(stack.dns), tlsrpt="strict")
+        assert record["name"].endswith(f"._domainkey.{report_mail['TLS-Report-Submitter']}")
         assert report_mail.get_content_type() == "multipart/report"
         [attachment] = [part for part in report_mail.walk() if part.get_content_type() == "application/tlsrpt+gzip"]
         payload = attachment.get_payload(decode=True)

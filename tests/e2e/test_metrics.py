@@ -14,7 +14,9 @@ import pytest
 import requests
 
 from postline import wiring
-from postline.config import Events
+from postline.config import Counters, Events
+from postline.metrics.packing import PackingRun, PackingService
+from postline.metrics.store import rollup_pk
 from postline.tracking.domain import LinkMaker
 from tests.e2e.sending_support import (
     accepted,
@@ -28,6 +30,7 @@ from tests.e2e.sending_support import (
     unverified_sender,
 )
 from tests.e2e.support import Api, assert_error, make_account, run_cli
+from tests.fakes import FixedClock
 from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
@@ -192,6 +195,53 @@ def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str]) -> Non
     assert {k: v for k, v in after.items() if k != "data_as_of"} == {
         k: v for k, v in before.items() if k != "data_as_of"
     }
+
+
+def _answers(api: Api, since: str, until: str) -> list[dict[str, Any]]:
+    """Every route in +05:30, +05:45 and New York, over the traffic and over New York's latest clock
+    change up to now (by day), without data_as_of."""
+    end = datetime.fromisoformat(until)
+    eve = _eve_of_last_us_clock_change(end.astimezone(ZoneInfo("America/New_York")).date())
+    out = []
+    for zone in ("Asia/Kolkata", "Asia/Kathmandu", "America/New_York"):
+        around = datetime.combine(eve, time(), ZoneInfo(zone)).isoformat()
+        window = {"since": since, "until": until, "timezone": zone}
+        for path, params in (
+            ("summary", {**window, "compare": "previous_period"}),
+            ("timeseries", {**window, "resolution": "hour", "group_by": "status"}),
+            ("timeseries", {**window, "since": around, "resolution": "day", "group_by": "domain"}),
+            ("breakdown", {**window, "since": around, "dimension": "bounce_code", "include_trend": "true"}),
+            ("breakdown", {**window, "dimension": "client", "sort": "opened"}),
+        ):
+            response = api.get(f"/v3/metrics/{path}", params=params)
+            assert response.status_code == 200, response.text
+            out.append({k: v for k, v in response.json().items() if k != "data_as_of"})
+    return out
+
+
+def test_packing_closed_days_changes_no_answer_in_any_zone(traffic: tuple[Api, str, str], runtime: Any) -> None:
+    """The daily pass's packing, run for this account as if two days later (the runtime's clock is
+    shared with other tests); the traffic's days become one item per series, the answers stay."""
+    api, since, until = traffic
+    account_id = api.get("/v3/whoami").json()["account"]["id"]
+    before = _answers(api, since, until)
+    assert before[0]["delivery"]["sent"] == 7
+    packing = PackingService(store=wiring.rollups(), clock=FixedClock(now(runtime) + timedelta(days=3)))
+    run = PackingRun()
+    assert packing.pack_account(account_id, run) and run.series > 0 and run.changed == 0
+    assert run.hour_items >= run.series
+    client, table = wiring.client("dynamodb"), wiring.settings(Counters).table
+    for day in {datetime.fromisoformat(moment).astimezone(UTC).date() for moment in (since, until)}:
+        items = client.query(
+            TableName=table,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": rollup_pk(account_id, "test", f"{day}")}},
+        )["Items"]
+        assert all(item["sk"]["S"].endswith("#d") for item in items)
+    assert _answers(api, since, until) == before
+    again = PackingRun()
+    assert packing.pack_account(account_id, again) and again.series == 0  # nothing left: a rerun is a no-op
+    assert _answers(api, since, until) == before
 
 
 def test_the_window_rules_and_the_time_budget(traffic: tuple[Api, str, str], monkeypatch: pytest.MonkeyPatch) -> None:

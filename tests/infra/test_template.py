@@ -248,3 +248,37 @@ def test_mailbox_probes_reach_the_relay_tasks_probe_endpoint_inside_the_vpc(temp
         assert vpc["SecurityGroupIds"] == [{"Ref": "ProbeClientSecurityGroup"}], name
         assert functions[name]["Environment"]["Variables"]["RELAY_PROBE_ADDRESS"] == {"Ref": "RelayProbeAddress"}
     assert template["Parameters"]["VerifySmtpProbe"]["Default"] == "relay"
+
+
+def test_every_stream_consumer_alarms_on_its_lag_before_the_events_querys_allowance(template: dict[str, Any]) -> None:
+    """The events query trusts the counters for hours that ended SETTLE ago (events/counts.py): each
+    stream consumer's IteratorAge alarm must fire, evaluation time included, before its lag reaches that."""
+    from postline.events.counts import SETTLE
+
+    consumers = {
+        name
+        for name, properties in _functions(template).items()
+        if any(event["Type"] in ("DynamoDB", "Kinesis") for event in (properties.get("Events") or {}).values())
+    }
+    assert {"MetricsRollupFunction", "RecipientActivityFunction", "WebhookFanoutFunction"} <= consumers
+    alarms = {
+        resource["Properties"]["Dimensions"][0]["Value"]["Ref"]: resource["Properties"]
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::CloudWatch::Alarm" and resource["Properties"]["MetricName"] == "IteratorAge"
+    }
+    assert set(alarms) == consumers
+    allowance_ms = SETTLE.total_seconds() * 1000
+    for alarm in alarms.values():
+        assert (alarm["Namespace"], alarm["Statistic"], alarm["ComparisonOperator"]) == (
+            "AWS/Lambda", "Maximum", "GreaterThanThreshold"
+        )  # fmt: skip
+        assert 0 < alarm["Threshold"] + alarm["Period"] * alarm["EvaluationPeriods"] * 1000 < allowance_ms
+        assert alarm["AlarmActions"] == [{"Ref": "OperationsTopic"}]
+    assert template["Resources"]["OperationsTopic"]["Type"] == "AWS::SNS::Topic"
+
+
+def test_closed_days_of_metrics_are_packed_daily(template: dict[str, Any]) -> None:
+    packing = _functions(template)["MetricsPackingFunction"]
+    assert packing["Handler"] == "metrics_packing.handler"
+    (schedule,) = packing["Events"].values()
+    assert schedule == {"Type": "ScheduleV2", "Properties": {"ScheduleExpression": "rate(1 day)"}}

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import threading
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 
-from tests.certs import TestCa, server_context
+from tests.certs import TestCa
+from tests.peers.https_server import HttpsServer
 
 
 class RdapServer:
@@ -48,21 +49,17 @@ class RdapServer:
             def log_message(self, format: str, *args: object) -> None:
                 return
 
-        cert, key = ca.issue("rdap.test", server=True)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.socket = server_context(cert, key).wrap_socket(self._server.socket, server_side=True)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._https = HttpsServer(Handler, ca, "rdap.test")
 
     @property
     def base_url(self) -> str:
-        return f"https://127.0.0.1:{self._server.server_address[1]}"
+        return f"https://127.0.0.1:{self._https.port}"
 
     def __enter__(self) -> RdapServer:
-        self._thread.start()
+        self._https.__enter__()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._https.__exit__(kind, error, traceback)

@@ -6,6 +6,8 @@ job as far as it got)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -167,10 +169,39 @@ class Jobs:
         self.items[item.id] = item
         return True
 
-    def release(self, item: ListSend) -> None:
+    def release(self, item: ListSend) -> bool:
         current = self.items[item.id]
-        if current.attempt == item.attempt:
-            self.items[item.id] = current.model_copy(update={"lease_until": 0})
+        if current.status is not ListSendStatus.SENDING or current.attempt != item.attempt:
+            return False
+        self.items[item.id] = current.model_copy(update={"lease_until": 0})
+        return True
+
+    def cancel_unheld(self, item: ListSend, now: datetime) -> ListSend | None:
+        current = self.items[item.id]
+        live = (current.lease_until or 0) >= now.timestamp()
+        if current.status not in (ListSendStatus.PENDING, ListSendStatus.SENDING, ListSendStatus.CANCELLING) or live:
+            return None
+        ended = current.model_copy(update={
+            "status": ListSendStatus.CANCELLED, "completed_at": now,
+            "cancel_requested_at": current.cancel_requested_at or now,
+        })  # fmt: skip
+        self.items[item.id] = ended
+        return ended
+
+    def request_cancel(self, item: ListSend, now: datetime) -> ListSend | None:
+        current = self.items[item.id]
+        if current.status is not ListSendStatus.SENDING or (current.lease_until or 0) < now.timestamp():
+            return None
+        cancelling = current.model_copy(update={"status": ListSendStatus.CANCELLING, "cancel_requested_at": now})
+        self.items[item.id] = cancelling
+        return cancelling
+
+    def end_cancelled(self, item: ListSend) -> bool:
+        current = self.items[item.id]
+        if current.status is not ListSendStatus.CANCELLING or current.attempt != item.attempt:
+            return False
+        self.items[item.id] = item
+        return True
 
     def fail_pending(self, item: ListSend) -> None:
         pass
@@ -190,13 +221,16 @@ class Members:
 
 
 class Sender:
-    def __init__(self, *, stop_at: int | None = None) -> None:
+    def __init__(self, *, stop_at: int | None = None, during: dict[int, Callable[[], object]] | None = None) -> None:
         self.pages: list[list[str]] = []
         self.stop_at = stop_at
+        self.during = during or {}  # page number (0-based) -> what happens while it is sent
 
     def send_list_page(self, principal: Principal, item: ListSend, members: list[ListMember]) -> PageResult:
         if self.stop_at is not None and len(self.pages) == self.stop_at:
             raise ApiError("The daily email quota is spent.")
+        if len(self.pages) in self.during:
+            self.during[len(self.pages)]()
         self.pages.append([m.address for m in members])
         return PageResult(outcomes=dict.fromkeys((m.address for m in members), Outcome.ACCEPTED))
 
@@ -293,6 +327,85 @@ def test_an_empty_list_is_done_at_once() -> None:
     assert (done.status, done.members, done.pages) == (ListSendStatus.DONE, 0, 1)
 
 
+# -- cancelling ----------------------------------------------------------------------------------------
+
+
+def _cancel(worker: Worker) -> ListSend | None:
+    """What the DELETE route does (lists/service.py): cancelled at once, else cancelling."""
+    current = worker.jobs.items["lsend_1"]
+    now = worker.clock.now()
+    return worker.jobs.cancel_unheld(current, now) or worker.jobs.request_cancel(current, now)
+
+
+def test_a_pending_send_cancelled_mails_nobody_and_its_message_is_dropped() -> None:
+    worker = Worker(25)
+    assert (cancelled := _cancel(worker)) is not None and cancelled.status is ListSendStatus.CANCELLED
+    after = worker.run()
+    assert (after.status, after.members, worker.sender.pages, worker.queue.sent) == (
+        ListSendStatus.CANCELLED, 0, [], []
+    )  # fmt: skip
+
+
+def test_a_cancel_during_a_page_stops_at_its_checkpoint_with_that_page_counted() -> None:
+    worker = Worker(45)
+    stops: list[ListSend | None] = []
+    worker.sender.during = {1: lambda: stops.append(_cancel(worker))}  # while the second page is sent
+    ended = worker.run()
+    assert stops[0] is not None and stops[0].status is ListSendStatus.CANCELLING
+    assert (ended.status, ended.members, ended.accepted, ended.pages) == (ListSendStatus.CANCELLED, 20, 20, 2)
+    assert ended.cancel_requested_at == NOW and ended.completed_at == NOW
+    assert len(worker.sender.pages) == 2 and worker.queue.sent == []  # no third page, nothing queued
+    assert worker.run().members == 20  # a repeated message finds it cancelled
+
+
+def test_a_cancel_between_two_pages_of_a_run_sends_no_further_page() -> None:
+    worker = Worker(45)
+    real_save = worker.jobs.save
+
+    def checkpoint_then_cancel(item: ListSend) -> bool:
+        saved = real_save(item)
+        if item.pages == 1:
+            _cancel(worker)  # the worker is held between its first and second page
+        return saved
+
+    worker.jobs.save = checkpoint_then_cancel  # type: ignore[method-assign]
+    ended = worker.run()
+    assert (ended.status, ended.members, ended.pages, len(worker.sender.pages)) == (ListSendStatus.CANCELLED, 10, 1, 1)
+    assert worker.queue.sent == []
+
+
+def test_a_send_between_runs_is_cancelled_at_once_and_its_next_run_sends_nothing() -> None:
+    worker = Worker(45)
+    worker.run()  # two pages, lease given back, queued again
+    ended = _cancel(worker)
+    assert ended is not None and (ended.status, ended.members) == (ListSendStatus.CANCELLED, 20)
+    assert worker.run().status is ListSendStatus.CANCELLED and len(worker.sender.pages) == 2
+
+
+def test_a_cancel_whose_attempt_died_ends_once_its_lease_ran_out() -> None:
+    worker = Worker(45)
+    worker.jobs.claim(worker.jobs.items["lsend_1"], NOW, timedelta(seconds=330))  # an attempt that will die
+    assert (cancelling := _cancel(worker)) is not None and cancelling.status is ListSendStatus.CANCELLING
+    with pytest.raises(ListSendBusyError):  # its attempt may still count a page
+        worker.run()
+    worker.clock.advance(331)
+    ended = worker.run()
+    assert (ended.status, ended.members, worker.sender.pages) == (ListSendStatus.CANCELLED, 0, [])
+
+
+def test_a_cancel_as_a_run_gives_its_lease_back_ends_it_without_queueing_more() -> None:
+    worker = Worker(45)
+    real_release = worker.jobs.release
+
+    def cancelled_first(item: ListSend) -> bool:
+        _cancel(worker)  # lands after the run's last checkpoint, before its release
+        return real_release(item)
+
+    worker.jobs.release = cancelled_first  # type: ignore[method-assign]
+    ended = worker.run()
+    assert (ended.status, ended.members, worker.queue.sent) == (ListSendStatus.CANCELLED, 20, [])
+
+
 # -- the 202: what makes a list send, and what is refused at once ------------------------------------
 
 
@@ -309,10 +422,14 @@ class Lists:
     def get_list(self, account_id: str, list_id: str) -> MailingList | None:
         return self.mailing_list if list_id == self.mailing_list.id else None
 
+    def list_addresses_among(self, account_id: str, addresses: list[str]) -> set[str]:
+        return {address for address in addresses if self.list_id_at(account_id, address)}
+
 
 class Accepting:
     def __init__(self, sending: Sending) -> None:
-        self.principal = sending.principal()
+        principal = sending.principal()
+        self.principal = replace(principal, account=principal.account.model_copy(update={"list_count": 1}))
         account_id = self.principal.account.id
         self.mailing_list = MailingList(id="l1", account_id=account_id, address="news@lists.example", name="N",
                                         created_at=NOW)  # fmt: skip
@@ -340,6 +457,15 @@ class Accepting:
         body = {"from": "hello@postline.test", "to": ["News@Lists.Example"], "subject": "s", "text": "t", **fields}
         call = IdempotentCall(idempotency_key, body) if idempotency_key else None
         return self.service.send(self.principal, SendRequest.model_validate(body), call)
+
+
+def test_an_account_without_lists_never_looks_a_to_up(sending: Sending) -> None:
+    accepting = Accepting(sending)
+    accepting.principal = replace(
+        accepting.principal, account=accepting.principal.account.model_copy(update={"list_count": 0})
+    )
+    answer = accepting.send()  # the list's address, but the account's count says it has none: stale
+    assert not isinstance(answer, ListSendResult) and accepting.jobs.items == {}
 
 
 def test_a_send_to_a_lists_address_stores_and_queues_a_job_and_answers_at_once(sending: Sending) -> None:

@@ -3,7 +3,8 @@
 Against a deployed stack, export the stack's outputs as the functions' environment
 (RESOURCES_TABLE, COUNTERS_TABLE, KEY_HASH_SECRET_ID; EVENTS_TABLE for `events`; for `domain`
 also CONTENT_KEY_ID, DNS_RESOLVER, SPF_INCLUDE, BOUNCE_MX_HOST, TRACKING_HOST, NOTIFICATIONS_FROM
-and SMTP_RELAY). On a development machine the `postline` script is devtools.cli, which finds a
+and SMTP_RELAY; for `tlsrpt` RELAY_QUEUE_URL, CONTENT_KEY_ID, TLSRPT_ORGANIZATION, TLSRPT_CONTACT and
+DNS_RESOLVER). On a development machine the `postline` script is devtools.cli, which finds a
 running `make run` through .local/dev.json and then calls main() here.
 """
 
@@ -146,6 +147,15 @@ def _parser() -> argparse.ArgumentParser:
     tls_run.add_argument(
         "--day", type=date.fromisoformat, help="the UTC day to report, yyyy-mm-dd (default: yesterday and retries)"
     )
+    tls_dkim = tlsrpt.add_parser(
+        "dkim", help="the DKIM key that signs mailed reports (RFC 8460 section 3), for the reporting domain"
+    )
+    tls_dkim.add_argument(
+        "step",
+        choices=["show", "rotate", "promote"],
+        help="show: the TXT records to publish (makes the first key); rotate: stage a next key to publish "
+        "beside the current one; promote: the staged key signs from now on (once DNS serves it)",
+    )
 
     retention = commands.add_parser("retention", help="history retention").add_subparsers(dest="action", required=True)
     retention.add_parser(
@@ -171,6 +181,11 @@ def _parser() -> argparse.ArgumentParser:
     rebuild.add_argument("account_id")
     rebuild.add_argument("--since", type=date.fromisoformat, required=True, help="first UTC day, yyyy-mm-dd")
     rebuild.add_argument("--until", type=date.fromisoformat, required=True, help="last UTC day, yyyy-mm-dd")
+    pack = metrics.add_parser(
+        "pack",
+        help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
+    )
+    pack.add_argument("account_id")
     return parser
 
 
@@ -200,12 +215,16 @@ def run(args: argparse.Namespace) -> None:
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
     elif args.command == "events":
         _backfill_event_keys(args.segments)
+    elif args.command == "metrics" and args.action == "pack":
+        _pack_metrics(args.account_id)
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "retention":
         _register_accounts()
     elif args.command == "domain":
         _domain(args)
+    elif args.command == "tlsrpt" and args.action == "dkim":
+        _report_dkim(args.step)
     elif args.command == "verify":
         _print(wiring.bulk_verification_service().resume(args.account_id, args.job_id))
     elif args.command == "tlsrpt":
@@ -264,6 +283,22 @@ def _backfill_event_keys(segments: int) -> None:
         _print({"updated": done.events, "tag_items": done.tag_items})
 
 
+def _report_dkim(step: str) -> None:
+    service = wiring.report_key_service()
+    if step == "rotate":
+        service.rotate()
+    elif step == "promote":
+        service.promote()
+    _print(
+        {
+            "records": [
+                {"key": role, "type": "TXT", "name": key.record_name, "value": key.record_value}
+                for role, key in service.published().items()
+            ]
+        }
+    )
+
+
 def _register_accounts() -> None:
     from postline.config import Counters, Resources
     from postline.events.count_store import DynamoEventCounts
@@ -282,6 +317,15 @@ def _backfill_metrics(account_id: str, since: date, until: date) -> None:
     _print(
         {"account_id": account_id, "events_counted": counted, "counts_complete_from": f"{since}" if complete else None}
     )
+
+
+def _pack_metrics(account_id: str) -> None:
+    from postline.metrics.packing import PackingRun
+
+    run = PackingRun()
+    wiring.packing_service().pack_account(account_id, run)
+    through = wiring.rollups().packed_through(account_id)
+    _print({"account_id": account_id, "packed_through": f"{through}" if through else None, **run.as_dict()})
 
 
 def main(argv: list[str] | None = None) -> int:

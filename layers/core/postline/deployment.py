@@ -103,6 +103,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SUPPRESSION_JOBS_READ: (Jobs, SuppressionJobQueue, ExportFiles),
     r.LISTS_DELETE: (ListJobQueue,),
     r.LIST_SENDS_READ: (Jobs,),
+    r.LIST_SENDS_CANCEL: (Jobs, ListJobQueue, SendQueue),  # SendQueue: the delayed queue's scheduler settings
 }
 
 _DELIVER: Groups = (
@@ -129,6 +130,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
     "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows
     "metrics_rollup": (Counters,),
+    "metrics_packing": (Counters,),
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_keys": (Resources, ContentKey),
@@ -165,7 +167,8 @@ COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
     "metrics": (Events,),  # and Counters, which every command reads
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
-    "tlsrpt": (RelayQueue,),  # puts a report job on the relay queue, as the daily schedule does
+    # run: puts a report job on the relay queue, as the daily schedule does; dkim: the reports' key
+    "tlsrpt": (RelayQueue, ContentKey, TlsReports, Dns),
     "verify": (Jobs, VerifyQueue),  # resumes a paused bulk job: its chunks go on the queue again
 }
 

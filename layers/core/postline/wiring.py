@@ -97,6 +97,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.lists.send_store import DynamoListSends
     from postline.lists.service import ListService
     from postline.lists.store import DynamoLists
+    from postline.metrics.packing import PackingService
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
     from postline.relay.worker import RelayWorker
@@ -119,7 +120,8 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.suppressions.store import DynamoSuppressions
     from postline.templates.service import TemplateService
     from postline.templates.store import DynamoTemplateStore
-    from postline.tlsrpt.service import CachedReportRecords, TlsReportService
+    from postline.tlsrpt.keys import DynamoReportKeys
+    from postline.tlsrpt.service import CachedReportRecords, ReportKeyService, TlsReportService, TlsSessionRecorder
     from postline.tlsrpt.store import DynamoTlsReports
     from postline.tracking.domain import LinkMaker
     from postline.tracking.service import TrackingService
@@ -374,6 +376,12 @@ def rollup_service() -> RollupService:
     return RollupService(stream=StreamRecords(), rollups=rollups(), clock=_clock)
 
 
+def packing_service() -> PackingService:
+    from postline.metrics.packing import PackingService
+
+    return PackingService(store=rollups(), clock=_clock)
+
+
 def metrics_service() -> MetricsService:
     from postline.metrics.service import MetricsService
 
@@ -513,7 +521,6 @@ def transports() -> dict[str, Transport]:
     from postline.delivery.transports.simulator import SimulatorTransport
     from postline.delivery.transports.smtp import Relay, SmtpTransport
     from postline.shared.resolver import dns_resolver
-    from postline.tlsrpt.service import TlsSessionRecorder
 
     outbound = settings(Outbound)
     resolver = mx_resolver()
@@ -527,10 +534,19 @@ def transports() -> dict[str, Transport]:
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
             mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
-            tls_sessions=TlsSessionRecorder(tls_report_store(), _CurrentClock()),
+            tls_sessions=tls_sessions(),
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+@_built_once()
+def tls_sessions() -> TlsSessionRecorder:
+    """This process's TLS session counts, buffered and written every few hundred sessions or seconds
+    (the relay task closes it on SIGTERM)."""
+    from postline.tlsrpt.service import TlsSessionRecorder
+
+    return TlsSessionRecorder(tls_report_store(), _CurrentClock())
 
 
 @_built_once()
@@ -549,8 +565,46 @@ def tls_report_records() -> CachedReportRecords:
     return CachedReportRecords(DnsReportRecords(record_lookup()))
 
 
+@_built_once()
+def report_keys() -> DynamoReportKeys:
+    from postline.tlsrpt.keys import DynamoReportKeys
+
+    return DynamoReportKeys(client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id)
+
+
+def report_key_service() -> ReportKeyService:
+    """The reporting domain's DKIM key (the submitter of TLSRPT_CONTACT): signs mailed reports."""
+    from postline.domains.dkim_keys import RsaDkimKeys
+    from postline.tlsrpt.service import ReportKeyService
+
+    return ReportKeyService(
+        store=report_keys(),
+        keys=RsaDkimKeys(),
+        records=record_lookup(),
+        clock=_clock,
+        domain=settings(TlsReports).submitter,
+    )
+
+
+@_built_once()
+def report_transport() -> Transport:
+    """Mailed TLS-RPT reports' SMTP (RFC 8460 section 5.3): delivered whatever the rua domain's TLS
+    does, so no MTA-STS enforcement and plain text after a failed STARTTLS, and never counted in
+    the next report (no tls_sessions)."""
+    from postline.delivery.transports.smtp import Relay, SmtpTransport
+
+    outbound = settings(Outbound)
+    return SmtpTransport(
+        relay=Relay.parse(outbound.smtp_relay),
+        resolver=mx_resolver(),
+        mx_port=outbound.smtp_mx_port,
+        helo_name=outbound.smtp_helo_name,
+        tls_optional=True,
+    )
+
+
 def tls_report_service(owner: str = "relay") -> TlsReportService:
-    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua through its SMTP transport."""
+    """The relay task's daily TLS-RPT run: https: rua POSTed, mailto: rua DKIM-signed over SMTP."""
     from postline.tlsrpt.senders import HttpsReportPoster, MailReportSender
     from postline.tlsrpt.service import ReporterIdentity, TlsReportService
 
@@ -560,11 +614,14 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         records=tls_report_records(),
         senders={
             "https": HttpsReportPoster(mx_resolver().address),
-            "mailto": MailReportSender(transports()["smtp"], reports.contact, reports.submitter),
+            "mailto": MailReportSender(
+                report_transport(), reports.contact, reports.submitter, report_key_service().sign
+            ),
         },
         identity=ReporterIdentity(reports.organization, reports.contact, reports.submitter, settings(Egress).ip),
         clock=_clock,
         owner=owner,
+        sessions=tls_sessions(),  # this process's counts are written before a report is built
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from postline.delivery.outcomes import Outcome, OutcomeKind
+from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.service import Dispatcher
 from postline.domains.domain import DomainStatus, SendingDomain
@@ -262,3 +262,23 @@ def test_a_queue_batch_adds_its_copies_to_the_domains_sent_count_once() -> None:
     delivery.accept("Again")  # stored afresh, both recipients queued
     delivery.dispatcher().dispatch(job)  # outside a batch: added at the end of the job
     assert delivery.domains.added == [2, 2]
+
+
+class BounceAnnDeferBob:
+    def deliver(self, parcels: list[Parcel]) -> Any:
+        for parcel in parcels:
+            if parcel.recipient == ANN:
+                yield Outcome(OutcomeKind.BOUNCED, "550 5.1.1 no such user", BounceType.HARD)
+            else:
+                yield Outcome(OutcomeKind.DEFERRED, "451 4.3.0 try later")
+
+
+def test_the_domains_sent_count_counts_what_the_metrics_sent_counts() -> None:
+    """Every hand-over, bounced or not, as the `sent` events; a deferral is no hand-over (yet)."""
+    delivery = Delivery("none", 0, domains=CountingDomain(), transport=BounceAnnDeferBob())
+    message = delivery.accept()
+    delivery.dispatcher().dispatch(DispatchJob(message_id=message.id, account_id=message.account_id))
+    sent = [e for e in delivery.store.events if e.type is EventType.SENT]
+    assert [e.recipient for e in sent] == [ANN]
+    assert {e.type for e in delivery.store.events if e.recipient == BOB} == {EventType.DELAYED}
+    assert delivery.domains.added == [len(sent)]

@@ -18,8 +18,11 @@ from postline.tlsrpt.domain import (
     build_report,
     classify_verify_code,
     compress,
+    dkim_record,
     mailto_address,
     parse_record,
+    published_key,
+    report_selector,
 )
 
 DAY = date(2026, 3, 1)  # a report's content depends on its day only: no clock is read
@@ -156,3 +159,24 @@ def test_failure_details_name_the_sending_ip_when_there_is_one() -> None:
     )
     [policy] = report["policies"]  # type: ignore[misc]
     assert policy["failure-details"][0]["sending-mta-ip"] == "203.0.113.7"
+
+
+def test_the_report_key_record_is_for_tls_reports_only() -> None:
+    assert dkim_record("MIIBIj") == "v=DKIM1; k=rsa; s=tlsrpt; p=MIIBIj"
+    assert report_selector(datetime(2026, 3, 1, 12, tzinfo=UTC), "a1b2") == "tlsrpt20260301-a1b2"
+
+
+@pytest.mark.parametrize(
+    ("texts", "found"),
+    [
+        (["v=DKIM1; k=rsa; s=tlsrpt; p=MIIBIj"], True),
+        (["v=DKIM1;k=rsa;p=MIIB Ij"], True),  # whitespace inside a tag value is ignored (RFC 6376 3.6.1)
+        (["p=MIIBIj"], True),  # v= is optional
+        (["v=DKIM1; k=rsa; p=OTHER"], False),
+        (["v=DKIM1; p="], False),  # a revoked key
+        (["v=DKIM2; p=MIIBIj"], False),
+        ([], False),
+    ],
+)
+def test_a_staged_key_counts_as_published_only_when_dns_serves_its_public_half(texts: list[str], found: bool) -> None:
+    assert published_key(texts, "MIIBIj") is found

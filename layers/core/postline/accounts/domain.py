@@ -105,6 +105,11 @@ class Account(BaseModel):
     # The hook for organisations (none exist yet): the plan of the organisation this workspace
     # belongs to, which a free workspace inherits its retention from. Nothing sets it today.
     organisation_plan: Plan | None = None
+    # How many mailing lists it has, kept by list create and delete in their transactions, so a send
+    # to one address skips the list lookup when there are none (sending/service.py `_list_at`).
+    # None: an account stored before lists were counted, whose every lone `to` is looked up. Only
+    # the list store writes it (update_account leaves it alone).
+    list_count: int | None = Field(default=None, ge=0)
     created_at: datetime
 
     @property

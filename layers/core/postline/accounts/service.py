@@ -47,6 +47,7 @@ class OperatorService:
             plan=plan,
             status=status,
             owner_email=owner_email,
+            list_count=0,  # counted from the start (the store writes 0 whatever it is given)
             created_at=self._clock.now(),
         )
         self._accounts.create_account(account, self._audit(actor, account.id, "account.created", account.id))

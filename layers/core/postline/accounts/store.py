@@ -23,12 +23,12 @@ class DynamoAccountStore:
         return parse_account(response.get("Item"))
 
     def create_account(self, account: Account, audit: AuditEntry) -> None:
-        data = {**account.model_dump(mode="json"), "key_count": 0}
+        data = {**account.model_dump(mode="json"), "key_count": 0, "list_count": 0}  # counted from the start
         op = put_op(self._table, account_pk(account.id), ACCOUNT_SK, data, "attribute_not_exists(pk)")
         transact(self._db, [op, audit_put(self._table, audit)], conflict=f"account {account.id} already exists")
 
     def update_account(self, account: Account, audit: AuditEntry) -> None:
-        fields = account.model_dump(mode="json", exclude={"id", "created_at"})
+        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count"})  # the list store's
         names = {f"#{name}": name for name in fields}
         values = {f":{name}": to_value(value) for name, value in fields.items()}
         update = {

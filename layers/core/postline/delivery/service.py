@@ -432,7 +432,9 @@ def mode_of(message: Message) -> str:
     return (Environment.TEST if message.test else Environment.LIVE).value
 
 
-_HANDED_OVER = (OutcomeKind.ACCEPTED, OutcomeKind.DELIVERED, OutcomeKind.COMPLAINED)  # a domain's sent_count
+# A domain's sent_count counts what the metrics' `sent` counts: every hand-over with a `sent` event
+# (see _record), delivered or bounced; not a deferral (4xx, retried: its later hand-over counts).
+_HANDED_OVER = (OutcomeKind.ACCEPTED, OutcomeKind.DELIVERED, OutcomeKind.COMPLAINED, OutcomeKind.BOUNCED)
 
 
 def _hand_over(transport: Transport, parcel: Parcel) -> Outcome:

@@ -1,17 +1,12 @@
 """Event exports: POST /v3/events/export, GET /v3/events/export/{id}, and the worker that writes the CSV.
 
-The worker's steps are each conditional, so a redelivered or concurrent message cannot write a
-second file or leave a half-written one: it claims the job as a new attempt under a lease, writes
-the job's single S3 key as a multipart upload (visible only once complete), and only the attempt
-that still holds the job may mark it completed or failed.
+The worker's steps (exports/writing.py, shared with suppression exports) are each conditional, so
+a redelivered or concurrent message cannot write a second file or leave a half-written one.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from contextlib import suppress
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
@@ -21,8 +16,6 @@ from postline.events.query import plan_query
 from postline.exports.domain import (
     CSV_HEADER,
     MAX_EXPORT_ROWS,
-    RUNNING,
-    ExportJob,
     ExportStatus,
     FileExportJob,
     csv_row,
@@ -30,24 +23,14 @@ from postline.exports.domain import (
     too_many_rows_message,
 )
 from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView, export_view
-from postline.exports.ports import ExportFiles, ExportJobs, ExportQueue, ExportUpload
+from postline.exports.ports import ExportFiles, ExportJobs, ExportQueue
+from postline.exports.writing import GAVE_UP, MAX_ATTEMPTS, ExportBusyError, run_export
 from postline.retention.domain import retention_days
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 
-LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
-MAX_ATTEMPTS = 3  # deliveries of one job's message; then it fails rather than waiting in the DLQ
 DOWNLOAD_URL_SECONDS = 3600  # a fresh URL on each GET; never past the file's expiry
-_FLUSH_CHARS = 64 * 1024  # CSV text handed to the upload at a time
-GAVE_UP = "The export could not be completed; start it again."
-
-
-class ExportBusyError(Exception):
-    """Another attempt holds the job's lease: the message is retried after its visibility timeout."""
-
-
-class _TooManyRowsError(Exception):
-    pass
+__all__ = ["GAVE_UP", "MAX_ATTEMPTS", "ExportBusyError", "ExportService", "job_view"]
 
 
 class ExportService:
@@ -107,57 +90,15 @@ class ExportService:
     # -- the worker --------------------------------------------------------------------------------
 
     def run(self, account_id: str, export_id: str, *, receive_count: int) -> None:
-        """Writes the job's file. Raises to have the message retried (up to MAX_ATTEMPTS deliveries)."""
-        job = self._jobs.get(account_id, export_id)
-        if job is None or job.status not in RUNNING:
-            return  # done already, or gone: a repeated message
-        claimed = self._jobs.claim(job, self._clock.now(), LEASE)
-        if claimed is None:
-            raise ExportBusyError(f"export {export_id} is being written by another attempt")
-        if receive_count > MAX_ATTEMPTS:  # earlier attempts died without a word (timeouts): stop here
-            self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
-            return
-        upload = self._files.upload(claimed)
-        try:
-            rows = self._write(claimed, upload)
-            upload.complete()
-        except _TooManyRowsError:
-            self._abort(upload)
-            self._jobs.finish(claimed.failed(too_many_rows_message(self._max_rows), self._clock.now()))
-            return
-        except Exception:
-            self._abort(upload)
-            if receive_count >= MAX_ATTEMPTS:
-                self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
-                return
-            self._jobs.release(claimed)
-            raise
-        self._jobs.finish(claimed.completed(rows, self._clock.now()))
-
-    def _write(self, job: ExportJob, upload: ExportUpload) -> int:
-        """Streams the rows into the upload in small pieces; returns how many were written."""
-        text = io.StringIO()
-        writer = csv.writer(text)
-        writer.writerow(CSV_HEADER)
-        rows = 0
-        for event in self._events.stream(job.account_id, plan_query(job.filters, job.window)):
-            rows += 1
-            if rows > self._max_rows:
-                raise _TooManyRowsError
-            writer.writerow(csv_row(event))
-            if text.tell() >= _FLUSH_CHARS:
-                upload.write(text.getvalue().encode())
-                text.seek(0)
-                text.truncate()
-        upload.write(text.getvalue().encode())
-        return rows
-
-    @staticmethod
-    def _abort(upload: ExportUpload) -> None:
-        # It may be gone already (completed, or aborted by a newer attempt); the bucket's lifecycle
-        # rule removes whatever incomplete upload is left.
-        with suppress(Exception):
-            upload.abort()
+        """Writes the job's file (exports/writing.py). Raises to have the message retried."""
+        run_export(
+            self._jobs, self._files, self._clock, account_id, export_id,
+            receive_count=receive_count,
+            header=CSV_HEADER,
+            rows=lambda job: map(csv_row, self._events.stream(job.account_id, plan_query(job.filters, job.window))),
+            max_rows=self._max_rows,
+            too_many_rows=too_many_rows_message(self._max_rows),
+        )  # fmt: skip
 
 
 def job_view(job: FileExportJob, files: ExportFiles, now: datetime) -> ExportJobView:

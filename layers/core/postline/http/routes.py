@@ -47,6 +47,7 @@ SUPPRESSIONS_EXPORT = "suppressions:export"  # store an export job (deduped by l
 SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, presign export files
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
+LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,9 @@ ROUTES: tuple[Route, ...] = (
           "list.member_deleted", policies=(W,)),
     Route("GetListSend",     "GET",    "/v3/lists/{id}/sends/{send_id}", "lists", Access.READ,
           policies=(LIST_SENDS_READ,)),
+    # Like DELETE /v3/messages/{id}: a send_only key may cancel its own; audited all the same.
+    Route("CancelListSend",  "DELETE", "/v3/lists/{id}/sends/{send_id}", "lists", Access.CANCEL_OWN_SEND,
+          "list.send_cancelled", policies=(LIST_SENDS_CANCEL, W)),
 )
 # fmt: on
 

@@ -20,6 +20,10 @@ class ListJobMessage(BaseModel):
     send_id: str | None = None  # a list send's job (kind send)
 
 
+def _schedule(send_id: str) -> str:
+    return f"send-list-{send_id}"
+
+
 class SqsListJobQueue:
     def __init__(self, sqs: Any, queue_url: str, delayed: Callable[[], DelayedQueue]) -> None:
         """delayed: the same queue for a list send scheduled later (built when one is)."""
@@ -36,8 +40,13 @@ class SqsListJobQueue:
             self._send(message)
         else:  # the members are read when it is due: who unsubscribes before then is not mailed
             self._delayed().send(
-                [(f"send-list-{send_id}", message.model_dump_json(exclude_none=True))], not_before=not_before
+                [(_schedule(send_id), message.model_dump_json(exclude_none=True))], not_before=not_before
             )
+
+    def unschedule_send(self, send_id: str) -> None:
+        """A cancelled list send's schedule (a job due within SQS's delay has none: its message finds
+        the job cancelled and is dropped)."""
+        self._delayed().unschedule(_schedule(send_id))
 
     def _send(self, message: ListJobMessage) -> None:
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json(exclude_none=True))

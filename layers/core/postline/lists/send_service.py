@@ -13,6 +13,14 @@ An attempt that dies between a page's messages and its checkpoint leaves its lea
 message's redelivery claims the job as the next attempt and redoes that page from the checkpoint:
 its messages have deterministic ids, so those already stored are counted from what was stored and
 not stored (nor queued, nor charged to the quota) again.
+
+Cancelling (lists/service.py `cancel_send`, the store's conditional moves in lists/send_store.py):
+a job no attempt holds is cancelled at once, and its message, when it comes, is dropped. A job under
+a live lease becomes cancelling: that attempt looks before each further page (one GetItem a page),
+and its next checkpoint is refused, so it sends no further page; it stores the job as cancelled
+with the counts of the pages it sent (a page in flight included: those members stay mailed). If
+that attempt dies instead, the message's next delivery, once the lease has run out, ends the job
+cancelled as its last checkpoint left it.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from postline.keys.domain import ApiKey, Scope
 from postline.lists.domain import ListMember
 from postline.lists.ports import ListSendJobs, ListSendQueue, ListStore
 from postline.lists.sends import (
+    ENDED,
     PAGE_MEMBERS,
     PAGES_PER_RUN,
     RUNNING,
@@ -91,8 +100,12 @@ class ListSendService:
     def run(self, account_id: str, send_id: str, *, receive_count: int) -> None:
         """Sends on from the job's checkpoint. Raises to have the message retried."""
         job = self._jobs.get(account_id, send_id)
+        if job is not None and job.status is ListSendStatus.CANCELLING:
+            if self._jobs.cancel_unheld(job, self._clock.now()) is None:  # its attempt still runs
+                raise ListSendBusyError(f"list send {send_id} is being cancelled by the attempt sending it")
+            return
         if job is None or job.status not in RUNNING:
-            return  # done already, or gone: a repeated message
+            return  # done already, cancelled, or gone: a repeated message
         if job.send_at is not None and job.send_at > self._clock.now():  # came before its time
             self._queue.enqueue_send(account_id, job.list_id, send_id, not_before=job.send_at)
             return
@@ -118,12 +131,15 @@ class ListSendService:
                 with suppress(Exception):
                     self._fail(claimed, GAVE_UP)
                 return
-            self._jobs.release(claimed)
+            if not self._jobs.release(claimed) and self._cancelled(self._latest(claimed)):
+                return  # cancelled meanwhile: stopped as its last checkpoint left it
             raise
 
     def _pages(self, principal: Principal, job: ListSend) -> None:
         current = job
-        for _ in range(self._pages_per_run):
+        for n in range(self._pages_per_run):
+            if n and self._cancelled(current):  # cancelled since the last checkpoint: no further page
+                return
             members, after = self._lists.subscribed_page(
                 current.list_id, after=current.cursor, limit=self._page_members
             )
@@ -137,28 +153,53 @@ class ListSendService:
                 return
             current = self._save(current)
         # Bounded work per invocation: the next one goes on from this checkpoint.
-        self._jobs.release(current)
+        if not self._jobs.release(current):  # cancelled (ended here), or taken by a newer attempt
+            self._cancelled(current)
+            return
         self._queue.enqueue_send(current.account_id, current.list_id, current.id)
 
     def _save(self, job: ListSend) -> ListSend:
+        """Stores the checkpoint (or the end). Refused, the attempt stops: it lost the job, or the
+        job is being cancelled, which it then ends with these counts."""
         if not self._jobs.save(job):
+            self._cancelled(job)
             raise _LostJobError(job.id)
         return job
 
+    def _latest(self, job: ListSend) -> ListSend:
+        """The job as stored, with `job`'s attempt (its last checkpoint, as this attempt left it)."""
+        latest = self._jobs.get(job.account_id, job.id)
+        return latest.model_copy(update={"attempt": job.attempt}) if latest is not None else job
+
+    def _cancelled(self, job: ListSend) -> bool:
+        """If the job is being cancelled while `job`'s attempt holds it: ends it cancelled with
+        `job`'s counts (True). False when it is not (that attempt lost it, or it ended otherwise)."""
+        stored = self._jobs.get(job.account_id, job.id)
+        if stored is None or stored.status is not ListSendStatus.CANCELLING or stored.attempt != job.attempt:
+            return False
+        ended = job.model_copy(
+            update={
+                "status": ListSendStatus.CANCELLED,
+                "cancel_requested_at": stored.cancel_requested_at,
+                "completed_at": self._clock.now(),
+                "lease_until": None,
+            }
+        )
+        return self._jobs.end_cancelled(ended)
+
     def _fail(self, claimed: ListSend, message: str) -> None:
         """Fails the job as its last checkpoint left it (this run's pages counted), if this attempt holds it."""
-        latest = self._jobs.get(claimed.account_id, claimed.id)
-        current = latest if latest is not None else claimed
-        self._jobs.save(
-            current.model_copy(
-                update={
-                    "status": ListSendStatus.FAILED,
-                    "error_message": message,
-                    "completed_at": self._clock.now(),
-                    "lease_until": None,
-                }
-            )
+        current = self._latest(claimed)
+        failed = current.model_copy(
+            update={
+                "status": ListSendStatus.FAILED,
+                "error_message": message,
+                "completed_at": self._clock.now(),
+                "lease_until": None,
+            }
         )
+        if not self._jobs.save(failed) and current.status not in ENDED:
+            self._cancelled(current)  # cancelled meanwhile: it ends so, as far as it got
 
 
 class PrincipalSource(Protocol):

@@ -5,6 +5,12 @@
 
 The worker claims the job under a lease; each page's checkpoint, and the end, is written only by the
 attempt holding it (the whole job, conditional on status sending and that attempt).
+
+Cancelling (DELETE /v3/lists/{id}/sends/{send_id}) is a conditional status move as well: a job no
+attempt holds (pending, scheduled, or sending between two runs: no live lease) becomes cancelled at
+once; one under a live lease becomes cancelling, which refuses that attempt's next checkpoint, and
+the attempt then stores its counts as cancelled (end_cancelled, conditional on cancelling and its
+attempt). A cancelling job whose attempt died is ended by the next delivery once the lease ran out.
 """
 
 from __future__ import annotations
@@ -45,8 +51,42 @@ class DynamoListSends:
         still holds it; False when it lost the job."""
         return self._jobs.finish(job, job.attempt, held=ListSendStatus.SENDING)
 
-    def release(self, job: ListSend) -> None:
-        self._jobs.release_lease(job, job.attempt, held=ListSendStatus.SENDING)
+    def release(self, job: ListSend) -> bool:
+        """Gives the lease back; False when this attempt no longer holds the job (lost, or cancelling)."""
+        return self._jobs.release_lease(job, job.attempt, held=ListSendStatus.SENDING)
+
+    def cancel_unheld(self, job: ListSend, now: datetime) -> ListSend | None:
+        """pending, sending or cancelling with no live lease -> cancelled: the job as stored after;
+        None when it is in another status or an attempt holds it. `job` as read: a cancelling
+        one's cancel_requested_at is kept."""
+        ended_at = now.isoformat()
+        return self._jobs.move(
+            job,
+            {ListSendStatus.PENDING, ListSendStatus.SENDING, ListSendStatus.CANCELLING},
+            ListSendStatus.CANCELLED,
+            updates={
+                "completed_at": ended_at,
+                "cancel_requested_at": (job.cancel_requested_at or now).isoformat(),
+                "purge_at": int((now + JOB_PURGE_AFTER).timestamp()),  # as the item()'s own
+            },
+            condition="attribute_not_exists(lease_until) OR lease_until < :now",
+            condition_values={":now": int(now.timestamp())},
+        )
+
+    def request_cancel(self, job: ListSend, now: datetime) -> ListSend | None:
+        """sending under a live lease -> cancelling (the attempt stops at its next checkpoint)."""
+        return self._jobs.move(
+            job,
+            {ListSendStatus.SENDING},
+            ListSendStatus.CANCELLING,
+            updates={"cancel_requested_at": now.isoformat()},
+            condition="lease_until >= :now",
+            condition_values={":now": int(now.timestamp())},
+        )
+
+    def end_cancelled(self, job: ListSend) -> bool:
+        """Stores the job (status cancelled, its attempt's counts) if it is cancelling under that attempt."""
+        return self._jobs.finish(job, job.attempt, held=ListSendStatus.CANCELLING)
 
     def fail_pending(self, job: ListSend) -> None:
         """A job whose queue message could not be sent: failed, unless a worker took it meanwhile."""

@@ -41,9 +41,12 @@ class ListSendStatus(StrEnum):
     SENDING = "sending"  # a worker holds it (lease) or it waits for its next run
     DONE = "done"
     FAILED = "failed"  # stopped (quota, template gone, key deleted): counts show how far it got
+    CANCELLING = "cancelling"  # cancelled while a worker sends a page: it stops at that page's checkpoint
+    CANCELLED = "cancelled"  # stopped by its sender: counts show who was mailed before it stopped
 
 
 RUNNING = (ListSendStatus.PENDING, ListSendStatus.SENDING)
+ENDED = (ListSendStatus.DONE, ListSendStatus.FAILED, ListSendStatus.CANCELLED)
 
 
 class FailedMember(BaseModel):
@@ -74,6 +77,7 @@ class ListSend(BaseModel):
     failed: int = 0
     failed_members: list[FailedMember] = Field(default_factory=list)
     error_message: str | None = None
+    cancel_requested_at: datetime | None = None
     attempt: int = 0
     lease_until: int | None = None
     created_at: datetime
@@ -99,6 +103,9 @@ class ListSendResult(BaseModel):
         default=None, description=f"The first {MAX_REPORTED_FAILURES} members no message could be made for."
     )
     error_message: str | None = None
+    cancel_requested_at: datetime | None = Field(
+        default=None, description="When its sender cancelled it (DELETE /v3/lists/{id}/sends/{send_id})."
+    )
     created_at: datetime
     completed_at: datetime | None = None
 
@@ -116,6 +123,7 @@ class ListSendResult(BaseModel):
             failed=job.failed,
             failed_recipients=job.failed_members or None,
             error_message=job.error_message,
+            cancel_requested_at=job.cancel_requested_at,
             created_at=job.created_at,
             completed_at=job.completed_at,
         )

@@ -14,6 +14,7 @@ from urllib.parse import unquote
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.audit.ports import AuditStore
 from postline.auth.identity import Principal
+from postline.keys.domain import Scope
 from postline.lists.domain import (
     ListMember,
     MailingList,
@@ -35,13 +36,14 @@ from postline.lists.models import (
     SkippedMember,
 )
 from postline.lists.ports import ListJobQueue, ListSendJobs, ListStore
-from postline.lists.sends import ListSendResult
-from postline.shared.errors import Conflict, NotFound
+from postline.lists.sends import RUNNING, ListSend, ListSendResult, ListSendStatus
+from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.domain import sort_entries
 
 _CHUNK_ATTEMPTS = 5
+_CANCEL_ATTEMPTS = 3
 REMOVE_PAGE = 1_000  # members the worker removes per page
 REMOVE_PAGES = 50  # pages per job message before it queues the rest
 
@@ -79,7 +81,7 @@ class ListService:
         )
         audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.created", mailing_list.id,
                                   mailing_list.address, now)  # fmt: skip
-        self._store.create_list(mailing_list, audit)
+        self._store.create_list(mailing_list, audit, counted=principal.account.list_count is not None)
         return mailing_list
 
     def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[MailingList]:
@@ -113,7 +115,7 @@ class ListService:
         details = f"{current.address}, {current.member_count} members removed in the background"
         audit = self._audit_entry(principal.actor(), current.account_id, "list.deleted", current.id, details,
                                   self._clock.now())  # fmt: skip
-        self._store.delete_list(current, audit)
+        self._store.delete_list(current, audit, counted=principal.account.list_count is not None)
         self._queue.enqueue_deletion(current.account_id, current.id)
         return current
 
@@ -130,10 +132,44 @@ class ListService:
     def get_send(self, principal: Principal, reference: str, send_id: str) -> ListSendResult:
         """A send to one of the account's lists (lists/sends.py), by the list's id or address and the
         send's id; it stays readable after the list is deleted, by either."""
+        return ListSendResult.of(self._send(principal, reference, send_id))
+
+    def cancel_send(self, principal: Principal, reference: str, send_id: str) -> ListSendResult:
+        """Stops a list send (module text of lists/send_service.py): pending or scheduled, nobody is
+        mailed (cancelled at once, its schedule deleted); sending, no further page goes out
+        (cancelled, or cancelling until the worker's page in flight is counted). An ended send: 409.
+        Like a scheduled message's cancel, a send_only key may cancel the sends it made."""
+        job = self._send(principal, reference, send_id)
+        if principal.scope is Scope.SEND_ONLY and job.key_id != principal.key_id:
+            raise Forbidden("A send_only key may cancel only the list sends it made.", code="insufficient_scope")
+        sends = self._sends
+        if sends is None:  # _send found the job through it: never so
+            raise NotFound(f"No send {send_id} in this account.")
+        now = self._clock.now()
+        for _ in range(_CANCEL_ATTEMPTS):  # each miss means the job moved meanwhile: read it again
+            if job.status not in RUNNING:
+                raise Conflict(
+                    f"List send {send_id} is {job.status.value}: only a pending, scheduled or sending one can be "
+                    "cancelled."
+                )
+            stopped = sends.cancel_unheld(job, now) or sends.request_cancel(job, now)
+            if stopped is not None:
+                break
+            job = self._send(principal, reference, send_id)
+        else:
+            raise Conflict(f"List send {send_id} changed concurrently; retry.")
+        if job.send_at is not None and stopped.status is ListSendStatus.CANCELLED:
+            self._queue.unschedule_send(job.id)  # a schedule that fires anyway finds the job cancelled
+        details = f"{send_id}: {stopped.status.value} after {stopped.members} members ({stopped.accepted} accepted)"
+        self._audit.record(self._audit_entry(principal.actor(), job.account_id, "list.send_cancelled", job.list_id,
+                                             details, now))  # fmt: skip
+        return ListSendResult.of(stopped)
+
+    def _send(self, principal: Principal, reference: str, send_id: str) -> ListSend:
         job = self._sends.get(principal.account.id, send_id) if self._sends else None
         wanted = unquote(reference)
         if job is not None and (job.list_id == wanted or job.list_address == wanted.strip().lower()):
-            return ListSendResult.of(job)
+            return job
         raise NotFound(f"No send {send_id} to list {wanted} in this account.")
 
     # -- members ----------------------------------------------------------------------------------------

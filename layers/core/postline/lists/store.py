@@ -5,6 +5,10 @@
     ACCT#<account>  LISTDEL#<list id>     a deleted list whose members the list worker still removes
     LIST#<list id>  MEMBER#<address>      a member (its own partition per list: member writes do not
                                           crowd the account's partition), with a `revision`
+    ACCT#<account>  ACCOUNT               the account's `list_count`: `ADD` +1/-1 in the transaction
+                                          that creates or deletes a list (an account from before lists
+                                          were counted has none and is left so: its sends look every
+                                          lone `to` up), so a send skips the list lookup at 0
 
 A member's add and delete are one transaction with the list's `ADD member_count` (conditional on the
 list existing) and the audit entry, so the count is exact under concurrent writers; a transaction
@@ -27,7 +31,7 @@ from postline.lists.domain import ListMember, MailingList
 from postline.lists.models import MemberFilters
 from postline.shared.dynamo import batch_delete, batch_get, cancellation_codes, from_attrs, key, query_page, to_attrs
 from postline.shared.errors import Conflict, NotFound
-from postline.shared.resources_table import account_pk, put_op
+from postline.shared.resources_table import ACCOUNT_SK, account_pk, put_op
 
 LIST = "LIST#"
 ADDRESS = "LISTADDR#"
@@ -84,12 +88,14 @@ class DynamoLists:
 
     # -- lists ------------------------------------------------------------------------------------------
 
-    def create_list(self, mailing_list: MailingList, audit: AuditEntry) -> None:
+    def create_list(self, mailing_list: MailingList, audit: AuditEntry, *, counted: bool) -> None:
+        """counted: the account keeps a list_count (module text), which this creation adds to."""
         pk = account_pk(mailing_list.account_id)
         ops = [
             put_op(self._table, pk, list_sk(mailing_list.id), mailing_list.model_dump(mode="json"), _ABSENT),
             put_op(self._table, pk, f"{ADDRESS}{mailing_list.address}", {"list_id": mailing_list.id}, _ABSENT),
             audit_put(self._table, audit),
+            *([self._count_op(mailing_list.account_id, 1)] if counted else []),
         ]
         codes = self._run(ops)
         if codes[1:2] == ["ConditionalCheckFailed"]:
@@ -108,6 +114,12 @@ class DynamoLists:
             TableName=self._table, Key=key(account_pk(account_id), f"{ADDRESS}{address}"), ConsistentRead=True
         ).get("Item")
         return item["list_id"]["S"] if item else None
+
+    def list_addresses_among(self, account_id: str, addresses: list[str]) -> set[str]:
+        """Which of `addresses` (normalized) are addresses of the account's lists: BatchGetItem, 100 a call."""
+        keys = [key(account_pk(account_id), f"{ADDRESS}{address}") for address in dict.fromkeys(addresses)]
+        found = batch_get(self._db, self._table, keys, projection="sk")
+        return {str(item["sk"]).removeprefix(ADDRESS) for item in found}
 
     def list_page(self, account_id: str, *, page: int, per_page: int) -> tuple[list[MailingList], int]:
         condition = {
@@ -143,9 +155,9 @@ class DynamoLists:
             raise NotFound(f"No list {mailing_list.id} in this account.")
         return found
 
-    def delete_list(self, mailing_list: MailingList, audit: AuditEntry) -> None:
+    def delete_list(self, mailing_list: MailingList, audit: AuditEntry, *, counted: bool) -> None:
         """Removes the list and its address at once and leaves a marker the list worker removes once it
-        has removed the members."""
+        has removed the members. counted: as create_list's."""
         pk = account_pk(mailing_list.account_id)
         ops = [
             {
@@ -158,9 +170,22 @@ class DynamoLists:
             {"Delete": {"TableName": self._table, "Key": key(pk, f"{ADDRESS}{mailing_list.address}")}},
             put_op(self._table, pk, f"{DELETED}{mailing_list.id}", {"list_id": mailing_list.id}),
             audit_put(self._table, audit),
+            *([self._count_op(mailing_list.account_id, -1)] if counted else []),
         ]
         if self._run(ops):
             raise NotFound(f"No list {mailing_list.id} in this account.")
+
+    def _count_op(self, account_id: str, delta: int) -> dict[str, Any]:
+        """The account's list_count by `delta`, in the list's own transaction (only where it is kept)."""
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(account_pk(account_id), ACCOUNT_SK),
+                "UpdateExpression": "ADD list_count :delta",
+                "ConditionExpression": "attribute_exists(list_count)",
+                "ExpressionAttributeValues": {":delta": {"N": str(delta)}},
+            }
+        }
 
     def remove_members(self, list_id: str, *, limit: int) -> int:
         """Removes up to `limit` of a deleted list's members; how many it removed (0: none left)."""

@@ -12,8 +12,9 @@ one local bucket of any zone and any resolution, and a window's counts are exact
 Nothing coarser has that property: hours cannot answer +05:30, half-hours cannot answer +05:45.
 So compaction never coarsens the time resolution; it packs the quarters: only non-zero counters
 are stored (an idle quarter costs nothing), four quarters share an hour item, and a closed day's
-24 hour items could be packed into one item of 96 quarters (same exactness, 1 read instead of 24;
-not done yet, see the README).
+24 hour items are packed into one item of its 96 quarters (`pack`, same exactness, one item read
+instead of up to 24) once no stream record can still reach them; a reader sums packed and hour
+items alike, so a day that is partly packed (a pass cut short) reads the same.
 """
 
 from __future__ import annotations
@@ -247,6 +248,64 @@ def parse_attribute(name: str) -> tuple[int, str, str | None] | None:
     if len(rest) > 2 and rest[1] == "_" and rest[0] in "pdt":
         return quarter, rest[0], rest[2:]
     return quarter, rest, None
+
+
+# -- packing: a closed day's hour items as one item ----------------------------------------------
+
+# A UTC day closed this long has no record left in the events stream (kept 24 hours) to add to its
+# roll-ups: the backfill rebuilds, and packing packs, only such days.
+CLOSED_AFTER = timedelta(hours=26)
+PACKED = "d"  # the hour part of a packed day's sort key (`<series>#d`: after `#00`..`#23`)
+# A packed item stays under DynamoDB's 400 KB item limit with room for its key and TTL; a series
+# whose day would not fit (a busy day's latency bins) keeps its hour items.
+PACKED_MAX_BYTES = 300_000
+
+
+def packed_attribute(hour: int, name: str) -> str:
+    """An hour item's attribute in the packed day: `h05q2_sent` is hour 05's `q2_sent`."""
+    return f"h{hour:02d}{name}"
+
+
+def last_closed_day(now: datetime) -> date:
+    """The latest UTC day closed for CLOSED_AFTER at `now`."""
+    return (now.astimezone(UTC) - CLOSED_AFTER).date() - timedelta(days=1)
+
+
+def pack(hours: dict[int, dict[str, int]]) -> dict[str, int]:
+    """The 24 hour items' values (hour -> attribute -> count) as one packed day's attributes."""
+    packed: dict[str, int] = {}
+    for hour, values in hours.items():
+        if not 0 <= hour <= 23:
+            raise ValueError(f"hour {hour} is not an hour of a UTC day")
+        for name, value in values.items():
+            if value:
+                packed[packed_attribute(hour, name)] = value
+    return packed
+
+
+def unpack(packed: dict[str, int]) -> dict[int, dict[str, int]]:
+    """A packed day's attributes back as hour -> attribute -> count (attributes not packed are
+    ignored: the key, the TTL, the version)."""
+    hours: dict[int, dict[str, int]] = {}
+    for name, value in packed.items():
+        if len(name) > 3 and name[0] == "h" and name[1:3].isdigit():
+            hours.setdefault(int(name[1:3]), {})[name[3:]] = value
+    return hours
+
+
+def merge(*parts: dict[str, int]) -> dict[str, int]:
+    """Counters added attribute by attribute (a packed day and hour items written after it)."""
+    total: dict[str, int] = {}
+    for part in parts:
+        for name, value in part.items():
+            total[name] = total.get(name, 0) + value
+    return {name: value for name, value in total.items() if value}
+
+
+def item_bytes(values: dict[str, int]) -> int:
+    """An upper bound of the DynamoDB size of these number attributes: each name's bytes plus a
+    number's (1 byte per 2 significant digits, plus 1; rounded up here)."""
+    return sum(len(name.encode()) + len(str(abs(value))) // 2 + 2 for name, value in values.items())
 
 
 # -- reading: windows, zones, buckets ------------------------------------------------------------

@@ -48,6 +48,17 @@ class RollupItem:
     values: dict[str, int]
 
 
+@dataclass
+class PackedDay:
+    """What packing one day partition did: series packed, hour items folded into them, series
+    left as they were because a write reached them meanwhile or their day would not fit one item."""
+
+    series: int = 0
+    hour_items: int = 0
+    changed: int = 0
+    too_large: int = 0
+
+
 class DayEvents(Protocol):
     def day_events(self, account_id: str, day: str) -> list[Event]: ...
 
@@ -95,3 +106,19 @@ class Rollups(Protocol):
         dimension: str | None = None,
         budget_seconds: float,
     ) -> list[RollupItem]: ...
+
+
+class PackingStore(Protocol):
+    def pack_day(self, account_id: str, mode: str, day: str) -> PackedDay: ...
+
+    def packed_through(self, account_id: str) -> date | None: ...
+
+    def save_packed_through(self, account_id: str, day: date) -> None: ...
+
+    def pass_position(self, day: date) -> tuple[dict[str, Any] | None, bool]: ...
+
+    def save_pass_position(self, day: date, position: dict[str, Any] | None, *, done: bool, now: datetime) -> None: ...
+
+    def accounts_with_history(self, position: dict[str, Any] | None, limit: int) -> tuple[list[str], Any]: ...
+
+    def history_from(self, account_id: str) -> date | None: ...

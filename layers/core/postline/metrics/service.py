@@ -14,6 +14,7 @@ from postline.events.domain import Event, EventType
 from postline.metrics.domain import (
     ALL,
     BOUNCE_CODE_LABELS,
+    CLOSED_AFTER,
     MAX_WINDOW_DAYS,
     PROVIDER_LABELS,
     SKETCHED,
@@ -65,7 +66,7 @@ MAX_ACTIONS = 100  # TransactWriteItems' limit
 MAX_ATTRIBUTES = 80  # additions in one item's update (the expression stays far below 4 KB)
 QUERY_RETRY_AFTER_SECONDS = 5
 DEFAULT_WINDOW = timedelta(days=30)
-BACKFILL_AFTER = timedelta(hours=26)  # a day closed this long has no record left in the stream
+BACKFILL_AFTER = CLOSED_AFTER  # a day closed this long has no record left in the stream
 
 
 class RollupService:

@@ -2,7 +2,12 @@
 
     MET#<account>#<mode>#<yyyy-mm-dd>  <series>#<hh>     counters and latency bins of one UTC hour,
                                                          one attribute per quarter (`q2_sent`,
-                                                         `q2_d_412`), only the non-zero ones
+                                                         `q2_d_412`), only the non-zero ones;
+                                                         `v` counts the writes (packing's guard)
+    MET#<account>#<mode>#<yyyy-mm-dd>  <series>#d        the same day's hour items packed into one
+                                                         (`h05q2_sent`), once the day is closed
+    MPK#<account>                      PASS              packing: `packed_through` (yyyy-mm-dd)
+    MPK                                RUN#<yyyy-mm-dd>  the day's packing pass over the accounts
     MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once
     MWM#<events table pk>              -                 `seq`: the last stream record of that
                                                          events partition counted in the roll-ups
@@ -16,6 +21,15 @@ Exactly once under at-least-once delivery: every write of a batch goes in one tr
 the new watermark of each events partition it read, conditional on the watermark it started from
 (shared/stream_watermarks.py says why that is exact). Per-event dedup items would cost a write per
 event and put every event of a hot account on the same counter items one by one.
+
+Packing (`pack_day`): a series' hour items of a closed day become one `<series>#d` item of the
+same attributes prefixed by their hour, in one transaction per group of series: the packed item's
+Put (conditional on the packed item's version read, so two passes cannot both add the same hours)
+and each hour item's Delete (conditional on its `v` read: a write that reached the item after it
+was read cancels the transaction, nothing is lost). A pass that dies between two transactions
+leaves series either packed or not, never both: a re-run packs the rest. Readers sum packed and
+hour items, so an hour item written after its day was packed still counts (the next pass folds it
+in).
 """
 
 from __future__ import annotations
@@ -23,17 +37,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from postline.events.count_store import DynamoEventCounts, count_update, first_counted_update
 from postline.events.counts import CountKey
-from postline.metrics.ports import Chunk, ItemKey, Pair, RollupItem
-from postline.shared import stream_watermarks
-from postline.shared.dynamo import batch_get, batch_write, from_attrs, key
+from postline.metrics.domain import PACKED, PACKED_MAX_BYTES, item_bytes, merge, pack, unpack
+from postline.metrics.ports import Chunk, ItemKey, PackedDay, Pair, RollupItem
+from postline.shared import pass_positions, stream_watermarks
+from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
 WATERMARK_PREFIX = "MWM#"
+VERSION = "v"  # an hour item's write count; packing deletes an hour item only if it is unchanged
+_TRANSACTION_ACTIONS = 100
+_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB a transaction
 
 
 def rollup_pk(account_id: str, mode: str, day: str) -> str:
@@ -44,13 +65,17 @@ def rollup_sk(series: str, hour: int) -> str:
     return f"{series}#{hour:02d}"
 
 
+def packed_sk(series: str) -> str:
+    return f"{series}#{PACKED}"
+
+
 def day_condition(*, series: str | None, dimension: str | None) -> tuple[str, dict[str, Any]]:
     """A day partition's Query (KeyConditionExpression, its values but :pk) for the hour items of one
     series, or of every series of a dimension."""
     if series is not None:
         return "pk = :pk AND sk BETWEEN :low AND :high", {
             ":low": {"S": rollup_sk(series, 0)},
-            ":high": {"S": rollup_sk(series, 23)},
+            ":high": {"S": packed_sk(series)},
         }
     return "pk = :pk AND begins_with(sk, :prefix)", {":prefix": {"S": f"{dimension}#"}}
 
@@ -137,6 +162,7 @@ class DynamoRollups:
             values = {f":v{n}": {"N": str(adds[name])} for n, name in enumerate(names)}
             clauses = ", ".join(f"{name} :v{n}" for n, name in enumerate(names))
             values[":e"] = {"N": str(chunk.expires[item_key])}
+            values[":one"] = {"N": "1"}
             actions.append(
                 {
                     "Update": {
@@ -145,7 +171,7 @@ class DynamoRollups:
                             rollup_pk(item_key.account_id, item_key.mode, item_key.day),
                             rollup_sk(item_key.series, item_key.hour),
                         ),
-                        "UpdateExpression": f"ADD {clauses} SET expires_at = :e",
+                        "UpdateExpression": f"ADD {clauses}, {VERSION} :one SET expires_at = :e",
                         "ExpressionAttributeValues": values,
                     }
                 }
@@ -166,6 +192,125 @@ class DynamoRollups:
         for partition, (old, new) in chunk.watermarks.items():
             actions.append(stream_watermarks.move(self._table, WATERMARK_PREFIX, partition, old, new, now_epoch))
         self._client.transact_write_items(TransactItems=actions)
+
+    # -- packing --------------------------------------------------------------------------------
+
+    def pack_day(self, account_id: str, mode: str, day: str) -> PackedDay:
+        """Packs each series' hour items of the day into its `<series>#d` item (module docstring)."""
+        pk = rollup_pk(account_id, mode, day)
+        found: dict[str, _Series] = {}
+        paginator = self._client.get_paginator("query")
+        for page in paginator.paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": pk}},
+            ConsistentRead=True,
+        ):
+            for attrs in page["Items"]:
+                series, hour, values, version, expires = _parts(attrs)
+                part = found.setdefault(series, _Series())
+                part.expires = max(part.expires, expires)
+                if hour is None:
+                    part.packed, part.packed_version = values, version
+                else:
+                    part.hours[hour], part.versions[hour] = values, version
+        result = PackedDay()
+        groups: list[list[tuple[str, list[dict[str, Any]]]]] = [[]]
+        actions = size = 0
+        for series, part in sorted(found.items()):
+            if not part.hours:
+                continue
+            values = merge(part.packed or {}, pack(part.hours))
+            if item_bytes(values) > PACKED_MAX_BYTES:
+                result.too_large += 1
+                continue
+            writes = self._pack_actions(pk, series, part, values)
+            if actions + len(writes) > _TRANSACTION_ACTIONS or size + item_bytes(values) > _TRANSACTION_BYTES:
+                groups.append([])
+                actions = size = 0
+            groups[-1].append((series, writes))
+            actions, size = actions + len(writes), size + item_bytes(values)
+        for group in groups:
+            if group:
+                self._pack_group(group, result)
+        return result
+
+    def _pack_actions(self, pk: str, series: str, part: _Series, values: dict[str, int]) -> list[dict[str, Any]]:
+        version = (part.packed_version or 0) + 1
+        item = {
+            **key(pk, packed_sk(series)),
+            **{name: {"N": str(value)} for name, value in values.items()},
+            VERSION: {"N": str(version)},
+            "expires_at": {"N": str(part.expires)},
+        }
+        put: dict[str, Any] = {"TableName": self._table, "Item": item}
+        if part.packed is None:
+            put["ConditionExpression"] = "attribute_not_exists(pk)"
+        else:
+            put["ConditionExpression"] = "#v = :v"
+            put["ExpressionAttributeNames"] = {"#v": VERSION}
+            put["ExpressionAttributeValues"] = {":v": {"N": str(part.packed_version or 0)}}
+            if part.packed_version is None:
+                put["ConditionExpression"] = "attribute_exists(pk) AND attribute_not_exists(#v)"
+                del put["ExpressionAttributeValues"]
+        writes: list[dict[str, Any]] = [{"Put": put}]
+        for hour, seen in sorted(part.versions.items()):
+            delete: dict[str, Any] = {
+                "TableName": self._table,
+                "Key": key(pk, rollup_sk(series, hour)),
+                "ExpressionAttributeNames": {"#v": VERSION},
+            }
+            if seen is None:
+                delete["ConditionExpression"] = "attribute_exists(pk) AND attribute_not_exists(#v)"
+            else:
+                delete["ConditionExpression"] = "#v = :v"
+                delete["ExpressionAttributeValues"] = {":v": {"N": str(seen)}}
+            writes.append({"Delete": delete})
+        return writes
+
+    def _pack_group(self, group: list[tuple[str, list[dict[str, Any]]]], result: PackedDay) -> None:
+        """One transaction for the group; if a write reached one of its items since the read, each
+        series alone, and a series whose items changed is left for the next pass."""
+        try:
+            self._client.transact_write_items(TransactItems=[w for _, writes in group for w in writes])
+            result.series += len(group)
+            result.hour_items += sum(len(writes) - 1 for _, writes in group)
+            return
+        except ClientError as exc:
+            if not _conditions_failed(exc):
+                raise
+        if len(group) == 1:
+            result.changed += 1
+            return
+        for one in group:
+            self._pack_group([one], result)
+
+    def packed_through(self, account_id: str) -> date | None:
+        item = self._client.get_item(TableName=self._table, Key=key(f"MPK#{account_id}", "PASS"), ConsistentRead=True)
+        found = item.get("Item", {}).get("packed_through", {}).get("S")
+        return date.fromisoformat(found) if found else None
+
+    def save_packed_through(self, account_id: str, day: date) -> None:
+        self._client.put_item(
+            TableName=self._table,
+            Item={**key(f"MPK#{account_id}", "PASS"), "packed_through": {"S": f"{day}"}},
+        )
+
+    def pass_position(self, day: date) -> tuple[dict[str, Any] | None, bool]:
+        """(where the day's walk of the accounts stands, whether the pass is done)."""
+        return pass_positions.read(self._client, self._table, "MPK", day)
+
+    def save_pass_position(self, day: date, position: dict[str, Any] | None, *, done: bool, now: datetime) -> None:
+        pass_positions.save(self._client, self._table, "MPK", day, position, done=done, now=now)
+
+    def accounts_with_history(self, position: dict[str, Any] | None, limit: int) -> tuple[list[str], Any]:
+        return self._counts.accounts_with_history(position, limit)
+
+    def history_from(self, account_id: str) -> date | None:
+        """The first day the roll-ups can hold: the consumer's first event or a backfill's start."""
+        coverage = self._counts.coverage(account_id)
+        days = [d for d in (coverage.complete_from, coverage.first_counted and coverage.first_counted.date()) if d]
+        return min(days) if days else None
 
     def read(
         self,
@@ -194,7 +339,9 @@ class DynamoRollups:
                     raise TimeoutError("the metrics query ran out of its time budget")
                 response = self._client.query(**request)
                 for attrs in response["Items"]:
-                    found.append(_item(day, attrs))
+                    # The key range of a series (`#00` to `#d`) may hold another whose value
+                    # continues with `#` (a tag `a#b` after the tag `a`): only this one counts.
+                    found += [item for item in _items(day, attrs) if series is None or item.series == series]
                 if "LastEvaluatedKey" not in response:
                     return found
                 request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
@@ -202,12 +349,42 @@ class DynamoRollups:
         return _gather(day_items, days, deadline)
 
 
-def _item(day: str, attrs: dict[str, Any]) -> RollupItem:
+def _items(day: str, attrs: dict[str, Any]) -> list[RollupItem]:
+    """An hour item as itself, a packed day as the hour items it holds."""
+    series, hour, values, _, _ = _parts(attrs)
+    if hour is None:
+        return [RollupItem(day, series, h, hour_values) for h, hour_values in sorted(unpack(values).items())]
+    return [RollupItem(day, series, hour, values)]
+
+
+def _parts(attrs: dict[str, Any]) -> tuple[str, int | None, dict[str, int], int | None, int]:
+    """(series, hour or None for a packed day, counters, version or None, expires_at)."""
     plain = from_attrs(attrs)
     series, _, hour = str(plain.pop("sk")).rpartition("#")
     plain.pop("pk", None)
-    plain.pop("expires_at", None)
-    return RollupItem(day, series, int(hour), {name: int(value) for name, value in plain.items()})
+    expires = int(plain.pop("expires_at", 0))
+    version = plain.pop(VERSION, None)
+    values = {name: int(value) for name, value in plain.items()}
+    return series, (None if hour == PACKED else int(hour)), values, (None if version is None else int(version)), expires
+
+
+@dataclass
+class _Series:
+    """What a day partition holds of one series, as read."""
+
+    hours: dict[int, dict[str, int]] = field(default_factory=dict)
+    versions: dict[int, int | None] = field(default_factory=dict)
+    packed: dict[str, int] | None = None
+    packed_version: int | None = None
+    expires: int = 0
+
+
+def _conditions_failed(exc: ClientError) -> bool:
+    """Cancelled because an item changed since it was read (a condition), or is being written now
+    (another transaction): either way the series is left for the next pass."""
+    codes = cancellation_codes(exc)
+    cancelled = exc.response.get("Error", {}).get("Code") == "TransactionCanceledException"
+    return cancelled and bool({"ConditionalCheckFailed", "TransactionConflict"} & set(codes))
 
 
 def _gather(read: Callable[[str], list[RollupItem]], days: list[str], deadline: float) -> list[RollupItem]:

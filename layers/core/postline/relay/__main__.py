@@ -2,9 +2,9 @@
 
 Long-polls the relay queue and delivers each job over SMTP (MX lookup, STARTTLS, DKIM:
 postline/delivery/transports/smtp.py) until SIGTERM, how ECS stops a task: the batch in hand is
-finished, then the task exits. Meanwhile it serves mailbox probes on port 8025
-(postline/relay/probes.py). The environment is the dispatcher's (postline/deployment.py
-RELAY_SETTINGS), checked at start as a cold start is.
+finished, the TLS-RPT session counts still in memory are written, then the task exits. Meanwhile
+it serves mailbox probes on port 8025 (postline/relay/probes.py). The environment is the
+dispatcher's (postline/deployment.py RELAY_SETTINGS), checked at start as a cold start is.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def main() -> None:
         wiring.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
     finally:
         probes.stop()
+        wiring.tls_sessions().close()  # the TLS-RPT session counts not written yet
 
 
 if __name__ == "__main__":

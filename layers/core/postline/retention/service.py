@@ -24,6 +24,7 @@ from datetime import date, datetime
 from postline.accounts.domain import Account
 from postline.retention.domain import cutoff, days_before, retention_days
 from postline.retention.ports import RetentionStore
+from postline.shared import pass_positions
 from postline.shared.ports import Clock
 
 MARGIN_SECONDS = 10.0  # stop this long before the Lambda's end: one page's deletes fit in it
@@ -73,17 +74,13 @@ class RetentionService:
             result.complete = True
             return result
         budget = _Budget(time_left, max_deletes)
-        while True:
-            accounts, following = self._store.accounts(position)
-            for account in accounts:
-                if not self._account(account, now, budget, result):
-                    return result  # the page is done again next run: cheap, its accounts are cleared
-                result.accounts += 1
-            position = following
-            self._store.save_run_position(today, position, done=position is None, now=now)
-            if position is None:
-                result.complete = True
-                return result
+        result.accounts, result.complete = pass_positions.walk(
+            position,
+            self._store.accounts,
+            lambda account: self._account(account, now, budget, result),  # cleared accounts are cheap again
+            lambda following, end: self._store.save_run_position(today, following, done=end, now=now),
+        )
+        return result
 
     def _account(self, account: Account, now: datetime, budget: _Budget, result: RetentionRun) -> bool:
         """Deletes what the account keeps no more; False when the budget ran out first."""

@@ -12,9 +12,8 @@ short at any point and started again deletes what is left and counts nothing twi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -24,6 +23,7 @@ from postline.accounts.store import parse_account
 from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event
 from postline.events.store import event_of, event_pk, sort_key, tag_pk
+from postline.shared import pass_positions
 from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
 from postline.shared.resources_table import ACCOUNT_SK, account_pk
 from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key
@@ -32,7 +32,6 @@ from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 
 _PAGE = 100  # events read (and deleted with what hangs off them) at a time
 _SCAN_PAGE = 100  # accounts read at a time
-_RUN_TTL = timedelta(days=3)
 _MESSAGE_SK = "MSG"
 _DELIVERY_SK = "D"
 
@@ -64,20 +63,10 @@ class DynamoRetentionStore:
 
     def run_position(self, day: date) -> tuple[dict[str, Any] | None, bool]:
         """(where the day's accounts scan stands, whether the pass is done)."""
-        item = self._db.get_item(TableName=self._counters, Key=key("RETENTION", f"RUN#{day}"), ConsistentRead=True)
-        found = from_attrs(item.get("Item", {}))
-        position = found.get("position")
-        return (json.loads(position) if position else None), bool(found.get("done", False))
+        return pass_positions.read(self._db, self._counters, "RETENTION", day)
 
     def save_run_position(self, day: date, position: dict[str, Any] | None, *, done: bool, now: datetime) -> None:
-        item = {
-            **key("RETENTION", f"RUN#{day}"),
-            "done": {"BOOL": done},
-            "expires_at": {"N": str(int((now + _RUN_TTL).timestamp()))},
-        }
-        if position is not None:
-            item["position"] = {"S": json.dumps(position)}
-        self._db.put_item(TableName=self._counters, Item=item)
+        pass_positions.save(self._db, self._counters, "RETENTION", day, position, done=done, now=now)
 
     def accounts(self, position: dict[str, Any] | None) -> tuple[list[Account], dict[str, Any] | None]:
         """One page of the accounts with history (the sparse index with_history, not a Scan of the

@@ -115,6 +115,7 @@ class MimeSendRequest(BaseModel):
     headers: Headers = Field(default_factory=dict)
     metadata: Metadata = Field(default_factory=dict)
     webhook_url: HttpUrl | None = None
+    template_id: str | None = Field(default=None, max_length=64)  # X-Svc-Template: a list send's only
     mime: bytes = Field(repr=False)
 
     def check_recipient_limits(self) -> None:

@@ -53,6 +53,7 @@ from postline.sending.domain import (
     keyed_id,
     message_status,
 )
+from postline.sending.mime_bodies import bodies_of
 from postline.sending.models import (
     BatchSendRequest,
     BatchSendResult,
@@ -288,11 +289,24 @@ class SendService:
     # -- sending to a list (lists/sends.py) ------------------------------------------------------
 
     def _list_at(self, principal: Principal, to: list[str]) -> MailingList | None:
-        """The account's list whose address is the one `to` holds; None for any other `to` (one read)."""
-        if self._lists is None or len(to) != 1:
+        """The account's list whose address is the one `to` holds; None for any other `to` (one read,
+        none when the account has no lists: its list_count, read with it by auth)."""
+        if self._lists is None or len(to) != 1 or principal.account.list_count == 0:
             return None
         list_id = self._lists.list_id_at(principal.account.id, to[0].strip().lower())
         return self._lists.get_list(principal.account.id, list_id) if list_id else None
+
+    def _refuse_lists_among(self, principal: Principal, recipients: list[str]) -> None:
+        """SMTP's envelope has no to/cc: a list's address among several recipients cannot be a list
+        send (nor mailed as a mailbox). One BatchGetItem per 100, only when the account has lists."""
+        if self._lists is None or len(recipients) < 2 or principal.account.list_count == 0:
+            return
+        found = self._lists.list_addresses_among(principal.account.id, [r.strip().lower() for r in recipients])
+        if found:
+            raise ValidationFailed(
+                f"RCPT TO: {sorted(found)[0]} is a mailing list's address; a message to a list must have it "
+                "as its only recipient (each member is sent a copy alone)."
+            )
 
     def _send_to_list(
         self,
@@ -525,10 +539,19 @@ class SendService:
 
     def send_mime(
         self, principal: Principal, request: MimeSendRequest, idempotent: IdempotentCall | None = None
-    ) -> MessageAccepted:
+    ) -> MessageAccepted | ListSendResult:
         """A message submitted over SMTP: the same checks, quota, screening, storage and events as
         POST /v3/messages, delivered as submitted (no link or pixel rewriting: its bodies are the
-        sender's bytes). Under X-Svc-Idempotency-Key, a resubmission returns the first answer."""
+        sender's bytes). Under X-Svc-Idempotency-Key, a resubmission returns the first answer.
+
+        One envelope recipient that is a list's address makes it a list send, as POST /v3/messages
+        to that address (each member's copy made from its subject and bodies: mime_bodies.py). A
+        list's address among other recipients is refused, as a list `to` beside cc is over the API."""
+        mailing_list = self._list_at(principal, request.recipients)
+        if mailing_list is not None:
+            single = _list_request_of(request)
+            return self._send_to_list(principal, single, mailing_list, idempotent, scope="smtp.list")
+        self._refuse_lists_among(principal, request.recipients)
         names = _Names.of(self._ids, principal, SMTP, idempotent)
         return self._once(
             idempotent, SMTP, principal, MessageAccepted, lambda: self._send_mime(principal, request, names)
@@ -536,6 +559,11 @@ class SendService:
 
     def _send_mime(self, principal: Principal, request: MimeSendRequest, names: _Names) -> MessageAccepted:
         request.check_recipient_limits()
+        if request.template_id is not None:
+            raise ValidationFailed(
+                "X-Svc-Template: only a message to a mailing list's address is made from a template; any other "
+                "is delivered as submitted."
+            )
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
         self._check_not_paused(principal)
@@ -866,6 +894,35 @@ def _test_outcomes(principal: Principal) -> TestOutcomes | None:
     if principal.env is not Environment.TEST or principal.key is None:
         return None
     return principal.key.test_outcomes
+
+
+def _list_request_of(request: MimeSendRequest) -> SendRequest:
+    """The send an SMTP message to a list's address stands for: its From, X-Svc-* and custom
+    headers, and its Subject and bodies, or, under X-Svc-Template, the template's, rendered with
+    each member's variables (no tracking, as for any SMTP message)."""
+    bodies = bodies_of(request.mime)
+    if bodies.attachments:
+        raise ValidationFailed("attachments: a send to a mailing list takes no attachments.")
+    templated = request.template_id is not None
+    fields: dict[str, Any] = {
+        "from": request.from_,
+        "to": request.recipients,
+        "template_id": request.template_id,
+        "subject": None if templated else request.subject,
+        "text": None if templated else bodies.text,
+        "html": None if templated else bodies.html,
+        "tags": request.tags,
+        "headers": request.headers,
+        "metadata": request.metadata,
+        "webhook_url": request.webhook_url,
+        "reply_to": bodies.reply_to,
+        "track_opens": False,
+        "track_clicks": False,
+    }
+    try:
+        return SendRequest.model_validate({name: value for name, value in fields.items() if value is not None})
+    except ValidationError as error:
+        raise ValidationFailed(f"a message to a mailing list: {_reason(error)}") from error
 
 
 def _cancellable(message: Message, now: datetime) -> bool:

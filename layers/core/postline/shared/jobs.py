@@ -196,12 +196,16 @@ class JobTable(Generic[J]):
         *,
         updates: Mapping[str, Any] | None = None,
         condition: str = "",
+        condition_values: Mapping[str, Any] | None = None,
     ) -> J | None:
         """From one of `from_statuses` (and `condition`, when given: an expression comparing the
-        item's attributes by name, none of DynamoDB's reserved words) to `to`, setting `updates`
-        (attribute name -> plain value) in the same write. The job as stored after; None when it
-        was not in such a status, or is not there."""
+        item's attributes by name, none of DynamoDB's reserved words, with `condition_values`'
+        plain values as its :placeholders) to `to`, setting `updates` (attribute name -> plain
+        value) in the same write. The job as stored after; None when it was not in such a status,
+        or is not there."""
         allowed, values = _in(from_statuses, "from")
+        for placeholder, value in (condition_values or {}).items():
+            values[placeholder] = to_value(value)
         names = dict(_STATUS)
         assignments = ["#status = :to"]
         values[":to"] = {"S": str(to)}

@@ -34,8 +34,9 @@ TAG = "x-svc-tag"
 VARIABLES = "x-svc-variables"
 WEBHOOK = "x-svc-webhook"
 IDEMPOTENCY_KEY = "x-svc-idempotency-key"
+TEMPLATE = "x-svc-template"  # a message to a mailing list's address: each member's copy from this template
 SVC_PREFIX = "x-svc-"
-_KNOWN_SVC = {TAG, VARIABLES, WEBHOOK, IDEMPOTENCY_KEY}
+_KNOWN_SVC = {TAG, VARIABLES, WEBHOOK, IDEMPOTENCY_KEY, TEMPLATE}
 _DROPPED = {"bcc"}  # never leaves: the envelope says who receives a blind copy
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BARE_LINE_END = re.compile(rb"\r(?!\n)|(?<!\r)\n")
@@ -89,6 +90,7 @@ def read_submission(raw: bytes) -> Submitted:
     custom: dict[str, str] = {}
     metadata: Any = {}
     webhook: str | None = None
+    template_id: str | None = None
     idempotency_key: str | None = None
     for name, value in parsed.items():
         lower = name.lower()
@@ -96,7 +98,8 @@ def read_submission(raw: bytes) -> Submitted:
         if lower.startswith(SVC_PREFIX):
             if lower not in _KNOWN_SVC:
                 raise ValidationFailed(
-                    f"{name}: not a header this service reads (X-Svc-Tag, -Variables, -Webhook, -Idempotency-Key)"
+                    f"{name}: not a header this service reads (X-Svc-Tag, -Variables, -Webhook, -Idempotency-Key, "
+                    "-Template)"
                 )
             if lower == TAG:
                 tags.append(text)
@@ -104,6 +107,8 @@ def read_submission(raw: bytes) -> Submitted:
                 metadata = _variables(text)
             elif lower == WEBHOOK:
                 webhook = text
+            elif lower == TEMPLATE:
+                template_id = text
             else:
                 idempotency_key = text
         elif lower.startswith("x-"):
@@ -123,6 +128,8 @@ def read_submission(raw: bytes) -> Submitted:
     }
     if webhook:
         fields["webhook_url"] = webhook
+    if template_id:
+        fields["template_id"] = template_id
     missing = [name for name in ("Date", "Message-ID") if name not in parsed]
     return Submitted(fields, idempotency_key or None, _without_hidden(header_block), raw, body_start, missing)
 

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from postline.auth import ratelimit
 from postline.auth.identity import Principal
 from postline.auth.service import Authenticator, RouteRule
+from postline.lists.sends import ListSendResult
 from postline.sending.domain import IdempotentCall, domain_of
 from postline.sending.models import MimeSendRequest
 from postline.sending.service import SendService
@@ -38,6 +39,7 @@ _HEADER_OF = {
     "headers": "X-* header",
     "metadata": "X-Svc-Variables",
     "webhook_url": "X-Svc-Webhook",
+    "template_id": "X-Svc-Template",
     "recipients": "RCPT TO",
 }
 
@@ -119,6 +121,8 @@ class SubmissionService:
             accepted = self._sender.send_mime(principal, request, idempotent)
         except ApiError as error:
             return d.refusal(error)
+        if isinstance(accepted, ListSendResult):  # to a list's address: GET /v3/lists/{address}/sends/{id}
+            return d.queued(accepted.list_send_id)
         return d.queued(accepted.id)
 
     def _admit(self, password: str, source_ip: str | None) -> Principal:

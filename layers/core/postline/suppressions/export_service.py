@@ -9,9 +9,6 @@ may mark it completed or failed. The download URL is presigned on each GET, neve
 
 from __future__ import annotations
 
-import csv
-import io
-from contextlib import suppress
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -20,18 +17,14 @@ from postline.audit.ports import AuditStore
 from postline.auth.identity import Principal
 from postline.exports.domain import ExportStatus
 from postline.exports.models import ExportJobView
-from postline.exports.ports import ExportFiles, ExportUpload
+from postline.exports.ports import ExportFiles
 from postline.exports.service import job_view
+from postline.exports.writing import run_export
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
-from postline.suppressions.exports import CSV_HEADER, RUNNING, SuppressionExport, csv_row, new_suppression_export
+from postline.suppressions.exports import CSV_HEADER, SuppressionExport, csv_row, new_suppression_export
 from postline.suppressions.models import SuppressionExportAccepted, SuppressionExportRequest
 from postline.suppressions.ports import SuppressionStore
-
-LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
-MAX_ATTEMPTS = 3
-_FLUSH_CHARS = 64 * 1024
-GAVE_UP = "The export could not be completed; start it again."
 
 
 class ExportJobs(Protocol):
@@ -48,10 +41,6 @@ class ExportJobs(Protocol):
 
 class ExportQueue(Protocol):
     def enqueue(self, job: SuppressionExport) -> None: ...
-
-
-class ExportBusyError(Exception):
-    """Another attempt holds the job's lease: the message is retried after its visibility timeout."""
 
 
 class SuppressionExportService:
@@ -101,41 +90,11 @@ class SuppressionExportService:
         return job_view(job, self._files, self._clock.now())
 
     def run(self, account_id: str, export_id: str, *, receive_count: int) -> None:
-        """Writes the job's file. Raises to have the message retried (up to MAX_ATTEMPTS deliveries)."""
-        job = self._jobs.get(account_id, export_id)
-        if job is None or job.status not in RUNNING:
-            return
-        claimed = self._jobs.claim(job, self._clock.now(), LEASE)
-        if claimed is None:
-            raise ExportBusyError(f"suppression export {export_id} is being written by another attempt")
-        if receive_count > MAX_ATTEMPTS:
-            self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
-            return
-        upload = self._files.upload(claimed)
-        try:
-            rows = self._write(claimed, upload)
-            upload.complete()
-        except Exception:
-            with suppress(Exception):
-                upload.abort()
-            if receive_count >= MAX_ATTEMPTS:
-                self._jobs.finish(claimed.failed(GAVE_UP, self._clock.now()))
-                return
-            self._jobs.release(claimed)
-            raise
-        self._jobs.finish(claimed.completed(rows, self._clock.now()))
-
-    def _write(self, job: SuppressionExport, upload: ExportUpload) -> int:
-        text = io.StringIO()
-        writer = csv.writer(text)
-        writer.writerow(CSV_HEADER)
-        rows = 0
-        for entry in self._store.stream(job.account_id, job.type):
-            writer.writerow(csv_row(entry))
-            rows += 1
-            if text.tell() >= _FLUSH_CHARS:
-                upload.write(text.getvalue().encode())
-                text.seek(0)
-                text.truncate()
-        upload.write(text.getvalue().encode())
-        return rows
+        """Writes the job's file (exports/writing.py). Raises to have the message retried."""
+        run_export(
+            self._jobs, self._files, self._clock, account_id, export_id,
+            receive_count=receive_count,
+            header=CSV_HEADER,
+            rows=lambda job: map(csv_row, self._store.stream(job.account_id, job.type)),
+            label="suppression export",
+        )  # fmt: skip

@@ -212,3 +212,63 @@ def attachment_name(submitter: str, domain: str, day: date) -> str:
     """Section 5.3's file name: submitter!policy-domain!begin!end.json.gz (epoch seconds)."""
     start, end = day_bounds(day)
     return f"{submitter}!{domain}!{int(start.timestamp())}!{int(end.timestamp()) - 1}.json.gz"
+
+
+# -- the reports' DKIM signature (section 3: a mailed report MUST carry one of the reporting domain) --
+
+DKIM_SERVICE_TYPE = "tlsrpt"  # section 7: the DKIM key record's s= for keys that sign only reports
+# Signed header fields: RFC 6376 5.4.1's, and the report's own (section 5.3), so neither can be changed.
+DKIM_SIGNED_HEADERS = (
+    b"from",
+    b"to",
+    b"subject",
+    b"date",
+    b"message-id",
+    b"mime-version",
+    b"content-type",
+    b"tls-report-domain",
+    b"tls-report-submitter",
+)
+
+
+@dataclass(frozen=True)
+class ReportKey:
+    """The reporting domain's DKIM key pair under one selector: the private half PEM, the public half
+    base64 DER (the record's p=)."""
+
+    domain: str
+    selector: str
+    private_key: str
+    public_key: str
+    created_at: datetime
+
+    @property
+    def record_name(self) -> str:
+        return f"{self.selector}._domainkey.{self.domain}"
+
+    @property
+    def record_value(self) -> str:
+        return dkim_record(self.public_key)
+
+
+def dkim_record(public_key: str) -> str:
+    """The TXT record the operator publishes: an RSA key for TLS reports only (s=tlsrpt)."""
+    return f"v=DKIM1; k=rsa; s={DKIM_SERVICE_TYPE}; p={public_key}"
+
+
+def report_selector(now: datetime, suffix: str) -> str:
+    """A dated selector (with a random suffix): a rotation's next key is published beside the current
+    one under a name of its own."""
+    return f"tlsrpt{now:%Y%m%d}-{suffix}"
+
+
+def published_key(texts: Iterable[str], public_key: str) -> bool:
+    """Whether a selector's TXT answer holds this key (p=, whitespace ignored as in RFC 6376 3.6.1)."""
+    for text in texts:
+        tags = {}
+        for part in text.split(";"):
+            name, _, value = part.partition("=")
+            tags[name.strip().lower()] = "".join(value.split())
+        if tags.get("p") == public_key and tags.get("v", "DKIM1") == "DKIM1":
+            return True
+    return False

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
-from postline.tlsrpt.domain import Tally, TlsSession
+from postline.tlsrpt.domain import ReportKey, Tally, TlsSession
 
 
 @dataclass
@@ -35,8 +35,9 @@ class TlsSessions(Protocol):
 
 
 class TlsReportStore(Protocol):
-    def record(self, session: TlsSession, day: date) -> None:
-        """Counts one session for its domain-day (an atomic add), and names the domain in the day's index."""
+    def record(self, session: TlsSession, day: date, count: int = 1) -> None:
+        """Adds `count` sessions like this one to its domain-day (an atomic add), and names the domain
+        in the day's index."""
         ...
 
     def domains(self, day: date) -> list[str]:
@@ -78,4 +79,21 @@ class ReportNotDelivered(RuntimeError):
 class ReportSender(Protocol):
     def send(self, uri: str, *, domain: str, day: date, report_id: str, body: bytes) -> None:
         """Delivers the gzip'd report at `uri`, or raises ReportNotDelivered."""
+        ...
+
+
+class ReportKeyStore(Protocol):
+    """The reporting domain's DKIM keys: the one that signs (active) and one staged by a rotation (next)."""
+
+    def keys(self, domain: str) -> tuple[ReportKey | None, ReportKey | None]:
+        """(active, next) of `domain` (a process may cache them for a minute)."""
+        ...
+
+    def add(self, key: ReportKey, *, staged: bool, replacing: str | None) -> bool:
+        """Stores a new key as the active one (`staged` False: the first key) or as the next one; False
+        when the pointer no longer names `replacing` there (another process got there first)."""
+        ...
+
+    def promote(self, domain: str, selector: str) -> bool:
+        """The next key `selector` becomes the active one; False when it is not the next key any more."""
         ...

@@ -4,7 +4,8 @@
 - `HttpsReportPoster`: https: rua, a POST of the gzip'd report as `application/tlsrpt+gzip`, the host's
   address asked of the relay's own DNS, its certificate checked (no redirects followed).
 - `MailReportSender`: mailto: rua, a multipart/report message (report-type=tlsrpt) with the report
-  attached as `application/tlsrpt+gzip`, delivered by the relay's own SMTP transport.
+  attached as `application/tlsrpt+gzip`, DKIM-signed by the reporting domain, delivered over SMTP
+  by the relay itself.
 """
 
 from __future__ import annotations
@@ -70,10 +71,15 @@ class HttpsReportPoster:
 
 
 class MailReportSender:
-    def __init__(self, transport: Transport, sender: str, submitter: str) -> None:
+    """`sign`: the message with the reporting domain's DKIM signature (section 3: a receiver ignores
+    a mailed report without one). `transport`: one that delivers whatever TLS the rua's MX offers
+    (section 5.3), not the relay's MTA-STS-enforcing, session-counting one (wiring.report_transport)."""
+
+    def __init__(self, transport: Transport, sender: str, submitter: str, sign: Callable[[bytes], bytes]) -> None:
         self._transport = transport
         self._sender = sender
         self._submitter = submitter
+        self._sign = sign
 
     def message(self, recipient: str, *, domain: str, day: date, report_id: str, body: bytes) -> EmailMessage:
         """Section 5.3's message: Subject and TLS-Report-* headers, a readable part, the report attached."""
@@ -99,7 +105,7 @@ class MailReportSender:
     def send(self, uri: str, *, domain: str, day: date, report_id: str, body: bytes) -> None:
         recipient = mailto_address(uri)
         message = self.message(recipient, domain=domain, day=day, report_id=report_id, body=body)
-        mime = message.as_bytes(policy=SMTP)  # CRLF line ends: the wire's
+        mime = self._sign(message.as_bytes(policy=SMTP))  # CRLF line ends: the wire's, and what is signed
         parcel = Parcel(
             message_id=report_id,
             sender=self._sender.rpartition("<")[2].rstrip(">").strip() or self._sender,

@@ -1,8 +1,9 @@
 """TLS-RPT counts and reports on the counters table.
 
 - `TLSRPT#<day>#<domain>` / `S#<policy key>#<result>#<mx>#<ip>`: one item per distinct outcome of the
-  domain-day, its `sessions` an atomic ADD (one write per session; a busy domain's sessions spread
-  over its MX hosts' items). Expires 10 days after the day: the daily run retries for 3 days.
+  domain-day, its `sessions` an atomic ADD of the sessions a relay process counted since its last
+  flush (tlsrpt/service.py TlsSessionRecorder: a few writes a minute, not one per session).
+  Expires 10 days after the day: the daily run retries for 3 days.
 - `TLSRPT#<day>#<domain>` / `REPORT`: the report, built once (conditional put) and never rebuilt; the
   rua delivered to (a string set), the attempts, and a lease, so two runners never send it together.
 - `TLSRPT_DAY#<day>` / `<domain>`: the day's domains, written once per domain, day and process.
@@ -41,7 +42,7 @@ class DynamoTlsReports:
         self._indexed: set[tuple[date, str]] = set()
         self._lock = threading.Lock()
 
-    def record(self, session: TlsSession, day: date) -> None:
+    def record(self, session: TlsSession, day: date, count: int = 1) -> None:
         policy = session.policy
         result = session.failure.value if session.failure else "-"
         sk = f"S#{policy.key}#{result}#{session.mx_host}#{session.receiving_ip}"
@@ -53,7 +54,7 @@ class DynamoTlsReports:
                 " outcome = :result, mx = :host, ip = :ip, expires_at = if_not_exists(expires_at, :ttl)"
             ),
             ExpressionAttributeValues={
-                ":one": {"N": "1"},
+                ":one": {"N": str(count)},
                 ":type": {"S": policy.type.value},
                 ":lines": {"L": [{"S": line} for line in policy.lines]},
                 ":mx": {"L": [{"S": mx} for mx in policy.mx]},

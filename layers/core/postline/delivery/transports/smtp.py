@@ -57,6 +57,10 @@ class _Unverified(Exception):
     """A testing-mode policy's MX whose TLS did not validate: reported; the mail goes without the check."""
 
 
+class _TlsFailed(Exception):
+    """STARTTLS offered but failed, where the transport then goes on in plain text (`tls_optional`)."""
+
+
 @dataclass(frozen=True)
 class Relay:
     host: str
@@ -121,11 +125,17 @@ class SmtpTransport:
         mta_sts: MtaStsPolicies | None = None,
         mx_cafile: str | None = None,
         tls_sessions: TlsSessions | None = None,
+        tls_optional: bool = False,
     ) -> None:
         """mta_sts: recipient domains' policies (None: opportunistic TLS only); mx_cafile: the CAs an
         enforced or testing policy's MX certificates are checked against (None: the system's);
         tls_sessions: told each MX session's TLS outcome, for the domains' TLS-RPT reports (None: not
-        counted). Sessions through a smart host (`relay`) are not the recipient domains' and not counted."""
+        counted). Sessions through a smart host (`relay`) are not the recipient domains' and not counted.
+        tls_optional (without mta_sts): when an MX offers STARTTLS and it fails, the message goes to that
+        MX again in plain text, as mailed TLS-RPT reports must (RFC 8460 section 5.3)."""
+        if tls_optional and mta_sts is not None:
+            raise ValueError("tls_optional is for a transport without MTA-STS policies")
+        self._tls_optional = tls_optional
         self._tls_sessions = tls_sessions
         self._mta_sts = mta_sts
         self._mx_cafile = mx_cafile
@@ -195,6 +205,9 @@ class SmtpTransport:
                 outcome = self._transaction(name, address, port, parcel, data, policy if enforced else None, check)
             except _Unverified:
                 outcome = self._transaction(name, address, port, parcel, data)  # testing mode: as without it
+            except _TlsFailed:
+                logger.info("STARTTLS with %s failed: delivering in plain text (TLS is optional here)", name)
+                outcome = self._transaction(name, address, port, parcel, data, plain=True)
             if outcome is None:
                 continue  # could not connect (or, enforced, no valid TLS): try the next MX
             if outcome.kind is not OutcomeKind.DEFERRED:
@@ -240,9 +253,20 @@ class SmtpTransport:
             self._note(judged, name, address, classify_verify_code(code))
             if verify and not enforced:
                 raise _Unverified from error
+            if self._tls_optional:
+                raise _TlsFailed from error
+            raise
+        except (OSError, smtplib.SMTPException) as error:  # refused (454), or the connection dropped in it
+            if self._tls_optional:
+                raise _TlsFailed from error
             raise
         self._note(judged, name, address, None)
-        smtp.ehlo()
+        try:
+            smtp.ehlo()
+        except (OSError, smtplib.SMTPException) as error:  # the server gave up on the TLS session
+            if self._tls_optional:
+                raise _TlsFailed from error
+            raise
         return True
 
     def _transaction(
@@ -254,11 +278,14 @@ class SmtpTransport:
         data: bytes,
         enforced: Policy | None = None,
         judged: _Judged | None = None,
+        *,
+        plain: bool = False,
     ) -> Outcome | None:
+        """plain: no STARTTLS even when offered (after it failed with this MX, where TLS is optional)."""
         try:
             with _MxConnection(name, address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
                 smtp.ehlo()
-                if not self._secure(smtp, name, address, enforced is not None, judged):
+                if not plain and not self._secure(smtp, name, address, enforced is not None, judged):
                     return None
                 sender, recipient = ascii_domain(parcel.return_path or parcel.sender), ascii_domain(parcel.recipient)
                 options: list[str] = []
