@@ -58,6 +58,7 @@ from postline.http.routes import (
     VERIFY,
     VERIFY_BULK_FILES,
     VERIFY_BULK_READ,
+    VERIFY_BULK_UPLOADS,
     VERIFY_BULK_WRITE,
     VERIFY_PROOFS,
     WEBHOOKS_READ,
@@ -156,6 +157,25 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                 }
             ]
         }
+    ],
+    # CSV jobs' files: the body's stored, an upload's URL presigned with this role, then found
+    # (HeadObject is GetObject's) by a GET, which moves the job on and queues its reading.
+    VERIFY_BULK_UPLOADS: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+                    "Resource": _arn("JobsTable"),
+                },
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:PutObject", "s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/imports/*"},
+                },
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["VerifyQueue", "QueueName"]}}},
     ],
     # The proofs registry: PROOF#<fingerprint> items of the resources table.
     VERIFY_PROOFS: [

@@ -915,3 +915,6 @@ class StaticActivity:
 
     def activity(self, account_id: str, address: str) -> Activity:
         return self._known.get((account_id, address), Activity())
+
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        return {a: self._known[(account_id, a)] for a in addresses if (account_id, a) in self._known}

@@ -15,6 +15,9 @@ import csv
 import hashlib
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -605,3 +608,96 @@ def test_a_list_evaluation_spends_nothing_and_asks_no_one(stack: Stack) -> None:
     assert body["recommendation"] == "poor" and body["sample_size"] == 4
     assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used
     assert (len(stack.dns.queries), stack.rcpts()) == (queries, rcpts)
+
+
+def test_a_csv_file_put_to_the_presigned_url_is_read_by_the_worker_with_exact_counts(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window of bulk jobs
+    used = stack.live.get("/v3/usage").json()["verify_credits"]["used"]
+    rows = ["Name,Company,EMAIL"]
+    rows += [f'"Catch {n}","Acme, Inc.",csv{n}@catchall.test' for n in range(100)]
+    rows += [f"Strict {n},Beta,csv{n}@strict.test" for n in range(99)] + ["Ada,Beta,ada@strict.test"]
+    rows += [f"Grey {n},Gamma,csv{n}@greylist.test" for n in range(50)]
+    rows += [f"None {n},Delta,csv{n}@nomail.test" for n in range(20)]
+    rows.insert(150, "Nobody,Beta,")  # file row 151: no address
+    rows += ["Again,Acme,CSV7@CATCHALL.TEST"]  # a repeat, answered once
+
+    accepted = stack.live.post("/v3/validate/bulk", json={"filename": "crm-export.csv"})
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    assert (body["status"], body["total_count"]) == ("uploading", 0) and body["upload_expires_at"]
+    path = f"/v3/validate/bulk/{body['job_id']}"
+    assert stack.live.get(path).json()["status"] == "uploading"
+    put = requests.put(
+        body["upload_url"], data="\r\n".join(rows).encode(), headers={"Content-Type": "text/csv"}, timeout=30
+    )
+    assert put.status_code == 200, put.text
+    assert stack.live.get(path).json()["status"] == "pending"  # this poll found the file and queued it
+    drained = stack.live.post("/_local/drain", json={"timeout": 60})
+    assert drained.status_code == 200, drained.text
+
+    job = stack.live.get(path).json()
+    assert (job["status"], job["filename"], job["total_count"], job["processed_count"]) == (
+        "completed",
+        "crm-export.csv",
+        270,
+        270,
+    )
+    assert (job["skipped"], job["errors"]) == (1, [{"row": 151, "email": "", "reason": "missing_email"}])
+    assert job["summary"] == {
+        "valid": 1,  # ada@strict.test
+        "invalid": 119,  # strict.test's unknown users and nomail.test's null MX
+        "catch_all": 100,
+        "unknown": 50,
+        "do_not_mail": 0,
+        "spamtrap": 0,
+        "abuse": 0,
+    }
+    assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == used + 270
+    first = stack.live.get(f"{path}/results", params={"page": 1, "limit": 2}).json()["items"]
+    assert [item["address"] for item in first] == ["csv0@catchall.test", "csv1@catchall.test"]
+    assert stack.live.get(f"{path}/file").status_code == 200  # signed like any completed job's
+
+
+def postline(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
+    """`postline ARGS` as a developer runs it against this runtime (devtools.cli finds its dev.json)."""
+    code = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+    return subprocess.run(
+        [sys.executable, "-m", "devtools.cli", "--state-dir", str(stack.child.state_dir), *args],
+        env={"PATH": "/usr/bin:/bin", **code},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_the_operator_resumes_a_paused_job_at_once(stack: Stack) -> None:
+    now = stack.now()
+    stack.advance(60 - now.second - now.microsecond / 1_000_000 + 0.5)  # a fresh window of bulk jobs
+    usage = stack.live.get("/v3/usage").json()["verify_credits"]
+    account_id = stack.child.dev["account_id"]
+    stack.set_verify_used(usage["limit"] - 5)
+    try:
+        emails = [f"resume{n}@strict.test" for n in range(12)]
+        accepted = stack.live.post("/v3/validate/bulk", json={"emails": emails})
+        assert accepted.status_code == 202, accepted.text
+        job_id = accepted.json()["job_id"]
+        assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200
+        paused = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+        assert (paused["status"], paused["processed_count"]) == ("paused", 5)
+
+        refused = postline(stack, "verify", "resume", account_id, job_id)
+        assert refused.returncode == 1 and "no verification credits left" in refused.stderr, refused.stderr
+        stack.set_verify_used(usage["limit"] - 20)  # credits added
+        done = postline(stack, "verify", "resume", account_id, job_id)
+        assert done.returncode == 0, done.stderr
+        assert (json.loads(done.stdout)["status"], json.loads(done.stdout)["processed_count"]) == ("processing", 5)
+        assert stack.live.post("/_local/drain", json={"timeout": 60}).status_code == 200  # no 15-minute wait
+        job = stack.live.get(f"/v3/validate/bulk/{job_id}").json()
+        assert (job["status"], job["processed_count"], job["summary"]["invalid"]) == ("completed", 12, 12)
+        assert stack.live.get("/v3/usage").json()["verify_credits"]["used"] == usage["limit"] - 20 + 7
+        again = postline(stack, "verify", "resume", account_id, job_id)
+        assert again.returncode == 1 and "only a paused job resumes" in again.stderr
+    finally:
+        stack.set_verify_used(usage["used"])

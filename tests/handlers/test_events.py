@@ -265,6 +265,20 @@ def test_a_live_bulk_job_is_queued_and_readable(invoke: Invoke) -> None:
     assert gone["statusCode"] == 404 and body(gone)["error"]["code"] == "not_found"
 
 
+def test_a_csv_bulk_job_is_pending_until_the_worker_reads_it_and_an_upload_gets_a_url(invoke: Invoke) -> None:
+    response = invoke("start_bulk_validation_csv")
+    assert response["statusCode"] == 202, response["body"]
+    accepted = body(response)
+    assert (accepted["status"], accepted["total_count"], accepted["upload_url"]) == ("pending", 0, None)
+    job = body(invoke("get_bulk_validation", job_id=accepted["job_id"]))
+    assert (job["status"], job["filename"], job["skipped"], job["errors"]) == ("pending", "leads.csv", 0, [])
+    upload = invoke("start_bulk_validation_upload")
+    assert upload["statusCode"] == 202, upload["body"]
+    waiting = body(upload)
+    assert waiting["status"] == "uploading" and waiting["upload_url"].startswith("http")
+    assert body(invoke("get_bulk_validation", job_id=waiting["job_id"]))["status"] == "uploading"  # no file yet
+
+
 def test_suppression_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
     created = invoke("create_suppression")
     assert created["statusCode"] in (200, 201), created["body"]  # 200: an earlier test of this module added it

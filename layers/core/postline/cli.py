@@ -164,6 +164,15 @@ def _parser() -> argparse.ArgumentParser:
         "deployed before that list; safe to rerun)",
     )
 
+    bulk_jobs = commands.add_parser("verify", help="bulk verification jobs").add_subparsers(
+        dest="action", required=True
+    )
+    resume = bulk_jobs.add_parser(
+        "resume", help="resume a paused job now (once its account has credits), not at its next 15-minute check"
+    )
+    resume.add_argument("account_id")
+    resume.add_argument("job_id")
+
     metrics = commands.add_parser("metrics", help="metrics roll-ups").add_subparsers(dest="action", required=True)
     rebuild = metrics.add_parser(
         "backfill",
@@ -216,6 +225,8 @@ def run(args: argparse.Namespace) -> None:
         _domain(args)
     elif args.command == "tlsrpt" and args.action == "dkim":
         _report_dkim(args.step)
+    elif args.command == "verify":
+        _print(wiring.bulk_verification_service().resume(args.account_id, args.job_id))
     elif args.command == "tlsrpt":
         _print(wiring.queue_tls_reports(args.day))
     elif args.command == "sending":

@@ -94,6 +94,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
     r.VERIFY_BULK_FILES: (ExportFiles,),
+    r.VERIFY_BULK_UPLOADS: (Jobs, VerifyQueue, ExportFiles),
     r.VERIFY_PROOFS: (Resources,),
     r.SUPPRESSIONS_READ: (Suppressions, Resources),
     r.SUPPRESSIONS_WRITE: (Suppressions, Resources, Counters),
@@ -168,6 +169,7 @@ COMMAND_SETTINGS: dict[str, Groups] = {
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     # run: puts a report job on the relay queue, as the daily schedule does; dkim: the reports' key
     "tlsrpt": (RelayQueue, ContentKey, TlsReports, Dns),
+    "verify": (Jobs, VerifyQueue),  # resumes a paused bulk job: its chunks go on the queue again
 }
 
 

@@ -108,6 +108,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.sending.service import SendService
     from postline.sending.store import DynamoMessageStore
     from postline.sending.vault import KmsVault
+    from postline.shared.csv_files import S3CsvFiles
     from postline.shared.ids import RandomIds
     from postline.signing_keys.service import SigningKeyService
     from postline.signing_keys.store import DynamoSigningKeys
@@ -129,10 +130,10 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.verification.activity import ActivityRecorder
     from postline.verification.bulk_completion import BulkCompletion
     from postline.verification.bulk_service import BulkVerificationService
-    from postline.verification.ports import MailboxProber, MailRoutes
+    from postline.verification.ports import DomainFacts, MailboxProber, MailRoutes
     from postline.verification.proof_service import ProofService, ProofVerifier
     from postline.verification.rdap import RdapRegistrations
-    from postline.verification.service import CachedRoutes, ValidationService
+    from postline.verification.service import CachedDomainFacts, CachedRoutes, ValidationService
     from postline.verification.smtp_probe import SmtpMailboxProber
     from postline.verification.store import DynamoActivity
     from postline.webhook_delivery.http_client import WebhookHttp
@@ -1121,7 +1122,17 @@ def bulk_routes() -> CachedRoutes:
     return CachedRoutes(mx_resolver())
 
 
-def validation_service(routes: MailRoutes | None = None) -> ValidationService:
+@_built_once()
+def bulk_domain_facts() -> CachedDomainFacts:
+    """The bulk worker's per-domain facts (catch-all, registration): each domain once per process
+    for five minutes."""
+    from postline.verification.service import CachedDomainFacts
+    from postline.verification.store import DynamoDomainFacts
+
+    return CachedDomainFacts(DynamoDomainFacts(client("dynamodb"), settings(Counters).table))
+
+
+def validation_service(routes: MailRoutes | None = None, facts: DomainFacts | None = None) -> ValidationService:
     from postline.verification.service import ValidationService
     from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
 
@@ -1130,7 +1141,7 @@ def validation_service(routes: MailRoutes | None = None) -> ValidationService:
         routes=routes or mx_resolver(),
         prober=mailbox_prober(),
         registrations=registrations(),
-        facts=DynamoDomainFacts(client("dynamodb"), table),
+        facts=facts or DynamoDomainFacts(client("dynamodb"), table),
         credits=DynamoVerificationCounters(client("dynamodb"), table),
         activity=verification_activity(),
         ids=ids(),
@@ -1155,14 +1166,22 @@ def bulk_verification_service() -> BulkVerificationService:
         jobs=DynamoBulkJobs(client("dynamodb"), settings(Jobs).table, table),
         queue=SqsBulkQueue(client("sqs"), settings(VerifyQueue).url),
         credits=DynamoVerificationCounters(client("dynamodb"), table),
-        checker=lambda: validation_service(bulk_routes()),
+        checker=lambda: validation_service(bulk_routes(), bulk_domain_facts()),
         verify_limit=_verify_credits,
-        check_webhook_url=url_guard().check_without_dns,
+        check_webhook_url=lambda url: url_guard().check_without_dns(url),  # built when a POST names one
         completion=bulk_completion,
         proofs=proof_service,
+        files=csv_files,
         ids=ids(),
         clock=_clock,
     )
+
+
+def csv_files() -> S3CsvFiles:
+    """Uploaded CSV files (imports/): bulk verification jobs' lists."""
+    from postline.shared.csv_files import S3CsvFiles
+
+    return S3CsvFiles(presigning_s3(), settings(ExportFiles).bucket)
 
 
 def bulk_completion() -> BulkCompletion:

@@ -38,6 +38,7 @@ VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, ac
 VERIFY_BULK_WRITE = "verify-bulk:write"  # start bulk jobs: jobs table, their queue, credits (test jobs' results)
 VERIFY_BULK_READ = "verify-bulk:read"  # read bulk jobs and their results
 VERIFY_BULK_FILES = "verify-bulk:files"  # presign bulk jobs' result files
+VERIFY_BULK_UPLOADS = "verify-bulk:uploads"  # bulk jobs' CSV files: store, presign the PUT, find it, queue it
 VERIFY_PROOFS = "verify-proofs"  # read the proofs registry
 SUPPRESSIONS_READ = "suppressions:read"  # query the suppressions table and its indexes
 SUPPRESSIONS_WRITE = "suppressions:write"  # write entries (audit entries beside them), count the bulk window
@@ -156,10 +157,10 @@ ROUTES: tuple[Route, ...] = (
     Route("ValidateAddress", "POST",   "/v3/validate",            "validation", Access.SEND, timeout=29,
           policies=(VERIFY,), probes_mailboxes=True),
     Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "validation", Access.SEND, memory=1024, timeout=29,
-          policies=(VERIFY_BULK_WRITE,)),
+          policies=(VERIFY_BULK_WRITE, VERIFY_BULK_UPLOADS)),
     Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "validation", Access.SEND, memory=1024, timeout=29),
     Route("GetBulkValidation", "GET",  "/v3/validate/bulk/{id}",  "validation", Access.READ,
-          policies=(VERIFY_BULK_READ,)),
+          policies=(VERIFY_BULK_READ, VERIFY_BULK_UPLOADS)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "validation", Access.READ,
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationFile", "GET", "/v3/validate/bulk/{id}/file", "validation", Access.READ,

@@ -21,17 +21,14 @@ from typing import Any, Protocol
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
 from postline.auth.identity import Principal
+from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.domain import SuppressionSource, new_suppression
-from postline.suppressions.import_files import CountedLines
 from postline.suppressions.imports import (
     CHUNK_ROWS,
-    UPLOAD_WINDOW,
     Chunk,
     ImportStatus,
-    RowError,
-    RowErrorReason,
     SuppressionImport,
     checkpointed,
     header_columns,

@@ -21,15 +21,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from postline.shared.csv_files import MAX_ERRORS, MAX_SHOWN, RowError, RowErrorReason, column_positions
 from postline.shared.times import utc
 from postline.suppressions.domain import SuppressionType, normalize_email
 
-MAX_ERRORS = 500
-MAX_SHOWN = 320  # characters of a bad row's address kept in its error (the job item stays small)
 CHUNK_ROWS = 1_000  # rows read, checked and written between two checkpoints
 COLUMNS = ("email", "reason", "created_at")
 FILE_LIFETIME = timedelta(days=7)  # the bucket's lifecycle rule deletes imports/ objects after as long
-UPLOAD_WINDOW = timedelta(hours=1)  # a presigned upload URL's lifetime; no file by then fails the import
 
 
 class ImportStatus(StrEnum):
@@ -37,18 +35,6 @@ class ImportStatus(StrEnum):
     PROCESSING = "processing"
     DONE = "done"
     FAILED = "failed"
-
-
-class RowErrorReason(StrEnum):
-    INVALID_SYNTAX = "invalid_syntax"
-    MISSING_EMAIL = "missing_email"
-    INVALID_CREATED_AT = "invalid_created_at"
-
-
-class RowError(BaseModel):
-    row: int  # 1-based, the header being row 1
-    email: str  # as in the file
-    reason: RowErrorReason
 
 
 class SuppressionImport(BaseModel):
@@ -78,11 +64,7 @@ class SuppressionImport(BaseModel):
 
 def header_columns(header: list[str]) -> dict[str, int]:
     """The known columns' positions; ValueError without an email column."""
-    names = [name.strip().lower() for name in header]
-    columns = {name: names.index(name) for name in COLUMNS if name in names}
-    if "email" not in columns:
-        raise ValueError("The file's first row must name its columns, one of them `email`.")
-    return columns
+    return column_positions(header, COLUMNS)
 
 
 @dataclass(frozen=True)

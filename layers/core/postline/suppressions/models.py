@@ -9,9 +9,10 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from postline.exports.domain import ExportStatus
+from postline.shared.csv_files import MAX_CSV_BODY, RowError
 from postline.shared.times import UtcDatetime
 from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType, normalize_email
-from postline.suppressions.imports import ImportStatus, RowError, SuppressionImport
+from postline.suppressions.imports import ImportStatus, SuppressionImport
 
 Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=1_000)]
 Submitted = Annotated[str, StringConstraints(max_length=1_000)]  # checked by the rules, so a bad one is skipped
@@ -107,7 +108,7 @@ class SuppressionFilters(BaseModel):
     until: UtcDatetime | None = None
 
 
-MAX_IMPORT_BODY = 5_000_000  # characters of CSV in the body: under Lambda's 6 MB request payload
+MAX_IMPORT_BODY = MAX_CSV_BODY
 
 
 class SuppressionImportRequest(_Strict):

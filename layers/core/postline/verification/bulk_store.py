@@ -14,7 +14,8 @@ Results sort by index, so a page is one key range, whatever its number.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -36,6 +37,7 @@ from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
 
 _ENQUEUE_BATCH = 10  # SQS SendMessageBatch's limit
+_CHUNK_WRITES = 100  # a CSV job's chunk items written together (four BatchWriteItem calls)
 
 
 def _purge_at(job: BulkJob) -> datetime:
@@ -89,6 +91,22 @@ class DynamoBulkJobs:
         if not self._jobs.create(job):
             raise RuntimeError(f"bulk job {job.id} exists already")
 
+    def write_chunks(self, job: BulkJob, chunks: Iterable[list[tuple[int, str]]]) -> int:
+        """A CSV job's chunks as they are read, _CHUNK_WRITES at a time (memory stays flat); how
+        many. Written again from the same file, each chunk overwrites itself with the same pairs."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        count = 0
+        batch: list[tuple[str, dict[str, Any]]] = []
+        for chunk in chunks:
+            key = self._jobs.key(job.account_id, job.id, "C", f"{count:06d}")
+            batch.append((self._table, {**key, "addresses": {"S": _pairs(chunk)}, "purge_at": purge}))
+            count += 1
+            if len(batch) >= _CHUNK_WRITES:
+                batch_write(self._db, batch)
+                batch = []
+        batch_write(self._db, batch)
+        return count
+
     def store_results(self, job: BulkJob, results: list[tuple[int, ValidationResult]]) -> None:
         """A test-mode job's results, all at once (nothing is charged)."""
         purge = {"N": str(int(_purge_at(job).timestamp()))}
@@ -113,6 +131,63 @@ class DynamoBulkJobs:
         """Which of these indexes have their result already."""
         found = batch_get(self._db, self._table, [self._result_key(job, i) for i in indexes], projection="sk")
         return {int(item["sk"]["S"].rsplit("#", 1)[1]) for item in found}
+
+    def record_many(
+        self, job: BulkJob, results: list[tuple[int, ValidationResult]], *, month: str, limit: int | None
+    ) -> Recorded | None:
+        """Several results recorded as one would be, in one transaction: each result (only if it is
+        not there yet), the job's counts added up once, and for a live job as many credits (only if
+        the month has them all). NEW: all recorded; STOPPED: the job is no longer running; None:
+        nothing recorded because one was recorded already (a run of the chunk before) or the month
+        has fewer credits left than results: record them one at a time (record()) to find which."""
+        purge = {"N": str(int(_purge_at(job).timestamp()))}
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": {**self._result_key(job, index), "result": {"S": r.model_dump_json()}, "purge_at": purge},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+            for index, r in results
+        ]
+        counts = Counter(r.status.value for _, r in results)
+        names = {"#status": "status", **{f"#r{n}": status for n, status in enumerate(counts)}}
+        values = {
+            ":count": {"N": str(len(results))},
+            ":queued": {"S": BulkStatus.QUEUED.value},
+            ":processing": {"S": BulkStatus.PROCESSING.value},
+            **{f":r{n}": {"N": str(count)} for n, count in enumerate(counts.values())},
+        }
+        adds = ", ".join(["processed_count :count", *(f"summary.#r{n} :r{n}" for n in range(len(counts)))])
+        items.append(
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": self._jobs.key(job.account_id, job.id),
+                    "UpdateExpression": f"ADD {adds}",
+                    "ConditionExpression": "#status IN (:queued, :processing)",
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": values,
+                }
+            }
+        )
+        if not job.test:
+            charge = credit_update(self._counters, job.account_id, month=month, limit=limit, test=False,
+                                   count=len(results))  # fmt: skip
+            if charge is None:
+                return None
+            items.append({"Update": charge})
+        try:
+            self._db.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            codes = cancellation_codes(error)
+            if len(codes) > len(results) and codes[len(results)] == "ConditionalCheckFailed":
+                return Recorded.STOPPED
+            if "ConditionalCheckFailed" in codes:
+                return None
+            raise
+        return Recorded.NEW
 
     def record(self, job: BulkJob, index: int, result: ValidationResult, *, month: str, limit: int | None) -> Recorded:
         items: list[dict[str, Any]] = [
@@ -197,12 +272,12 @@ class DynamoBulkJobs:
         return BulkJob.model_validate(from_attrs(response["Attributes"]))
 
     def finish_if_done(self, job: BulkJob) -> BulkJob | None:
-        """processing -> packaging once every distinct address has its result (only one chunk's
-        run gets it: that one writes the file)."""
+        """processing -> catch_all_processing once every distinct address has its result (only one
+        chunk's run gets it: that one scores the catch-alls and writes the file)."""
         return self._jobs.move(
             job,
             {str(BulkStatus.PROCESSING)},
-            str(BulkStatus.PACKAGING),
+            str(BulkStatus.CATCH_ALL_PROCESSING),
             condition="processed_count >= total_count",
         )
 
@@ -218,6 +293,11 @@ class DynamoBulkJobs:
 
     def all_results(self, job: BulkJob) -> Iterator[ValidationResult]:
         """Every result in the list's order, a query page (up to 1 MB) at a time: memory stays flat."""
+        for _, result in self.indexed_results(job):
+            yield result
+
+    def indexed_results(self, job: BulkJob) -> Iterator[tuple[int, ValidationResult]]:
+        """Every (index, result) in the list's order, a query page at a time."""
         prefix = self._jobs.key(job.account_id, job.id, "R")["sk"]["S"]
         for page in self._db.get_paginator("query").paginate(
             TableName=self._table,
@@ -226,12 +306,31 @@ class DynamoBulkJobs:
                 ":pk": self._jobs.key(job.account_id, job.id)["pk"],
                 ":prefix": {"S": f"{prefix}#"},
             },
-            ProjectionExpression="#result",
+            ProjectionExpression="sk, #result",
             ExpressionAttributeNames={"#result": "result"},
             ConsistentRead=True,
         ):
             for item in page["Items"]:
-                yield ValidationResult.model_validate_json(item["result"]["S"])
+                index = int(item["sk"]["S"].rsplit("#", 1)[1])
+                yield index, ValidationResult.model_validate_json(item["result"]["S"])
+
+    def rewrite_result(self, job: BulkJob, index: int, result: ValidationResult) -> bool:
+        """A recorded result replaced (the catch-all scoring); False when it is gone (a deleted
+        job's, purged): never written back."""
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=self._result_key(job, index),
+                UpdateExpression="SET #result = :result",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#result": "result"},
+                ExpressionAttributeValues={":result": {"S": result.model_dump_json()}},
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return False
+            raise
+        return True
 
     def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]:
         first = (page - 1) * limit
@@ -300,6 +399,10 @@ class SqsBulkQueue:
 
     def enqueue_purge(self, job: BulkJob) -> None:
         message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, purge=True)
+        self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
+
+    def enqueue_read(self, job: BulkJob) -> None:
+        message = ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=-1, read_file=True)
         self._sqs.send_message(QueueUrl=self._url, MessageBody=message.model_dump_json())
 
     def enqueue_resume_check(self, job: BulkJob, token: str) -> None:

@@ -68,6 +68,10 @@ class Credits(Protocol):
 class ActivityReader(Protocol):
     def activity(self, account_id: str, address: str) -> Activity: ...
 
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        """Several lower-case addresses' at once (a bulk chunk's); those never seen are left out."""
+        ...
+
 
 class ResultUpload(Protocol):
     def write(self, data: bytes) -> None: ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -26,6 +26,7 @@ from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.ports import Clock, IdFactory
 from postline.usage.domain import billing_period, month_key
 from postline.verification import lists
+from postline.verification.catch_all import score_catch_all
 from postline.verification.domain import (
     Facts,
     MailboxProbe,
@@ -102,6 +103,61 @@ class CachedRoutes:
                     del self._known[stale]
             self._known[domain] = (now, route)
         return route
+
+
+class CachedDomainFacts:
+    """DomainFacts read once per domain per process for `ttl_seconds` (a bulk worker's chunk holds
+    a hundred addresses of a few domains: without it each address read its domain's catch-all and
+    registration facts from DynamoDB, two of its four calls). What this process learns (remember_*)
+    is kept at once; what another process learns is seen within the TTL (meanwhile a few more
+    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before."""
+
+    def __init__(
+        self, facts: DomainFacts, *, ttl_seconds: float = 300.0, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._facts = facts
+        self._ttl = ttl_seconds
+        self._monotonic = monotonic
+        self._known: dict[tuple[str, str], tuple[float, object]] = {}
+        self._lock = threading.Lock()
+
+    def catch_all(self, domain: str, now: datetime) -> bool | None:
+        found = self._fresh(("catch_all", domain))
+        if found is _MISSING:
+            value = self._facts.catch_all(domain, now)
+            self._keep(("catch_all", domain), value)
+            return value
+        return found if isinstance(found, bool) else None
+
+    def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
+        self._facts.remember_catch_all(domain, catch_all, now)
+        self._keep(("catch_all", domain), catch_all)
+
+    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+        found = self._fresh(("registered", domain))
+        if found is _MISSING:
+            value = self._facts.registered_at(domain, now)
+            self._keep(("registered", domain), value)
+            return value
+        return found if isinstance(found, datetime) else None
+
+    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
+        self._facts.remember_registered_at(domain, registered, now)
+        self._keep(("registered", domain), registered)
+
+    def _fresh(self, fact: tuple[str, str]) -> object:
+        known = self._known.get(fact)
+        return known[1] if known is not None and self._monotonic() - known[0] < self._ttl else _MISSING
+
+    def _keep(self, fact: tuple[str, str], value: object) -> None:
+        with self._lock:
+            if len(self._known) >= 50_000:  # bounded: a long-lived process forgets the oldest half
+                for stale in list(self._known)[:25_000]:
+                    del self._known[stale]
+            self._known[fact] = (self._monotonic(), value)
+
+
+_MISSING = object()
 
 
 class Verifier:
@@ -202,7 +258,17 @@ class ValidationService:
 
     # -- live -----------------------------------------------------------------------------------
 
-    def check_address(self, account_id: str, address: str, now: datetime) -> ValidationResult:
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        """The account's history of these addresses in one read (a bulk chunk's), keyed as
+        check_address looks them up; an address that is not one is left out."""
+        keys = [f"{parsed[0]}@{parsed[1]}".lower() for parsed in map(_parse, addresses) if isinstance(parsed, tuple)]
+        known = self._activity.activities(account_id, keys)
+        return {address: known.get(address, Activity()) for address in keys}
+
+    def check_address(
+        self, account_id: str, address: str, now: datetime, known: Mapping[str, Activity] | None = None
+    ) -> ValidationResult:
+        """Every check of one address; `known`: its history read beforehand (activities())."""
         parsed = _parse(address)
         if isinstance(parsed, Verdict):
             return self._syntax_result(address, parsed)
@@ -223,8 +289,16 @@ class ValidationService:
             verdict,
             facts,
             route,
-            self._activity.activity(account_id, f"{local}@{domain}".lower()),
+            self._history(account_id, f"{local}@{domain}".lower(), known),
         )
+
+    def _history(self, account_id: str, address: str, known: Mapping[str, Activity] | None) -> Activity:
+        found = known.get(address) if known is not None else None
+        return found if found is not None else self._activity.activity(account_id, address)
+
+    def score_catch_all(self, account_id: str, result: ValidationResult) -> ValidationResult:
+        """A bulk job's catch-all result scored with the account's history of the address, read now."""
+        return score_catch_all(result, self._activity.activity(account_id, f"{result.account}@{result.domain}".lower()))
 
     def _probed(self, facts: Facts, address: str, now: datetime) -> Facts:
         hosts = facts.route.mx_hosts or (facts.domain,)  # no MX: the domain's own address (RFC 5321 5.1)

@@ -135,6 +135,15 @@ class DynamoDomainFacts:
         )
 
 
+def _activity(found: dict[str, Any]) -> Activity:
+    return Activity(
+        seen=True,
+        first_seen_at=found.get("first_seen_at"),
+        last_seen_at=found.get("last_seen_at"),
+        **{name: int(found.get(name, 0)) for name in COUNTED.values()},
+    )
+
+
 class DynamoActivity:
     """The ActivityReader port (and the recipient_activity worker's store)."""
 
@@ -147,15 +156,13 @@ class DynamoActivity:
             TableName=self._table, Key=key(activity_pk(account_id, address), "totals"), ConsistentRead=True
         )
         item = response.get("Item")
-        if not item:
-            return Activity()
-        found = from_attrs(item)
-        return Activity(
-            seen=True,
-            first_seen_at=found.get("first_seen_at"),
-            last_seen_at=found.get("last_seen_at"),
-            **{name: int(found.get(name, 0)) for name in COUNTED.values()},
-        )
+        return _activity(from_attrs(item)) if item else Activity()
+
+    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
+        """One BatchGetItem per 100 addresses (a bulk chunk's), not a read each."""
+        keys = {activity_pk(account_id, address): address.lower() for address in addresses}
+        found = batch_get(self._db, self._table, [key(pk, "totals") for pk in keys])
+        return {keys[str(item["pk"]["S"])]: _activity(from_attrs(item)) for item in found}
 
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
         return stream_watermarks.read(self._db, self._table, WATERMARK_PREFIX, partitions)

@@ -1,0 +1,122 @@
+"""CSV files that customers upload (suppression imports, bulk verification jobs), in S3.
+
+    s3://<ExportsBucket>/imports/<account>/<id>.csv
+
+A file arrives in the request's body (stored by the route) or through a presigned PUT (the URL
+carries the route's role; the client signs nothing). It is read as a stream from a byte offset (a
+ranged GET), one line at a time, so a worker's memory stays flat whatever the file's size, and a
+resumed job reads on from its checkpoint. The bucket's lifecycle rule deletes imports/ after 7
+days. A skipped row is reported as a RowError numbered as a spreadsheet shows it: the header is
+row 1, the first data row 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from enum import StrEnum
+from typing import Any
+
+from botocore.exceptions import ClientError
+from pydantic import BaseModel
+
+READ_SIZE = 64 * 1024
+MAX_CSV_BODY = 5_000_000  # characters of CSV in a request's body: under Lambda's 6 MB request payload
+MAX_SHOWN = 320  # characters of a bad row's address kept in its error (the job item stays small)
+MAX_ERRORS = 500  # row errors a job keeps (it counts them all)
+UPLOAD_WINDOW = timedelta(hours=1)  # a presigned upload URL's lifetime; no file by then fails the job
+
+
+def import_key(account_id: str, file_id: str) -> str:
+    return f"imports/{account_id}/{file_id}.csv"
+
+
+class RowErrorReason(StrEnum):
+    INVALID_SYNTAX = "invalid_syntax"
+    MISSING_EMAIL = "missing_email"
+    INVALID_CREATED_AT = "invalid_created_at"
+
+
+class RowError(BaseModel):
+    row: int  # 1-based, the header being row 1
+    email: str  # as in the file
+    reason: RowErrorReason
+
+
+def column_positions(header: list[str], known: tuple[str, ...]) -> dict[str, int]:
+    """The known columns' positions (names compared trimmed and case-blind); ValueError without an
+    email column."""
+    names = [name.strip().lower() for name in header]
+    columns = {name: names.index(name) for name in known if name in names}
+    if "email" not in columns:
+        raise ValueError("The file's first row must name its columns, one of them `email`.")
+    return columns
+
+
+class CountedLines:
+    """Text lines of a byte stream, line ends kept, with the bytes handed out so far: after the csv
+    module yields a row, `consumed` is where the next record starts (it reads no further ahead)."""
+
+    def __init__(self, chunks: Iterator[bytes], start: int) -> None:
+        self._chunks = chunks
+        self.consumed = start
+        self._first = start == 0
+
+    def __iter__(self) -> Iterator[str]:
+        pending = b""
+        for data in self._chunks:
+            pending += data
+            begin = 0
+            while (end := pending.find(b"\n", begin)) >= 0:
+                yield self._line(pending[begin : end + 1])
+                begin = end + 1
+            pending = pending[begin:]
+        if pending:
+            yield self._line(pending)
+
+    def _line(self, raw: bytes) -> str:
+        self.consumed += len(raw)
+        encoding = "utf-8-sig" if self._first else "utf-8"  # a spreadsheet's byte-order mark
+        self._first = False
+        return raw.decode(encoding, errors="replace")
+
+
+class S3CsvFiles:
+    def __init__(self, s3: Any, bucket: str) -> None:
+        self._s3 = s3
+        self._bucket = bucket
+
+    def store(self, account_id: str, file_id: str, data: bytes) -> None:
+        self._s3.put_object(Bucket=self._bucket, Key=import_key(account_id, file_id), Body=data, ContentType="text/csv")
+
+    def upload_url(self, account_id: str, file_id: str, expires_in: int) -> str:
+        """A presigned PUT of the file (the client signs nothing; the URL carries this role's)."""
+        url: str = self._s3.generate_presigned_url(
+            "put_object",
+            Params={"Bucket": self._bucket, "Key": import_key(account_id, file_id), "ContentType": "text/csv"},
+            ExpiresIn=expires_in,
+        )
+        return url
+
+    def size(self, account_id: str, file_id: str) -> int | None:
+        """The uploaded file's size; None while there is none."""
+        try:
+            head = self._s3.head_object(Bucket=self._bucket, Key=import_key(account_id, file_id))
+        except ClientError as error:
+            if error.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
+                return None
+            raise
+        return int(head["ContentLength"])
+
+    def lines(self, account_id: str, file_id: str, offset: int = 0, size: int | None = None) -> CountedLines:
+        """The file from `offset` on (nothing once `size` bytes were read)."""
+        if size is not None and offset >= size:
+            return CountedLines(iter(()), offset)
+        request: dict[str, Any] = {"Bucket": self._bucket, "Key": import_key(account_id, file_id)}
+        if offset:
+            request["Range"] = f"bytes={offset}-"
+        response = self._s3.get_object(**request)
+        return CountedLines(response["Body"].iter_chunks(READ_SIZE), offset)
+
+    def remove(self, account_id: str, file_id: str) -> None:
+        self._s3.delete_object(Bucket=self._bucket, Key=import_key(account_id, file_id))
