@@ -18,24 +18,15 @@ raises otherwise.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.utilities import bytesize
 
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
 _ITEM_SIZE_LIMIT = 405000  # moto's, between DynamoDB's documented 400 KB and its measured 409-410 KB
-_EXPECTED_SOURCE = {
-    "Item.__init__": ("self.attrs = LimitedSizeDict()", "self.attrs[key] = DynamoType(value)"),
-    "LimitedSizeDict.__setitem__": (
-        "item.size() if type(item) is DynamoType else bytesize(str(item))",
-        f"if (current_item_size + new_item_size) > {_ITEM_SIZE_LIMIT}:",
-    ),
-}
-_original: Callable[..., None] | None = None
 
 
 def _item_init(self: Item, hash_key: DynamoType, range_key: DynamoType | None, attrs: dict[str, Any]) -> None:
@@ -52,43 +43,26 @@ def _item_init(self: Item, hash_key: DynamoType, range_key: DynamoType | None, a
         total += added
 
 
-def check_internals() -> None:
-    sources = {
-        "Item.__init__": inspect.getsource(_original or Item.__init__),
-        "LimitedSizeDict.__setitem__": inspect.getsource(LimitedSizeDict.__setitem__),
-    }
-    for name, expected in _EXPECTED_SOURCE.items():
-        if not all(line in sources[name] for line in expected):
-            raise RuntimeError(
-                f"moto changed {name}, which devtools/moto_patches/moto_items.py relies on; review the patch"
-            )
-
-
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    global _original  # the one patch of the process
-    if _original is not None:
-        return
-    check_internals()
-    _original = Item.__init__
-    Item.__init__ = _item_init  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    global _original  # the one patch of the process
-    if _original is None:
-        return
-    Item.__init__ = _original  # type: ignore[method-assign]
-    _original = None
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests that use moto in-process), as it was before afterwards."""
-    already = _original is not None
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/moto_items.py",
+    [Replacement(Item, "__init__", _item_init)],
+    {  # what it relies on, as moto 5.2.5 writes it
+        "Item.__init__": (
+            lambda: Item.__init__,
+            ("self.attrs = LimitedSizeDict()", "self.attrs[key] = DynamoType(value)"),
+        ),
+        "LimitedSizeDict.__setitem__": (
+            lambda: LimitedSizeDict.__setitem__,
+            (
+                "item.size() if type(item) is DynamoType else bytesize(str(item))",
+                f"if (current_item_size + new_item_size) > {_ITEM_SIZE_LIMIT}:",
+            ),
+        ),
+    },
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)

@@ -19,29 +19,20 @@ raises otherwise.
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 from moto import backends
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
-_EXPECTED_SOURCE = {
-    "backends.list_of_moto_modules": ("os.listdir(path)",),
-    "DomainDispatcherApplication.get_backend_for_host": (
-        "if host in backends.list_of_moto_modules():",
-        "for backend, pattern in self.backend_url_patterns:",
-    ),
-    "DomainDispatcherApplication.get_application": ("backend = self.get_backend_for_host(host)",),
-}
-_originals: dict[str, Callable[..., Any]] = {}
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
 _NO_ANSWER = object()
 
 
 @functools.cache
 def _moto_modules() -> tuple[str, ...]:
-    return tuple(_originals["list_of_moto_modules"]())
+    return tuple(_PATCH.original(_MODULES)())
 
 
 def _list_of_moto_modules() -> Iterable[str]:
@@ -52,55 +43,33 @@ def _get_backend_for_host(self: DomainDispatcherApplication, host: str | None) -
     answers: dict[str | None, Any] = vars(self).setdefault("_postline_backend_for_host", {})
     answer = answers.get(host, _NO_ANSWER)
     if answer is _NO_ANSWER:
-        answer = answers[host] = _originals["get_backend_for_host"](self, host)
+        answer = answers[host] = _PATCH.original(_BACKEND_FOR_HOST)(self, host)
     return answer
 
 
-def check_internals() -> None:
-    sources = {
-        "backends.list_of_moto_modules": inspect.getsource(
-            _originals.get("list_of_moto_modules", backends.list_of_moto_modules)
+_MODULES = Replacement(backends, "list_of_moto_modules", _list_of_moto_modules)
+_BACKEND_FOR_HOST = Replacement(DomainDispatcherApplication, "get_backend_for_host", _get_backend_for_host)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/moto_routing.py",
+    [_MODULES, _BACKEND_FOR_HOST],
+    {  # what it relies on, as moto 5.2.5 writes it
+        "backends.list_of_moto_modules": (lambda: backends.list_of_moto_modules, ("os.listdir(path)",)),
+        "DomainDispatcherApplication.get_backend_for_host": (
+            lambda: DomainDispatcherApplication.get_backend_for_host,
+            (
+                "if host in backends.list_of_moto_modules():",
+                "for backend, pattern in self.backend_url_patterns:",
+            ),
         ),
-        "DomainDispatcherApplication.get_backend_for_host": inspect.getsource(
-            _originals.get("get_backend_for_host", DomainDispatcherApplication.get_backend_for_host)
+        "DomainDispatcherApplication.get_application": (
+            lambda: DomainDispatcherApplication.get_application,
+            ("backend = self.get_backend_for_host(host)",),
         ),
-        "DomainDispatcherApplication.get_application": inspect.getsource(DomainDispatcherApplication.get_application),
-    }
-    for name, expected in _EXPECTED_SOURCE.items():
-        if not all(line in sources[name] for line in expected):
-            raise RuntimeError(
-                f"moto changed {name}, which devtools/moto_patches/moto_routing.py relies on; review the patch"
-            )
-
-
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    if _originals:
-        return
-    check_internals()
-    _originals["list_of_moto_modules"] = backends.list_of_moto_modules
-    _originals["get_backend_for_host"] = DomainDispatcherApplication.get_backend_for_host
-    backends.list_of_moto_modules = _list_of_moto_modules
-    DomainDispatcherApplication.get_backend_for_host = _get_backend_for_host  # type: ignore[method-assign]
+    },
+)
+install, check_internals, installed = _PATCH.install, _PATCH.check_internals, _PATCH.installed
 
 
 def uninstall() -> None:
-    if not _originals:
-        return
-    backends.list_of_moto_modules = _originals.pop("list_of_moto_modules")
-    DomainDispatcherApplication.get_backend_for_host = _originals.pop(  # type: ignore[method-assign]
-        "get_backend_for_host"
-    )
+    _PATCH.uninstall()
     _moto_modules.cache_clear()
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests), as it was before afterwards."""
-    already = bool(_originals)
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()

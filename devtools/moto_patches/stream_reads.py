@@ -20,10 +20,7 @@ ActionResult and that `call_action` still sends a string body as it is, and rais
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -32,18 +29,9 @@ from moto.core.serialize import TimestampSerializer
 from moto.dynamodb.models.utilities import DynamoJsonEncoder
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
-# What this patch relies on, as moto 5.2.5 writes it.
-_EXPECTED_SOURCE = {
-    "DynamoDBStreamsHandler.get_records": (
-        'limit = self._get_param("Limit")',
-        "result = self.backend.get_records(arn, limit)",
-        "return ActionResult(result)",
-    ),
-    "BaseResponse.call_action": ("elif isinstance(response, str):", "body = response"),
-    "TimestampSerializer._timestamp_unixtimestamp": ("(value.microsecond // 1000) / 1000.0",),
-}
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
 _DEFAULT_LIMIT = 1000  # moto's, and DynamoDB Streams' maximum
-_original: Callable[..., Any] | None = None
 
 
 class _Encoder(DynamoJsonEncoder):
@@ -59,44 +47,31 @@ def _get_records(self: DynamoDBStreamsHandler) -> str:
     return json.dumps(result, cls=_Encoder)
 
 
-def check_internals() -> None:
-    sources = {
-        "DynamoDBStreamsHandler.get_records": inspect.getsource(_original or DynamoDBStreamsHandler.get_records),
-        "BaseResponse.call_action": inspect.getsource(BaseResponse.call_action),
-        "TimestampSerializer._timestamp_unixtimestamp": inspect.getsource(TimestampSerializer._timestamp_unixtimestamp),
-    }
-    for name, expected in _EXPECTED_SOURCE.items():
-        if not all(line in sources[name] for line in expected):
-            raise RuntimeError(
-                f"moto changed {name}, which devtools/moto_patches/stream_reads.py relies on; review the patch"
-            )
-
-
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    global _original  # the one patch of the process
-    if _original is not None:
-        return
-    check_internals()
-    _original = DynamoDBStreamsHandler.get_records
-    DynamoDBStreamsHandler.get_records = _get_records  # type: ignore[assignment,method-assign]
-
-
-def uninstall() -> None:
-    global _original  # the one patch of the process
-    if _original is None:
-        return
-    DynamoDBStreamsHandler.get_records = _original  # type: ignore[method-assign]
-    _original = None
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests that use moto in-process), as it was before afterwards."""
-    already = _original is not None
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/stream_reads.py",
+    [Replacement(DynamoDBStreamsHandler, "get_records", _get_records)],
+    {  # what it relies on, as moto 5.2.5 writes it
+        "DynamoDBStreamsHandler.get_records": (
+            lambda: DynamoDBStreamsHandler.get_records,
+            (
+                'limit = self._get_param("Limit")',
+                "result = self.backend.get_records(arn, limit)",
+                "return ActionResult(result)",
+            ),
+        ),
+        "BaseResponse.call_action": (
+            lambda: BaseResponse.call_action,
+            ("elif isinstance(response, str):", "body = response"),
+        ),
+        "TimestampSerializer._timestamp_unixtimestamp": (
+            lambda: TimestampSerializer._timestamp_unixtimestamp,
+            ("(value.microsecond // 1000) / 1000.0",),
+        ),
+    },
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)
