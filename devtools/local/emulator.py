@@ -266,6 +266,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     from moto.server import ThreadedMotoServer
 
     from devtools.moto_patches import (
+        dynamodb_responses,
         moto_items,
         moto_query,
         moto_routing,
@@ -283,6 +284,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     stream_reads.install()  # a stream read costs a JSON dump of its records, not moto's serializer
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
+    dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
     restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
