@@ -304,14 +304,18 @@ class StreamPump(Pump):
         activity: Activity,
         record_filter: RecordFilter,
         wait_for_writes: Callable[[int, float], int],
+        read_records: Callable[[str, int], dict[str, Any]],
         resume: dict[str, str] | None = None,
     ) -> None:
-        """`resume`: the checkpoints of this pump before a restart of a restored emulator; a shard
-        without one is read from its start (the pump existed all along, it had not seen it yet)."""
+        """`read_records`: (shard iterator, limit) -> GetRecords' answer in its JSON form
+        (Emulator.stream_records). `resume`: the checkpoints of this pump before a restart of a
+        restored emulator; a shard without one is read from its start (the pump existed all along,
+        it had not seen it yet)."""
         super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
         self.key = f"{settings.function.logical_id} {stream_arn}"  # names its checkpoints in snapshots
         # (records seen, timeout) -> records written: returns once the table's stream has more.
         self._wait_for_writes = wait_for_writes
+        self._read_records = read_records
         self._writes_seen = 0
         self._settings = settings
         self._filter = record_filter
@@ -344,7 +348,7 @@ class StreamPump(Pump):
                 if checkpoint
                 else self._iterator(shard, "TRIM_HORIZON")
             )
-            if self._streams.get_records(ShardIterator=iterator, Limit=1)["Records"]:
+            if self._read_records(iterator, 1)["Records"]:
                 return False
         return True
 
@@ -359,7 +363,7 @@ class StreamPump(Pump):
 
     def _poll_shard(self, shard: str) -> bool:
         def fetch(limit: int) -> list[dict[str, Any]]:
-            page = self._streams.get_records(ShardIterator=self._iterators[shard], Limit=limit)
+            page = self._read_records(self._iterators[shard], limit)
             self._iterators[shard] = page["NextShardIterator"]
             records: list[dict[str, Any]] = page["Records"]
             return records
@@ -401,24 +405,13 @@ class StreamPump(Pump):
         return iterator
 
     def _record(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A record as Lambda delivers it: boto3's parsed record back in its JSON form."""
+        """A record as Lambda delivers it: GetRecords' JSON form, with its stream's ARN and the
+        creation time in whole seconds."""
         data = dict(record["dynamodb"])
         created = data.get("ApproximateCreationDateTime")
-        if isinstance(created, datetime):
-            data["ApproximateCreationDateTime"] = int(created.timestamp())
-        event_record: dict[str, Any] = _json_form({**record, "dynamodb": data, "eventSourceARN": self._stream_arn})
-        return event_record
-
-
-def _json_form(value: Any) -> Any:
-    """Binary attribute values (B, BS) arrive as bytes from boto3; Lambda events carry base64."""
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    if isinstance(value, dict):
-        return {key: _json_form(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_form(item) for item in value]
-    return value
+        if created is not None:
+            data["ApproximateCreationDateTime"] = int(created)
+        return {**record, "dynamodb": data, "eventSourceARN": self._stream_arn}
 
 
 def event_source_pumps(
@@ -451,5 +444,17 @@ def event_source_pumps(
                 table = stream_arn.split("/")[1]  # arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>
                 wait = partial(emulator.stream_writes, table)
                 resume = None if checkpoints is None else checkpoints.get(f"{function.logical_id} {stream_arn}", {})
-                pumps.append(StreamPump(settings, streams, stream_arn, position, activity, record_filter, wait, resume))
+                pumps.append(
+                    StreamPump(
+                        settings,
+                        streams,
+                        stream_arn,
+                        position,
+                        activity,
+                        record_filter,
+                        wait,
+                        emulator.stream_records,
+                        resume,
+                    )
+                )
     return pumps
