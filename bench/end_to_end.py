@@ -20,6 +20,11 @@ API call, so the figure is, if anything, slower than with the two overlapping.
 pipeline delivers it. Its acceptance time against the same size accepted on an idle pipeline shows
 whether the API waits for the pipeline in the emulator (it should not: devtools/local/background.py).
 It is queued behind the first batch, so it barely moves the first batch's last delivery.
+
+CPU per message: the CPU time this process (API, pumps, handlers, the bench's own polling) and the
+emulator's process used from the API call to the last delivery, over the messages delivered. Unlike
+messages/s it hardly moves with what else the machine runs, and the two processes' sum caps the
+rate two cores can reach (each process is one interpreter, so neither can use more than one core).
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class EndToEnd:
     dispatcher_calls_per_message: dict[str, float]  # AWS operation -> calls per delivered message
     meanwhile: int = 0  # recipients of a batch posted while this one was delivering
     meanwhile_accept_seconds: float | None = None
+    runtime_cpu_per_message: float | None = None  # seconds of this process's CPU a message
+    emulator_cpu_per_message: float | None = None  # seconds of the emulator's
 
 
 def body(recipients: int, tag: str, sender: str) -> dict[str, Any]:
@@ -73,6 +80,7 @@ def end_to_end(
 ) -> EndToEnd:
     tag = f"e2e-{uuid.uuid4().hex[:8]}"
     mark = recorder.mark()
+    cpu_before = time.process_time(), runtime.emulator_cpu_seconds()
     with held(runtime):
         started_at = runtime.clock.now()
         accept_seconds, reply = api.post("/v3/messages.batch", body(recipients, tag, sender), expect=202)
@@ -90,17 +98,23 @@ def end_to_end(
             raise RuntimeError(f"{delivered} of {recipients} delivered after {timeout:.0f} s")
         time.sleep(_POLL_SECONDS * 20)
     seconds = (_last_delivered(api, tag) - started_at).total_seconds()
+    messages = recipients + meanwhile
+    runtime_cpu = (time.process_time() - cpu_before[0]) / messages
+    emulator_after = runtime.emulator_cpu_seconds()
+    emulator_cpu = (
+        None if emulator_after is None or cpu_before[1] is None else (emulator_after - cpu_before[1]) / messages
+    )
     calls = [call for call in recorder.since(mark) if call.thread.startswith(DISPATCHER_THREAD)]
     return EndToEnd(
         recipients=recipients,
         accept_seconds=accept_seconds,
         seconds=seconds,
         per_second=recipients / seconds,
-        dispatcher_calls_per_message={
-            name: count / (recipients + meanwhile) for name, count in call_mix(calls).items()
-        },
+        dispatcher_calls_per_message={name: count / messages for name, count in call_mix(calls).items()},
         meanwhile=meanwhile,
         meanwhile_accept_seconds=meanwhile_seconds,
+        runtime_cpu_per_message=runtime_cpu,
+        emulator_cpu_per_message=emulator_cpu,
     )
 
 

@@ -228,7 +228,19 @@ def _end_to_end(whole: EndToEnd, idle_accept: dict[int, float]) -> list[str]:
         f"   accepted in {whole.accept_seconds:.2f} s; all delivered {whole.seconds:.1f} s after the call{aim},"
         f" {whole.per_second:.1f} messages/s",
         f"   the dispatcher's AWS calls per message: {calls}",
+        *_cpu(whole),
         *_meanwhile(whole, idle_accept),
+    ]
+
+
+def _cpu(whole: EndToEnd) -> list[str]:
+    runtime, emulator = whole.runtime_cpu_per_message, whole.emulator_cpu_per_message
+    if runtime is None or emulator is None:
+        return []
+    ceiling = 1 / max(runtime, emulator)  # each process one interpreter: at most one core each
+    return [
+        f"   CPU per message: runtime {runtime * 1000:.1f} ms, emulator {emulator * 1000:.1f} ms"
+        f" ({(runtime + emulator) * 1000:.1f} ms in all; with a core each, at most {ceiling:.0f} messages/s)"
     ]
 
 

@@ -96,6 +96,16 @@ class Emulator:
             raise RuntimeError("the emulator is not running")
         return self._endpoint_url
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the emulator's process has used so far (user and system), where /proc tells it."""
+        if self._process is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14 and 15
+
     def environment(self) -> dict[str, str]:
         """What boto3 (in handlers, the CLI, tests) needs to reach the emulator instead of AWS."""
         return {

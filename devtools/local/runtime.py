@@ -208,6 +208,10 @@ class Runtime:
     def endpoint_url(self) -> str:
         return self._emulator.endpoint_url
 
+    def emulator_cpu_seconds(self) -> float | None:
+        """CPU time the emulator's process has used so far (Emulator.cpu_seconds)."""
+        return self._emulator.cpu_seconds()
+
     @property
     def mail_sink(self) -> str:
         """host:port of the local outbound mail sink."""
