@@ -10,11 +10,10 @@ grows: its total_count counts the tag's whole partition, under the emulator's Dy
 The dispatcher's AWS calls are counted per message from the same recorder (calls on the send
 queue's pump thread).
 
-The batch is accepted with the pumps held, then they deliver: in the embedded runtime the
-pipeline's work in the one emulator process slows the acceptance of the very batch it starts
-delivering (a 5,000-recipient batch took 27-30 s against 15-17 s held, at API Gateway's 29 s
-cut, on 2 cores), which would end the run rather than measure it; the time still counts from the
-API call, so the figure is, if anything, slower than with the two overlapping.
+The pipeline runs throughout, as it does for a user: the dispatcher starts on the batch's first
+messages while the API call is still writing the rest. In the embedded runtime they share one
+interpreter and one emulator; the pipeline lets the API call go first (devtools/local/activity.py,
+background.py), so a 5,000-recipient batch is accepted well inside API Gateway's 29 s.
 
 `meanwhile`: a second, smaller batch posted a second after the first was accepted, while the
 pipeline delivers it. Its acceptance time against the same size accepted on an idle pipeline shows
@@ -36,7 +35,6 @@ from datetime import datetime
 from typing import Any
 
 from bench.api import ApiClient
-from bench.pipeline import held
 from bench.recorder import CallRecorder, call_mix
 from devtools.local.runtime import Runtime
 
@@ -81,9 +79,8 @@ def end_to_end(
     tag = f"e2e-{uuid.uuid4().hex[:8]}"
     mark = recorder.mark()
     cpu_before = time.process_time(), runtime.emulator_cpu_seconds()
-    with held(runtime):
-        started_at = runtime.clock.now()
-        accept_seconds, reply = api.post("/v3/messages.batch", body(recipients, tag, sender), expect=202)
+    started_at = runtime.clock.now()
+    accept_seconds, reply = api.post("/v3/messages.batch", body(recipients, tag, sender), expect=202)
     if int(reply["accepted"]) != recipients:
         raise RuntimeError(f"the batch accepted {reply['accepted']} of {recipients} recipients")
     meanwhile_seconds = None

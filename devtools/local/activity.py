@@ -1,11 +1,26 @@
-"""Counts deliveries in progress and done, so `drain` can tell a quiet runtime from a busy one."""
+"""What the runtime is doing: deliveries in progress and done, so `drain` can tell a quiet runtime
+from a busy one; and API calls in flight, which the pipeline's batches let go first.
+
+Why the second: in the embedded runtime the API, the pumps and the handlers they invoke share one
+interpreter (and the emulator one DynamoDB lane, where background.py gives callers precedence).
+While a 5,000-recipient batch was being accepted, the dispatcher was already delivering its first
+messages, four batches at a time, and the stream consumers were reading their events: the API
+call got a fraction of the interpreter and ran past API Gateway's 29 s. In AWS the pipeline runs on
+Lambda's own compute and never slows an API call; here the next best thing is that, while API
+calls are in flight, the pipeline starts one batch per PIPELINE_TURN_SECONDS across the runtime,
+and at once again when none is. The pipeline still advances under a steady stream of calls.
+"""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
+
+PIPELINE_TURN_SECONDS = 1.0
+_STOP_CHECK_SECONDS = 0.5  # how soon a stopping pump notices, at most
 
 
 class Snapshot(NamedTuple):
@@ -14,10 +29,14 @@ class Snapshot(NamedTuple):
 
 
 class Activity:
-    def __init__(self) -> None:
+    def __init__(self, turn_seconds: float = PIPELINE_TURN_SECONDS) -> None:
         self._lock = threading.Lock()
         self._running = 0
         self._finished = 0
+        self._turn_seconds = turn_seconds
+        self._calls = threading.Condition()
+        self._in_flight = 0  # API calls
+        self._next_turn = 0.0  # monotonic time of the pipeline's next batch while calls are in flight
 
     @contextmanager
     def working(self) -> Iterator[None]:
@@ -34,3 +53,27 @@ class Activity:
     def snapshot(self) -> Snapshot:
         with self._lock:
             return Snapshot(self._running, self._finished)
+
+    @contextmanager
+    def calling(self) -> Iterator[None]:
+        """Wraps one API call, from its arrival to its answer."""
+        with self._calls:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._calls:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._calls.notify_all()
+
+    def pipeline_turn(self, stopping: threading.Event) -> None:
+        """Returns when a pipeline batch may start: at once while no API call is in flight, else at
+        the pipeline's next turn (or when the calls end, or `stopping` is set)."""
+        with self._calls:
+            while self._in_flight and not stopping.is_set():
+                wait = self._next_turn - time.monotonic()
+                if wait <= 0:
+                    self._next_turn = time.monotonic() + self._turn_seconds
+                    return
+                self._calls.wait(min(wait, _STOP_CHECK_SECONDS))

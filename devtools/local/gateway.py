@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+from devtools.local.activity import Activity
 from devtools.local.cloudformation import ACCOUNT_ID, Resolver, Template
 from devtools.local.functions import IntegrationTimeout, LocalFunction
 from devtools.local.responses import JsonResponse, error_body, error_response
@@ -117,8 +118,11 @@ class Gateway:
         openapi: Path,
         clock: Clock,
         integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS,
+        activity: Activity | None = None,
     ) -> None:
+        """`activity`: told of every API call in flight (the pipeline lets them go first)."""
         self._routes = routes
+        self._activity = activity or Activity()
         self._control = control
         self._openapi = openapi
         self._clock = clock
@@ -147,7 +151,8 @@ class Gateway:
         request_id = str(uuid.uuid4())
         event = proxy_event(request, route, parameters, request_id, self._clock)
         try:
-            return http_response(route.function.invoke(event, wait=self._integration_timeout))
+            with self._activity.calling():
+                return http_response(route.function.invoke(event, wait=self._integration_timeout))
         except IntegrationTimeout:
             logger.error("%s did not answer %s %s in time", route.function.name, request.method, request.path)
             return error_response(504, "internal_error", INTEGRATION_TIMEOUT_MESSAGE, request_id)

@@ -221,6 +221,7 @@ class SqsPump(Pump):
         if not messages:
             return
         received_at = self._clock.now()
+        self._activity.pipeline_turn(self._stopping)
         with self._activity.working():
             event = {"Records": [self._record(message) for message in messages]}
             ids = [message["MessageId"] for message in messages]
@@ -371,6 +372,7 @@ class StreamPump(Pump):
         records = gather(fetch, self._settings, self._stopping)
         if not records:
             return False
+        self._activity.pipeline_turn(self._stopping)
         with self._activity.working():
             sequence_numbers = [record["dynamodb"]["SequenceNumber"] for record in records]
             passed = [shaped for shaped in map(self._record, records) if self._filter.passes(shaped)]

@@ -166,7 +166,7 @@ class Runtime:
             control = Control(self.advance, self.drain, self._mail, self.dns)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
-            self._gateway.serve(Gateway(routes, control, openapi, self.clock))
+            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity))
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)

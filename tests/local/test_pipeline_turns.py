@@ -1,0 +1,60 @@
+"""The runtime's pipeline lets API calls go first (devtools/local/activity.py): while a call is in
+flight a pipeline batch starts once per turn across the runtime, and at once when none is."""
+
+from __future__ import annotations
+
+import threading
+
+from devtools.local.activity import Activity
+
+NEVER = 3600.0  # a turn no test waits for
+
+
+def _turn_in_thread(activity: Activity, stopping: threading.Event | None = None) -> threading.Thread:
+    thread = threading.Thread(target=activity.pipeline_turn, args=(stopping or threading.Event(),), daemon=True)
+    thread.start()
+    return thread
+
+
+def test_without_calls_in_flight_every_batch_starts_at_once() -> None:
+    activity = Activity(turn_seconds=NEVER)
+    for _ in range(3):
+        thread = _turn_in_thread(activity)
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_while_a_call_is_in_flight_one_batch_per_turn_then_all_when_it_ends() -> None:
+    activity = Activity(turn_seconds=NEVER)
+    with activity.calling():
+        first = _turn_in_thread(activity)
+        first.join(5)
+        assert not first.is_alive()  # the turn was due
+        waiting = [_turn_in_thread(activity) for _ in range(3)]
+        for thread in waiting:
+            thread.join(0.2)
+            assert thread.is_alive()  # the next turn is an hour away
+    for thread in waiting:  # the call answered: the pipeline goes on at once
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_turns_come_round_while_calls_keep_coming() -> None:
+    activity = Activity(turn_seconds=0.05)
+    with activity.calling():
+        for _ in range(3):  # each waits for its turn, none for the call to end
+            thread = _turn_in_thread(activity)
+            thread.join(5)
+            assert not thread.is_alive()
+
+
+def test_a_stopping_pump_does_not_wait_for_its_turn() -> None:
+    activity, stopping = Activity(turn_seconds=NEVER), threading.Event()
+    with activity.calling():
+        _turn_in_thread(activity).join(5)
+        thread = _turn_in_thread(activity, stopping)
+        thread.join(0.2)
+        assert thread.is_alive()
+        stopping.set()
+        thread.join(5)
+        assert not thread.is_alive()
