@@ -441,7 +441,7 @@ class InMemoryWebhookEndpoints:
         if count >= max_endpoints:
             raise Forbidden(f"Your plan allows at most {max_endpoints} webhook endpoints.", code="plan_limit_reached")
         if (endpoint.account_id, endpoint.id) in self._items:
-            raise Conflict(f"webhook endpoint {endpoint.id} already exists")
+            raise RuntimeError(f"webhook endpoint id {endpoint.id} collided (the adapter's raw ClientError: a 500)")
         self._counts[endpoint.account_id] = count + 1
         self._items[(endpoint.account_id, endpoint.id)] = endpoint.model_dump(mode="json")
         self._audit.record(audit)
