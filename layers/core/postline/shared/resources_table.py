@@ -9,7 +9,9 @@
     ACCT#<account>   WEBHOOK#<id>          a webhook endpoint, auth encrypted (webhooks/store.py)
     KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup (keys/store.py)
     PLATFORM         SETTINGS              platform-wide switches, e.g. sending paused (accounts/store.py)
-    PLATFORM         SIGNKEY#<kid>         webhook signing keys (signing_keys/store.py)
+    PLATFORM         SIGNKEY[#<kid>]       webhook signing keys and their pointer (signing_keys/store.py)
+    PLATFORM         TLSRPT_DKIM#<domain>[#<selector>]  the TLS-RPT reports' DKIM keys (tlsrpt/keys.py); both
+                                           kinds are sealed platform keys (shared/sealed_keys.py)
 
 Every write that changes a resource carries its audit entry in the same transaction
 (audit/store.py `audit_put`), so each area's store builds transaction items with `put_op`
