@@ -6,20 +6,17 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from postline import wiring
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import conflict_response
+from postline.http.errors import raced
 from postline.keys.models import DeleteConfirmation
 
 router = Router()
 DomainId = Annotated[str, Path(min_length=1, max_length=64, description="The domain's id (dom_...).")]
-RACED: "dict[int, OpenAPIResponse]" = {
-    409: conflict_response("the domain kept changing meanwhile (a scheduled DNS check or another edit)")
-}
+RACED = raced("the domain kept changing meanwhile (a scheduled DNS check or another edit)")
 
 
 @router.get("/v3/domains", summary="List sending domains (live keys only)", tags=["Domains"])

@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import RACE, conflict_response
+from postline.http.errors import RACED
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.lists.domain import ListMember, MailingList
@@ -37,9 +37,6 @@ Address = Annotated[str, Path(min_length=1, max_length=1_000, description="The m
 
 def _created(model: type) -> "dict[int, OpenAPIResponse]":
     return {201: {"description": "Created.", "content": {"application/json": {"model": model}}}}
-
-
-RACED: "dict[int, OpenAPIResponse]" = {409: conflict_response(RACE)}
 
 
 DELETE = "The list and its address go at once; its members are removed in the background."

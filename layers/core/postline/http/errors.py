@@ -41,6 +41,14 @@ def conflict_response(when: str, code: str = "conflict") -> OpenAPIResponse:
 RACE = "a concurrent change to the same resource won the race"
 
 
+def raced(when: str = RACE) -> dict[int, OpenAPIResponse]:
+    """A route's `responses` for a write that a concurrent one can beat: 409 conflict."""
+    return {409: conflict_response(when)}
+
+
+RACED = raced()
+
+
 def error_json(code: str, message: str, request_id: str) -> str:
     return ErrorBody(error=ErrorDetail(code=code, message=message), request_id=request_id).model_dump_json()
 

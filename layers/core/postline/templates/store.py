@@ -54,8 +54,9 @@ class DynamoTemplateStore:
         else:
             condition = "attribute_exists(pk) AND version = :version"
             op = put_op(self._table, pk, sk, data, condition, {":version": {"N": str(expected_version)}})
-            missing = f"template {template.id} not found or changed meanwhile"
-            transact(self._db, [op, audit_put(self._table, audit)], missing=missing)
+            missing = f"template {template.id} not found"
+            transact(self._db, [op, audit_put(self._table, audit)], missing=missing,
+                     conflict=f"template {template.id} changed concurrently; retry")  # fmt: skip
 
     def delete_template(self, account_id: str, template_id: str, audit: AuditEntry) -> None:
         op = {

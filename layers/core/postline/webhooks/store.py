@@ -126,7 +126,8 @@ class DynamoWebhookEndpoints:
         transact(
             self._db,
             [update, audit_put(self._table, audit)],
-            missing=f"webhook endpoint {endpoint.id} not found or changed meanwhile; read it again",
+            missing=f"webhook endpoint {endpoint.id} not found",
+            conflict=f"webhook endpoint {endpoint.id} changed concurrently; retry",
         )
 
     def delete_endpoint(self, endpoint: WebhookEndpoint, audit: AuditEntry) -> None:
