@@ -659,7 +659,10 @@ def render_openapi() -> str:
             description=(
                 "Transactional email delivery. Every request carries `Authorization: Bearer <API key>` "
                 "(or a console JWT). Failures use the error body "
-                '`{"error": {"code", "message"}, "request_id"}`. Paths the interface leaves open are '
+                '`{"error": {"code", "message"}, "request_id"}`. 409 (`conflict`: a concurrent change won a race, or a '
+                "result is not ready yet; `idempotency_in_progress`), 429 and 5xx are transient: retry the identical "
+                "request with exponential backoff and jitter. Any other 4xx answers the same request the same way: "
+                "fix it, do not retry. Paths the interface leaves open are "
                 "documented here: `/v3/keys`, `/v3/keys/{id}`, `/v3/keys/{id}/rotate`, `POST /v3/webhooks`, "
                 "`GET` and `DELETE /v3/webhooks/{id}`, `/v3/webhooks/{id}/secret/rotate`, "
                 "`GET /v3/webhooks/{id}/deliveries`, `GET /v3/webhooks/deliveries/resend/{id}`, `POST /v3/domains`, "

@@ -8,7 +8,8 @@
 - `create_key` refuses with Forbidden(plan_limit_reached) when the account is missing or
   already holds `max_keys` (the adapter's first condition, `attribute_exists(pk) AND key_count < :max`);
 - `update_key` and `rotate_key` check the stored hash optimistically and raise NotFound when the
-  key is gone or its hash changed; rotation swaps the hash lookup in the same step;
+  key is gone, Conflict (a 409: a retry reads it again) when its hash changed; rotation swaps the
+  hash lookup in the same step;
 - `touch_last_used` writes only when the stored value is at least a minute old;
 - audit entries list newest first (the adapter's sort key: created_at, then id), per account,
   platform entries (account_id None) apart.
@@ -338,15 +339,19 @@ class InMemoryStore:
 
     def update_key(self, key: ApiKey, audit: AuditEntry) -> None:
         stored = self._keys.get((key.account_id, key.id))
-        if stored is None or stored["key_hash"] != key.key_hash:
-            raise NotFound("API key not found or changed concurrently")
+        if stored is None:
+            raise NotFound("API key not found")
+        if stored["key_hash"] != key.key_hash:
+            raise Conflict("API key changed concurrently; retry")
         self._keys[(key.account_id, key.id)] = key.model_dump(mode="json")
         self.record(audit)
 
     def rotate_key(self, key: ApiKey, *, previous_hash: str, audit: AuditEntry) -> None:
         stored = self._keys.get((key.account_id, key.id))
-        if stored is None or stored["key_hash"] != previous_hash:
-            raise NotFound("API key not found or rotated concurrently")
+        if stored is None:
+            raise NotFound("API key not found")
+        if stored["key_hash"] != previous_hash:
+            raise Conflict("API key rotated concurrently; retry")
         if key.key_hash in self._hash_lookup:
             raise Conflict("secret hash already taken (the adapter surfaces a raw ClientError here)")
         self._keys[(key.account_id, key.id)] = key.model_dump(mode="json")
@@ -441,7 +446,7 @@ class InMemoryWebhookEndpoints:
         if count >= max_endpoints:
             raise Forbidden(f"Your plan allows at most {max_endpoints} webhook endpoints.", code="plan_limit_reached")
         if (endpoint.account_id, endpoint.id) in self._items:
-            raise Conflict(f"webhook endpoint {endpoint.id} already exists")
+            raise RuntimeError(f"webhook endpoint id {endpoint.id} collided (the adapter's raw ClientError: a 500)")
         self._counts[endpoint.account_id] = count + 1
         self._items[(endpoint.account_id, endpoint.id)] = endpoint.model_dump(mode="json")
         self._audit.record(audit)
@@ -450,8 +455,10 @@ class InMemoryWebhookEndpoints:
         self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
     ) -> None:
         stored = self._items.get((endpoint.account_id, endpoint.id))
-        if stored is None or datetime.fromisoformat(stored["updated_at"]) != expected_updated_at:
-            raise NotFound(f"webhook endpoint {endpoint.id} not found or changed meanwhile")
+        if stored is None:
+            raise NotFound(f"webhook endpoint {endpoint.id} not found")
+        if datetime.fromisoformat(stored["updated_at"]) != expected_updated_at:
+            raise Conflict(f"webhook endpoint {endpoint.id} changed concurrently; retry")
         data = endpoint.model_dump(mode="json")
         stored.update({name: data[name] for name in fields})
         self._audit.record(audit)

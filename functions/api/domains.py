@@ -11,10 +11,12 @@ from postline import wiring
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import raced
 from postline.keys.models import DeleteConfirmation
 
 router = Router()
 DomainId = Annotated[str, Path(min_length=1, max_length=64, description="The domain's id (dom_...).")]
+RACED = raced("the domain kept changing meanwhile (a scheduled DNS check or another edit)")
 
 
 @router.get("/v3/domains", summary="List sending domains (live keys only)", tags=["Domains"])
@@ -43,7 +45,7 @@ def get_domain(id: DomainId) -> Domain:
     return wiring.domain_service().get(principal(), id)
 
 
-@router.patch("/v3/domains/<id>", summary="Update a sending domain", tags=["Domains"])
+@router.patch("/v3/domains/<id>", summary="Update a sending domain", tags=["Domains"], responses=RACED)
 def update_domain(id: DomainId, request: Annotated[DomainUpdate, Body()]) -> Domain:
     return wiring.domain_service().update(principal(), id, request)
 
@@ -53,7 +55,8 @@ def delete_domain(id: DomainId) -> DeleteConfirmation:
     return wiring.domain_service().delete(principal(), id)
 
 
-@router.post("/v3/domains/<id>/verify", summary="Check a sending domain's DNS records now", tags=["Domains"])
+@router.post("/v3/domains/<id>/verify", summary="Check a sending domain's DNS records now", tags=["Domains"],
+             responses=RACED)  # fmt: skip
 def verify_domain(id: DomainId) -> Domain:
     return wiring.domain_service().verify(principal(), id)
 
@@ -62,6 +65,7 @@ def verify_domain(id: DomainId) -> Domain:
     "/v3/domains/<id>/dkim/rotate",
     summary="Start a DKIM key rotation: a new key under a new selector, signing once it is published",
     tags=["Domains"],
+    responses=RACED,
 )
 def rotate_domain_dkim(id: DomainId) -> Domain:
     return wiring.domain_service().rotate_dkim(principal(), id)

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import RACED
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation, KeyCreate, KeyCreated, KeyDetail, KeyRotated, KeyUpdate
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
@@ -43,12 +44,12 @@ def get_key(id: KeyId) -> KeyDetail:
     return wiring.key_service().get(principal(), id)
 
 
-@router.patch("/v3/keys/<id>", summary="Change a key's scope and settings", tags=["Keys"])
+@router.patch("/v3/keys/<id>", summary="Change a key's scope and settings", tags=["Keys"], responses=RACED)
 def update_key(id: KeyId, request: Annotated[KeyUpdate, Body()]) -> KeyDetail:
     return wiring.key_service().update(principal(), id, request)
 
 
-@router.post("/v3/keys/<id>/rotate", summary="Rotate a key's secret", tags=["Keys"])
+@router.post("/v3/keys/<id>/rotate", summary="Rotate a key's secret", tags=["Keys"], responses=RACED)
 def rotate_key(id: KeyId) -> KeyRotated:
     return wiring.key_service().rotate(principal(), id)
 

@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import RACED
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.lists.domain import ListMember, MailingList
@@ -46,7 +47,8 @@ def list_lists(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Pa
     return wiring.list_service().list_page(principal(), page=page, per_page=per_page)
 
 
-@router.post("/v3/lists", summary="Create a mailing list", tags=["Lists"], responses=_created(MailingList))
+@router.post("/v3/lists", summary="Create a mailing list (400 if the account has a list at its address)",
+             tags=["Lists"], responses=_created(MailingList) | RACED)  # fmt: skip
 def create_list(request: Annotated[ListCreate, Body()]) -> Response[MailingList]:
     created = wiring.list_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)
@@ -79,14 +81,15 @@ def list_members(
     return wiring.list_service().members_page(principal(), id, filters, page=page, per_page=per_page)
 
 
-@router.post("/v3/lists/<id>/members", summary="Add a member (409 if the address is a member already)",
+@router.post("/v3/lists/<id>/members", summary="Add a member (400 if the address is a member already)",
              tags=["Lists"], responses=_created(ListMember))  # fmt: skip
 def add_member(id: ListRef, request: Annotated[MemberCreate, Body()]) -> Response[ListMember]:
     added = wiring.list_service().add_member(principal(), id, request)
     return Response(status_code=201, content_type="application/json", body=added)
 
 
-@router.post("/v3/lists/<id>/members/bulk", summary="Add or update up to 1,000 members by address", tags=["Lists"])
+@router.post("/v3/lists/<id>/members/bulk", summary="Add or update up to 1,000 members by address", tags=["Lists"],
+             responses=RACED)  # fmt: skip
 def bulk_upsert_members(id: ListRef, request: Annotated[BulkMembersRequest, Body()]) -> BulkMembersResult:
     return wiring.list_service().bulk_upsert(principal(), id, request)
 
@@ -97,7 +100,7 @@ def get_member(id: ListRef, address: Address) -> ListMember:
 
 
 @router.patch("/v3/lists/<id>/members/<address>", summary="Change a member's subscribed, name or vars",
-              tags=["Lists"])  # fmt: skip
+              tags=["Lists"], responses=RACED)  # fmt: skip
 def update_member(id: ListRef, address: Address, request: Annotated[MemberUpdate, Body()]) -> ListMember:
     return wiring.list_service().update_member(principal(), id, address, request)
 
@@ -117,12 +120,13 @@ def get_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
 CANCEL = (
     "Pending or scheduled: cancelled before any member is mailed. Sending: no further page goes out; the "
     "members already queued stay sent and are counted (status cancelling until the worker's page in flight "
-    "is counted, then cancelled). Done, failed or cancelled: 409 conflict."
+    "is counted, then cancelled). Done, failed, cancelled or already cancelling: 400 validation_error, as for a "
+    "scheduled message that can no longer be cancelled."
 )
 
 
 @router.delete("/v3/lists/<id>/sends/<send_id>", summary="Cancel a send to the list", description=CANCEL,
-               tags=["Lists"])  # fmt: skip
+               tags=["Lists"], responses=RACED)  # fmt: skip
 def cancel_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
     return wiring.list_service().cancel_send(principal(), id, send_id)
 

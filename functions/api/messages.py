@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import conflict_response
 from postline.http.params import PageNumber, PerPage
 from postline.lists.sends import ListSendResult
 from postline.sending.domain import IdempotentCall
@@ -37,6 +38,7 @@ IdempotencyKey = Annotated[
 
 Accepted = TypeVar("Accepted")
 TO_LIST = " A `to` that is one of the account's mailing lists' addresses answers ListSendResult (README)."
+IN_PROGRESS = conflict_response("the first request with this Idempotency-Key still runs", "idempotency_in_progress")
 
 
 def _accepted(body: Accepted) -> Response[Accepted]:
@@ -59,7 +61,8 @@ def _idempotent(key: str | None) -> IdempotentCall | None:
         202: {
             "description": "Accepted: queued for delivery." + TO_LIST,
             "content": {"application/json": {"model": MessageAccepted | ListSendResult}},
-        }
+        },
+        409: IN_PROGRESS,
     },
 )
 def send_message(
@@ -76,7 +79,8 @@ def send_message(
         202: {
             "description": "Accepted: the valid recipients are queued." + TO_LIST,
             "content": {"application/json": {"model": BatchSendResult | ListSendResult}},
-        }
+        },
+        409: IN_PROGRESS,
     },
 )
 def send_batch(

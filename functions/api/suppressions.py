@@ -15,6 +15,7 @@ from postline.exports.models import ExportJobView
 from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import conflict_response
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
@@ -71,7 +72,10 @@ def list_suppressions(
     "/v3/suppressions",
     summary="Add an address to a list (idempotent: an entry already there is returned, 200)",
     tags=["Suppressions"],
-    responses={201: {"description": "Added.", "content": {"application/json": {"model": Suppression}}}},
+    responses={
+        201: {"description": "Added.", "content": {"application/json": {"model": Suppression}}},
+        409: conflict_response("the entry was removed while this request added it"),
+    },
 )
 def create_suppression(request: Annotated[SuppressionCreate, Body()]) -> Response[Suppression]:
     entry, created = wiring.suppression_service().add(principal(), request)

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import RACED
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
@@ -40,7 +41,7 @@ def get_template(id: TemplateId) -> Template:
     return wiring.template_service().get(principal(), id)
 
 
-@router.patch("/v3/templates/<id>", summary="Update a template (version + 1)", tags=["Templates"])
+@router.patch("/v3/templates/<id>", summary="Update a template (version + 1)", tags=["Templates"], responses=RACED)
 def update_template(id: TemplateId, request: Annotated[TemplateUpdate, Body()]) -> Template:
     return wiring.template_service().update(principal(), id, request)
 

@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import ErrorBody
+from postline.http.errors import ErrorBody, conflict_response
 from postline.verification.bulk import (
     MAX_PAGE,
     BulkCreate,
@@ -106,8 +106,9 @@ def get_bulk_validation_results(
     responses={
         404: {"description": "No such job, deleted or expired, or a test-mode job (no file).",
               "content": {"application/json": {"model": ErrorBody}}},
-        409: {"description": "conflict: the job has not completed yet.",
+        400: {"description": "validation_error: an invalid id, or a job that failed (it has no file).",
               "content": {"application/json": {"model": ErrorBody}}},
+        409: conflict_response("the job has not completed yet (it is still running, or paused for credits)"),
     },
 )  # fmt: skip
 def get_bulk_validation_file(id: JobId) -> BulkResultFile:

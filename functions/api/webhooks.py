@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
+from postline.http.errors import RACED
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
@@ -45,12 +46,13 @@ def get_webhook(id: WebhookId) -> Webhook:
     return wiring.webhook_service().get(principal(), id)
 
 
-@router.put("/v3/webhooks/<id>", summary="Update a webhook endpoint", tags=["Webhooks"])
+@router.put("/v3/webhooks/<id>", summary="Update a webhook endpoint", tags=["Webhooks"], responses=RACED)
 def update_webhook(id: WebhookId, request: Annotated[WebhookUpdate, Body()]) -> WebhookWithSecret:
     return wiring.webhook_service().update(principal(), id, request)
 
 
-@router.post("/v3/webhooks/<id>/secret/rotate", summary="Rotate the hmac signing secret", tags=["Webhooks"])
+@router.post("/v3/webhooks/<id>/secret/rotate", summary="Rotate the hmac signing secret", tags=["Webhooks"],
+             responses=RACED)  # fmt: skip
 def rotate_webhook_secret(id: WebhookId) -> WebhookWithSecret:
     return wiring.webhook_service().rotate_secret(principal(), id)
 

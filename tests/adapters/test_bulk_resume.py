@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import NotFound, PaymentRequired, ValidationFailed
 from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkStatus
 from tests.adapters.test_bulk_verification import NOW, Harness
@@ -23,8 +23,9 @@ def test_a_paused_job_resumes_at_once_when_the_operator_asks(stack: InProcessSta
     assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.PAUSED
     (check,) = h.queue.checks
 
-    with pytest.raises(Conflict, match="no verification credits left"):
+    with pytest.raises(PaymentRequired, match="no verification credits left") as refused:
         h.service.resume(h.account.id, accepted.job_id)  # still none: the job stays paused
+    assert (refused.value.status, refused.value.code) == (402, "insufficient_credits")
     assert h.service.get(h.principal(), accepted.job_id).status is BulkStatus.PAUSED
 
     limit["credits"] = None  # the operator raised the plan
@@ -34,7 +35,7 @@ def test_a_paused_job_resumes_at_once_when_the_operator_asks(stack: InProcessSta
     assert len(h.queue.jobs) == queued + 1  # every chunk queued again
     h.service.run_chunk(check)  # the chain's pending check, 15 minutes on: its token is gone, it ends
     assert len(h.queue.jobs) == queued + 1 and len(h.queue.checks) == 1
-    with pytest.raises(Conflict, match="is processing: only a paused job resumes"):
+    with pytest.raises(ValidationFailed, match="is processing: only a paused job resumes"):
         h.service.resume(h.account.id, accepted.job_id)
 
     for message in h.queue.messages()[-2:]:

@@ -324,6 +324,8 @@ def test_a_job_that_cannot_be_queued_is_failed_and_can_be_retried(stack: InProce
         True,
         "The job could not be queued; start it again.",
     )
+    with pytest.raises(ValidationFailed, match="failed: it has no result file"):  # permanent: a 400, not a 409
+        h.service.file(h.principal(), job.id)
     h.service.run_chunk(ChunkMessage(account_id=job.account_id, job_id=job.id, chunk=0))  # a message that got out
     assert h.service.get(h.principal(), job.id).processed_count == 0 and h.used() == 0
 

@@ -28,7 +28,7 @@ from postline.lists.models import (
 from postline.lists.service import ListService
 from postline.lists.store import DynamoLists
 from postline.shared.dynamo import key
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.resources_table import account_pk
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock
@@ -94,7 +94,7 @@ def test_a_list_and_its_address_are_written_together_and_the_address_is_unique(
     created = service.create(principal, ListCreate(address="News@Lists.Example", name="News"))
     assert service.get(principal, created.id) == created
     assert service.get(principal, "news%40lists.example") == created
-    with pytest.raises(Conflict):
+    with pytest.raises(ValidationFailed, match=r"address: this account has a list at news@lists\.example already"):
         service.create(principal, ListCreate(address="news@lists.example", name="Again"))
     other = Principal(account=principal.account.model_copy(update={"id": "acct_other_lists"}),
                       scope=Scope.FULL_ACCESS, env=Environment.LIVE)  # fmt: skip
@@ -138,7 +138,7 @@ def test_member_writes_move_the_count_in_their_transaction(
     client.transactions.clear()
     service.add_member(principal, created.id, MemberCreate(address="a@example.com", vars={"x": 1}))
     assert client.transactions == [3]  # the member, the count, the audit entry
-    with pytest.raises(Conflict):
+    with pytest.raises(ValidationFailed, match=r"a@example\.com is a member of this list already"):
         service.add_member(principal, created.id, MemberCreate(address="A@example.com"))
     assert service.get(principal, created.id).member_count == 1
     member, revision = store.get_member(created.id, "a@example.com") or pytest.fail("no member")

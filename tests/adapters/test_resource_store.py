@@ -12,7 +12,7 @@ from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.keys.domain import ApiKey, Environment, Scope
 from postline.keys.store import DynamoKeyStore
-from postline.shared.errors import Forbidden, NotFound
+from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.usage.store import DynamoCounterStore
 from tests.aws_stack import InProcessStack
 
@@ -86,9 +86,12 @@ def test_rotation_moves_the_lookup_and_loses_a_race_cleanly(keys: DynamoKeyStore
     assert keys.find_key_by_hash("old") is None
     assert keys.find_key_by_hash("new") == (account.id, key.id)
     # A second rotation computed from the stale read must not resurrect anything.
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match="rotated concurrently; retry"):  # the key is there: 409, a retry reads it again
         keys.rotate_key(key.model_copy(update={"key_hash": "other"}), previous_hash="old", audit=_audit(account.id))
     assert keys.find_key_by_hash("other") is None
+    gone = key.model_copy(update={"id": "key_not_stored", "key_hash": "other"})
+    with pytest.raises(NotFound, match="API key not found"):
+        keys.rotate_key(gone, previous_hash="old", audit=_audit(account.id))
     assert keys.get_key(account.id, key.id).key_hash == "new"  # type: ignore[union-attr]
 
 

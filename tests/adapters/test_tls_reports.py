@@ -41,7 +41,7 @@ from postline.domains.dkim_keys import RsaDkimKeys
 from postline.domains.dns import DnsRecordLookup
 from postline.relay.worker import RelayWorker
 from postline.shared.clock import MovableClock
-from postline.shared.errors import Conflict
+from postline.shared.errors import Conflict, ValidationFailed
 from postline.shared.resolver import dns_resolver
 from postline.tlsrpt.keys import DynamoReportKeys
 from postline.tlsrpt.senders import DnsReportRecords, HttpsReportPoster, MailReportSender
@@ -661,5 +661,5 @@ def test_the_report_key_rotates_once_dns_serves_the_next_one(stack: InProcessSta
     signed = keys.sign(message)
     assert f"s={staged.selector};".encode() in signed.replace(b" ", b"")
     assert _dkim_verified(signed, dns_server)
-    with pytest.raises(Conflict, match="no report key is staged"):
+    with pytest.raises(ValidationFailed, match="no report key is staged"):
         keys.promote()

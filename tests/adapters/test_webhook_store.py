@@ -15,7 +15,7 @@ from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.shared.dynamo import key
-from postline.shared.errors import Forbidden, NotFound
+from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.resources_table import account_pk
 from postline.webhooks.domain import (
     BasicAuth,
@@ -187,7 +187,7 @@ def test_updates_write_only_the_named_fields(
 def test_an_update_from_a_stale_read_is_refused(store: DynamoWebhookEndpoints, account: Account) -> None:
     endpoint = _endpoint(account)
     store.create_endpoint(endpoint, max_endpoints=50, audit=_audit(account.id))
-    with pytest.raises(NotFound, match="changed meanwhile"):
+    with pytest.raises(Conflict, match="changed concurrently; retry"):  # it is there: a 409, not a 404
         store.update_endpoint(
             endpoint.model_copy(update={"description": "x"}),
             fields={"description"},
@@ -195,6 +195,9 @@ def test_an_update_from_a_stale_read_is_refused(store: DynamoWebhookEndpoints, a
             audit=_audit(account.id),
         )
     assert store.get_endpoint(account.id, endpoint.id) == endpoint
+    gone = endpoint.model_copy(update={"id": "wh_not_stored"})
+    with pytest.raises(NotFound, match="wh_not_stored not found"):
+        store.update_endpoint(gone, fields={"description"}, expected_updated_at=NOW, audit=_audit(account.id))
 
 
 def test_the_plan_limit_rides_on_the_account_count(

@@ -48,7 +48,10 @@ def test_a_list_is_created_read_listed_updated_and_deleted(runtime: Any, runtime
     second = _list(api, "offers@lists.example", "Offers")
     assert api.get(f"/v3/lists/{first['id']}").json() == first
     assert api.get("/v3/lists/NEWS%40lists.example").json() == first
-    assert_error(api.post("/v3/lists", json={"address": "news@lists.example", "name": "x"}), 409, "conflict")
+    taken = assert_error(
+        api.post("/v3/lists", json={"address": "news@lists.example", "name": "x"}), 400, "validation_error"
+    )
+    assert taken["error"]["message"] == "address: this account has a list at news@lists.example already."
     assert_error(api.post("/v3/lists", json={"address": "nope", "name": "x"}), 400, "validation_error")
     listed = api.get("/v3/lists", params={"per_page": 1, "page": 2}).json()
     assert listed == {"items": [second], "pagination": {"page": 2, "per_page": 1, "total_count": 2, "total_pages": 2}}
@@ -85,7 +88,8 @@ def test_members_are_added_listed_updated_and_removed(runtime_api: Api) -> None:
     assert (jane["address"], jane["list_id"], jane["subscribed"], jane["vars"]) == (
         "jane@example.com", mailing_list["id"], True, {"plan": "pro"}
     )  # fmt: skip
-    assert_error(api.post(base, json={"address": "jane@example.com"}), 409, "conflict")
+    member = assert_error(api.post(base, json={"address": "jane@example.com"}), 400, "validation_error")  # permanent
+    assert "jane@example.com is a member of this list already" in member["error"]["message"]
     assert_error(api.post(base, json={"address": "bad"}), 400, "validation_error")
     bob = api.post(base, json={"address": "bob@example.com", "subscribed": False}).json()
     assert api.get(f"{base}/JANE%40example.com").json() == jane
@@ -152,8 +156,8 @@ def test_member_count_stays_exact_under_parallel_adds_and_deletes(runtime_api: A
         return int(api.delete(f"{base}/{address}").status_code)
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        # every address twice at once: one add wins, the other is a 409, and nothing counts twice
-        assert sorted(pool.map(add, addresses * 2)) == [201] * 40 + [409] * 40
+        # every address twice at once: one add wins, the other is a 400 (a member already), and nothing counts twice
+        assert sorted(pool.map(add, addresses * 2)) == [201] * 40 + [400] * 40
         bulk = {"members": [{"address": a} for a in addresses[:10] + [f"q{n}@example.com" for n in range(20)]]}
         futures = [pool.submit(api.post, f"{base}/bulk", json=bulk)]
         statuses = list(pool.map(remove, addresses[20:] * 2))

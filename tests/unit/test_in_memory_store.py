@@ -10,7 +10,7 @@ import pytest
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.keys.domain import Environment, Scope
-from postline.shared.errors import Forbidden, NotFound
+from postline.shared.errors import Conflict, Forbidden, NotFound
 
 from .world import World
 
@@ -26,7 +26,7 @@ def system_audit(world: World, account_id: str | None) -> AuditEntry:
     )
 
 
-def test_a_write_with_a_stale_hash_after_a_rotation_is_not_found(world: World) -> None:
+def test_a_write_with_a_stale_hash_after_a_rotation_is_a_transient_conflict(world: World) -> None:
     account = world.account()
     created = world.key(account)
     stale = world.store.get_key(account.id, created.id)
@@ -34,10 +34,12 @@ def test_a_write_with_a_stale_hash_after_a_rotation_is_not_found(world: World) -
     world.keys.rotate(world.console_principal(account), created.id)
     audit_before = len(world.store.audit_entries())
 
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match="changed concurrently; retry"):  # a retry reads the key again
         world.store.update_key(stale.model_copy(update={"name": "lost update"}), system_audit(world, account.id))
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match="rotated concurrently; retry"):
         world.store.rotate_key(stale, previous_hash=stale.key_hash, audit=system_audit(world, account.id))
+    with pytest.raises(NotFound):  # one that is not there at all
+        world.store.update_key(stale.model_copy(update={"id": "key_gone"}), system_audit(world, account.id))
 
     current = world.store.get_key(account.id, created.id)
     assert current is not None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 
 class ErrorDetail(BaseModel):
@@ -24,6 +27,26 @@ def query_timeout_response(what: str) -> dict[str, Any]:
         "content": {"application/json": {"model": ErrorBody}},
         "headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}},
     }
+
+
+def conflict_response(when: str, code: str = "conflict") -> OpenAPIResponse:
+    """The OpenAPI response of a 409, which is transient (interface section 7): `when` it happens."""
+    return {
+        "description": f"{code}: {when}. Transient: retry the identical request with exponential backoff "
+        "(start near 1 s) and jitter.",
+        "content": {"application/json": {"model": ErrorBody}},
+    }
+
+
+RACE = "a concurrent change to the same resource won the race"
+
+
+def raced(when: str = RACE) -> dict[int, OpenAPIResponse]:
+    """A route's `responses` for a write that a concurrent one can beat: 409 conflict."""
+    return {409: conflict_response(when)}
+
+
+RACED = raced()
 
 
 def error_json(code: str, message: str, request_id: str) -> str:

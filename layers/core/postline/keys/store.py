@@ -94,7 +94,7 @@ class DynamoKeyStore:
 
     def update_key(self, api_key: ApiKey, audit: AuditEntry) -> None:
         ops = [self._put_key_if(api_key, current_hash=api_key.key_hash), audit_put(self._table, audit)]
-        transact(self._db, ops, missing="API key not found or changed concurrently")
+        transact(self._db, ops, missing="API key not found", conflict="API key changed concurrently; retry")
 
     def rotate_key(self, api_key: ApiKey, *, previous_hash: str, audit: AuditEntry) -> None:
         ops = [
@@ -103,7 +103,7 @@ class DynamoKeyStore:
             self._put_lookup(api_key),
             audit_put(self._table, audit),
         ]
-        transact(self._db, ops, missing="API key not found or rotated concurrently")
+        transact(self._db, ops, missing="API key not found", conflict="API key rotated concurrently; retry")
 
     def _put_key_if(self, api_key: ApiKey, *, current_hash: str) -> dict[str, Any]:
         """Replace the key only if its stored hash is still `current_hash`: a write computed from a

@@ -37,7 +37,7 @@ from postline.lists.models import (
 )
 from postline.lists.ports import ListJobQueue, ListSendJobs, ListStore
 from postline.lists.sends import RUNNING, ListSend, ListSendResult, ListSendStatus
-from postline.shared.errors import Conflict, Forbidden, NotFound
+from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.domain import sort_entries
@@ -137,7 +137,8 @@ class ListService:
     def cancel_send(self, principal: Principal, reference: str, send_id: str) -> ListSendResult:
         """Stops a list send (module text of lists/send_service.py): pending or scheduled, nobody is
         mailed (cancelled at once, its schedule deleted); sending, no further page goes out
-        (cancelled, or cancelling until the worker's page in flight is counted). An ended send: 409.
+        (cancelled, or cancelling until the worker's page in flight is counted). An ended or cancelling send:
+        400, as for a scheduled message that can no longer be cancelled; a race with the worker: 409.
         Like a scheduled message's cancel, a send_only key may cancel the sends it made."""
         job = self._send(principal, reference, send_id)
         if principal.scope is Scope.SEND_ONLY and job.key_id != principal.key_id:
@@ -148,7 +149,7 @@ class ListService:
         now = self._clock.now()
         for _ in range(_CANCEL_ATTEMPTS):  # each miss means the job moved meanwhile: read it again
             if job.status not in RUNNING:
-                raise Conflict(
+                raise ValidationFailed(
                     f"List send {send_id} is {job.status.value}: only a pending, scheduled or sending one can be "
                     "cancelled."
                 )

@@ -30,7 +30,7 @@ from postline.audit.store import audit_put
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.models import MemberFilters
 from postline.shared.dynamo import batch_delete, batch_get, cancellation_codes, from_attrs, key, query_page, to_attrs
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, put_op
 
 LIST = "LIST#"
@@ -99,7 +99,7 @@ class DynamoLists:
         ]
         codes = self._run(ops)
         if codes[1:2] == ["ConditionalCheckFailed"]:
-            raise Conflict(f"address: this account has a list at {mailing_list.address} already.")
+            raise ValidationFailed(f"address: this account has a list at {mailing_list.address} already.")
         if codes:
             raise Conflict("The list changed concurrently; retry.")
 
@@ -219,7 +219,9 @@ class DynamoLists:
         ]
         codes = self._run(ops)
         if codes[:1] == ["ConditionalCheckFailed"]:
-            raise Conflict(f"{member.address} is a member already; PATCH it to change it.")
+            raise ValidationFailed(
+                f"address: {member.address} is a member of this list already; PATCH it to change it."
+            )
         if codes:
             raise NotFound(f"No list {member.list_id} in this account.")
 

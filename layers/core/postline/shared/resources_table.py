@@ -9,7 +9,9 @@
     ACCT#<account>   WEBHOOK#<id>          a webhook endpoint, auth encrypted (webhooks/store.py)
     KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup (keys/store.py)
     PLATFORM         SETTINGS              platform-wide switches, e.g. sending paused (accounts/store.py)
-    PLATFORM         SIGNKEY#<kid>         webhook signing keys (signing_keys/store.py)
+    PLATFORM         SIGNKEY[#<kid>]       webhook signing keys and their pointer (signing_keys/store.py)
+    PLATFORM         TLSRPT_DKIM#<domain>[#<selector>]  the TLS-RPT reports' DKIM keys (tlsrpt/keys.py); both
+                                           kinds are sealed platform keys (shared/sealed_keys.py)
 
 Every write that changes a resource carries its audit entry in the same transaction
 (audit/store.py `audit_put`), so each area's store builds transaction items with `put_op`
@@ -51,16 +53,26 @@ def put_op(
 
 
 def transact(db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "") -> None:
-    """TransactWriteItems whose first item's failed condition means `missing` (NotFound), else Conflict."""
+    """TransactWriteItems whose first item's failed condition means `missing` (NotFound) when that
+    item is not there (with `missing` given), else Conflict: it is there but changed meanwhile, which
+    a retry of the same request (reading it again) gets past, so a 409 and not a 404."""
     try:
         db.transact_write_items(TransactItems=ops)
     except ClientError as exc:
         codes = cancellation_codes(exc)
         if codes and codes[0] == "ConditionalCheckFailed":
-            if missing:
+            if missing and not _exists(db, ops[0]):
                 raise NotFound(missing) from exc
             raise Conflict(conflict or "the resource changed concurrently; retry") from exc
         raise
+
+
+def _exists(db: Any, op: dict[str, Any]) -> bool:
+    """Whether the item a transaction item writes or checks is stored (a consistent read)."""
+    (action,) = op.values()
+    item_key = action.get("Key") or {name: action["Item"][name] for name in ("pk", "sk")}
+    return "Item" in db.get_item(TableName=action["TableName"], Key=item_key, ConsistentRead=True,
+                                 ProjectionExpression="pk")  # fmt: skip
 
 
 def count_under_limit(table: str, pk: str, counter: str, limit: int) -> dict[str, Any]:

@@ -47,13 +47,16 @@ class DynamoTemplateStore:
             data["vars_schema_json"] = json.dumps(template.vars_schema)
         pk, sk = account_pk(account_id), template_sk(template.id)
         if expected_version is None:
+            # fails only if template.id is taken: a fresh id (shared/ids.py) collided, which is internal
+            # (500, a retry gets a new id), so the ClientError goes up as it is
             op = put_op(self._table, pk, sk, data, "attribute_not_exists(pk)")
-            transact(self._db, [op, audit_put(self._table, audit)], conflict=f"template {template.id} already exists")
+            self._db.transact_write_items(TransactItems=[op, audit_put(self._table, audit)])
         else:
             condition = "attribute_exists(pk) AND version = :version"
             op = put_op(self._table, pk, sk, data, condition, {":version": {"N": str(expected_version)}})
-            missing = f"template {template.id} not found or changed meanwhile"
-            transact(self._db, [op, audit_put(self._table, audit)], missing=missing)
+            missing = f"template {template.id} not found"
+            transact(self._db, [op, audit_put(self._table, audit)], missing=missing,
+                     conflict=f"template {template.id} changed concurrently; retry")  # fmt: skip
 
     def delete_template(self, account_id: str, template_id: str, audit: AuditEntry) -> None:
         op = {

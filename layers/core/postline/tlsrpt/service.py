@@ -30,7 +30,7 @@ import dkim
 
 from postline.domains.domain import RecordType
 from postline.domains.ports import DkimKeys, RecordLookup
-from postline.shared.errors import Conflict
+from postline.shared.errors import Conflict, ValidationFailed
 from postline.shared.ports import Clock
 from postline.tlsrpt.domain import (
     DKIM_SIGNED_HEADERS,
@@ -325,7 +325,7 @@ class ReportKeyService:
         receivers cannot find is dropped: section 3). The old record may go after a few days."""
         _, staged = self._store.keys(self._domain)
         if staged is None:
-            raise Conflict("no report key is staged: run rotate first")
+            raise ValidationFailed("no report key is staged: run rotate first")  # again, the same answer
         answer = self._records.lookup(staged.record_name, RecordType.TXT)
         if answer.error or not published_key(answer.values, staged.public_key):
             found = answer.error or (", ".join(answer.values) or "no TXT record")

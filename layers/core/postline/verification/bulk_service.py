@@ -446,16 +446,17 @@ class BulkVerificationService:
         """The operator's `postline verify resume`: a paused job resumed now, not at its next
         credit check (up to RESUME_CHECK_SECONDS away), once the account has credits again. It
         passes the job's current check under its token, so the pending check finds the token
-        gone and ends the chain; Conflict when the job is not paused or there is still no credit."""
+        gone and ends the chain. A job that is not paused: ValidationFailed; still no credit: PaymentRequired
+        (insufficient_credits); a credit check that resumed it meanwhile: Conflict."""
         job = self._jobs.get(account_id, job_id)
         if job is None:
             raise NotFound(f"No bulk verification job {job_id} in account {account_id}.")
         now = self._clock.now()
         if job.status is not BulkStatus.PAUSED or job.resume_token is None or job.expired(now):
             shown = BulkVerificationJob.of(job, now).status.value
-            raise Conflict(f"Bulk verification job {job_id} is {shown}: only a paused job resumes.")
+            raise ValidationFailed(f"Bulk verification job {job_id} is {shown}: only a paused job resumes.")
         if not self._has_credits(account_id, now):
-            raise Conflict(
+            raise PaymentRequired(
                 f"Account {account_id} has no verification credits left this month; "
                 "add some first (postline account set-plan)."
             )

@@ -17,7 +17,7 @@ import io
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ports import Clock
 from postline.verification.bulk import BulkJob, BulkStatus
 from postline.verification.models import ValidationResult
@@ -119,7 +119,9 @@ class ProofService:
                 "Test-mode jobs have no result file: their results are simulated and are not signed;"
                 f" read them at /v3/validate/bulk/{job.id}/results."
             )
-        if job.status is not BulkStatus.COMPLETED or job.result_file is None:
+        if job.status is BulkStatus.FAILED:  # no file will ever be written: the same answer every time
+            raise ValidationFailed(f"Bulk verification job {job.id} failed: it has no result file.")
+        if job.status is not BulkStatus.COMPLETED or job.result_file is None:  # a retry later gets it
             raise Conflict(f"The result file is written when the job completes; it is {job.status.value}.")
         file = job.result_file
         lifetime = max(1, min(DOWNLOAD_SECONDS, int((job.results_expire_at() - now).total_seconds())))

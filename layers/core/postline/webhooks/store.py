@@ -27,7 +27,6 @@ from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.sending.vault import open_bytes, seal_bytes
 from postline.shared.dynamo import from_attrs, key, query_page, to_attrs, to_value
-from postline.shared.errors import Conflict
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
 from postline.webhooks.domain import DisabledReason, EndpointAuth, WebhookEndpoint
 
@@ -95,12 +94,9 @@ class DynamoWebhookEndpoints:
             },
             audit_put(self._table, audit),
         ]
-        create_counted(
-            self._db,
-            ops,
-            limit=f"Your plan allows at most {max_endpoints} webhook endpoints",
-            duplicate=Conflict(f"webhook endpoint {endpoint.id} already exists"),
-        )
+        # The put fails only if endpoint.id is taken: a fresh id (shared/ids.py: time and 64 random
+        # bits) collided, which is internal (500, a retry gets a new id), so no `duplicate` error.
+        create_counted(self._db, ops, limit=f"Your plan allows at most {max_endpoints} webhook endpoints")
 
     def update_endpoint(
         self, endpoint: WebhookEndpoint, *, fields: set[str], expected_updated_at: datetime, audit: AuditEntry
@@ -130,7 +126,8 @@ class DynamoWebhookEndpoints:
         transact(
             self._db,
             [update, audit_put(self._table, audit)],
-            missing=f"webhook endpoint {endpoint.id} not found or changed meanwhile; read it again",
+            missing=f"webhook endpoint {endpoint.id} not found",
+            conflict=f"webhook endpoint {endpoint.id} changed concurrently; retry",
         )
 
     def delete_endpoint(self, endpoint: WebhookEndpoint, audit: AuditEntry) -> None:
