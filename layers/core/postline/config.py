@@ -21,7 +21,9 @@ class SettingsError(RuntimeError):
 
 
 class SettingsGroup(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # A function reads a few of these groups: each one's validator is built when first used, not at
+    # import (building all of them was ~20 ms of every cold start).
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     @classmethod
     def variables(cls) -> tuple[str, ...]:
