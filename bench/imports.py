@@ -75,7 +75,7 @@ def handler_modules(template: Path) -> dict[tuple[str, str], int]:
     return modules
 
 
-def measure(template: Path, environment: dict[str, str], repeats: int = 3) -> list[ModuleImport]:
+def measure(template: Path, environment: dict[str, str], repeats: int = 5) -> list[ModuleImport]:
     results = []
     for (folder, module), count in sorted(handler_modules(template).items()):
         env = {**environment, "PYTHONPATH": os.pathsep.join([str(ROOT / folder), str(LAYER)])}

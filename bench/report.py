@@ -439,7 +439,7 @@ def _calls_verdict(what: str, recorded: dict[str, int], expected: dict[str, int]
 
 def _imports(modules: list[ModuleImport]) -> list[str]:
     lines = [
-        "i. cold start: each function module's import in a fresh interpreter (median of 3) against the third-party"
+        "i. cold start: each function module's import in a fresh interpreter (median of 5) against the third-party"
         " packages it loaded, imported alone",
         f"   {'module':28}{'functions':>10}{'import':>10}{'deps alone':>12}{'ratio':>8}  heavy packages it loads",
     ]
