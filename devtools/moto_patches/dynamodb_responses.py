@@ -22,6 +22,7 @@ rule is the one copied here; it raises otherwise.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -76,20 +77,20 @@ def _as_written(value: Any, double: bool = False) -> Any:
     return value
 
 
-def _dumped(operation: str, original: Callable[[DynamoHandler], Any]) -> Callable[[DynamoHandler], Any]:
+def _dumped(original: Callable[[DynamoHandler], Any]) -> Callable[[DynamoHandler], Any]:
     def answer(self: DynamoHandler) -> Any:
         result = original(self)
         if type(result) in (ActionResult, DynamoResult) and isinstance(result.result, dict):
             return json.dumps(_as_written(result.result), cls=_Encoder)
         return result
 
-    answer.__name__ = answer.__qualname__ = operation
-    return answer
+    # __wrapped__ too: other patches' guards read moto's source through it (inspect.getsource unwraps).
+    return functools.update_wrapper(answer, original)
 
 
 _PATCH = GuardedPatch(
     "devtools/moto_patches/dynamodb_responses.py",
-    [Replacement(DynamoHandler, name, _dumped(name, getattr(DynamoHandler, name))) for name in OPERATIONS],
+    [Replacement(DynamoHandler, name, _dumped(getattr(DynamoHandler, name))) for name in OPERATIONS],
     {  # what it relies on, as moto 5.2.5 writes it
         "BaseResponse.call_action": (
             lambda: BaseResponse.call_action,

@@ -223,6 +223,14 @@ def forget(table: Table) -> None:
         _tables.pop(table, None)
 
 
+def warm(table: Table) -> None:
+    """Builds the views of a table and of each of its indexes now: after a bulk load, the next
+    Query would otherwise sort every item it holds (seconds for a million) inside a caller's request."""
+    with _lock:
+        for index_name in (None, *(index.name for index in table.all_indexes())):
+            _view(table, index_name)
+
+
 # -- keeping the views current ------------------------------------------------------------------
 
 
