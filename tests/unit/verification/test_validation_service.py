@@ -199,6 +199,12 @@ def test_domain_age_is_cached_and_null_with_a_reason_when_the_registry_is_unreac
     unknown = h.validate("ada@catchall.test")
     assert unknown["domain_age_days"] is None
     assert "domain age unknown: the RDAP registry could not be reached" in str(unknown["reason"])
+    again = h.validate("bob@catchall.test")  # the failure is kept for an hour: not asked again
+    assert again["domain_age_days"] is None and h.registrations.asked == ["acme.test", "catchall.test"]
+    assert str(again["reason"]).endswith("domain age unknown: the RDAP registry could not be reached (test)")
+    h.clock.advance(61 * 60)
+    h.validate("ada@catchall.test")
+    assert h.registrations.asked == ["acme.test", "catchall.test", "catchall.test"]
 
 
 def test_a_typo_gets_a_suggestion_for_the_whole_address() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -147,6 +148,17 @@ class MailboxProbe:
     def decisive_catch_all(self) -> bool:
         """Worth caching per domain: both RCPTs got a final answer."""
         return self.catch_all is not None
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What the RDAP registry said of a domain: when it was registered, or why there is no date.
+    `unreachable`: the registry could not be asked (no connection, a timeout, a 5xx or a 429), as
+    opposed to an answer without a date (404, no registration event)."""
+
+    registered: datetime | None
+    note: str | None = None
+    unreachable: bool = False
 
 
 YOUNG_DOMAIN_DAYS = 30  # registered this recently: mail with caution (fresh domains send most spam)

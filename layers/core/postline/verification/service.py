@@ -32,6 +32,7 @@ from postline.verification.domain import (
     MailboxProbe,
     MailRoute,
     ProbeOutcome,
+    Registration,
     Verdict,
     Verification,
     VerificationResult,
@@ -110,7 +111,9 @@ class CachedDomainFacts:
     a hundred addresses of a few domains: without it each address read its domain's catch-all and
     registration facts from DynamoDB, two of its four calls). What this process learns (remember_*)
     is kept at once; what another process learns is seen within the TTL (meanwhile a few more
-    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before."""
+    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before.
+    An unreachable registry is not kept here but read from the store each time, which holds it for
+    its own hour by the runtime's clock (a process's copy could outlive it)."""
 
     def __init__(
         self, facts: DomainFacts, *, ttl_seconds: float = 300.0, monotonic: Callable[[], float] = time.monotonic
@@ -133,17 +136,22 @@ class CachedDomainFacts:
         self._facts.remember_catch_all(domain, catch_all, now)
         self._keep(("catch_all", domain), catch_all)
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+    def registration(self, domain: str, now: datetime) -> Registration | None:
         found = self._fresh(("registered", domain))
         if found is _MISSING:
-            value = self._facts.registered_at(domain, now)
-            self._keep(("registered", domain), value)
+            value = self._facts.registration(domain, now)
+            if value is None or not value.unreachable:
+                self._keep(("registered", domain), value)
             return value
-        return found if isinstance(found, datetime) else None
+        return found if isinstance(found, Registration) else None
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
-        self._facts.remember_registered_at(domain, registered, now)
-        self._keep(("registered", domain), registered)
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        self._facts.remember_registration(domain, registration, now)
+        if registration.registered is not None:
+            self._keep(("registered", domain), registration)
+        else:
+            with self._lock:
+                self._known.pop(("registered", domain), None)
 
     def _fresh(self, fact: tuple[str, str]) -> object:
         known = self._known.get(fact)
@@ -314,16 +322,17 @@ class ValidationService:
         return _replace(facts, probe=probe)
 
     def _aged(self, facts: Facts, now: datetime) -> Facts:
+        """The domain's age from the registry (RDAP), or why it is unknown. A date is kept for thirty
+        days and an unreachable registry for an hour (DomainFacts), so neither is asked each check."""
         name = lists.registrable_domain(facts.domain)
-        registered = self._facts.registered_at(name, now)
-        note = None
-        if registered is None:
-            registered, note = self._registrations.registered_at(name)
-            if registered is not None:
-                self._facts.remember_registered_at(name, registered, now)
-        if registered is None:
-            return _replace(facts, domain_age_note=f"domain age unknown: {note or 'no registration date'}")
-        return _replace(facts, domain_age_days=max(0, (now - registered).days))
+        known = self._facts.registration(name, now)
+        if known is None:
+            known = self._registrations.registered_at(name)
+            if known.registered is not None or known.unreachable:
+                self._facts.remember_registration(name, known, now)
+        if known.registered is None:
+            return _replace(facts, domain_age_note=f"domain age unknown: {known.note or 'no registration date'}")
+        return _replace(facts, domain_age_days=max(0, (now - known.registered).days))
 
     # -- test keys ------------------------------------------------------------------------------
 
