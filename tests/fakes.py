@@ -676,6 +676,20 @@ class InMemorySuppressions:
         return True
 
 
+class InMemoryComplaintLists:
+    """ComplaintLists: (account, lower-case address) pairs on the complaints list; counts its reads."""
+
+    def __init__(self, *entries: tuple[str, str]) -> None:
+        self.entries = {(account_id, address.lower()) for account_id, address in entries}
+        self.reads = 0
+
+    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
+        self.reads += 1
+        if kind is not SuppressionType.COMPLAINTS:
+            return set()
+        return {email for email in emails if (account_id, email) in self.entries}
+
+
 class OneVerifiedDomain:
     """Every account has verified SENDING_DOMAIN (no DKIM key: the tests' mail is simulated or unsigned)."""
 

@@ -332,6 +332,23 @@ def test_a_registry_that_is_down_is_asked_again_only_after_an_hour(stack: Stack)
     assert third["domain_age_days"] == 400 and "domain age unknown" not in str(third["reason"])
 
 
+def test_an_address_that_complained_about_the_account_is_abuse(stack: Stack) -> None:
+    added = stack.live.post("/v3/suppressions", json={"type": "complaints", "email": "Grumpy@strict.test"})
+    assert added.status_code == 201, added.text
+    rcpts = stack.rcpts()
+    result = stack.validate("grumpy@strict.test")
+    assert (result["status"], result["sub_status"], result["recommendation"], result["smtp_check"]) == (
+        "abuse",
+        "known_complainer",
+        "suppress",
+        None,
+    )
+    assert result["reason"] == (
+        "grumpy@strict.test marked this account's mail as spam before (it is on the account's complaints list)"
+    )
+    assert stack.rcpts() == rcpts  # its mailbox was not asked
+
+
 def test_a_live_key_without_credits_gets_402_and_nothing_is_checked(stack: Stack) -> None:
     usage = stack.live.get("/v3/usage").json()["verify_credits"]
     assert usage["used"] >= 1  # the checks above each took a credit

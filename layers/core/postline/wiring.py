@@ -1144,9 +1144,19 @@ def validation_service(routes: MailRoutes | None = None, facts: DomainFacts | No
         facts=facts or DynamoDomainFacts(client("dynamodb"), table),
         credits=DynamoVerificationCounters(client("dynamodb"), table),
         activity=verification_activity(),
+        complaints=complaint_lists(),
         ids=ids(),
         clock=_clock,
     )
+
+
+@_built_once()
+def complaint_lists() -> DynamoSuppressions:
+    """The suppression lists, read only (verification's known complainers): it writes nothing, so it
+    has no audit table (the API's suppressions() has)."""
+    from postline.suppressions.store import DynamoSuppressions
+
+    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table, audit_table="")
 
 
 def _verify_credits(account_id: str) -> int | None:

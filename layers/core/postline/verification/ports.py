@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
+from postline.suppressions.domain import SuppressionType
 from postline.verification.domain import MailboxProbe, MailRoute, Registration
 from postline.verification.models import Activity
 from postline.verification.proofs import ProofEntry
@@ -47,6 +48,15 @@ class DomainFacts(Protocol):
     def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
         """Keeps a date for thirty days and an unreachable registry for an hour (anything else is
         not kept: the registry is asked again)."""
+        ...
+
+
+class ComplaintLists(Protocol):
+    """The account's suppression lists as verification reads them (suppressions/store.py)."""
+
+    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
+        """Which of these lower-case addresses are on the account's `kind` list: batched reads
+        (BatchGetItem, 100 keys a call), never one read per address."""
         ...
 
 

@@ -13,7 +13,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from email_validator import EmailNotValidError, validate_email
@@ -24,6 +24,7 @@ from postline.keys.domain import Environment
 from postline.sending.domain import domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.ports import Clock, IdFactory
+from postline.suppressions.domain import SuppressionType
 from postline.usage.domain import billing_period, month_key
 from postline.verification import lists
 from postline.verification.catch_all import score_catch_all
@@ -43,7 +44,15 @@ from postline.verification.domain import (
     syntax_verdict,
 )
 from postline.verification.models import Activity, ValidateRequest, ValidationResult
-from postline.verification.ports import ActivityReader, Credits, DomainFacts, MailboxProber, MailRoutes, Registrations
+from postline.verification.ports import (
+    ActivityReader,
+    ComplaintLists,
+    Credits,
+    DomainFacts,
+    MailboxProber,
+    MailRoutes,
+    Registrations,
+)
 
 BUDGET_SECONDS = 10.0
 VALIDATE_LIMIT_PER_MINUTE = 100  # the interface's limit of POST /v3/validate, per account
@@ -204,6 +213,15 @@ class Verifier:
         return results
 
 
+@dataclass(frozen=True)
+class Known:
+    """What the account already knows of a chunk's addresses (lower-case), read in one go (known()):
+    their history, and which of them are on its complaints list."""
+
+    activity: Mapping[str, Activity]
+    complained: frozenset[str]
+
+
 class ValidationService:
     def __init__(
         self,
@@ -214,6 +232,7 @@ class ValidationService:
         facts: DomainFacts,
         credits: Credits,
         activity: ActivityReader,
+        complaints: ComplaintLists,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -223,6 +242,7 @@ class ValidationService:
         self._facts = facts
         self._credits = credits
         self._activity = activity
+        self._complaints = complaints
         self._ids = ids
         self._clock = clock
 
@@ -266,23 +286,27 @@ class ValidationService:
 
     # -- live -----------------------------------------------------------------------------------
 
-    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
-        """The account's history of these addresses in one read (a bulk chunk's), keyed as
-        check_address looks them up; an address that is not one is left out."""
+    def known(self, account_id: str, addresses: list[str]) -> Known:
+        """What the account knows of these addresses (a bulk chunk's) in two batched reads, keyed
+        as check_address looks them up; an address that is not one is left out."""
         keys = [f"{parsed[0]}@{parsed[1]}".lower() for parsed in map(_parse, addresses) if isinstance(parsed, tuple)]
-        known = self._activity.activities(account_id, keys)
-        return {address: known.get(address, Activity()) for address in keys}
+        history = self._activity.activities(account_id, keys)
+        complained = self._complaints.present(account_id, SuppressionType.COMPLAINTS, keys) if keys else set()
+        return Known({address: history.get(address, Activity()) for address in keys}, frozenset(complained))
 
     def check_address(
-        self, account_id: str, address: str, now: datetime, known: Mapping[str, Activity] | None = None
+        self, account_id: str, address: str, now: datetime, known: Known | None = None
     ) -> ValidationResult:
-        """Every check of one address; `known`: its history read beforehand (activities())."""
+        """Every check of one address; `known`: what the account knows of it, read beforehand (known())."""
         parsed = _parse(address)
         if isinstance(parsed, Verdict):
             return self._syntax_result(address, parsed)
         local, domain = parsed
+        lowered = f"{local}@{domain}".lower()
+        if known is None:
+            known = self.known(account_id, [lowered])
         route = self._routes.route(domain)
-        facts = name_facts(local, domain, route)
+        facts = replace(name_facts(local, domain, route), complained=lowered in known.complained)
         if judge(facts).status is VerificationResult.VALID:  # the domain takes mail: ask its server
             facts = self._probed(facts, f"{local}@{domain}", now)
         if route.exists and route.lookup_error is None:
@@ -297,12 +321,8 @@ class ValidationService:
             verdict,
             facts,
             route,
-            self._history(account_id, f"{local}@{domain}".lower(), known),
+            known.activity.get(lowered) or Activity(),
         )
-
-    def _history(self, account_id: str, address: str, known: Mapping[str, Activity] | None) -> Activity:
-        found = known.get(address) if known is not None else None
-        return found if found is not None else self._activity.activity(account_id, address)
 
     def score_catch_all(self, account_id: str, result: ValidationResult) -> ValidationResult:
         """A bulk job's catch-all result scored with the account's history of the address, read now."""
