@@ -906,6 +906,15 @@ def list_send_jobs() -> DynamoListSends:
     return DynamoListSends(client("dynamodb"), settings(Jobs).table)
 
 
+@_built_once()
+def audited_list_send_jobs() -> DynamoListSends:
+    """The list routes' list sends: a cancel writes its audit entry (the resources table) in the
+    same transaction as its status move."""
+    from postline.lists.send_store import DynamoListSends
+
+    return DynamoListSends(client("dynamodb"), settings(Jobs).table, settings(Resources).table)
+
+
 def list_send_service() -> ListSendService:
     """The list worker's fan-out of list sends, and GET /v3/lists/{id}/sends/{send_id}."""
     from postline.lists.send_service import ListSendService, StoredPrincipals
@@ -926,7 +935,7 @@ def list_service() -> ListService:
     return ListService(
         store=lists_store(),
         queue=list_job_queue(),
-        sends=list_send_jobs(),
+        sends=audited_list_send_jobs(),
         audit=audit_store(),
         ids=ids(),
         clock=_clock,
