@@ -1,6 +1,6 @@
 """python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--small-batch N] [--burst N]
                   [--webhook-events N] [--webhook-rates R,R] [--events N] [--query-repeats N]
-                  [--export-rows N] [--sections a,b,...] [--json PATH] [--log PATH]
+                  [--export-rows N] [--verify-singles N,N] [--sections a,b,...] [--json PATH] [--log PATH]
 
 Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
 (.local/bench.json unless --json is empty). What the runtime and the emulator (a child that
@@ -71,6 +71,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--verify-domains", type=int, default=defaults.verify_domains, help="l: domains (%(default)s)")
     parser.add_argument(
+        "--verify-singles",
+        default=",".join(map(str, defaults.verify_singles)),
+        help="l: single checks timed against their bare DNS lookups, one run per size, comma-separated (%(default)s)",
+    )
+    parser.add_argument(
         "--smtp-messages", type=int, default=defaults.smtp_messages, help="m: messages per side (%(default)s)"
     )
     parser.add_argument(
@@ -107,6 +112,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--small-batch must be at least 1 and below --batch")
     if not 1 <= args.small_smtp_messages < args.smtp_messages:
         parser.error("--small-smtp-messages must be at least 1 and below --smtp-messages")
+    try:
+        args.verify_singles = tuple(int(size) for size in args.verify_singles.split(",") if size.strip())
+    except ValueError:
+        parser.error("--verify-singles: whole numbers, comma-separated")
+    if any(size < 1 for size in args.verify_singles):
+        parser.error("--verify-singles: each size at least 1")
     try:
         args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
     except ValueError:
@@ -156,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         import_rows=args.import_rows,
         verify_addresses=args.verify_addresses,
         verify_domains=args.verify_domains,
+        verify_singles=args.verify_singles,
         smtp_messages=args.smtp_messages,
         small_smtp_messages=args.small_smtp_messages,
         sections=args.sections,

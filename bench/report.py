@@ -23,7 +23,7 @@ from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies, ratio
 from bench.suppressions import BulkAdd
-from bench.verify import BulkVerify
+from bench.verify import BulkVerify, SingleChecks
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -486,6 +486,18 @@ def _verify(run: BulkVerify) -> list[str]:
         f"   credits charged {run.credits_charged:,} (one per distinct address); summary {run.summary}",
         f"   resident memory {run.rss_start_mb:.0f} MB at the start, peak {run.rss_peak_mb:.0f} MB"
         f" (+{run.rss_peak_mb - run.rss_start_mb:.0f} MB; the worker runs in this process)",
+        *(line for single in run.singles for line in _single_checks(single)),
+    ]
+
+
+def _single_checks(single: SingleChecks) -> list[str]:
+    return [
+        f"l. {single.checks:,} single POST /v3/validate checks (no SMTP probe, no RDAP), each against the bare"
+        f" DNS lookups it made ({single.dns_queries_per_check:.1f} a check, the same server, asked from the bench)",
+        f"   API p50 {single.api.p50 * 1000:.1f} ms, p99 {single.api.p99 * 1000:.1f} ms;"
+        f" bare DNS p50 {single.dns.p50 * 1000:.2f} ms, p99 {single.dns.p99 * 1000:.2f} ms;"
+        f" ratio p50 {single.ratio_p50:.1f}x, p99 {single.ratio_p99:.1f}x;"
+        f" statuses {single.statuses}",
     ]
 
 

@@ -99,6 +99,7 @@ class Options:
     verify_addresses: int = 100_000  # l: addresses of the bulk verification workload
     verify_domains: int = 1_000  # l: the domains they are spread over
     verify_timeout: float = 7_200.0
+    verify_singles: tuple[int, ...] = (50, 500)  # l: single POST /v3/validate checks, one run per size
     smtp_messages: int = 500  # k: messages per side over SMTP and the API (10 clients)
     small_smtp_messages: int = 100  # k at a smaller size first: its growth
     smtp_clients: int = 10
@@ -401,7 +402,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 )
                 for rows in (options.import_rows // 10, options.import_rows):
                     progress(f"j. importing a CSV of {rows:,} rows (presigned PUT, the import worker streams it)")
-                    csv_imports.append(suppressions.import_file(runtime, bench.api, recorder, rows))
+                    csv_imports.append(suppressions.import_file(runtime, bench.api, recorder, rows, progress))
                 took["j. suppressions"] = time.perf_counter() - section
             if "listsend" in sections:
                 section = time.perf_counter()
@@ -431,9 +432,16 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         section = time.perf_counter()
         progress(
             f"l. verifying {options.verify_addresses:,} addresses across {options.verify_domains:,} domains"
-            " (bulk jobs, the bulk worker, a local DNS server)"
+            f" (bulk jobs, the bulk worker, a local DNS server), after {'/'.join(map(str, options.verify_singles))}"
+            " single checks against their bare DNS lookups"
         )
-        checked = verify.run(TEMPLATE, options.verify_addresses, options.verify_domains, options.verify_timeout)
+        checked = verify.run(
+            TEMPLATE,
+            options.verify_addresses,
+            options.verify_domains,
+            options.verify_timeout,
+            options.verify_singles,
+        )
         took["l. verify"] = time.perf_counter() - section
     growth = []
     if len(batches) == 2:
@@ -455,6 +463,16 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         )
     if len(whole) == 2:
         growth.append(_growth("d2. batch delivered", "recipients", *((w.recipients, w.seconds) for w in whole)))
+    if checked is not None and len(checked.singles) == 2:
+        small_checks, large_checks = checked.singles
+        growth.append(
+            _growth(
+                "l. single checks",
+                "checks",
+                (small_checks.checks, small_checks.api.total),
+                (large_checks.checks, large_checks.api.total),
+            )
+        )
     if len(csv_imports) == 2:
         growth.append(_growth("j. CSV imported", "rows", *((i.rows, i.seconds) for i in csv_imports)))
     if len(queries) == 2:

@@ -167,12 +167,14 @@ def rollups(seed: Seed) -> tuple[dict[tuple[str, str], dict[str, int]], date]:
     metrics counters and the events query's counters, by the project's own functions), as
     (pk, sk) -> attributes, and the seed's first UTC day. Events are built without validation
     (model_construct): a million take a few seconds, not minutes. Each message's one open or
-    click is its first, so it also counts as unique, as the consumer would count it."""
+    click is its first, so it also counts as unique, as the consumer would count it. Each metrics
+    hour item carries `v`, the count of writes that reached it (metrics/store.py VERSION, packing's
+    guard), here one per event added to it, as if each event had come in a stream batch of its own."""
     from postline.events.count_store import count_expiry, count_pk, count_sk
     from postline.events.counts import count_additions
     from postline.metrics.domain import Counter, contribution
     from postline.metrics.service import _additions
-    from postline.metrics.store import rollup_pk, rollup_sk
+    from postline.metrics.store import VERSION, rollup_pk, rollup_sk
 
     items: dict[tuple[str, str], dict[str, int]] = {}
 
@@ -213,7 +215,7 @@ def rollups(seed: Seed) -> tuple[dict[tuple[str, str], dict[str, int]], date]:
             counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
         for rolled, values in _additions(event, counters, plan.latencies, plan.series).items():
             pk, sk = rollup_pk(rolled.account_id, rolled.mode, rolled.day), rollup_sk(rolled.series, rolled.hour)
-            add(pk, sk, values, event.expires_at)
+            add(pk, sk, {**values, VERSION: 1}, event.expires_at)
     return items, first
 
 

@@ -137,8 +137,9 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
     RESOURCES_READ: [_read("ResourcesTable")],
     RESOURCES_WRITE: [_crud("ResourcesTable")],
     COUNTERS_READ: [_read("CountersTable")],
-    # Windows, credits, per-domain facts and recipients' activity all live in the counters table.
-    VERIFY: [_crud("CountersTable")],
+    # Windows, credits, per-domain facts and recipients' activity all live in the counters table; the
+    # account's complaints list (a known complainer is `abuse`) is read from the suppressions table.
+    VERIFY: [_crud("CountersTable"), _read("SuppressionsTable")],
     # Test-mode jobs are answered in the request: their results are written here too.
     VERIFY_BULK_WRITE: [
         _crud("JobsTable"),

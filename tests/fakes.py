@@ -43,7 +43,7 @@ from postline.shared.pagination import page_window
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.templates.domain import Template
 from postline.usage.quota import EmailLimits
-from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome, Registration
 from postline.verification.models import Activity
 from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.domain import WebhookEndpoint
@@ -683,6 +683,20 @@ class InMemorySuppressions:
         return True
 
 
+class InMemoryComplaintLists:
+    """ComplaintLists: (account, lower-case address) pairs on the complaints list; counts its reads."""
+
+    def __init__(self, *entries: tuple[str, str]) -> None:
+        self.entries = {(account_id, address.lower()) for account_id, address in entries}
+        self.reads = 0
+
+    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
+        self.reads += 1
+        if kind is not SuppressionType.COMPLAINTS:
+            return set()
+        return {email for email in emails if (account_id, email) in self.entries}
+
+
 class OneVerifiedDomain:
     """Every account has verified SENDING_DOMAIN (no DKIM key: the tests' mail is simulated or unsigned)."""
 
@@ -865,17 +879,17 @@ class FixedRegistrations:
         self._dates = dict(dates or {})
         self.asked: list[str] = []
 
-    def registered_at(self, domain: str) -> tuple[datetime | None, str | None]:
+    def registered_at(self, domain: str) -> Registration:
         self.asked.append(domain)
         if domain in self._dates:
-            return self._dates[domain], None
-        return None, "the RDAP registry could not be reached (test)"
+            return Registration(self._dates[domain])
+        return Registration(None, "the RDAP registry could not be reached (test)", unreachable=True)
 
 
 class InMemoryDomainFacts:
     def __init__(self) -> None:
         self.catch_alls: dict[str, bool] = {}
-        self.registrations: dict[str, datetime] = {}
+        self.registrations: dict[str, tuple[Registration, datetime]] = {}  # domain -> (answer, kept until)
 
     def catch_all(self, domain: str, now: datetime) -> bool | None:
         return self.catch_alls.get(domain)
@@ -883,11 +897,15 @@ class InMemoryDomainFacts:
     def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
         self.catch_alls[domain] = catch_all
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None:
-        return self.registrations.get(domain)
+    def registration(self, domain: str, now: datetime) -> Registration | None:
+        kept = self.registrations.get(domain)
+        return kept[0] if kept is not None and kept[1] > now else None
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
-        self.registrations[domain] = registered
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        if registration.registered is not None:
+            self.registrations[domain] = (registration, now + timedelta(days=30))
+        elif registration.unreachable:
+            self.registrations[domain] = (registration, now + timedelta(hours=1))
 
 
 class InMemoryVerificationCounters:

@@ -27,6 +27,7 @@ from postline.shared.csv_files import S3CsvFiles
 from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
 from postline.suppressions.domain import SuppressionSource, SuppressionType
+from postline.suppressions.store import DynamoSuppressions
 from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage
 from postline.verification.bulk_completion import BulkCompletion
@@ -136,6 +137,7 @@ class Harness:
             facts=DynamoDomainFacts(db, counters),
             credits=self.credits,
             activity=StaticActivity(),
+            complaints=DynamoSuppressions(db, stack.env["SUPPRESSIONS_TABLE"], audit_table=""),
             ids=SequentialIds(),
             clock=FixedClock(NOW),
         )
@@ -249,6 +251,30 @@ def test_a_job_killed_mid_chunk_ends_with_exact_counts_and_credits(stack: InProc
     ]
     assert Counter(r.status.value for r in everything) == {"valid": 490, "catch_all": 10}
     assert h.service.results(h.principal(), accepted.job_id, page=6, limit=100).items == []
+
+
+def test_an_address_on_the_account_s_complaints_list_is_abuse_and_not_probed(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    h.suppressions.add(h.account.id, "Grumpy@d01.test", SuppressionType.COMPLAINTS, NOW)
+    h.suppressions.add(h.account.id, "bounced@d01.test", SuppressionType.BOUNCES, NOW)  # not a complaint
+    emails = ["grumpy@D01.test", "bounced@d01.test", "happy@d01.test"]
+    accepted = h.service.start(h.principal(), BulkCreate(emails=emails))
+    for message in h.queue.messages():
+        h.service.run_chunk(message)
+    job = h.service.get(h.principal(), accepted.job_id)
+    assert job.status is BulkStatus.COMPLETED and (job.summary.abuse, job.summary.valid) == (1, 2)
+    by_address = {r.address: r for r in h.service.results(h.principal(), accepted.job_id, page=1, limit=10).items}
+    grumpy = by_address["grumpy@D01.test"]
+    assert (grumpy.status.value, grumpy.sub_status, grumpy.recommendation.value, grumpy.smtp_check) == (
+        "abuse",
+        "known_complainer",
+        "suppress",
+        None,
+    )
+    assert grumpy.reason.startswith("grumpy@d01.test marked this account's mail as spam before")
+    assert [probe[0] for probe in h.prober.probes] == ["bounced@d01.test", "happy@d01.test"]  # not the complainer
+    other = Harness(stack)  # another account's list says nothing of this one's
+    assert other.checker.check_address(other.account.id, "grumpy@d01.test", NOW).status.value == "valid"
 
 
 def test_credits_that_run_out_pause_the_job_and_it_resumes_when_credits_are_added(stack: InProcessStack) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from botocore.exceptions import ClientError
+
 from postline import wiring
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.config import Jobs, Resources
@@ -97,27 +100,47 @@ def test_a_member_is_unsubscribed_once_with_its_audit_entry(stack: InProcessStac
     assert sum(entry.action == "list.member_unsubscribed" for entry in entries) == 1
 
 
+def _audited() -> DynamoListSends:
+    return DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table, wiring.settings(Resources).table)
+
+
+def _cancel_audit(account_id: str) -> AuditEntry:
+    return audit_entry(entry_id=str(uuid.uuid4()), account_id=account_id, actor=Actor.system(),
+                       action="list.send_cancelled", target="l1", details="cancel", now=NOW)  # fmt: skip
+
+
+def _cancel_entries(account_id: str) -> list[AuditEntry]:
+    entries, _ = wiring.audit_store().list_audit(account_id, page=1, per_page=100)
+    return [entry for entry in entries if entry.action == "list.send_cancelled"]
+
+
 def test_a_cancel_ends_an_unheld_job_at_once_and_marks_a_held_one_for_its_attempt(stack: InProcessStack) -> None:
-    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    jobs = _audited()
     account_id = f"acct_{uuid.uuid4().hex[:8]}"
     pending = _job(account_id)
     jobs.create(pending)
-    assert jobs.request_cancel(pending, NOW) is None  # no attempt holds it: nothing to tell
-    cancelled = jobs.cancel_unheld(pending, NOW)
+    # no attempt holds it: nothing to tell, and nothing recorded
+    assert jobs.request_cancel(pending, NOW, _cancel_audit(account_id)) is None
+    assert _cancel_entries(account_id) == []
+    cancelled = jobs.cancel_unheld(pending, NOW, _cancel_audit(account_id))
+    assert len(_cancel_entries(account_id)) == 1  # written with the move
     assert cancelled is not None and (cancelled.status, cancelled.cancel_requested_at) == (
         ListSendStatus.CANCELLED,
         NOW,
     )
     assert cancelled.completed_at == NOW and jobs.claim(pending, NOW, LEASE) is None  # the worker drops it
-    assert jobs.cancel_unheld(pending, NOW) is None  # ended: a second cancel changes nothing
+    assert jobs.cancel_unheld(pending, NOW, _cancel_audit(account_id)) is None  # ended: a second cancel
+    assert len(_cancel_entries(account_id)) == 1  # changes nothing and records nothing
 
     held = _job(account_id)
     jobs.create(held)
     attempt = jobs.claim(held, NOW, LEASE)
     assert attempt is not None
-    assert jobs.cancel_unheld(held, NOW + timedelta(seconds=1)) is None  # a live lease: not at once
-    cancelling = jobs.request_cancel(held, NOW + timedelta(seconds=1))
+    # a live lease: not at once
+    assert jobs.cancel_unheld(held, NOW + timedelta(seconds=1), _cancel_audit(account_id)) is None
+    cancelling = jobs.request_cancel(held, NOW + timedelta(seconds=1), _cancel_audit(account_id))
     assert cancelling is not None and cancelling.status is ListSendStatus.CANCELLING
+    assert len(_cancel_entries(account_id)) == 2
     checkpoint = attempt.model_copy(update={"members": 10, "accepted": 10, "pages": 1})
     assert not jobs.save(checkpoint) and not jobs.release(checkpoint)  # the attempt's checkpoint is refused
     stale = checkpoint.model_copy(update={"attempt": 7, "status": ListSendStatus.CANCELLED})
@@ -128,15 +151,48 @@ def test_a_cancel_ends_an_unheld_job_at_once_and_marks_a_held_one_for_its_attemp
 
 
 def test_a_cancelling_job_whose_attempt_died_is_ended_once_its_lease_ran_out(stack: InProcessStack) -> None:
-    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
-    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    jobs = _audited()
+    account_id = f"acct_{uuid.uuid4().hex[:8]}"
+    job = _job(account_id)
     jobs.create(job)
     attempt = jobs.claim(job, NOW, LEASE)
     assert attempt is not None and jobs.save(attempt.model_copy(update={"members": 5, "pages": 1}))
-    cancelling = jobs.request_cancel(job, NOW)
+    assert jobs.request_cancel(job, NOW, _cancel_audit(account_id)) is None  # read before the checkpoint
+    assert _cancel_entries(account_id) == []
+    job = jobs.get(account_id, job.id) or job
+    cancelling = jobs.request_cancel(job, NOW, _cancel_audit(account_id))
     assert cancelling is not None
-    assert jobs.cancel_unheld(cancelling, NOW + LEASE - timedelta(seconds=1)) is None
-    ended = jobs.cancel_unheld(cancelling, NOW + LEASE + timedelta(seconds=1))
+    assert jobs.cancel_unheld(cancelling, NOW + LEASE - timedelta(seconds=1), _cancel_audit(account_id)) is None
+    ended = jobs.cancel_unheld(cancelling, NOW + LEASE + timedelta(seconds=1), _cancel_audit(account_id))
     assert ended is not None and (ended.status, ended.members, ended.cancel_requested_at) == (
         ListSendStatus.CANCELLED, 5, NOW
     )  # fmt: skip
+    assert len(_cancel_entries(account_id)) == 2  # the two moves made, one entry each
+
+
+def test_a_cancel_that_fails_for_another_reason_writes_neither(stack: InProcessStack) -> None:
+    """The transaction's other half failing (an audit entry whose key exists) leaves the job as it was."""
+    jobs = _audited()
+    account_id = f"acct_{uuid.uuid4().hex[:8]}"
+    job = _job(account_id)
+    jobs.create(job)
+    entry = _cancel_audit(account_id)
+    wiring.audit_store().record(entry)  # the entry's item exists: a put of it would overwrite, so make it fail:
+    db = wiring.client("dynamodb")
+    original = db.transact_write_items
+
+    def refusing(**request: object) -> object:
+        items = request["TransactItems"]
+        assert isinstance(items, list) and len(items) == 2
+        items[1]["Put"]["ConditionExpression"] = "attribute_not_exists(pk)"
+        return original(**request)
+
+    db.transact_write_items = refusing
+    try:
+        with pytest.raises(ClientError):
+            jobs.cancel_unheld(job, NOW, entry)
+    finally:
+        del db.transact_write_items
+    stored = jobs.get(account_id, job.id)
+    assert stored is not None and stored.status is ListSendStatus.PENDING
+    assert len(_cancel_entries(account_id)) == 1  # only the one recorded beforehand

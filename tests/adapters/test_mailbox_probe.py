@@ -9,7 +9,7 @@ from typing import Any
 from devtools.local.dns_server import MX, A, DnsServer
 from postline.delivery.mx import MxResolver
 from postline.relay.probes import ProbeServer
-from postline.verification.domain import MailboxProbe, ProbeOutcome
+from postline.verification.domain import MailboxProbe, ProbeOutcome, Registration
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber
 from tests.certs import TestCa
@@ -120,14 +120,19 @@ def test_rdap_registration_date_and_failures(tmp_path: object) -> None:
     registered = datetime(2015, 3, 1, tzinfo=UTC)
     with RdapServer(ca, {"acme.test": registered}) as rdap:
         client = RdapRegistrations(rdap.base_url, ca_bundle=bundle)
-        assert client.registered_at("acme.test") == (registered, None)
-        assert client.registered_at("other.test") == (None, "the registry answered 404 for other.test")
-        untrusted = RdapRegistrations(rdap.base_url).registered_at("acme.test")
-        assert untrusted[0] is None and "could not be reached" in str(untrusted[1])
+        assert client.registered_at("acme.test") == Registration(registered)
+        assert client.registered_at("other.test") == Registration(None, "the registry answered 404 for other.test")
+        rdap.failing.add("acme.test")
+        assert client.registered_at("acme.test") == Registration(
+            None, "the registry answered 503 for acme.test", unreachable=True
+        )
+        untrusted = RdapRegistrations(rdap.base_url).registered_at("other.test")
+        assert untrusted.registered is None and untrusted.unreachable and "could not be reached" in str(untrusted.note)
     gone = RdapRegistrations(rdap.base_url, ca_bundle=bundle, timeout=1).registered_at("acme.test")
-    assert gone[0] is None and "could not be reached" in str(gone[1])
-    assert RdapRegistrations("http://127.0.0.1:1").registered_at("acme.test") == (None, "RDAP is asked over HTTPS only")
-    assert RdapRegistrations("").registered_at("acme.test") == (None, "no RDAP service is configured")
+    assert gone.registered is None and gone.unreachable and "could not be reached" in str(gone.note)
+    https_only = RdapRegistrations("http://127.0.0.1:1").registered_at("acme.test")
+    assert https_only == Registration(None, "RDAP is asked over HTTPS only")  # configuration: not "down"
+    assert RdapRegistrations("").registered_at("acme.test") == Registration(None, "no RDAP service is configured")
 
 
 def test_a_server_that_never_answers_costs_at_most_the_budget() -> None:

@@ -255,3 +255,45 @@ def test_a_series_read_takes_its_own_hour_and_packed_items_only(stack: InProcess
     assert sorted((item.hour, item.values["q0_sent"]) for item in found) == [(5, 1), (7, 1000)]
     everything = rollups.read(account, "test", ["2026-03-08"], dimension="tag", budget_seconds=10)
     assert sum(item.values["q0_sent"] for item in everything) == 1111
+
+
+def test_a_day_is_not_packed_while_the_consumer_lags_behind_it(
+    stack: InProcessStack, stream: Stream, rollups: DynamoRollups
+) -> None:
+    """The consumer notes its lag (IteratorAge: now - the batch's oldest ApproximateCreationDateTime)
+    as it reads a batch; the pass counts the days closed from where the consumer stands."""
+    at = LATER + timedelta(days=2)  # 03-15 12:00 (away from the other tests' minute): 03-13 is closed 26 h
+    principal = _principal()
+    account = principal.account.id
+    day = datetime(2026, 3, 12, 9, 0, tzinfo=UTC)
+    events = [
+        _event(account, EventType.SENT, day + timedelta(minutes=n), f"m{n}_l", f"u{n}@gmail.com") for n in range(6)
+    ]
+    records = _write(stack, stream, events)
+    for record in records:  # they entered the stream 40 hours ago: the consumer is that far behind
+        record["dynamodb"]["ApproximateCreationDateTime"] = int((at - timedelta(hours=40)).timestamp())
+    _consume(RollupService(stream=StreamRecords(), rollups=rollups, clock=FixedClock(at)), records)
+    assert rollups.consumer_lag(at) == 40 * 3600
+    rollups.note_lag(at, 5.0)  # a later batch of the same minute, caught up: the minute keeps its largest
+    assert rollups.consumer_lag(at + timedelta(minutes=9)) == 40 * 3600
+
+    packing = PackingService(store=rollups, clock=FixedClock(at + timedelta(minutes=9)))
+    assert packing.pack_account(account)
+    keys = _day_keys(stack, account, "2026-03-12")
+    assert keys and not any(sk.endswith("#d") for sk in keys)  # 03-12: the consumer stands at 03-13 20:00
+    assert rollups.packed_through(account) is None
+
+    later = at + timedelta(minutes=11)  # no lag noted in the last ten minutes: the stream is caught up
+    assert rollups.consumer_lag(later) == 0.0
+    assert PackingService(store=rollups, clock=FixedClock(later)).pack_account(account)
+    assert all(sk.endswith("#d") for sk in _day_keys(stack, account, "2026-03-12"))
+    assert rollups.packed_through(account) == date(2026, 3, 13)
+
+
+def _day_keys(stack: InProcessStack, account_id: str, day: str) -> list[str]:
+    response = stack.client("dynamodb").query(
+        TableName=stack.env["COUNTERS_TABLE"],
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": rollup_pk(account_id, "test", day)}},
+    )
+    return [item["sk"]["S"] for item in response["Items"]]

@@ -15,7 +15,7 @@ from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment, Scope
 from postline.shared.errors import NotFound, RateLimited, ValidationFailed
-from postline.suppressions.domain import SuppressionSource, SuppressionType
+from postline.suppressions.domain import SuppressionSource, SuppressionType, new_suppression
 from postline.suppressions.models import (
     BulkEntry,
     BulkSuppressionDelete,
@@ -190,6 +190,25 @@ def test_bulk_add_of_10000_is_batched_reads_and_writes(
     assert result.added == 10_000 and result.skipped == []
     assert counting.calls == {"batch_get_item": 100, "batch_write_item": 400}
     assert store.suppressed(principal.account.id, [*emails[:3], "nobody@bulk.example"]) == set(emails[:3])
+
+
+def test_the_import_workers_store_makes_its_batch_calls_eight_at_a_time_with_the_same_result(
+    store: DynamoSuppressions, principal: Principal
+) -> None:
+    """wiring.import_suppressions(): a chunk's reads and writes side by side (shared/parallel.py),
+    on a client that skips botocore's request validation: the same items, the same calls."""
+    parallel = wiring.import_suppressions()
+    assert parallel._workers == 8
+    counting = CountingClient(parallel._db)
+    workers = DynamoSuppressions(counting, store._table, store._audit_table, workers=8)
+    account_id = principal.account.id
+    emails = [f"r{n}@import.example" for n in range(1_010)]
+    entries = [new_suppression(account_id, SuppressionType.BOUNCES, email, NOW) for email in emails[:1_000]]
+    workers.put_many(entries)
+    assert workers.present(account_id, SuppressionType.BOUNCES, emails) == set(emails[:1_000])
+    assert counting.calls == {"batch_write_item": 40, "batch_get_item": 11}
+    assert store.present(account_id, SuppressionType.BOUNCES, emails) == set(emails[:1_000])  # one at a time
+    assert store.find(account_id, SuppressionType.BOUNCES, emails[999]) == entries[999]
 
 
 def test_bulk_delete_counts_removed_and_not_found(

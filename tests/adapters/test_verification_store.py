@@ -14,6 +14,7 @@ from postline.events.domain import Event, EventType
 from postline.usage.quota import EmailLimits
 from postline.usage.store import DynamoCounterStore
 from postline.verification.activity import ActivityChunk, ActivityCounters, ActivityRecorder, Recipient, Seen
+from postline.verification.domain import Registration
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, RecordingMeter
@@ -82,9 +83,15 @@ def test_domain_facts_expire(stack: InProcessStack) -> None:
     assert facts.catch_all("acme.test", NOW + timedelta(hours=23)) is False
     assert facts.catch_all("acme.test", NOW + timedelta(hours=25)) is None
     registered = datetime(2015, 3, 1, tzinfo=UTC)
-    facts.remember_registered_at("acme.test", registered, NOW)
-    assert facts.registered_at("acme.test", NOW + timedelta(days=29)) == registered
-    assert facts.registered_at("acme.test", NOW + timedelta(days=31)) is None
+    facts.remember_registration("acme.test", Registration(registered), NOW)
+    assert facts.registration("acme.test", NOW + timedelta(days=29)) == Registration(registered)
+    assert facts.registration("acme.test", NOW + timedelta(days=31)) is None
+    down = Registration(None, "the registry answered 503 for down.test", unreachable=True)
+    facts.remember_registration("down.test", down, NOW)
+    assert facts.registration("down.test", NOW + timedelta(minutes=59)) == down
+    assert facts.registration("down.test", NOW + timedelta(minutes=61)) is None
+    facts.remember_registration("gone.test", Registration(None, "the registry answered 404 for gone.test"), NOW)
+    assert facts.registration("gone.test", NOW) is None  # an answer without a date is asked again
 
 
 class Batch:

@@ -373,6 +373,9 @@ def test_a_cancelled_scheduled_list_send_mails_nobody(runtime: Any, sender: Send
     assert _domain_mail(runtime, domain) == Counter()
     again = assert_error(api.delete(f"/v3/lists/{mailing_list['id']}/sends/{send_id}"), 400, "validation_error")
     assert "cancelled" in again["error"]["message"]
+    entries = api.get("/v3/audit", params={"per_page": 100}).json()["items"]
+    cancels = [e for e in entries if e["action"] == "list.send_cancelled" and send_id in e["details"]]
+    assert len(cancels) == 1  # the cancel that moved it; the refused ones (403, 409) wrote none
 
 
 def test_a_list_send_cancelled_between_pages_stops_there_with_exact_counts(

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +113,15 @@ def stack(spawn: Spawn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[St
         PolicyMx("known_users", frozenset({"ada"})),
         PolicyMx("greylist"),
     )
-    served = {"catchall.test": catch_all, "strict.test": strict, "greylist.test": greylist, "bare.test": strict}
+    served = {
+        "catchall.test": catch_all,
+        "strict.test": strict,
+        "greylist.test": greylist,
+        "bare.test": strict,
+        "regdown.test": strict,
+    }
     with DnsServer() as dns, policy_servers(served) as port, RdapServer(ca, REGISTERED) as rdap:
-        for domain in ("catchall.test", "strict.test", "greylist.test"):
+        for domain in ("catchall.test", "strict.test", "greylist.test", "regdown.test"):
             dns.add(domain, MX(10, f"mx.{domain}"))
             dns.add(f"mx.{domain}", A(MX_HOST))
         dns.add("bare.test", A(MX_HOST))  # no MX: the domain's own address takes its mail
@@ -306,6 +312,41 @@ def test_no_mx_probes_the_domains_own_address_and_a_null_mx_is_invalid(stack: St
 def test_the_registry_is_asked_once_per_domain(stack: Stack) -> None:
     stack.validate("ada@strict.test")
     assert stack.rdap.asked.count("strict.test") == 1
+
+
+def test_a_registry_that_is_down_is_asked_again_only_after_an_hour(stack: Stack) -> None:
+    stack.rdap.failing.add("regdown.test")
+    first = stack.validate("ada@regdown.test")
+    assert first["domain_age_days"] is None and first["status"] == "valid"
+    assert first["reason"].endswith("domain age unknown: the registry answered 503 for regdown.test")
+    assert stack.rdap.asked.count("regdown.test") == 1
+    stack.advance(59 * 60)
+    second = stack.validate("ada@regdown.test")
+    assert (second["domain_age_days"], second["reason"]) == (None, first["reason"])
+    assert stack.rdap.asked.count("regdown.test") == 1  # within the hour: the kept failure
+    stack.rdap.failing.discard("regdown.test")
+    stack.rdap.registered["regdown.test"] = stack.now() - timedelta(days=400)
+    stack.advance(2 * 60)
+    third = stack.validate("ada@regdown.test")
+    assert stack.rdap.asked.count("regdown.test") == 2  # the hour is over: asked again
+    assert third["domain_age_days"] == 400 and "domain age unknown" not in str(third["reason"])
+
+
+def test_an_address_that_complained_about_the_account_is_abuse(stack: Stack) -> None:
+    added = stack.live.post("/v3/suppressions", json={"type": "complaints", "email": "Grumpy@strict.test"})
+    assert added.status_code == 201, added.text
+    rcpts = stack.rcpts()
+    result = stack.validate("grumpy@strict.test")
+    assert (result["status"], result["sub_status"], result["recommendation"], result["smtp_check"]) == (
+        "abuse",
+        "known_complainer",
+        "suppress",
+        None,
+    )
+    assert result["reason"] == (
+        "grumpy@strict.test marked this account's mail as spam before (it is on the account's complaints list)"
+    )
+    assert stack.rcpts() == rcpts  # its mailbox was not asked
 
 
 def test_a_live_key_without_credits_gets_402_and_nothing_is_checked(stack: Stack) -> None:

@@ -1,5 +1,6 @@
 """A real RDAP server (RFC 9082/9083) over HTTPS on 127.0.0.1: GET /domain/{name} answers the
-domain's registration event, 404 for names it does not hold. Its certificate comes from a test CA
+domain's registration event, 404 for names it does not hold, 503 for names in `failing` (a registry
+that is down; tests add and remove names while it runs). Its certificate comes from a test CA
 (tests/certs.py); the runtime is told to trust that CA (RdapCaBundle)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ class RdapServer:
     def __init__(self, ca: TestCa, registered: dict[str, datetime]) -> None:
         self.registered = dict(registered)
         self.asked: list[str] = []
+        self.failing: set[str] = set()
         self._lock = threading.Lock()
         server = self
 
@@ -27,7 +29,9 @@ class RdapServer:
                 with server._lock:
                     server.asked.append(name)
                 when = server.registered.get(name) if self.path.startswith("/domain/") else None
-                if when is None:
+                if name in server.failing:
+                    body, status = {"errorCode": 503, "title": "Service Unavailable"}, 503
+                elif when is None:
                     body, status = {"errorCode": 404, "title": "Not Found"}, 404
                 else:
                     body = {

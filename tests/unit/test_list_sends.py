@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.auth.identity import Principal
 from postline.keys.domain import Environment
 from postline.lists.domain import ListMember, MailingList
@@ -142,6 +143,7 @@ class Jobs:
 
     def __init__(self, clock: FixedClock) -> None:
         self.items: dict[str, ListSend] = {}
+        self.audits: list[AuditEntry] = []  # written with a cancel's move, as the store's transaction does
         self.clock = clock
 
     def create(self, item: ListSend) -> bool:
@@ -176,11 +178,15 @@ class Jobs:
         self.items[item.id] = current.model_copy(update={"lease_until": 0})
         return True
 
-    def cancel_unheld(self, item: ListSend, now: datetime) -> ListSend | None:
+    def cancel_unheld(self, item: ListSend, now: datetime, audit: AuditEntry | None) -> ListSend | None:
         current = self.items[item.id]
         live = (current.lease_until or 0) >= now.timestamp()
         if current.status not in (ListSendStatus.PENDING, ListSendStatus.SENDING, ListSendStatus.CANCELLING) or live:
             return None
+        if (current.members, current.accepted) != (item.members, item.accepted):
+            return None
+        if audit is not None:
+            self.audits.append(audit)
         ended = current.model_copy(update={
             "status": ListSendStatus.CANCELLED, "completed_at": now,
             "cancel_requested_at": current.cancel_requested_at or now,
@@ -188,10 +194,13 @@ class Jobs:
         self.items[item.id] = ended
         return ended
 
-    def request_cancel(self, item: ListSend, now: datetime) -> ListSend | None:
+    def request_cancel(self, item: ListSend, now: datetime, audit: AuditEntry) -> ListSend | None:
         current = self.items[item.id]
         if current.status is not ListSendStatus.SENDING or (current.lease_until or 0) < now.timestamp():
             return None
+        if (current.members, current.accepted) != (item.members, item.accepted):
+            return None
+        self.audits.append(audit)
         cancelling = current.model_copy(update={"status": ListSendStatus.CANCELLING, "cancel_requested_at": now})
         self.items[item.id] = cancelling
         return cancelling
@@ -334,12 +343,15 @@ def _cancel(worker: Worker) -> ListSend | None:
     """What the DELETE route does (lists/service.py): cancelled at once, else cancelling."""
     current = worker.jobs.items["lsend_1"]
     now = worker.clock.now()
-    return worker.jobs.cancel_unheld(current, now) or worker.jobs.request_cancel(current, now)
+    audit = audit_entry(entry_id=f"a{len(worker.jobs.audits)}", account_id=current.account_id, actor=Actor.system(),
+                        action="list.send_cancelled", target=current.list_id, details="cancel", now=now)  # fmt: skip
+    return worker.jobs.cancel_unheld(current, now, audit) or worker.jobs.request_cancel(current, now, audit)
 
 
 def test_a_pending_send_cancelled_mails_nobody_and_its_message_is_dropped() -> None:
     worker = Worker(25)
     assert (cancelled := _cancel(worker)) is not None and cancelled.status is ListSendStatus.CANCELLED
+    assert _cancel(worker) is None and len(worker.jobs.audits) == 1  # a refused cancel records nothing
     after = worker.run()
     assert (after.status, after.members, worker.sender.pages, worker.queue.sent) == (
         ListSendStatus.CANCELLED, 0, [], []

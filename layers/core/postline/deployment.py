@@ -90,7 +90,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
-    r.VERIFY: (Counters, Dns, Outbound, VerificationChecks),
+    r.VERIFY: (Counters, Suppressions, Dns, Outbound, VerificationChecks),
     r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
     r.VERIFY_BULK_FILES: (ExportFiles,),

@@ -86,6 +86,7 @@ class _Store:
         self.through: dict[str, date] = {}
         self.positions: dict[date, tuple[dict[str, Any] | None, bool]] = {}
         self.changed_on: set[tuple[str, str]] = set()  # (account, day) a write reaches during packing
+        self.lag = 0.0  # the roll-up consumer's, as it noted it
 
     def pack_day(self, account_id: str, mode: str, day: str) -> PackedDay:
         self.packed.append((account_id, mode, day))
@@ -96,6 +97,9 @@ class _Store:
 
     def packed_through(self, account_id: str) -> date | None:
         return self.through.get(account_id)
+
+    def consumer_lag(self, now: datetime) -> float:
+        return self.lag
 
     def save_packed_through(self, account_id: str, day: date) -> None:
         self.through[account_id] = day
@@ -138,3 +142,18 @@ def test_the_pass_packs_each_accounts_closed_days_once_and_resumes_where_it_stop
     assert tomorrow.run(lambda: 100.0).complete
     later = [(account, day) for account, mode, day in store.packed[12:] if mode == "live"]
     assert later == [("a", "2026-03-11"), ("b", "2026-03-10"), ("b", "2026-03-11"), ("c", "2026-03-11")]
+
+
+def test_a_day_the_consumer_still_lags_behind_is_not_packed() -> None:
+    """At NOW 03-10 is closed for 26 hours; a consumer 30 hours behind stands at 03-11 06:00, where
+    only 03-09 is: 03-10 waits until it has caught up."""
+    store = _Store({"a": date(2026, 3, 9)})
+    store.lag = 30 * 3600.0
+    service = PackingService(store=store, clock=FixedClock(NOW))
+    assert service.run(lambda: 100.0).complete
+    assert [day for _, mode, day in store.packed if mode == "live"] == ["2026-03-09"]
+    assert store.through == {"a": date(2026, 3, 9)}
+    store.lag = 0.0  # caught up: the next pass (tomorrow's, or the operator's pack_account) packs it
+    assert service.pack_account("a")
+    assert [day for _, mode, day in store.packed if mode == "live"] == ["2026-03-09", "2026-03-10"]
+    assert store.through == {"a": date(2026, 3, 10)}

@@ -14,6 +14,7 @@ from postline.verification.service import ValidationService
 from tests.fakes import (
     FixedClock,
     FixedRegistrations,
+    InMemoryComplaintLists,
     InMemoryDomainFacts,
     InMemoryVerificationCounters,
     ScriptedProber,
@@ -33,6 +34,7 @@ def simulator() -> ValidationService:
         facts=InMemoryDomainFacts(),
         credits=InMemoryVerificationCounters(),
         activity=StaticActivity(),
+        complaints=InMemoryComplaintLists(),
         ids=SequentialIds(),
         clock=FixedClock(NOW),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from postline.verification.domain import Registration
 from postline.verification.service import CachedDomainFacts
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -14,7 +15,7 @@ class CountedFacts:
 
     def __init__(self) -> None:
         self.catch_alls: dict[str, bool] = {}
-        self.registrations: dict[str, datetime] = {}
+        self.registrations: dict[str, Registration] = {}
         self.reads = 0
 
     def catch_all(self, domain: str, now: datetime) -> bool | None:
@@ -24,12 +25,12 @@ class CountedFacts:
     def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
         self.catch_alls[domain] = catch_all
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+    def registration(self, domain: str, now: datetime) -> Registration | None:
         self.reads += 1
         return self.registrations.get(domain)
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
-        self.registrations[domain] = registered
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        self.registrations[domain] = registration
 
 
 def test_each_domain_is_read_once_per_ttl_and_what_this_process_learns_is_kept_at_once() -> None:
@@ -37,13 +38,13 @@ def test_each_domain_is_read_once_per_ttl_and_what_this_process_learns_is_kept_a
     cached = CachedDomainFacts(shared, ttl_seconds=300, monotonic=lambda: clock[0])
     for _ in range(100):  # a chunk's hundred addresses at one domain
         assert cached.catch_all("a.test", NOW) is None
-        assert cached.registered_at("a.test", NOW) is None
+        assert cached.registration("a.test", NOW) is None
     assert shared.reads == 2
 
     cached.remember_catch_all("a.test", True, NOW)  # a decisive probe
-    registered = datetime(2015, 3, 1, tzinfo=UTC)
-    cached.remember_registered_at("a.test", registered, NOW)
-    assert (cached.catch_all("a.test", NOW), cached.registered_at("a.test", NOW)) == (True, registered)
+    registered = Registration(datetime(2015, 3, 1, tzinfo=UTC))
+    cached.remember_registration("a.test", registered, NOW)
+    assert (cached.catch_all("a.test", NOW), cached.registration("a.test", NOW)) == (True, registered)
     assert shared.catch_alls == {"a.test": True} and shared.reads == 2  # written through, not read back
 
     shared.catch_alls["b.test"] = False  # learned by another process
@@ -54,3 +55,16 @@ def test_each_domain_is_read_once_per_ttl_and_what_this_process_learns_is_kept_a
     clock[0] = 301.0
     assert cached.catch_all("b.test", NOW) is True  # after it: read again
     assert shared.reads == 4
+
+
+def test_an_unreachable_registry_is_read_from_the_store_each_time() -> None:
+    """The store keeps it for an hour of the runtime's clock; this process's copy could outlive that."""
+    shared, clock = CountedFacts(), [0.0]
+    cached = CachedDomainFacts(shared, ttl_seconds=300, monotonic=lambda: clock[0])
+    assert cached.registration("down.test", NOW) is None
+    down = Registration(None, "the registry answered 503 for down.test", unreachable=True)
+    cached.remember_registration("down.test", down, NOW)
+    assert shared.registrations == {"down.test": down}
+    assert cached.registration("down.test", NOW) == down and shared.reads == 2  # not the kept miss
+    del shared.registrations["down.test"]  # its hour is over
+    assert cached.registration("down.test", NOW) is None and shared.reads == 3

@@ -18,6 +18,7 @@ from postline.verification.service import VALIDATE_LIMIT_PER_MINUTE, ValidationS
 from tests.fakes import (
     FixedClock,
     FixedRegistrations,
+    InMemoryComplaintLists,
     InMemoryDomainFacts,
     InMemoryVerificationCounters,
     ScriptedProber,
@@ -52,6 +53,7 @@ class Harness:
         self.activity = StaticActivity(
             {(self.account.id, "ada@acme.test"): Activity(seen=True, total_sends=3, delivered=2, bounced=1)}
         )
+        self.complaints = InMemoryComplaintLists((self.account.id, "grumpy@acme.test"))
         self.service = ValidationService(
             routes=self.routes,
             prober=self.prober,
@@ -59,6 +61,7 @@ class Harness:
             facts=self.facts,
             credits=self.credits,
             activity=self.activity,
+            complaints=self.complaints,
             ids=SequentialIds(),
             clock=self.clock,
         )
@@ -199,6 +202,12 @@ def test_domain_age_is_cached_and_null_with_a_reason_when_the_registry_is_unreac
     unknown = h.validate("ada@catchall.test")
     assert unknown["domain_age_days"] is None
     assert "domain age unknown: the RDAP registry could not be reached" in str(unknown["reason"])
+    again = h.validate("bob@catchall.test")  # the failure is kept for an hour: not asked again
+    assert again["domain_age_days"] is None and h.registrations.asked == ["acme.test", "catchall.test"]
+    assert str(again["reason"]).endswith("domain age unknown: the RDAP registry could not be reached (test)")
+    h.clock.advance(61 * 60)
+    h.validate("ada@catchall.test")
+    assert h.registrations.asked == ["acme.test", "catchall.test", "catchall.test"]
 
 
 def test_a_typo_gets_a_suggestion_for_the_whole_address() -> None:
@@ -333,3 +342,27 @@ def test_bulk_chunks_group_a_domain_s_addresses_and_keep_each_index() -> None:
     domains = [address.rpartition("@")[2] for _, address in flat]
     assert domains == sorted(domains)  # d0's, then d1's, then d2's: each domain in at most two chunks
     assert [index for index, _ in flat[:3]] == [0, 3, 6]  # the list's order within a domain
+
+
+def test_an_address_on_the_account_s_complaints_list_is_abuse_without_a_probe() -> None:
+    h = Harness()
+    result = h.validate("Grumpy@ACME.test")
+    assert (result["status"], result["sub_status"], result["recommendation"], result["risk"]) == (
+        "abuse",
+        "known_complainer",
+        "suppress",
+        "high",
+    )
+    assert str(result["reason"]).startswith("Grumpy@acme.test marked this account's mail as spam before")
+    assert (result["smtp_check"], result["domain_age_days"], result["mx_found"]) == (None, 4000, True)
+    assert h.prober.probes == [] and h.complaints.reads == 1
+    assert h.validate("ada@acme.test")["status"] == "valid"  # others on the domain are checked as before
+
+
+def test_a_chunk_reads_its_complaints_in_one_batched_read() -> None:
+    h = Harness()
+    emails = ["grumpy@acme.test", "ada@acme.test", "not an address", "bob@acme.test"]
+    known = h.service.known(h.account.id, emails)
+    assert known.complained == {"grumpy@acme.test"} and h.complaints.reads == 1
+    results = [h.service.check_address(h.account.id, email, NOW, known).status.value for email in emails]
+    assert results == ["abuse", "valid", "invalid", "valid"] and h.complaints.reads == 1

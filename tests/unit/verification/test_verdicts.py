@@ -90,6 +90,23 @@ def test_the_mailbox_probe_decides_a_deliverable_domain(probe: MailboxProbe, exp
     assert shape(facts(probe=probe)) == expected
 
 
+def test_a_known_complainer_is_abuse_whatever_the_probe_or_dns_would_say() -> None:
+    complained = judge(facts(complained=True))
+    assert (complained.status, complained.sub_status, complained.recommendation, complained.risk) == (
+        VerificationResult.ABUSE,
+        "known_complainer",
+        Recommendation.SUPPRESS,
+        Risk.HIGH,
+    )
+    assert complained.reason == (
+        "ada@acme.test marked this account's mail as spam before (it is on the account's complaints list)"
+    )
+    assert shape(facts(MailRoute(lookup_error="timeout"), complained=True))[:2] == ("abuse", "known_complainer")
+    assert shape(facts(complained=True, disposable=True, role=True))[:2] == ("abuse", "known_complainer")
+    # a domain that takes no mail is undeliverable first: that is the more useful answer
+    assert shape(facts(MailRoute(null_mx=True), complained=True))[:2] == ("invalid", "null_mx")
+
+
 def test_without_a_probe_a_domain_that_takes_mail_is_valid() -> None:
     """verify_before_send: no probe asked for, so the domain's verdict stands (as before)."""
     assert shape(facts(probe=None)) == ("valid", "", "mail", "low", None, False)

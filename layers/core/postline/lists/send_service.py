@@ -101,7 +101,8 @@ class ListSendService:
         """Sends on from the job's checkpoint. Raises to have the message retried."""
         job = self._jobs.get(account_id, send_id)
         if job is not None and job.status is ListSendStatus.CANCELLING:
-            if self._jobs.cancel_unheld(job, self._clock.now()) is None:  # its attempt still runs
+            # its cancel was recorded when asked for (lists/service.py): this only ends it
+            if self._jobs.cancel_unheld(job, self._clock.now(), None) is None:  # its attempt still runs
                 raise ListSendBusyError(f"list send {send_id} is being cancelled by the attempt sending it")
             return
         if job is None or job.status not in RUNNING:

@@ -11,6 +11,8 @@ attempt holds (pending, scheduled, or sending between two runs: no live lease) b
 once; one under a live lease becomes cancelling, which refuses that attempt's next checkpoint, and
 the attempt then stores its counts as cancelled (end_cancelled, conditional on cancelling and its
 attempt). A cancelling job whose attempt died is ended by the next delivery once the lease ran out.
+Both cancel moves write the call's audit entry (resources table) in the same transaction, and only
+while the job's counts are those the entry states: a cancel that fails records nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from postline.audit.domain import AuditEntry
+from postline.audit.store import audit_put
 from postline.lists.sends import ListSend, ListSendStatus
 from postline.shared.jobs import JobKind, JobTable
 
@@ -29,11 +33,20 @@ def _purge_at(job: ListSend) -> datetime:
 
 
 LIST_SENDS = JobKind(prefix="LIST_SEND", model=ListSend, purge_at=_purge_at)
+# A cancel's audit entry states the counts it read: the move holds only while they are still stored.
+_COUNTS = "members = :members AND accepted = :accepted"
+
+
+def _counts(job: ListSend) -> dict[str, int]:
+    return {":members": job.members, ":accepted": job.accepted}
 
 
 class DynamoListSends:
-    def __init__(self, client: Any, table: str) -> None:
+    def __init__(self, client: Any, table: str, audit_table: str = "") -> None:
+        """audit_table: the resources table, where a cancel records its audit entry (the API's
+        store has it; the worker's, which cancels nothing, need not)."""
         self._jobs = JobTable(client, table, LIST_SENDS)
+        self._audit_table = audit_table
 
     def create(self, job: ListSend) -> bool:
         """False, writing nothing, when a job of that id exists (a retry of a keyed send)."""
@@ -55,10 +68,11 @@ class DynamoListSends:
         """Gives the lease back; False when this attempt no longer holds the job (lost, or cancelling)."""
         return self._jobs.release_lease(job, job.attempt, held=ListSendStatus.SENDING)
 
-    def cancel_unheld(self, job: ListSend, now: datetime) -> ListSend | None:
-        """pending, sending or cancelling with no live lease -> cancelled: the job as stored after;
-        None when it is in another status or an attempt holds it. `job` as read: a cancelling
-        one's cancel_requested_at is kept."""
+    def cancel_unheld(self, job: ListSend, now: datetime, audit: AuditEntry | None) -> ListSend | None:
+        """pending, sending or cancelling with no live lease -> cancelled, with `audit` (None: the
+        worker ending a cancel the API recorded already): the job as stored after; None (nothing
+        written) when it is in another status, an attempt holds it, or its counts moved since `job`
+        was read. `job` as read: a cancelling one's cancel_requested_at is kept."""
         ended_at = now.isoformat()
         return self._jobs.move(
             job,
@@ -69,20 +83,28 @@ class DynamoListSends:
                 "cancel_requested_at": (job.cancel_requested_at or now).isoformat(),
                 "purge_at": int((now + JOB_PURGE_AFTER).timestamp()),  # as the item()'s own
             },
-            condition="attribute_not_exists(lease_until) OR lease_until < :now",
-            condition_values={":now": int(now.timestamp())},
+            condition=f"(attribute_not_exists(lease_until) OR lease_until < :now) AND {_COUNTS}",
+            condition_values={":now": int(now.timestamp()), **_counts(job)},
+            together=[self._audit_put(audit)] if audit is not None else (),
         )
 
-    def request_cancel(self, job: ListSend, now: datetime) -> ListSend | None:
-        """sending under a live lease -> cancelling (the attempt stops at its next checkpoint)."""
+    def request_cancel(self, job: ListSend, now: datetime, audit: AuditEntry) -> ListSend | None:
+        """sending under a live lease -> cancelling (the attempt stops at its next checkpoint), with
+        `audit`; None (nothing written) as cancel_unheld."""
         return self._jobs.move(
             job,
             {ListSendStatus.SENDING},
             ListSendStatus.CANCELLING,
             updates={"cancel_requested_at": now.isoformat()},
-            condition="lease_until >= :now",
-            condition_values={":now": int(now.timestamp())},
+            condition=f"lease_until >= :now AND {_COUNTS}",
+            condition_values={":now": int(now.timestamp()), **_counts(job)},
+            together=[self._audit_put(audit)],
         )
+
+    def _audit_put(self, audit: AuditEntry) -> dict[str, Any]:
+        if not self._audit_table:
+            raise RuntimeError("this list send store was built without the audit table: it cannot cancel")
+        return audit_put(self._audit_table, audit)
 
     def end_cancelled(self, job: ListSend) -> bool:
         """Stores the job (status cancelled, its attempt's counts) if it is cancelling under that attempt."""

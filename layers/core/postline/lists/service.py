@@ -147,13 +147,22 @@ class ListService:
         if sends is None:  # _send found the job through it: never so
             raise NotFound(f"No send {send_id} in this account.")
         now = self._clock.now()
+
+        def audit(job: ListSend, status: ListSendStatus) -> AuditEntry:
+            """The entry written with the move (in its transaction), stating the counts it holds on."""
+            details = f"{send_id}: {status.value} after {job.members} members ({job.accepted} accepted)"
+            return self._audit_entry(principal.actor(), job.account_id, "list.send_cancelled", job.list_id, details,
+                                     now)  # fmt: skip
+
         for _ in range(_CANCEL_ATTEMPTS):  # each miss means the job moved meanwhile: read it again
             if job.status not in RUNNING:
                 raise ValidationFailed(
                     f"List send {send_id} is {job.status.value}: only a pending, scheduled or sending one can be "
                     "cancelled."
                 )
-            stopped = sends.cancel_unheld(job, now) or sends.request_cancel(job, now)
+            stopped = sends.cancel_unheld(job, now, audit(job, ListSendStatus.CANCELLED)) or sends.request_cancel(
+                job, now, audit(job, ListSendStatus.CANCELLING)
+            )
             if stopped is not None:
                 break
             job = self._send(principal, reference, send_id)
@@ -161,9 +170,6 @@ class ListService:
             raise Conflict(f"List send {send_id} changed concurrently; retry.")
         if job.send_at is not None and stopped.status is ListSendStatus.CANCELLED:
             self._queue.unschedule_send(job.id)  # a schedule that fires anyway finds the job cancelled
-        details = f"{send_id}: {stopped.status.value} after {stopped.members} members ({stopped.accepted} accepted)"
-        self._audit.record(self._audit_entry(principal.actor(), job.account_id, "list.send_cancelled", job.list_id,
-                                             details, now))  # fmt: skip
         return ListSendResult.of(stopped)
 
     def _send(self, principal: Principal, reference: str, send_id: str) -> ListSend:

@@ -2,7 +2,10 @@
 series and day (metrics/store.py `pack_day`; metrics/domain.py says why packing, not coarsening).
 
 Which days: from the day after the account's `packed_through` (or its first day of roll-ups) to the
-last day closed for CLOSED_AFTER, when no stream record can still add to it. Bounded: a run stops
+last day closed for CLOSED_AFTER, when no stream record can still add to it, counted from where the
+roll-up consumer stands rather than from now: a consumer that lags (its IteratorAge, which it notes
+as it reads each batch, metrics/store.py MLAG) still has records of the days it lags behind to
+count, and a day packed before they arrive would keep their hour items unpacked. Bounded: a run stops
 when its time runs out, between two days. Resumable and idempotent: each account's
 `packed_through` and the day's position in the accounts walk are saved as they advance, and
 packing a packed day changes nothing, so a run cut short (or dying mid-day) is continued by the
@@ -52,6 +55,7 @@ class PackingService:
         now = self._clock.now()
         today = now.date()
         result = PackingRun()
+        lag = self._store.consumer_lag(now)
         position, done = self._store.pass_position(today)
         if done:
             result.complete = True
@@ -59,17 +63,24 @@ class PackingService:
         result.accounts, result.complete = pass_positions.walk(
             position,
             lambda at: self._store.accounts_with_history(at, _ACCOUNTS_PAGE),
-            lambda account_id: self.pack_account(account_id, result, time_left),  # packed ones cost a read
+            lambda account_id: self.pack_account(account_id, result, time_left, lag),  # packed ones cost a read
             lambda following, end: self._store.save_pass_position(today, following, done=end, now=now),
         )
         return result
 
     def pack_account(
-        self, account_id: str, result: PackingRun | None = None, time_left: Callable[[], float] | None = None
+        self,
+        account_id: str,
+        result: PackingRun | None = None,
+        time_left: Callable[[], float] | None = None,
+        lag: float | None = None,
     ) -> bool:
-        """Packs the account's closed days not packed yet; False when time ran out first."""
+        """Packs the account's closed days not packed yet; False when time ran out first. `lag`:
+        the consumer's (read from the store when not given)."""
         result = result if result is not None else PackingRun()
-        last = last_closed_day(self._clock.now())
+        now = self._clock.now()
+        lag = self._store.consumer_lag(now) if lag is None else lag
+        last = last_closed_day(now - timedelta(seconds=lag))  # closed for CLOSED_AFTER where the consumer is
         done = self._store.packed_through(account_id)
         if done is not None:
             first = done + timedelta(days=1)

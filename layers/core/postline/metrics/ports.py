@@ -96,6 +96,10 @@ class Rollups(Protocol):
 
     def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
 
+    def note_lag(self, now: datetime, lag_seconds: float) -> None:
+        """Keeps how far behind the stream the consumer is (the largest of the minute)."""
+        ...
+
     def read(
         self,
         account_id: str,
@@ -110,6 +114,11 @@ class Rollups(Protocol):
 
 class PackingStore(Protocol):
     def pack_day(self, account_id: str, mode: str, day: str) -> PackedDay: ...
+
+    def consumer_lag(self, now: datetime) -> float:
+        """The largest lag (seconds) the roll-up consumer noted lately; 0 when it noted none (an
+        idle stream is not behind)."""
+        ...
 
     def packed_through(self, account_id: str) -> date | None: ...
 

@@ -69,6 +69,19 @@ DEFAULT_WINDOW = timedelta(days=30)
 BACKFILL_AFTER = CLOSED_AFTER  # a day closed this long has no record left in the stream
 
 
+def stream_lag(records: list[dict[str, Any]], now: datetime) -> float | None:
+    """Seconds between the batch's oldest record entering the stream (ApproximateCreationDateTime,
+    epoch seconds) and now: the consumer's IteratorAge, as Lambda reports it. None without one. (In
+    the embedded runtime, whose clock may run ahead of moto's, it can read high: packing then only
+    waits.)"""
+    created = [
+        stamp.timestamp() if isinstance(stamp, datetime) else float(stamp)  # boto3 parses it; Lambda sends a number
+        for record in records
+        if (stamp := record.get("dynamodb", {}).get("ApproximateCreationDateTime")) is not None
+    ]
+    return max(0.0, now.timestamp() - min(created)) if created else None
+
+
 class RollupService:
     """Adds each new event of a stream batch to its account's roll-ups, exactly once (store.py)."""
 
@@ -80,6 +93,9 @@ class RollupService:
     def consume(self, records: list[dict[str, Any]]) -> int:
         """Counts a batch; returns how many events it counted now (0 for a replay). Raises when a
         write fails, and the whole batch comes again: what was committed is skipped then."""
+        lag = stream_lag(records, self._clock.now())
+        if lag is not None:  # noted first: a batch that then fails and comes again is behind too
+            self._rollups.note_lag(self._clock.now(), lag)
         positioned = [
             (partition, stream_watermarks.padded(seq), event)
             for partition, seq, event in self._stream.positioned_events(records)

@@ -8,6 +8,9 @@
                                                          (`h05q2_sent`), once the day is closed
     MPK#<account>                      PASS              packing: `packed_through` (yyyy-mm-dd)
     MPK                                RUN#<yyyy-mm-dd>  the day's packing pass over the accounts
+    MLAG                               <yyyy-mm-ddThh:mm> `lag`: the roll-up consumer's largest lag of
+                                                         that minute (seconds behind the stream: its
+                                                         IteratorAge), kept a day; packing waits on it
     MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once
     MWM#<events table pk>              -                 `seq`: the last stream record of that
                                                          events partition counted in the roll-ups
@@ -38,7 +41,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -48,13 +51,20 @@ from postline.events.counts import CountKey
 from postline.metrics.domain import PACKED, PACKED_MAX_BYTES, item_bytes, merge, pack, unpack
 from postline.metrics.ports import Chunk, ItemKey, PackedDay, Pair, RollupItem
 from postline.shared import pass_positions, stream_watermarks
-from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, from_attrs, key
+from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, conditional_failed, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
 WATERMARK_PREFIX = "MWM#"
 VERSION = "v"  # an hour item's write count; packing deletes an hour item only if it is unchanged
+LAG_PK = "MLAG"
+LAG_WINDOW = timedelta(minutes=10)  # packing heeds the consumer's lag noted this recently
+_LAG_KEPT = timedelta(days=1)
 _TRANSACTION_ACTIONS = 100
 _TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB a transaction
+
+
+def _minute(at: datetime) -> str:
+    return f"{at.astimezone(UTC):%Y-%m-%dT%H:%M}"
 
 
 def rollup_pk(account_id: str, mode: str, day: str) -> str:
@@ -93,6 +103,38 @@ class DynamoRollups:
 
     def replace_counts(self, account_id: str, day: str, items: dict[CountKey, dict[str, int]]) -> int:
         return self._counts.replace_day(account_id, day, items)
+
+    def note_lag(self, now: datetime, lag_seconds: float) -> None:
+        """The minute's item keeps the largest lag noted in it (a smaller one's conditional write
+        changes nothing): one small write per batch, on a key that changes every minute."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=key(LAG_PK, _minute(now)),
+                UpdateExpression="SET #lag = :lag, expires_at = :ttl",
+                ConditionExpression="attribute_not_exists(#lag) OR #lag < :lag",
+                ExpressionAttributeNames={"#lag": "lag"},
+                ExpressionAttributeValues={
+                    ":lag": {"N": str(round(lag_seconds, 3))},
+                    ":ttl": {"N": str(int((now + _LAG_KEPT).timestamp()))},
+                },
+            )
+        except ClientError as error:
+            if not conditional_failed(error):
+                raise
+
+    def consumer_lag(self, now: datetime) -> float:
+        response = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :since AND :until",
+            ExpressionAttributeValues={
+                ":pk": {"S": LAG_PK},
+                ":since": {"S": _minute(now - LAG_WINDOW)},
+                ":until": {"S": _minute(now)},
+            },
+            ConsistentRead=True,
+        )
+        return max((float(item["lag"]["N"]) for item in response["Items"] if "lag" in item), default=0.0)
 
     def extend_complete_from(self, account_id: str, day: date) -> None:
         self._counts.extend_complete_from(account_id, day)

@@ -10,11 +10,13 @@ import json
 import time
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from postline.shared.pagination import page_window
+from postline.shared.parallel import run_each
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -71,12 +73,13 @@ _BATCH_WRITE_LIMIT = 25
 _BATCH_GET_LIMIT = 100
 
 
-def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]]) -> int:
-    """Puts (table, item) pairs 25 to a call, retrying what DynamoDB leaves unprocessed.
+def batch_write(client: Any, puts: list[tuple[str, dict[str, Any]]], *, workers: int = 1) -> int:
+    """Puts (table, item) pairs 25 to a call, retrying what DynamoDB leaves unprocessed; `workers`
+    calls at once (shared/parallel.py; 1: one after another).
 
     Returns the number of BatchWriteItem calls made.
     """
-    return _batch_requests(client, [(table, {"PutRequest": {"Item": item}}) for table, item in puts])
+    return _batch_requests(client, [(table, {"PutRequest": {"Item": item}}) for table, item in puts], workers)
 
 
 def batch_delete(client: Any, deletes: list[tuple[str, dict[str, Any]]]) -> int:
@@ -84,41 +87,65 @@ def batch_delete(client: Any, deletes: list[tuple[str, dict[str, Any]]]) -> int:
     return _batch_requests(client, [(table, {"DeleteRequest": {"Key": item_key}}) for table, item_key in deletes])
 
 
-def _batch_requests(client: Any, requests: list[tuple[str, dict[str, Any]]]) -> int:
+def _batch_requests(client: Any, requests: list[tuple[str, dict[str, Any]]], workers: int = 1) -> int:
+    groups = [requests[start : start + _BATCH_WRITE_LIMIT] for start in range(0, len(requests), _BATCH_WRITE_LIMIT)]
+    calls = [0] * len(groups)
+
+    def write(index: int) -> None:
+        calls[index] = _write_group(client, groups[index])
+
+    run_each([partial(write, index) for index in range(len(groups))], lambda index: None, workers)
+    return sum(calls)
+
+
+def _write_group(client: Any, group: list[tuple[str, dict[str, Any]]]) -> int:
+    """One BatchWriteItem of up to 25 requests, and its retries; the calls made."""
     calls = 0
-    for start in range(0, len(requests), _BATCH_WRITE_LIMIT):
-        pending: dict[str, list[dict[str, Any]]] = {}
-        for table, request in requests[start : start + _BATCH_WRITE_LIMIT]:
-            pending.setdefault(table, []).append(request)
-        for attempt in range(8):
-            calls += 1
-            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not pending:
-                break
-            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
-        if pending:
-            raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
+    pending: dict[str, list[dict[str, Any]]] = {}
+    for table, request in group:
+        pending.setdefault(table, []).append(request)
+    for attempt in range(8):
+        calls += 1
+        pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+        if not pending:
+            break
+        time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+    if pending:
+        raise RuntimeError(f"DynamoDB left {sum(map(len, pending.values()))} writes unprocessed")
     return calls
 
 
-def batch_get(client: Any, table: str, keys: list[dict[str, Any]], projection: str | None = None) -> list[Item]:
+def batch_get(
+    client: Any, table: str, keys: list[dict[str, Any]], projection: str | None = None, *, workers: int = 1
+) -> list[Item]:
     """The items that exist among `keys` (strongly consistent; only `projection`'s attributes when
-    given), 100 keys to a BatchGetItem, retrying what DynamoDB leaves unprocessed; in no particular order."""
+    given), 100 keys to a BatchGetItem, retrying what DynamoDB leaves unprocessed; in no particular
+    order. `workers` calls at once (1: one after another)."""
+    groups = [keys[start : start + _BATCH_GET_LIMIT] for start in range(0, len(keys), _BATCH_GET_LIMIT)]
+    found: list[list[Item]] = [[] for _ in groups]
+
+    def read(index: int) -> None:
+        found[index] = _get_group(client, table, groups[index], projection)
+
+    run_each([partial(read, index) for index in range(len(groups))], lambda index: None, workers)
+    return [item for part in found for item in part]
+
+
+def _get_group(client: Any, table: str, keys: list[dict[str, Any]], projection: str | None) -> list[Item]:
     found: list[Item] = []
-    for start in range(0, len(keys), _BATCH_GET_LIMIT):
-        request: dict[str, Any] = {"Keys": keys[start : start + _BATCH_GET_LIMIT], "ConsistentRead": True}
-        if projection:
-            request["ProjectionExpression"] = projection
-        pending: dict[str, Any] = {table: request}
-        for attempt in range(8):
-            response = client.batch_get_item(RequestItems=pending)
-            found += response["Responses"].get(table, [])
-            pending = response.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-            time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
-        if pending:
-            raise RuntimeError(f"DynamoDB left {len(pending[table]['Keys'])} reads unprocessed")
+    request: dict[str, Any] = {"Keys": keys, "ConsistentRead": True}
+    if projection:
+        request["ProjectionExpression"] = projection
+    pending: dict[str, Any] = {table: request}
+    for attempt in range(8):
+        response = client.batch_get_item(RequestItems=pending)
+        found += response["Responses"].get(table, [])
+        pending = response.get("UnprocessedKeys") or {}
+        if not pending:
+            break
+        time.sleep(min(0.05 * 2**attempt, 1.0))  # throttled: back off as the SDK guide says
+    if pending:
+        raise RuntimeError(f"DynamoDB left {len(pending[table]['Keys'])} reads unprocessed")
     return found
 
 

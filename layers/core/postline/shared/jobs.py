@@ -23,7 +23,7 @@ JobTable gives it the lifecycle, every step a conditional write:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, Protocol, Self, TypeVar
@@ -197,12 +197,15 @@ class JobTable(Generic[J]):
         updates: Mapping[str, Any] | None = None,
         condition: str = "",
         condition_values: Mapping[str, Any] | None = None,
+        together: Sequence[dict[str, Any]] = (),
     ) -> J | None:
         """From one of `from_statuses` (and `condition`, when given: an expression comparing the
         item's attributes by name, none of DynamoDB's reserved words, with `condition_values`'
         plain values as its :placeholders) to `to`, setting `updates` (attribute name -> plain
         value) in the same write. The job as stored after; None when it was not in such a status,
-        or is not there."""
+        or is not there. `together`: transaction items written with the move or not at all (e.g.
+        its audit entry, audit.store.audit_put); the job is then read back (a transaction returns
+        no item)."""
         allowed, values = _in(from_statuses, "from")
         for placeholder, value in (condition_values or {}).items():
             values[placeholder] = to_value(value)
@@ -212,13 +215,11 @@ class JobTable(Generic[J]):
         for n, (name, value) in enumerate((updates or {}).items()):
             names[f"#u{n}"], values[f":u{n}"] = name, to_value(value)
             assignments.append(f"#u{n} = :u{n}")
-        return self._update(
-            job,
-            "SET " + ", ".join(assignments),
-            f"({allowed}) AND ({condition})" if condition else allowed,
-            names,
-            values,
-        )
+        expression = "SET " + ", ".join(assignments)
+        condition = f"({allowed}) AND ({condition})" if condition else allowed
+        if together:
+            return self._update_with(job, expression, condition, names, values, together)
+        return self._update(job, expression, condition, names, values)
 
     def take_lease(
         self, job: J, now: datetime, duration: timedelta, *, waiting: Collection[str], held: str
@@ -291,6 +292,33 @@ class JobTable(Generic[J]):
                 return False
             raise
         return True
+
+    def _update_with(
+        self,
+        job: J,
+        update: str,
+        condition: str,
+        names: dict[str, str],
+        values: dict[str, Any],
+        together: Sequence[dict[str, Any]],
+    ) -> J | None:
+        operation = {
+            "Update": {
+                "TableName": self._table,
+                "Key": self.key(job.account_id, job.id),
+                "UpdateExpression": update,
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+            }
+        }
+        try:
+            self._db.transact_write_items(TransactItems=[operation, *together])
+        except ClientError as error:
+            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
+                return None
+            raise
+        return self.get(job.account_id, job.id)
 
     def _update(self, job: J, update: str, condition: str, names: dict[str, str], values: dict[str, Any]) -> J | None:
         try:

@@ -100,11 +100,14 @@ def _entry(attrs: dict[str, Any]) -> Suppression:
 
 
 class DynamoSuppressions:
-    def __init__(self, client: Any, table: str, audit_table: str) -> None:
-        """audit_table: the resources table, where the API's writes record their audit entries."""
+    def __init__(self, client: Any, table: str, audit_table: str, *, workers: int = 1) -> None:
+        """audit_table: the resources table, where the API's writes record their audit entries;
+        workers: the batch calls of `present` and `put_many` made at once (the import worker's
+        chunks: 10 BatchGetItem and 40 BatchWriteItem calls a chunk of 1,000 rows)."""
         self._db = client
         self._table = table
         self._audit_table = audit_table
+        self._workers = workers
 
     # -- sending and delivery ---------------------------------------------------------------------------
 
@@ -208,10 +211,11 @@ class DynamoSuppressions:
 
     def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
         keys = [key(_pk(account_id), entry_sk(email, kind)) for email in emails]
-        return {attrs["sk"]["S"].rsplit("#", 1)[0] for attrs in batch_get(self._db, self._table, keys, "sk")}
+        found = batch_get(self._db, self._table, keys, "sk", workers=self._workers)
+        return {attrs["sk"]["S"].rsplit("#", 1)[0] for attrs in found}
 
     def put_many(self, entries: list[Suppression]) -> None:
-        batch_write(self._db, [(self._table, entry_item(entry)) for entry in entries])
+        batch_write(self._db, [(self._table, entry_item(entry)) for entry in entries], workers=self._workers)
 
     def delete_many(self, account_id: str, kind: SuppressionType, emails: list[str]) -> None:
         batch_delete(self._db, [(self._table, key(_pk(account_id), entry_sk(email, kind))) for email in emails])

@@ -321,7 +321,7 @@ class BulkVerificationService:
         done = self._jobs.recorded(job, [index for index, _ in pairs])
         checker = self._checker()
         limit = self._verify_limit(job.account_id)
-        history = checker.activities(job.account_id, [address for index, address in pairs if index not in done])
+        history = checker.known(job.account_id, [address for index, address in pairs if index not in done])
         group: list[tuple[int, ValidationResult]] = []
         for index, address in pairs:
             if index in done:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -149,6 +150,17 @@ class MailboxProbe:
         return self.catch_all is not None
 
 
+@dataclass(frozen=True)
+class Registration:
+    """What the RDAP registry said of a domain: when it was registered, or why there is no date.
+    `unreachable`: the registry could not be asked (no connection, a timeout, a 5xx or a 429), as
+    opposed to an answer without a date (404, no registration event)."""
+
+    registered: datetime | None
+    note: str | None = None
+    unreachable: bool = False
+
+
 YOUNG_DOMAIN_DAYS = 30  # registered this recently: mail with caution (fresh domains send most spam)
 
 
@@ -166,6 +178,7 @@ class Facts:
     probe: MailboxProbe | None = None  # None: the caller asked for no probe (verify_before_send)
     domain_age_days: int | None = None
     domain_age_note: str | None = None  # why domain_age_days is null, when it is
+    complained: bool = False  # on the account's own complaints list (a known complainer)
 
 
 @dataclass(frozen=True)
@@ -196,8 +209,9 @@ def syntax_verdict(error: str) -> Verdict:
 
 def judge(facts: Facts) -> Verdict:
     """The verdict on an address whose syntax is good. Order: the domain takes no mail (invalid),
-    DNS did not answer (unknown), disposable (do_not_mail), then the mailbox probe's answer, then
-    what only lowers confidence (a typo suggestion, a role address, a young domain)."""
+    the address complained about the account's mail (abuse), DNS did not answer (unknown),
+    disposable (do_not_mail), then the mailbox probe's answer, then what only lowers confidence (a
+    typo suggestion, a role address, a young domain)."""
     verdict = _judge_domain(facts) or _judge_mailbox(facts)
     return _temper(verdict, facts)
 
@@ -211,6 +225,16 @@ def _judge_domain(facts: Facts) -> Verdict | None:
             sub = "possible_typo"
         reason = route_verdict.reason + (f"; did you mean {facts.did_you_mean}?" if facts.did_you_mean else "")
         return Verdict(VerificationResult.INVALID, sub, Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95, reason)
+    if facts.complained:  # known from the account's own complaints list: no need to ask the mailbox
+        return Verdict(
+            VerificationResult.ABUSE,
+            "known_complainer",
+            Recommendation.SUPPRESS,
+            Risk.HIGH,
+            0.95,
+            f"{facts.local_part}@{domain} marked this account's mail as spam before (it is on the account's "
+            "complaints list)",
+        )
     if route_verdict.result is VerificationResult.UNKNOWN:
         return Verdict(
             VerificationResult.UNKNOWN, "dns_unavailable", Recommendation.REVIEW, Risk.MEDIUM, 0.3, route_verdict.reason

@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from postline.verification.domain import MailboxProbe, MailRoute
+from postline.suppressions.domain import SuppressionType
+from postline.verification.domain import MailboxProbe, MailRoute, Registration
 from postline.verification.models import Activity
 from postline.verification.proofs import ProofEntry
 
@@ -27,8 +28,8 @@ class MailboxProber(Protocol):
 
 
 class Registrations(Protocol):
-    def registered_at(self, domain: str) -> tuple[datetime | None, str | None]:
-        """When the registry says the domain was registered (RDAP), or None and why not."""
+    def registered_at(self, domain: str) -> Registration:
+        """When the registry says the domain was registered (RDAP), or why it does not say."""
         ...
 
 
@@ -39,9 +40,24 @@ class DomainFacts(Protocol):
 
     def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None: ...
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None: ...
+    def registration(self, domain: str, now: datetime) -> Registration | None:
+        """The registry's answer kept from an earlier check (a date, or that it could not be
+        reached), None when nothing unexpired is kept."""
+        ...
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None: ...
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        """Keeps a date for thirty days and an unreachable registry for an hour (anything else is
+        not kept: the registry is asked again)."""
+        ...
+
+
+class ComplaintLists(Protocol):
+    """The account's suppression lists as verification reads them (suppressions/store.py)."""
+
+    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]:
+        """Which of these lower-case addresses are on the account's `kind` list: batched reads
+        (BatchGetItem, 100 keys a call), never one read per address."""
+        ...
 
 
 class Credits(Protocol):

@@ -4,7 +4,10 @@ GET {base}/domain/{name} with Accept: application/rdap+json; the `events` entry 
 is `registration` holds the date. The base is a bootstrap redirector (https://rdap.org follows
 IANA's bootstrap registry to the TLD's server; redirects are followed) or one registry's server;
 tests run a local RDAP server over HTTPS and pass its CA. A registry that cannot be reached, or
-does not say, gives None and why: domain_age_days is then null and the result's reason says so.
+does not say, gives no date and why: domain_age_days is then null and the result's reason says so.
+A registry that could not be asked (no connection, a timeout, a 5xx, a 429) is marked `unreachable`:
+the verifier keeps that for an hour (verification/store.py), so a registry that is down costs one
+timeout an hour per domain, not one per check.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from datetime import datetime
+
+from postline.verification.domain import Registration
 
 MEDIA_TYPE = "application/rdap+json"
 
@@ -27,25 +32,26 @@ class RdapRegistrations:
         if ca_bundle:
             self._context.load_verify_locations(cafile=ca_bundle)
 
-    def registered_at(self, domain: str) -> tuple[datetime | None, str | None]:
+    def registered_at(self, domain: str) -> Registration:
         if not self._base:
-            return None, "no RDAP service is configured"
+            return Registration(None, "no RDAP service is configured")
         url = f"{self._base}/domain/{urllib.parse.quote(domain)}"
         if not url.startswith("https://"):
-            return None, "RDAP is asked over HTTPS only"
+            return Registration(None, "RDAP is asked over HTTPS only")
         request = urllib.request.Request(url, headers={"Accept": MEDIA_TYPE})  # noqa: S310  (https only, above)
         try:
             with urllib.request.urlopen(request, timeout=self._timeout, context=self._context) as response:  # noqa: S310
                 body = json.loads(response.read(1_000_000))
         except urllib.error.HTTPError as error:
-            return None, f"the registry answered {error.code} for {domain}"
+            down = error.code >= 500 or error.code == 429
+            return Registration(None, f"the registry answered {error.code} for {domain}", unreachable=down)
         except (urllib.error.URLError, OSError, ValueError) as error:
             reason = getattr(error, "reason", error)
-            return None, f"the RDAP registry could not be reached ({reason})"
+            return Registration(None, f"the RDAP registry could not be reached ({reason})", unreachable=True)
         for event in body.get("events") or []:
             if isinstance(event, dict) and event.get("eventAction") == "registration":
                 try:
-                    return datetime.fromisoformat(str(event["eventDate"]).replace("Z", "+00:00")), None
+                    return Registration(datetime.fromisoformat(str(event["eventDate"]).replace("Z", "+00:00")))
                 except (KeyError, ValueError):
                     break
-        return None, f"the registry gives no registration date for {domain}"
+        return Registration(None, f"the registry gives no registration date for {domain}")

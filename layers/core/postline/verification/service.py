@@ -13,7 +13,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from email_validator import EmailNotValidError, validate_email
@@ -24,6 +24,7 @@ from postline.keys.domain import Environment
 from postline.sending.domain import domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.ports import Clock, IdFactory
+from postline.suppressions.domain import SuppressionType
 from postline.usage.domain import billing_period, month_key
 from postline.verification import lists
 from postline.verification.catch_all import score_catch_all
@@ -32,6 +33,7 @@ from postline.verification.domain import (
     MailboxProbe,
     MailRoute,
     ProbeOutcome,
+    Registration,
     Verdict,
     Verification,
     VerificationResult,
@@ -42,7 +44,15 @@ from postline.verification.domain import (
     syntax_verdict,
 )
 from postline.verification.models import Activity, ValidateRequest, ValidationResult
-from postline.verification.ports import ActivityReader, Credits, DomainFacts, MailboxProber, MailRoutes, Registrations
+from postline.verification.ports import (
+    ActivityReader,
+    ComplaintLists,
+    Credits,
+    DomainFacts,
+    MailboxProber,
+    MailRoutes,
+    Registrations,
+)
 
 BUDGET_SECONDS = 10.0
 VALIDATE_LIMIT_PER_MINUTE = 100  # the interface's limit of POST /v3/validate, per account
@@ -110,7 +120,9 @@ class CachedDomainFacts:
     a hundred addresses of a few domains: without it each address read its domain's catch-all and
     registration facts from DynamoDB, two of its four calls). What this process learns (remember_*)
     is kept at once; what another process learns is seen within the TTL (meanwhile a few more
-    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before."""
+    probes, as with DNS). A miss is kept too: the checks then ask the server or registry as before.
+    An unreachable registry is not kept here but read from the store each time, which holds it for
+    its own hour by the runtime's clock (a process's copy could outlive it)."""
 
     def __init__(
         self, facts: DomainFacts, *, ttl_seconds: float = 300.0, monotonic: Callable[[], float] = time.monotonic
@@ -133,17 +145,22 @@ class CachedDomainFacts:
         self._facts.remember_catch_all(domain, catch_all, now)
         self._keep(("catch_all", domain), catch_all)
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+    def registration(self, domain: str, now: datetime) -> Registration | None:
         found = self._fresh(("registered", domain))
         if found is _MISSING:
-            value = self._facts.registered_at(domain, now)
-            self._keep(("registered", domain), value)
+            value = self._facts.registration(domain, now)
+            if value is None or not value.unreachable:
+                self._keep(("registered", domain), value)
             return value
-        return found if isinstance(found, datetime) else None
+        return found if isinstance(found, Registration) else None
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
-        self._facts.remember_registered_at(domain, registered, now)
-        self._keep(("registered", domain), registered)
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        self._facts.remember_registration(domain, registration, now)
+        if registration.registered is not None:
+            self._keep(("registered", domain), registration)
+        else:
+            with self._lock:
+                self._known.pop(("registered", domain), None)
 
     def _fresh(self, fact: tuple[str, str]) -> object:
         known = self._known.get(fact)
@@ -196,6 +213,15 @@ class Verifier:
         return results
 
 
+@dataclass(frozen=True)
+class Known:
+    """What the account already knows of a chunk's addresses (lower-case), read in one go (known()):
+    their history, and which of them are on its complaints list."""
+
+    activity: Mapping[str, Activity]
+    complained: frozenset[str]
+
+
 class ValidationService:
     def __init__(
         self,
@@ -206,6 +232,7 @@ class ValidationService:
         facts: DomainFacts,
         credits: Credits,
         activity: ActivityReader,
+        complaints: ComplaintLists,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -215,6 +242,7 @@ class ValidationService:
         self._facts = facts
         self._credits = credits
         self._activity = activity
+        self._complaints = complaints
         self._ids = ids
         self._clock = clock
 
@@ -258,23 +286,27 @@ class ValidationService:
 
     # -- live -----------------------------------------------------------------------------------
 
-    def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
-        """The account's history of these addresses in one read (a bulk chunk's), keyed as
-        check_address looks them up; an address that is not one is left out."""
+    def known(self, account_id: str, addresses: list[str]) -> Known:
+        """What the account knows of these addresses (a bulk chunk's) in two batched reads, keyed
+        as check_address looks them up; an address that is not one is left out."""
         keys = [f"{parsed[0]}@{parsed[1]}".lower() for parsed in map(_parse, addresses) if isinstance(parsed, tuple)]
-        known = self._activity.activities(account_id, keys)
-        return {address: known.get(address, Activity()) for address in keys}
+        history = self._activity.activities(account_id, keys)
+        complained = self._complaints.present(account_id, SuppressionType.COMPLAINTS, keys) if keys else set()
+        return Known({address: history.get(address, Activity()) for address in keys}, frozenset(complained))
 
     def check_address(
-        self, account_id: str, address: str, now: datetime, known: Mapping[str, Activity] | None = None
+        self, account_id: str, address: str, now: datetime, known: Known | None = None
     ) -> ValidationResult:
-        """Every check of one address; `known`: its history read beforehand (activities())."""
+        """Every check of one address; `known`: what the account knows of it, read beforehand (known())."""
         parsed = _parse(address)
         if isinstance(parsed, Verdict):
             return self._syntax_result(address, parsed)
         local, domain = parsed
+        lowered = f"{local}@{domain}".lower()
+        if known is None:
+            known = self.known(account_id, [lowered])
         route = self._routes.route(domain)
-        facts = name_facts(local, domain, route)
+        facts = replace(name_facts(local, domain, route), complained=lowered in known.complained)
         if judge(facts).status is VerificationResult.VALID:  # the domain takes mail: ask its server
             facts = self._probed(facts, f"{local}@{domain}", now)
         if route.exists and route.lookup_error is None:
@@ -289,12 +321,8 @@ class ValidationService:
             verdict,
             facts,
             route,
-            self._history(account_id, f"{local}@{domain}".lower(), known),
+            known.activity.get(lowered) or Activity(),
         )
-
-    def _history(self, account_id: str, address: str, known: Mapping[str, Activity] | None) -> Activity:
-        found = known.get(address) if known is not None else None
-        return found if found is not None else self._activity.activity(account_id, address)
 
     def score_catch_all(self, account_id: str, result: ValidationResult) -> ValidationResult:
         """A bulk job's catch-all result scored with the account's history of the address, read now."""
@@ -314,16 +342,17 @@ class ValidationService:
         return _replace(facts, probe=probe)
 
     def _aged(self, facts: Facts, now: datetime) -> Facts:
+        """The domain's age from the registry (RDAP), or why it is unknown. A date is kept for thirty
+        days and an unreachable registry for an hour (DomainFacts), so neither is asked each check."""
         name = lists.registrable_domain(facts.domain)
-        registered = self._facts.registered_at(name, now)
-        note = None
-        if registered is None:
-            registered, note = self._registrations.registered_at(name)
-            if registered is not None:
-                self._facts.remember_registered_at(name, registered, now)
-        if registered is None:
-            return _replace(facts, domain_age_note=f"domain age unknown: {note or 'no registration date'}")
-        return _replace(facts, domain_age_days=max(0, (now - registered).days))
+        known = self._facts.registration(name, now)
+        if known is None:
+            known = self._registrations.registered_at(name)
+            if known.registered is not None or known.unreachable:
+                self._facts.remember_registration(name, known, now)
+        if known.registered is None:
+            return _replace(facts, domain_age_note=f"domain age unknown: {known.note or 'no registration date'}")
+        return _replace(facts, domain_age_days=max(0, (now - known.registered).days))
 
     # -- test keys ------------------------------------------------------------------------------
 

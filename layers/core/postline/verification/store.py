@@ -4,7 +4,7 @@
 - USAGE#{account} / M#{month}: `verify` (live credits used) and `test_verify` (the test allowance),
   beside the sending counters usage/store.py keeps there, so GET /v3/usage reads them with its own;
 - VDOMAIN#{domain} / catch_all, registered: per-domain answers (catch-all for a day, the
-  registration date for thirty days);
+  registration date for thirty days, an RDAP registry that could not be reached for an hour);
 - ACTIVITY#{account}#{address} / totals: a recipient's history, kept by the recipient_activity
   stream consumer (ActivityCounters), one item per recipient so no partition runs hot;
 - AWM#{events partition} / -: that consumer's stream watermark (verification/activity.py).
@@ -21,11 +21,15 @@ from postline.shared import stream_watermarks
 from postline.shared.dynamo import batch_get, conditional_failed, from_attrs, key
 from postline.usage.store import usage_pk
 from postline.verification.activity import COUNTED, ActivityChunk, Recipient, Seen, widens
+from postline.verification.domain import Registration
 from postline.verification.models import Activity
 
 CATCH_ALL_TTL = timedelta(days=1)
 WATERMARK_PREFIX = "AWM#"
 REGISTRATION_TTL = timedelta(days=30)
+# A registry that could not be reached (down, timing out, 5xx) is not asked again for an hour: a check
+# of its domains meanwhile answers domain_age_days null at once instead of paying the timeout again.
+REGISTRY_DOWN_TTL = timedelta(hours=1)
 
 
 def activity_pk(account_id: str, address: str) -> str:
@@ -113,12 +117,22 @@ class DynamoDomainFacts:
     def remember_catch_all(self, domain: str, catch_all: bool, now: datetime) -> None:
         self._put(domain, "catch_all", {"BOOL": catch_all}, now + CATCH_ALL_TTL)
 
-    def registered_at(self, domain: str, now: datetime) -> datetime | None:
+    def registration(self, domain: str, now: datetime) -> Registration | None:
         item = self._get(domain, "registered", now)
-        return None if item is None else datetime.fromisoformat(str(item["value"]))
+        if item is None:
+            return None
+        if item.get("value") is None:
+            return Registration(
+                None, str(item.get("note") or "the RDAP registry could not be reached"), unreachable=True
+            )
+        return Registration(datetime.fromisoformat(str(item["value"])))
 
-    def remember_registered_at(self, domain: str, registered: datetime, now: datetime) -> None:
-        self._put(domain, "registered", {"S": registered.isoformat()}, now + REGISTRATION_TTL)
+    def remember_registration(self, domain: str, registration: Registration, now: datetime) -> None:
+        if registration.registered is not None:
+            self._put(domain, "registered", {"S": registration.registered.isoformat()}, now + REGISTRATION_TTL)
+        elif registration.unreachable:
+            note = {"note": {"S": registration.note or "the RDAP registry could not be reached"}}
+            self._put(domain, "registered", None, now + REGISTRY_DOWN_TTL, extra=note)
 
     def _get(self, domain: str, fact: str, now: datetime) -> dict[str, Any] | None:
         response = self._db.get_item(TableName=self._table, Key=key(f"VDOMAIN#{domain}", fact), ConsistentRead=True)
@@ -128,11 +142,19 @@ class DynamoDomainFacts:
         found = from_attrs(item)
         return found if int(found["expires_at"]) > now.timestamp() else None
 
-    def _put(self, domain: str, fact: str, value: dict[str, Any], expires: datetime) -> None:
-        self._db.put_item(
-            TableName=self._table,
-            Item={**key(f"VDOMAIN#{domain}", fact), "value": value, "expires_at": {"N": str(int(expires.timestamp()))}},
-        )
+    def _put(
+        self,
+        domain: str,
+        fact: str,
+        value: dict[str, Any] | None,
+        expires: datetime,
+        *,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        item = {**key(f"VDOMAIN#{domain}", fact), "expires_at": {"N": str(int(expires.timestamp()))}, **(extra or {})}
+        if value is not None:
+            item["value"] = value
+        self._db.put_item(TableName=self._table, Item=item)
 
 
 def _activity(found: dict[str, Any]) -> Activity:
