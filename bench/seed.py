@@ -6,11 +6,11 @@ serves POST /_emulator/events (one at a time with DynamoDB requests), which writ
 into moto's table directly: no stream records (no webhooks for a million old events), no
 per-request cost. Each item is the project's own encoding (events/store.py `event_put`, and
 `tag_puts` for the tag items written with each event), so the table's and the indexes' keys are
-what the service writes. The Query patch's views are
-dropped afterwards (moto_query.forget) and rebuilt at once (moto_query.warm), inside the load. With `counters_table`, the
-load also adds the roll-ups the metrics consumer would have made of those events (`rollups`: the
-metrics counters and the events query's counters, by the project's own functions) and marks the
-account's event counters complete from the seed's first day, as the metrics backfill would.
+what the service writes. The Query patch's views are dropped afterwards (moto_query.forget) and
+rebuilt at once (moto_query.warm), inside the load. With `counters_table`, the load also adds the
+roll-ups the metrics consumer would have made of those events (`rollups`: the metrics counters and
+the events query's counters, by the project's own functions) and marks the account's event
+counters complete from the seed's first day, as the metrics backfill would.
 
 The events, newest first, `step` seconds apart ending at `until`: messages of 4 events each
 (queued, sent, delivered, opened/clicked/bounced), recipients from a pool, three tag sets, and
