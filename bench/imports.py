@@ -78,7 +78,11 @@ def handler_modules(template: Path) -> dict[tuple[str, str], int]:
 def measure(template: Path, environment: dict[str, str], repeats: int = 5) -> list[ModuleImport]:
     results = []
     for (folder, module), count in sorted(handler_modules(template).items()):
-        env = {**environment, "PYTHONPATH": os.pathsep.join([str(ROOT / folder), str(LAYER)])}
+        env = {
+            **environment,
+            "PYTHONPATH": os.pathsep.join([str(ROOT / folder), str(LAYER)]),
+            "AWS_LAMBDA_FUNCTION_NAME": f"postline-{module}",  # as Lambda's init has it (postline/__init__.py)
+        }
         seconds: list[float] = []
         alone: list[float] = []
         dependencies: list[str] = []

@@ -14,6 +14,7 @@ build read, so the embedded runtime can hold an invocation to its function's dec
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -242,8 +243,12 @@ def require(*groups: type[SettingsGroup]) -> Groups:
 
 
 def cold_start(module_file: str) -> Groups:
-    """The groups the function of `module_file` (its __file__) declares, loaded now."""
-    return require(*function_settings(module_file))
+    """The groups the function of `module_file` (its __file__) declares, loaded now. Called by
+    every handler right after its imports: the garbage collector goes back on (postline/__init__.py)."""
+    try:
+        return require(*function_settings(module_file))
+    finally:
+        gc.enable()
 
 
 @contextmanager
