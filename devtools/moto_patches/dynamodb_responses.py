@@ -21,18 +21,16 @@ rule is the one copied here; it raises otherwise.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
-from moto.core.responses import ActionResult, BaseResponse
-from moto.core.serialize import TimestampSerializer
+from moto.core.responses import ActionResult
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 
 from devtools.moto_patches.guarded import GuardedPatch, Replacement
+from devtools.moto_patches.stream_reads import JSON_ANSWER_RELIES_ON, MotoJsonEncoder
 
 # The data plane: what the service's code calls per request. Table management keeps moto's path.
 OPERATIONS = (
@@ -50,15 +48,6 @@ OPERATIONS = (
 
 
 _DOUBLES = {"SizeEstimateRangeGB"}  # the other doubles of these answers are all named *CapacityUnits
-
-
-class _Encoder(json.JSONEncoder):
-    def default(self, o: Any) -> Any:
-        if isinstance(o, bytes):
-            return base64.b64encode(o).decode()
-        if isinstance(o, datetime):
-            return TimestampSerializer._timestamp_unixtimestamp(o)
-        return super().default(o)
 
 
 def _as_written(value: Any, double: bool = False) -> Any:
@@ -81,7 +70,7 @@ def _dumped(original: Callable[[DynamoHandler], Any]) -> Callable[[DynamoHandler
     def answer(self: DynamoHandler) -> Any:
         result = original(self)
         if type(result) in (ActionResult, DynamoResult) and isinstance(result.result, dict):
-            return json.dumps(_as_written(result.result), cls=_Encoder)
+            return json.dumps(_as_written(result.result), cls=MotoJsonEncoder)
         return result
 
     # __wrapped__ too: other patches' guards read moto's source through it (inspect.getsource unwraps).
@@ -92,15 +81,8 @@ _PATCH = GuardedPatch(
     "devtools/moto_patches/dynamodb_responses.py",
     [Replacement(DynamoHandler, name, _dumped(getattr(DynamoHandler, name))) for name in OPERATIONS],
     {  # what it relies on, as moto 5.2.5 writes it
-        "BaseResponse.call_action": (
-            lambda: BaseResponse.call_action,
-            ("elif isinstance(response, str):", "body = response"),
-        ),
+        **JSON_ANSWER_RELIES_ON,
         "DynamoResult": (lambda: DynamoResult, ("transformed_result = dynamo_to_dict(result)",)),
-        "TimestampSerializer._timestamp_unixtimestamp": (
-            lambda: TimestampSerializer._timestamp_unixtimestamp,
-            ("(value.microsecond // 1000) / 1000.0",),
-        ),
     },
 )
 install, uninstall, installed, check_internals = (

@@ -21,6 +21,7 @@ ActionResult and that `call_action` still sends a string body as it is, and rais
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -34,7 +35,10 @@ from devtools.moto_patches.guarded import GuardedPatch, Replacement
 _DEFAULT_LIMIT = 1000  # moto's, and DynamoDB Streams' maximum
 
 
-class _Encoder(DynamoJsonEncoder):
+class MotoJsonEncoder(DynamoJsonEncoder):
+    """moto's DynamoDB encoder (binary as base64, its models' to_json), with datetimes written by
+    moto's response serializer's rule; dynamodb_responses.py uses it too."""
+
     def default(self, o: Any) -> Any:
         if isinstance(o, datetime):
             return TimestampSerializer._timestamp_unixtimestamp(o)
@@ -44,8 +48,21 @@ class _Encoder(DynamoJsonEncoder):
 def _get_records(self: DynamoDBStreamsHandler) -> str:
     limit = self._get_param("Limit")
     result = self.backend.get_records(self._get_param("ShardIterator"), _DEFAULT_LIMIT if limit is None else limit)
-    return json.dumps(result, cls=_Encoder)
+    return json.dumps(result, cls=MotoJsonEncoder)
 
+
+# What a handler answering its own JSON string relies on (this patch's and dynamodb_responses.py's):
+# moto sends a string body as it is, and writes datetimes by the rule MotoJsonEncoder copies.
+JSON_ANSWER_RELIES_ON: dict[str, tuple[Callable[[], Any], tuple[str, ...]]] = {
+    "BaseResponse.call_action": (
+        lambda: BaseResponse.call_action,
+        ("elif isinstance(response, str):", "body = response"),
+    ),
+    "TimestampSerializer._timestamp_unixtimestamp": (
+        lambda: TimestampSerializer._timestamp_unixtimestamp,
+        ("(value.microsecond // 1000) / 1000.0",),
+    ),
+}
 
 _PATCH = GuardedPatch(
     "devtools/moto_patches/stream_reads.py",
@@ -59,14 +76,7 @@ _PATCH = GuardedPatch(
                 "return ActionResult(result)",
             ),
         ),
-        "BaseResponse.call_action": (
-            lambda: BaseResponse.call_action,
-            ("elif isinstance(response, str):", "body = response"),
-        ),
-        "TimestampSerializer._timestamp_unixtimestamp": (
-            lambda: TimestampSerializer._timestamp_unixtimestamp,
-            ("(value.microsecond // 1000) / 1000.0",),
-        ),
+        **JSON_ANSWER_RELIES_ON,
     },
 )
 install, uninstall, installed, check_internals = (
