@@ -28,7 +28,7 @@ from bench.run import _concurrently
 from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.accounts.domain import Plan
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login
 

@@ -65,7 +65,7 @@ from postline.http.routes import (
     WEBHOOKS_WRITE,
     Route,
 )
-from postline.keys.domain import Access
+from postline.keys.access import Access
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "infra" / "template.base.yaml"

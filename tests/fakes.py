@@ -35,7 +35,8 @@ from postline.delivery.parcels import DispatchJob, Parcel
 from postline.domains.domain import RecordType, SendingDomain
 from postline.domains.records import Lookup
 from postline.events.domain import Event
-from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey, Environment
+from postline.keys.access import Environment
+from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed

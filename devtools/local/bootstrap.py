@@ -27,7 +27,7 @@ from postline.domains.dkim_keys import key_pair
 from postline.domains.dns import DnsRecordLookup
 from postline.domains.domain import DomainStatus, RecordType
 from postline.domains.models import DomainCreate
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 
 DEV_FILE = "dev.json"
 DKIM_KEY_FILE = "dkim-private.pem"

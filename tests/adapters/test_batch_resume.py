@@ -21,7 +21,7 @@ from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
 from postline.config import Counters, Events, SendQueue
 from postline.events.domain import Event
-from postline.keys.domain import Access, Environment
+from postline.keys.access import Access, Environment
 from postline.sending.domain import IdempotentCall, Message, keyed_id
 from postline.sending.models import BatchSendRequest, SendRequest
 from postline.sending.ports import Sealed

@@ -22,7 +22,7 @@ from nacl.signing import VerifyKey
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.csv_files import S3CsvFiles
 from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ids import RandomIds

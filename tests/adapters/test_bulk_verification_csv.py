@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 import requests
 
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.shared.errors import PaymentRequired, ValidationFailed
 from postline.usage.domain import month_key
 from postline.verification.bulk import BulkCreate, BulkStatus, ChunkMessage

@@ -22,7 +22,7 @@ from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
 from postline.delivery.service import DELIVERY_OUTCOMES, LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
 from postline.events.domain import EventType
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore
@@ -112,7 +112,7 @@ def _send(account_id: str, to: list[str]) -> str:
 
 def _rule() -> Any:
     from postline.auth.service import RouteRule
-    from postline.keys.domain import Access
+    from postline.keys.access import Access
 
     return RouteRule(Access.SEND, False)
 

@@ -22,7 +22,7 @@ from postline.events.domain import Event, EventType
 from postline.events.query import QueryPlan, event_filters
 from postline.events.service import EventService
 from postline.events.store import DynamoEventStore, StreamRecords
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.metrics.service import RollupService
 from postline.metrics.store import DynamoRollups
 from postline.retention.store import DynamoRetentionStore

@@ -29,7 +29,7 @@ from postline.exports.files import PART_SIZE, S3ExportFiles, SqsExportQueue, exp
 from postline.exports.models import EventExportRequest
 from postline.exports.service import ExportService
 from postline.exports.store import DynamoExportJobs
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from tests.aws_stack import REGION, ROOT, InProcessStack, in_process_stack
 from tests.fakes import FixedClock, InMemoryStore
 

@@ -21,7 +21,7 @@ from postline.events.models import EventListPage
 from postline.events.query import EventFilters, Strategy, Window, event_filters, plan_query, resolve_window
 from postline.events.service import EventService
 from postline.events.store import Backfilled, DynamoEventStore, event_put, tag_pk
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import QueryTimeout
 from tests.aws_stack import InProcessStack
 from tests.fakes import FakeHasher, FixedClock

@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 from postline import wiring
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.config import Jobs, Resources
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.lists.domain import ListMember, MailingList, member_id
 from postline.lists.send_store import DynamoListSends
 from postline.lists.sends import ListSend, ListSendStatus

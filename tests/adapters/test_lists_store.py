@@ -16,7 +16,7 @@ from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
 from postline.auth.identity import Principal
 from postline.config import Resources
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.lists.models import (
     BulkMember,
     BulkMembersRequest,

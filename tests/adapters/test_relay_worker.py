@@ -23,7 +23,7 @@ from postline.delivery.outcomes import Outcome
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.ports import Transport
 from postline.delivery.service import LEASE_SECONDS, Dispatcher
-from postline.keys.domain import Access, Environment
+from postline.keys.access import Access, Environment
 from postline.relay.worker import RelayWorker
 from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore

@@ -10,7 +10,8 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
-from postline.keys.domain import ApiKey, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import ApiKey
 from postline.keys.store import DynamoKeyStore
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.usage.store import DynamoCounterStore

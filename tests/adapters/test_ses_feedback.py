@@ -17,7 +17,7 @@ from postline.delivery.parcels import MESSAGE_TAG, DispatchJob
 from postline.delivery.service import Dispatcher
 from postline.delivery.transports.ses import SesTransport
 from postline.domains.domain import DomainStatus, SendingDomain
-from postline.keys.domain import Access, Environment
+from postline.keys.access import Access, Environment
 from postline.sending.models import SendRequest
 from postline.verification.service import Verifier
 from tests.aws_stack import InProcessStack

@@ -14,7 +14,7 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.import_files import S3ImportFiles
 from postline.suppressions.import_service import LEASE, ImportBusyError, SuppressionImportService

@@ -13,7 +13,7 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import NotFound, RateLimited, ValidationFailed
 from postline.suppressions.domain import SuppressionSource, SuppressionType, new_suppression
 from postline.suppressions.models import (

@@ -15,7 +15,7 @@ from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcels import DispatchJob, Parcel
 from postline.delivery.service import Dispatcher
 from postline.events.domain import Event, EventType
-from postline.keys.domain import Access, Environment
+from postline.keys.access import Access, Environment
 from postline.keys.models import KeyUpdate
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest

@@ -13,7 +13,8 @@ import requests
 
 from postline import wiring
 from postline.accounts.domain import Account, AccountStatus, Plan
-from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import AllowlistEntry
 
 
 class Api:

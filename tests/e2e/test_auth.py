@@ -8,7 +8,7 @@ import json
 import pytest
 
 from postline.accounts.domain import AccountStatus
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from tests.e2e.support import Api, assert_error, make_account, make_key
 
 pytestmark = pytest.mark.e2e

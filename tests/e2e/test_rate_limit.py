@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from postline import wiring
-from postline.keys.domain import Scope
+from postline.keys.access import Scope
 from tests.conftest import SOURCE_RATE_LIMIT
 from tests.e2e.support import Api, assert_error, make_account, make_key
 

@@ -26,7 +26,7 @@ from devtools.local.smtp_tls import KEY_FILE, server_context
 from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
 from postline.deployment import SMTP_SETTINGS
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login, SubmissionService
 from tests.e2e.sending_support import (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import PLAN_LIMITS, Plan
-from postline.keys.domain import Scope
+from postline.keys.access import Scope
 from tests.certs import client_pair
 from tests.e2e.support import Api, assert_error, make_account, make_key
 

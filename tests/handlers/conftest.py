@@ -14,7 +14,7 @@ from postline import wiring
 from postline.accounts.domain import Plan
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.http.routes import find_route
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from tests.aws_stack import ROOT, InProcessStack, in_process_stack
 from tests.network_guard import NetworkGuard
 

@@ -15,7 +15,7 @@ from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
 from postline.auth.identity import Principal
 from postline.config import ResendQueue, WebhookDeliveries
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
 from postline.webhook_delivery.store import DynamoDeliveryStore
 from postline.webhook_history.domain import DeliveryFilters

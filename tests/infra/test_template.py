@@ -23,7 +23,7 @@ from postline.deployment import (
     variables,
 )
 from postline.http.routes import ROUTES
-from postline.keys.domain import Access
+from postline.keys.access import Access
 
 ROOT = Path(__file__).resolve().parents[2]
 

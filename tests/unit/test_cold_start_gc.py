@@ -1,6 +1,6 @@
 """A Lambda's init imports the project's modules with the garbage collector off, and the handler's
-`wiring.cold_start` turns it back on (postline/__init__.py says why). In fresh interpreters: the
-collector's state is the process's."""
+`wiring.cold_start` freezes what they made and turns it back on (postline/__init__.py says why). In
+fresh interpreters: the collector's state is the process's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from postline import config, wiring
 on_after_import = gc.isenabled()
 wiring.require = lambda *groups: ()  # the function's settings are not what this checks
 wiring.cold_start(sys.argv[1])
-print(json.dumps([on_after_import, gc.isenabled()]))
+print(json.dumps([on_after_import, gc.isenabled(), gc.get_freeze_count() > 0]))
 """
 
 
@@ -33,9 +33,9 @@ def _collector_states(lambda_name: str | None) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_in_a_lambda_init_the_collector_is_off_until_cold_start() -> None:
-    assert _collector_states("postline-dispatcher") == "[false, true]"
+def test_in_a_lambda_init_the_collector_is_off_until_cold_start_and_the_imports_are_frozen() -> None:
+    assert _collector_states("postline-dispatcher") == "[false, true, true]"
 
 
-def test_elsewhere_the_collector_is_never_off() -> None:
-    assert _collector_states(None) == "[true, true]"
+def test_elsewhere_the_collector_is_never_off_and_nothing_is_frozen() -> None:
+    assert _collector_states(None) == "[true, true, false]"

@@ -32,7 +32,7 @@ from postline.events.query import (
     unpack_days,
 )
 from postline.events.service import QUERY_RETRY_AFTER_SECONDS, EventService
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from tests.fakes import FakeHasher, FixedClock
 

@@ -19,7 +19,7 @@ from postline.events.query import QueryPlan
 from postline.exports.domain import CSV_HEADER, RUNNING, ExportJob, ExportStatus, csv_row, too_many_rows_message
 from postline.exports.models import EventExportRequest
 from postline.exports.service import DOWNLOAD_URL_SECONDS, GAVE_UP, MAX_ATTEMPTS, ExportBusyError, ExportService
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import NotFound, ValidationFailed
 from tests.fakes import FixedClock, InMemoryStore, SequentialIds
 

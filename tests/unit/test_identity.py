@@ -8,7 +8,8 @@ from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.audit.domain import ActorType
 from postline.auth.identity import Principal
 from postline.auth.models import identity_of
-from postline.keys.domain import ApiKey, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import ApiKey
 
 AT = datetime(2025, 3, 14, tzinfo=UTC)
 ACCOUNT = Account(id="acct_1", name="Acme", plan=Plan.PROFESSIONAL, status=AccountStatus.TRIALING, created_at=AT)

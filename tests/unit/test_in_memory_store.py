@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import Conflict, Forbidden, NotFound
 
 from .world import World

@@ -14,7 +14,7 @@ import pytest
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.send_service import ListSendBusyError, ListSendService
 from postline.lists.sends import (

@@ -7,7 +7,8 @@ from pydantic import ValidationError
 
 from postline.accounts.domain import AccountStatus, Plan, live_sending_paused
 from postline.audit.domain import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditEntry
-from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyUpdate
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from postline.keys.domain import Access, Scope, scope_permits
+from postline.keys.access import Access, Scope, scope_permits
 
 # Rows: scope. Columns: the kind of route. Straight from the interface's table:
 # full_access: everything; send_only: sends, cancelling its own scheduled sends and any GET;

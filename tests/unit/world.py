@@ -9,7 +9,8 @@ from postline.accounts.service import OperatorService
 from postline.audit.service import AuditService
 from postline.auth.identity import Principal
 from postline.auth.service import Authenticator
-from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyCreated
 from postline.keys.service import KeyService
 from postline.usage.service import UsageService

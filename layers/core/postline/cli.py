@@ -26,7 +26,7 @@ from postline.config import SettingsError
 from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
 from postline.domains.models import domain_view
 from postline.events.store import Backfilled
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import ApiError
 
 

@@ -13,17 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
+
+from postline.shared.base import Model
 
 
 class SettingsError(RuntimeError):
     """A function's environment lacks a variable it declares, or holds one it cannot read."""
 
 
-class SettingsGroup(BaseModel):
-    # A function reads a few of these groups: each one's validator is built when first used, not at
-    # import (building all of them was ~20 ms of every cold start).
-    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
+class SettingsGroup(Model):
+    # A function reads a few of these groups; like every Model, each one's validator is built when
+    # first used (building all of them at import was ~20 ms of every cold start).
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     @classmethod
     def variables(cls) -> tuple[str, ...]:

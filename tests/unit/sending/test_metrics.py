@@ -14,7 +14,7 @@ from postline.delivery.feedback import FeedbackService
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
 from postline.delivery.parcels import MESSAGE_TAG, DispatchJob
 from postline.delivery.service import DELIVERY_OUTCOMES, Dispatcher
-from postline.keys.domain import Access, Environment
+from postline.keys.access import Access, Environment
 from postline.sending.domain import IdempotentCall
 from postline.sending.models import BatchSendRequest, SendRequest
 from postline.sending.service import (

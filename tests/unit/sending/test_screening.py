@@ -9,7 +9,8 @@ import pytest
 
 from postline.accounts.domain import Account
 from postline.events.domain import EventType, message_event
-from postline.keys.domain import ApiKey, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import ApiKey
 from postline.sending.domain import Message
 from postline.sending.screening import rejections, routed_to_sandbox, sandbox_allows
 

@@ -9,7 +9,7 @@ import pytest
 
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
 from postline.shared.errors import PaymentRequired, RateLimited
 from postline.usage.domain import month_key
 from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome

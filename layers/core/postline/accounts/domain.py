@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from postline.shared.base import Model
 
 
 class Plan(StrEnum):
@@ -84,7 +86,7 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
 BLOCKED_STATUSES = {AccountStatus.SUSPENDED: "account_suspended", AccountStatus.TRASHED: "account_deleted"}
 
 
-class Account(BaseModel):
+class Account(Model):
     id: str
     name: str | None = None
     plan: Plan = Plan.FREE

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.accounts.ports import AccountStore
 from postline.audit.domain import Actor, AuditEntry, audit_entry
-from postline.keys.domain import AllowlistEntry, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyCreated
 from postline.keys.ports import KeyStore
 from postline.keys.service import KeyService

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 REDACTED_STAFF_EMAIL = "staff@redacted.invalid"
 
@@ -34,7 +34,7 @@ class Actor:
         return cls(ActorType.SYSTEM)
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(Model):
     # Nullable fields default to None: storage omits null attributes.
     id: str
     account_id: str | None = None

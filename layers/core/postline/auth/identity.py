@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from postline.accounts.domain import Account
 from postline.audit.domain import Actor, ActorType
-from postline.keys.domain import ApiKey, Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import ApiKey
 
 
 @dataclass(frozen=True)

@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from postline.accounts.domain import AccountStatus, Plan
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment, Scope
+from postline.keys.access import Environment, Scope
+from postline.shared.base import Model
 
 
-class IdentityAccount(BaseModel):
+class IdentityAccount(Model):
     id: str
     name: str | None
     plan: Plan | None
     status: AccountStatus | None
 
 
-class IdentityKey(BaseModel):
+class IdentityKey(Model):
     id: str | None
     scope: Scope | None
     environment: Environment | None
 
 
-class Identity(BaseModel):
+class Identity(Model):
     account: IdentityAccount
     api_key: IdentityKey
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from postline.domains.domain import SendingDomain
+from postline.shared.base import Model
 
 # The tag naming our message on a relay's copy (SES echoes message tags on every feedback event).
 MESSAGE_TAG = "postline_message_id"
 
 
-class DispatchJob(BaseModel):
+class DispatchJob(Model):
     """One queue message: deliver `message_id` (only `recipients` when set) as attempt `attempt`.
 
     Attempts only grow, and a recipient is worked on only when its last recorded attempt is older

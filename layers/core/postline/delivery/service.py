@@ -46,7 +46,7 @@ from postline.delivery.ports import Transport
 from postline.domains.domain import SendingDomain
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, address_of, message_status
 from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
 from postline.shared.ports import Clock, Meter

@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from postline.shared.base import Model
 
 # Nothing verified within this long of create: verification_timeout. A verified domain that loses a
 # required record keeps sending this long (the grace), then becomes unverified.
@@ -60,7 +62,7 @@ class Finding(StrEnum):
     UNCHECKED = "unchecked"  # not checked yet
 
 
-class DnsRecord(BaseModel):
+class DnsRecord(Model):
     """One record the customer publishes, and what the last check found there."""
 
     purpose: RecordPurpose
@@ -72,7 +74,7 @@ class DnsRecord(BaseModel):
     detail: str | None = None  # what was found instead, or why it failed
 
 
-class DnsSettings(BaseModel):
+class DnsSettings(Model):
     """The service's side of the records: where SPF, the bounce MX and tracking CNAMEs point."""
 
     spf_include: str  # the SPF record of the service's sending hosts
@@ -80,7 +82,7 @@ class DnsSettings(BaseModel):
     tracking_host: str  # branded tracking hosts are CNAMEs to it
 
 
-class SendingDomain(BaseModel):
+class SendingDomain(Model):
     account_id: str
     domain: str  # lower case, ASCII (an internationalized name as its A-label)
     status: DomainStatus

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from postline.domains.domain import DnsRecord, DomainStatus, Finding, RecordPurpose, RecordType, SendingDomain
+from postline.shared.base import Model
 
 # One DNS label (RFC 1035 letters, digits, inner hyphens): the tracking host's first label.
 Label = Annotated[
@@ -17,7 +18,7 @@ Label = Annotated[
 Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]$", max_length=32)]
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -41,7 +42,7 @@ class DomainUpdate(_Strict):
     region: Region | None = None
 
 
-class DomainRecordView(BaseModel):
+class DomainRecordView(Model):
     type: RecordType
     host: str
     value: str = Field(description="What to publish (DMARC: the policy found, or the one we recommend).")
@@ -51,7 +52,7 @@ class DomainRecordView(BaseModel):
     detail: str | None = Field(description="The value found instead, or how to fix it.")
 
 
-class Domain(BaseModel):
+class Domain(Model):
     id: str
     domain: str
     status: DomainStatus
@@ -71,7 +72,7 @@ class Domain(BaseModel):
     owner_workspace_name: str | None
 
 
-class DomainList(BaseModel):
+class DomainList(Model):
     items: list[Domain]
     total_count: int
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from postline.shared.base import Model
 
 USED_FOR: tuple[Literal["smtp_relay", "webhooks"], ...] = ("smtp_relay", "webhooks")
 
 
-class EgressAddresses(BaseModel):
+class EgressAddresses(Model):
     """What receivers allowlist: mail from the relay (SMTP to recipients' MX) and webhook calls both
     originate from these addresses. A change is announced in advance (the interface's promise)."""
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from postline.sending.domain import Message
+from postline.shared.base import Model
 from postline.shared.header_text import without_controls
+
+if TYPE_CHECKING:  # a reader of events (the webhook workers, the events API) never builds the message models
+    from postline.sending.domain import Message
 
 
 class EventType(StrEnum):
@@ -37,7 +40,7 @@ class RejectReason(StrEnum):
     INVALID_MEMBER = "invalid_member"  # a list send's member no message could be made for (data.detail: why)
 
 
-class Event(BaseModel):
+class Event(Model):
     """The stored event. `data` holds the event-specific details webhooks carry (bounce reason, link, ...)."""
 
     id: str

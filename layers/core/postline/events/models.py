@@ -5,15 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import (
-    BaseModel,
-    Field,
-)
+from pydantic import Field
 
 from postline.events.domain import Event, EventType
+from postline.shared.base import Model
 
 
-class EventView(BaseModel):
+class EventView(Model):
     """An event as GET /v3/events lists it."""
 
     id: str
@@ -44,7 +42,7 @@ def event_view(event: Event) -> EventView:
     )
 
 
-class EventListPage(BaseModel):
+class EventListPage(Model):
     """A page of events: repeat with cursor=next_cursor until has_more is false."""
 
     items: list[EventView]

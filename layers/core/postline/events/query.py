@@ -18,7 +18,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
@@ -29,6 +28,7 @@ from pydantic import (
 
 from postline.events.domain import Event
 from postline.sending.domain import METADATA_KEY
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 from postline.shared.signed_cursor import BoundCursor, Signer, from_urlsafe_b64, seal, unseal, urlsafe_b64
 from postline.shared.times import UtcDatetime, utc
@@ -81,7 +81,7 @@ MetadataFilters = Annotated[
 ]
 
 
-class EventFilters(BaseModel):
+class EventFilters(Model):
     """What GET /v3/events and an export select. All given filters combine (AND)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

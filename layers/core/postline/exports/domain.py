@@ -16,11 +16,10 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
 
-from pydantic import BaseModel
-
 from postline.events.domain import Event
 from postline.events.models import event_view
 from postline.events.query import EventFilters, Window
+from postline.shared.base import Model
 
 MAX_EXPORT_ROWS = 1_000_000
 FILE_LIFETIME = timedelta(days=7)  # the bucket's lifecycle rule deletes exports/ objects after as long
@@ -38,7 +37,7 @@ class ExportStatus(StrEnum):
 RUNNING = frozenset({ExportStatus.PENDING, ExportStatus.PROCESSING})
 
 
-class FileExportJob(BaseModel):
+class FileExportJob(Model):
     """A job that writes one CSV file for download (event and suppression exports). `attempt` counts
     claims: only the current attempt may finish the job."""
 
@@ -96,7 +95,7 @@ def new_export(export_id: str, account_id: str, filters: EventFilters, fingerpri
     )
 
 
-class ExportMessage(BaseModel):
+class ExportMessage(Model):
     """What the export queue carries: which job to run."""
 
     account_id: str

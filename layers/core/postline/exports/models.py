@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from postline.events.query import EventFilters
 from postline.exports.domain import ExportStatus, FileExportJob
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 from postline.shared.times import UtcDatetime
 
@@ -33,12 +34,12 @@ class EventExportRequest(EventFilters):
         return EventFilters(**{**fields, "since": min(max(self.since, account_created), self.until)})
 
 
-class EventExportAccepted(BaseModel):
+class EventExportAccepted(Model):
     export_id: str
     status: ExportStatus = Field(description="pending for a new job; an equivalent running job is returned as-is.")
 
 
-class ExportJobView(BaseModel):
+class ExportJobView(Model):
     """An export job as GET /v3/events/export/{id} returns it."""
 
     id: str

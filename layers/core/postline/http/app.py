@@ -28,7 +28,7 @@ from postline.auth.service import RouteRule
 from postline.http import body, context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
 from postline.http.routes import find_route
-from postline.keys.domain import Access
+from postline.keys.access import Access
 from postline.observability import logger, metrics, tracer
 from postline.shared.errors import ApiError, NotFound
 

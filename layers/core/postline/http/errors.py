@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 
-class ErrorDetail(BaseModel):
+class ErrorDetail(Model):
     code: str
     message: str
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(Model):
     error: ErrorDetail
     request_id: str
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from postline.keys.domain import Access
+from postline.keys.access import Access
 
 # Permission sets a route can ask for; infra/generate.py turns each into IAM statements.
 AUTH = "auth"  # authenticate a key: read keys/accounts, touch last_used_at, count the rate window

@@ -5,44 +5,16 @@ from __future__ import annotations
 import ipaddress
 import math
 from datetime import datetime
-from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, Field, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 
+from postline.keys.access import Environment, Scope
+from postline.shared.base import Model
 from postline.verification.domain import VerificationResult
 
 LAST_USED_RESOLUTION_SECONDS = 60  # last_used_at is written at most once a minute per key
 KEY_PREFIX_LENGTH = 12  # characters of the secret shown as its display prefix
-
-
-class Scope(StrEnum):
-    FULL_ACCESS = "full_access"
-    SEND_ONLY = "send_only"
-    READ_ONLY = "read_only"
-
-
-class Environment(StrEnum):
-    LIVE = "live"
-    TEST = "test"
-
-
-class Access(StrEnum):
-    """What a route does, as far as scopes care (the interface's scopes: README, The API so far)."""
-
-    READ = "read"  # any GET
-    SEND = "send"  # POST /v3/messages, POST /v3/messages.batch
-    CANCEL_OWN_SEND = "cancel_own_send"  # DELETE of a scheduled send the key itself created
-    WRITE = "write"  # every other write
-    PUBLIC = "public"  # no API key at all (tracking pixels, well-known keys)
-
-
-def scope_permits(scope: Scope, access: Access) -> bool:
-    if access in (Access.READ, Access.PUBLIC) or scope is Scope.FULL_ACCESS:
-        return True
-    if scope is Scope.SEND_ONLY:
-        return access in (Access.SEND, Access.CANCEL_OWN_SEND)
-    return False
 
 
 SEND_OUTCOMES = ("delivered", "bounce", "soft_bounce", "complaint", "delayed", "ooto", "suppressionlist")
@@ -61,7 +33,7 @@ def _check_weights(weights: dict[str, float], allowed: tuple[str, ...], label: s
     return weights
 
 
-class TestOutcomes(BaseModel):
+class TestOutcomes(Model):
     """Weights the simulator draws outcomes from for a test key (relative, need not sum to 1)."""
 
     __test__ = False  # not a pytest class
@@ -98,7 +70,7 @@ def normalize_cidr(value: object) -> str:
 Cidr = Annotated[str, BeforeValidator(normalize_cidr)]
 
 
-class AllowlistEntry(BaseModel):
+class AllowlistEntry(Model):
     cidr: Cidr
     label: str = Field(default="", max_length=100)
 
@@ -121,7 +93,7 @@ def ip_allowed(allowlist: list[AllowlistEntry], source_ip: str | None) -> bool:
     return any(address in ipaddress.ip_network(entry.cidr) for entry in allowlist)
 
 
-class ApiKey(BaseModel):
+class ApiKey(Model):
     """A stored key. `key_hash` is a keyed hash of the secret; the secret itself is never stored."""
 
     id: str

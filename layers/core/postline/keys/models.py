@@ -5,16 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
-from postline.keys.domain import (
-    MAX_ALLOWLIST_ENTRIES,
-    AllowlistEntry,
-    ApiKey,
-    Environment,
-    Scope,
-    TestOutcomes,
-)
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import MAX_ALLOWLIST_ENTRIES, AllowlistEntry, ApiKey, TestOutcomes
+from postline.shared.base import Model
 
 KeyName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 
@@ -22,7 +17,7 @@ KeyName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, 
 Allowlist = Annotated[list[AllowlistEntry], Field(max_length=MAX_ALLOWLIST_ENTRIES)]
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -51,7 +46,7 @@ class KeyUpdate(_Strict):
     ip_allowlist: Allowlist | None = None
 
 
-class KeyDetail(BaseModel):
+class KeyDetail(Model):
     id: str
     name: str
     prefix: str
@@ -64,7 +59,7 @@ class KeyDetail(BaseModel):
     created_at: datetime
 
 
-class KeyCreated(BaseModel):
+class KeyCreated(Model):
     id: str
     name: str
     prefix: str
@@ -74,7 +69,7 @@ class KeyCreated(BaseModel):
     created_at: datetime
 
 
-class KeyRotated(BaseModel):
+class KeyRotated(Model):
     id: str
     name: str
     prefix: str
@@ -87,7 +82,7 @@ class KeyRotated(BaseModel):
     created_at: datetime
 
 
-class DeleteConfirmation(BaseModel):
+class DeleteConfirmation(Model):
     message: str
 
 

@@ -14,8 +14,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
-
+from postline.shared.base import Model
 from postline.suppressions.domain import normalize_email
 
 MAX_BULK_MEMBERS = 1_000  # members in one bulk upsert
@@ -25,7 +24,7 @@ _MEMBER_IDS = uuid.UUID("0b7d3f52-6a41-4f0e-8c2d-3e9a51c7d6b4")  # the uuid5 nam
 __all__ = ["normalize_email"]
 
 
-class MailingList(BaseModel):
+class MailingList(Model):
     id: str
     account_id: str
     address: str  # lowercased; the primary lookup key, unique in the account
@@ -35,7 +34,7 @@ class MailingList(BaseModel):
     created_at: datetime
 
 
-class ListMember(BaseModel):
+class ListMember(Model):
     id: str
     list_id: str
     address: str  # lowercased; unique in the list

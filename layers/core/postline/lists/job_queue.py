@@ -7,13 +7,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 if TYPE_CHECKING:
     from postline.sending.queue import DelayedQueue
 
 
-class ListJobMessage(BaseModel):
+class ListJobMessage(Model):
     account_id: str
     list_id: str
     kind: Literal["delete_members", "send"] = "delete_members"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from postline.lists.domain import MAX_BULK_MEMBERS, normalize_email
+from postline.shared.base import Model
 from postline.suppressions.domain import SkipReason
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -26,7 +27,7 @@ REPLACE = (
 )
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -111,18 +112,18 @@ class BulkMembersRequest(_Strict):
     replace_vars: bool = Field(default=False, description=REPLACE)
 
 
-class SkippedMember(BaseModel):
+class SkippedMember(Model):
     index: int = Field(description="Zero-based, in the request's members.")
     address: str = Field(description="As submitted.")
     reason: SkipReason
 
 
-class BulkMembersResult(BaseModel):
+class BulkMembersResult(Model):
     created: int
     updated: int
     skipped: list[SkippedMember]
     member_count: int = Field(description="The list's member_count after the call.")
 
 
-class MemberFilters(BaseModel):
+class MemberFilters(Model):
     subscribed: bool | None = None

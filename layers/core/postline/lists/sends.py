@@ -24,11 +24,12 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.lists.domain import ListMember
 from postline.sending.domain import keyed_id
+from postline.shared.base import Model
 
 PAGE_MEMBERS = 500  # members read (DynamoDB Query Limit) and sent per page
 PAGES_PER_RUN = 4  # pages per worker invocation, then the job is queued again with its cursor
@@ -49,12 +50,12 @@ RUNNING = (ListSendStatus.PENDING, ListSendStatus.SENDING)
 ENDED = (ListSendStatus.DONE, ListSendStatus.FAILED, ListSendStatus.CANCELLED)
 
 
-class FailedMember(BaseModel):
+class FailedMember(Model):
     to: str
     reason: str
 
 
-class ListSend(BaseModel):
+class ListSend(Model):
     """The job: the request to send to each member, the cursor, the counts and the worker's lease."""
 
     id: str
@@ -84,7 +85,7 @@ class ListSend(BaseModel):
     completed_at: datetime | None = None
 
 
-class ListSendResult(BaseModel):
+class ListSendResult(Model):
     """202 of POST /v3/messages (or /v3/messages.batch) to a list's address, and GET
     /v3/lists/{id}/sends/{send_id}: the fan-out's progress. Every member's message carries
     batch_id = list_send_id."""
@@ -138,7 +139,7 @@ class Outcome(StrEnum):
     FAILED = "failed"
 
 
-class PageResult(BaseModel):
+class PageResult(Model):
     outcomes: dict[str, Outcome] = Field(default_factory=dict)  # member address -> outcome
     failures: list[FailedMember] = Field(default_factory=list)
 

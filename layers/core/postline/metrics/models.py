@@ -5,18 +5,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from postline.shared.base import Model
 
 Rate = float | None
 RATE = "0-1; null when the denominator is 0."
 
 
-class Period(BaseModel):
+class Period(Model):
     since: datetime = Field(description="Start of the window (inclusive), aligned down to a quarter hour.")
     until: datetime = Field(description="End of the window (exclusive), aligned up to a quarter hour.")
 
 
-class BounceBreakdown(BaseModel):
+class BounceBreakdown(Model):
     hard: int
     soft: int
     suppressed: int
@@ -27,7 +29,7 @@ class BounceBreakdown(BaseModel):
     undetermined_rate: Rate = Field(description=f"undetermined/sent; {RATE}")
 
 
-class DeliveryMetrics(BaseModel):
+class DeliveryMetrics(Model):
     sent: int = Field(description="Messages handed to a recipient's MX (delivered or bounced afterwards).")
     delivered: int
     bounced: int
@@ -41,7 +43,7 @@ class DeliveryMetrics(BaseModel):
     complaint_rate: Rate = Field(description=f"complained/sent; {RATE}")
 
 
-class EngagementMetrics(BaseModel):
+class EngagementMetrics(Model):
     opens: int = Field(description="Opens; bot and prefetch traffic filtered at ingest.")
     opens_direct: int = Field(description="Opens not fetched through a mail provider's image proxy.")
     unique_opens: int = Field(description="Distinct message+recipient pairs first opened in the window.")
@@ -53,19 +55,19 @@ class EngagementMetrics(BaseModel):
     unsubscribe_rate: Rate = Field(description=f"unsubscribes/delivered; {RATE}")
 
 
-class Percentiles(BaseModel):
+class Percentiles(Model):
     p50_ms: int | None
     p95_ms: int | None
     p99_ms: int | None
 
 
-class LatencyBreakdown(BaseModel):
+class LatencyBreakdown(Model):
     processing: Percentiles = Field(description="Accepted to handed to the outbound MTA.")
     delivery: Percentiles = Field(description="Handed to the MTA to accepted by the recipient's MX.")
     total: Percentiles = Field(description="Accepted to accepted by the recipient's MX.")
 
 
-class Delta(BaseModel):
+class Delta(Model):
     sent_pct_change: float | None = Field(description="Relative (0.5 = +50%); null when the previous value is 0.")
     delivered_pct_change: float | None
     bounced_pct_change: float | None
@@ -80,7 +82,7 @@ class Delta(BaseModel):
     unsubscribe_rate_pp: float | None
 
 
-class Comparison(BaseModel):
+class Comparison(Model):
     period: Period
     delivery: DeliveryMetrics
     engagement: EngagementMetrics
@@ -88,7 +90,7 @@ class Comparison(BaseModel):
     delta: Delta
 
 
-class MetricsSummary(BaseModel):
+class MetricsSummary(Model):
     data_as_of: datetime = Field(description="When the roll-ups were read; events reach them within seconds.")
     period: Period
     timezone: str
@@ -100,7 +102,7 @@ class MetricsSummary(BaseModel):
     )
 
 
-class MetricsDataPoint(BaseModel):
+class MetricsDataPoint(Model):
     timestamp: datetime = Field(description="Bucket start, in the requested timezone.")
     sent: int
     delivered: int
@@ -114,12 +116,12 @@ class MetricsDataPoint(BaseModel):
     failed: int
 
 
-class MetricsGroup(BaseModel):
+class MetricsGroup(Model):
     key: str
     data: list[MetricsDataPoint] = Field(description="The group's non-idle buckets.")
 
 
-class MetricsTimeseries(BaseModel):
+class MetricsTimeseries(Model):
     data: list[MetricsDataPoint] = Field(description="Every bucket of the window, idle ones included.")
     resolution: Literal["hour", "day", "week", "month"]
     data_as_of: datetime
@@ -129,12 +131,12 @@ class MetricsTimeseries(BaseModel):
     groups: list[MetricsGroup] | None = Field(default=None, description="Present when group_by is set.")
 
 
-class TrendPoint(BaseModel):
+class TrendPoint(Model):
     timestamp: datetime
     value: int
 
 
-class BreakdownRow(BaseModel):
+class BreakdownRow(Model):
     key: str
     label: str | None
     sent: int
@@ -156,7 +158,7 @@ class BreakdownRow(BaseModel):
     )
 
 
-class MetricsBreakdown(BaseModel):
+class MetricsBreakdown(Model):
     data_as_of: datetime
     dimension: str
     period: Period

@@ -15,15 +15,9 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 from email_validator import EmailNotValidError, validate_email
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    field_validator,
-)
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, field_validator
 
+from postline.shared.base import Model
 from postline.shared.errors import ApiError, ValidationFailed
 from postline.shared.header_text import check_header_text
 from postline.shared.times import UtcDatetime
@@ -139,7 +133,7 @@ Headers = Annotated[dict[str, str], AfterValidator(_check_headers)]
 Metadata = Annotated[dict[str, str], AfterValidator(_check_metadata)]
 
 
-class Attachment(BaseModel):
+class Attachment(Model):
     model_config = ConfigDict(extra="forbid")
 
     filename: Annotated[
@@ -164,7 +158,7 @@ class Attachment(BaseModel):
         return len(base64.b64decode(self.content))
 
 
-class Content(BaseModel):
+class Content(Model):
     """The parts of a message stored encrypted (envelope encryption), never in a queryable item."""
 
     html: str | None = None
@@ -239,7 +233,7 @@ class Schedule(StrEnum):
     CANCELLED = "cancelled"
 
 
-class Message(BaseModel):
+class Message(Model):
     """The stored message: what queries need, plus references to the sealed content."""
 
     id: str

@@ -25,7 +25,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from aws_lambda_powertools.utilities.idempotency.serialization.pydantic import PydanticSerializer
 from pydantic import BaseModel
 
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.sending.domain import IdempotentCall
 from postline.shared.errors import Conflict, ValidationFailed
 

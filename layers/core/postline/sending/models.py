@@ -5,14 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    HttpUrl,
-    field_validator,
-    model_validator,
-)
+from pydantic import ConfigDict, Field, HttpUrl, field_validator, model_validator
 
 from postline.sending.domain import (
     MAX_ATTACHMENT_BYTES,
@@ -31,11 +24,12 @@ from postline.sending.domain import (
     Subject,
     Tag,
 )
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 from postline.shared.times import utc
 
 
-class SendFields(BaseModel):
+class SendFields(Model):
     """What a single send and a batch share (POST /v3/messages and POST /v3/messages.batch)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -101,7 +95,7 @@ class SendRequest(SendFields):
             raise RecipientLimitExceeded(f"{total} recipients across to, cc and bcc; at most {MAX_RECIPIENTS}.")
 
 
-class MimeSendRequest(BaseModel):
+class MimeSendRequest(Model):
     """A message submitted over SMTP (postline/smtp): the envelope's recipients, what its headers say
     (From, Subject, X-Svc-*, custom X-*), and the message to deliver as submitted. Validated with
     the same types as POST /v3/messages; the recipient limits are the same too."""
@@ -123,7 +117,7 @@ class MimeSendRequest(BaseModel):
             raise RecipientLimitExceeded(f"{len(self.recipients)} recipients; at most {MAX_RECIPIENTS}.")
 
 
-class MessageView(BaseModel):
+class MessageView(Model):
     """A message as GET /v3/messages/{id} returns it."""
 
     model_config = ConfigDict(populate_by_name=True)
@@ -146,7 +140,7 @@ class MessageView(BaseModel):
         return cls.model_validate(message.model_dump(by_alias=True))
 
 
-class MessageAccepted(BaseModel):
+class MessageAccepted(Model):
     """202 of POST /v3/messages: id, status (always queued), created_at, and the echoes."""
 
     model_config = ConfigDict(populate_by_name=True)
@@ -160,7 +154,7 @@ class MessageAccepted(BaseModel):
     headers: dict[str, str]
 
 
-class ScheduledMessage(BaseModel):
+class ScheduledMessage(Model):
     model_config = ConfigDict(populate_by_name=True)
 
     id: str
@@ -172,7 +166,7 @@ class ScheduledMessage(BaseModel):
     created_at: datetime
 
 
-class ScheduledMessageCancellation(BaseModel):
+class ScheduledMessageCancellation(Model):
     id: str
     status: str = "cancelled"
     message: str
@@ -181,7 +175,7 @@ class ScheduledMessageCancellation(BaseModel):
 MAX_BATCH_RECIPIENTS = 5_000
 
 
-class BatchRecipient(BaseModel):
+class BatchRecipient(Model):
     """One personalized recipient of a batch: the address, its vars, and overrides of shared fields."""
 
     model_config = ConfigDict(extra="forbid")
@@ -212,13 +206,13 @@ class BatchSendRequest(SendFields):
             raise ValidationFailed("attachments: batches do not take attachments; send them one by one.")
 
 
-class RejectedRecipient(BaseModel):
+class RejectedRecipient(Model):
     index: int
     to: str
     reason: str
 
 
-class BatchSendResult(BaseModel):
+class BatchSendResult(Model):
     batch_id: str
     accepted: int
     rejected: int

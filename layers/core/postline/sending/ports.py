@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from postline.delivery.parcels import DispatchJob
 from postline.events.domain import Event
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)

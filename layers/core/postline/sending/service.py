@@ -25,7 +25,8 @@ from postline.auth.identity import Principal
 from postline.delivery.parcels import DispatchJob
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
-from postline.keys.domain import Environment, Scope, TestOutcomes
+from postline.keys.access import Environment, Scope
+from postline.keys.domain import TestOutcomes
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.ports import ListLookup, ListSendJobs, ListSendQueue
 from postline.lists.sends import (

@@ -18,7 +18,8 @@ from enum import StrEnum
 from typing import Any
 
 from botocore.exceptions import ClientError
-from pydantic import BaseModel
+
+from postline.shared.base import Model
 
 READ_SIZE = 64 * 1024
 MAX_CSV_BODY = 5_000_000  # characters of CSV in a request's body: under Lambda's 6 MB request payload
@@ -37,7 +38,7 @@ class RowErrorReason(StrEnum):
     INVALID_CREATED_AT = "invalid_created_at"
 
 
-class RowError(BaseModel):
+class RowError(Model):
     row: int  # 1-based, the header being row 1
     email: str  # as in the file
     reason: RowErrorReason

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 T = TypeVar("T")
 
@@ -13,14 +13,14 @@ DEFAULT_PER_PAGE = 25
 MAX_PER_PAGE = 100
 
 
-class Pagination(BaseModel):
+class Pagination(Model):
     page: int
     per_page: int
     total_count: int
     total_pages: int
 
 
-class Page(BaseModel, Generic[T]):
+class Page(Model, Generic[T]):
     items: list[T]
     pagination: Pagination
 

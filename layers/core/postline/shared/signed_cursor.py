@@ -12,14 +12,15 @@ import hmac
 from collections.abc import Callable
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 
 Signer = Callable[[str], str]  # a keyed hash (HMAC) of a string, hex
 
 
-class BoundCursor(BaseModel):
+class BoundCursor(Model):
     fingerprint: str  # identifies the query (account and normalized filters) the cursor continues
 
 

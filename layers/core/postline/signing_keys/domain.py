@@ -10,13 +10,13 @@ from __future__ import annotations
 import base64
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 ROTATE_EVERY = timedelta(days=90)
 PUBLISHED_AFTER_REPLACEMENT = timedelta(days=7)
 
 
-class SigningKey(BaseModel):
+class SigningKey(Model):
     kid: str
     public_key: bytes  # 32 raw bytes
     created_at: datetime

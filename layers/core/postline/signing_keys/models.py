@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
+from postline.shared.base import Model
 from postline.signing_keys.domain import SigningKey
 
 
-class PublicKey(BaseModel):
+class PublicKey(Model):
     kty: str
     crv: str
     alg: str
@@ -16,7 +15,7 @@ class PublicKey(BaseModel):
     x: str  # the raw 32-byte public key, base64url without padding (RFC 8037)
 
 
-class SigningKeySet(BaseModel):
+class SigningKeySet(Model):
     keys: list[PublicKey]
 
 

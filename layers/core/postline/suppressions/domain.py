@@ -15,7 +15,8 @@ from datetime import datetime
 from enum import StrEnum
 
 from email_validator import EmailNotValidError, validate_email
-from pydantic import BaseModel
+
+from postline.shared.base import Model
 
 MAX_BULK = 10_000  # entries in one bulk add or bulk delete
 BULK_CALLS_PER_MINUTE = 10  # bulk add, bulk delete and import together, per account
@@ -42,7 +43,7 @@ class SkipReason(StrEnum):
     DUPLICATE_IN_BATCH = "duplicate_in_batch"
 
 
-class Suppression(BaseModel):
+class Suppression(Model):
     id: str
     account_id: str
     type: SuppressionType

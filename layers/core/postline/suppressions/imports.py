@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel
-
+from postline.shared.base import Model
 from postline.shared.csv_files import MAX_ERRORS, MAX_SHOWN, RowError, RowErrorReason, column_positions
 from postline.shared.times import utc
 from postline.suppressions.domain import SuppressionType, normalize_email
@@ -37,7 +36,7 @@ class ImportStatus(StrEnum):
     FAILED = "failed"
 
 
-class SuppressionImport(BaseModel):
+class SuppressionImport(Model):
     """The stored job; `offset`, `rows_read` and `columns` are the checkpoint the next chunk starts from."""
 
     id: str

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
+from postline.shared.base import Model
 from postline.suppressions.exports import SuppressionExport
 from postline.suppressions.imports import SuppressionImport
 
 
-class SuppressionJobMessage(BaseModel):
+class SuppressionJobMessage(Model):
     account_id: str
     job_id: str
     kind: Literal["import", "export"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from postline.exports.domain import ExportStatus
+from postline.shared.base import Model
 from postline.shared.csv_files import MAX_CSV_BODY, RowError
 from postline.shared.times import UtcDatetime
 from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType, normalize_email
@@ -22,7 +23,7 @@ CONFIRM = (
 )
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -71,13 +72,13 @@ class BulkSuppressionRequest(_Strict):
         return self
 
 
-class SkippedEntry(BaseModel):
+class SkippedEntry(Model):
     index: int = Field(description="Zero-based, in the request's entries.")
     email: str = Field(description="As submitted.")
     reason: SkipReason
 
 
-class BulkSuppressionResult(BaseModel):
+class BulkSuppressionResult(Model):
     added: int = Field(description="Entries on the list after the call, including those already there.")
     skipped: list[SkippedEntry]
 
@@ -90,14 +91,14 @@ class BulkSuppressionDelete(_Strict):
     remove_unsubscribes: bool = Field(default=False, description=CONFIRM)
 
 
-class BulkSuppressionDeleteResult(BaseModel):
+class BulkSuppressionDeleteResult(Model):
     removed: int = Field(description="Entries this call removed.")
     not_found: int = Field(
         description="Entries that were not on the list (invalid addresses and repeats in the call included)."
     )
 
 
-class SuppressionFilters(BaseModel):
+class SuppressionFilters(Model):
     """GET /v3/suppressions' filters."""
 
     model_config = ConfigDict(frozen=True)
@@ -123,7 +124,7 @@ class SuppressionImportRequest(_Strict):
     )
 
 
-class SuppressionImportAccepted(BaseModel):
+class SuppressionImportAccepted(Model):
     import_id: str
     status: ImportStatus
     upload_url: str | None = Field(
@@ -134,7 +135,7 @@ class SuppressionImportAccepted(BaseModel):
     upload_expires_at: datetime | None = None
 
 
-class SuppressionImportView(BaseModel):
+class SuppressionImportView(Model):
     """The interface's SuppressionImport."""
 
     id: str
@@ -174,6 +175,6 @@ class SuppressionExportRequest(_Strict):
     type: SuppressionType | None = None
 
 
-class SuppressionExportAccepted(BaseModel):
+class SuppressionExportAccepted(Model):
     export_id: str
     status: ExportStatus = Field(description="pending for a new job; an equivalent running job is returned as-is.")

@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import jsonschema
-from pydantic import BaseModel, StringConstraints
+from pydantic import StringConstraints
 
+from postline.shared.base import Model
 from postline.shared.errors import ApiError, ValidationFailed
 
 
@@ -15,7 +16,7 @@ class TemplateNotFound(ApiError):
     status, code = 400, "template_not_found"
 
 
-class Template(BaseModel):
+class Template(Model):
     """A template as the /v3/templates routes return it."""
 
     id: str

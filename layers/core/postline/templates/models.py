@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from postline.sending.domain import Subject
+from postline.shared.base import Model
 from postline.templates.domain import TemplateText, check_schema
 from postline.templates.rendering import LIMITS, check_syntax
 
 
-class TemplateFields(BaseModel):
+class TemplateFields(Model):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] | None = None

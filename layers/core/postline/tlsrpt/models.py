@@ -6,10 +6,10 @@ import json
 from datetime import date, datetime
 from typing import Literal
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 
-class TlsReportJob(BaseModel):
+class TlsReportJob(Model):
     kind: Literal["tls_reports"] = "tls_reports"
     scheduled_at: datetime | None = None  # reports the day before it (the Scheduler's scheduled time)
     day: date | None = None  # or exactly this day (by hand)

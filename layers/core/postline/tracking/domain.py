@@ -17,8 +17,9 @@ from enum import StrEnum
 from html import escape, unescape
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from postline.shared.base import Model
 from postline.shared.header_text import header_text_problem
 
 SIGNATURE_BYTES = 16
@@ -30,7 +31,7 @@ class TrackKind(StrEnum):
     UNSUBSCRIBE = "u"
 
 
-class TrackToken(BaseModel):
+class TrackToken(Model):
     kind: TrackKind
     account_id: str
     message_id: str

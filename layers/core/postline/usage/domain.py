@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from pydantic import BaseModel
+from postline.shared.base import Model
 
 
-class BillingPeriod(BaseModel):
+class BillingPeriod(Model):
     start: datetime
     end: datetime
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
-
 from postline.accounts.domain import Account, Plan, QuotaSource
+from postline.shared.base import Model
 from postline.usage.domain import BillingPeriod, billing_period
 
 
-class EmailQuota(BaseModel):
+class EmailQuota(Model):
     limit: int | None
     used: int
     remaining: int | None
@@ -18,13 +17,13 @@ class EmailQuota(BaseModel):
     overage_enabled: bool
 
 
-class DailyQuota(BaseModel):
+class DailyQuota(Model):
     limit: int
     used: int
     remaining: int
 
 
-class Allowance(BaseModel):
+class Allowance(Model):
     """A monthly allowance: limit (null = unlimited), used, remaining (null when unlimited)."""
 
     limit: int | None
@@ -36,7 +35,7 @@ class VerifyCredits(Allowance):
     """Not shown by the spec: the month's verification credits of live keys, like emails."""
 
 
-class TestAllowance(BaseModel):
+class TestAllowance(Model):
     """Not shown by the spec: the free monthly allowance of test keys (the plan's test_allowance),
     which sends and verifications each draw from on their own counter; 429 when one runs out."""
 
@@ -46,7 +45,7 @@ class TestAllowance(BaseModel):
     verifications: Allowance
 
 
-class Usage(BaseModel):
+class Usage(Model):
     plan: Plan
     quota_source: QuotaSource
     period: BillingPeriod

@@ -35,8 +35,9 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, HttpUrl, StringConstraints, model_validator
 
+from postline.shared.base import Model
 from postline.shared.csv_files import MAX_CSV_BODY, MAX_ERRORS, RowError
 from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
@@ -89,7 +90,7 @@ def chunked_by_domain(addresses: list[str]) -> list[list[tuple[int, str]]]:
     return [pairs[start : start + CHUNK_SIZE] for start in range(0, len(pairs), CHUNK_SIZE)]
 
 
-class BulkJob(BaseModel):
+class BulkJob(Model):
     """The stored job (the jobs table, kind VERIFY)."""
 
     id: str
@@ -124,7 +125,7 @@ class BulkJob(BaseModel):
         return self.status in _EXPIRING and now >= self.results_expire_at()
 
 
-class BulkCreate(BaseModel):
+class BulkCreate(Model):
     model_config = ConfigDict(extra="forbid")
 
     emails: list[str] | None = Field(
@@ -160,7 +161,7 @@ class BulkCreate(BaseModel):
         return self
 
 
-class BulkVerificationJobAccepted(BaseModel):
+class BulkVerificationJobAccepted(Model):
     job_id: str
     status: BulkStatus
     total_count: int
@@ -173,7 +174,7 @@ class BulkVerificationJobAccepted(BaseModel):
     upload_expires_at: datetime | None = None
 
 
-class BulkSummary(BaseModel):
+class BulkSummary(Model):
     valid: int = 0
     invalid: int = 0
     catch_all: int = 0
@@ -183,7 +184,7 @@ class BulkSummary(BaseModel):
     abuse: int = 0
 
 
-class BulkVerificationJob(BaseModel):
+class BulkVerificationJob(Model):
     job_id: str
     status: BulkStatus
     filename: str | None
@@ -217,14 +218,14 @@ class BulkVerificationJob(BaseModel):
         )
 
 
-class BulkResultsPage(BaseModel):
+class BulkResultsPage(Model):
     items: list[ValidationResult]
     total: int
     page: int
     limit: int
 
 
-class ChunkMessage(BaseModel):
+class ChunkMessage(Model):
     account_id: str
     job_id: str
     chunk: int  # -1: no addresses, only the completion's effects (a test-mode job's webhook)

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Protocol
 
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines
 from postline.shared.errors import Conflict, NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory

@@ -24,8 +24,9 @@ import random
 from enum import StrEnum
 
 from email_validator import EmailNotValidError, validate_email
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from postline.shared.base import Model
 from postline.verification import lists
 from postline.verification.bulk import distinct
 
@@ -39,18 +40,18 @@ class EvaluationRecommendation(StrEnum):
     POOR = "poor"
 
 
-class EvaluateRequest(BaseModel):
+class EvaluateRequest(Model):
     model_config = ConfigDict(extra="forbid")
 
     emails: list[str] = Field(min_length=1, max_length=MAX_ADDRESSES)
 
 
-class Share(BaseModel):
+class Share(Model):
     count: int
     percentage: float = Field(description="Of the distinct addresses, 0-100.")
 
 
-class EmailListEvaluation(BaseModel):
+class EmailListEvaluation(Model):
     total_count: int
     unique_count: int
     duplicate_count: int

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from postline.shared.base import Model
 from postline.verification.domain import Recommendation, Risk, VerificationResult
 
 
-class ValidateRequest(BaseModel):
+class ValidateRequest(Model):
     model_config = ConfigDict(extra="forbid")
 
     email: str = Field(min_length=1, max_length=320, description="The address to verify, as your list holds it.")
 
 
-class Activity(BaseModel):
+class Activity(Model):
     """The account's own history with the address, from its events (not shown by the spec beyond clicked)."""
 
     seen: bool = False
@@ -30,7 +31,7 @@ class Activity(BaseModel):
     unsubscribed: int = 0
 
 
-class ValidationResult(BaseModel):
+class ValidationResult(Model):
     verification_id: str | None
     address: str = Field(description="As submitted.")
     is_valid: bool

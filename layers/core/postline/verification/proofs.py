@@ -37,8 +37,9 @@ from enum import StrEnum
 
 from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from postline.shared.base import Model
 from postline.verification.models import ValidationResult
 
 REGISTRY = "postline:verification-proofs:v1"  # the registry a ProofVerificationResult names
@@ -96,7 +97,7 @@ def result_filename(job_id: str) -> str:
     return f"{job_id}-results.csv"
 
 
-class ProofEntry(BaseModel):
+class ProofEntry(Model):
     """The registry's record of one signed file (resources table, PROOF#<fingerprint>)."""
 
     fingerprint: str
@@ -108,7 +109,7 @@ class ProofEntry(BaseModel):
     account_id: str
 
 
-class ResultFile(BaseModel):
+class ResultFile(Model):
     """What a completed job records of its file (the job item's `result_file`)."""
 
     filename: str
@@ -120,7 +121,7 @@ class ResultFile(BaseModel):
     issued_at: datetime
 
 
-class BulkResultFile(BaseModel):
+class BulkResultFile(Model):
     """GET /v3/validate/bulk/{id}/file: the download and its proof."""
 
     job_id: str
@@ -136,7 +137,7 @@ class BulkResultFile(BaseModel):
     issued: datetime
 
 
-class ProofVerifyRequest(BaseModel):
+class ProofVerifyRequest(Model):
     model_config = ConfigDict(extra="forbid")
 
     file: str | None = Field(
@@ -168,7 +169,7 @@ class FingerprintCheck(StrEnum):
     UNKNOWN = "unknown"
 
 
-class ProofVerificationResult(BaseModel):
+class ProofVerificationResult(Model):
     verified: bool
     signature: SignatureCheck
     fingerprint: FingerprintCheck

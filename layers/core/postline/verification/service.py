@@ -20,7 +20,7 @@ from email_validator import EmailNotValidError, validate_email
 
 from postline.auth import ratelimit
 from postline.auth.identity import Principal
-from postline.keys.domain import Environment
+from postline.keys.access import Environment
 from postline.sending.domain import domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.ports import Clock, IdFactory

@@ -23,9 +23,10 @@ import secrets
 import smtplib
 import time
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from postline.delivery.mx import MxResolver
+from postline.shared.base import Model
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 
 MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time
@@ -150,7 +151,7 @@ class _Bounded(smtplib.SMTP):
 PROBE_PATH = "/v1/probe"
 
 
-class ProbeRequest(BaseModel):
+class ProbeRequest(Model):
     """What the relay's probe endpoint is asked (the MailboxProber.probe arguments)."""
 
     address: str = Field(min_length=3, max_length=320)
@@ -159,7 +160,7 @@ class ProbeRequest(BaseModel):
     catch_all: bool | None = None
 
 
-class ProbeAnswer(BaseModel):
+class ProbeAnswer(Model):
     outcome: ProbeOutcome
     catch_all: bool | None = None
     detail: str = ""

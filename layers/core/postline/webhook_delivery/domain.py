@@ -16,9 +16,10 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from postline.events.domain import Event
+from postline.shared.base import Model
 from postline.webhooks.domain import BasicAuth, BearerAuth, CustomHeadersAuth, EndpointAuth, HmacAuth
 
 # The interface's waits before attempts 2..7, each after the previous attempt: with the extra step
@@ -100,7 +101,7 @@ class TokenError(Exception):
     """The OAuth2 token endpoint did not give a usable token: the attempt fails into the schedule."""
 
 
-class Attempt(BaseModel):
+class Attempt(Model):
     number: int = Field(ge=1)
     at: datetime
     result: AttemptResult
@@ -124,7 +125,7 @@ def next_attempt_at(attempts: list[Attempt]) -> datetime | None:
     return None
 
 
-class Target(BaseModel):
+class Target(Model):
     """Where one event goes: a configured endpoint, or a message's own webhook_url."""
 
     endpoint_id: str | None  # None for a per-message webhook: Ed25519 only, no endpoint auth
@@ -152,7 +153,7 @@ def resend_floor(now: datetime, retention_days: int) -> datetime:
     return now - min(RESEND_WINDOW, timedelta(days=retention_days))
 
 
-class Delivery(BaseModel):
+class Delivery(Model):
     id: str
     account_id: str
     # None for a per-message webhook (and a bulk job's completion); the store leaves it out then,

@@ -14,9 +14,10 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import ConfigDict, ValidationError, model_validator
 
 from postline.events.query import PublicEventType
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 from postline.shared.signed_cursor import BoundCursor, Signer, seal, unseal
 from postline.shared.times import UtcDatetime, utc
@@ -56,7 +57,7 @@ def months_between(since: datetime, until: datetime) -> list[str]:
     return months
 
 
-class DeliveryFilters(BaseModel):
+class DeliveryFilters(Model):
     """What a history page selects; all given filters combine (AND)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from postline.shared.base import Model
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus
 
 
-class DeliveryAttemptView(BaseModel):
+class DeliveryAttemptView(Model):
     number: int = Field(description="1 for the first attempt; X-Webhook-Attempt carried this number.")
     at: datetime
     outcome: AttemptResult = Field(
@@ -21,7 +22,7 @@ class DeliveryAttemptView(BaseModel):
     error: str | None = Field(description="What went wrong when there was no usable answer.")
 
 
-class WebhookDeliveryView(BaseModel):
+class WebhookDeliveryView(Model):
     """One delivery of one event to one endpoint (or a message's webhook_url), with its attempts.
     The payload itself is not shown."""
 
@@ -67,7 +68,7 @@ def delivery_view(delivery: Delivery) -> WebhookDeliveryView:
     )
 
 
-class WebhookDeliveryPage(BaseModel):
+class WebhookDeliveryPage(Model):
     deliveries: list[WebhookDeliveryView] = Field(description="Newest first.")
     has_more: bool
     next_cursor: str | None = Field(

@@ -12,8 +12,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import ConfigDict, StringConstraints
 
+from postline.shared.base import Model
 from postline.webhook_delivery.domain import DeliveryStatus
 
 MAX_RESEND_IDS = 100
@@ -25,7 +26,7 @@ EndpointId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 FinalStatus = Literal[DeliveryStatus.FAILED, DeliveryStatus.SUCCEEDED, DeliveryStatus.CANCELLED]
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -35,7 +36,7 @@ class ResendStatus(StrEnum):
     COMPLETED = "completed"  # every attempt made (or the job stopped: see error_message)
 
 
-class StoredFilter(BaseModel):
+class StoredFilter(Model):
     """A filter as the job runs it: the window fixed when it was accepted."""
 
     endpoint_id: str
@@ -45,7 +46,7 @@ class StoredFilter(BaseModel):
     event: list[str] | None
 
 
-class ResendJob(BaseModel):
+class ResendJob(Model):
     id: str  # rsd_...
     account_id: str
     status: ResendStatus = ResendStatus.QUEUED
@@ -61,7 +62,7 @@ class ResendJob(BaseModel):
     completed_at: datetime | None = None
 
 
-class ResendMessage(BaseModel):
+class ResendMessage(Model):
     """What the resend queue carries: a job to resolve, or (delivery_id) one resend to attempt."""
 
     account_id: str

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from postline.events.query import PublicEventType
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 from postline.shared.times import UtcDatetime
 from postline.webhook_delivery.domain import DeliveryStatus, resend_floor
@@ -95,7 +96,7 @@ class ResendRequest(_Strict):
         return since, until
 
 
-class ResendJobView(BaseModel):
+class ResendJobView(Model):
     """GET /v3/webhooks/deliveries/resend/{id}, and the 202 of the POST."""
 
     id: str = Field(examples=["rsd_0193a1b2c3d4a1b2c3d4e5f6a7b8"])

@@ -19,9 +19,10 @@ from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, Field
 
 from postline.events.domain import EventType
+from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
 
 # The event types an endpoint can subscribe to: every public one in the interface, not `duplicate`.
@@ -174,7 +175,7 @@ def key_id_of(secret: str) -> str:
     return SECRET_PREFIX + secret[-4:]
 
 
-class HmacAuth(BaseModel):
+class HmacAuth(Model):
     mode: Literal[AuthMode.HMAC] = AuthMode.HMAC
     secret: HmacSecret
     header: SignatureHeader = DEFAULT_SIGNATURE_HEADER
@@ -204,23 +205,23 @@ class HmacAuth(BaseModel):
         )
 
 
-class BearerAuth(BaseModel):
+class BearerAuth(Model):
     mode: Literal[AuthMode.BEARER] = AuthMode.BEARER
     token: BearerToken
 
 
-class BasicAuth(BaseModel):
+class BasicAuth(Model):
     mode: Literal[AuthMode.BASIC] = AuthMode.BASIC
     username: BasicUsername
     password: BasicPassword
 
 
-class CustomHeadersAuth(BaseModel):
+class CustomHeadersAuth(Model):
     mode: Literal[AuthMode.CUSTOM_HEADERS] = AuthMode.CUSTOM_HEADERS
     headers: CustomHeaders
 
 
-class OAuth2Auth(BaseModel):
+class OAuth2Auth(Model):
     """Client credentials; the token URL goes through the same URL guard as the endpoint's."""
 
     mode: Literal[AuthMode.OAUTH2] = AuthMode.OAUTH2
@@ -231,7 +232,7 @@ class OAuth2Auth(BaseModel):
     audience: Text | None = None
 
 
-class MtlsAuth(BaseModel):
+class MtlsAuth(Model):
     """Build with `mtls_auth`, which validates the pair; the key never leaves storage but to sign."""
 
     mode: Literal[AuthMode.MTLS] = AuthMode.MTLS
@@ -284,7 +285,7 @@ def mtls_auth(cert_pem: str, key_pem: str, now: datetime) -> MtlsAuth:
 # -- the endpoint -----------------------------------------------------------------------------------
 
 
-class WebhookEndpoint(BaseModel):
+class WebhookEndpoint(Model):
     id: str  # wh_...
     account_id: str
     url: WebhookUrl

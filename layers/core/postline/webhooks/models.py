@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from postline.events.domain import EventType
+from postline.shared.base import Model
 from postline.webhooks.domain import (
     DEFAULT_SIGNATURE_HEADER,
     MAX_PEM_BYTES,
@@ -40,7 +41,7 @@ REDACTED = "********"
 HINT_MIN_LENGTH = 16  # secrets at least this long show their last 4 characters in reads
 
 
-class _Strict(BaseModel):
+class _Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -108,7 +109,7 @@ class WebhookUpdate(_Strict):
     auth: AuthRequest | None = None
 
 
-class HmacAuthView(BaseModel):
+class HmacAuthView(Model):
     mode: Literal[AuthMode.HMAC] = AuthMode.HMAC
     header: str
     key_id: str = Field(description="whsec_ + the secret's last 4 characters, as sent in X-Svc-Key-Id.")
@@ -116,23 +117,23 @@ class HmacAuthView(BaseModel):
     previous_expires_at: datetime | None
 
 
-class BearerAuthView(BaseModel):
+class BearerAuthView(Model):
     mode: Literal[AuthMode.BEARER] = AuthMode.BEARER
     token: str = Field(description="Redacted.")
 
 
-class BasicAuthView(BaseModel):
+class BasicAuthView(Model):
     mode: Literal[AuthMode.BASIC] = AuthMode.BASIC
     username: str
     password: str = Field(description="Redacted.")
 
 
-class CustomHeadersAuthView(BaseModel):
+class CustomHeadersAuthView(Model):
     mode: Literal[AuthMode.CUSTOM_HEADERS] = AuthMode.CUSTOM_HEADERS
     headers: dict[str, str] = Field(description="Header names with redacted values.")
 
 
-class OAuth2AuthView(BaseModel):
+class OAuth2AuthView(Model):
     mode: Literal[AuthMode.OAUTH2] = AuthMode.OAUTH2
     token_url: str
     client_id: str
@@ -141,7 +142,7 @@ class OAuth2AuthView(BaseModel):
     audience: str | None
 
 
-class MtlsAuthView(BaseModel):
+class MtlsAuthView(Model):
     mode: Literal[AuthMode.MTLS] = AuthMode.MTLS
     fingerprint_sha256: str
     subject: str
@@ -154,7 +155,7 @@ AuthView = Annotated[
 ]
 
 
-class Webhook(BaseModel):
+class Webhook(Model):
     """The endpoint as every read shows it: signing secrets and credentials redacted."""
 
     id: str
