@@ -39,6 +39,8 @@ from tests.e2e.sending_support import (
     parse,
     recipient,
     simulator,
+    types_of,
+    unverified_sender,
     verified_sender,
 )
 from tests.e2e.support import make_account, make_key
@@ -172,6 +174,29 @@ def test_a_test_key_reaches_the_simulator(runtime: Runtime, sender: Sender) -> N
     events = events_of(message_id, until=has_types("queued", "bounced"))
     assert all(event.data.get("test") is True for event in events)
     assert mail_for(runtime, message_id) == []
+
+
+def test_suppressions_and_the_sending_domain_are_checked_as_for_an_api_send(runtime: Runtime, sender: Sender) -> None:
+    """Same service, same screening: accepted, then rejected with the API's reasons, nothing delivered."""
+    gone = recipient("gone")
+    added = sender.live.post("/v3/suppressions", json={"type": "bounces", "email": gone, "reason": "mailbox removed"})
+    assert added.status_code == 201, added.text
+    unverified = unverified_sender(runtime)
+    to = recipient()
+    with client(runtime) as smtp:
+        smtp.login("api", sender.account.live_key)
+        suppressed = submit(smtp, mail(sender.address, gone), [gone])
+    with client(runtime) as smtp:
+        smtp.login("api", unverified.account.live_key)
+        from_unverified = submit(smtp, mail(unverified.address, to), [to])
+    for message_id, reason in (
+        (suppressed, "all_recipients_suppressed"),
+        (from_unverified, "domain_not_verified"),
+    ):
+        found = events_of(message_id, until=has_types("queued", "rejected"))
+        assert types_of(found) == ["queued", "rejected"] and found[-1].data == {"reason": reason}, message_id
+    drain(runtime)
+    assert mail_for(runtime, suppressed) == [] and mail_for(runtime, from_unverified) == []
 
 
 # -- keys the API would refuse ------------------------------------------------------------------
