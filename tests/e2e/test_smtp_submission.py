@@ -230,6 +230,27 @@ def test_an_account_suspended_mid_session_sends_nothing_more(runtime: Runtime) -
         assert (code, text[:5]) == (550, b"5.7.1") and b"suspended" in text
 
 
+def test_the_operators_sending_pause_holds_live_submissions_only(runtime: Runtime) -> None:
+    owner = unverified_sender(runtime)  # live sends are rejected before send: nothing is delivered
+    to = simulator("delivered")
+    wiring.operator_service().set_sending_paused(owner.id, True)
+    try:
+        with client(runtime) as smtp:
+            smtp.login("api", owner.account.live_key)
+            smtp.mail(owner.address)
+            smtp.rcpt(to)
+            code, text = smtp.data(wire(mail(owner.address, to)))
+            assert (code, text[:5]) == (451, b"4.3.0") and b"paused" in text, text
+        with client(runtime) as smtp:
+            smtp.login("api", owner.account.test_key)
+            assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
+    finally:
+        wiring.operator_service().set_sending_paused(owner.id, False)
+    with client(runtime) as smtp:
+        smtp.login("api", owner.account.live_key)
+        assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
+
+
 def test_auth_before_starttls_is_refused_off_loopback(runtime: Runtime, sender: Sender) -> None:
     """Only loopback may AUTH in clear; a server that does not trust loopback shows the rule."""
     with _server(runtime, trust_loopback=False) as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
