@@ -176,7 +176,7 @@ class Runtime:
                 port=self._smtp_port,
                 tls=server_context(cert, key),
                 trust_loopback=True,
-                scope=lambda: wiring.settings_scope(SMTP_SETTINGS),
+                scope=lambda: submission_scope(self._activity),
             )
             self._submission.start()
             starting.callback(self._submission.stop)
@@ -391,3 +391,13 @@ def _install_clock(clock: MovableClock) -> Callable[[], None]:
         wiring.set_clock(previous)
 
     return restore
+
+
+def submission_scope(activity: Activity) -> ExitStack:
+    """Around each call of the submission server into its service (AUTH, MAIL, DATA): the task's
+    declared settings, and a call in flight, which the pipeline lets go first as it does an API
+    call (in AWS neither shares an interpreter with the pipeline)."""
+    scope = ExitStack()
+    scope.enter_context(wiring.settings_scope(SMTP_SETTINGS))
+    scope.enter_context(activity.calling())
+    return scope

@@ -27,6 +27,7 @@ from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
 from postline.deployment import SMTP_SETTINGS
 from postline.keys.access import Environment, Scope
+from postline.smtp import domain as limits
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login, SubmissionService
 from tests.e2e.sending_support import (
@@ -38,6 +39,8 @@ from tests.e2e.sending_support import (
     parse,
     recipient,
     simulator,
+    types_of,
+    unverified_sender,
     verified_sender,
 )
 from tests.e2e.support import make_account, make_key
@@ -173,6 +176,29 @@ def test_a_test_key_reaches_the_simulator(runtime: Runtime, sender: Sender) -> N
     assert mail_for(runtime, message_id) == []
 
 
+def test_suppressions_and_the_sending_domain_are_checked_as_for_an_api_send(runtime: Runtime, sender: Sender) -> None:
+    """Same service, same screening: accepted, then rejected with the API's reasons, nothing delivered."""
+    gone = recipient("gone")
+    added = sender.live.post("/v3/suppressions", json={"type": "bounces", "email": gone, "reason": "mailbox removed"})
+    assert added.status_code == 201, added.text
+    unverified = unverified_sender(runtime)
+    to = recipient()
+    with client(runtime) as smtp:
+        smtp.login("api", sender.account.live_key)
+        suppressed = submit(smtp, mail(sender.address, gone), [gone])
+    with client(runtime) as smtp:
+        smtp.login("api", unverified.account.live_key)
+        from_unverified = submit(smtp, mail(unverified.address, to), [to])
+    for message_id, reason in (
+        (suppressed, "all_recipients_suppressed"),
+        (from_unverified, "domain_not_verified"),
+    ):
+        found = events_of(message_id, until=has_types("queued", "rejected"))
+        assert types_of(found) == ["queued", "rejected"] and found[-1].data == {"reason": reason}, message_id
+    drain(runtime)
+    assert mail_for(runtime, suppressed) == [] and mail_for(runtime, from_unverified) == []
+
+
 # -- keys the API would refuse ------------------------------------------------------------------
 
 
@@ -202,6 +228,27 @@ def test_an_account_suspended_mid_session_sends_nothing_more(runtime: Runtime) -
         smtp.rcpt(to)
         code, text = smtp.data(wire(mail("hello@example.com", to)))
         assert (code, text[:5]) == (550, b"5.7.1") and b"suspended" in text
+
+
+def test_the_operators_sending_pause_holds_live_submissions_only(runtime: Runtime) -> None:
+    owner = unverified_sender(runtime)  # live sends are rejected before send: nothing is delivered
+    to = simulator("delivered")
+    wiring.operator_service().set_sending_paused(owner.id, True)
+    try:
+        with client(runtime) as smtp:
+            smtp.login("api", owner.account.live_key)
+            smtp.mail(owner.address)
+            smtp.rcpt(to)
+            code, text = smtp.data(wire(mail(owner.address, to)))
+            assert (code, text[:5]) == (451, b"4.3.0") and b"paused" in text, text
+        with client(runtime) as smtp:
+            smtp.login("api", owner.account.test_key)
+            assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
+    finally:
+        wiring.operator_service().set_sending_paused(owner.id, False)
+    with client(runtime) as smtp:
+        smtp.login("api", owner.account.live_key)
+        assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
 
 
 def test_auth_before_starttls_is_refused_off_loopback(runtime: Runtime, sender: Sender) -> None:
@@ -249,7 +296,12 @@ def test_size_is_advertised_and_a_21_mb_message_is_refused_19_mb_accepted(runtim
         smtp.mail(sender.address)  # without SIZE: counted while it arrives
         smtp.rcpt(to)
         assert smtp.data(refused)[0] == 552
-        assert submit(smtp, big, [to]).startswith("msg_")
+        message_id = submit(smtp, big, [to])
+    # Stored once, in S3, sealed by the message's own data key (as an API send's content).
+    s3, bucket = wiring.client("s3"), runtime.env["CONTENT_BUCKET"]
+    (stored,) = s3.list_objects_v2(Bucket=bucket, Prefix=f"content/{message_id}").get("Contents", [])
+    sealed = s3.get_object(Bucket=bucket, Key=stored["Key"])["Body"].read()
+    assert len(sealed) > 19 * MB and b"19mb.bin" not in sealed and b"Over SMTP" not in sealed
 
 
 def test_the_1001st_recipient_is_refused(runtime: Runtime, sender: Sender) -> None:
@@ -321,11 +373,94 @@ def test_failed_auth_is_limited_per_source_address(runtime: Runtime) -> None:
         assert codes == [535, 535, 421]
 
 
-def test_bare_lf_smuggling_stays_inside_the_message(runtime: Runtime, sender: Sender) -> None:
+def test_lines_longer_than_1000_characters_are_refused(runtime: Runtime, sender: Sender) -> None:
+    to = recipient()
+    with client(runtime) as smtp:
+        smtp.login("api", sender.account.test_key)
+        code, text = smtp.docmd("NOOP " + "x" * 1_100)
+        assert code == 500 and b"too long" in text
+        smtp.mail(sender.address)
+        smtp.rcpt(to)
+        long_line = f"From: {sender.address}\r\nTo: {to}\r\nSubject: long\r\n\r\n{'y' * 1_100}\r\n"
+        code, text = smtp.data(long_line.encode())
+        assert code == 500 and b"too long" in text.lower(), text
+        assert submit(smtp, mail(sender.address, to), [to]).startswith("msg_")  # the connection goes on
+
+
+def test_an_idle_connection_is_closed(runtime: Runtime) -> None:
+    with (
+        _server(runtime, trust_loopback=True, idle_timeout=1) as port,
+        smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp,
+    ):
+        assert smtp.noop()[0] == 250
+        time.sleep(2.5)
+        with pytest.raises(smtplib.SMTPServerDisconnected):
+            smtp.noop()
+
+
+def test_a_command_repeated_past_its_limit_closes_the_connection(runtime: Runtime) -> None:
+    with (
+        _server(runtime, trust_loopback=True, command_call_limit=3) as port,
+        smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp,
+    ):
+        assert [smtp.noop()[0] for _ in range(3)] == [250, 250, 250]
+        assert smtp.noop() == (421, b"4.7.0 NOOP sent too many times")
+        with pytest.raises(smtplib.SMTPServerDisconnected):
+            smtp.noop()
+
+
+def test_a_keys_ip_allowlist_applies_to_the_clients_address(runtime: Runtime, sender: Sender) -> None:
+    key = make_key(sender.id, env=Environment.TEST, allowlist=["127.0.0.5/32"])
+    with client(runtime, source="127.0.0.6") as smtp, pytest.raises(smtplib.SMTPAuthenticationError) as refused:
+        smtp.login("api", key)
+    assert refused.value.smtp_code == 535 and b"127.0.0.6" in refused.value.smtp_error
+    to = simulator("delivered")
+    with client(runtime, source="127.0.0.5") as smtp:
+        smtp.login("api", key)
+        assert submit(smtp, mail(sender.address, to), [to]).startswith("msg_")
+
+
+def test_seats_and_the_rate_are_shared_by_every_submission_task(runtime: Runtime) -> None:
+    """Two servers on the same tables, as two tasks behind the NLB: one account's limits, not two."""
+    account = make_account(plan=Plan.FREE)
+    held: list[smtplib.SMTP] = []
+    with _server(runtime, trust_loopback=True) as port:
+
+        def connect(task: int) -> smtplib.SMTP:
+            return client(runtime) if task == 0 else smtplib.SMTP("127.0.0.1", port, timeout=60)
+
+        try:
+            for index in range(5):
+                smtp = connect(index % 2)
+                smtp.login("api", account.test_key)
+                held.append(smtp)
+            for task in (0, 1):
+                with connect(task) as sixth:
+                    sixth.ehlo()
+                    assert sixth.docmd("AUTH", "PLAIN " + _plain(account.test_key))[0] == 421, task
+            for _ in range(3):  # as in the burst test: a burst that straddled two seconds proves nothing
+                _next_second(runtime)
+                second = int(runtime.clock.now().timestamp())
+                codes = []
+                for index in range(11):
+                    smtp = held[index % 2]
+                    codes.append(smtp.docmd("MAIL", "FROM:<a@example.com>")[0])
+                    smtp.rset()
+                if int(runtime.clock.now().timestamp()) == second:
+                    break
+            assert codes == [250] * 10 + [452]
+        finally:
+            for smtp in held:
+                smtp.close()
+
+
+@pytest.mark.parametrize("bare", ["\n", "\r"], ids=["bare-lf", "bare-cr"])
+def test_bare_line_end_smuggling_stays_inside_the_message(runtime: Runtime, sender: Sender, bare: str) -> None:
     to, smuggled = recipient(), recipient("smuggled")
+    smuggling = f"body{bare}.{bare}MAIL FROM:<{sender.address}>{bare}RCPT TO:<{smuggled}>{bare}DATA{bare}"
     payload = (
-        f"From: {sender.address}\r\nTo: {to}\r\nSubject: smuggle\r\n\r\nbody\n.\nMAIL FROM:<{sender.address}>\n"
-        f"RCPT TO:<{smuggled}>\nDATA\nSubject: smuggled\n\nhi\r\n.\r\n"
+        f"From: {sender.address}\r\nTo: {to}\r\nSubject: smuggle\r\n\r\n{smuggling}Subject: smuggled{bare}{bare}"
+        "hi\r\n.\r\n"
     )
     host, port = address(runtime)
     with socket.create_connection((host, port), timeout=30) as raw:
@@ -360,7 +495,15 @@ def test_bare_lf_smuggling_stays_inside_the_message(runtime: Runtime, sender: Se
 def test_x_svc_webhook_gets_every_event_signed_and_idempotency_key_replays(runtime: Runtime, sender: Sender) -> None:
     to = simulator("delivered")
     with Receiver() as receiver:
-        message = mail(sender.address, to, X_Svc_Webhook=receiver.url, X_Svc_Idempotency_Key="order-7", X_Order="7")
+        message = mail(
+            sender.address,
+            to,
+            X_Svc_Webhook=receiver.url,
+            X_Svc_Idempotency_Key="order-7",
+            X_Svc_Tag=["hook", "smtp"],
+            X_Svc_Variables=json.dumps({"order": "7"}),
+            X_Order="7",
+        )
         with client(runtime) as smtp:
             smtp.login("api", sender.account.test_key)
             first = submit(smtp, message, [to])
@@ -376,6 +519,7 @@ def test_x_svc_webhook_gets_every_event_signed_and_idempotency_key_replays(runti
         payloads = [json.loads(request.body) for request in received]
         assert {p["event"] for p in payloads} >= {"queued", "sent", "delivered"}
         assert all(p["message_id"] == first and p["headers"] == {"X-Order": "7"} for p in payloads)
+        assert all(p["tags"] == ["hook", "smtp"] and p["variables"] == {"order": "7"} for p in payloads)
         assert all(ed25519_valid(runtime, request) for request in received)
     assert len(wiring.event_store().for_message(first)) == len(
         [e for e in events_of(first, until=has_types("delivered"))]
@@ -414,7 +558,14 @@ class _server:
     """A second submission server on the runtime's stack, with other settings."""
 
     def __init__(
-        self, runtime: Runtime, *, trust_loopback: bool, auth_failures: int | None = None, implicit_tls: bool = False
+        self,
+        runtime: Runtime,
+        *,
+        trust_loopback: bool,
+        auth_failures: int | None = None,
+        implicit_tls: bool = False,
+        idle_timeout: float = limits.IDLE_TIMEOUT_SECONDS,
+        command_call_limit: int = limits.COMMAND_CALL_LIMIT,
     ) -> None:
         def service() -> SubmissionService:
             return wiring.submission_service(auth_failures_per_minute=auth_failures)
@@ -427,6 +578,8 @@ class _server:
             implicit_tls=implicit_tls,
             trust_loopback=trust_loopback,
             scope=lambda: wiring.settings_scope(SMTP_SETTINGS),
+            idle_timeout=idle_timeout,
+            command_call_limit=command_call_limit,
         )
 
     def __enter__(self) -> int:

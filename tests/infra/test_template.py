@@ -185,6 +185,59 @@ def test_each_smtp_task_gets_exactly_the_variables_of_its_settings(template: dic
         assert {entry["Name"] for entry in container["Environment"]} == set(variables(groups)), logical_id
 
 
+def test_the_nlb_forwards_587_and_465_to_the_submission_task_with_client_addresses_kept(
+    template: dict[str, Any],
+) -> None:
+    """The key's IP allowlist and the failed-AUTH limit judge the client's address: the NLB keeps it."""
+    from postline.smtp.__main__ import parse_args
+
+    resources = template["Resources"]
+    defaults = parse_args(["--cert", "c", "--key", "k"])
+    service = resources["SubmissionService"]["Properties"]
+    forwarded = {}
+    for resource in resources.values():
+        if resource["Type"] != "AWS::ElasticLoadBalancingV2::Listener":
+            continue
+        listener = resource["Properties"]
+        assert listener["LoadBalancerArn"] == {"Ref": "SubmissionLoadBalancer"}
+        assert listener["Protocol"] == "TCP"  # TLS is the task's (STARTTLS cannot end at a load balancer)
+        [action] = listener["DefaultActions"]
+        target_group = resources[action["TargetGroupArn"]["Ref"]]["Properties"]
+        assert {"Key": "preserve_client_ip.enabled", "Value": "true"} in target_group["TargetGroupAttributes"]
+        forwarded[listener["Port"]] = target_group["Port"]
+        assert {
+            "ContainerName": "submission",
+            "ContainerPort": target_group["Port"],
+            "TargetGroupArn": action["TargetGroupArn"],
+        } in service["LoadBalancers"]
+    assert forwarded == {587: defaults.port, 465: defaults.tls_port} == {587: 587, 465: 465}
+    (container,) = resources["SubmissionTaskDefinition"]["Properties"]["ContainerDefinitions"]
+    assert {m["ContainerPort"] for m in container["PortMappings"]} == {587, 465}
+    assert resources["SubmissionLoadBalancer"]["Properties"]["Type"] == "network"
+
+
+def test_relay_tasks_scale_on_the_relay_queues_depth(template: dict[str, Any]) -> None:
+    resources = template["Resources"]
+    target = resources["RelayScalableTarget"]["Properties"]
+    assert target["ResourceId"] == {"Fn::Sub": "service/${SmtpCluster}/${RelayService.Name}"}
+    assert target["ScalableDimension"] == "ecs:service:DesiredCount" and target["MinCapacity"] >= 1
+    assert target["MaxCapacity"] == {"Ref": "RelayMaxTasks"}
+    directions = {}
+    for name in ("RelayBacklogHigh", "RelayBacklogLow"):
+        alarm = resources[name]["Properties"]
+        assert (alarm["Namespace"], alarm["MetricName"]) == ("AWS/SQS", "ApproximateNumberOfMessagesVisible")
+        assert alarm["Dimensions"] == [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["RelayQueue", "QueueName"]}}]
+        [action] = alarm["AlarmActions"]
+        policy = resources[action["Ref"]]["Properties"]
+        assert policy["ScalingTargetId"] == {"Ref": "RelayScalableTarget"}
+        steps = policy["StepScalingPolicyConfiguration"]["StepAdjustments"]
+        directions[name] = {step["ScalingAdjustment"] > 0 for step in steps}
+    assert directions == {"RelayBacklogHigh": {True}, "RelayBacklogLow": {False}}
+    high, low = resources["RelayBacklogHigh"]["Properties"], resources["RelayBacklogLow"]["Properties"]
+    assert high["ComparisonOperator"] == "GreaterThanThreshold" and low["ComparisonOperator"] == "LessThanThreshold"
+    assert low["Threshold"] < high["Threshold"]
+
+
 def test_relayed_mail_and_webhooks_leave_from_the_one_elastic_ip(template: dict[str, Any]) -> None:
     resources = template["Resources"]
     private = {"PrivateSubnetA", "PrivateSubnetB"}

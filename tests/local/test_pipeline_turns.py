@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from devtools.local.activity import Activity
 
 NEVER = 3600.0  # a turn no test waits for
@@ -58,3 +60,22 @@ def test_a_stopping_pump_does_not_wait_for_its_turn() -> None:
         stopping.set()
         thread.join(5)
         assert not thread.is_alive()
+
+
+def test_an_smtp_submission_in_flight_counts_as_a_call_held_to_the_tasks_settings() -> None:
+    from devtools.local.runtime import submission_scope
+    from postline import wiring
+    from postline.config import RelayQueue, SettingsError
+    from postline.deployment import SMTP_SETTINGS
+
+    assert RelayQueue not in SMTP_SETTINGS
+    activity = Activity(turn_seconds=NEVER)
+    with submission_scope(activity):
+        _turn_in_thread(activity).join(5)  # the turn that was due
+        waiting = _turn_in_thread(activity)
+        waiting.join(0.2)
+        assert waiting.is_alive()  # the pipeline waits for the submission as for an API call
+        with pytest.raises(SettingsError, match="does not declare"):
+            wiring.settings(RelayQueue)  # a group the submission task is not given
+    waiting.join(5)
+    assert not waiting.is_alive()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from postline.sending.domain import RecipientLimitExceeded
@@ -81,6 +83,21 @@ def test_headers_the_service_cannot_use_are_refused_by_name(headers: tuple[str, 
 def test_a_message_without_a_body_keeps_its_headers() -> None:
     submitted = read_submission(b"From: a@acme.example\r\nBcc: x@example.com\r\nSubject: only headers\r\n")
     assert submitted.mime == b"From: a@acme.example\r\nSubject: only headers\r\n"
+
+
+def test_a_large_message_is_read_and_copied_once() -> None:
+    """Only the header block is parsed; the body goes into the delivered copy in one join, so reading
+    a 19 MB message allocates about one message's size, never two."""
+    line = b"x" * 76 + b"\r\n"
+    raw = message("From: a@acme.example", "Bcc: b@example.com", "X-Svc-Tag: t", body=line * (19 * 2**20 // len(line)))
+    tracemalloc.start()
+    try:
+        copy = read_submission(raw).copy(b"Date: D\r\n")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert copy.startswith(b"Date: D\r\nFrom: a@acme.example\r\n\r\n") and copy.endswith(line)
+    assert len(raw) < peak < 1.1 * len(raw)
 
 
 def test_date_and_message_id_are_added_only_where_missing() -> None:

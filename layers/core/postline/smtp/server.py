@@ -61,6 +61,7 @@ class SubmissionServer:
         trust_loopback: bool = False,
         scope: Callable[[], AbstractContextManager[Any]] = nullcontext,
         idle_timeout: float = d.IDLE_TIMEOUT_SECONDS,
+        command_call_limit: int = d.COMMAND_CALL_LIMIT,
         processing_budget: int = d.PROCESSING_BUDGET_BYTES,
     ) -> None:
         self._service = service
@@ -81,7 +82,7 @@ class SubmissionServer:
             auth_required=True,
             auth_require_tls=not implicit_tls,
             timeout=idle_timeout,
-            command_call_limit=d.COMMAND_CALL_LIMIT,
+            command_call_limit=command_call_limit,
             ident="Postline submission",
         )
 
