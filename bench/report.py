@@ -494,7 +494,9 @@ def _list_fan_out(fans: list[ListFanOut]) -> list[str]:
             f"            fan-out {fan.fan_out_seconds:.2f} s, {fan.members_per_second:.0f} members/s,"
             f" {fan.accepted:,} accepted; vs {versus}",
             f"            CPU {fan.cpu_seconds:.1f} s ({fan.cpu_seconds / fan.members * 1000:.2f} ms a member: worker"
-            f" {fan.runtime_cpu_seconds:.1f} s, emulator {fan.emulator_cpu_seconds:.1f} s)",
+            f" {fan.runtime_cpu_seconds:.1f} s, emulator {fan.emulator_cpu_seconds:.1f} s); the same calls at AWS's"
+            f" latencies (bench/cloud.py): {fan.modeled_aws_seconds:.1f} s, {fan.members / fan.modeled_aws_seconds:.0f}"
+            " members/s for one job",
         ]
     last = fans[-1]
     calls = ", ".join(f"{name.split('.')[1]} {count:.3g}" for name, count in last.calls_per_page.items())

@@ -409,6 +409,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                 took["j. suppressions"] = time.perf_counter() - section
             if "listsend" in sections:
                 section = time.perf_counter()
+                listsend.allow_overage(runtime)  # 100,000 members pass the monthly quota
                 for size in (options.small_list_members, options.list_members):
                     progress(
                         f"k. sending to a list of {size:,} members (the list worker's runs, pipeline held), then a"
