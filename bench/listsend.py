@@ -17,6 +17,10 @@ checkpoints. The ratio compares costs per recipient: for N <= 5,000 it is the fa
 the batch's of the same N; above, the API has no batch of N, and the ratio is against the 5,000
 batch's cost per recipient (the report says so).
 
+The bench's call recorder keeps every AWS call of this process: the fan-out sums each worker run's
+calls up (operations, items written by table, modeled AWS time) and then drops them, and drops
+what the seeding and the batch recorded (its marks start again at 0: later sections mark anew).
+
 Members are added through the API's bulk upsert (1,000 a call, the API's limit; ~4 ms a member
 here, so 100,000 members take a few minutes, untimed): the fan-out then reads what the service
 wrote, revisions and counts included, with no second way of writing members to keep in step.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 
 from bench.api import ApiClient
@@ -126,19 +131,29 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
     account_id = runtime.dev["account_id"]
     service = wiring.list_send_service()
     invocations: list[float] = []
-    mark = recorder.mark()
-    cpu_before = time.process_time(), runtime.emulator_cpu_seconds() or 0.0
+    here = threading.current_thread().name  # the worker's calls: this thread's and its parallel parts'
+    mix: Counter[str] = Counter()
+    written: Counter[str] = Counter()
+    modeled = runtime_cpu = emulator_cpu = 0.0
+    recorder.forget()  # the recorder keeps every call: 100,000 members' would take gigabytes (below)
     while True:
+        cpu_before = time.process_time(), runtime.emulator_cpu_seconds() or 0.0
         started = time.perf_counter()
         service.run(account_id, accepted["list_send_id"], receive_count=1)
         invocations.append(time.perf_counter() - started)
+        runtime_cpu += time.process_time() - cpu_before[0]
+        emulator_cpu += (runtime.emulator_cpu_seconds() or 0.0) - cpu_before[1]
+        # Each run's calls are summed up, then dropped: kept, a 100,000-member send's calls (every
+        # item written, as parameters) held this process at 4.3 GB, and its garbage collections grew.
+        calls = [call for call in recorder.since(0) if call.thread == here or call.thread.startswith(f"{here} > ")]
+        mix.update(call_mix(calls))
+        written.update(_writes(calls))
+        modeled += modeled_ms(calls, here)
+        del calls
+        recorder.forget()
         job = wiring.list_send_jobs().get(account_id, accepted["list_send_id"])
         if job is None or job.status != "sending":
             break
-    runtime_cpu = time.process_time() - cpu_before[0]
-    emulator_cpu = (runtime.emulator_cpu_seconds() or 0.0) - cpu_before[1]
-    here = threading.current_thread().name  # the worker's calls: this thread's and its parallel parts'
-    calls = [call for call in recorder.since(mark) if call.thread == here or call.thread.startswith(f"{here} > ")]
     if job is None or job.status != "done" or job.suppressed != SUPPRESSED or job.accepted != members - SUPPRESSED:
         raise RuntimeError(f"the list send ended as {job!r}")
     recipients = min(members, MAX_BATCH)
@@ -150,6 +165,7 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         "recipients": [{"to": f"b{n:06d}.{tag}@bench.example", "vars": {"name": f"B {n}"}} for n in range(recipients)],
     }
     batch_seconds, answer = api.post("/v3/messages.batch", batch, expect=202)
+    recorder.forget()
     if answer["accepted"] != recipients:
         raise RuntimeError(f"the batch accepted {answer['accepted']} of {recipients}")
     total = sum(invocations)
@@ -168,9 +184,9 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         runtime_cpu_seconds=runtime_cpu,
         emulator_cpu_seconds=emulator_cpu,
         pages=job.pages,
-        calls_per_page={name: count / job.pages for name, count in call_mix(calls).items()},
-        writes_per_member={table: count / members for table, count in _writes(calls).items()},
-        modeled_aws_seconds=(modeled_ms(calls, here) + LAMBDA_INVOKE_MS * len(invocations)) / 1000,
+        calls_per_page={name: count / job.pages for name, count in mix.items()},
+        writes_per_member={table: count / members for table, count in written.most_common()},
+        modeled_aws_seconds=(modeled + LAMBDA_INVOKE_MS * len(invocations)) / 1000,
     )
 
 
@@ -197,12 +213,12 @@ def modeled_ms(calls: list[Call], thread: str) -> float:
     return own + phases + busiest
 
 
-def _writes(calls: list[Call]) -> dict[str, int]:
+def _writes(calls: list[Call]) -> Counter[str]:
     """Items written by the calls, by table (a BatchWriteItem's or a transaction's items each count)."""
-    written: dict[str, int] = {}
+    written: Counter[str] = Counter()
 
     def add(table: str, count: int = 1) -> None:
-        written[table] = written.get(table, 0) + count
+        written[table] += count
 
     for call in calls:
         if call.service != "dynamodb":
@@ -217,4 +233,4 @@ def _writes(calls: list[Call]) -> dict[str, int]:
                 for name, operation in item.items():
                     if name != "ConditionCheck":  # a check writes nothing
                         add(operation["TableName"])
-    return dict(sorted(written.items(), key=lambda entry: -entry[1]))
+    return written
