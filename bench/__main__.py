@@ -1,6 +1,7 @@
 """python -m bench [--sends N] [--clients N] [--concurrent-sends N] [--batch N] [--small-batch N] [--burst N]
                   [--webhook-events N] [--webhook-rates R,R] [--events N] [--query-repeats N]
-                  [--export-rows N] [--verify-singles N,N] [--sections a,b,...] [--json PATH] [--log PATH]
+                  [--export-rows N] [--verify-singles N,N]
+                  [--list-members N] [--small-list-members N] [--sections a,b,...] [--json PATH] [--log PATH]
 
 Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
 (.local/bench.json unless --json is empty). What the runtime and the emulator (a child that
@@ -82,6 +83,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--small-smtp-messages", type=int, default=defaults.small_smtp_messages, help="m's smaller size (%(default)s)"
     )
     parser.add_argument(
+        "--list-members",
+        type=int,
+        default=defaults.list_members,
+        help="k: members of the larger list sent to (%(default)s; 100000 for the issue's fan-out)",
+    )
+    parser.add_argument(
+        "--small-list-members",
+        type=int,
+        default=defaults.small_list_members,
+        help="k's smaller list (%(default)s)",
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
@@ -110,6 +123,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--batch: the API takes at most 5,000 recipients")
     if not 1 <= args.small_batch < args.batch:
         parser.error("--small-batch must be at least 1 and below --batch")
+    if not 3 <= args.small_list_members < args.list_members:
+        parser.error("--small-list-members must be at least 3 (two are suppressed) and below --list-members")
     if not 1 <= args.small_smtp_messages < args.smtp_messages:
         parser.error("--small-smtp-messages must be at least 1 and below --smtp-messages")
     try:
@@ -170,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         verify_singles=args.verify_singles,
         smtp_messages=args.smtp_messages,
         small_smtp_messages=args.small_smtp_messages,
+        list_members=args.list_members,
+        small_list_members=args.small_list_members,
         sections=args.sections,
     )
     began = time.perf_counter()
