@@ -34,14 +34,15 @@ import {module}
 seconds = time.process_time() - started
 print(json.dumps([seconds, [name for name in sys.modules if name not in before]]))
 """
-# The packages alone load with the collector off throughout, which a module's import has only after
-# `postline` (postline/__init__.py): the baseline never pays a collection the module skips.
+# The packages alone load with the collector in the state the module's import had for them: on
+# until `postline` was imported (postline/__init__.py turns it off in a Lambda), off from there on.
 _DEPENDENCIES_PROBE = """
 import gc, importlib, json, sys, time
-gc.disable()
-names = json.loads(sys.argv[1])
+names, off_from = json.loads(sys.argv[1]), int(sys.argv[2])
 started = time.process_time()
-for name in names:
+for position, name in enumerate(names):
+    if position == off_from:
+        gc.disable()
     try:
         importlib.import_module(name)
     except Exception:  # a name some package put in sys.modules that is not importable by itself
@@ -93,7 +94,9 @@ def measure(template: Path, environment: dict[str, str], repeats: int = 5) -> li
             took, loaded = json.loads(_python(_MODULE_PROBE.format(module=module), env))
             seconds.append(took)
             dependencies = [name for name in loaded if _third_party(name, module)]
-            alone.append(json.loads(_python(_DEPENDENCIES_PROBE, env, json.dumps(dependencies))))
+            before_layer = loaded[: loaded.index("postline")] if "postline" in loaded else loaded
+            off_from = sum(1 for name in before_layer if _third_party(name, module))
+            alone.append(json.loads(_python(_DEPENDENCIES_PROBE, env, json.dumps(dependencies), str(off_from))))
         median, base = statistics.median(seconds), statistics.median(alone)
         results.append(
             ModuleImport(

@@ -21,7 +21,8 @@ from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import EventType
 from postline.sending.domain import FINAL, Content, Message, RecipientState
 from postline.tracking.domain import LinkMaker
-from postline.verification.domain import Verification, VerificationResult
+from postline.verification.domain import Verification
+from postline.verification.results import VerificationResult
 from tests.fakes import (
     DEFAULT_START,
     SENDING_DOMAIN,

@@ -12,12 +12,12 @@ from postline.verification.domain import (
     UNDELIVERABLE,
     MailRoute,
     Verification,
-    VerificationResult,
     check_syntax,
     effective_verify_before_send,
     judge_route,
     simulate_verification,
 )
+from postline.verification.results import VerificationResult
 from postline.verification.service import Verifier
 from tests.fakes import StaticRoutes
 

@@ -14,11 +14,11 @@ from postline.verification.domain import (
     Recommendation,
     Risk,
     Verification,
-    VerificationResult,
     judge,
     simulated_verdict,
     syntax_verdict,
 )
+from postline.verification.results import VerificationResult
 
 MX = MailRoute(mx_hosts=("mx.acme.test",))
 ACCEPTED = MailboxProbe(ProbeOutcome.ACCEPTED, False, "250 OK")

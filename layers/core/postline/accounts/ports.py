@@ -5,10 +5,11 @@ Adapters implement these; tests pass fakes.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.accounts.domain import Account
-from postline.audit.domain import AuditEntry
+if TYPE_CHECKING:
+    from postline.accounts.domain import Account
+    from postline.audit.domain import AuditEntry
 
 
 class AccountStore(Protocol):

@@ -5,9 +5,10 @@ Adapters implement these; tests pass fakes.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
 
 
 class AuditStore(Protocol):

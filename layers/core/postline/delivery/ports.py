@@ -6,10 +6,11 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.delivery.outcomes import Outcome
-from postline.delivery.parcels import Parcel
+if TYPE_CHECKING:
+    from postline.delivery.outcomes import Outcome
+    from postline.delivery.parcels import Parcel
 
 
 class Transport(Protocol):

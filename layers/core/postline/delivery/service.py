@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from postline.delivery.mime import build_mime, submitted_copy
 from postline.delivery.outcomes import (
@@ -42,21 +42,23 @@ from postline.delivery.outcomes import (
     retry_delay,
 )
 from postline.delivery.parcels import DispatchJob, Parcel
-from postline.delivery.ports import Transport
-from postline.domains.domain import SendingDomain
-from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.access import Environment
 from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, address_of, message_status
-from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
-from postline.shared.ports import Clock, Meter
 from postline.suppressions.domain import SuppressionSource, SuppressionType
-from postline.suppressions.ports import Suppressions
 from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
 from postline.usage.domain import day_key, month_key
-from postline.usage.ports import QuotaStore
 from postline.verification.domain import Verification, simulate_verification
-from postline.verification.service import Verifier
+
+if TYPE_CHECKING:
+    from postline.delivery.ports import Transport
+    from postline.domains.domain import SendingDomain
+    from postline.domains.ports import SendingDomains
+    from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
+    from postline.shared.ports import Clock, Meter
+    from postline.suppressions.ports import Suppressions
+    from postline.usage.ports import QuotaStore
+    from postline.verification.service import Verifier
 
 logger = logging.getLogger(__name__)
 LEASE_SECONDS = 300  # longer than the dispatcher's timeout: a live lease means a live worker

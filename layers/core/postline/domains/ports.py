@@ -6,11 +6,12 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
-from postline.domains.domain import RecordType, SendingDomain
-from postline.domains.records import Lookup
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
+    from postline.domains.domain import RecordType, SendingDomain
+    from postline.domains.records import Lookup
 
 
 class SendingDomains(Protocol):

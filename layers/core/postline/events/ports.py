@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from postline.events.counts import CountItems, Coverage, KnownCount
-from postline.events.domain import Event
-from postline.events.query import QueryPlan, SearchResult
+if TYPE_CHECKING:
+    from postline.events.counts import CountItems, Coverage, KnownCount
+    from postline.events.domain import Event
+    from postline.events.query import QueryPlan, SearchResult
 
 
 class EventStore(Protocol):

@@ -6,9 +6,10 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.exports.domain import ExportJob, FileExportJob
+if TYPE_CHECKING:
+    from postline.exports.domain import ExportJob, FileExportJob
 
 
 class ExportJobs(Protocol):

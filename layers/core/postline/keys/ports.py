@@ -6,11 +6,12 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.accounts.domain import Account
-from postline.audit.domain import AuditEntry
-from postline.keys.domain import ApiKey
+if TYPE_CHECKING:
+    from postline.accounts.domain import Account
+    from postline.audit.domain import AuditEntry
+    from postline.keys.domain import ApiKey
 
 
 class SecretHasher(Protocol):

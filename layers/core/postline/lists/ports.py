@@ -4,12 +4,13 @@ queue (lists/job_queue.py on SQS)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
-from postline.lists.domain import ListMember, MailingList
-from postline.lists.models import MemberFilters
-from postline.lists.sends import ListSend
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
+    from postline.lists.domain import ListMember, MailingList
+    from postline.lists.models import MemberFilters
+    from postline.lists.sends import ListSend
 
 
 class ListStore(Protocol):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from postline.accounts.domain import Account
-from postline.events.domain import Event
+if TYPE_CHECKING:
+    from postline.accounts.domain import Account
+    from postline.events.domain import Event
 
 
 class RetentionStore(Protocol):

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from postline.delivery.parcels import DispatchJob
-from postline.events.domain import Event
-from postline.keys.access import Environment
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
+if TYPE_CHECKING:
+    from postline.delivery.parcels import DispatchJob
+    from postline.events.domain import Event
+    from postline.keys.access import Environment
+    from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)
 Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
-from postline.suppressions.domain import Suppression, SuppressionSource, SuppressionType
-from postline.suppressions.models import SuppressionFilters
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
+    from postline.suppressions.domain import Suppression, SuppressionSource, SuppressionType
+    from postline.suppressions.models import SuppressionFilters
 
 
 class Suppressions(Protocol):

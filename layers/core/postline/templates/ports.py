@@ -5,10 +5,11 @@ Adapters implement these; tests pass fakes.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
-from postline.templates.domain import Template
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
+    from postline.templates.domain import Template
 
 
 class Templates(Protocol):

@@ -36,10 +36,10 @@ from postline.verification.bulk import (
 )
 from postline.verification.bulk_csv import BadFileError, CsvAddresses
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
-from postline.verification.domain import VerificationResult
 from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
+from postline.verification.results import VerificationResult
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 RECORD_GROUP = 25  # results recorded in one transaction (27 items with the job's and the credits')

@@ -18,17 +18,7 @@ from typing import Any
 
 from postline.delivery.outcomes import SIMULATOR_DOMAIN
 from postline.sending.domain import normalize_address
-
-
-class VerificationResult(StrEnum):
-    VALID = "valid"
-    INVALID = "invalid"
-    CATCH_ALL = "catch_all"
-    UNKNOWN = "unknown"
-    SPAMTRAP = "spamtrap"
-    ABUSE = "abuse"
-    DO_NOT_MAIL = "do_not_mail"
-
+from postline.verification.results import VerificationResult
 
 # What verify_before_send refuses to send to. Unknown passes: a DNS server that does not answer
 # says nothing about the address, and refusing on it would drop good mail.

@@ -6,12 +6,13 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.suppressions.domain import SuppressionType
-from postline.verification.domain import MailboxProbe, MailRoute, Registration
-from postline.verification.models import Activity
-from postline.verification.proofs import ProofEntry
+if TYPE_CHECKING:
+    from postline.suppressions.domain import SuppressionType
+    from postline.verification.domain import MailboxProbe, MailRoute, Registration
+    from postline.verification.models import Activity
+    from postline.verification.proofs import ProofEntry
 
 
 class MailRoutes(Protocol):

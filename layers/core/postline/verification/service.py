@@ -36,7 +36,6 @@ from postline.verification.domain import (
     Registration,
     Verdict,
     Verification,
-    VerificationResult,
     check_syntax,
     judge,
     simulate_verification,
@@ -53,6 +52,7 @@ from postline.verification.ports import (
     MailRoutes,
     Registrations,
 )
+from postline.verification.results import VerificationResult
 
 BUDGET_SECONDS = 10.0
 VALIDATE_LIMIT_PER_MINUTE = 100  # the interface's limit of POST /v3/validate, per account

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
-from postline.webhook_history.domain import HistoryRead
+if TYPE_CHECKING:
+    from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
+    from postline.webhook_history.domain import HistoryRead
 
 
 class DeliveryStore(Protocol):

@@ -6,9 +6,10 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.webhook_resend.domain import ResendJob
+if TYPE_CHECKING:
+    from postline.webhook_resend.domain import ResendJob
 
 
 class ResendJobs(Protocol):

@@ -6,10 +6,11 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from postline.audit.domain import AuditEntry
-from postline.webhooks.domain import WebhookEndpoint
+if TYPE_CHECKING:
+    from postline.audit.domain import AuditEntry
+    from postline.webhooks.domain import WebhookEndpoint
 
 
 class EndpointDirectory(Protocol):

@@ -1,0 +1,16 @@
+"""An address check's results (the interface's `result`): apart from the checks themselves, so the API
+keys' simulator weights name them without loading the checks' rules and the message models."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class VerificationResult(StrEnum):
+    VALID = "valid"
+    INVALID = "invalid"
+    CATCH_ALL = "catch_all"
+    UNKNOWN = "unknown"
+    SPAMTRAP = "spamtrap"
+    ABUSE = "abuse"
+    DO_NOT_MAIL = "do_not_mail"
