@@ -4,7 +4,9 @@ A Lambda's cold start is its runtime's start plus the import of its handler's mo
 code controls is what importing the module costs beyond the third-party packages it needs. Each
 module is imported in a fresh interpreter with the function's environment (its settings load at
 import: `wiring.cold_start`), then, in another fresh interpreter, exactly the third-party packages
-that import loaded, in the same order; alternately, several times, medians compared. A package
+that import loaded, in the same order; alternately, several times, medians compared. Both probes
+count the process's CPU time, not wall time: an import is CPU-bound, and on a shared machine the
+wall-clock ratios moved by ±0.05 between runs with the other work there. A package
 loaded by a module that few of its routes need (jinja2, cryptography, dkim) shows in the list, and
 the fix is to import it where it is used.
 """

@@ -440,8 +440,8 @@ def _calls_verdict(what: str, recorded: dict[str, int], expected: dict[str, int]
 
 def _imports(modules: list[ModuleImport]) -> list[str]:
     lines = [
-        "i. cold start: each function module's import in a fresh interpreter (median of 5) against the third-party"
-        " packages it loaded, imported alone",
+        "i. cold start: each function module's import in a fresh interpreter (CPU time, median of 5) against the"
+        " third-party packages it loaded, imported alone",
         f"   {'module':28}{'functions':>10}{'import':>10}{'deps alone':>12}{'ratio':>8}  heavy packages it loads",
     ]
     for module in modules:
