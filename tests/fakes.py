@@ -283,7 +283,7 @@ class InMemoryStore:
 
     def create_account(self, account: Account, audit: AuditEntry) -> None:
         if account.id in self._accounts:
-            raise Conflict(f"account {account.id} already exists")
+            raise ValidationFailed(f"account {account.id} already exists")
         self._accounts[account.id] = {**account.model_dump(mode="json"), "list_count": 0}  # as the adapter
         self._key_counts[account.id] = 0
         self.record(audit)

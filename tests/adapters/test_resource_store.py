@@ -13,7 +13,7 @@ from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import ApiKey
 from postline.keys.store import DynamoKeyStore
-from postline.shared.errors import Conflict, Forbidden, NotFound
+from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.usage.store import DynamoCounterStore
 from tests.aws_stack import InProcessStack
 
@@ -119,6 +119,17 @@ def test_delete_frees_the_plan_slot(keys: DynamoKeyStore) -> None:
     keys.create_key(_key(account), max_keys=1, audit=_audit(account.id))
     with pytest.raises(NotFound):
         keys.delete_key(key, _audit(account.id, "key.deleted"))
+
+
+def test_an_account_id_taken_is_a_permanent_refusal_and_writes_nothing(keys: DynamoKeyStore) -> None:
+    account = _account()
+    again = Account(id=account.id, name="other", plan=Plan.PROFESSIONAL, created_at=NOW)
+    with pytest.raises(ValidationFailed, match="already exists"):
+        wiring.account_store().create_account(again, _audit(account.id, "account.created.again"))
+    stored = wiring.account_store().get_account(account.id)
+    assert stored is not None and (stored.name, stored.plan) == ("a", Plan.FREE)
+    entries, total = wiring.audit_store().list_audit(account.id, page=1, per_page=25)
+    assert (total, [e.action for e in entries]) == (1, ["account.created"])
 
 
 def test_audit_pages_are_newest_first_across_query_pages(keys: DynamoKeyStore) -> None:

@@ -10,7 +10,7 @@ from postline.audit.domain import REDACTED_STAFF_EMAIL, Actor, ActorType, AuditE
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyUpdate
-from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from postline.shared.errors import Forbidden, NotFound, ValidationFailed
 
 from .world import World
 
@@ -53,7 +53,7 @@ def test_create_account_with_a_chosen_id_plan_and_status(world: World) -> None:
 
 def test_an_account_id_cannot_be_taken_twice(world: World) -> None:
     world.operator.create_account(name="first", account_id="acct_dev")
-    with pytest.raises(Conflict):
+    with pytest.raises(ValidationFailed, match="already exists"):  # permanent: a retry gets the same
         world.operator.create_account(name="second", account_id="acct_dev")
     assert world.operator.get_account("acct_dev").name == "first"
     assert len(world.store.audit_entries()) == 1
