@@ -4,6 +4,7 @@ add and delete through batched calls (idempotent, exact counts), and the bulk ro
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,11 +34,13 @@ NOW = datetime(2026, 11, 1, 12, 0, 5, tzinfo=UTC)
 
 
 class CountingClient:
-    """The DynamoDB client, counting calls by operation."""
+    """The DynamoDB client, counting calls by operation (from several threads: the import worker's
+    store makes its calls side by side, and `+= 1` on a dict entry is not atomic)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
         self.calls: dict[str, int] = {}
+        self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._client, name)
@@ -45,7 +48,8 @@ class CountingClient:
             return attribute
 
         def counted(*args: Any, **kwargs: Any) -> Any:
-            self.calls[name] = self.calls.get(name, 0) + 1
+            with self._lock:
+                self.calls[name] = self.calls.get(name, 0) + 1
             return attribute(*args, **kwargs)
 
         return counted

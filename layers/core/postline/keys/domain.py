@@ -1,4 +1,5 @@
-"""API keys: scopes, environments, IP allowlists, simulator weights, and the access rule per route."""
+"""API keys: the stored key, its IP allowlist and simulator weights (scopes, environments and the access
+rule per route: keys/access.py)."""
 
 from __future__ import annotations
 

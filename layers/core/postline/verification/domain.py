@@ -1,5 +1,5 @@
-"""Email address verification: its results (the ValidationResult values), what DNS says about a
-recipient's domain, what an SMTP probe of its mailbox answered, the verdict drawn from all of
+"""Email address verification: what DNS says about a recipient's domain (the results themselves:
+results.py), what an SMTP probe of its mailbox answered, the verdict drawn from all of
 them (`judge`), and the simulator's draw for test keys.
 
 One verdict for both users: POST /v3/validate (every check, the mailbox probe included) and
