@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from postline.accounts.domain import Account
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
-from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_value
+from postline.shared.dynamo import from_attrs, key, to_value
 from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, PLATFORM, account_pk, put_op, transact
 
@@ -28,12 +26,8 @@ class DynamoAccountStore:
     def create_account(self, account: Account, audit: AuditEntry) -> None:
         data = {**account.model_dump(mode="json"), "key_count": 0, "list_count": 0}  # counted from the start
         op = put_op(self._table, account_pk(account.id), ACCOUNT_SK, data, "attribute_not_exists(pk)")
-        try:
-            self._db.transact_write_items(TransactItems=[op, audit_put(self._table, audit)])
-        except ClientError as exc:
-            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:  # permanent: the id is taken
-                raise ValidationFailed(f"account {account.id} already exists") from exc
-            raise
+        taken = ValidationFailed(f"account {account.id} already exists")
+        transact(self._db, [op, audit_put(self._table, audit)], duplicate=taken)
 
     def update_account(self, account: Account, audit: AuditEntry) -> None:
         fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count"})  # the list store's

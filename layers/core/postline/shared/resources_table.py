@@ -52,15 +52,20 @@ def put_op(
     return {"Put": put}
 
 
-def transact(db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "") -> None:
-    """TransactWriteItems whose first item's failed condition means `missing` (NotFound) when that
-    item is not there (with `missing` given), else Conflict: it is there but changed meanwhile, which
-    a retry of the same request (reading it again) gets past, so a 409 and not a 404."""
+def transact(
+    db: Any, ops: list[dict[str, Any]], *, missing: str = "", conflict: str = "", duplicate: ApiError | None = None
+) -> None:
+    """TransactWriteItems whose first item's failed condition means `duplicate` when given (a create
+    whose id is taken: permanent, no retry gets past it), else `missing` (NotFound) when that item
+    is not there (with `missing` given), else Conflict: it is there but changed meanwhile, which a
+    retry of the same request (reading it again) gets past, so a 409 and not a 404."""
     try:
         db.transact_write_items(TransactItems=ops)
     except ClientError as exc:
         codes = cancellation_codes(exc)
         if codes and codes[0] == "ConditionalCheckFailed":
+            if duplicate is not None:
+                raise duplicate from exc
             if missing and not _exists(db, ops[0]):
                 raise NotFound(missing) from exc
             raise Conflict(conflict or "the resource changed concurrently; retry") from exc
