@@ -36,6 +36,7 @@ drift: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench

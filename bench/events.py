@@ -38,7 +38,6 @@ from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
 from devtools.local.runtime import Runtime
-from postline import wiring
 from postline.events.domain import Event, EventType, event_id
 from postline.events.query import event_filters
 from postline.events.store import (
@@ -52,6 +51,8 @@ from postline.events.store import (
     type_key,
 )
 from postline.shared.errors import QueryTimeout
+from postline.wiring import auth, exports
+from postline.wiring import events as events_root
 
 _WEBHOOK_TIMEOUT_SECONDS = 60.0
 _EXPORT_PAGE = 1000  # as the export's own reads (events/store.py)
@@ -257,8 +258,8 @@ def events_query(
     db = aws.client("dynamodb")
     table = runtime.env["EVENTS_TABLE"]
     key = runtime.dev["keys"]["live"]
-    principal = wiring.authenticator().authenticate(f"Bearer {key}", "127.0.0.1")
-    service = wiring.event_service()
+    principal = auth.authenticator().authenticate(f"Bearer {key}", "127.0.0.1")
+    service = events_root.event_service()
     began = time.perf_counter()
     # Untimed: the first Query of the table and of each index builds the emulator's views of it, and
     # the first count of each partition measures its items' sizes (kept for later pages).
@@ -465,7 +466,7 @@ def export(runtime: Runtime, api: ApiClient, aws: Emulator, newest: datetime, st
     """Exports the newest `rows` loaded events (the window holds exactly those), twice: timed, then traced."""
     since = newest - timedelta(seconds=step * (rows - 0.5))
     window = {"since": since.isoformat(), "until": newest.isoformat()}
-    exporter = wiring.export_service()
+    exporter = exports.export_service()
     account = str(runtime.dev["account_id"])
 
     def run() -> int:

@@ -41,6 +41,8 @@ from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.audit.domain import Actor, audit_entry
 from postline.lists.domain import MAX_BULK_MEMBERS
+from postline.wiring import accounts as accounts_root
+from postline.wiring import lists, sending, shared
 
 SUPPRESSED = 2
 MAX_BATCH = 5_000  # recipients of one POST /v3/messages.batch (the API's limit)
@@ -89,13 +91,13 @@ def allow_overage(runtime: Runtime) -> None:
     overage. The API has no switch for overage (billing would set it), so the bench sets it on the
     account as the operator's service stores a change (validated, audited as staff): a 100,000-member
     list and its batches fit under the ceiling."""
-    accounts = wiring.account_store()
+    accounts = accounts_root.account_store()
     account_id = runtime.dev["account_id"]
     account = accounts.get_account(account_id)
     if account is None or account.overage_enabled:
         return
     audit = audit_entry(
-        entry_id=wiring.ids().new_id(),
+        entry_id=shared.ids().new_id(),
         account_id=account_id,
         actor=Actor.staff(),
         action="account.overage_enabled",
@@ -129,7 +131,7 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
     }
     accept_seconds, accepted = api.post("/v3/messages", body, expect=202)
     account_id = runtime.dev["account_id"]
-    service = wiring.list_send_service()
+    service = sending.list_send_service()
     invocations: list[float] = []
     here = threading.current_thread().name  # the worker's calls: this thread's and its parallel parts'
     mix: Counter[str] = Counter()
@@ -151,7 +153,7 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         modeled += modeled_ms(calls, here)
         del calls
         recorder.forget()
-        job = wiring.list_send_jobs().get(account_id, accepted["list_send_id"])
+        job = lists.list_send_jobs().get(account_id, accepted["list_send_id"])
         if job is None or job.status != "sending":
             break
     if job is None or job.status != "done" or job.suppressed != SUPPRESSED or job.accepted != members - SUPPRESSED:

@@ -26,11 +26,11 @@ import requests
 
 from bench.run import _concurrently
 from devtools.local.runtime import Runtime
-from postline import wiring
 from postline.accounts.domain import Plan
 from postline.keys.access import Environment
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login
+from postline.wiring import operator as operator_root
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 SENDER, RECIPIENT = "hello@example.com", "delivered@simulator.postline.dev"
@@ -130,7 +130,7 @@ class SmtpIntake:
 
 def accounts(clients: int) -> list[str]:
     """One Professional account and test key per client (test keys: the simulator delivers)."""
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     keys = []
     for number in range(clients):
         account = operator.create_account(name=f"smtp-bench-{number}", plan=Plan.PROFESSIONAL)

@@ -25,7 +25,8 @@ from postline.events.counts import SETTLE
 from postline.http import body
 from postline.http.app import build_app
 from postline.http.errors import ErrorBody
-from postline.http.routes import (
+from postline.keys.access import Access
+from postline.routes import (
     AUTH,
     COUNTERS_READ,
     DELIVERIES_READ,
@@ -65,7 +66,6 @@ from postline.http.routes import (
     WEBHOOKS_WRITE,
     Route,
 )
-from postline.keys.access import Access
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "infra" / "template.base.yaml"

@@ -1,5 +1,5 @@
 # The SMTP relay task (Fargate): the shared layer's package and its pinned requirements, run as
-# `python -m postline.relay`. Build from the repository root:
+# `python -m postline.tasks.relay`. Build from the repository root:
 #   docker build -f infra/relay.Dockerfile -t postline-relay .
 # It listens on nothing: it long-polls the relay queue and speaks SMTP out (port 25) through the
 # VPC's NAT gateway, whose Elastic IP is the stack's OutboundIp. The task definition passes the
@@ -17,4 +17,4 @@ RUN pip install --no-cache-dir --requirement requirements.txt --constraint const
 COPY layers/core/postline postline
 
 USER 65534:65534
-ENTRYPOINT ["python", "-m", "postline.relay"]
+ENTRYPOINT ["python", "-m", "postline.tasks.relay"]

@@ -1,5 +1,5 @@
 # The SMTP submission task (Fargate): the shared layer's package and its pinned requirements, run as
-# `python -m postline.smtp`. Build from the repository root:
+# `python -m postline.tasks.submission`. Build from the repository root:
 #   docker build -f infra/smtp.Dockerfile -t postline-smtp .
 # The task definition passes the TLS certificate and key (mounted from Secrets Manager) as --cert/--key
 # and the environment of POST /v3/messages' function (postline/deployment.py SMTP_SETTINGS).
@@ -17,5 +17,5 @@ COPY layers/core/postline postline
 
 USER 65534:65534
 EXPOSE 587 465
-ENTRYPOINT ["python", "-m", "postline.smtp"]
+ENTRYPOINT ["python", "-m", "postline.tasks.submission"]
 CMD ["--cert", "/run/secrets/smtp-tls-cert.pem", "--key", "/run/secrets/smtp-tls-key.pem"]

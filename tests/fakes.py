@@ -31,20 +31,22 @@ from typing import Any
 from postline.accounts.domain import Account
 from postline.audit.domain import AuditEntry
 from postline.delivery.outcomes import Outcome, OutcomeKind
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.domains.domain import RecordType, SendingDomain
 from postline.domains.records import Lookup
 from postline.events.domain import Event
 from postline.keys.access import Environment
 from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from postline.shared.mx import MailRoute
 from postline.shared.pagination import page_window
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.templates.domain import Template
 from postline.usage.quota import EmailLimits
-from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome, Registration
+from postline.verification.domain import MailboxProbe, ProbeOutcome, Registration
 from postline.verification.models import Activity
 from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.domain import WebhookEndpoint

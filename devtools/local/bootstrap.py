@@ -20,7 +20,6 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from pydantic import BaseModel
 
 from devtools.local.dns_server import MX, TXT, DnsServer, Record
-from postline import wiring
 from postline.accounts.domain import Plan
 from postline.audit.domain import Actor
 from postline.domains.dkim_keys import key_pair
@@ -28,6 +27,8 @@ from postline.domains.dns import DnsRecordLookup
 from postline.domains.domain import DomainStatus, RecordType
 from postline.domains.models import DomainCreate
 from postline.keys.access import Environment
+from postline.wiring import accounts, domains
+from postline.wiring import operator as operator_root
 
 DEV_FILE = "dev.json"
 DKIM_KEY_FILE = "dkim-private.pem"
@@ -74,8 +75,8 @@ def previous_state(state_dir: Path) -> DevState | None:
 def seed_dev_account(previous: DevState | None) -> tuple[str, DevKeys]:
     """Creates the development account (plan professional) and a full-access live and test key;
     an emulator restored from a snapshot has them already (from the start that wrote dev.json)."""
-    operator = wiring.operator_service()
-    if previous and previous.keys and wiring.account_store().get_account(previous.account_id or "") is not None:
+    operator = operator_root.operator_service()
+    if previous and previous.keys and accounts.account_store().get_account(previous.account_id or "") is not None:
         return str(previous.account_id), previous.keys
     account = operator.create_account(
         name=ACCOUNT_NAME,
@@ -118,11 +119,11 @@ def seed_sending_domain(state_dir: Path, account_id: str, dns: DnsServer) -> Dev
     """postline.test for the account: created through the domains service (unless a restored
     emulator holds it), its records (a DMARC policy too) published in the runtime's DNS server,
     then checked there, so it is verified."""
-    account = wiring.account_store().get_account(account_id)
+    account = accounts.account_store().get_account(account_id)
     assert account is not None
-    service = wiring.domain_service(keys=_KeptKey(state_dir), lookup=DnsRecordLookup(dns.address))
+    service = domains.domain_service(keys=_KeptKey(state_dir), lookup=DnsRecordLookup(dns.address))
     # A restored emulator has it from an earlier start; the DNS server starts empty every time.
-    existing = [d for d in wiring.sending_domains().list_domains(account_id) if d.domain == SENDING_DOMAIN]
+    existing = [d for d in domains.sending_domains().list_domains(account_id) if d.domain == SENDING_DOMAIN]
     domain = existing[0] if existing else service.add(account, DomainCreate(domain=SENDING_DOMAIN), Actor.system())
     for record in domain.records:
         if record.type is not RecordType.CNAME:

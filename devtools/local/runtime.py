@@ -43,6 +43,8 @@ from postline.relay.probes import ProbeServer
 from postline.relay.worker import BATCH_SIZE, deliver_batch
 from postline.shared.clock import MovableClock
 from postline.smtp.server import SubmissionServer
+from postline.wiring import delivery, tlsrpt, verification
+from postline.wiring import smtp as smtp_root
 
 _DRAIN_POLL_SECONDS = 0.02
 SNAPSHOT_FILE = "emulator.pickle"  # in the state dir, beside dev.json
@@ -111,7 +113,7 @@ class Runtime:
             # The relay task's mailbox probe endpoint, in this process: POST /v3/validate asks it
             # over HTTP exactly as it asks the relay tasks in the cloud (VerifySmtpProbe=relay).
             self._probes = ProbeServer(
-                wiring.direct_mailbox_prober,
+                verification.direct_mailbox_prober,
                 host=MAIL_HOST,
                 port=0,
                 scope=lambda: wiring.settings_scope(RELAY_SETTINGS),
@@ -171,7 +173,7 @@ class Runtime:
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
             self._submission = SubmissionServer(
-                wiring.submission_service,
+                smtp_root.submission_service,
                 host=MAIL_HOST,
                 port=self._smtp_port,
                 tls=server_context(cert, key),
@@ -344,8 +346,8 @@ class _RelayTask:
         with wiring.settings_scope(RELAY_SETTINGS):
             return deliver_batch(
                 event,
-                wiring.dispatcher(self._worker_id, hand_over=False),
-                lambda: wiring.tls_report_service(self._worker_id),
+                delivery.dispatcher(self._worker_id, hand_over=False),
+                lambda: tlsrpt.tls_report_service(self._worker_id),
             )
 
 

@@ -8,13 +8,14 @@ from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.params import PageNumber, PerPage
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
+from postline.wiring import audit
 
 router = Router()
 
 
 @router.get("/v3/audit", summary="Audit log", tags=["Audit"])
 def list_audit(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[AuditEntry]:
-    return wiring.audit_service().list_page(principal(), page=page, per_page=per_page)
+    return audit.audit_service().list_page(principal().account.id, page=page, per_page=per_page)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

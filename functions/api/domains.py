@@ -13,6 +13,7 @@ from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import raced
 from postline.keys.models import DeleteConfirmation
+from postline.wiring import domains
 
 router = Router()
 DomainId = Annotated[str, Path(min_length=1, max_length=64, description="The domain's id (dom_...).")]
@@ -21,7 +22,7 @@ RACED = raced("the domain kept changing meanwhile (a scheduled DNS check or anot
 
 @router.get("/v3/domains", summary="List sending domains (live keys only)", tags=["Domains"])
 def list_domains() -> DomainList:
-    return wiring.domain_service().list_all(principal())
+    return domains.domain_service().list_all(principal())
 
 
 @router.post(
@@ -36,29 +37,29 @@ def list_domains() -> DomainList:
     },
 )
 def create_domain(request: Annotated[DomainCreate, Body()]) -> Response[Domain]:
-    created = wiring.domain_service().create(principal(), request)
+    created = domains.domain_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)
 
 
 @router.get("/v3/domains/<id>", summary="Get a sending domain and its DNS records", tags=["Domains"])
 def get_domain(id: DomainId) -> Domain:
-    return wiring.domain_service().get(principal(), id)
+    return domains.domain_service().get(principal(), id)
 
 
 @router.patch("/v3/domains/<id>", summary="Update a sending domain", tags=["Domains"], responses=RACED)
 def update_domain(id: DomainId, request: Annotated[DomainUpdate, Body()]) -> Domain:
-    return wiring.domain_service().update(principal(), id, request)
+    return domains.domain_service().update(principal(), id, request)
 
 
 @router.delete("/v3/domains/<id>", summary="Delete a sending domain", tags=["Domains"])
 def delete_domain(id: DomainId) -> DeleteConfirmation:
-    return wiring.domain_service().delete(principal(), id)
+    return domains.domain_service().delete(principal(), id)
 
 
 @router.post("/v3/domains/<id>/verify", summary="Check a sending domain's DNS records now", tags=["Domains"],
              responses=RACED)  # fmt: skip
 def verify_domain(id: DomainId) -> Domain:
-    return wiring.domain_service().verify(principal(), id)
+    return domains.domain_service().verify(principal(), id)
 
 
 @router.post(
@@ -68,7 +69,7 @@ def verify_domain(id: DomainId) -> Domain:
     responses=RACED,
 )
 def rotate_domain_dkim(id: DomainId) -> Domain:
-    return wiring.domain_service().rotate_dkim(principal(), id)
+    return domains.domain_service().rotate_dkim(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -17,6 +17,7 @@ from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import query_timeout_response
+from postline.wiring import events, exports
 
 router = Router()
 
@@ -55,7 +56,7 @@ def list_events(
     filters = event_filters(
         query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until
     )
-    return wiring.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
+    return events.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
 
 
 @router.post(
@@ -68,7 +69,7 @@ def list_events(
     responses={202: {"description": "Accepted.", "content": {"application/json": {"model": EventExportAccepted}}}},
 )
 def export_events(request: Annotated[EventExportRequest, Body()]) -> Response[EventExportAccepted]:
-    accepted = wiring.export_service().start(principal(), request)
+    accepted = exports.export_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
 
 
@@ -76,7 +77,7 @@ def export_events(request: Annotated[EventExportRequest, Body()]) -> Response[Ev
 def get_event_export(
     id: Annotated[str, Path(min_length=1, max_length=64, description="The export's id.")],
 ) -> ExportJobView:
-    return wiring.export_service().get(principal(), id)
+    return exports.export_service().get(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -28,6 +28,7 @@ from postline.lists.models import (
 )
 from postline.lists.sends import ListSendResult
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
+from postline.wiring import lists
 
 router = Router()
 ListRef = Annotated[str, Path(min_length=1, max_length=1_000, description="The list's id, or its address.")]
@@ -44,29 +45,29 @@ DELETE = "The list and its address go at once; its members are removed in the ba
 
 @router.get("/v3/lists", summary="List mailing lists, oldest first", tags=["Lists"])
 def list_lists(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[MailingList]:
-    return wiring.list_service().list_page(principal(), page=page, per_page=per_page)
+    return lists.list_service().list_page(principal(), page=page, per_page=per_page)
 
 
 @router.post("/v3/lists", summary="Create a mailing list (400 if the account has a list at its address)",
              tags=["Lists"], responses=_created(MailingList) | RACED)  # fmt: skip
 def create_list(request: Annotated[ListCreate, Body()]) -> Response[MailingList]:
-    created = wiring.list_service().create(principal(), request)
+    created = lists.list_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)
 
 
 @router.get("/v3/lists/<id>", summary="Get a mailing list by id or by address", tags=["Lists"])
 def get_list(id: ListRef) -> MailingList:
-    return wiring.list_service().get(principal(), id)
+    return lists.list_service().get(principal(), id)
 
 
 @router.patch("/v3/lists/<id>", summary="Change a mailing list's name or description", tags=["Lists"])
 def update_list(id: ListRef, request: Annotated[ListUpdate, Body()]) -> MailingList:
-    return wiring.list_service().update(principal(), id, request)
+    return lists.list_service().update(principal(), id, request)
 
 
 @router.delete("/v3/lists/<id>", summary="Delete a mailing list and its members", description=DELETE, tags=["Lists"])
 def delete_list(id: ListRef) -> DeleteConfirmation:
-    removed = wiring.list_service().delete(principal(), id)
+    removed = lists.list_service().delete(principal(), id)
     return DeleteConfirmation(message=f"List {removed.address} deleted; its {removed.member_count} members follow.")
 
 
@@ -78,43 +79,43 @@ def list_members(
     per_page: PerPage = DEFAULT_PER_PAGE,
 ) -> Page[ListMember]:
     filters = MemberFilters(subscribed=subscribed)
-    return wiring.list_service().members_page(principal(), id, filters, page=page, per_page=per_page)
+    return lists.list_service().members_page(principal(), id, filters, page=page, per_page=per_page)
 
 
 @router.post("/v3/lists/<id>/members", summary="Add a member (400 if the address is a member already)",
              tags=["Lists"], responses=_created(ListMember))  # fmt: skip
 def add_member(id: ListRef, request: Annotated[MemberCreate, Body()]) -> Response[ListMember]:
-    added = wiring.list_service().add_member(principal(), id, request)
+    added = lists.list_service().add_member(principal(), id, request)
     return Response(status_code=201, content_type="application/json", body=added)
 
 
 @router.post("/v3/lists/<id>/members/bulk", summary="Add or update up to 1,000 members by address", tags=["Lists"],
              responses=RACED)  # fmt: skip
 def bulk_upsert_members(id: ListRef, request: Annotated[BulkMembersRequest, Body()]) -> BulkMembersResult:
-    return wiring.list_service().bulk_upsert(principal(), id, request)
+    return lists.list_service().bulk_upsert(principal(), id, request)
 
 
 @router.get("/v3/lists/<id>/members/<address>", summary="Get a member", tags=["Lists"])
 def get_member(id: ListRef, address: Address) -> ListMember:
-    return wiring.list_service().get_member(principal(), id, address)
+    return lists.list_service().get_member(principal(), id, address)
 
 
 @router.patch("/v3/lists/<id>/members/<address>", summary="Change a member's subscribed, name or vars",
               tags=["Lists"], responses=RACED)  # fmt: skip
 def update_member(id: ListRef, address: Address, request: Annotated[MemberUpdate, Body()]) -> ListMember:
-    return wiring.list_service().update_member(principal(), id, address, request)
+    return lists.list_service().update_member(principal(), id, address, request)
 
 
 @router.delete("/v3/lists/<id>/members/<address>", summary="Remove a member", tags=["Lists"])
 def delete_member(id: ListRef, address: Address) -> DeleteConfirmation:
-    removed = wiring.list_service().delete_member(principal(), id, address)
+    removed = lists.list_service().delete_member(principal(), id, address)
     return DeleteConfirmation(message=f"{removed.address} removed from the list.")
 
 
 @router.get("/v3/lists/<id>/sends/<send_id>", summary="Get a send to the list: its progress and counts",
             tags=["Lists"])  # fmt: skip
 def get_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
-    return wiring.list_service().get_send(principal(), id, send_id)
+    return lists.list_service().get_send(principal(), id, send_id)
 
 
 CANCEL = (
@@ -128,7 +129,7 @@ CANCEL = (
 @router.delete("/v3/lists/<id>/sends/<send_id>", summary="Cancel a send to the list", description=CANCEL,
                tags=["Lists"], responses=RACED)  # fmt: skip
 def cancel_list_send(id: ListRef, send_id: SendId) -> ListSendResult:
-    return wiring.list_service().cancel_send(principal(), id, send_id)
+    return lists.list_service().cancel_send(principal(), id, send_id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -24,6 +24,7 @@ from postline.sending.models import (
     SendRequest,
 )
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
+from postline.wiring import sending
 
 router = Router()
 MessageId = Annotated[str, Path(min_length=1, max_length=64, description="The message's id (msg_...).")]
@@ -68,7 +69,7 @@ def _idempotent(key: str | None) -> IdempotentCall | None:
 def send_message(
     request: Annotated[SendRequest, Body()], idempotency_key: IdempotencyKey = None
 ) -> Response[MessageAccepted | ListSendResult]:
-    return _accepted(wiring.send_service().send(principal(), request, _idempotent(idempotency_key)))
+    return _accepted(sending.send_service().send(principal(), request, _idempotent(idempotency_key)))
 
 
 @router.post(
@@ -86,22 +87,22 @@ def send_message(
 def send_batch(
     request: Annotated[BatchSendRequest, Body()], idempotency_key: IdempotencyKey = None
 ) -> Response[BatchSendResult | ListSendResult]:
-    return _accepted(wiring.send_service().send_batch(principal(), request, _idempotent(idempotency_key)))
+    return _accepted(sending.send_service().send_batch(principal(), request, _idempotent(idempotency_key)))
 
 
 @router.get("/v3/messages/scheduled", summary="List scheduled sends, soonest first", tags=["Messages"])
 def list_scheduled(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[ScheduledMessage]:
-    return wiring.send_service().scheduled(principal(), page=page, per_page=per_page)
+    return sending.send_service().scheduled(principal(), page=page, per_page=per_page)
 
 
 @router.get("/v3/messages/<id>", summary="Get a message and its status", tags=["Messages"])
 def get_message(id: MessageId) -> MessageView:
-    return wiring.send_service().get(principal(), id)
+    return sending.send_service().get(principal(), id)
 
 
 @router.delete("/v3/messages/<id>", summary="Cancel a scheduled send", tags=["Messages"])
 def cancel_message(id: MessageId) -> ScheduledMessageCancellation:
-    return wiring.send_service().cancel(principal(), id)
+    return sending.send_service().cancel(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

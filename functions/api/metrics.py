@@ -14,6 +14,7 @@ from postline.http.context import principal
 from postline.http.errors import query_timeout_response
 from postline.metrics.domain import Dimension, Resolution
 from postline.metrics.models import MetricsBreakdown, MetricsSummary, MetricsTimeseries
+from postline.wiring import metrics
 
 router = Router()
 
@@ -50,7 +51,7 @@ def metrics_summary(
         Literal["previous_period"] | None, Query(description="Add the previous window of equal length.")
     ] = None,
 ) -> MetricsSummary:
-    return wiring.metrics_service().summary(
+    return metrics.metrics_service().summary(
         principal(), since=since, until=until, timezone=timezone, tag=tag, domain=domain, compare=compare is not None
     )
 
@@ -74,7 +75,7 @@ def metrics_timeseries(
     tag: Tag = None,
     domain: Domain = None,
 ) -> MetricsTimeseries:
-    return wiring.metrics_service().timeseries(
+    return metrics.metrics_service().timeseries(
         principal(),
         since=since,
         until=until,
@@ -110,7 +111,7 @@ def metrics_breakdown(
     limit: Annotated[int, params.limit(100, 10)] = 10,
     include_trend: Annotated[bool, Query(description="Add each row's sort count per day.")] = False,
 ) -> MetricsBreakdown:
-    return wiring.metrics_service().breakdown(
+    return metrics.metrics_service().breakdown(
         principal(),
         dimension=dimension,
         since=since,

@@ -34,6 +34,7 @@ from postline.suppressions.models import (
     SuppressionImportView,
     SuppressionRemoval,
 )
+from postline.wiring import suppressions
 
 router = Router()
 SuppressionId = Annotated[str, Path(min_length=1, max_length=64, description="The entry's id (a UUID).")]
@@ -65,7 +66,7 @@ def list_suppressions(
     per_page: PerPage = DEFAULT_PER_PAGE,
 ) -> Page[Suppression]:
     filters = SuppressionFilters(type=type, email_prefix=email.lower() if email else None, since=since, until=until)
-    return wiring.suppression_service().list_page(principal(), filters, page=page, per_page=per_page)
+    return suppressions.suppression_service().list_page(principal(), filters, page=page, per_page=per_page)
 
 
 @router.post(
@@ -78,20 +79,20 @@ def list_suppressions(
     },
 )
 def create_suppression(request: Annotated[SuppressionCreate, Body()]) -> Response[Suppression]:
-    entry, created = wiring.suppression_service().add(principal(), request)
+    entry, created = suppressions.suppression_service().add(principal(), request)
     return Response(status_code=201 if created else 200, content_type="application/json", body=entry)
 
 
 @router.post("/v3/suppressions/bulk", summary="Add up to 10,000 addresses to a list", description=BULK_LIMITS,
              tags=["Suppressions"])  # fmt: skip
 def bulk_add_suppressions(request: Annotated[BulkSuppressionRequest, Body()]) -> BulkSuppressionResult:
-    return wiring.suppression_service().bulk_add(principal(), request)
+    return suppressions.suppression_service().bulk_add(principal(), request)
 
 
 @router.delete("/v3/suppressions/bulk", summary="Remove up to 10,000 addresses from a list",
                description=BULK_LIMITS, tags=["Suppressions"])  # fmt: skip
 def bulk_delete_suppressions(request: Annotated[BulkSuppressionDelete, Body()]) -> BulkSuppressionDeleteResult:
-    return wiring.suppression_service().bulk_remove(principal(), request)
+    return suppressions.suppression_service().bulk_remove(principal(), request)
 
 
 @router.post(
@@ -102,13 +103,13 @@ def bulk_delete_suppressions(request: Annotated[BulkSuppressionDelete, Body()]) 
     responses={202: {"description": "Queued.", "content": {"application/json": {"model": SuppressionImportAccepted}}}},
 )
 def import_suppressions(request: Annotated[SuppressionImportRequest, Body()]) -> Response[SuppressionImportAccepted]:
-    accepted = wiring.suppression_import_service().start(principal(), request)
+    accepted = suppressions.suppression_import_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
 
 
 @router.get("/v3/suppressions/imports/<id>", summary="Get a suppression import", tags=["Suppressions"])
 def get_suppression_import(id: Annotated[str, Path(min_length=1, max_length=64)]) -> SuppressionImportView:
-    return wiring.suppression_import_service().get(principal(), id)
+    return suppressions.suppression_import_service().get(principal(), id)
 
 
 @router.post(
@@ -118,24 +119,24 @@ def get_suppression_import(id: Annotated[str, Path(min_length=1, max_length=64)]
     responses={202: {"description": "Queued.", "content": {"application/json": {"model": SuppressionExportAccepted}}}},
 )
 def export_suppressions(request: Annotated[SuppressionExportRequest, Body()]) -> Response[SuppressionExportAccepted]:
-    accepted = wiring.suppression_export_service().start(principal(), request)
+    accepted = suppressions.suppression_export_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
 
 
 @router.get("/v3/suppressions/exports/<id>", summary="Get a suppression export and its download URL",
             tags=["Suppressions"])  # fmt: skip
 def get_suppression_export(id: Annotated[str, Path(min_length=1, max_length=64)]) -> ExportJobView:
-    return wiring.suppression_export_service().get(principal(), id)
+    return suppressions.suppression_export_service().get(principal(), id)
 
 
 @router.get("/v3/suppressions/<id>", summary="Get a suppression entry", tags=["Suppressions"])
 def get_suppression(id: SuppressionId) -> Suppression:
-    return wiring.suppression_service().get(principal(), id)
+    return suppressions.suppression_service().get(principal(), id)
 
 
 @router.delete("/v3/suppressions/<id>", summary="Remove a suppression entry", tags=["Suppressions"])
 def delete_suppression(id: SuppressionId, request: Removal = None) -> DeleteConfirmation:
-    entry = wiring.suppression_service().remove(principal(), id, request or SuppressionRemoval())
+    entry = suppressions.suppression_service().remove(principal(), id, request or SuppressionRemoval())
     return DeleteConfirmation(message=f"{entry.email} removed from the {entry.type.value} list.")
 
 
@@ -145,7 +146,7 @@ def delete_suppression_by_address(
     email: Annotated[str, Path(min_length=1, max_length=1_000, description="The address (URL-encoded or not).")],
     request: Removal = None,
 ) -> DeleteConfirmation:
-    entry = wiring.suppression_service().remove_address(principal(), type, email, request or SuppressionRemoval())
+    entry = suppressions.suppression_service().remove_address(principal(), type, email, request or SuppressionRemoval())
     return DeleteConfirmation(message=f"{entry.email} removed from the {entry.type.value} list.")
 
 

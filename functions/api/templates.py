@@ -15,6 +15,7 @@ from postline.keys.models import DeleteConfirmation
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 from postline.templates.domain import Template
 from postline.templates.models import TemplateCreate, TemplateUpdate
+from postline.wiring import templates
 
 router = Router()
 TemplateId = Annotated[str, Path(min_length=1, max_length=64, description="The template's id (tpl_...).")]
@@ -22,7 +23,7 @@ TemplateId = Annotated[str, Path(min_length=1, max_length=64, description="The t
 
 @router.get("/v3/templates", summary="List templates", tags=["Templates"])
 def list_templates(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Page[Template]:
-    return wiring.template_service().list_page(principal(), page=page, per_page=per_page)
+    return templates.template_service().list_page(principal(), page=page, per_page=per_page)
 
 
 @router.post(
@@ -32,23 +33,23 @@ def list_templates(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -
     responses={201: {"description": "Created.", "content": {"application/json": {"model": Template}}}},
 )
 def create_template(request: Annotated[TemplateCreate, Body()]) -> Response[Template]:
-    created = wiring.template_service().create(principal(), request)
+    created = templates.template_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)
 
 
 @router.get("/v3/templates/<id>", summary="Get a template", tags=["Templates"])
 def get_template(id: TemplateId) -> Template:
-    return wiring.template_service().get(principal(), id)
+    return templates.template_service().get(principal(), id)
 
 
 @router.patch("/v3/templates/<id>", summary="Update a template (version + 1)", tags=["Templates"], responses=RACED)
 def update_template(id: TemplateId, request: Annotated[TemplateUpdate, Body()]) -> Template:
-    return wiring.template_service().update(principal(), id, request)
+    return templates.template_service().update(principal(), id, request)
 
 
 @router.delete("/v3/templates/<id>", summary="Delete a template", tags=["Templates"])
 def delete_template(id: TemplateId) -> DeleteConfirmation:
-    return wiring.template_service().delete(principal(), id)
+    return templates.template_service().delete(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

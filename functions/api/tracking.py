@@ -16,6 +16,7 @@ from postline.http.app import lambda_handler
 from postline.shared.errors import NotFound
 from postline.tracking.domain import Visitor
 from postline.tracking.pages import PIXEL, UNSUBSCRIBED, unsubscribe_form
+from postline.wiring import tracking
 
 router = Router()
 P = ParamSpec("P")
@@ -46,7 +47,7 @@ def _visitor() -> Visitor:
 )
 @_not_json
 def track_open(token: Token) -> Response[bytes]:
-    wiring.tracking_service().open(token, _visitor())
+    tracking.tracking_service().open(token, _visitor())
     # A bad token still gets the pixel: a broken image in someone's mail helps nobody.
     return Response(status_code=200, content_type="image/gif", body=PIXEL, headers=NO_STORE)
 
@@ -59,7 +60,7 @@ def track_open(token: Token) -> Response[bytes]:
 )
 @_not_json
 def track_click(token: Token) -> Response[str]:
-    target = wiring.tracking_service().click(token, _visitor())
+    target = tracking.tracking_service().click(token, _visitor())
     if target is None:
         raise NotFound("This link is not valid.")
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
@@ -83,7 +84,7 @@ def unsubscribe_page(token: Token) -> Response[str]:
 )
 @_not_json
 def unsubscribe(token: Token) -> Response[str]:
-    if not wiring.tracking_service().unsubscribe(token):
+    if not tracking.tracking_service().unsubscribe(token):
         raise NotFound("This unsubscribe link is not valid.")
     return Response(status_code=200, content_type="text/html; charset=utf-8", body=UNSUBSCRIBED, headers=NO_STORE)
 

@@ -22,6 +22,7 @@ from postline.verification.bulk import (
 from postline.verification.evaluation import EmailListEvaluation, EvaluateRequest, evaluate
 from postline.verification.models import ValidateRequest, ValidationResult
 from postline.verification.proofs import BulkResultFile, ProofVerificationResult, ProofVerifyRequest
+from postline.wiring import verification
 
 router = Router()
 JobId = Annotated[str, Path(min_length=1, max_length=64, description="The job's id (vjob_...).")]
@@ -43,7 +44,7 @@ JobId = Annotated[str, Path(min_length=1, max_length=64, description="The job's 
     },
 )
 def validate(request: Annotated[ValidateRequest, Body()]) -> ValidationResult:
-    return wiring.validation_service().validate(principal(), request)
+    return verification.validation_service().validate(principal(), request)
 
 
 @router.post(
@@ -59,7 +60,7 @@ def validate(request: Annotated[ValidateRequest, Body()]) -> ValidationResult:
     },
 )
 def start_bulk_validation(request: Annotated[BulkCreate, Body()]) -> Response[BulkVerificationJobAccepted]:
-    accepted = wiring.bulk_verification_service().start(principal(), request)
+    accepted = verification.bulk_verification_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
 
 
@@ -74,7 +75,7 @@ def evaluate_list(request: Annotated[EvaluateRequest, Body()]) -> EmailListEvalu
 
 @router.get("/v3/validate/bulk/<id>", summary="A bulk verification job: status, counts, summary", tags=["Verification"])
 def get_bulk_validation(id: JobId) -> BulkVerificationJob:
-    return wiring.bulk_verification_service().get(principal(), id)
+    return verification.bulk_verification_service().get(principal(), id)
 
 
 @router.delete(
@@ -83,7 +84,7 @@ def get_bulk_validation(id: JobId) -> BulkVerificationJob:
     tags=["Verification"],
 )
 def delete_bulk_validation(id: JobId) -> BulkVerificationJob:
-    return wiring.bulk_verification_service().delete(principal(), id)
+    return verification.bulk_verification_service().delete(principal(), id)
 
 
 @router.get(
@@ -96,7 +97,7 @@ def get_bulk_validation_results(
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> BulkResultsPage:
-    return wiring.bulk_verification_service().results(principal(), id, page=page, limit=limit)
+    return verification.bulk_verification_service().results(principal(), id, page=page, limit=limit)
 
 
 @router.get(
@@ -112,7 +113,7 @@ def get_bulk_validation_results(
     },
 )  # fmt: skip
 def get_bulk_validation_file(id: JobId) -> BulkResultFile:
-    return wiring.bulk_verification_service().file(principal(), id)
+    return verification.bulk_verification_service().file(principal(), id)
 
 
 @router.post(
@@ -121,7 +122,7 @@ def get_bulk_validation_file(id: JobId) -> BulkResultFile:
     tags=["Verification"],
 )
 def verify_proof(request: Annotated[ProofVerifyRequest, Body()]) -> ProofVerificationResult:
-    return wiring.proof_verifier().verify(request)
+    return verification.proof_verifier().verify(request)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

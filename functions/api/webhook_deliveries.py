@@ -15,9 +15,10 @@ from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody
 from postline.webhook_delivery.domain import DeliveryStatus
-from postline.webhook_history.domain import DEFAULT_LIMIT, MAX_LIMIT, delivery_filters
-from postline.webhook_history.models import WebhookDeliveryPage
+from postline.webhook_delivery.history import DEFAULT_LIMIT, MAX_LIMIT, delivery_filters
+from postline.webhook_delivery.models import WebhookDeliveryPage
 from postline.webhook_resend.models import ResendJobView, ResendRequest
+from postline.wiring import webhook_delivery, webhook_resend
 
 router = Router()
 
@@ -53,7 +54,7 @@ def list_webhook_deliveries(
     cursor: params.Cursor = None,
 ) -> WebhookDeliveryPage:
     filters = delivery_filters(status=status, event=event, since=since, until=until)
-    return wiring.delivery_history_service().list_page(principal(), id, filters, limit=limit, cursor=cursor)
+    return webhook_delivery.delivery_history_service().list_page(principal(), id, filters, limit=limit, cursor=cursor)
 
 
 @router.post(
@@ -72,7 +73,7 @@ def list_webhook_deliveries(
     },
 )
 def resend_webhook_deliveries(request: Annotated[ResendRequest, Body()]) -> Response[ResendJobView]:
-    job = wiring.webhook_resend_service().start(principal(), request)
+    job = webhook_resend.webhook_resend_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=job)
 
 
@@ -80,7 +81,7 @@ def resend_webhook_deliveries(request: Annotated[ResendRequest, Body()]) -> Resp
 def get_webhook_resend(
     id: Annotated[str, Path(min_length=1, max_length=64, description="The resend job's id (rsd_...).")],
 ) -> ResendJobView:
-    return wiring.webhook_resend_service().get(principal(), id)
+    return webhook_resend.webhook_resend_service().get(principal(), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -7,6 +7,8 @@ from postline import wiring
 from postline.egress.models import EgressAddresses
 from postline.http.app import lambda_handler
 from postline.signing_keys.models import SigningKeySet
+from postline.wiring import egress as egress_root
+from postline.wiring import signing_keys as signing_keys_root
 
 router = Router()
 
@@ -20,7 +22,7 @@ router = Router()
     tags=["Webhooks"],
 )
 def signing_keys() -> SigningKeySet:
-    return wiring.signing_key_service().key_set()
+    return signing_keys_root.signing_key_service().key_set()
 
 
 @router.get(
@@ -32,7 +34,7 @@ def signing_keys() -> SigningKeySet:
     tags=["Webhooks"],
 )
 def egress() -> EgressAddresses:
-    return wiring.egress_addresses()
+    return egress_root.egress_addresses()
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.observability import logger, metrics
 from postline.verification.bulk import ChunkMessage
+from postline.wiring import verification
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -19,7 +20,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def check_chunk(record: SQSRecord) -> None:
     message = ChunkMessage.model_validate_json(record.body)
     logger.thread_safe_append_keys(job_id=message.job_id, account_id=message.account_id, chunk=message.chunk)
-    wiring.bulk_verification_service().run_chunk(message)
+    verification.bulk_verification_service().run_chunk(message)
 
 
 @logger.inject_lambda_context(clear_state=True)

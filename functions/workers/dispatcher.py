@@ -10,9 +10,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
 from postline import wiring
-from postline.delivery.parcels import DispatchJob
 from postline.delivery.service import Dispatcher
 from postline.observability import logger, metrics, tracer
+from postline.sending.dispatch_job import DispatchJob
+from postline.wiring import delivery
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -42,7 +43,7 @@ def _message_ids(event: dict[str, Any]) -> list[str]:
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    dispatcher = wiring.dispatcher(WORKER_ID)
+    dispatcher = delivery.dispatcher(WORKER_ID)
     dispatcher.prefetch(_message_ids(event))  # one BatchGetItem for the batch, not a GetItem per job
 
     def deliver_one(record: SQSRecord) -> None:

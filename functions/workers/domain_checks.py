@@ -6,6 +6,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.observability import logger, metrics
+from postline.wiring import domains
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -13,4 +14,4 @@ SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py)
 @logger.inject_lambda_context
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return {"checked": wiring.domain_service().recheck_due()}
+    return {"checked": domains.domain_service().recheck_due()}

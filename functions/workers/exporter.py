@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.exports.domain import ExportMessage
 from postline.observability import logger, metrics, tracer
+from postline.wiring import exports
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -22,7 +23,7 @@ def export(record: SQSRecord) -> None:
     # A context variable: no other invocation running beside this one logs it.
     logger.thread_safe_append_keys(export_id=job.export_id, account_id=job.account_id)
     receive_count = int(record.attributes.approximate_receive_count)
-    wiring.export_service().run(job.account_id, job.export_id, receive_count=receive_count)
+    exports.export_service().run(job.account_id, job.export_id, receive_count=receive_count)
 
 
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation

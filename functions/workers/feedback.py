@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.observability import logger, metrics
+from postline.wiring import delivery
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -19,7 +20,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def apply(record: SQSRecord) -> None:
     body = json.loads(record.body)
     report = json.loads(body["Message"]) if body.get("Type") == "Notification" else body  # SNS envelope or raw
-    wiring.feedback_service().apply(report)
+    delivery.feedback_service().apply(report)
 
 
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation

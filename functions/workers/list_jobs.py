@@ -12,6 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.lists.job_queue import ListJobMessage
 from postline.observability import logger, metrics, tracer
+from postline.wiring import lists, sending
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -27,9 +28,9 @@ def run_job(record: SQSRecord) -> None:
             logger.error("a list send message without its send_id: dropped")
             return
         receive_count = int(record.attributes.approximate_receive_count)
-        wiring.list_send_service().run(job.account_id, job.send_id, receive_count=receive_count)
+        sending.list_send_service().run(job.account_id, job.send_id, receive_count=receive_count)
         return
-    done = wiring.list_service().remove_members(job.account_id, job.list_id)
+    done = lists.list_service().remove_members(job.account_id, job.list_id)
     logger.info("list members removed", extra={"done": done})
 
 

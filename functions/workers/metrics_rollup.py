@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.observability import logger, metrics
+from postline.wiring import metrics as metrics_root
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -17,4 +18,4 @@ SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py)
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
-    wiring.rollup_service().consume(event["Records"])
+    metrics_root.rollup_service().consume(event["Records"])

@@ -7,6 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.observability import logger, metrics
+from postline.wiring import verification
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -14,4 +15,4 @@ SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py)
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
-    wiring.activity_recorder().record_records(event["Records"])
+    verification.activity_recorder().record_records(event["Records"])

@@ -11,6 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.observability import logger, metrics, tracer
 from postline.suppressions.job_queue import SuppressionJobMessage
+from postline.wiring import suppressions
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -23,9 +24,9 @@ def run_job(record: SQSRecord) -> None:
     logger.thread_safe_append_keys(job_id=job.job_id, kind=job.kind, account_id=job.account_id)
     receive_count = int(record.attributes.approximate_receive_count)
     if job.kind == "import":
-        wiring.suppression_import_service().run(job.account_id, job.job_id, receive_count=receive_count)
+        suppressions.suppression_import_service().run(job.account_id, job.job_id, receive_count=receive_count)
     else:
-        wiring.suppression_export_service().run(job.account_id, job.job_id, receive_count=receive_count)
+        suppressions.suppression_export_service().run(job.account_id, job.job_id, receive_count=receive_count)
 
 
 @logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation

@@ -6,6 +6,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.observability import logger, metrics
+from postline.wiring import webhook_delivery
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -16,7 +17,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     delivery_id = str(event["delivery_id"])
     # A context variable: no other invocation running beside this one logs it.
     logger.thread_safe_append_keys(delivery_id=delivery_id)
-    over, due = wiring.webhook_deliverer().attempt(delivery_id)
+    over, due = webhook_delivery.webhook_deliverer().attempt(delivery_id)
     return {
         "delivery_id": delivery_id,
         "done": over,

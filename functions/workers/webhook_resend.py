@@ -14,6 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from postline import wiring
 from postline.observability import logger, metrics
 from postline.webhook_resend.domain import ResendMessage
+from postline.wiring import webhook_resend
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
@@ -26,7 +27,7 @@ def resend(record: SQSRecord) -> None:
     logger.thread_safe_append_keys(
         resend_id=message.job_id, account_id=message.account_id, delivery_id=message.delivery_id
     )
-    service = wiring.webhook_resend_service()
+    service = webhook_resend.webhook_resend_service()
     receive_count = int(record.attributes.approximate_receive_count)
     if message.delivery_id is None:
         service.run(message.account_id, message.job_id, receive_count=receive_count)

@@ -11,6 +11,7 @@ from postline import wiring
 from postline.accounts.domain import Plan
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.shared.clock import MovableClock
+from postline.wiring import domains, operator
 from tests.aws_stack import InProcessStack, in_process_stack
 
 SENDER_DOMAIN = "verify.test"  # the sending domain `account_id` has verified
@@ -34,11 +35,11 @@ def clock(stack: InProcessStack) -> Iterator[MovableClock]:
 @pytest.fixture
 def account_id(clock: MovableClock) -> str:
     """A Professional account with SENDER_DOMAIN verified (a fresh DKIM key); a module may define its own."""
-    account = wiring.operator_service().create_account(name="verify", plan=Plan.PROFESSIONAL)
+    account = operator.operator_service().create_account(name="verify", plan=Plan.PROFESSIONAL)
     pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    wiring.sending_domains().put_domain(
+    domains.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
             id="dom_fixture",

@@ -17,19 +17,26 @@ import pytest
 
 from postline import wiring
 from postline.accounts.domain import Plan
-from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
 from postline.config import Counters, Events, SendQueue
 from postline.events.domain import Event
 from postline.keys.access import Access, Environment
-from postline.sending.domain import IdempotentCall, Message, keyed_id
+from postline.keys.identity import Principal
+from postline.sending.domain import IdempotentCall, Message
 from postline.sending.models import BatchSendRequest, SendRequest
 from postline.sending.ports import Sealed
 from postline.sending.service import STORE_CHUNK, SendService
 from postline.sending.store import DynamoMessageStore
 from postline.shared.dynamo import key
+from postline.shared.ids import keyed_id
 from postline.usage.domain import month_key
 from postline.usage.store import usage_pk
+from postline.wiring import accounts as accounts_root
+from postline.wiring import auth, sending, shared, usage, webhooks
+from postline.wiring import domains as domains_root
+from postline.wiring import operator as operator_root
+from postline.wiring import suppressions as suppressions_root
+from postline.wiring import templates as templates_root
 from tests.aws_stack import InProcessStack
 from tests.fakes import RecordingMeter
 
@@ -55,29 +62,29 @@ class DyingStore(DynamoMessageStore):
 
 
 def _service(messages: DynamoMessageStore) -> SendService:
-    """wiring.send_service() with the given message store."""
+    """sending.send_service() with the given message store."""
     return SendService(
         messages=messages,
-        vault=wiring.vault(),
-        queue=wiring.dispatch_queue(),
-        quotas=wiring.counter_store(),
-        suppressions=wiring.suppressions(),
-        domains=wiring.sending_domains(),
-        templates=wiring.template_store(),
-        accounts=wiring.account_store(),
-        check_webhook_url=wiring.url_guard().check_without_dns,
-        idempotency=wiring.idempotency(),
-        ids=wiring.ids(),
+        vault=sending.vault(),
+        queue=sending.dispatch_queue(),
+        quotas=usage.counter_store(),
+        suppressions=suppressions_root.suppressions(),
+        domains=domains_root.sending_domains(),
+        templates=templates_root.template_store(),
+        accounts=accounts_root.account_store(),
+        check_webhook_url=webhooks.url_guard().check_without_dns,
+        idempotency=sending.idempotency(),
+        ids=shared.ids(),
         clock=wiring.clock(),
         meter=RecordingMeter(),
     )
 
 
 def _principal(env: Environment = Environment.TEST, account_id: str | None = None) -> Principal:
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     account_id = account_id or operator.create_account(name="resume", plan=Plan.PROFESSIONAL).id
     key = operator.create_key(account_id, name="k", env=env)
-    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
+    principal = auth.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert principal.principal is not None
     return principal.principal
 
@@ -146,13 +153,13 @@ def test_a_batch_cut_off_mid_commit_and_retried_sends_each_recipient_once(
     call = IdempotentCall("batch-cut-off", body, remaining_ms=lambda: 0)  # the claim ends with the kill
 
     with pytest.raises(Killed):
-        _service(DyingStore(wiring.message_store(), die_on_create=die_on_create)).send_batch(principal, request, call)
+        _service(DyingStore(sending.message_store(), die_on_create=die_on_create)).send_batch(principal, request, call)
     first_jobs = _drain_jobs()
     # Each chunk is queued before it is stored, so at least the chunks stored up to the cut one were
     # queued; after the first, chunks are committed side by side, so others may have been too.
     assert len(first_jobs) >= min(die_on_create * STORE_CHUNK, BATCH)
 
-    result = _service(wiring.message_store()).send_batch(principal, request, call)
+    result = _service(sending.message_store()).send_batch(principal, request, call)
 
     key = (principal.account.id, principal.env.value, "messages.batch", "batch-cut-off")
     assert result.message_ids == [keyed_id("msg_", *key, str(index)) for index in range(BATCH)]
@@ -161,7 +168,7 @@ def test_a_batch_cut_off_mid_commit_and_retried_sends_each_recipient_once(
     retry_jobs = _drain_jobs()
     assert not set(first_jobs) & set(retry_jobs)  # nothing the first try stored is queued again
     assert first_jobs + retry_jobs == Counter(result.message_ids)  # every message queued exactly once
-    stored = wiring.message_store().stored(result.message_ids)
+    stored = sending.message_store().stored(result.message_ids)
     assert set(stored) == set(result.message_ids)
     assert len({message.created_at for message in stored.values()}) == 1  # the retry took on the first's time
     for message_id in result.message_ids:  # the cut chunk's events mended, none twice
@@ -175,14 +182,14 @@ def test_a_keyed_single_send_cut_off_after_storing_is_not_queued_again(stack: In
     request = SendRequest.model_validate(body)
     call = IdempotentCall("single-cut-off", body, remaining_ms=lambda: 0)
     with pytest.raises(Killed):
-        _service(DyingStore(wiring.message_store(), die_on_create=1)).send(principal, request, call)
+        _service(DyingStore(sending.message_store(), die_on_create=1)).send(principal, request, call)
     assert len(_drain_jobs()) == 1
 
-    accepted = _service(wiring.message_store()).send(principal, request, call)
+    accepted = _service(sending.message_store()).send(principal, request, call)
 
     assert _drain_jobs() == Counter()
     assert [event["type"]["S"] for event in _events_of(accepted.id)] == ["queued"]
-    assert _service(wiring.message_store()).send(principal, request, call) == accepted  # a replay now
+    assert _service(sending.message_store()).send(principal, request, call) == accepted  # a replay now
 
 
 def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: InProcessStack) -> None:
@@ -190,7 +197,7 @@ def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: In
     live = _principal(Environment.LIVE, account_id=test.account.id)
     body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
     request = SendRequest.model_validate(body)
-    service = _service(wiring.message_store())
+    service = _service(sending.message_store())
     keyed = service.send(test, request, IdempotentCall("k", body)).id
     assert keyed == keyed_id("msg_", test.account.id, "test", "messages", "k", "0")
     assert keyed_id("msg_", live.account.id, "live", "messages", "k", "0") != keyed

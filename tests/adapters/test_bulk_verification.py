@@ -19,13 +19,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from nacl.signing import VerifyKey
 
-from postline import wiring
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.csv_files import S3CsvFiles
 from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ids import RandomIds
+from postline.shared.mx import MailRoute
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.store import DynamoSuppressions
 from postline.usage.domain import month_key
@@ -33,7 +33,7 @@ from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMes
 from postline.verification.bulk_completion import BulkCompletion
 from postline.verification.bulk_service import BulkVerificationService
 from postline.verification.bulk_store import DynamoBulkJobs, Recorded
-from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.domain import MailboxProbe, ProbeOutcome
 from postline.verification.models import ValidationResult
 from postline.verification.proof_service import ProofService, ProofVerifier
 from postline.verification.proof_store import DynamoProofRegistry, S3ResultFiles
@@ -51,6 +51,8 @@ from postline.verification.service import ValidationService
 from postline.verification.store import DynamoDomainFacts, DynamoVerificationCounters
 from postline.webhook_delivery.domain import Delivery
 from postline.webhooks.url_guard import ResolvingUrlGuard
+from postline.wiring import signing_keys
+from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock, FixedRegistrations, ScriptedProber, SequentialIds, StaticActivity, StaticRoutes
 from tests.unit.world import build_world
@@ -145,7 +147,7 @@ class Harness:
         self.checked = 0
         self.queue = Queue()
         self.deliveries = Deliveries()
-        self.suppressions = wiring.suppressions()
+        self.suppressions = suppressions_root.suppressions()
         completion = BulkCompletion(
             jobs=DynamoBulkJobs(db, stack.env["JOBS_TABLE"], counters),
             suppressions=self.suppressions,
@@ -160,7 +162,7 @@ class Harness:
         self.proofs = ProofService(
             files=S3ResultFiles(self.s3, self.bucket),
             registry=self.registry,
-            signer=wiring.signing_key_service,
+            signer=signing_keys.signing_key_service,
             clock=FixedClock(NOW),
         )
         self.files = S3CsvFiles(self.s3, self.bucket)
@@ -467,7 +469,7 @@ def test_a_completed_job_has_one_signed_file_whose_proof_checks_and_a_tampered_o
     assert rows[-1][:3] == ["not-an-address", "invalid", "failed_syntax_check"]
 
     # Offline, as a third party does: the published key of the kid, PyNaCl, the documented message.
-    (key,) = [k for k in wiring.signing_key_service().published() if k.kid == file.kid]
+    (key,) = [k for k in signing_keys.signing_key_service().published() if k.kid == file.kid]
     VerifyKey(key.public_key).verify(
         b"postline-proof.v1." + file.fingerprint.encode(), base64.b64decode(file.signature)
     )

@@ -18,17 +18,22 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Plan
 from postline.delivery.outcomes import Outcome, OutcomeKind
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.ports import Transport
 from postline.delivery.service import DELIVERY_OUTCOMES, LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
 from postline.events.domain import EventType
 from postline.keys.access import Environment
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore
 from postline.shared.clock import MovableClock
 from postline.tracking.domain import LinkMaker
 from postline.verification.service import Verifier
+from postline.wiring import auth, events, sending
+from postline.wiring import domains as domains_root
+from postline.wiring import operator as operator_root
+from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas, dims
 
@@ -95,19 +100,19 @@ def clock(stack: InProcessStack) -> Iterator[MovableClock]:
 
 @pytest.fixture
 def account_id(stack: InProcessStack, clock: MovableClock) -> str:
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     account = operator.create_account(name="faults", plan=Plan.PROFESSIONAL)
     return account.id
 
 
 def _send(account_id: str, to: list[str]) -> str:
     """A test-key message, accepted through the real service (queued on the real queue)."""
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     key = operator.create_key(account_id, name="t", env=Environment.TEST)
-    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
+    principal = auth.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
     assert principal is not None
     request = SendRequest.model_validate({"from": "a@postline.test", "to": to, "subject": "s", "text": "hello"})
-    return wiring.send_service().send(principal, request).id
+    return sending.send_service().send(principal, request).id
 
 
 def _rule() -> Any:
@@ -125,11 +130,11 @@ def _dispatcher(
     meter: RecordingMeter | None = None,
 ) -> Dispatcher:
     return Dispatcher(
-        messages=store or wiring.message_store(),
-        vault=wiring.vault(),
-        queue=wiring.dispatch_queue(),
-        domains=wiring.sending_domains(),
-        suppressions=wiring.suppressions(),
+        messages=store or sending.message_store(),
+        vault=sending.vault(),
+        queue=sending.dispatch_queue(),
+        domains=domains_root.sending_domains(),
+        suppressions=suppressions_root.suppressions(),
         transport_for=lambda message: transport,
         verifier=Verifier(routes or StaticRoutes()),
         links=LinkMaker("https://track.example", b"secret"),
@@ -152,7 +157,7 @@ def _job(message_id: str, account_id: str, attempt: int = 1, recipients: list[st
 
 
 def _event_types(message_id: str) -> list[str]:
-    return [event.type.value for event in wiring.event_store().for_message(message_id)]
+    return [event.type.value for event in events.event_store().for_message(message_id)]
 
 
 def _queued_jobs(stack: InProcessStack) -> list[DispatchJob]:
@@ -186,7 +191,7 @@ def test_a_concurrent_duplicate_waits_for_the_lease_and_then_finds_nothing_to_do
     stack: InProcessStack, account_id: str
 ) -> None:
     message_id = _send(account_id, ["a@example.com"])
-    store = wiring.message_store()
+    store = sending.message_store()
     claimed = store.claim(message_id, "other-worker", wiring.clock().now(), LEASE_SECONDS)
     assert claimed is not None
     transport = RecordingTransport()
@@ -214,7 +219,7 @@ def test_the_last_recipients_record_gives_the_lease_up_in_the_same_write(
     stack: InProcessStack, account_id: str
 ) -> None:
     message_id = _send(account_id, ["a@example.com", "b@example.com"])
-    store = ReleaseCountingStore(wiring.message_store())
+    store = ReleaseCountingStore(sending.message_store())
     _dispatcher(RecordingTransport(), store).dispatch(_job(message_id, account_id))
     assert store.releases == 0  # no call of its own
     assert store.claim(message_id, "next-worker", wiring.clock().now(), LEASE_SECONDS) is not None  # free at once
@@ -239,7 +244,7 @@ class ReadCountingStore(DynamoMessageStore):
 
 def test_a_queue_batch_reads_its_messages_in_one_call(stack: InProcessStack, account_id: str) -> None:
     message_ids = [_send(account_id, [f"r{n}@example.com"]) for n in range(3)]
-    store = ReadCountingStore(wiring.message_store())
+    store = ReadCountingStore(sending.message_store())
     transport = RecordingTransport()
     dispatcher = _dispatcher(transport, store)
     dispatcher.prefetch([*message_ids, "msg_never_stored"])
@@ -254,7 +259,7 @@ def test_a_queue_batch_reads_its_messages_in_one_call(stack: InProcessStack, acc
 
 def test_a_refused_record_keeps_the_lease_for_the_workers_own_release(stack: InProcessStack, account_id: str) -> None:
     message_id = _send(account_id, ["a@example.com"])
-    store = ReleaseCountingStore(wiring.message_store())
+    store = ReleaseCountingStore(sending.message_store())
     _dispatcher(RecordingTransport(), store).dispatch(_job(message_id, account_id))
     # The same attempt again, as a duplicate job that found its lease free but its recipient done:
     claimed = store.claim(message_id, "w1", wiring.clock().now(), LEASE_SECONDS)
@@ -270,7 +275,7 @@ def test_a_worker_killed_before_handing_over_is_finished_by_the_redelivery(
     stack: InProcessStack, account_id: str, clock: MovableClock
 ) -> None:
     message_id = _send(account_id, ["a@example.com", "b@example.com"])
-    dying = DyingStore(wiring.message_store())
+    dying = DyingStore(sending.message_store())
     dying.dead = True  # this worker will die: it never gets to release its lease
     first = RecordingTransport(kill_on_call=2)  # dies handing over the second recipient
     with pytest.raises(Killed):
@@ -284,7 +289,7 @@ def test_a_worker_killed_before_handing_over_is_finished_by_the_redelivery(
 
     assert first.handed == ["a@example.com"] and later.handed == ["b@example.com"]
     assert sorted(_event_types(message_id)) == sorted(["queued"] * 2 + ["sent", "delivered"] * 2)
-    assert wiring.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
 
 
 def test_a_worker_killed_after_the_server_accepted_may_resend_but_records_once(
@@ -292,7 +297,7 @@ def test_a_worker_killed_after_the_server_accepted_may_resend_but_records_once(
 ) -> None:
     """The window of RFC 1047: between the server's 250 and our write of it."""
     message_id = _send(account_id, ["a@example.com"])
-    dying = DyingStore(wiring.message_store(), die_on_record=1)
+    dying = DyingStore(sending.message_store(), die_on_record=1)
     first = RecordingTransport()
     with pytest.raises(Killed):
         _dispatcher(first, dying).dispatch(_job(message_id, account_id))
@@ -309,7 +314,7 @@ def test_a_temporary_failure_is_requeued_before_it_is_recorded(
 ) -> None:
     message_id = _send(account_id, ["a@example.com"])
     _queued_jobs(stack)  # the acceptance's own job, consumed here by hand
-    dying = DyingStore(wiring.message_store(), die_on_record=1)
+    dying = DyingStore(sending.message_store(), die_on_record=1)
     transport = RecordingTransport({"a@example.com": [OutcomeKind.DEFERRED, OutcomeKind.DELIVERED]})
     with pytest.raises(Killed):  # dies after the retry was queued, before "delayed" was written
         _dispatcher(transport, dying).dispatch(_job(message_id, account_id))
@@ -321,7 +326,7 @@ def test_a_temporary_failure_is_requeued_before_it_is_recorded(
     _dispatcher(transport, worker="w3").dispatch(retry)  # and the retry: nothing left to do
     assert transport.handed == ["a@example.com", "a@example.com"]  # the attempt repeated; then delivered
     assert _event_types(message_id)[-2:] == ["sent", "delivered"]
-    assert wiring.message_store().get(message_id).recipients == {  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).recipients == {  # type: ignore[union-attr]
         "a@example.com": RecipientState.DELIVERED
     }
 
@@ -333,13 +338,13 @@ def test_a_deferred_recipient_is_retried_on_the_schedule_and_only_once(stack: In
     dispatcher = _dispatcher(transport)
     dispatcher.dispatch(_job(message_id, account_id))
     (retry,) = _queued_jobs(stack)
-    delayed = [e for e in wiring.event_store().for_message(message_id) if e.type is EventType.DELAYED]
+    delayed = [e for e in events.event_store().for_message(message_id) if e.type is EventType.DELAYED]
     assert [(e.recipient, e.data["retry_count"]) for e in delayed] == [("a@example.com", 1)]
-    assert wiring.message_store().get(message_id).status.value == "deferred"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "deferred"  # type: ignore[union-attr]
     dispatcher.dispatch(retry)
     dispatcher.dispatch(retry)
     assert transport.handed == ["a@example.com", "b@example.com", "a@example.com"]
-    assert wiring.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
 
 
 def test_a_job_whose_message_was_never_stored_is_retried_then_dropped(
@@ -355,16 +360,16 @@ def test_a_job_whose_message_was_never_stored_is_retried_then_dropped(
 def test_a_cancelled_message_is_never_sent_even_if_its_job_arrives(
     stack: InProcessStack, account_id: str, clock: MovableClock
 ) -> None:
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     key = operator.create_key(account_id, name="t", env=Environment.TEST)
-    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
+    principal = auth.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", _rule()).principal
     assert principal is not None
     send_at = (clock.now() + timedelta(minutes=5)).isoformat()
     request = SendRequest.model_validate(
         {"from": "a@postline.test", "to": ["a@example.com"], "subject": "s", "text": "t", "send_at": send_at}
     )
-    message_id = wiring.send_service().send(principal, request).id
-    wiring.send_service().cancel(principal, message_id)
+    message_id = sending.send_service().send(principal, request).id
+    sending.send_service().cancel(principal, message_id)
     clock.advance(600)
     transport = RecordingTransport()
     _dispatcher(transport).dispatch(_job(message_id, account_id))

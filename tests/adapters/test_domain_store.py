@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.domains.domain import DomainStatus, SendingDomain
@@ -18,6 +17,8 @@ from postline.domains.store import DynamoSendingDomains, domain_sk
 from postline.shared.dynamo import key
 from postline.shared.errors import Forbidden, ValidationFailed
 from postline.shared.resources_table import account_pk
+from postline.wiring import accounts, domains
+from postline.wiring import audit as audit_root
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -27,7 +28,7 @@ NEXT_PEM = PEM.replace("MIIE", "NEXT")
 
 @pytest.fixture
 def store(stack: InProcessStack) -> DynamoSendingDomains:
-    return wiring.sending_domains()
+    return domains.sending_domains()
 
 
 def _audit(account_id: str, action: str = "domain.test") -> AuditEntry:
@@ -40,7 +41,7 @@ def _audit(account_id: str, action: str = "domain.test") -> AuditEntry:
 @pytest.fixture
 def account(stack: InProcessStack) -> Account:
     account = Account(id=f"acct_{uuid.uuid4().hex}", plan=Plan.PROFESSIONAL, created_at=NOW)
-    wiring.account_store().create_account(account, _audit(account.id, "account.created"))
+    accounts.account_store().create_account(account, _audit(account.id, "account.created"))
     return account
 
 
@@ -73,7 +74,7 @@ def test_the_plan_count_and_the_name_are_checked_with_the_audit_entry(
     assert [d.domain for d in store.list_domains(account.id)] == ["one.example", "two.example"]
     store.delete_domain(first, _audit(account.id, "domain.deleted"))
     store.create_domain(_domain(account, "three.example"), max_domains=2, audit=_audit(account.id))  # room again
-    actions = [e.action for e in wiring.audit_store().list_audit(account.id, page=1, per_page=100)[0]]
+    actions = [e.action for e in audit_root.audit_store().list_audit(account.id, page=1, per_page=100)[0]]
     assert actions.count("domain.created") == 1 and actions.count("domain.deleted") == 1 and len(actions) == 5
 
 

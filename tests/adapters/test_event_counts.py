@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event, EventType
 from postline.events.query import QueryPlan, event_filters
 from postline.events.service import EventService
 from postline.events.store import DynamoEventStore, StreamRecords
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.metrics.service import RollupService
 from postline.metrics.store import DynamoRollups
 from postline.retention.store import DynamoRetentionStore

@@ -21,7 +21,6 @@ import pytest
 from devtools.local.emulator import Emulator
 from postline import wiring
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.events.domain import Event, EventType
 from postline.events.query import EventFilters, QueryPlan
 from postline.exports.domain import CSV_HEADER, ExportJob, ExportStatus, new_export
@@ -30,6 +29,9 @@ from postline.exports.models import EventExportRequest
 from postline.exports.service import ExportService
 from postline.exports.store import DynamoExportJobs
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
+from postline.wiring import events as events_root
+from postline.wiring import exports, shared
 from tests.aws_stack import REGION, ROOT, InProcessStack, in_process_stack
 from tests.fakes import FixedClock, InMemoryStore
 
@@ -69,12 +71,12 @@ def _service(
     stack: InProcessStack, *, stream: Any = None, max_rows: int = 1_000_000, files: Any = None
 ) -> ExportService:
     return ExportService(
-        jobs=wiring.export_jobs(),
+        jobs=exports.export_jobs(),
         queue=SqsExportQueue(stack.client("sqs"), stack.env["EXPORT_QUEUE_URL"]),
-        files=files or wiring.export_files(),
-        events=stream or wiring.event_store(),
+        files=files or exports.export_files(),
+        events=stream or events_root.event_store(),
         audit=InMemoryStore(),
-        ids=wiring.ids(),
+        ids=shared.ids(),
         clock=FixedClock(NOW),
         max_rows=max_rows,
     )
@@ -100,7 +102,7 @@ def _incomplete_uploads(stack: InProcessStack) -> list[dict[str, Any]]:
 
 
 def test_an_equivalent_running_job_is_found_not_duplicated(stack: InProcessStack) -> None:
-    jobs: DynamoExportJobs = wiring.export_jobs()
+    jobs: DynamoExportJobs = exports.export_jobs()
     account = f"acct_{uuid.uuid4().hex[:8]}"
     first = jobs.create_or_find(_job(account), NOW)
     assert jobs.create_or_find(_job(account), NOW) == first
@@ -116,7 +118,7 @@ def test_an_equivalent_running_job_is_found_not_duplicated(stack: InProcessStack
 
 
 def test_a_stale_or_expired_fingerprint_does_not_block_a_new_job(stack: InProcessStack) -> None:
-    jobs: DynamoExportJobs = wiring.export_jobs()
+    jobs: DynamoExportJobs = exports.export_jobs()
     db, table = stack.client("dynamodb"), stack.env["JOBS_TABLE"]
     account = f"acct_{uuid.uuid4().hex[:8]}"
     ended = jobs.create_or_find(_job(account), NOW)
@@ -140,7 +142,7 @@ def test_a_stale_or_expired_fingerprint_does_not_block_a_new_job(stack: InProces
 
 
 def test_only_the_attempt_holding_the_lease_finishes_the_job(stack: InProcessStack) -> None:
-    jobs: DynamoExportJobs = wiring.export_jobs()
+    jobs: DynamoExportJobs = exports.export_jobs()
     job = jobs.create_or_find(_job(f"acct_{uuid.uuid4().hex[:8]}"), NOW)
     first = jobs.claim(job, NOW, LEASE)
     assert first is not None
@@ -166,7 +168,7 @@ def seeded(stack: InProcessStack) -> tuple[Principal, list[Event]]:
     principal = _principal()
     account_id = principal.account.id
     events = [_event(account_id, n, NOW - timedelta(seconds=90 * n)) for n in range(2500)]
-    wiring.event_store().put(events + [_event("acct_other", n, NOW - timedelta(seconds=n)) for n in range(20)])
+    events_root.event_store().put(events + [_event("acct_other", n, NOW - timedelta(seconds=n)) for n in range(20)])
     return principal, events
 
 
@@ -187,7 +189,7 @@ def test_an_export_writes_every_matching_event_newest_first(
     ]:
         accepted = service.start(principal, request)
         service.run(principal.account.id, accepted.export_id, receive_count=1)
-        job = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+        job = exports.export_jobs().get(principal.account.id, accepted.export_id)
         assert job is not None and job.status is ExportStatus.COMPLETED
         expected = _newest_first(
             [
@@ -235,7 +237,7 @@ def test_the_worker_reads_its_message_from_the_queue(
         assert stack.functions["ExportFunction"].invoke(event) == {"batchItemFailures": []}
     finally:
         wiring.set_clock(previous)
-    job = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+    job = exports.export_jobs().get(principal.account.id, accepted.export_id)
     assert job is not None and (job.status, job.row_count) == (ExportStatus.COMPLETED, 1)
 
 
@@ -246,7 +248,7 @@ class FailingOnce:
         self.after: int | None = after
 
     def stream(self, account_id: str, plan: QueryPlan) -> Iterator[Event]:
-        for index, event in enumerate(wiring.event_store().stream(account_id, plan)):
+        for index, event in enumerate(events_root.event_store().stream(account_id, plan)):
             if index == self.after:
                 self.after = None
                 raise ConnectionError("reset by peer")
@@ -270,12 +272,12 @@ def test_a_redelivered_job_restarts_cleanly_and_writes_one_file(
     assert s3.list_objects_v2(Bucket=bucket, Prefix=key).get("KeyCount") == 0
 
     # A crashed attempt (say, a timeout) leaves its upload behind; the next one starts over.
-    job = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+    job = exports.export_jobs().get(principal.account.id, accepted.export_id)
     assert job is not None
     files.upload(job).write(b"half a file")
     service.run(principal.account.id, accepted.export_id, receive_count=2)
     assert _incomplete_uploads(stack) == []
-    done = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+    done = exports.export_jobs().get(principal.account.id, accepted.export_id)
     assert done is not None and (done.status, done.attempt) == (ExportStatus.COMPLETED, 2)
     assert len(_csv(stack, done)) == 1 + len([e for e in events if e.type is EventType.SENT])
     etag = s3.head_object(Bucket=bucket, Key=key)["ETag"]
@@ -293,7 +295,7 @@ def test_more_rows_than_the_cap_fails_and_leaves_no_file(
     service = _service(stack, max_rows=100)  # the 1,000,000 of production, lowered
     accepted = service.start(principal, _request(recipient="r1@example.com"))
     service.run(principal.account.id, accepted.export_id, receive_count=1)
-    job = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+    job = exports.export_jobs().get(principal.account.id, accepted.export_id)
     assert job is not None and job.status is ExportStatus.FAILED
     assert job.error_message is not None and "more than 100 rows" in job.error_message
     s3, bucket = stack.client("s3"), stack.env["EXPORTS_BUCKET"]
@@ -371,7 +373,7 @@ def _measure_in_this_process(endpoint_url: str, rows: int) -> tuple[int, int]:
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        job = wiring.export_jobs().get(principal.account.id, accepted.export_id)
+        job = exports.export_jobs().get(principal.account.id, accepted.export_id)
         assert job is not None and job.status is ExportStatus.COMPLETED
         size = s3.head_object(Bucket=MEMORY_BUCKET, Key=export_key(job.account_id, job.id))["ContentLength"]
         assert size > 2 * PART_SIZE or rows < 100_000

@@ -14,7 +14,6 @@ import pytest
 
 from postline import wiring
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.config import Events
 from postline.events.domain import Event, EventType
 from postline.events.models import EventListPage
@@ -22,7 +21,9 @@ from postline.events.query import EventFilters, Strategy, Window, event_filters,
 from postline.events.service import EventService
 from postline.events.store import Backfilled, DynamoEventStore, event_put, tag_pk
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout
+from postline.wiring import events as events_root
 from tests.aws_stack import InProcessStack
 from tests.fakes import FakeHasher, FixedClock
 
@@ -58,7 +59,7 @@ def _event(account_id: str, n: int, at: datetime, **fields: Any) -> Event:
 
 def _service(clock_at: datetime = NOW, budget_ms: int = 30_000) -> EventService:
     return EventService(
-        events=wiring.event_store(), hasher=FakeHasher(), clock=FixedClock(clock_at), budget_ms=budget_ms
+        events=events_root.event_store(), hasher=FakeHasher(), clock=FixedClock(clock_at), budget_ms=budget_ms
     )
 
 
@@ -95,7 +96,7 @@ def varied(stack: InProcessStack) -> tuple[Principal, list[Event]]:
     """120 events of one account over three UTC days, every filterable field varied."""
     principal = _account()
     events = [_event(principal.account.id, n, NOW - timedelta(minutes=31 * n)) for n in range(120)]
-    wiring.event_store().put(events)
+    events_root.event_store().put(events)
     return principal, events
 
 
@@ -173,14 +174,14 @@ def test_a_since_older_than_retention_is_clamped(stack: InProcessStack) -> None:
     principal = _account(Plan.FREE)  # 30 days
     account_id = principal.account.id
     kept, expired = _event(account_id, 1, NOW - timedelta(days=29)), _event(account_id, 2, NOW - timedelta(days=31))
-    wiring.event_store().put([kept, expired])  # the TTL has not removed the old one yet
+    events_root.event_store().put([kept, expired])  # the TTL has not removed the old one yet
     page = _service().list_page(principal, event_filters(since=NOW - timedelta(days=90)), limit=10, cursor=None)
     assert ([item.id for item in page.items], page.total_count) == ([kept.id], 1)
 
 
 def test_a_query_past_its_budget_times_out(varied: tuple[Principal, list[Event]]) -> None:
     principal, _ = varied
-    store: DynamoEventStore = wiring.event_store()
+    store: DynamoEventStore = events_root.event_store()
     window = resolve_window(event_filters(), now=NOW, retention_days=30)
     assert window is not None
     with pytest.raises(TimeoutError):
@@ -208,7 +209,7 @@ def test_a_year_long_window_counts_every_day_once_then_reads_only_days_with_even
     account_id = principal.account.id
     days_ago = [0, 3, 200]
     events = [_event(account_id, n, NOW - timedelta(days=d, minutes=n)) for d in days_ago for n in range(3)]
-    wiring.event_store().put(events)
+    events_root.event_store().put(events)
     client = CountingClient(wiring.client("dynamodb"))
     service = EventService(
         events=DynamoEventStore(client, stack.env["EVENTS_TABLE"]),
@@ -235,7 +236,7 @@ def thousands(stack: InProcessStack) -> tuple[Principal, list[Event]]:
         _event(principal.account.id, n, NOW - timedelta(seconds=199 * (n // 2)), tags=_thousands_tags(n))
         for n in range(3000)
     ]
-    wiring.event_store().put(events)
+    events_root.event_store().put(events)
     return principal, events
 
 
@@ -271,10 +272,10 @@ def test_events_arriving_meanwhile_do_not_shift_later_pages(stack: InProcessStac
     principal = _account()
     account_id = principal.account.id
     events = [_event(account_id, n, NOW - timedelta(minutes=n + 1)) for n in range(10)]
-    wiring.event_store().put(events)
+    events_root.event_store().put(events)
     service = _service()
     first = service.list_page(principal, event_filters(), limit=4, cursor=None)
-    wiring.event_store().put([_event(account_id, 99, NOW - timedelta(seconds=1))])  # newer than page one
+    events_root.event_store().put([_event(account_id, 99, NOW - timedelta(seconds=1))])  # newer than page one
     rest = service.list_page(principal, event_filters(), limit=100, cursor=first.next_cursor)
     assert [i.id for i in first.items + rest.items] == _newest_first(events)
     assert rest.total_count == first.total_count == 10
@@ -285,7 +286,7 @@ def test_the_backfill_gives_older_events_their_index_keys_once(stack: InProcessS
     the backfill runs; a second run finds nothing left to do."""
     principal = _account()
     events = [_event(principal.account.id, n, NOW - timedelta(hours=n)) for n in range(12)]
-    store = wiring.event_store()
+    store = events_root.event_store()
     db, table = wiring.client("dynamodb"), wiring.settings(Events).table
     for event in events:  # as the writer stored them before the indexes existed
         item = event_put(event)
@@ -318,7 +319,7 @@ def test_the_backfill_gives_events_stored_before_tag_items_their_tag_items_once(
     events = [
         _event(principal.account.id, n, NOW - timedelta(hours=n), tags=["t", "u"] if n % 2 else []) for n in range(8)
     ]
-    store, db, table = wiring.event_store(), wiring.client("dynamodb"), wiring.settings(Events).table
+    store, db, table = events_root.event_store(), wiring.client("dynamodb"), wiring.settings(Events).table
     for event in events:
         db.put_item(TableName=table, Item=event_put(event))
     tagged = event_filters(tag="u")
@@ -349,7 +350,7 @@ def test_a_tag_is_read_from_its_own_partitions(stack: InProcessStack) -> None:
     events = [
         _event(account_id, n, NOW - timedelta(hours=5 * n), tags=["t"] if n % 3 == 0 else ["o"]) for n in range(30)
     ]
-    wiring.event_store().put(events)
+    events_root.event_store().put(events)
     client = CountingClient(wiring.client("dynamodb"))
     service = EventService(
         events=DynamoEventStore(client, stack.env["EVENTS_TABLE"]),
@@ -368,7 +369,7 @@ def test_a_tag_is_read_from_its_own_partitions(stack: InProcessStack) -> None:
 
 def test_tag_items_stay_out_of_the_message_index(varied: tuple[Principal, list[Event]]) -> None:
     principal, events = varied
-    store: DynamoEventStore = wiring.event_store()
+    store: DynamoEventStore = events_root.event_store()
     for message_id in {e.message_id for e in events}:
         found = [e.id for e in store.for_message(message_id)]
         expected = [e for e in events if e.message_id == message_id]
@@ -380,7 +381,7 @@ def test_tag_items_stay_out_of_the_message_index(varied: tuple[Principal, list[E
 
 def test_an_export_of_a_tag_streams_each_event_once_newest_first(thousands: tuple[Principal, list[Event]]) -> None:
     principal, events = thousands
-    store: DynamoEventStore = wiring.event_store()
+    store: DynamoEventStore = events_root.event_store()
     window = Window(NOW - timedelta(days=8), NOW)
     for filters in (
         EventFilters(tag="common"),

@@ -20,6 +20,7 @@ from postline.lists.domain import ListMember, MailingList, member_id
 from postline.lists.send_store import DynamoListSends
 from postline.lists.sends import ListSend, ListSendStatus
 from postline.lists.store import DynamoLists
+from postline.wiring import audit as audit_root
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 1, 12, 0, 5, tzinfo=UTC)
@@ -95,7 +96,7 @@ def test_a_member_is_unsubscribed_once_with_its_audit_entry(stack: InProcessStac
     assert not store.unsubscribe_member(account_id, mailing_list.id, "nobody@x.example", audit())
     found = store.get_member(mailing_list.id, address)
     assert found is not None and found[0].subscribed is False and found[1] == 2  # a new revision
-    entries, total = wiring.audit_store().list_audit(account_id, page=1, per_page=10)
+    entries, total = audit_root.audit_store().list_audit(account_id, page=1, per_page=10)
     assert total == 3  # list created, member added, one unsubscribe: the refused ones wrote none
     assert sum(entry.action == "list.member_unsubscribed" for entry in entries) == 1
 
@@ -110,7 +111,7 @@ def _cancel_audit(account_id: str) -> AuditEntry:
 
 
 def _cancel_entries(account_id: str) -> list[AuditEntry]:
-    entries, _ = wiring.audit_store().list_audit(account_id, page=1, per_page=100)
+    entries, _ = audit_root.audit_store().list_audit(account_id, page=1, per_page=100)
     return [entry for entry in entries if entry.action == "list.send_cancelled"]
 
 
@@ -177,7 +178,7 @@ def test_a_cancel_that_fails_for_another_reason_writes_neither(stack: InProcessS
     job = _job(account_id)
     jobs.create(job)
     entry = _cancel_audit(account_id)
-    wiring.audit_store().record(entry)  # the entry's item exists: a put of it would overwrite, so make it fail:
+    audit_root.audit_store().record(entry)  # the entry's item exists: a put of it would overwrite, so make it fail:
     db = wiring.client("dynamodb")
     original = db.transact_write_items
 

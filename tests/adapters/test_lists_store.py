@@ -14,9 +14,9 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
-from postline.auth.identity import Principal
 from postline.config import Resources
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.lists.models import (
     BulkMember,
     BulkMembersRequest,
@@ -30,6 +30,9 @@ from postline.lists.store import DynamoLists
 from postline.shared.dynamo import key
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.resources_table import account_pk
+from postline.wiring import accounts as accounts_root
+from postline.wiring import audit as audit_root
+from postline.wiring import shared
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock
 
@@ -79,7 +82,9 @@ def queue() -> RecordingQueue:
 
 @pytest.fixture
 def service(store: DynamoLists, queue: RecordingQueue) -> ListService:
-    return ListService(store=store, queue=queue, audit=wiring.audit_store(), ids=wiring.ids(), clock=FixedClock(NOW))
+    return ListService(
+        store=store, queue=queue, audit=audit_root.audit_store(), ids=shared.ids(), clock=FixedClock(NOW)
+    )
 
 
 @pytest.fixture
@@ -106,7 +111,7 @@ def test_a_list_and_its_address_are_written_together_and_the_address_is_unique(
 def test_the_accounts_list_count_moves_in_the_list_create_and_delete_transactions(
     service: ListService, principal: Principal
 ) -> None:
-    accounts = wiring.account_store()
+    accounts = accounts_root.account_store()
     account_id = principal.account.id
     created = audit_entry(entry_id=str(uuid.uuid4()), account_id=account_id, actor=Actor.system(),
                           action="account.created", target=None, details=None, now=NOW)  # fmt: skip
@@ -144,7 +149,7 @@ def test_member_writes_move_the_count_in_their_transaction(
     member, revision = store.get_member(created.id, "a@example.com") or pytest.fail("no member")
     assert revision == 1
     service.update_member(principal, created.id, "a@example.com", MemberUpdate(subscribed=False))
-    assert not store.update_member(member, revision, wiring.audit_store().list_audit(principal.account.id, page=1,
+    assert not store.update_member(member, revision, audit_root.audit_store().list_audit(principal.account.id, page=1,
                                                                                       per_page=1)[0][0])  # fmt: skip
     service.delete_member(principal, created.id, "a@example.com")
     with pytest.raises(NotFound):

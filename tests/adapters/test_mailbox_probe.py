@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from devtools.local.dns_server import MX, A, DnsServer
-from postline.delivery.mx import MxResolver
 from postline.relay.probes import ProbeServer
+from postline.shared.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome, Registration
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber

@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from devtools.moto_patches import moto_transactions
-from postline.auth.identity import Principal
 from postline.events.domain import EventType
 from postline.events.store import StreamRecords
+from postline.keys.identity import Principal
 from postline.metrics import store as metrics_store
 from postline.metrics.domain import Dimension, Resolution
 from postline.metrics.packing import PackingRun, PackingService

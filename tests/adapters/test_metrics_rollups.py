@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.events.domain import Event, EventType
 from postline.events.store import DynamoEventStore, StreamRecords
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.metrics.domain import Dimension, Resolution
 from postline.metrics.ports import Chunk
 from postline.metrics.service import MetricsService, RollupService

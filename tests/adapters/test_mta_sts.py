@@ -19,9 +19,9 @@ import pytest
 
 from devtools.local.dns_server import MX, TXT, A, DnsServer
 from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
-from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import OutcomeKind
 from postline.delivery.transports.smtp import SmtpTransport
+from postline.shared.mx import MxResolver
 from postline.shared.resolver import dns_resolver
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel, received_by
 from tests.certs import TestCa, server_context

@@ -20,15 +20,19 @@ import pytest
 from postline import wiring
 from postline.auth.service import RouteRule
 from postline.delivery.outcomes import Outcome
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.ports import Transport
 from postline.delivery.service import LEASE_SECONDS, Dispatcher
 from postline.keys.access import Access, Environment
 from postline.relay.worker import RelayWorker
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.models import SendRequest
 from postline.sending.store import DynamoMessageStore
 from postline.shared.clock import MovableClock
 from postline.verification.service import Verifier
+from postline.wiring import auth, delivery, events, operator, sending
+from postline.wiring import domains as domains_root
+from postline.wiring import suppressions as suppressions_root
 from tests.adapters.conftest import SENDER_DOMAIN
 from tests.adapters.test_dispatch_faults import DyingStore, Killed, RecordingTransport
 from tests.aws_stack import InProcessStack, in_process_stack
@@ -62,22 +66,22 @@ def relay_queue(stack: InProcessStack) -> Iterator[str]:
 
 
 def _send(account_id: str, to: list[str], env: Environment = Environment.LIVE) -> str:
-    created = wiring.operator_service().create_key(account_id, name="k", env=env)
-    admitted = wiring.authenticator().admit([f"Bearer {created.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
+    created = operator.operator_service().create_key(account_id, name="k", env=env)
+    admitted = auth.authenticator().admit([f"Bearer {created.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert admitted.principal is not None
     body = {"from": f"a@{SENDER_DOMAIN}", "to": to, "subject": "s", "text": "hello"}
-    return wiring.send_service().send(admitted.principal, SendRequest.model_validate(body)).id
+    return sending.send_service().send(admitted.principal, SendRequest.model_validate(body)).id
 
 
 def _dispatcher(
     transport: Transport, *, relay: bool, store: DynamoMessageStore | None = None, worker: str = "w"
 ) -> Dispatcher:
     return Dispatcher(
-        messages=store or wiring.message_store(),
-        vault=wiring.vault(),
-        queue=wiring.dispatch_queue(),
-        domains=wiring.sending_domains(),
-        suppressions=wiring.suppressions(),
+        messages=store or sending.message_store(),
+        vault=sending.vault(),
+        queue=sending.dispatch_queue(),
+        domains=domains_root.sending_domains(),
+        suppressions=suppressions_root.suppressions(),
         transport_for=lambda message: transport,
         verifier=Verifier(StaticRoutes()),
         links=None,
@@ -86,7 +90,7 @@ def _dispatcher(
         clock=wiring.clock(),
         meter=RecordingMeter(),
         worker_id=worker,
-        relay=wiring.relay_queue() if relay else None,
+        relay=delivery.relay_queue() if relay else None,
     )
 
 
@@ -106,7 +110,7 @@ def _job(message_id: str, account_id: str) -> DispatchJob:
 
 
 def _types(message_id: str) -> list[str]:
-    return [event.type.value for event in wiring.event_store().for_message(message_id)]
+    return [event.type.value for event in events.event_store().for_message(message_id)]
 
 
 def _received(worker: RelayWorker) -> None:
@@ -136,7 +140,7 @@ def test_the_dispatcher_hands_a_live_job_over_and_the_relay_delivers_it(
     assert _relay_worker(stack, transport).poll() == 1
     assert sorted(transport.handed) == ["a@example.com", "b@example.com"]
     assert sorted(_types(message_id)) == ["delivered", "delivered", "queued", "queued", "sent", "sent"]
-    assert wiring.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
     assert _depth(stack, relay_queue) == (0, 0)  # deleted once recorded
 
 
@@ -192,7 +196,7 @@ def test_a_relay_task_killed_mid_job_loses_nothing_when_the_job_comes_back(
     _dispatcher(NoTransport(), relay=True).dispatch(_job(message_id, account_id))
 
     first = RecordingTransport(kill_on_call=dies.get("kill_on_call", 0))
-    store = DyingStore(wiring.message_store(), die_on_record=dies.get("die_on_record", 0))
+    store = DyingStore(sending.message_store(), die_on_record=dies.get("die_on_record", 0))
     store.dead = True  # this task will die: whatever kills it, it gives no lease back
     with pytest.raises(Killed):  # the task dies: the job is neither finished nor deleted
         _relay_worker(stack, first, store=store, worker="dead").poll()
@@ -211,5 +215,5 @@ def test_a_relay_task_killed_mid_job_loses_nothing_when_the_job_comes_back(
     assert sorted(first.handed + second.handed) == sorted([*recipients, *repeated])
     types = _types(message_id)
     assert types.count("delivered") == 3 and types.count("sent") == 3  # each recorded once
-    assert wiring.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "delivered"  # type: ignore[union-attr]
     assert _depth(stack, relay_queue) == (0, 0)

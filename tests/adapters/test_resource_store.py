@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.keys.access import Environment, Scope
@@ -15,6 +14,9 @@ from postline.keys.domain import ApiKey
 from postline.keys.store import DynamoKeyStore
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.usage.store import DynamoCounterStore
+from postline.wiring import accounts, usage
+from postline.wiring import audit as audit_root
+from postline.wiring import keys as keys_root
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -22,7 +24,7 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def keys(stack: InProcessStack) -> DynamoKeyStore:
-    return wiring.key_store()
+    return keys_root.key_store()
 
 
 def _audit(account_id: str, action: str = "test.action", at: datetime = NOW) -> AuditEntry:
@@ -38,7 +40,7 @@ def _audit(account_id: str, action: str = "test.action", at: datetime = NOW) -> 
 
 def _account() -> Account:
     account = Account(id=f"acct_{uuid.uuid4().hex}", name="a", plan=Plan.FREE, created_at=NOW)
-    wiring.account_store().create_account(account, _audit(account.id, "account.created"))
+    accounts.account_store().create_account(account, _audit(account.id, "account.created"))
     return account
 
 
@@ -73,7 +75,7 @@ def test_a_failed_create_writes_nothing(keys: DynamoKeyStore) -> None:
     with pytest.raises(Forbidden):
         keys.create_key(key, max_keys=0, audit=_audit(account.id, "key.created"))
     assert keys.find_key_by_hash(key.key_hash) is None
-    assert [e.action for e in wiring.audit_store().list_audit(account.id, page=1, per_page=10)[0]] == [
+    assert [e.action for e in audit_root.audit_store().list_audit(account.id, page=1, per_page=10)[0]] == [
         "account.created"
     ]
 
@@ -125,27 +127,27 @@ def test_an_account_id_taken_is_a_permanent_refusal_and_writes_nothing(keys: Dyn
     account = _account()
     again = Account(id=account.id, name="other", plan=Plan.PROFESSIONAL, created_at=NOW)
     with pytest.raises(ValidationFailed, match="already exists"):
-        wiring.account_store().create_account(again, _audit(account.id, "account.created.again"))
-    stored = wiring.account_store().get_account(account.id)
+        accounts.account_store().create_account(again, _audit(account.id, "account.created.again"))
+    stored = accounts.account_store().get_account(account.id)
     assert stored is not None and (stored.name, stored.plan) == ("a", Plan.FREE)
-    entries, total = wiring.audit_store().list_audit(account.id, page=1, per_page=25)
+    entries, total = audit_root.audit_store().list_audit(account.id, page=1, per_page=25)
     assert (total, [e.action for e in entries]) == (1, ["account.created"])
 
 
 def test_audit_pages_are_newest_first_across_query_pages(keys: DynamoKeyStore) -> None:
     account = _account()
     for minute in range(1, 61):
-        wiring.audit_store().record(_audit(account.id, f"a.{minute:02d}", NOW + timedelta(minutes=minute)))
-    page_one, total = wiring.audit_store().list_audit(account.id, page=1, per_page=25)
-    page_three, _ = wiring.audit_store().list_audit(account.id, page=3, per_page=25)
+        audit_root.audit_store().record(_audit(account.id, f"a.{minute:02d}", NOW + timedelta(minutes=minute)))
+    page_one, total = audit_root.audit_store().list_audit(account.id, page=1, per_page=25)
+    page_three, _ = audit_root.audit_store().list_audit(account.id, page=3, per_page=25)
     assert total == 61
     assert [e.action for e in page_one[:2]] == ["a.60", "a.59"]
     assert [e.action for e in page_three] == [f"a.{m:02d}" for m in range(10, 0, -1)] + ["account.created"]
-    assert wiring.audit_store().list_audit(account.id, page=4, per_page=25) == ([], 61)
+    assert audit_root.audit_store().list_audit(account.id, page=4, per_page=25) == ([], 61)
 
 
 def test_rate_windows_count_per_account_and_window(stack: InProcessStack) -> None:
-    counters: DynamoCounterStore = wiring.counter_store()
+    counters: DynamoCounterStore = usage.counter_store()
     account_id = uuid.uuid4().hex
     assert [counters.count_request(account_id, 60, expires_at=180) for _ in range(3)] == [1, 2, 3]
     assert counters.count_request(account_id, 120, expires_at=240) == 1

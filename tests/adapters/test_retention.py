@@ -25,6 +25,8 @@ from postline.retention.store import register_existing_accounts
 from postline.shared.clock import MovableClock
 from postline.shared.dynamo import key, to_attrs
 from postline.webhook_delivery.domain import Delivery
+from postline.wiring import accounts, events, metrics, operator, webhook_delivery
+from postline.wiring import retention as retention_root
 from tests.aws_stack import InProcessStack, in_process_stack
 
 DAY = 86_400
@@ -51,7 +53,7 @@ def _account(plan: Plan, created_at: datetime) -> Account:
         entry_id=str(uuid.uuid4()), account_id=account.id, actor=Actor(ActorType.USER, "u"),
         action="account.created", target=account.id, now=created_at,
     )  # fmt: skip
-    wiring.account_store().create_account(account, entry)
+    accounts.account_store().create_account(account, entry)
     _registry().register(account.id)  # what the metrics consumer does on the account's first event
     return account
 
@@ -78,8 +80,8 @@ def _history(stack: InProcessStack, account: Account, at: datetime, n: int) -> s
         recipient="ann@example.com", timestamp=at, tags=["welcome", "eu"], created_at=at,
         expires_at=int((at + timedelta(days=400)).timestamp()),
     )  # fmt: skip
-    wiring.event_store().put([event])
-    wiring.webhook_deliveries().create(
+    events.event_store().put([event])
+    webhook_delivery.webhook_deliveries().create(
         Delivery(
             id=f"whd_{message_id}",
             account_id=account.id,
@@ -120,7 +122,7 @@ GONE = {"event": False, "tags": False, "message": False, "body": False, "deliver
 
 
 def _run(**budget: Any) -> RetentionRun:
-    return wiring.retention_service().run(lambda: 900.0, **budget)
+    return retention_root.retention_service().run(lambda: 900.0, **budget)
 
 
 def test_a_downgrade_keeps_the_paid_window_for_30_days_then_day_29_stays_and_day_31_goes(
@@ -133,7 +135,7 @@ def test_a_downgrade_keeps_the_paid_window_for_30_days_then_day_29_stays_and_day
     old_id = _history(stack, account, old, 1)
     beyond_paid_id = _history(stack, account, start - timedelta(days=380), 2)  # past even the paid year
     downgrade_id = _history(stack, account, at_downgrade, 3)
-    wiring.operator_service().set_plan(account.id, Plan.FREE)
+    operator.operator_service().set_plan(account.id, Plan.FREE)
 
     first = _run()
     assert first.complete and first.events == 1 and first.messages == 1 and first.bodies == 1
@@ -218,7 +220,7 @@ def test_the_pass_walks_the_registered_accounts_only_and_the_backfill_registers_
         entry_id=str(uuid.uuid4()), account_id=account.id, actor=Actor(ActorType.USER, "u"),
         action="account.created", target=account.id, now=account.created_at,
     )  # fmt: skip
-    wiring.account_store().create_account(account, entry)  # not registered: as before the index
+    accounts.account_store().create_account(account, entry)  # not registered: as before the index
     at = clock.now() - timedelta(days=45)
     message_id = _history(stack, account, at, 1)
     scans: list[str] = []
@@ -241,7 +243,7 @@ def test_the_consumer_registers_an_account_with_its_first_event(stack: InProcess
     ids, _ = _registry().accounts_with_history(None, 1000)
     assert account_id not in ids
     chunk = Chunk(firsts={account_id: clock.now()})
-    wiring.rollups().apply(chunk, int(clock.now().timestamp()))
+    metrics.rollups().apply(chunk, int(clock.now().timestamp()))
     found: list[str] = []
     position = None
     while True:

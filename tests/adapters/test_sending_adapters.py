@@ -9,14 +9,15 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from postline import wiring
-from postline.delivery.parcels import DispatchJob
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Attachment, Content, Message, Schedule
-from postline.sending.queue import DelayedQueue, SqsDispatchQueue
+from postline.sending.queue import SqsDispatchQueue
 from postline.sending.store import _message_item
 from postline.sending.vault import INLINE_LIMIT
+from postline.shared.delayed_queue import DelayedQueue
 from postline.suppressions.domain import SuppressionType
 from postline.usage.quota import EmailLimits
+from postline.wiring import sending, suppressions, usage
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -28,7 +29,7 @@ class FixedClock:
 
 
 def test_content_is_sealed_per_message_and_opens_only_for_its_message(stack: InProcessStack) -> None:
-    vault = wiring.vault()
+    vault = sending.vault()
     first, second = Content(html="<p>one</p>", vars={"n": 1}), Content(text="two")
     sealed = vault.seal([("msg_1", first), ("msg_2", second)])
     assert sealed[0]["kek"] == sealed[1]["kek"]  # one KMS call for the request
@@ -42,18 +43,18 @@ def test_content_is_sealed_per_message_and_opens_only_for_its_message(stack: InP
 def test_large_content_goes_to_s3_as_ciphertext(stack: InProcessStack) -> None:
     blob = base64.b64encode(b"\x00" * (INLINE_LIMIT * 2)).decode()
     content = Content(text="big", attachments=[Attachment(filename="zeros.bin", content=blob)])
-    (sealed,) = wiring.vault().seal([("msg_big", content)])
+    (sealed,) = sending.vault().seal([("msg_big", content)])
     assert "body" not in sealed and sealed["s3"] == "content/msg_big"
     stored = stack.client("s3").get_object(Bucket=stack.env["CONTENT_BUCKET"], Key="content/msg_big")["Body"].read()
     assert b"zeros.bin" not in stored
-    assert wiring.vault().open("msg_big", sealed) == content
+    assert sending.vault().open("msg_big", sealed) == content
 
 
 def test_erasing_the_data_key_makes_the_content_unreadable(stack: InProcessStack) -> None:
-    (sealed,) = wiring.vault().seal([("msg_erased", Content(text="personal"))])
+    (sealed,) = sending.vault().seal([("msg_erased", Content(text="personal"))])
     erased = {name: value for name, value in sealed.items() if name != "dek"}
     with pytest.raises(LookupError):
-        wiring.vault().open("msg_erased", erased)
+        sending.vault().open("msg_erased", erased)
 
 
 def _queue(stack: InProcessStack, max_delay: int = 900) -> SqsDispatchQueue:
@@ -91,7 +92,7 @@ def test_a_near_send_at_is_a_queue_delay_and_a_far_one_a_schedule(stack: InProce
 
 
 def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -> None:
-    counters = wiring.counter_store()
+    counters = usage.counter_store()
     account = f"acct_{uuid.uuid4().hex}"
     limits = EmailLimits(monthly=10, daily=5, test=False)
     assert counters.consume_emails(account, 4, month="2026-11", day="2026-11-21", limits=limits) is None
@@ -104,7 +105,7 @@ def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -
 
 
 def test_the_test_allowance_is_counted_apart_from_the_plan_quota(stack: InProcessStack) -> None:
-    counters = wiring.counter_store()
+    counters = usage.counter_store()
     account = f"acct_{uuid.uuid4().hex}"
     allowance = EmailLimits(monthly=3, daily=None, test=True)
     assert counters.consume_emails(account, 3, month="2026-11", day="2026-11-21", limits=allowance) is None
@@ -113,7 +114,7 @@ def test_the_test_allowance_is_counted_apart_from_the_plan_quota(stack: InProces
 
 
 def test_suppressions_block_unless_allowlisted_and_adding_twice_is_one_entry(stack: InProcessStack) -> None:
-    store = wiring.suppressions()
+    store = suppressions.suppressions()
     account = f"acct_{uuid.uuid4().hex}"
     assert store.add(account, "Bounced@Example.com", SuppressionType.BOUNCES, NOW) is True
     assert store.add(account, "bounced@example.com", SuppressionType.BOUNCES, NOW) is False
@@ -140,7 +141,7 @@ def _scheduled(account_id: str, message_id: str, send_at: datetime) -> Message:
 
 
 def test_scheduled_sends_are_listed_by_instant_whatever_offset_they_came_with(stack: InProcessStack) -> None:
-    store, account = wiring.message_store(), f"acct_{uuid.uuid4().hex}"
+    store, account = sending.message_store(), f"acct_{uuid.uuid4().hex}"
     # As strings "2030-01-02T10:30:00+05:00" sorts after "2030-01-02T06:00:00Z"; as instants it is 05:30Z.
     sooner = _scheduled(account, "msg_sooner", datetime(2030, 1, 2, 10, 30, tzinfo=timezone(timedelta(hours=5))))
     later = _scheduled(account, "msg_later", datetime(2030, 1, 2, 6, 0, tzinfo=UTC))

@@ -13,13 +13,18 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from postline import wiring
 from postline.accounts.domain import Plan
 from postline.auth.service import RouteRule
-from postline.delivery.parcels import MESSAGE_TAG, DispatchJob
+from postline.delivery.parcel import MESSAGE_TAG
 from postline.delivery.service import Dispatcher
 from postline.delivery.transports.ses import SesTransport
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.keys.access import Access, Environment
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.models import SendRequest
 from postline.verification.service import Verifier
+from postline.wiring import auth, events, sending
+from postline.wiring import domains as domains_root
+from postline.wiring import operator as operator_root
+from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack
 from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 
@@ -27,13 +32,13 @@ from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 @pytest.fixture
 def live_message(stack: InProcessStack) -> tuple[str, str]:
     """(account id, message id) of a live message from a verified domain, handed to SES."""
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     account = operator.create_account(name="ses", plan=Plan.PROFESSIONAL)
     key = operator.create_key(account.id, name="live", env=Environment.LIVE)
     pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    wiring.sending_domains().put_domain(
+    domains_root.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
             id="dom_fixture",
@@ -45,18 +50,18 @@ def live_message(stack: InProcessStack) -> tuple[str, str]:
         )
     )
     stack.client("sesv2").create_email_identity(EmailIdentity="ses.test")
-    principal = wiring.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
+    principal = auth.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert principal.principal is not None
     request = SendRequest.model_validate(
         {"from": "news@ses.test", "to": ["ada@example.com", "bob@example.com"], "subject": "s", "text": "t"}
     )
-    message_id = wiring.send_service().send(principal.principal, request).id
+    message_id = sending.send_service().send(principal.principal, request).id
     dispatcher = Dispatcher(
-        messages=wiring.message_store(),
-        vault=wiring.vault(),
-        queue=wiring.dispatch_queue(),
-        domains=wiring.sending_domains(),
-        suppressions=wiring.suppressions(),
+        messages=sending.message_store(),
+        vault=sending.vault(),
+        queue=sending.dispatch_queue(),
+        domains=domains_root.sending_domains(),
+        suppressions=suppressions_root.suppressions(),
         transport_for=lambda message: SesTransport(stack.client("sesv2"), None),
         verifier=Verifier(StaticRoutes()),
         links=None,
@@ -96,18 +101,18 @@ def _feed(stack: InProcessStack, *records: dict[str, Any]) -> Any:
 
 
 def _events(message_id: str) -> list[tuple[str, str | None]]:
-    return [(e.type.value, e.recipient) for e in wiring.event_store().for_message(message_id)]
+    return [(e.type.value, e.recipient) for e in events.event_store().for_message(message_id)]
 
 
 def test_ses_accepts_and_later_reports_delivery_once(stack: InProcessStack, live_message: tuple[str, str]) -> None:
     _, message_id = live_message
-    message = wiring.message_store().get(message_id)
+    message = sending.message_store().get(message_id)
     assert message is not None and message.status.value == "sent"
     delivery = {"timestamp": "2026-11-21T12:00:02.000Z", "recipients": ["ada@example.com"], "smtpResponse": "250 ok"}
     record = _report("Delivery", message_id, delivery)
     assert _feed(stack, record, record) == {"batchItemFailures": []}  # SNS delivered it twice
     assert _events(message_id).count(("delivered", "ada@example.com")) == 1
-    message = wiring.message_store().get(message_id)
+    message = sending.message_store().get(message_id)
     assert message is not None and message.recipients["ada@example.com"].value == "delivered"
     assert message.status.value == "delivered"  # the furthest stage any recipient reached
 
@@ -121,9 +126,9 @@ def test_a_permanent_bounce_suppresses_the_address(stack: InProcessStack, live_m
         "bouncedRecipients": [{"emailAddress": "bob@example.com", "diagnosticCode": "smtp; 550 5.1.1 unknown"}],
     }
     _feed(stack, _report("Bounce", message_id, bounce))
-    (bounced,) = [e for e in wiring.event_store().for_message(message_id) if e.type.value == "bounced"]
+    (bounced,) = [e for e in events.event_store().for_message(message_id) if e.type.value == "bounced"]
     assert (bounced.recipient, bounced.data["bounce_type"]) == ("bob@example.com", "hard")
-    assert wiring.suppressions().suppressed(account_id, ["bob@example.com"]) == {"bob@example.com"}
+    assert suppressions_root.suppressions().suppressed(account_id, ["bob@example.com"]) == {"bob@example.com"}
 
 
 def test_a_report_for_a_message_we_do_not_know_is_ignored(stack: InProcessStack) -> None:

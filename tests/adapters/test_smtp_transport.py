@@ -25,12 +25,12 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from devtools.local.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from postline.delivery.mime import build_mime
-from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
-from postline.delivery.parcels import Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
 from postline.sending.domain import Content, Message
+from postline.shared.mx import MxResolver
 from tests.peers.mx_server import MxServer, Received
 
 DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX

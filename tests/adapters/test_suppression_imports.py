@@ -13,14 +13,16 @@ import pytest
 
 from postline import wiring
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.import_files import S3ImportFiles
 from postline.suppressions.import_service import LEASE, ImportBusyError, SuppressionImportService
 from postline.suppressions.import_store import DynamoSuppressionImports
 from postline.suppressions.imports import ImportStatus, SuppressionImport
 from postline.suppressions.models import SuppressionFilters, SuppressionImportRequest
+from postline.wiring import audit as audit_root
+from postline.wiring import shared, suppressions, usage
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock
 
@@ -71,10 +73,10 @@ def _service(stack: InProcessStack, clock: FixedClock, queue: Queue, *, jobs: An
         jobs=jobs or DynamoSuppressionImports(wiring.client("dynamodb"), stack.env["JOBS_TABLE"]),
         files=S3ImportFiles(wiring.client("s3"), stack.env["EXPORTS_BUCKET"]),
         queue=queue,
-        store=wiring.suppressions(),
-        window=wiring.counter_store(),
-        audit=wiring.audit_store(),
-        ids=wiring.ids(),
+        store=suppressions.suppressions(),
+        window=usage.counter_store(),
+        audit=audit_root.audit_store(),
+        ids=shared.ids(),
         clock=clock,
         **sizes,
     )
@@ -122,7 +124,9 @@ def test_a_file_with_bad_rows_is_imported_with_numbered_errors(
         (5, "bob@example.com", "invalid_created_at"),
         (6, "", "missing_email"),
     ]
-    entries, total = wiring.suppressions().list_page(principal.account.id, SuppressionFilters(), page=1, per_page=10)
+    entries, total = suppressions.suppressions().list_page(
+        principal.account.id, SuppressionFilters(), page=1, per_page=10
+    )
     assert total == 2
     ann = next(e for e in entries if e.email == "ann@example.com")
     assert (ann.reason, ann.source, ann.created_at) == (
@@ -155,7 +159,7 @@ def test_a_worker_dying_between_chunks_resumes_from_its_checkpoint_with_exact_co
     )  # fmt: skip
     assert [e.row for e in done.errors or []] == bad  # each once, in order
     distinct = {f"user{n}@example.com" for n in range(1, rows + 1) if n % 7 and n % 10}
-    listed = wiring.suppressions().present(principal.account.id, SuppressionType.COMPLAINTS, sorted(distinct))
+    listed = suppressions.suppressions().present(principal.account.id, SuppressionType.COMPLAINTS, sorted(distinct))
     assert listed == distinct
 
 

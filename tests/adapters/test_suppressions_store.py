@@ -13,8 +13,8 @@ import pytest
 
 from postline import wiring
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import NotFound, RateLimited, ValidationFailed
 from postline.suppressions.domain import SuppressionSource, SuppressionType, new_suppression
 from postline.suppressions.models import (
@@ -27,6 +27,8 @@ from postline.suppressions.models import (
 )
 from postline.suppressions.service import SuppressionService
 from postline.suppressions.store import DynamoSuppressions
+from postline.wiring import audit as audit_root
+from postline.wiring import shared, suppressions, usage
 from tests.aws_stack import InProcessStack
 from tests.fakes import FixedClock
 
@@ -57,7 +59,7 @@ class CountingClient:
 
 @pytest.fixture
 def store(stack: InProcessStack) -> DynamoSuppressions:
-    return wiring.suppressions()
+    return suppressions.suppressions()
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def clock() -> FixedClock:
 @pytest.fixture
 def service(store: DynamoSuppressions, clock: FixedClock) -> SuppressionService:
     return SuppressionService(
-        store=store, window=wiring.counter_store(), audit=wiring.audit_store(), ids=wiring.ids(), clock=clock
+        store=store, window=usage.counter_store(), audit=audit_root.audit_store(), ids=shared.ids(), clock=clock
     )
 
 
@@ -79,7 +81,7 @@ def principal() -> Principal:
 
 
 def _audit(principal: Principal) -> list[Any]:
-    return wiring.audit_store().list_audit(principal.account.id, page=1, per_page=100)[0]
+    return audit_root.audit_store().list_audit(principal.account.id, page=1, per_page=100)[0]
 
 
 def _bulk(kind: SuppressionType, *emails: str, **fields: Any) -> BulkSuppressionRequest:
@@ -184,9 +186,9 @@ def test_bulk_add_of_10000_is_batched_reads_and_writes(
     counting = CountingClient(wiring.client("dynamodb"))
     service = SuppressionService(
         store=DynamoSuppressions(counting, store._table, store._audit_table),
-        window=wiring.counter_store(),
-        audit=wiring.audit_store(),
-        ids=wiring.ids(),
+        window=usage.counter_store(),
+        audit=audit_root.audit_store(),
+        ids=shared.ids(),
         clock=clock,
     )
     emails = [f"user{n}@bulk.example" for n in range(10_000)]
@@ -199,9 +201,9 @@ def test_bulk_add_of_10000_is_batched_reads_and_writes(
 def test_the_import_workers_store_makes_its_batch_calls_eight_at_a_time_with_the_same_result(
     store: DynamoSuppressions, principal: Principal
 ) -> None:
-    """wiring.import_suppressions(): a chunk's reads and writes side by side (shared/parallel.py),
+    """suppressions.import_suppressions(): a chunk's reads and writes side by side (shared/parallel.py),
     on a client that skips botocore's request validation: the same items, the same calls."""
-    parallel = wiring.import_suppressions()
+    parallel = suppressions.import_suppressions()
     assert parallel._workers == 8
     counting = CountingClient(parallel._db)
     workers = DynamoSuppressions(counting, store._table, store._audit_table, workers=8)
@@ -270,7 +272,7 @@ def test_the_bulk_routes_share_ten_calls_and_ten_thousand_entries_a_minute(
     service: SuppressionService, principal: Principal, clock: FixedClock
 ) -> None:
     start = int(NOW.timestamp()) // 60 * 60
-    assert wiring.counter_store().take_bulk_entries(principal.account.id, start, 9_000, limit=10_000, expires_at=0)
+    assert usage.counter_store().take_bulk_entries(principal.account.id, start, 9_000, limit=10_000, expires_at=0)
     too_many = [f"n{n}@example.com" for n in range(1_001)]
     with pytest.raises(RateLimited) as entries:
         service.bulk_remove(principal, BulkSuppressionDelete(type=SuppressionType.BOUNCES, emails=too_many))

@@ -32,9 +32,7 @@ import pytest
 
 from devtools.local.dns_server import MX, TXT, A, DnsServer
 from devtools.local.mail_sink import MailSink
-from postline import wiring
 from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
-from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import OutcomeKind
 from postline.delivery.transports.smtp import SmtpTransport
 from postline.domains.dkim_keys import RsaDkimKeys
@@ -42,6 +40,7 @@ from postline.domains.dns import DnsRecordLookup
 from postline.relay.worker import RelayWorker
 from postline.shared.clock import MovableClock
 from postline.shared.errors import Conflict, ValidationFailed
+from postline.shared.mx import MxResolver
 from postline.shared.resolver import dns_resolver
 from postline.tlsrpt.keys import DynamoReportKeys
 from postline.tlsrpt.senders import DnsReportRecords, HttpsReportPoster, MailReportSender
@@ -53,6 +52,7 @@ from postline.tlsrpt.service import (
     TlsSessionRecorder,
 )
 from postline.tlsrpt.store import DynamoTlsReports
+from postline.wiring import delivery
 from tests.adapters.test_mta_sts import POLICIES, PolicyServer
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel
 from tests.aws_stack import InProcessStack, in_process_stack
@@ -291,8 +291,8 @@ def _service(
     keys: ReportKeyService,
     sessions: TlsSessionRecorder | None = None,
 ) -> TlsReportService:
-    """The relay's run as wiring.tls_report_service builds it: mail through a transport like
-    wiring.report_transport (no MTA-STS, TLS optional, sessions not counted) to `sink` as every MX."""
+    """The relay's run as tlsrpt_root.tls_report_service builds it: mail through a transport like
+    tlsrpt_root.report_transport (no MTA-STS, TLS optional, sessions not counted) to `sink` as every MX."""
     resolver = MxResolver(nameserver=dns_server.address, timeout=2.0)
     mail = SmtpTransport(
         relay=None, resolver=resolver, mx_port=sink.port, helo_name="reporter.test", timeout=5.0, tls_optional=True
@@ -521,7 +521,7 @@ def test_a_report_held_by_another_runner_is_left_to_it(
     ca_file: str,
     report_keys: ReportKeyService,
 ) -> None:
-    from postline.tlsrpt.domain import NO_POLICY, TlsSession
+    from postline.delivery.tls_sessions import NO_POLICY, TlsSession
 
     day = clock.now().date()
     store.record(TlsSession("badpolicy.test", NO_POLICY, None, "mx.badpolicy.test", LOOPBACK), day)
@@ -551,7 +551,7 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
     ca_file: str,
     report_keys: ReportKeyService,
 ) -> None:
-    from postline.tlsrpt.domain import NO_POLICY, ResultType, TlsSession
+    from postline.delivery.tls_sessions import NO_POLICY, ResultType, TlsSession
 
     day = clock.now().date()
     store.record(TlsSession("enforce.test", NO_POLICY, ResultType.STS_POLICY_INVALID, "mx.enforce.test", LOOPBACK), day)
@@ -563,7 +563,7 @@ def test_the_relay_worker_runs_a_report_job_from_its_queue(
         sqs,
         url,
         stack.env["RELAY_QUEUE_ARN"],
-        lambda: wiring.dispatcher("relay-test", hand_over=False),
+        lambda: delivery.dispatcher("relay-test", hand_over=False),
         reports=lambda: service,
         wait_seconds=0,
     )
@@ -597,7 +597,7 @@ def test_a_report_of_a_domain_whose_mta_sts_would_refuse_our_mail_is_still_maile
         sessions=TlsSessionRecorder(store, clock),
     )
     assert _send(relay, "unlisted.test") is OutcomeKind.DEFERRED
-    from postline.tlsrpt.domain import NO_POLICY, TlsSession
+    from postline.delivery.tls_sessions import NO_POLICY, TlsSession
 
     day = clock.now().date()
     store.record(TlsSession("strictrua.test", NO_POLICY, None, "mx.strictrua.test", LOOPBACK), day)
@@ -623,7 +623,7 @@ def test_without_a_key_mailed_reports_wait_and_https_ones_go(
 ) -> None:
     """The relay never mints the key (the operator's command does, and publishes it): until then a
     mailed report is pending, retried by the next runs, and never sent unsigned."""
-    from postline.tlsrpt.domain import NO_POLICY, TlsSession
+    from postline.delivery.tls_sessions import NO_POLICY, TlsSession
 
     unminted = _key_service(stack, dns_server, "unminted.test")
     day = clock.now().date()

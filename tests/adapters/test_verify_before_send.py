@@ -9,18 +9,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from postline import wiring
-from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
 from postline.delivery.outcomes import Outcome, OutcomeKind
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.service import Dispatcher
 from postline.events.domain import Event, EventType
 from postline.keys.access import Access, Environment
+from postline.keys.identity import Principal
 from postline.keys.models import KeyUpdate
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
-from postline.verification.domain import MailRoute
+from postline.shared.mx import MailRoute
 from postline.verification.service import Verifier
+from postline.wiring import auth, events, keys, operator, sending
+from postline.wiring import domains as domains_root
+from postline.wiring import suppressions as suppressions_root
 from tests.adapters.conftest import SENDER_DOMAIN
 from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
 
@@ -44,26 +48,26 @@ class Recording:
 
 def _send(account_id: str, to: list[str], *, env: Environment = Environment.LIVE, **key: Any) -> str:
     """A message accepted through the real service, from a new key of `env` with the `key` settings."""
-    created = wiring.operator_service().create_key(account_id, name="k", env=env)
+    created = operator.operator_service().create_key(account_id, name="k", env=env)
     if key:  # as PATCH /v3/keys/{id} would
-        wiring.key_service().update(_principal(created.key), created.id, KeyUpdate(**key))
+        keys.key_service().update(_principal(created.key), created.id, KeyUpdate(**key))
     body = {"from": f"a@{SENDER_DOMAIN}", "to": to, "subject": "s", "text": "hello"}
-    return wiring.send_service().send(_principal(created.key), SendRequest.model_validate(body)).id
+    return sending.send_service().send(_principal(created.key), SendRequest.model_validate(body)).id
 
 
 def _principal(secret: str) -> Principal:
-    admitted = wiring.authenticator().admit([f"Bearer {secret}"], "127.0.0.1", RouteRule(Access.SEND, False))
+    admitted = auth.authenticator().admit([f"Bearer {secret}"], "127.0.0.1", RouteRule(Access.SEND, False))
     assert admitted.principal is not None
     return admitted.principal
 
 
 def _dispatch(message_id: str, account_id: str, transport: Recording, routes: StaticRoutes) -> None:
     Dispatcher(
-        messages=wiring.message_store(),
-        vault=wiring.vault(),
-        queue=wiring.dispatch_queue(),
-        domains=wiring.sending_domains(),
-        suppressions=wiring.suppressions(),
+        messages=sending.message_store(),
+        vault=sending.vault(),
+        queue=sending.dispatch_queue(),
+        domains=domains_root.sending_domains(),
+        suppressions=suppressions_root.suppressions(),
         transport_for=lambda message: transport,
         verifier=Verifier(routes),
         links=None,
@@ -76,11 +80,11 @@ def _dispatch(message_id: str, account_id: str, transport: Recording, routes: St
 
 
 def _events(message_id: str) -> list[Event]:
-    return wiring.event_store().for_message(message_id)
+    return events.event_store().for_message(message_id)
 
 
 def test_a_failing_recipient_is_rejected_and_never_handed_over_while_the_others_go(account_id: str) -> None:
-    wiring.operator_service().set_verify_before_send(account_id, True)
+    operator.operator_service().set_verify_before_send(account_id, True)
     good, null_mx, bare, missing = "a@example.com", "b@nomail.example", "c@bare.example", "d@gone.example"
     message_id = _send(account_id, [good, null_mx, bare, missing])
     transport, routes = Recording(), StaticRoutes(ROUTES)
@@ -95,7 +99,7 @@ def test_a_failing_recipient_is_rejected_and_never_handed_over_while_the_others_
         assert "test" not in data
     assert "null MX" in rejected[null_mx]["verification"]["reason"]
     assert "does not exist" in rejected[missing]["verification"]["reason"]
-    stored = wiring.message_store().get(message_id)
+    stored = sending.message_store().get(message_id)
     assert stored is not None and stored.status.value == "delivered"
     assert stored.recipients[null_mx] is RecipientState.REJECTED
 
@@ -106,7 +110,7 @@ def test_a_failing_recipient_is_rejected_and_never_handed_over_while_the_others_
 
 
 def test_each_domain_is_looked_up_once_per_message(account_id: str) -> None:
-    wiring.operator_service().set_verify_before_send(account_id, True)
+    operator.operator_service().set_verify_before_send(account_id, True)
     to = [f"user{i}@example.com" for i in range(5)]
     routes = StaticRoutes(ROUTES)
     _dispatch(_send(account_id, to), account_id, Recording(), routes)
@@ -114,7 +118,7 @@ def test_each_domain_is_looked_up_once_per_message(account_id: str) -> None:
 
 
 def test_dns_that_does_not_answer_is_unknown_and_the_mail_goes(account_id: str) -> None:
-    wiring.operator_service().set_verify_before_send(account_id, True)
+    operator.operator_service().set_verify_before_send(account_id, True)
     transport = Recording()
     message_id = _send(account_id, ["a@flaky.example"])
     _dispatch(message_id, account_id, transport, StaticRoutes(ROUTES))
@@ -129,7 +133,7 @@ def test_without_verify_before_send_nothing_is_looked_up(account_id: str) -> Non
 
 
 def test_a_key_set_to_false_overrides_the_account(account_id: str) -> None:
-    wiring.operator_service().set_verify_before_send(account_id, True)
+    operator.operator_service().set_verify_before_send(account_id, True)
     transport, routes = Recording(), StaticRoutes(ROUTES)
     _dispatch(_send(account_id, ["b@nomail.example"], verify_before_send=False), account_id, transport, routes)
     assert transport.handed == ["b@nomail.example"] and routes.asked == []
@@ -140,7 +144,7 @@ def test_a_key_set_to_true_verifies_in_an_account_that_does_not(account_id: str)
     message_id = _send(account_id, ["b@nomail.example"], verify_before_send=True)
     _dispatch(message_id, account_id, transport, StaticRoutes(ROUTES))
     assert transport.handed == []
-    assert wiring.message_store().get(message_id).status.value == "rejected"  # type: ignore[union-attr]
+    assert sending.message_store().get(message_id).status.value == "rejected"  # type: ignore[union-attr]
 
 
 def test_a_test_key_draws_its_verification_and_never_asks_dns(account_id: str) -> None:

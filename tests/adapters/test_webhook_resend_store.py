@@ -11,8 +11,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus
+from postline.webhook_delivery.history import months_between, sort_key
 from postline.webhook_delivery.store import DynamoDeliveryStore
-from postline.webhook_history.domain import months_between, sort_key
 from postline.webhook_resend.domain import ResendJob, ResendMessage, ResendStatus
 from postline.webhook_resend.store import CONFLICT_TRIES, DynamoResendJobs, SqsResendQueue
 from tests.aws_stack import InProcessStack

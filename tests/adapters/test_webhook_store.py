@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from cryptography.exceptions import InvalidTag
 
-from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.shared.dynamo import key
@@ -29,6 +28,7 @@ from postline.webhooks.domain import (
     mtls_auth,
 )
 from postline.webhooks.store import DynamoWebhookEndpoints, webhook_sk
+from postline.wiring import accounts, webhooks
 from tests.aws_stack import InProcessStack
 from tests.certs import client_pair
 
@@ -67,7 +67,7 @@ def auths() -> list[EndpointAuth]:
 
 @pytest.fixture
 def store(stack: InProcessStack) -> DynamoWebhookEndpoints:
-    return wiring.webhook_endpoints()
+    return webhooks.webhook_endpoints()
 
 
 def _audit(account_id: str, action: str = "webhook.test") -> AuditEntry:
@@ -84,7 +84,7 @@ def _audit(account_id: str, action: str = "webhook.test") -> AuditEntry:
 @pytest.fixture
 def account(stack: InProcessStack) -> Account:
     account = Account(id=f"acct_{uuid.uuid4().hex}", plan=Plan.PROFESSIONAL, created_at=NOW)
-    wiring.account_store().create_account(account, _audit(account.id, "account.created"))
+    accounts.account_store().create_account(account, _audit(account.id, "account.created"))
     return account
 
 

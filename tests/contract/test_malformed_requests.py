@@ -25,7 +25,7 @@ from schemathesis.core import NotSet
 
 from postline.accounts.domain import Plan
 from postline.http.body import MAX_DEPTH
-from postline.http.routes import ROUTES, Route
+from postline.routes import ROUTES, Route
 from tests.aws_stack import ROOT
 from tests.e2e.support import make_account
 

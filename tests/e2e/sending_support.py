@@ -30,6 +30,8 @@ from postline.config import Messages
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import Event
 from postline.sending.store import message_key
+from postline.wiring import domains
+from postline.wiring import events as events_root
 from tests.e2e.support import Api, TestAccount, make_account
 from tests.support import eventually
 
@@ -81,7 +83,7 @@ def verified_sender(runtime: Any, *, plan: Plan = Plan.FREE) -> Sender:
     """make_account() plus a verified sending domain, as local/bootstrap.py seeds the dev account's."""
     account = make_account(plan=plan)
     domain = f"e2e-{uuid.uuid4().hex[:10]}.test"
-    wiring.sending_domains().put_domain(
+    domains.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
             id="dom_fixture",
@@ -193,7 +195,7 @@ def events_of(message_id: str, *, until: Callable[[list[Event]], bool] = bool, t
     may take a moment); fails when it does not within `timeout` seconds."""
 
     def found() -> list[Event]:
-        events = wiring.event_store().for_message(message_id)
+        events = events_root.event_store().for_message(message_id)
         if not until(events):
             raise AssertionError(f"events so far: {types_of(events)}")
         return events

@@ -11,10 +11,10 @@ from typing import Any
 
 import requests
 
-from postline import wiring
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import AllowlistEntry
+from postline.wiring import operator as operator_root
 
 
 class Api:
@@ -71,7 +71,7 @@ def make_account(
     owner_email: str | None = None,
 ) -> TestAccount:
     """A fresh account with a live and a test full_access key, made through the operator service."""
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     account = operator.create_account(name="e2e", plan=plan, owner_email=owner_email)
     if rate_limit is not None:
         account = operator.set_rate_limit(account.id, rate_limit)
@@ -90,7 +90,11 @@ def make_key(
     allowlist: list[str] | None = None,
 ) -> str:
     entries = [AllowlistEntry(cidr=cidr) for cidr in allowlist or []]
-    return wiring.operator_service().create_key(account_id, name="e2e", env=env, scope=scope, ip_allowlist=entries).key
+    return (
+        operator_root.operator_service()
+        .create_key(account_id, name="e2e", env=env, scope=scope, ip_allowlist=entries)
+        .key
+    )
 
 
 def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import pytest
 
 from postline import wiring
 from postline.audit.domain import REDACTED_STAFF_EMAIL
-from postline.http.routes import ROUTES, Route
 from postline.keys.access import Access
+from postline.routes import ROUTES, Route
 from tests.e2e.support import Api, make_account, run_cli
 
 pytestmark = pytest.mark.e2e

@@ -12,6 +12,7 @@ import pytest
 from postline import wiring
 from postline.config import Counters, Events
 from postline.events.count_store import DynamoEventCounts
+from postline.wiring import metrics
 from tests.e2e.sending_support import accepted, drain, message, now, recipient, settle, simulator, unverified_sender
 from tests.e2e.support import Api, make_account, run_cli
 from tests.support import eventually
@@ -98,7 +99,7 @@ def test_total_count_from_the_counters_equals_a_full_count(runtime: Any) -> None
     _, items = counts.read(sender.id, "*", days[1], days[1], [], budget_seconds=10)
     assert sum(v for k, v in items.days[days[1]].items() if k.startswith("t_")) == len(middle) > 0
 
-    assert wiring.rollup_service().consume(_stream_records(sender.id)) == 0  # a replay: everything was counted
+    assert metrics.rollup_service().consume(_stream_records(sender.id)) == 0  # a replay: everything was counted
     assert _totals(api) == totals
 
 

@@ -35,6 +35,10 @@ from postline.lists.send_store import DynamoListSends
 from postline.lists.sends import RUNNING, ListSend, member_message_id
 from postline.sending.store import message_key
 from postline.shared.dynamo import batch_get
+from postline.wiring import accounts as accounts_root
+from postline.wiring import keys as keys_root
+from postline.wiring import lists as lists_root
+from postline.wiring import sending
 from tests.e2e.sending_support import (
     Sender,
     accepted,
@@ -83,17 +87,17 @@ def small_pages(monkeypatch: pytest.MonkeyPatch) -> int:
 
     def service() -> ListSendService:
         return ListSendService(
-            jobs=wiring.list_send_jobs(),
-            lists=wiring.lists_store(),
-            sender=wiring.send_service(),
-            principals=StoredPrincipals(keys=wiring.key_store(), accounts=wiring.account_store()),
-            queue=wiring.list_job_queue(),
+            jobs=lists_root.list_send_jobs(),
+            lists=lists_root.lists_store(),
+            sender=sending.send_service(),
+            principals=StoredPrincipals(keys=keys_root.key_store(), accounts=accounts_root.account_store()),
+            queue=lists_root.list_job_queue(),
             clock=wiring.clock(),
             page_members=size,
             pages_per_run=2,
         )
 
-    monkeypatch.setattr(wiring, "list_send_service", service)
+    monkeypatch.setattr(sending, "list_send_service", service)
     return size
 
 
@@ -550,8 +554,8 @@ def test_a_list_of_2000_members_fans_out_with_each_members_vars_and_two_suppress
         assert holding, "the runtime's pumps could not be held"
         response = accepted(api.post("/v3/messages", json=body))
         send_id = response["list_send_id"]
-        service, runs = wiring.list_send_service(), 0
-        while (job := wiring.list_send_jobs().get(sender.id, send_id)) is not None and job.status in RUNNING:
+        service, runs = sending.list_send_service(), 0
+        while (job := lists_root.list_send_jobs().get(sender.id, send_id)) is not None and job.status in RUNNING:
             service.run(sender.id, send_id, receive_count=1)
             runs += 1
             assert runs <= 3, job

@@ -18,6 +18,7 @@ from postline.config import Counters, Events
 from postline.metrics.packing import PackingRun, PackingService
 from postline.metrics.store import rollup_pk
 from postline.tracking.domain import LinkMaker
+from postline.wiring import metrics, tracking
 from tests.e2e.sending_support import (
     accepted,
     drain,
@@ -85,7 +86,7 @@ def traffic(runtime: Any) -> tuple[Api, str, str]:
         for to in [*readers, *(simulator(o) for o in outcomes)]
     ]
     settle(runtime, *ids)
-    links = LinkMaker(runtime.base_url, wiring.tracking_secret()())
+    links = LinkMaker(runtime.base_url, tracking.tracking_secret()())
     for message_id, to in zip(ids[:2], readers[:2], strict=True):  # ann and bob read; bob clicks
         for agent in (HUMAN, HUMAN, BOT):
             assert requests.get(links.open_url(sender.id, message_id, to), headers={"User-Agent": agent}, timeout=30)
@@ -190,7 +191,7 @@ def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str]) -> Non
             records += [r for r in page["Records"] if r["dynamodb"]["Keys"]["pk"]["S"].startswith(ours)]
             iterator = page.get("NextShardIterator") if page["Records"] else None
     assert records
-    assert wiring.rollup_service().consume(records) == 0  # every record was counted already
+    assert metrics.rollup_service().consume(records) == 0  # every record was counted already
     after = api.get("/v3/metrics/summary", params={"since": since, "until": until}).json()
     assert {k: v for k, v in after.items() if k != "data_as_of"} == {
         k: v for k, v in before.items() if k != "data_as_of"
@@ -226,7 +227,7 @@ def test_packing_closed_days_changes_no_answer_in_any_zone(traffic: tuple[Api, s
     account_id = api.get("/v3/whoami").json()["account"]["id"]
     before = _answers(api, since, until)
     assert before[0]["delivery"]["sent"] == 7
-    packing = PackingService(store=wiring.rollups(), clock=FixedClock(now(runtime) + timedelta(days=3)))
+    packing = PackingService(store=metrics.rollups(), clock=FixedClock(now(runtime) + timedelta(days=3)))
     run = PackingRun()
     assert packing.pack_account(account_id, run) and run.series > 0 and run.changed == 0
     assert run.hour_items >= run.series

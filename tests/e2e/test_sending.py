@@ -20,6 +20,7 @@ import requests
 from postline import wiring
 from postline.config import Idempotency
 from postline.sending.domain import MAX_ATTACHMENT_BYTES
+from postline.wiring import suppressions
 from tests.e2e.sending_support import (
     accepted,
     body_of,
@@ -865,7 +866,7 @@ def test_an_account_routed_to_the_sandbox_has_its_live_sends_simulated(runtime: 
         assert types_of(found) == types
         assert all(e.data.get("test") is True and e.data.get("routed") is True for e in found), found
     assert mail_to(runtime, to) == []  # nothing left the machine
-    assert wiring.suppressions().suppressed(owner.id, [simulator("bounce")]) == set()  # a simulated bounce
+    assert suppressions.suppressions().suppressed(owner.id, [simulator("bounce")]) == set()  # a simulated bounce
 
     # Own test-key sends carry test, not routed.
     own = accepted(owner.test.post("/v3/messages", json=message(owner.address)))

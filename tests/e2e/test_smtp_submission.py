@@ -30,6 +30,9 @@ from postline.keys.access import Environment, Scope
 from postline.smtp import domain as limits
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login, SubmissionService
+from postline.wiring import events as events_root
+from postline.wiring import operator
+from postline.wiring import smtp as smtp_root
 from tests.e2e.sending_support import (
     Sender,
     drain,
@@ -208,7 +211,7 @@ def test_read_only_and_revoked_keys_are_refused_with_a_reason(runtime: Runtime, 
         smtp.login("api", read_only)
     assert refused.value.smtp_code == 535 and b"read_only" in refused.value.smtp_error
 
-    revoked = wiring.operator_service().create_key(sender.id, name="gone", env=Environment.LIVE)
+    revoked = operator.operator_service().create_key(sender.id, name="gone", env=Environment.LIVE)
     with client(runtime) as smtp:
         smtp.login("api", revoked.key)
     assert sender.live.delete(f"/v3/keys/{revoked.id}").status_code in (200, 204)
@@ -223,7 +226,7 @@ def test_an_account_suspended_mid_session_sends_nothing_more(runtime: Runtime) -
     with client(runtime) as smtp:
         smtp.login("api", account.test_key)
         assert submit(smtp, mail("hello@example.com", to), [to]).startswith("msg_")
-        wiring.operator_service().set_status(account.id, AccountStatus.SUSPENDED)
+        operator.operator_service().set_status(account.id, AccountStatus.SUSPENDED)
         smtp.mail("hello@example.com")
         smtp.rcpt(to)
         code, text = smtp.data(wire(mail("hello@example.com", to)))
@@ -233,7 +236,7 @@ def test_an_account_suspended_mid_session_sends_nothing_more(runtime: Runtime) -
 def test_the_operators_sending_pause_holds_live_submissions_only(runtime: Runtime) -> None:
     owner = unverified_sender(runtime)  # live sends are rejected before send: nothing is delivered
     to = simulator("delivered")
-    wiring.operator_service().set_sending_paused(owner.id, True)
+    operator.operator_service().set_sending_paused(owner.id, True)
     try:
         with client(runtime) as smtp:
             smtp.login("api", owner.account.live_key)
@@ -245,7 +248,7 @@ def test_the_operators_sending_pause_holds_live_submissions_only(runtime: Runtim
             smtp.login("api", owner.account.test_key)
             assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
     finally:
-        wiring.operator_service().set_sending_paused(owner.id, False)
+        operator.operator_service().set_sending_paused(owner.id, False)
     with client(runtime) as smtp:
         smtp.login("api", owner.account.live_key)
         assert submit(smtp, mail(owner.address, to), [to]).startswith("msg_")
@@ -521,7 +524,7 @@ def test_x_svc_webhook_gets_every_event_signed_and_idempotency_key_replays(runti
         assert all(p["message_id"] == first and p["headers"] == {"X-Order": "7"} for p in payloads)
         assert all(p["tags"] == ["hook", "smtp"] and p["variables"] == {"order": "7"} for p in payloads)
         assert all(ed25519_valid(runtime, request) for request in received)
-    assert len(wiring.event_store().for_message(first)) == len(
+    assert len(events_root.event_store().for_message(first)) == len(
         [e for e in events_of(first, until=has_types("delivered"))]
     )
 
@@ -568,7 +571,7 @@ class _server:
         command_call_limit: int = limits.COMMAND_CALL_LIMIT,
     ) -> None:
         def service() -> SubmissionService:
-            return wiring.submission_service(auth_failures_per_minute=auth_failures)
+            return smtp_root.submission_service(auth_failures_per_minute=auth_failures)
 
         context = server_context(runtime.smtp_certificate, runtime.smtp_certificate.parent / KEY_FILE)
         self._server = SubmissionServer(

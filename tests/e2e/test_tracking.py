@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from postline import wiring
 from postline.tracking.domain import TrackKind, read_token, sign_token
+from postline.wiring import tracking
 from tests.e2e.sending_support import (
     accepted,
     body_of,
@@ -295,11 +295,11 @@ def test_a_signed_link_with_control_characters_redirects_clean_or_is_not_found(d
     would (the Location header stays one clean line), and what cannot be made a target is refused like
     a bad token, never a 500."""
     base, _, token = delivered.click.rpartition("/")
-    claims = read_token(token, wiring.tracking_secret()(), TrackKind.CLICK)
+    claims = read_token(token, tracking.tracking_secret()(), TrackKind.CLICK)
     assert claims is not None
 
     def with_url(url: str) -> requests.Response:
-        return visit(f"{base}/{sign_token(claims.model_copy(update={'url': url}), wiring.tracking_secret()())}")
+        return visit(f"{base}/{sign_token(claims.model_copy(update={'url': url}), tracking.tracking_secret()())}")
 
     split = with_url("https://shop.example.com/\r\nSet-Cookie: x=1\r\n")
     assert split.status_code == 302 and split.headers["Location"] == "https://shop.example.com/Set-Cookie:%20x=1"

@@ -21,6 +21,7 @@ from nacl.signing import VerifyKey
 from devtools.local.runtime import Runtime
 from postline import wiring
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery
+from postline.wiring import webhook_delivery, webhooks
 from tests.e2e.support import Api, TestAccount, assert_error, make_account
 from tests.peers.webhook_receiver import Received, Receiver
 
@@ -83,7 +84,7 @@ def ed25519_valid(runtime: Runtime, request: Received) -> bool:
 
 
 def failure_streak(account: TestAccount, endpoint_id: str) -> int:
-    endpoint = wiring.webhook_endpoints().get_endpoint(account.id, endpoint_id)
+    endpoint = webhooks.webhook_endpoints().get_endpoint(account.id, endpoint_id)
     assert endpoint is not None
     return endpoint.consecutive_failures
 
@@ -267,7 +268,7 @@ def _old_delivery(account: TestAccount, endpoint_id: str, days: int) -> str:
         created_at=created,
         expires_at=int((created + timedelta(days=400)).timestamp()),
     ).after(Attempt(number=1, at=created, result=AttemptResult.REFUSED, status_code=400, latency_ms=1))
-    assert wiring.webhook_deliveries().create(delivery)
+    assert webhook_delivery.webhook_deliveries().create(delivery)
     return delivery.id
 
 

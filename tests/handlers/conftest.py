@@ -13,8 +13,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from postline import wiring
 from postline.accounts.domain import Plan
 from postline.domains.domain import DomainStatus, SendingDomain
-from postline.http.routes import find_route
 from postline.keys.access import Environment
+from postline.routes import find_route
+from postline.wiring import domains
+from postline.wiring import operator as operator_root
 from tests.aws_stack import ROOT, InProcessStack, in_process_stack
 from tests.network_guard import NetworkGuard
 
@@ -58,12 +60,12 @@ def stack() -> Iterator[InProcessStack]:
 
 @pytest.fixture(scope="module")
 def dev(stack: InProcessStack) -> dict[str, str]:
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     account = operator.create_account(name="handlers", plan=Plan.PROFESSIONAL)
     live = operator.create_key(account.id, name="live", env=Environment.LIVE)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    wiring.sending_domains().put_domain(
+    domains.sending_domains().put_domain(
         SendingDomain(
             account_id=account.id,
             id="dom_fixture",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from postline.http.routes import ROUTES
+from postline.routes import ROUTES
 from tests.aws_stack import ROOT
 from tests.handlers.conftest import Invoke, body, header
 

@@ -13,18 +13,20 @@ import pytest
 from postline import wiring
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
-from postline.auth.identity import Principal
 from postline.config import ResendQueue, WebhookDeliveries
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus, resend_delivery_id
+from postline.webhook_delivery.history import DeliveryFilters
+from postline.webhook_delivery.history_service import DeliveryHistoryService
 from postline.webhook_delivery.store import DynamoDeliveryStore
-from postline.webhook_history.domain import DeliveryFilters
-from postline.webhook_history.service import DeliveryHistoryService
 from postline.webhook_resend.domain import ResendJob, ResendStatus
 from postline.webhook_resend.models import ResendRequest
 from postline.webhook_resend.service import GAVE_UP, MAX_ATTEMPT_RECEIVES, NOT_QUEUED, WebhookResendService
 from postline.webhook_resend.store import SqsResendQueue
 from postline.webhooks.domain import WebhookEndpoint
+from postline.wiring import accounts, keys, shared, webhook_delivery, webhook_resend, webhooks
+from postline.wiring import audit as audit_root
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -43,7 +45,7 @@ def endpoint(dev: dict[str, str]) -> WebhookEndpoint:
         entry_id=str(uuid.uuid4()), account_id=dev["account_id"], actor=Actor.system(), action="webhook.created",
         target=created.id, now=now,
     )  # fmt: skip
-    wiring.webhook_endpoints().create_endpoint(created, max_endpoints=1000, audit=entry)
+    webhooks.webhook_endpoints().create_endpoint(created, max_endpoints=1000, audit=entry)
     return created
 
 
@@ -62,7 +64,7 @@ def failed(endpoint: WebhookEndpoint) -> Delivery:
         created_at=now,
         expires_at=int((now + timedelta(days=365)).timestamp()),
     ).after(Attempt(number=1, at=now, result=AttemptResult.REFUSED, status_code=410, latency_ms=12))
-    assert wiring.webhook_deliveries().create(delivery)
+    assert webhook_delivery.webhook_deliveries().create(delivery)
     return delivery
 
 
@@ -166,14 +168,14 @@ def test_redelivered_messages_create_attempt_and_count_nothing_twice(
 ) -> None:
     job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
     (job_message,) = _messages(stack)
-    service = wiring.webhook_resend_service()
+    service = webhook_resend.webhook_resend_service()
     service.run(failed.account_id, job["id"], receive_count=1)  # the job message, delivered twice
     # the job message again (it queues the attempt again) and the two attempt messages
     assert _drain(stack) == 3
     service.attempt(failed.account_id, job["id"], resend_delivery_id(job["id"], failed.id), receive_count=1)  # again
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
-    resent = wiring.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
+    resent = webhook_delivery.webhook_deliveries().get(resend_delivery_id(job["id"], failed.id))
     assert resent is not None and len(resent.attempts) == 1
     assert job["id"] in job_message["Body"]
 
@@ -184,26 +186,26 @@ def test_a_redelivered_filter_job_resends_only_what_it_first_selected(
     since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
     job = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
     _messages(stack)  # the job's message stays queued: it runs by hand first, then again from the queue
-    service = wiring.webhook_resend_service()
+    service = webhook_resend.webhook_resend_service()
     service.run(endpoint.account_id, job["id"], receive_count=1)
     later = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": "evt_failed_since"})
-    assert wiring.webhook_deliveries().create(later)  # it matches the filter now, not at selection
+    assert webhook_delivery.webhook_deliveries().create(later)  # it matches the filter now, not at selection
     _drain(stack)
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"]) == ("completed", 1, 1)
-    assert wiring.webhook_deliveries().get(resend_delivery_id(job["id"], later.id)) is None
+    assert webhook_delivery.webhook_deliveries().get(resend_delivery_id(job["id"], later.id)) is None
 
 
 def _service(max_matches: int, queue: Any = None) -> WebhookResendService:
     return WebhookResendService(
-        jobs=wiring.resend_jobs(),
+        jobs=webhook_resend.resend_jobs(),
         queue=queue or SqsResendQueue(wiring.client("sqs"), wiring.settings(ResendQueue).url),
-        deliveries=wiring.webhook_deliveries(),
-        endpoints=wiring.webhook_endpoints(),
-        audit=wiring.audit_store(),
-        ids=wiring.ids(),
-        retention_days=wiring.retention_days,
-        resend_attempt=wiring.webhook_deliverer().resend_attempt,
+        deliveries=webhook_delivery.webhook_deliveries(),
+        endpoints=webhooks.webhook_endpoints(),
+        audit=audit_root.audit_store(),
+        ids=shared.ids(),
+        retention_days=accounts.retention_days,
+        resend_attempt=webhook_delivery.webhook_deliverer().resend_attempt,
         clock=wiring.clock(),
         max_matches=max_matches,
     )
@@ -215,7 +217,7 @@ def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
     since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
     for extra in range(2):  # three failed deliveries in all
         twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": f"evt_{extra}"})
-        assert wiring.webhook_deliveries().create(twin)
+        assert webhook_delivery.webhook_deliveries().create(twin)
     capped = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
     _messages(stack)  # leaves the queue as it is: the job message is run by hand below
     _service(max_matches=2).run(endpoint.account_id, capped["id"], receive_count=1)
@@ -237,16 +239,16 @@ def test_an_attempt_message_that_keeps_dying_is_counted_failed_without_an_attemp
 ) -> None:
     job = body(invoke("resend_webhook_deliveries", delivery_id=failed.id))
     _messages(stack)  # the job's message stays queued; its attempt is made by hand below
-    service = wiring.webhook_resend_service()
+    service = webhook_resend.webhook_resend_service()
     service.run(failed.account_id, job["id"], receive_count=1)
     resend_id = resend_delivery_id(job["id"], failed.id)
     service.attempt(failed.account_id, job["id"], resend_id, receive_count=MAX_ATTEMPT_RECEIVES + 1)
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"], done["failed"]) == ("completed", 1, 1, 1)
-    resent = wiring.webhook_deliveries().get(resend_id)
+    resent = webhook_delivery.webhook_deliveries().get(resend_id)
     assert resent is not None and resent.attempts == []
     assert _drain(stack) == 2  # the job message, and the attempt message it queued: the job is over
-    resent = wiring.webhook_deliveries().get(resend_id)
+    resent = webhook_delivery.webhook_deliveries().get(resend_id)
     assert resent is not None and resent.attempts == []
 
 
@@ -277,7 +279,7 @@ def test_a_filtered_history_page_stops_at_its_budget_and_continues_where_it_read
         attempt = Attempt(number=1, at=created, result=AttemptResult.REFUSED if n in rare else AttemptResult.SUCCEEDED,
                           status_code=410 if n in rare else 200, latency_ms=5)  # fmt: skip
         twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "created_at": created, "attempts": []})
-        assert wiring.webhook_deliveries().create(twin.after(attempt))
+        assert webhook_delivery.webhook_deliveries().create(twin.after(attempt))
     expected = [d.id for d in _listed(endpoint, DeliveryStatus.FAILED, budget=60)]
     assert len(expected) == 4 and expected[0] == failed.id
 
@@ -296,7 +298,7 @@ def test_a_filtered_history_page_stops_at_its_budget_and_continues_where_it_read
 def _history(endpoint: WebhookEndpoint, budget: float, db: Any) -> tuple[DeliveryHistoryService, Principal]:
     deliveries = DynamoDeliveryStore(db, wiring.settings(WebhookDeliveries).table)
     service = DeliveryHistoryService(
-        deliveries=deliveries, endpoints=wiring.webhook_endpoints(), hasher=wiring.hasher(), clock=wiring.clock(),
+        deliveries=deliveries, endpoints=webhooks.webhook_endpoints(), hasher=keys.hasher(), clock=wiring.clock(),
         budget_seconds=budget,
     )  # fmt: skip
     account = Account(id=endpoint.account_id, plan=Plan.PROFESSIONAL, created_at=endpoint.created_at)
@@ -334,5 +336,5 @@ def test_a_job_that_cannot_be_queued_is_stopped_not_left_queued(endpoint: Webhoo
     with pytest.raises(RuntimeError, match="SQS is down"):
         _service(max_matches=10, queue=down).start(principal, ResendRequest(delivery_ids=[failed.id]))
     assert down.job is not None
-    stopped = wiring.resend_jobs().get(failed.account_id, down.job.id)
+    stopped = webhook_resend.resend_jobs().get(failed.account_id, down.job.id)
     assert stopped is not None and (stopped.status, stopped.error_message) == (ResendStatus.COMPLETED, NOT_QUEUED)

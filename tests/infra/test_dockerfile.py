@@ -15,8 +15,8 @@ import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
-# Each image and the package its entry point runs.
-IMAGES = {"smtp.Dockerfile": "smtp", "relay.Dockerfile": "relay"}
+# Each image and the module its entry point runs (postline/tasks/).
+IMAGES = {"smtp.Dockerfile": "submission", "relay.Dockerfile": "relay"}
 each_image = pytest.mark.parametrize(("dockerfile", "package"), IMAGES.items())
 
 
@@ -44,8 +44,8 @@ def test_what_it_copies_exists_and_its_entrypoint_is_its_task(dockerfile: str, p
     instructions = _instructions(ROOT / "infra" / dockerfile)
     sources = [value.split()[0] for kind, value in instructions if kind == "COPY"]
     assert sources and all((ROOT / source).exists() for source in sources), sources
-    assert ("ENTRYPOINT", f'["python", "-m", "postline.{package}"]') in instructions
-    assert (ROOT / "layers" / "core" / "postline" / package / "__main__.py").exists()
+    assert ("ENTRYPOINT", f'["python", "-m", "postline.tasks.{package}"]') in instructions
+    assert (ROOT / "layers" / "core" / "postline" / "tasks" / f"{package}.py").exists()
     assert any(kind == "USER" and not value.startswith("0") for kind, value in instructions)
 
 
@@ -119,5 +119,5 @@ def test_every_library_the_task_imports_is_installed_in_its_image(dockerfile: st
         if "==" in line
     }
     assert installed <= pinned, installed - pinned
-    if package == "smtp":
+    if package == "submission":
         assert "aiosmtpd" in installed  # the submission server itself

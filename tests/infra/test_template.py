@@ -22,8 +22,8 @@ from postline.deployment import (
     function_settings,
     variables,
 )
-from postline.http.routes import ROUTES
 from postline.keys.access import Access
+from postline.routes import ROUTES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -189,7 +189,7 @@ def test_the_nlb_forwards_587_and_465_to_the_submission_task_with_client_address
     template: dict[str, Any],
 ) -> None:
     """The key's IP allowlist and the failed-AUTH limit judge the client's address: the NLB keeps it."""
-    from postline.smtp.__main__ import parse_args
+    from postline.tasks.submission import parse_args
 
     resources = template["Resources"]
     defaults = parse_args(["--cert", "c", "--key", "k"])

@@ -76,20 +76,20 @@ def test_audit_log_lists_newest_first_with_page_numbers(world: World) -> None:
         world.key(account)  # writes key.created
     principal = world.console_principal(account)
 
-    first = world.audit.list_page(principal, page=1, per_page=2)
-    last = world.audit.list_page(principal, page=3, per_page=2)
+    first = world.audit.list_page(principal.account.id, page=1, per_page=2)
+    last = world.audit.list_page(principal.account.id, page=3, per_page=2)
 
     assert [e.action for e in first.items] == ["key.created", "key.created"]
     assert first.items[0].created_at > first.items[1].created_at
     assert first.pagination.model_dump() == {"page": 1, "per_page": 2, "total_count": 5, "total_pages": 3}
     assert [e.action for e in last.items] == ["account.created"]
-    assert world.audit.list_page(principal, page=4, per_page=2).items == []
+    assert world.audit.list_page(principal.account.id, page=4, per_page=2).items == []
 
 
 def test_entries_written_in_the_same_instant_list_newest_first_by_id(world: World) -> None:
     account = world.account()
     created = [world.key(account).id for _ in range(3)]  # the clock does not move
-    page = world.audit.list_page(world.console_principal(account), page=1, per_page=10)
+    page = world.audit.list_page(account.id, page=1, per_page=10)
     assert [e.target for e in page.items] == [*reversed(created), account.id]
 
 
@@ -98,7 +98,7 @@ def test_audit_log_shows_only_the_callers_account(world: World) -> None:
     world.key(theirs)
     world.operator.set_sending_paused(None, True)  # a platform entry belongs to no account
 
-    page = world.audit.list_page(world.console_principal(mine), page=1, per_page=25)
+    page = world.audit.list_page(mine.id, page=1, per_page=25)
 
     assert [(e.account_id, e.action) for e in page.items] == [(mine.id, "account.created")]
     assert page.pagination.total_count == 1

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import AccountStatus, Plan
-from postline.auth.identity import Principal
 from postline.auth.service import MAX_BEARER_LENGTH, RATE_LIMITED, Authenticator, RouteRule
 from postline.keys.access import Access, Environment, Scope
 from postline.keys.domain import AllowlistEntry
+from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
 from tests.fakes import dims
 

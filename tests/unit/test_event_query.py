@@ -10,7 +10,6 @@ from typing import Any, get_args
 import pytest
 
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.events.counts import KnownCount
 from postline.events.domain import Event, EventType
 from postline.events.models import event_view
@@ -33,6 +32,7 @@ from postline.events.query import (
 )
 from postline.events.service import QUERY_RETRY_AFTER_SECONDS, EventService
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from tests.fakes import FakeHasher, FixedClock
 

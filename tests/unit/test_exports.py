@@ -13,13 +13,13 @@ import pytest
 from pydantic import ValidationError
 
 from postline.accounts.domain import Account, Plan
-from postline.auth.identity import Principal
 from postline.events.domain import Event, EventType
 from postline.events.query import QueryPlan
 from postline.exports.domain import CSV_HEADER, RUNNING, ExportJob, ExportStatus, csv_row, too_many_rows_message
 from postline.exports.models import EventExportRequest
 from postline.exports.service import DOWNLOAD_URL_SECONDS, GAVE_UP, MAX_ATTEMPTS, ExportBusyError, ExportService
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import NotFound, ValidationFailed
 from tests.fakes import FixedClock, InMemoryStore, SequentialIds
 

@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.audit.domain import ActorType
-from postline.auth.identity import Principal
 from postline.auth.models import identity_of
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import ApiKey
+from postline.keys.identity import Principal
 
 AT = datetime(2025, 3, 14, tzinfo=UTC)
 ACCOUNT = Account(id="acct_1", name="Acme", plan=Plan.PROFESSIONAL, status=AccountStatus.TRIALING, created_at=AT)

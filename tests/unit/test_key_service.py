@@ -9,9 +9,9 @@ from pydantic import ValidationError
 
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import ActorType, AuditEntry
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import TestOutcomes
+from postline.keys.identity import Principal
 from postline.keys.models import KeyCreate, KeyCreated, KeyDetail, KeyUpdate
 from postline.shared.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
 

@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
-from postline.auth.identity import Principal
 from postline.keys.access import Environment
+from postline.keys.identity import Principal
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.send_service import ListSendBusyError, ListSendService
 from postline.lists.sends import (

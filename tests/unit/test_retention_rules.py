@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from postline.accounts.domain import Account, Plan
-from postline.retention.domain import DOWNGRADE_GRACE, cutoff, days_before, downgrade_changes, retention_days
+from postline.accounts.domain import DOWNGRADE_GRACE, Account, Plan, downgrade_changes, retention_days
+from postline.retention.domain import cutoff, days_before
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -8,14 +8,8 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from postline.suppressions.domain import (
-    SkipReason,
-    SuppressionType,
-    new_suppression,
-    normalize_email,
-    sort_entries,
-    suppression_id,
-)
+from postline.shared.addresses import normalize_email
+from postline.suppressions.domain import SkipReason, SuppressionType, new_suppression, sort_entries, suppression_id
 from postline.suppressions.models import BulkSuppressionDelete, BulkSuppressionRequest, SuppressionCreate
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

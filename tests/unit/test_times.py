@@ -13,7 +13,7 @@ from postline.events.query import event_filters
 from postline.exports.models import EventExportRequest
 from postline.shared.errors import ValidationFailed
 from postline.shared.times import utc
-from postline.webhook_history.domain import DeliveryFilters
+from postline.webhook_delivery.history import DeliveryFilters
 from postline.webhook_resend.models import ResendRequest
 
 TOO_EARLY = "0001-01-01T00:00:00+01:00"

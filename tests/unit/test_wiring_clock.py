@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from postline import wiring
+from postline.wiring import registry
 from tests.fakes import FixedClock
 
 
 def test_the_current_clock_follows_set_clock() -> None:
     previous = wiring.clock()
-    current = wiring._CurrentClock()
+    current = registry.CurrentClock()
     try:
         wiring.set_clock(FixedClock(datetime(2026, 1, 1, tzinfo=UTC)))
         assert current.now() == datetime(2026, 1, 1, tzinfo=UTC)

@@ -10,6 +10,7 @@ import pytest
 from devtools.local.functions import LocalFunction
 from postline import wiring
 from postline.config import Counters, Resources, SendQueue, SettingsError
+from postline.wiring import sending
 
 STACK = {
     "RESOURCES_TABLE": "resources",
@@ -59,23 +60,25 @@ def test_within_a_scope_an_undeclared_group_is_refused() -> None:
 
 
 def test_a_cached_accessor_built_elsewhere_still_counts_what_its_build_read() -> None:
-    wiring.dispatch_queue()  # built, and cached, outside any function: it read SendQueue
+    sending.dispatch_queue()  # built, and cached, outside any function: it read SendQueue
     with wiring.settings_scope((Resources,)), pytest.raises(SettingsError, match="SendQueue"):
-        wiring.dispatch_queue()
+        sending.dispatch_queue()
     with wiring.settings_scope((SendQueue,)):
-        wiring.dispatch_queue()
+        sending.dispatch_queue()
 
 
 def test_the_local_runtime_holds_an_invocation_to_its_module_declaration(tmp_path: Path) -> None:
     (tmp_path / "reader.py").write_text(
         "from postline import wiring\n"
         "from postline.config import Resources\n"
+        "from postline.wiring import accounts, sending\n"
         "SETTINGS = wiring.require(Resources)\n"
         "def handler(event, context):\n"
-        "    return getattr(wiring, event)()\n"
+        "    root, accessor = event.split('.')\n"
+        "    return getattr({'accounts': accounts, 'sending': sending}[root], accessor)()\n"
     )
     function = LocalFunction("ReaderFunction", "reader.handler", tmp_path, memory=128, timeout=3, events={})
 
-    assert function.invoke("account_store") is not None
+    assert function.invoke("accounts.account_store") is not None
     with pytest.raises(SettingsError, match="SendQueue"):
-        function.invoke("dispatch_queue")
+        function.invoke("sending.dispatch_queue")

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from postline.accounts.domain import Account, AccountStatus, Plan
-from postline.accounts.service import OperatorService
 from postline.audit.service import AuditService
-from postline.auth.identity import Principal
 from postline.auth.service import Authenticator
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import AllowlistEntry
+from postline.keys.identity import Principal
 from postline.keys.models import KeyCreated
 from postline.keys.service import KeyService
+from postline.operator.service import OperatorService
 from postline.usage.service import UsageService
 from tests.fakes import (
     FakeConsoleVerifier,
@@ -27,7 +27,7 @@ from tests.fakes import (
 
 @dataclass
 class World:
-    """One account universe: fakes plus every service wired to them, as wiring.py does with adapters."""
+    """One account universe: fakes plus every service wired to them, as the wiring roots do with adapters."""
 
     store: InMemoryStore
     counters: InMemoryCounters

@@ -21,13 +21,18 @@ from pydantic import BaseModel
 
 from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
-from postline.accounts.service import OperatorService
 from postline.config import SettingsError
 from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
 from postline.domains.models import domain_view
 from postline.events.store import Backfilled
 from postline.keys.access import Environment, Scope
+from postline.operator.service import OperatorService
 from postline.shared.errors import ApiError
+from postline.wiring import domains, verification
+from postline.wiring import events as events_root
+from postline.wiring import metrics as metrics_root
+from postline.wiring import operator as operator_root
+from postline.wiring import tlsrpt as tlsrpt_root
 
 
 def _require_environment(command: str) -> None:
@@ -190,7 +195,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> None:
-    operator = wiring.operator_service()
+    operator = operator_root.operator_service()
     if args.command == "account":
         if args.action == "create":
             _print(
@@ -226,9 +231,9 @@ def run(args: argparse.Namespace) -> None:
     elif args.command == "tlsrpt" and args.action == "dkim":
         _report_dkim(args.step)
     elif args.command == "verify":
-        _print(wiring.bulk_verification_service().resume(args.account_id, args.job_id))
+        _print(verification.bulk_verification_service().resume(args.account_id, args.job_id))
     elif args.command == "tlsrpt":
-        _print(wiring.queue_tls_reports(args.day))
+        _print(tlsrpt_root.queue_tls_reports(args.day))
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)
@@ -254,7 +259,7 @@ def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
 
 
 def _domain(args: argparse.Namespace) -> None:
-    service = wiring.domain_service()
+    service = domains.domain_service()
     if args.action == "list":
         _print(service.account_domains(args.account_id))
     elif args.action == "records":
@@ -276,7 +281,7 @@ def _domain(args: argparse.Namespace) -> None:
 
 
 def _backfill_event_keys(segments: int) -> None:
-    store = wiring.event_store()
+    store = events_root.event_store()
     with ThreadPoolExecutor(max_workers=segments) as pool:
         runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
         done = sum(runs, Backfilled())
@@ -284,7 +289,7 @@ def _backfill_event_keys(segments: int) -> None:
 
 
 def _report_dkim(step: str) -> None:
-    service = wiring.report_key_service()
+    service = tlsrpt_root.report_key_service()
     if step == "rotate":
         service.rotate()
     elif step == "promote":
@@ -310,7 +315,7 @@ def _register_accounts() -> None:
 
 
 def _backfill_metrics(account_id: str, since: date, until: date) -> None:
-    service, events = wiring.rollup_service(), wiring.event_store()
+    service, events = metrics_root.rollup_service(), events_root.event_store()
     days = [since + timedelta(days=n) for n in range((until - since).days + 1)]
     counted = {f"{day}": service.rebuild_day(account_id, day, events) for day in days}
     complete = service.mark_complete(account_id, since, until)
@@ -323,8 +328,8 @@ def _pack_metrics(account_id: str) -> None:
     from postline.metrics.packing import PackingRun
 
     run = PackingRun()
-    wiring.packing_service().pack_account(account_id, run)
-    through = wiring.rollups().packed_through(account_id)
+    metrics_root.packing_service().pack_account(account_id, run)
+    through = metrics_root.rollups().packed_through(account_id)
     _print({"account_id": account_id, "packed_through": f"{through}" if through else None, **run.as_dict()})
 
 

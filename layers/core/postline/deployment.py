@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from postline import routes as r
 from postline.config import (
     Console,
     ContentBucket,
@@ -50,7 +51,6 @@ from postline.config import (
     WebhookTls,
     WebhookUrls,
 )
-from postline.http import routes as r
 
 Groups = tuple[type[SettingsGroup], ...]
 

@@ -10,7 +10,7 @@
   its counts are published with the Metrics object's at the end of the invocation.
 
 Importing this module builds the Logger: functions import it; wiring and the adapters import it
-only when first used (see wiring.meter and shared/tracing.py).
+only when first used (see wiring/shared.py meter() and shared/tracing.py).
 """
 
 from __future__ import annotations

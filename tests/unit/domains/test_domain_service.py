@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import Plan
-from postline.auth.identity import Principal
 from postline.domains.domain import DnsSettings, DomainStatus, RecordType, SendingDomain
 from postline.domains.models import Domain, DomainCreate, DomainUpdate
 from postline.domains.service import DomainService
+from postline.keys.identity import Principal
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
 from tests.fakes import FixedDkimKeys, InMemoryDomains, RecordingNotices, ScriptedIdentities, ZoneLookup
 from tests.unit.world import World

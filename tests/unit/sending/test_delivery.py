@@ -10,7 +10,6 @@ import pytest
 from postline.delivery.outcomes import (
     MAX_ATTEMPTS,
     RETRY_DELAYS_SECONDS,
-    SIMULATOR_DOMAIN,
     BounceClass,
     BounceType,
     OutcomeKind,
@@ -22,6 +21,7 @@ from postline.delivery.outcomes import (
     simulate,
 )
 from postline.keys.domain import SEND_OUTCOMES
+from postline.shared.addresses import SIMULATOR_DOMAIN
 
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
 # Chi-square critical value for 2 degrees of freedom at p = 0.001.

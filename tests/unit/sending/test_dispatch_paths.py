@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.service import Dispatcher
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.events.domain import EventType
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import FINAL, Content, Message, RecipientState
+from postline.shared.verification_results import VerificationResult
 from postline.tracking.domain import LinkMaker
 from postline.verification.domain import Verification
-from postline.verification.results import VerificationResult
 from tests.fakes import (
     DEFAULT_START,
     SENDING_DOMAIN,

@@ -8,13 +8,14 @@ import pytest
 
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, audit_entry
-from postline.auth.identity import Principal
 from postline.auth.service import RouteRule
 from postline.delivery.feedback import FeedbackService
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
-from postline.delivery.parcels import MESSAGE_TAG, DispatchJob
+from postline.delivery.parcel import MESSAGE_TAG
 from postline.delivery.service import DELIVERY_OUTCOMES, Dispatcher
 from postline.keys.access import Access, Environment
+from postline.keys.identity import Principal
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import IdempotentCall
 from postline.sending.models import BatchSendRequest, SendRequest
 from postline.sending.service import (

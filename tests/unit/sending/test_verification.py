@@ -8,16 +8,16 @@ from collections import Counter
 import pytest
 
 from postline.delivery.outcomes import simulate
+from postline.shared.mx import MailRoute
+from postline.shared.verification_results import VerificationResult
 from postline.verification.domain import (
     UNDELIVERABLE,
-    MailRoute,
     Verification,
     check_syntax,
     effective_verify_before_send,
     judge_route,
     simulate_verification,
 )
-from postline.verification.results import VerificationResult
 from postline.verification.service import Verifier
 from tests.fakes import StaticRoutes
 

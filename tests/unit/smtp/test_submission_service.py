@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from postline.accounts.domain import AccountStatus, Plan
 from postline.auth.service import RouteRule
-from postline.delivery.parcels import DispatchJob
 from postline.keys.access import Access, Environment, Scope
+from postline.sending.dispatch_job import DispatchJob
 from postline.smtp.service import SubmissionService
 from tests.fakes import SENDING_DOMAIN, InMemorySubmissionCounters, ScriptedTransport
 from tests.unit.sending.test_metrics import Sending

@@ -8,15 +8,11 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from postline.delivery.tls_sessions import NO_POLICY, AppliedPolicy, PolicyType, ResultType, classify_verify_code
 from postline.tlsrpt.domain import (
-    NO_POLICY,
-    AppliedPolicy,
-    PolicyType,
-    ResultType,
     Tally,
     attachment_name,
     build_report,
-    classify_verify_code,
     compress,
     dkim_record,
     mailto_address,

@@ -9,8 +9,8 @@ from datetime import date
 
 import pytest
 
+from postline.delivery.tls_sessions import NO_POLICY, ResultType, TlsSession
 from postline.shared.clock import MovableClock
-from postline.tlsrpt.domain import NO_POLICY, ResultType, TlsSession
 from postline.tlsrpt.service import TlsSessionRecorder
 from tests.support import eventually
 

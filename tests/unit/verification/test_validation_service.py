@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import PaymentRequired, RateLimited
+from postline.shared.mx import MailRoute
 from postline.usage.domain import month_key
-from postline.verification.domain import MailboxProbe, MailRoute, ProbeOutcome
+from postline.verification.domain import MailboxProbe, ProbeOutcome
 from postline.verification.models import Activity, ValidateRequest
 from postline.verification.service import VALIDATE_LIMIT_PER_MINUTE, ValidationService, Verifier
 from tests.fakes import (

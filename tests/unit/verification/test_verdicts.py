@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
+from postline.shared.mx import MailRoute
+from postline.shared.verification_results import VerificationResult
 from postline.verification.domain import (
     Facts,
     MailboxProbe,
-    MailRoute,
     ProbeOutcome,
     Recommendation,
     Risk,
@@ -18,7 +19,6 @@ from postline.verification.domain import (
     simulated_verdict,
     syntax_verdict,
 )
-from postline.verification.results import VerificationResult
 
 MX = MailRoute(mx_hosts=("mx.acme.test",))
 ACCEPTED = MailboxProbe(ProbeOutcome.ACCEPTED, False, "250 OK")

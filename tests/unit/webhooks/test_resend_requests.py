@@ -19,7 +19,7 @@ from postline.webhook_delivery.domain import (
     resend_delivery_id,
     resend_floor,
 )
-from postline.webhook_history.domain import (
+from postline.webhook_delivery.history import (
     DeliveryFilters,
     HistoryCursor,
     decode_cursor,
@@ -31,7 +31,7 @@ from postline.webhook_history.domain import (
     sort_key,
     split_sort_key,
 )
-from postline.webhook_history.models import delivery_view
+from postline.webhook_delivery.models import delivery_view
 from postline.webhook_resend.domain import ResendJob
 from postline.webhook_resend.models import ResendRequest, resend_view
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from postline.accounts.domain import PLAN_LIMITS, Plan
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, NotFound, ValidationFailed
 from postline.webhooks.domain import WEBHOOK_EVENT_TYPES
 from postline.webhooks.models import AuthRequest, WebhookCreate, WebhookUpdate

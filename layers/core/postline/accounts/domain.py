@@ -1,10 +1,16 @@
-"""Accounts, plans and what each plan allows."""
+"""Accounts, plans and what each plan allows, including how long an account's history is kept.
+
+History retention (interface, limits table and "Other limits"): 30 days on Free, 12 months on a paid
+plan; a free workspace inside a paid organisation inherits 12 months (`Account.organisation_plan`);
+a downgrade keeps the former (longer) window for a 30-day grace, counted from the downgrade;
+suppressions and unsubscribe records never expire. How the window is enforced is retention/'s."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from pydantic import Field
 
@@ -130,3 +136,29 @@ class Account(Model):
 def live_sending_paused(account: Account, platform_paused: bool) -> bool:
     """Live sends answer 503 sending_paused while the operator holds the account or the platform."""
     return platform_paused or account.sending_paused
+
+
+DOWNGRADE_GRACE = timedelta(days=30)
+
+
+def retention_days(account: Account, now: datetime) -> int:
+    """The history window in force at `now`: the plan's, an organisation's if longer, a downgraded
+    plan's while its grace lasts."""
+    days = account.limits.retention_days
+    if account.organisation_plan is not None:
+        days = max(days, PLAN_LIMITS[account.organisation_plan].retention_days)
+    if (
+        account.downgraded_from is not None
+        and account.downgraded_at is not None
+        and now < account.downgraded_at + DOWNGRADE_GRACE
+    ):
+        days = max(days, PLAN_LIMITS[account.downgraded_from].retention_days)
+    return days
+
+
+def downgrade_changes(account: Account, new_plan: Plan, now: datetime) -> dict[str, Any]:
+    """The account fields a plan change sets: a move to a plan with a shorter window records the
+    downgrade (its grace starts now); any other change leaves them as they are."""
+    if PLAN_LIMITS[new_plan].retention_days >= account.limits.retention_days:
+        return {}
+    return {"downgraded_at": now, "downgraded_from": account.plan}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from postline.accounts.domain import AccountStatus, Plan
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.base import Model
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from postline.accounts.ports import AccountStore
 from postline.auth import ratelimit
-from postline.auth.identity import Principal
 from postline.auth.ports import ConsoleTokenVerifier
 from postline.keys.access import Access, Environment, Scope, scope_permits
 from postline.keys.domain import env_of_secret, ip_allowed
+from postline.keys.identity import Principal
 from postline.keys.ports import KeyStore, SecretHasher
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
 from postline.shared.ports import Clock, Meter

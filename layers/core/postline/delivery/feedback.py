@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from postline.delivery.outcomes import BounceClass, classify_bounce, enhanced_code
-from postline.delivery.parcels import MESSAGE_TAG
+from postline.delivery.parcel import MESSAGE_TAG
 from postline.delivery.service import DELIVERY_OUTCOMES, mode_of
 from postline.events.domain import EventType, message_event
 from postline.sending.domain import Message, RecipientState, message_status

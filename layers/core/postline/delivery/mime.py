@@ -8,7 +8,8 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from postline.sending.domain import Content, Message, domain_of
+from postline.sending.domain import Content, Message
+from postline.shared.addresses import domain_of
 from postline.shared.header_text import header_text_problem
 
 MESSAGE_ID_HEADER = "X-Postline-Message-Id"

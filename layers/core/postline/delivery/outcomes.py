@@ -10,12 +10,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from postline.shared.addresses import SIMULATOR_DOMAIN
+
 # Waits after each temporary failure (4xx); when they run out the recipient has failed.
 # Like an MTA's queue lifetime, shortened: about 12 hours over 8 attempts.
 RETRY_DELAYS_SECONDS = (60, 300, 900, 1_800, 3_600, 7_200, 28_800)
 MAX_ATTEMPTS = len(RETRY_DELAYS_SECONDS) + 1
-
-SIMULATOR_DOMAIN = "simulator.postline.dev"
 
 
 class OutcomeKind(StrEnum):

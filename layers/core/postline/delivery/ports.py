@@ -10,10 +10,17 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from postline.delivery.outcomes import Outcome
-    from postline.delivery.parcels import Parcel
+    from postline.delivery.parcel import Parcel
+    from postline.delivery.tls_sessions import TlsSession
 
 
 class Transport(Protocol):
     def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
         """Hands each parcel to the next hop; one outcome per parcel, in order."""
+        ...
+
+
+class TlsSessions(Protocol):
+    def record(self, session: TlsSession) -> None:
+        """Counts one SMTP session's TLS outcome; never raises (a delivery does not fail on it)."""
         ...

@@ -41,10 +41,12 @@ from postline.delivery.outcomes import (
     enhanced_code,
     retry_delay,
 )
-from postline.delivery.parcels import DispatchJob, Parcel
+from postline.delivery.parcel import Parcel
 from postline.events.domain import Event, EventType, RejectReason, message_event
 from postline.keys.access import Environment
-from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, address_of, message_status
+from postline.sending.dispatch_job import DispatchJob
+from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, message_status
+from postline.shared.addresses import address_of
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
 from postline.usage.domain import day_key, month_key

@@ -14,7 +14,6 @@ from datetime import datetime
 
 from postline.accounts.domain import Account
 from postline.audit.domain import Actor, AuditEntry, audit_entry
-from postline.auth.identity import Principal
 from postline.domains.domain import (
     GRACE,
     REQUIRED,
@@ -33,6 +32,7 @@ from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpda
 from postline.domains.names import sending_domain_name
 from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, ProviderIdentities, RecordLookup
 from postline.domains.records import appended_twice, compare
+from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Conflict, NotFound
 from postline.shared.ports import Clock, IdFactory

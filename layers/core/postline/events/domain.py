@@ -5,15 +5,38 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import Field
 
 from postline.shared.base import Model
 from postline.shared.header_text import without_controls
 
-if TYPE_CHECKING:  # a reader of events (the webhook workers, the events API) never builds the message models
-    from postline.sending.domain import Message
+
+class MessageFields(Protocol):
+    """What an event copies from its message (sending's Message has these): named here, so the
+    events area sits below sending, and a reader of events never builds the message models."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def account_id(self) -> str: ...
+    @property
+    def test(self) -> bool: ...
+    @property
+    def routed(self) -> bool: ...
+    @property
+    def tags(self) -> list[str]: ...
+    @property
+    def metadata(self) -> dict[str, str]: ...
+    @property
+    def headers(self) -> dict[str, str]: ...
+    @property
+    def webhook_url(self) -> str | None: ...
+    @property
+    def sender_domain(self) -> str: ...
+    @property
+    def template_id(self) -> str | None: ...
 
 
 class EventType(StrEnum):
@@ -72,7 +95,7 @@ def retention_expiry(now: datetime, retention_days: int) -> int:
 
 
 def message_event(
-    message: Message,
+    message: MessageFields,
     event_type: EventType,
     recipient: str | None,
     now: datetime,

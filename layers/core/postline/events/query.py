@@ -27,9 +27,9 @@ from pydantic import (
 )
 
 from postline.events.domain import Event
-from postline.sending.domain import METADATA_KEY
 from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
+from postline.shared.message_fields import METADATA_KEY
 from postline.shared.signed_cursor import BoundCursor, Signer, from_urlsafe_b64, seal, unseal, urlsafe_b64
 from postline.shared.times import UtcDatetime, utc
 

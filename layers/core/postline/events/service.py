@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from postline.auth.identity import Principal
+from postline.accounts.domain import retention_days
 from postline.events.counts import (
     KnownCount,
     candidate_span,
@@ -29,8 +29,8 @@ from postline.events.query import (
     resolve_window,
     unpack_days,
 )
+from postline.keys.identity import Principal
 from postline.keys.ports import SecretHasher
-from postline.retention.domain import retention_days
 from postline.shared.errors import QueryTimeout
 from postline.shared.ports import Clock
 

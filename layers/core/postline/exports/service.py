@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from postline.accounts.domain import retention_days
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
-from postline.auth.identity import Principal
 from postline.events.ports import EventStream
 from postline.events.query import plan_query
 from postline.exports.domain import (
@@ -25,7 +25,7 @@ from postline.exports.domain import (
 from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView, export_view
 from postline.exports.ports import ExportFiles, ExportJobs, ExportQueue
 from postline.exports.writing import GAVE_UP, MAX_ATTEMPTS, ExportBusyError, run_export
-from postline.retention.domain import retention_days
+from postline.keys.identity import Principal
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 

@@ -23,14 +23,14 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from postline import wiring
 from postline.auth.service import RouteRule
 from postline.http import body, context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
-from postline.http.routes import find_route
 from postline.keys.access import Access
 from postline.observability import logger, metrics, tracer
+from postline.routes import find_route
 from postline.shared.errors import ApiError, NotFound
+from postline.wiring import auth
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."
@@ -55,9 +55,9 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
         return  # no such route: the resolver answers 404
     source_ip = event.request_context.identity.source_ip
     if route.access is Access.PUBLIC:
-        admission = wiring.authenticator().admit_public(source_ip)
+        admission = auth.authenticator().admit_public(source_ip)
     else:
-        admission = wiring.authenticator().admit(
+        admission = auth.authenticator().admit(
             _authorizations(event), source_ip, RouteRule(route.access, route.live_only)
         )
     state = context.current()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from postline.auth.identity import Principal
 from postline.auth.ratelimit import RateDecision
+from postline.keys.identity import Principal
 from postline.shared.errors import Unauthorized
 
 

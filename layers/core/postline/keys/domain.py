@@ -12,7 +12,7 @@ from pydantic import BeforeValidator, Field, field_validator
 
 from postline.keys.access import Environment, Scope
 from postline.shared.base import Model
-from postline.verification.results import VerificationResult
+from postline.shared.verification_results import VerificationResult
 
 LAST_USED_RESOLUTION_SECONDS = 60  # last_used_at is written at most once a minute per key
 KEY_PREFIX_LENGTH = 12  # characters of the secret shown as its display prefix

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
-from postline.auth.identity import Principal
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import ApiKey, TestOutcomes, display_prefix, secret_prefix
+from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation, KeyCreate, KeyCreated, KeyDetail, KeyRotated, KeyUpdate, detail
 from postline.keys.ports import KeyStore, SecretHasher
 from postline.shared.errors import NotFound, ValidationFailed

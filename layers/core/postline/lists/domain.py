@@ -14,8 +14,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from postline.shared.addresses import normalize_email
 from postline.shared.base import Model
-from postline.suppressions.domain import normalize_email
 
 MAX_BULK_MEMBERS = 1_000  # members in one bulk upsert
 TRANSACTION_MEMBERS = 99  # members in one transaction, beside the list's member_count update

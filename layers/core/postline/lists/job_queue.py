@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from postline.shared.base import Model
 
 if TYPE_CHECKING:
-    from postline.sending.queue import DelayedQueue
+    from postline.shared.delayed_queue import DelayedQueue
 
 
 class ListJobMessage(Model):

@@ -31,9 +31,9 @@ from typing import Protocol
 
 from postline.accounts.domain import Account
 from postline.accounts.ports import AccountStore
-from postline.auth.identity import Principal
 from postline.keys.access import Scope
 from postline.keys.domain import ApiKey
+from postline.keys.identity import Principal
 from postline.lists.domain import ListMember
 from postline.lists.ports import ListSendJobs, ListSendQueue, ListStore
 from postline.lists.sends import (

@@ -28,8 +28,8 @@ from pydantic import Field
 
 from postline.keys.access import Environment
 from postline.lists.domain import ListMember
-from postline.sending.domain import keyed_id
 from postline.shared.base import Model
+from postline.shared.ids import keyed_id
 
 PAGE_MEMBERS = 500  # members read (DynamoDB Query Limit) and sent per page
 PAGES_PER_RUN = 4  # pages per worker invocation, then the job is queued again with its cursor

@@ -13,8 +13,8 @@ from urllib.parse import unquote
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.audit.ports import AuditStore
-from postline.auth.identity import Principal
 from postline.keys.access import Scope
+from postline.keys.identity import Principal
 from postline.lists.domain import (
     ListMember,
     MailingList,

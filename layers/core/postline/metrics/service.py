@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from postline.auth.identity import Principal
 from postline.events.counts import CountKey, count_additions, merge_additions
 from postline.events.domain import Event, EventType
+from postline.keys.identity import Principal
 from postline.metrics.domain import (
     ALL,
     BOUNCE_CODE_LABELS,

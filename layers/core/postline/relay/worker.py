@@ -26,8 +26,8 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import ValidationError
 
-from postline.delivery.parcels import DispatchJob
 from postline.delivery.service import Dispatcher
+from postline.sending.dispatch_job import DispatchJob
 from postline.tlsrpt.models import TlsReportJob
 from postline.tlsrpt.service import TlsReportService
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from postline.accounts.domain import Account
-from postline.retention.domain import cutoff, days_before, retention_days
+from postline.accounts.domain import Account, retention_days
+from postline.retention.domain import cutoff, days_before
 from postline.retention.ports import RetentionStore
 from postline.shared import pass_positions
 from postline.shared.ports import Clock

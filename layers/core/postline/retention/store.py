@@ -26,8 +26,8 @@ from postline.events.store import event_of, event_pk, sort_key, tag_pk
 from postline.shared import pass_positions
 from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
 from postline.shared.resources_table import ACCOUNT_SK, account_pk
+from postline.webhook_delivery.history import sort_key as delivery_sort_key
 from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key
-from postline.webhook_history.domain import sort_key as delivery_sort_key
 from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 
 _PAGE = 100  # events read (and deleted with what hangs off them) at a time

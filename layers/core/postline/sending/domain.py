@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from email.headerregistry import Address as EmailAddress
-from email.utils import getaddresses, parseaddr
 from enum import StrEnum
 from typing import Annotated, Any
 
-from email_validator import EmailNotValidError, validate_email
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, field_validator
 
+from postline.shared.addresses import Address, domain_of
 from postline.shared.base import Model
 from postline.shared.errors import ApiError, ValidationFailed
 from postline.shared.header_text import check_header_text
+from postline.shared.message_fields import METADATA_KEY
 from postline.shared.times import UtcDatetime
 
 MAX_RECIPIENTS = 1_000  # the interface's limit: combined across to, cc and bcc, and in any one field
@@ -27,9 +25,7 @@ MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024  # decoded, all attachments together: bas
 MAX_TAGS = 10
 MAX_METADATA_KEYS = 20
 MAX_CUSTOM_HEADERS = 50
-MAX_SUBJECT = 998  # RFC 5322's line limit
 MAX_SCHEDULE_DAYS = 30  # send_at at most this far ahead
-METADATA_KEY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")  # the events query filters on the same keys
 HEADER_NAME = re.compile(r"^[Xx]-[A-Za-z0-9-]{1,74}$")
 # Headers the service itself sets on X-*: a sender may not forge them.
 RESERVED_HEADERS = {"x-postline-message-id", "x-webhook-attempt", "x-svc-signature"}
@@ -54,52 +50,7 @@ class MessageStatus(StrEnum):
     FAILED = "failed"
 
 
-def normalize_address(value: str) -> str:
-    """A bare address, checked for syntax; the domain is lowercased (local parts are case-sensitive)."""
-    if not isinstance(value, str):
-        raise ValueError("must be an email address string")
-    check_header_text(value, "the address")
-    try:
-        # Syntax only: whether the domain takes mail is the MX lookup's call at delivery, and
-        # the .test names of RFC 6761 are what development and tests send to.
-        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
-    except EmailNotValidError as error:
-        raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
-    return f"{checked.local_part}@{checked.domain.lower()}"
-
-
-def normalize_mailbox(value: str) -> str:
-    """'Name <addr>' or 'addr' -> the same with the address normalized."""
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be an email address, optionally with a display name: 'Name <a@b.example>'")
-    check_header_text(value, "the address")  # as sent: getaddresses would quietly drop a CR or LF
-    found = getaddresses([value.strip()])
-    if len(found) != 1 or not found[0][1] or value.count("<") > 1:
-        raise ValueError(f"{value!r} must be exactly one email address")
-    name, address = found[0]
-    address = normalize_address(address)
-    if not name:
-        return address
-    # Kept readable (no RFC 2047 encoding here; the MIME builder encodes what needs it).
-    return str(EmailAddress(display_name=name, addr_spec=address))
-
-
-def address_of(mailbox: str) -> str:
-    return parseaddr(mailbox)[1]
-
-
-def domain_of(address: str) -> str:
-    return address_of(address).rsplit("@", 1)[-1].lower()
-
-
-Address = Annotated[str, AfterValidator(normalize_address)]
-Mailbox = Annotated[str, AfterValidator(normalize_mailbox)]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
-Subject = Annotated[
-    str,
-    StringConstraints(max_length=MAX_SUBJECT),
-    AfterValidator(lambda value: check_header_text(value, "the subject")),
-]
 # Not capped here: more than 1,000 answers recipient_limit_exceeded, not validation_error.
 Recipients = list[Address]
 
@@ -295,14 +246,6 @@ class IdempotentCall:
     def __post_init__(self) -> None:
         if not 1 <= len(self.key) <= MAX_IDEMPOTENCY_KEY_LENGTH or not self.key.isprintable():
             raise ValidationFailed(f"Idempotency-Key: 1-{MAX_IDEMPOTENCY_KEY_LENGTH} printable characters.")
-
-
-def keyed_id(prefix: str, *names: str) -> str:
-    """An id derived from what names it (account, environment, use case, Idempotency-Key, recipient
-    index), in the shape of a random one: a retry of a request cut off mid-commit names the same
-    messages, so it can tell what the first try stored and store only the rest."""
-    digest = hashlib.sha256("\x1f".join(names).encode()).hexdigest()
-    return f"{prefix}{digest[:28]}"
 
 
 @dataclass(frozen=True)

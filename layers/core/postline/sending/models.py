@@ -15,17 +15,17 @@ from postline.sending.domain import (
     Attachment,
     AttachmentTooLarge,
     Headers,
-    Mailbox,
     Message,
     MessageStatus,
     Metadata,
     RecipientLimitExceeded,
     Recipients,
-    Subject,
     Tag,
 )
+from postline.shared.addresses import Mailbox
 from postline.shared.base import Model
 from postline.shared.errors import ValidationFailed
+from postline.shared.message_fields import Subject
 from postline.shared.times import utc
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from postline.delivery.parcels import DispatchJob
     from postline.events.domain import Event
     from postline.keys.access import Environment
+    from postline.sending.dispatch_job import DispatchJob
     from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)

@@ -19,14 +19,13 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import live_sending_paused
+from postline.accounts.domain import live_sending_paused, retention_days
 from postline.accounts.ports import AccountStore
-from postline.auth.identity import Principal
-from postline.delivery.parcels import DispatchJob
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import TestOutcomes
+from postline.keys.identity import Principal
 from postline.lists.domain import ListMember, MailingList
 from postline.lists.ports import ListLookup, ListSendJobs, ListSendQueue
 from postline.lists.sends import (
@@ -40,10 +39,9 @@ from postline.lists.sends import (
     member_message_id,
     member_vars,
 )
-from postline.retention.domain import retention_days
+from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import (
     MAX_SCHEDULE_DAYS,
-    MAX_SUBJECT,
     Content,
     IdempotentCall,
     Message,
@@ -51,7 +49,6 @@ from postline.sending.domain import (
     RecipientState,
     Schedule,
     StoredMessage,
-    keyed_id,
     message_status,
 )
 from postline.sending.mime_bodies import bodies_of
@@ -70,6 +67,8 @@ from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, Mes
 from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
+from postline.shared.ids import keyed_id
+from postline.shared.message_fields import MAX_SUBJECT
 from postline.shared.pagination import Page, make_page
 from postline.shared.parallel import run_each
 from postline.shared.ports import Clock, IdFactory, Meter

@@ -14,7 +14,6 @@ messages. AES-GCM is from `cryptography` (the audited primitive, not hand-writte
 from __future__ import annotations
 
 import base64
-import os
 from collections import OrderedDict
 from typing import Any
 
@@ -22,23 +21,14 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from postline.sending.domain import Content
 from postline.sending.ports import Sealed
+from postline.shared.sealing import open_bytes, seal_bytes
 
 INLINE_LIMIT = 48 * 1024  # bytes of ciphertext kept in the item (DynamoDB items end at 400 KB)
-_NONCE = 12
 _KEK_CACHE = 256
 
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def seal_bytes(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
-    nonce = os.urandom(_NONCE)
-    return nonce + AESGCM(key).encrypt(nonce, plaintext, aad)
-
-
-def open_bytes(key: bytes, sealed: bytes, aad: bytes) -> bytes:
-    return AESGCM(key).decrypt(sealed[:_NONCE], sealed[_NONCE:], aad)
 
 
 class KmsVault:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import string
 import time
@@ -20,3 +21,11 @@ class RandomIds:
 
     def secret(self, nbytes: int) -> str:
         return "".join(secrets.choice(_ALPHABET) for _ in range(nbytes))
+
+
+def keyed_id(prefix: str, *names: str) -> str:
+    """An id derived from what names it (account, environment, use case, Idempotency-Key, recipient
+    index), in the shape of a random one: a retry of a request cut off mid-commit names the same
+    messages, so it can tell what the first try stored and store only the rest."""
+    digest = hashlib.sha256("\x1f".join(names).encode()).hexdigest()
+    return f"{prefix}{digest[:28]}"

@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import MISSING, SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
 from postline.smtp import domain as d
 from postline.smtp.service import SubmissionService
 

@@ -19,12 +19,13 @@ from email.utils import format_datetime, make_msgid
 from pydantic import ValidationError
 
 from postline.auth import ratelimit
-from postline.auth.identity import Principal
 from postline.auth.service import Authenticator, RouteRule
+from postline.keys.identity import Principal
 from postline.lists.sends import ListSendResult
-from postline.sending.domain import IdempotentCall, domain_of
+from postline.sending.domain import IdempotentCall
 from postline.sending.models import MimeSendRequest
 from postline.sending.service import SendService
+from postline.shared.addresses import domain_of
 from postline.shared.errors import ApiError, Unauthorized, ValidationFailed
 from postline.shared.ports import Clock
 from postline.smtp import domain as d

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from email_validator import EmailNotValidError, validate_email
-
+from postline.shared.addresses import normalize_email
 from postline.shared.base import Model
 
 MAX_BULK = 10_000  # entries in one bulk add or bulk delete
@@ -62,17 +61,6 @@ def blocks(entries: list[Suppression]) -> bool:
     if allow is None:
         return bool(types - {SuppressionType.ALLOWLIST})
     return bool(SuppressionType.UNSUBSCRIBES in types and not allow.override_unsubscribes)
-
-
-def normalize_email(value: str) -> str:
-    """The address as the lists keep it: checked for syntax only (no DNS: the lists hold addresses,
-    not mailboxes known to exist), normalized by email-validator, then lowercased. ValueError when
-    it is not an address."""
-    try:
-        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
-    except EmailNotValidError as error:
-        raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
-    return checked.normalized.lower()
 
 
 def suppression_id(account_id: str, kind: SuppressionType, email: str) -> str:

@@ -14,12 +14,12 @@ from typing import Protocol
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
-from postline.auth.identity import Principal
 from postline.exports.domain import ExportStatus
 from postline.exports.models import ExportJobView
 from postline.exports.ports import ExportFiles
 from postline.exports.service import job_view
 from postline.exports.writing import run_export
+from postline.keys.identity import Principal
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.exports import CSV_HEADER, SuppressionExport, csv_row, new_suppression_export

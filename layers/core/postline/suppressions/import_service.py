@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from postline.shared.addresses import normalize_email
 from postline.shared.base import Model
 from postline.shared.csv_files import MAX_ERRORS, MAX_SHOWN, RowError, RowErrorReason, column_positions
 from postline.shared.times import utc
-from postline.suppressions.domain import SuppressionType, normalize_email
+from postline.suppressions.domain import SuppressionType
 
 CHUNK_ROWS = 1_000  # rows read, checked and written between two checkpoints
 COLUMNS = ("email", "reason", "created_at")

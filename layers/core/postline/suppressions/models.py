@@ -9,10 +9,11 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from postline.exports.domain import ExportStatus
+from postline.shared.addresses import normalize_email
 from postline.shared.base import Model
 from postline.shared.csv_files import MAX_CSV_BODY, RowError
 from postline.shared.times import UtcDatetime
-from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType, normalize_email
+from postline.suppressions.domain import MAX_BULK, SkipReason, SuppressionType
 from postline.suppressions.imports import ImportStatus, SuppressionImport
 
 Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=1_000)]

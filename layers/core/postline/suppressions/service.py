@@ -19,7 +19,8 @@ from urllib.parse import unquote
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.audit.ports import AuditStore
 from postline.auth import ratelimit
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
+from postline.shared.addresses import normalize_email
 from postline.shared.errors import Conflict, NotFound, RateLimited, ValidationFailed
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
@@ -30,7 +31,6 @@ from postline.suppressions.domain import (
     SuppressionSource,
     SuppressionType,
     new_suppression,
-    normalize_email,
     sort_entries,
 )
 from postline.suppressions.models import (

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
-from postline.sending.domain import Subject
 from postline.shared.base import Model
+from postline.shared.message_fields import Subject
 from postline.templates.domain import TemplateText, check_schema
 from postline.templates.rendering import LIMITS, check_syntax
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from postline.audit.domain import AuditEntry, audit_entry
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import NotFound
 from postline.shared.pagination import Page, make_page

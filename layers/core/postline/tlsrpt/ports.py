@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
-from postline.tlsrpt.domain import ReportKey, Tally, TlsSession
+from postline.delivery.tls_sessions import TlsSession
+from postline.tlsrpt.domain import ReportKey, Tally
 
 
 @dataclass
@@ -26,12 +27,6 @@ class StoredReport:
     @property
     def done(self) -> bool:
         return set(self.rua) <= self.sent
-
-
-class TlsSessions(Protocol):
-    def record(self, session: TlsSession) -> None:
-        """Counts one SMTP session's TLS outcome; never raises (a delivery does not fail on it)."""
-        ...
 
 
 class TlsReportStore(Protocol):

@@ -21,7 +21,7 @@ from email.utils import formatdate, make_msgid
 from urllib.parse import urlsplit
 
 from postline.delivery.outcomes import OutcomeKind
-from postline.delivery.parcels import Parcel
+from postline.delivery.parcel import Parcel
 from postline.delivery.ports import Transport
 from postline.domains.domain import RecordType
 from postline.domains.ports import RecordLookup
@@ -73,7 +73,7 @@ class HttpsReportPoster:
 class MailReportSender:
     """`sign`: the message with the reporting domain's DKIM signature (section 3: a receiver ignores
     a mailed report without one). `transport`: one that delivers whatever TLS the rua's MX offers
-    (section 5.3), not the relay's MTA-STS-enforcing, session-counting one (wiring.report_transport)."""
+    (section 5.3), not the relay's MTA-STS-enforcing, session-counting one (wiring/tlsrpt.py report_transport)."""
 
     def __init__(self, transport: Transport, sender: str, submitter: str, sign: Callable[[bytes], bytes]) -> None:
         self._transport = transport

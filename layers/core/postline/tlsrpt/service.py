@@ -28,6 +28,7 @@ from datetime import date, datetime, timedelta
 
 import dkim
 
+from postline.delivery.tls_sessions import TlsSession
 from postline.domains.domain import RecordType
 from postline.domains.ports import DkimKeys, RecordLookup
 from postline.shared.errors import Conflict, ValidationFailed
@@ -35,7 +36,6 @@ from postline.shared.ports import Clock
 from postline.tlsrpt.domain import (
     DKIM_SIGNED_HEADERS,
     ReportKey,
-    TlsSession,
     build_report,
     compress,
     day_bounds,

@@ -17,8 +17,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from postline.delivery.tls_sessions import AppliedPolicy, PolicyType, ResultType, TlsSession
 from postline.shared.dynamo import conditional_failed, from_attrs, key
-from postline.tlsrpt.domain import AppliedPolicy, PolicyType, ResultType, Tally, TlsSession, day_bounds
+from postline.tlsrpt.domain import Tally, day_bounds
 from postline.tlsrpt.ports import StoredReport
 
 SESSIONS_KEPT_DAYS = 10

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from postline.auth.identity import Principal
+from postline.keys.identity import Principal
 from postline.shared.ports import Clock
 from postline.usage.domain import day_key, month_key
 from postline.usage.models import Usage, usage_report

@@ -39,9 +39,9 @@ from pydantic import ConfigDict, Field, HttpUrl, StringConstraints, model_valida
 
 from postline.shared.base import Model
 from postline.shared.csv_files import MAX_CSV_BODY, MAX_ERRORS, RowError
+from postline.shared.verification_results import VerificationResult
 from postline.verification.models import ValidationResult
 from postline.verification.proofs import ResultFile
-from postline.verification.results import VerificationResult
 
 RESULTS_KEPT = timedelta(days=30)  # a job's results and result file, from its creation; then `expired`
 JOB_KEPT = timedelta(days=60)  # the job item itself: GET answers `expired` between the two

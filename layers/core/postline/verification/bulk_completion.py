@@ -22,14 +22,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from postline.events.domain import retention_expiry
+from postline.shared.addresses import normalize_email
 from postline.shared.ports import Clock
-from postline.suppressions.domain import (
-    Suppression,
-    SuppressionSource,
-    SuppressionType,
-    new_suppression,
-    normalize_email,
-)
+from postline.suppressions.domain import Suppression, SuppressionSource, SuppressionType, new_suppression
 from postline.verification.bulk import MAX_PAGE, BulkJob, BulkVerificationJob
 from postline.verification.domain import Recommendation
 from postline.verification.models import ValidationResult

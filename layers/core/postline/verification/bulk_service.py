@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
-from postline.auth.identity import Principal
 from postline.keys.access import Environment
+from postline.keys.identity import Principal
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines
 from postline.shared.errors import Conflict, NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
+from postline.shared.verification_results import VerificationResult
 from postline.usage.domain import month_key
 from postline.verification.bulk import (
     JOBS_PER_MINUTE,
@@ -39,7 +40,6 @@ from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.models import ValidationResult
 from postline.verification.ports import Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
-from postline.verification.results import VerificationResult
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 RECORD_GROUP = 25  # results recorded in one transaction (27 items with the job's and the credits')

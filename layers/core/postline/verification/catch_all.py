@@ -19,9 +19,9 @@ result again gives the same result (a phase cut short is run again whole).
 
 from __future__ import annotations
 
+from postline.shared.verification_results import VerificationResult
 from postline.verification.domain import Recommendation, Risk
 from postline.verification.models import Activity, ValidationResult
-from postline.verification.results import VerificationResult
 
 ENGAGED = "accept_all_engaged"
 BOUNCED = "accept_all_bounced"

@@ -16,9 +16,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from postline.delivery.outcomes import SIMULATOR_DOMAIN
-from postline.sending.domain import normalize_address
-from postline.verification.results import VerificationResult
+from postline.shared.addresses import SIMULATOR_DOMAIN, normalize_address
+from postline.shared.mx import MailRoute
+from postline.shared.verification_results import VerificationResult
 
 # What verify_before_send refuses to send to. Unknown passes: a DNS server that does not answer
 # says nothing about the address, and refusing on it would drop good mail.
@@ -39,17 +39,6 @@ class Verification:
     def as_data(self) -> dict[str, Any]:
         """The event's data.verification."""
         return {"result": self.result.value, "reason": self.reason}
-
-
-@dataclass(frozen=True)
-class MailRoute:
-    """Where a domain's mail goes, as DNS answered (RFC 5321 section 5.1, RFC 7505)."""
-
-    mx_hosts: tuple[str, ...] = ()  # its MX records, best first
-    null_mx: bool = False  # MX 0 "." : the domain takes no mail
-    exists: bool = True  # False: NXDOMAIN
-    has_address: bool = False  # an A or AAAA record: with no MX, the domain itself is the MX
-    lookup_error: str | None = None  # DNS did not answer (timeout, SERVFAIL)
 
 
 def effective_verify_before_send(key: bool | None, domain: bool | None, account: bool) -> bool:

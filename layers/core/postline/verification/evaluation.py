@@ -27,7 +27,7 @@ from email_validator import EmailNotValidError, validate_email
 from pydantic import ConfigDict, Field
 
 from postline.shared.base import Model
-from postline.verification import lists
+from postline.verification import domain_lists as lists
 from postline.verification.bulk import distinct
 
 SAMPLE_SIZE = 10_000

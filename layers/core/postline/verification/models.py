@@ -7,8 +7,8 @@ from datetime import datetime
 from pydantic import ConfigDict, Field
 
 from postline.shared.base import Model
+from postline.shared.verification_results import VerificationResult
 from postline.verification.domain import Recommendation, Risk
-from postline.verification.results import VerificationResult
 
 
 class ValidateRequest(Model):

@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from postline.shared.mx import MailRoute
     from postline.suppressions.domain import SuppressionType
-    from postline.verification.domain import MailboxProbe, MailRoute, Registration
+    from postline.verification.domain import MailboxProbe, Registration
     from postline.verification.models import Activity
     from postline.verification.proofs import ProofEntry
 

@@ -19,19 +19,20 @@ from datetime import UTC, datetime
 from email_validator import EmailNotValidError, validate_email
 
 from postline.auth import ratelimit
-from postline.auth.identity import Principal
 from postline.keys.access import Environment
-from postline.sending.domain import domain_of
+from postline.keys.identity import Principal
+from postline.shared.addresses import domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
+from postline.shared.mx import MailRoute
 from postline.shared.ports import Clock, IdFactory
+from postline.shared.verification_results import VerificationResult
 from postline.suppressions.domain import SuppressionType
 from postline.usage.domain import billing_period, month_key
-from postline.verification import lists
+from postline.verification import domain_lists as lists
 from postline.verification.catch_all import score_catch_all
 from postline.verification.domain import (
     Facts,
     MailboxProbe,
-    MailRoute,
     ProbeOutcome,
     Registration,
     Verdict,
@@ -52,7 +53,6 @@ from postline.verification.ports import (
     MailRoutes,
     Registrations,
 )
-from postline.verification.results import VerificationResult
 
 BUDGET_SECONDS = 10.0
 VALIDATE_LIMIT_PER_MINUTE = 100  # the interface's limit of POST /v3/validate, per account

@@ -25,8 +25,8 @@ import time
 
 from pydantic import Field, ValidationError
 
-from postline.delivery.mx import MxResolver
 from postline.shared.base import Model
+from postline.shared.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 
 MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time

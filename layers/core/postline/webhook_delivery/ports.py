@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
-    from postline.webhook_history.domain import HistoryRead
+    from postline.webhook_delivery.history import HistoryRead
 
 
 class DeliveryStore(Protocol):

@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import conditional_failed, from_attrs, key, to_attrs
 from postline.webhook_delivery.domain import Delivery, DeliveryStatus
-from postline.webhook_history.domain import HistoryRead, month_start_key, sort_key
+from postline.webhook_delivery.history import HistoryRead, month_start_key, sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
 _SK = "D"

@@ -18,16 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
+from postline.accounts.domain import retention_days
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
-from postline.auth.identity import Principal
 from postline.events.domain import retention_expiry
-from postline.retention.domain import retention_days
+from postline.keys.identity import Principal
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.webhook_delivery.domain import Delivery, DeliveryStatus, Target, resend_delivery_id, resend_floor
+from postline.webhook_delivery.history import months_between
 from postline.webhook_delivery.ports import DeliveryStore
-from postline.webhook_history.domain import months_between
 from postline.webhook_resend.domain import (
     MAX_FILTER_MATCHES,
     ResendJob,

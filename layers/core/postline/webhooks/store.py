@@ -25,9 +25,9 @@ from pydantic import TypeAdapter
 
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
-from postline.sending.vault import open_bytes, seal_bytes
 from postline.shared.dynamo import from_attrs, key, query_page, to_attrs, to_value
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
+from postline.shared.sealing import open_bytes, seal_bytes
 from postline.webhooks.domain import DisabledReason, EndpointAuth, WebhookEndpoint
 
 PREFIX = "WEBHOOK#"

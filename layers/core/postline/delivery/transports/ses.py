@@ -9,7 +9,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
-from postline.delivery.parcels import MESSAGE_TAG, Parcel
+from postline.delivery.parcel import MESSAGE_TAG, Parcel
 
 _TEMPORARY = {"TooManyRequestsException", "LimitExceededException", "ThrottlingException", "ServiceUnavailable"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from postline.delivery.outcomes import Outcome, simulate
-from postline.delivery.parcels import Parcel
+from postline.delivery.parcel import Parcel
 
 
 class SimulatorTransport:

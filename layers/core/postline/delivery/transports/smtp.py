@@ -20,11 +20,18 @@ import dns.exception
 import dns.name
 
 from postline.delivery.mta_sts import Lookup, Mode, MtaStsPolicies, Policy
-from postline.delivery.mx import MxResolver
 from postline.delivery.outcomes import BounceClass, BounceType, Outcome, OutcomeKind, classify_smtp
-from postline.delivery.parcels import Parcel
-from postline.tlsrpt.domain import NO_POLICY, AppliedPolicy, PolicyType, ResultType, TlsSession, classify_verify_code
-from postline.tlsrpt.ports import TlsSessions
+from postline.delivery.parcel import Parcel
+from postline.delivery.ports import TlsSessions
+from postline.delivery.tls_sessions import (
+    NO_POLICY,
+    AppliedPolicy,
+    PolicyType,
+    ResultType,
+    TlsSession,
+    classify_verify_code,
+)
+from postline.shared.mx import MxResolver
 
 logger = logging.getLogger(__name__)
 # Signed headers (RFC 6376 5.4.1's recommendations, and ours): changing any breaks the signature.

@@ -9,10 +9,20 @@ import dns.exception
 import dns.resolver
 
 from postline.shared.resolver import dns_resolver
-from postline.verification.domain import MailRoute
 
 _NO_ANSWER = (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer)
 _NO_SERVER = (dns.exception.Timeout, dns.resolver.NoNameservers)
+
+
+@dataclass(frozen=True)
+class MailRoute:
+    """Where a domain's mail goes, as DNS answered (RFC 5321 section 5.1, RFC 7505)."""
+
+    mx_hosts: tuple[str, ...] = ()  # its MX records, best first
+    null_mx: bool = False  # MX 0 "." : the domain takes no mail
+    exists: bool = True  # False: NXDOMAIN
+    has_address: bool = False  # an A or AAAA record: with no MX, the domain itself is the MX
+    lookup_error: str | None = None  # DNS did not answer (timeout, SERVFAIL)
 
 
 @dataclass(frozen=True)

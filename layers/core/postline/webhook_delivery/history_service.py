@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from postline.auth.identity import Principal
+from postline.accounts.domain import retention_days
+from postline.keys.identity import Principal
 from postline.keys.ports import SecretHasher
-from postline.retention.domain import retention_days
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock
-from postline.webhook_delivery.ports import DeliveryStore
-from postline.webhook_history.domain import (
+from postline.webhook_delivery.history import (
     DeliveryFilters,
     HistoryCursor,
     decode_cursor,
@@ -17,7 +16,8 @@ from postline.webhook_history.domain import (
     months_between,
     split_sort_key,
 )
-from postline.webhook_history.models import WebhookDeliveryPage, delivery_view
+from postline.webhook_delivery.models import WebhookDeliveryPage, delivery_view
+from postline.webhook_delivery.ports import DeliveryStore
 from postline.webhooks.ports import WebhookEndpoints
 
 HISTORY_BUDGET_SECONDS = 5.0  # a page's reads; the route's Lambda times out at 10 s

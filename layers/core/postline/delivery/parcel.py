@@ -1,31 +1,13 @@
-"""What travels through the send queue, and what the dispatcher hands to a transport."""
+"""What the dispatcher hands to a transport: one recipient's copy of a message."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-
-from pydantic import Field
 
 from postline.domains.domain import SendingDomain
-from postline.shared.base import Model
 
 # The tag naming our message on a relay's copy (SES echoes message tags on every feedback event).
 MESSAGE_TAG = "postline_message_id"
-
-
-class DispatchJob(Model):
-    """One queue message: deliver `message_id` (only `recipients` when set) as attempt `attempt`.
-
-    Attempts only grow, and a recipient is worked on only when its last recorded attempt is older
-    than the job's: a redelivered or duplicated job finds nothing left to do.
-    """
-
-    message_id: str
-    account_id: str
-    attempt: int = Field(default=1, ge=1)
-    recipients: list[str] | None = None
-    enqueued_at: datetime | None = None
 
 
 @dataclass(frozen=True)

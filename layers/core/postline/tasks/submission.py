@@ -1,4 +1,5 @@
-"""The SMTP submission task (Fargate, infra/smtp.Dockerfile): `python -m postline.smtp --cert FILE --key FILE`.
+"""The SMTP submission task (Fargate, infra/smtp.Dockerfile):
+`python -m postline.tasks.submission --cert FILE --key FILE`.
 
 Listens on 587 (STARTTLS, required before AUTH) and 465 (implicit TLS) until SIGTERM (how ECS stops a
 task: connections in progress finish their command, then the task exits). The environment is POST
@@ -15,10 +16,13 @@ from contextlib import ExitStack
 from postline import wiring
 from postline.deployment import SMTP_SETTINGS
 from postline.smtp.server import SubmissionServer
+from postline.wiring import smtp
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m postline.smtp", description="Postline's SMTP submission task.")
+    parser = argparse.ArgumentParser(
+        prog="python -m postline.tasks.submission", description="Postline's SMTP submission task."
+    )
     parser.add_argument("--cert", required=True, help="PEM certificate chain for TLS")
     parser.add_argument("--key", required=True, help="PEM private key for TLS")
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (%(default)s)")  # noqa: S104  # the task's own
@@ -37,12 +41,12 @@ def main(argv: list[str] | None = None) -> None:
     stop = {signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # before any thread starts: taken with sigwait below
     servers = [
-        SubmissionServer(wiring.submission_service, host=args.host, port=args.port, tls=context, hostname=args.hostname)
+        SubmissionServer(smtp.submission_service, host=args.host, port=args.port, tls=context, hostname=args.hostname)
     ]
     if args.tls_port:
         servers.append(
             SubmissionServer(
-                wiring.submission_service,
+                smtp.submission_service,
                 host=args.host,
                 port=args.tls_port,
                 tls=context,

@@ -1,5 +1,6 @@
-"""An address check's results (the interface's `result`): apart from the checks themselves, so the API
-keys' simulator weights name them without loading the checks' rules and the message models."""
+"""An address check's results (the interface's `result`): apart from the checks themselves
+(verification/), so the API keys' simulator weights (keys/domain.py, below verification on the
+ladder) name them without loading the checks' rules and the message models."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.accounts.domain import Account, AccountStatus, Plan, downgrade_changes
 from postline.accounts.ports import AccountStore
 from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.keys.access import Environment, Scope
@@ -14,8 +14,7 @@ from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyCreated
 from postline.keys.ports import KeyStore
 from postline.keys.service import KeyService
-from postline.retention.domain import downgrade_changes
-from postline.sending.domain import normalize_address
+from postline.shared.addresses import normalize_address
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 

@@ -1,4 +1,4 @@
-"""The SMTP relay task (Fargate, infra/relay.Dockerfile): `python -m postline.relay`.
+"""The SMTP relay task (Fargate, infra/relay.Dockerfile): `python -m postline.tasks.relay`.
 
 Long-polls the relay queue and delivers each job over SMTP (MX lookup, STARTTLS, DKIM:
 postline/delivery/transports/smtp.py) until SIGTERM, how ECS stops a task: the batch in hand is
@@ -18,6 +18,7 @@ from types import FrameType
 from postline import wiring
 from postline.deployment import RELAY_SETTINGS
 from postline.relay.probes import PROBE_PORT, ProbeServer
+from postline.wiring import relay, tlsrpt, verification
 
 
 def main() -> None:
@@ -32,13 +33,13 @@ def main() -> None:
     signal.signal(signal.SIGINT, stop)
     # The mailbox probe endpoint POST /v3/validate asks (the task's ENI; its security group admits
     # only the probe clients' group).
-    probes = ProbeServer(wiring.direct_mailbox_prober, host="0.0.0.0", port=PROBE_PORT)  # noqa: S104
+    probes = ProbeServer(verification.direct_mailbox_prober, host="0.0.0.0", port=PROBE_PORT)  # noqa: S104
     probes.start()
     try:
-        wiring.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
+        relay.relay_worker(uuid.uuid4().hex[:12]).run(stopping)
     finally:
         probes.stop()
-        wiring.tls_sessions().close()  # the TLS-RPT session counts not written yet
+        tlsrpt.tls_sessions().close()  # the TLS-RPT session counts not written yet
 
 
 if __name__ == "__main__":

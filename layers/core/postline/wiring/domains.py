@@ -1,0 +1,72 @@
+"""The domains area's composition root: its adapters and services, built from settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from postline.config import (
+    ContentKey,
+    Dns,
+    DomainRecords,
+    Notifications,
+    Outbound,
+    Resources,
+)
+from postline.wiring import accounts, shared
+from postline.wiring.registry import (
+    built_once,
+    client,
+    clock,
+    settings,
+)
+
+if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.domains.dns import DnsRecordLookup
+    from postline.domains.ports import DkimKeys, RecordLookup
+    from postline.domains.service import DomainService
+    from postline.domains.store import DynamoSendingDomains
+
+
+@built_once()
+def sending_domains() -> DynamoSendingDomains:
+    from postline.domains.store import DynamoSendingDomains
+
+    return DynamoSendingDomains(
+        client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
+    )
+
+
+@built_once()
+def record_lookup() -> DnsRecordLookup:
+    from postline.domains.dns import DnsRecordLookup
+
+    return DnsRecordLookup(settings(Dns).resolver)
+
+
+def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None = None) -> DomainService:
+    """keys, lookup: the embedded runtime's seeded domain keeps its key and checks its own DNS."""
+    from postline.delivery.owner_notices import OwnerNotifier
+    from postline.delivery.transports.smtp import Relay
+    from postline.domains.dkim_keys import RsaDkimKeys
+    from postline.domains.domain import DnsSettings
+    from postline.domains.service import DomainService
+    from postline.domains.ses import SesIdentities
+
+    records, notifications = settings(DomainRecords), settings(Notifications)
+    return DomainService(
+        domains=sending_domains(),
+        lookup=lookup or record_lookup(),
+        keys=keys or RsaDkimKeys(),
+        notices=OwnerNotifier(
+            accounts.account_store(),
+            notifications.sender,
+            ses=client("sesv2"),
+            relay=Relay.parse(notifications.smtp_relay),
+        ),
+        settings=DnsSettings(
+            spf_include=records.spf_include, bounce_mx=records.bounce_mx, tracking_host=records.tracking_host
+        ),
+        identities=SesIdentities(client("sesv2")) if settings(Outbound).transport == "ses" else None,
+        ids=shared.ids(),
+        clock=clock(),
+    )

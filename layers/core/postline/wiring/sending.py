@@ -1,0 +1,94 @@
+"""The sending area's composition root: its adapters and services, built from settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from postline.config import (
+    ContentBucket,
+    ContentKey,
+    Events,
+    Idempotency,
+    Messages,
+    SendQueue,
+)
+from postline.wiring import accounts, domains, keys, lists, shared, suppressions, templates, usage, webhooks
+from postline.wiring.registry import (
+    built_once,
+    client,
+    clock,
+    settings,
+)
+
+if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.lists.send_service import ListSendService
+    from postline.sending.idempotency import PowertoolsIdempotency
+    from postline.sending.queue import SqsDispatchQueue
+    from postline.sending.service import SendService
+    from postline.sending.store import DynamoMessageStore
+    from postline.sending.vault import KmsVault
+
+
+@built_once()
+def message_store() -> DynamoMessageStore:
+    from postline.sending.store import DynamoMessageStore
+
+    return DynamoMessageStore(client("dynamodb"), settings(Messages).table, settings(Events).table)
+
+
+@built_once()
+def vault() -> KmsVault:
+    from postline.sending.vault import KmsVault
+
+    return KmsVault(client("kms"), client("s3"), settings(ContentKey).key_id, settings(ContentBucket).bucket)
+
+
+@built_once()
+def dispatch_queue() -> SqsDispatchQueue:
+    from postline.sending.queue import SqsDispatchQueue
+
+    return SqsDispatchQueue(shared.delayed_queue(settings(SendQueue).url, settings(SendQueue).arn))
+
+
+@built_once()
+def idempotency() -> PowertoolsIdempotency:
+    from postline.sending.idempotency import PowertoolsIdempotency
+
+    return PowertoolsIdempotency(client("dynamodb"), settings(Idempotency).table)
+
+
+def send_service() -> SendService:
+    from postline.sending.service import SendService
+
+    return SendService(
+        messages=message_store(),
+        vault=vault(),
+        queue=dispatch_queue(),
+        quotas=usage.counter_store(),
+        suppressions=suppressions.suppressions(),
+        domains=domains.sending_domains(),
+        templates=templates.template_store(),
+        accounts=accounts.account_store(),
+        check_webhook_url=webhooks.url_guard().check_without_dns,
+        idempotency=idempotency(),
+        ids=shared.ids(),
+        clock=clock(),
+        meter=shared.meter(),
+        lists=lists.lists_store(),
+        list_sends=lists.list_send_jobs(),
+        list_queue=lists.list_job_queue(),
+    )
+
+
+def list_send_service() -> ListSendService:
+    """The list worker's fan-out of list sends, and GET /v3/lists/{id}/sends/{send_id}."""
+    from postline.lists.send_service import ListSendService, StoredPrincipals
+
+    return ListSendService(
+        jobs=lists.list_send_jobs(),
+        lists=lists.lists_store(),
+        sender=send_service(),
+        principals=StoredPrincipals(keys=keys.key_store(), accounts=accounts.account_store()),
+        queue=lists.list_job_queue(),
+        clock=clock(),
+    )

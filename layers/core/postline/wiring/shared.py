@@ -1,0 +1,61 @@
+"""The shared area's composition root: its adapters and services, built from settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from postline.config import (
+    Dns,
+    SendQueue,
+)
+from postline.shared.ports import Meter
+from postline.wiring.registry import (
+    built_once,
+    client,
+    clock,
+    settings,
+)
+
+if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.shared.delayed_queue import DelayedQueue
+    from postline.shared.ids import RandomIds
+    from postline.shared.mx import MxResolver
+
+
+@built_once()
+def ids() -> RandomIds:
+    from postline.shared.ids import RandomIds
+
+    return RandomIds()
+
+
+def meter() -> Meter:
+    """The Meter port's adapter, whose counts the functions' `@metrics.log_metrics` publish. Imported
+    at the first call: observability builds the service's Powertools Logger, which the CLI and the
+    embedded runtime (they import wiring before they set up logging) must not get at import."""
+    from postline.observability import meter as emf_meter
+
+    return emf_meter
+
+
+@built_once()
+def mx_resolver() -> MxResolver:
+    from postline.shared.mx import MxResolver
+
+    return MxResolver(settings(Dns).resolver)
+
+
+def delayed_queue(url: str, arn: str) -> DelayedQueue:
+    """A queue whose long waits are EventBridge Scheduler schedules (the send queue's settings)."""
+    from postline.shared.delayed_queue import DelayedQueue
+
+    queue = settings(SendQueue)
+    return DelayedQueue(
+        client("sqs"),
+        client("scheduler"),
+        queue_url=url,
+        queue_arn=arn,
+        scheduler_role_arn=queue.scheduler_role_arn,
+        clock=clock(),
+        max_delay_seconds=queue.max_delay_seconds,
+    )
