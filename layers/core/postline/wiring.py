@@ -34,6 +34,7 @@ from postline.config import (
     Dns,
     DomainRecords,
     Egress,
+    EgressPolicy,
     Events,
     EventsQuery,
     ExportFiles,
@@ -63,7 +64,6 @@ from postline.config import (
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
-    WebhookUrls,
 )
 from postline.deployment import function_settings
 from postline.shared.clock import SystemClock
@@ -84,6 +84,7 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.domains.ports import DkimKeys, RecordLookup
     from postline.domains.service import DomainService
     from postline.domains.store import DynamoSendingDomains
+    from postline.egress.guard import EgressGuard
     from postline.egress.models import EgressAddresses
     from postline.events.service import EventService
     from postline.events.store import DynamoEventStore
@@ -532,6 +533,15 @@ def mx_resolver() -> MxResolver:
 
 
 @_built_once()
+def egress_guard() -> EgressGuard:
+    """The outbound address policy for hosts customers' DNS names (MX hosts, mta-sts.<domain>, https
+    rua), resolved through the relay's DNS; webhooks apply it through url_guard()."""
+    from postline.egress.guard import EgressGuard, dns_resolve
+
+    return EgressGuard(allow_private=settings(EgressPolicy).allow_private, resolve=dns_resolve(settings(Dns).resolver))
+
+
+@_built_once()
 def transports() -> dict[str, Transport]:
     from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
     from postline.delivery.transports.ses import SesTransport
@@ -769,7 +779,7 @@ def webhook_endpoints() -> DynamoWebhookEndpoints:
 def url_guard() -> ResolvingUrlGuard:
     from postline.webhooks.url_guard import ResolvingUrlGuard
 
-    return ResolvingUrlGuard(allow_private=settings(WebhookUrls).allow_private)
+    return ResolvingUrlGuard(allow_private=settings(EgressPolicy).allow_private)
 
 
 def webhook_service() -> WebhookService:
