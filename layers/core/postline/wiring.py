@@ -556,10 +556,11 @@ def transports() -> dict[str, Transport]:
         "smtp": SmtpTransport(
             relay=Relay.parse(outbound.smtp_relay),
             resolver=resolver,
+            egress=egress_guard(),
             mx_port=outbound.smtp_mx_port,
             helo_name=outbound.smtp_helo_name,
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
-            mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
+            mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(egress_guard())),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
             tls_sessions=tls_sessions(),
         ),
@@ -624,6 +625,7 @@ def report_transport() -> Transport:
     return SmtpTransport(
         relay=Relay.parse(outbound.smtp_relay),
         resolver=mx_resolver(),
+        egress=egress_guard(),
         mx_port=outbound.smtp_mx_port,
         helo_name=outbound.smtp_helo_name,
         tls_optional=True,
@@ -640,7 +642,7 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         store=tls_report_store(),
         records=tls_report_records(),
         senders={
-            "https": HttpsReportPoster(mx_resolver().address),
+            "https": HttpsReportPoster(egress_guard()),
             "mailto": MailReportSender(
                 report_transport(), reports.contact, reports.submitter, report_key_service().sign
             ),
@@ -1136,7 +1138,7 @@ def direct_mailbox_prober() -> SmtpMailboxProber:
     from postline.verification.smtp_probe import SmtpMailboxProber
 
     outbound = settings(Outbound)
-    return SmtpMailboxProber(mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
+    return SmtpMailboxProber(egress_guard(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
 
 
 @_built_once()
