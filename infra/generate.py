@@ -449,7 +449,7 @@ VALUES: dict[str, Any] = {
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),
     "LIST_JOB_QUEUE_ARN": _arn("ListJobQueue"),
-    "ALLOW_PRIVATE_WEBHOOK_URLS": _ref("AllowPrivateWebhookUrls"),
+    "ALLOW_PRIVATE_OUTBOUND": _ref("AllowPrivateOutbound"),
     "WEBHOOK_CA_BUNDLE": _ref("WebhookCaBundle"),
     "WEBHOOK_RETRY_STATE_MACHINE_ARN": _ref("WebhookRetryStateMachine"),
     "NOTIFICATIONS_FROM": _ref("NotificationsFrom"),

@@ -284,7 +284,8 @@ class Runtime:
         """The caller's parameters, plus what only this machine knows unless the caller said otherwise:
         outbound mail goes to the local sink, tracking links point at this gateway, queue delays
         go through schedules (which the movable clock fires; SQS delays run on the wall clock),
-        webhooks may go to this machine's receivers (http://127.0.0.1:...), and DNS lookups (MX,
+        connections made for customers may go to this machine's receivers (AllowPrivateOutbound: webhooks
+        to http://127.0.0.1:..., MX hosts the runtime's DNS points at 127.0.0.1), and DNS lookups (MX,
         sending domains' records) ask the runtime's own DNS server, whose zone `/_local/dns` edits."""
         declared = self._template.body.get("Parameters") or {}
         local = {
@@ -292,7 +293,7 @@ class Runtime:
             "PublicBaseUrl": base_url,
             "OutboundTransport": "smtp",
             "QueueMaxDelaySeconds": "0",
-            "AllowPrivateWebhookUrls": "true",
+            "AllowPrivateOutbound": "true",
             "DnsResolver": self.dns.address,
             "VerifySmtpProbe": "relay",  # the in-process relay's probe endpoint, as in the cloud
             "RelayProbeAddress": self._probes.address if self._probes is not None else "",

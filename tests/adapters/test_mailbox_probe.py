@@ -8,11 +8,11 @@ from typing import Any
 
 from devtools.local.dns_server import MX, A, DnsServer
 from postline.relay.probes import ProbeServer
-from postline.shared.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome, Registration
 from postline.verification.rdap import RdapRegistrations
 from postline.verification.smtp_probe import RelayMailboxProber, SmtpMailboxProber
 from tests.certs import TestCa
+from tests.peers.egress import peers_allowed, strict
 from tests.peers.probe_mx import MX_HOST, PolicyMx, policy_servers
 from tests.peers.rdap_server import RdapServer
 
@@ -23,7 +23,7 @@ def test_the_probe_falls_back_to_the_next_mx_and_never_sends_data() -> None:
         dns.add("acme.test", MX(10, "down.acme.test"), MX(20, "mx.acme.test"))
         dns.add("down.acme.test", A("127.0.0.9"))  # nothing listens there: connecting is refused at once
         dns.add("mx.acme.test", A(MX_HOST))
-        prober = SmtpMailboxProber(MxResolver(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
+        prober = SmtpMailboxProber(peers_allowed(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
         hosts = ("down.acme.test", "mx.acme.test")
         found = prober.probe("ada@acme.test", "acme.test", hosts, catch_all=None)
         assert (found.outcome, found.catch_all) == (ProbeOutcome.ACCEPTED, False)
@@ -40,10 +40,33 @@ def test_the_probe_falls_back_to_the_next_mx_and_never_sends_data() -> None:
 def test_no_server_answering_is_unreachable() -> None:
     with DnsServer() as dns:
         dns.add("down.test", A("127.0.0.9"))
-        prober = SmtpMailboxProber(MxResolver(dns.address), port=2, helo_name="probe.postline.test", timeout=1)
+        prober = SmtpMailboxProber(peers_allowed(dns.address), port=2, helo_name="probe.postline.test", timeout=1)
         found = prober.probe("ada@down.test", "down.test", ("down.test", "gone.down.test"), catch_all=None)
         assert found.outcome is ProbeOutcome.UNREACHABLE
         assert "gone.down.test has no address" in found.detail
+
+
+def test_an_mx_inside_is_never_probed_and_only_the_policys_words_come_back() -> None:
+    """The outbound address policy as deployed (tests/adapters/test_outbound_addresses.py has it through
+    wiring): no session with a host inside; every host refused is `not_run`, one refused among hosts
+    that could not be reached is `unreachable`, and neither says anything a server said."""
+    users = PolicyMx("known_users", frozenset({"ada"}))
+    with policy_servers({"inside.test": users}) as port, DnsServer() as dns:
+        dns.add("mx.inside.test", A(MX_HOST))
+        prober = SmtpMailboxProber(strict(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
+        for _ in range(2):  # the second answer comes from the prober's address cache: the same refusal
+            inside = prober.probe("ada@inside.test", "inside.test", ("mx.inside.test", "0x7f.1"), catch_all=None)
+            assert (inside.outcome, inside.catch_all) == (ProbeOutcome.NOT_RUN, None)
+            assert inside.detail == (
+                "mx.inside.test was not probed: mx.inside.test resolves to a loopback address; outbound "
+                "connections go to public addresses only; 0x7f.1 was not probed: 0x7f.1 is a loopback address; "
+                "outbound connections go to public addresses only"
+            )
+        assert [q.name for q in dns.queries] == ["mx.inside.test"]  # once; a literal never
+        mixed = prober.probe("ada@inside.test", "inside.test", ("mx.inside.test", "ghost.inside.test"), catch_all=None)
+        assert mixed.outcome is ProbeOutcome.UNREACHABLE
+        assert mixed.detail.endswith("public addresses only; ghost.inside.test has no address")
+    assert users.rcpts == [] and users.data_sessions == 0
 
 
 def test_the_cloud_adapter_asks_the_relays_probe_endpoint_which_runs_the_same_dialogue() -> None:
@@ -52,7 +75,7 @@ def test_the_cloud_adapter_asks_the_relays_probe_endpoint_which_runs_the_same_di
     with policy_servers({"acme.test": strict}) as port, DnsServer() as dns:
         dns.add("acme.test", MX(10, "mx.acme.test"))
         dns.add("mx.acme.test", A(MX_HOST))
-        direct = SmtpMailboxProber(MxResolver(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
+        direct = SmtpMailboxProber(peers_allowed(dns.address), port=port, helo_name="probe.postline.test", timeout=2)
         server = ProbeServer(lambda: direct, host="127.0.0.1", port=0)
         server.start()
         try:
@@ -147,7 +170,7 @@ def test_a_server_that_never_answers_costs_at_most_the_budget() -> None:
             dns.add("mx1.slow.test", A("127.0.0.1"))
             dns.add("mx2.slow.test", A("127.0.0.1"))
             prober = SmtpMailboxProber(
-                MxResolver(dns.address),
+                peers_allowed(dns.address),
                 port=silent.getsockname()[1],
                 helo_name="probe.postline.test",
                 timeout=1.0,

@@ -18,13 +18,14 @@ from pathlib import Path
 import pytest
 
 from devtools.local.dns_server import MX, TXT, A, DnsServer
-from postline.delivery.mta_sts import HttpsPolicyFetcher, MtaStsPolicies
+from postline.delivery.mta_sts import FetchFailure, HttpsPolicyFetcher, MtaStsPolicies, PolicyError
 from postline.delivery.outcomes import OutcomeKind
 from postline.delivery.transports.smtp import SmtpTransport
 from postline.shared.mx import MxResolver
 from postline.shared.resolver import dns_resolver
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel, received_by
 from tests.certs import TestCa, server_context
+from tests.peers.egress import peers_allowed, strict
 from tests.peers.https_server import HttpsServer
 from tests.peers.mx_server import MxServer
 
@@ -118,12 +119,15 @@ def untrusted_mx() -> Iterator[MxServer]:
 
 
 def _transport(dns_server: DnsServer, policy_server: PolicyServer, ca_file: str, mx: MxServer) -> SmtpTransport:
+    """Policy hosts and MX hosts on 127.0.0.1: the outbound address policy told so (ALLOW_PRIVATE_OUTBOUND)."""
     resolver = MxResolver(nameserver=dns_server.address, timeout=2.0)
-    fetch = HttpsPolicyFetcher(resolver.address, port=policy_server.port, cafile=ca_file, timeout=5.0)
+    egress = peers_allowed(dns_server.address)
+    fetch = HttpsPolicyFetcher(egress, port=policy_server.port, cafile=ca_file, timeout=5.0)
     policies = MtaStsPolicies(dns_resolver(dns_server.address, 2.0), fetch)
     return SmtpTransport(
         relay=None,
         resolver=resolver,
+        egress=egress,
         mx_port=mx.port,
         helo_name="out.postline.test",
         timeout=5.0,
@@ -180,7 +184,7 @@ def test_a_policy_is_fetched_once_and_again_only_when_the_record_id_changes(
     dns_server: DnsServer, policy_server: PolicyServer, ca_file: str, trusted_mx: MxServer
 ) -> None:
     resolver = dns_resolver(dns_server.address, 2.0)
-    fetch = HttpsPolicyFetcher(MxResolver(dns_server.address).address, port=policy_server.port, cafile=ca_file)
+    fetch = HttpsPolicyFetcher(peers_allowed(dns_server.address), port=policy_server.port, cafile=ca_file)
     policies = MtaStsPolicies(resolver, fetch, recheck_seconds=0)  # DNS asked every time
     before = policy_server.requests.count("enforce.test")
     for _ in range(3):
@@ -193,3 +197,21 @@ def test_a_policy_is_fetched_once_and_again_only_when_the_record_id_changes(
         assert policy_server.requests.count("enforce.test") == before + 2
     finally:
         dns_server.replace("_mta-sts.enforce.test", TXT("v=STSv1; id=1"))
+
+
+def test_a_policy_host_inside_is_not_fetched_from(
+    dns_server: DnsServer, policy_server: PolicyServer, ca_file: str
+) -> None:
+    """mta-sts.<domain> resolving inside (127.0.0.1 here) is a fetch error (sts-policy-fetch-error in the
+    domain's TLS-RPT report) that sends the policy host nothing; mail then goes as without a policy."""
+    fetch = HttpsPolicyFetcher(strict(dns_server.address), port=policy_server.port, cafile=ca_file, timeout=5.0)
+    before = len(policy_server.requests)
+    with pytest.raises(PolicyError) as refused:
+        fetch("enforce.test")
+    assert refused.value.failure is FetchFailure.FETCH_ERROR
+    assert str(refused.value) == (
+        "mta-sts.enforce.test resolves to a loopback address; outbound connections go to public addresses only"
+    )
+    lookup = MtaStsPolicies(dns_resolver(dns_server.address, 2.0), fetch).lookup("testing.test")
+    assert (lookup.policy, lookup.failure) == (None, FetchFailure.FETCH_ERROR)
+    assert len(policy_server.requests) == before

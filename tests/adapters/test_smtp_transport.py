@@ -25,12 +25,13 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from devtools.local.dns_server import MX, NULL_MX, SERVFAIL, TXT, A, DnsServer, Query, Record, unanswered_nameserver
 from postline.delivery.mime import build_mime
-from postline.delivery.outcomes import BounceType, Outcome, OutcomeKind
+from postline.delivery.outcomes import BounceClass, BounceType, Outcome, OutcomeKind
 from postline.delivery.parcel import Parcel
 from postline.delivery.transports.smtp import Relay, SmtpTransport
 from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
 from postline.sending.domain import Content, Message
 from postline.shared.mx import MxResolver
+from tests.peers.egress import peers_allowed, strict
 from tests.peers.mx_server import MxServer, Received
 
 DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX
@@ -84,8 +85,10 @@ def resolver(dns_server: DnsServer) -> MxResolver:
 
 
 @pytest.fixture
-def transport(resolver: MxResolver, mx: MxServer) -> SmtpTransport:
-    return SmtpTransport(relay=None, resolver=resolver, mx_port=mx.port, helo_name=HELO, timeout=5.0)
+def transport(resolver: MxResolver, mx: MxServer, dns_server: DnsServer) -> SmtpTransport:
+    """To the MX on 127.0.0.1: the outbound address policy told so (ALLOW_PRIVATE_OUTBOUND)."""
+    egress = peers_allowed(dns_server.address)
+    return SmtpTransport(relay=None, resolver=resolver, egress=egress, mx_port=mx.port, helo_name=HELO, timeout=5.0)
 
 
 @pytest.fixture(scope="module")
@@ -366,6 +369,54 @@ def test_when_no_mx_can_be_reached_the_recipient_is_deferred(transport: SmtpTran
     assert outcome.reason == "no mail server could be reached"
 
 
+@pytest.fixture
+def strict_transport(resolver: MxResolver, mx: MxServer, dns_server: DnsServer) -> SmtpTransport:
+    """The outbound address policy as a deployed stack has it: MX hosts at public addresses only (every
+    one of this zone's is inside)."""
+    egress = strict(dns_server.address)
+    return SmtpTransport(relay=None, resolver=resolver, egress=egress, mx_port=mx.port, helo_name=HELO, timeout=5.0)
+
+
+@pytest.mark.parametrize(
+    ("domain", "hosts"), [("two-mx.test", [f"mx.{DOMAIN}", f"backup.{DOMAIN}"]), ("implicit.test", ["implicit.test"])]
+)
+def test_a_domain_whose_every_mx_is_inside_bounces_as_unroutable_without_a_connection(
+    strict_transport: SmtpTransport, mx: MxServer, domain: str, hosts: list[str]
+) -> None:
+    parcel = make_parcel(address("ivy", domain))
+
+    outcome = deliver_one(strict_transport, parcel)
+
+    assert (outcome.kind, outcome.bounce_type, outcome.bounce_class) == (
+        OutcomeKind.BOUNCED,
+        BounceType.HARD,
+        BounceClass.HARD,
+    )
+    refusals = [
+        f"{host} resolves to a loopback address; outbound connections go to public addresses only" for host in hosts
+    ]
+    assert outcome.reason == f"5.4.4 no MX host of {domain} may be connected to: {'; '.join(refusals)}"
+    assert outcome.smtp_response is None  # no server was asked, so none is quoted
+    assert [reply for reply in mx.rcpt_replies if reply.address == parcel.recipient] == []
+
+
+def test_an_mx_inside_beside_hosts_without_an_address_defers(strict_transport: SmtpTransport) -> None:
+    """Only the host inside is known to be unusable; the other may have an address tomorrow."""
+    outcome = deliver_one(strict_transport, make_parcel(address("jill", "first-nameless.test")))
+
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert outcome.reason == (
+        f"no mail server could be reached (mx.{DOMAIN} resolves to a loopback address; "
+        "outbound connections go to public addresses only)"
+    )
+
+
+def test_delivery_to_mx_hosts_needs_the_policy(resolver: MxResolver) -> None:
+    with pytest.raises(ValueError, match="outbound address policy"):
+        SmtpTransport(relay=None, resolver=resolver)
+    SmtpTransport(relay=Relay(LOOPBACK, 25), resolver=resolver)  # a smart host is the operator's: not checked
+
+
 def test_a_domain_without_mx_gets_mail_at_its_own_address(transport: SmtpTransport, mx: MxServer) -> None:
     parcel = make_parcel(address("frank", "implicit.test"))
 
@@ -389,7 +440,10 @@ def test_a_domain_that_takes_no_mail_is_a_hard_bounce(transport: SmtpTransport, 
 def test_a_dns_failure_defers(mx: MxServer) -> None:
     with unanswered_nameserver() as nameserver:
         resolver = MxResolver(nameserver=nameserver, timeout=0.2)
-        transport = SmtpTransport(relay=None, resolver=resolver, mx_port=mx.port, helo_name=HELO, timeout=5.0)
+        egress = peers_allowed(nameserver)
+        transport = SmtpTransport(
+            relay=None, resolver=resolver, egress=egress, mx_port=mx.port, helo_name=HELO, timeout=5.0
+        )
         outcome = deliver_one(transport, make_parcel(address("hank")))
 
     assert outcome.kind is OutcomeKind.DEFERRED

@@ -43,6 +43,7 @@ from postline.shared.errors import Conflict, ValidationFailed
 from postline.shared.mx import MxResolver
 from postline.shared.resolver import dns_resolver
 from postline.tlsrpt.keys import DynamoReportKeys
+from postline.tlsrpt.ports import ReportNotDelivered
 from postline.tlsrpt.senders import DnsReportRecords, HttpsReportPoster, MailReportSender
 from postline.tlsrpt.service import (
     CachedReportRecords,
@@ -57,6 +58,7 @@ from tests.adapters.test_mta_sts import POLICIES, PolicyServer
 from tests.adapters.test_smtp_transport import deliver_one, make_parcel
 from tests.aws_stack import InProcessStack, in_process_stack
 from tests.certs import TestCa, server_context
+from tests.peers.egress import peers_allowed, strict
 from tests.peers.https_server import HttpsServer
 from tests.peers.mx_server import MxServer
 
@@ -267,10 +269,12 @@ def _transport(
     sessions: TlsSessionRecorder | None = None,
 ) -> SmtpTransport:
     resolver = MxResolver(nameserver=dns_server.address, timeout=2.0)
-    fetch = HttpsPolicyFetcher(resolver.address, port=policy_port, cafile=ca_file, timeout=5.0)
+    egress = peers_allowed(dns_server.address)  # every peer is on 127.0.0.1 (ALLOW_PRIVATE_OUTBOUND)
+    fetch = HttpsPolicyFetcher(egress, port=policy_port, cafile=ca_file, timeout=5.0)
     return SmtpTransport(
         relay=None,
         resolver=resolver,
+        egress=egress,
         mx_port=mx_port,
         helo_name="out.postline.test",
         timeout=5.0,
@@ -294,14 +298,21 @@ def _service(
     """The relay's run as tlsrpt_root.tls_report_service builds it: mail through a transport like
     tlsrpt_root.report_transport (no MTA-STS, TLS optional, sessions not counted) to `sink` as every MX."""
     resolver = MxResolver(nameserver=dns_server.address, timeout=2.0)
+    egress = peers_allowed(dns_server.address)  # the receiver and the sink are on 127.0.0.1 (ALLOW_PRIVATE_OUTBOUND)
     mail = SmtpTransport(
-        relay=None, resolver=resolver, mx_port=sink.port, helo_name="reporter.test", timeout=5.0, tls_optional=True
+        relay=None,
+        resolver=resolver,
+        egress=egress,
+        mx_port=sink.port,
+        helo_name="reporter.test",
+        timeout=5.0,
+        tls_optional=True,
     )
     return TlsReportService(
         store=store,
         records=CachedReportRecords(DnsReportRecords(DnsRecordLookup(dns_server.address))),
         senders={
-            "https": HttpsReportPoster(resolver.address, cafile=ca_file, timeout=5.0),
+            "https": HttpsReportPoster(egress, cafile=ca_file, timeout=5.0),
             "mailto": MailReportSender(mail, IDENTITY.contact, IDENTITY.submitter, keys.sign),
         },
         identity=IDENTITY,
@@ -663,3 +674,21 @@ def test_the_report_key_rotates_once_dns_serves_the_next_one(stack: InProcessSta
     assert _dkim_verified(signed, dns_server)
     with pytest.raises(ValidationFailed, match="no report key is staged"):
         keys.promote()
+
+
+def test_a_report_is_not_posted_to_an_https_rua_inside(
+    dns_server: DnsServer, receiver: ReportReceiver, ca_file: str, clock: MovableClock
+) -> None:
+    """The outbound address policy as deployed: reports.test resolves to 127.0.0.1, so nothing is sent
+    (tests/adapters/test_outbound_addresses.py has the relay's whole run)."""
+    poster = HttpsReportPoster(strict(dns_server.address), cafile=ca_file, timeout=5.0)
+    before = len(receiver.posted)
+    for uri, refusal in (
+        (f"https://reports.test:{receiver.port}/enforce", "reports.test resolves to a loopback"),
+        (f"https://127.0.0.1:{receiver.port}/enforce", "127.0.0.1 is a loopback"),
+        (f"https://[::ffff:127.0.0.1]:{receiver.port}/enforce", "::ffff:127.0.0.1 is a loopback (IPv4 inside IPv6)"),
+    ):
+        with pytest.raises(ReportNotDelivered) as refused:
+            poster.send(uri, domain="enforce.test", day=clock.now().date(), report_id="r", body=b"{}")
+        assert str(refused.value) == f"{refusal} address; outbound connections go to public addresses only"
+    assert len(receiver.posted) == before

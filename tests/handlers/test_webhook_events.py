@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from postline import wiring
-from postline.config import WebhookUrls
+from postline.config import EgressPolicy
 from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
@@ -27,7 +27,7 @@ def test_webhook_failures_have_their_codes(invoke: Invoke, name: str, status: in
 
 def test_private_urls_are_not_allowed_by_default(stack: InProcessStack) -> None:
     """The functions as template.yaml configures them by default (the stack sets their environment)."""
-    assert wiring.settings(WebhookUrls).allow_private is False
+    assert wiring.settings(EgressPolicy).allow_private is False
 
 
 def test_webhook_lifecycle_through_the_sample_events(invoke: Invoke) -> None:

@@ -79,3 +79,24 @@ def test_the_cli_and_wiring_leave_observability_unimported() -> None:
     code = "import sys, postline.cli, postline.wiring; print('postline.observability' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+# postline/egress (the static egress address, the outbound address policy) sits low on the import
+# ladder: every outbound path imports it, so it imports only postline.shared, the standard library,
+# dnspython (resolution) and pydantic (its model).
+EGRESS_LIBRARIES = {"dns", "pydantic"}
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "egress").glob("*.py")), ids=lambda p: p.name)
+def test_the_egress_package_stands_on_shared_alone(path: Path) -> None:
+    bad = [
+        name
+        for name in _imports(path)
+        if not (
+            name.split(".")[0] in sys.stdlib_module_names
+            or name.split(".")[0] in EGRESS_LIBRARIES
+            or name == "__future__"
+            or name.startswith(("postline.shared.", "postline.egress."))
+        )
+    ]
+    assert bad == []

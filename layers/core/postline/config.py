@@ -149,6 +149,14 @@ class Egress(SettingsGroup):
     ip: str = Field(alias="EGRESS_IP")  # the NAT gateway's Elastic IP (the OutboundIp output); empty: none
 
 
+class EgressPolicy(SettingsGroup):
+    # The one outbound address policy (postline/egress/guard.py): connections made for customers (their
+    # MX hosts, mta-sts.<domain>, https TLS-RPT rua, webhooks) go to public addresses only. "true" lets
+    # them reach loopback, private and link-local addresses too, and webhooks use http://: the embedded
+    # runtime and tests only (parameter AllowPrivateOutbound, default "false"; a deployed stack never sets it).
+    allow_private: bool = Field(alias="ALLOW_PRIVATE_OUTBOUND")
+
+
 class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 
@@ -214,11 +222,6 @@ class ResendQueue(SettingsGroup):
 
 
 # -- webhooks -----------------------------------------------------------------------------------
-
-
-class WebhookUrls(SettingsGroup):
-    # http:// and private, loopback or link-local addresses: the embedded runtime only.
-    allow_private: bool = Field(alias="ALLOW_PRIVATE_WEBHOOK_URLS")
 
 
 class WebhookTls(SettingsGroup):

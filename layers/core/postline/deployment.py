@@ -21,6 +21,7 @@ from postline.config import (
     Dns,
     DomainRecords,
     Egress,
+    EgressPolicy,
     Events,
     EventsQuery,
     ExportFiles,
@@ -49,7 +50,6 @@ from postline.config import (
     WebhookDeliveries,
     WebhookRetry,
     WebhookTls,
-    WebhookUrls,
 )
 
 Groups = tuple[type[SettingsGroup], ...]
@@ -70,7 +70,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
         ContentKey,
         ContentBucket,
         SendQueue,
-        WebhookUrls,
+        EgressPolicy,  # a message's webhook_url is checked against the outbound address policy
         Jobs,  # a send to a list's address stores its job (lists/sends.py)
         ListJobQueue,  # and queues it for the list worker
     ),
@@ -80,7 +80,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.SIGNING_KEYS: (ContentKey,),
     r.EGRESS: (Egress,),
     r.WEBHOOKS_READ: (ContentKey,),
-    r.WEBHOOKS_WRITE: (ContentKey, WebhookUrls),
+    r.WEBHOOKS_WRITE: (ContentKey, EgressPolicy),
     r.EVENTS_READ: (Events, EventsQuery, Counters),
     r.METRICS_READ: (Counters, MetricsQuery),
     r.EXPORTS_WRITE: (Jobs, ExportQueue, ExportFiles, Events),
@@ -90,8 +90,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
-    r.VERIFY: (Counters, Suppressions, Dns, Outbound, VerificationChecks),
-    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, WebhookUrls),
+    r.VERIFY: (Counters, Suppressions, Dns, Outbound, VerificationChecks, EgressPolicy),  # EgressPolicy: a direct probe
+    r.VERIFY_BULK_WRITE: (Jobs, Counters, VerifyQueue, Resources, Dns, Outbound, VerificationChecks, EgressPolicy),
     r.VERIFY_BULK_READ: (Jobs, Counters, VerifyQueue, Resources),
     r.VERIFY_BULK_FILES: (ExportFiles,),
     r.VERIFY_BULK_UPLOADS: (Jobs, VerifyQueue, ExportFiles),
@@ -118,10 +118,11 @@ _DELIVER: Groups = (
     RelayQueue,  # the dispatcher hands live SMTP deliveries over; the relay task takes them
     Outbound,
     Dns,
+    EgressPolicy,  # the outbound address policy: MX hosts, mta-sts.<domain>, https rua
     PublicUrl,
     TrackingSecret,
 )
-_WEBHOOKS: Groups = (Resources, ContentKey, WebhookDeliveries, WebhookUrls, WebhookTls, Notifications)
+_WEBHOOKS: Groups = (Resources, ContentKey, WebhookDeliveries, EgressPolicy, WebhookTls, Notifications)
 
 # functions/workers/<module>.py -> the groups it reads.
 WORKER_SETTINGS: dict[str, Groups] = {

@@ -1,52 +1,29 @@
-"""Where webhooks may go: address classification (domain) and the resolving guard (adapter)."""
+"""Where webhooks may go: the URL's shape (domain) and the outbound address policy through the URL guard."""
 
 from __future__ import annotations
+
+import ipaddress
+import re
 
 import pytest
 
 from postline.shared.errors import ValidationFailed
-from postline.webhooks.domain import address_refusal, url_target
+from postline.webhooks.domain import url_target
 from postline.webhooks.url_guard import ResolvingUrlGuard
-
-REFUSED = {
-    "0.0.0.0": "unspecified",  # noqa: S104 (an address to refuse, not one to bind)
-    "127.0.0.1": "loopback",
-    "127.8.9.10": "loopback",
-    "10.0.0.1": "private",
-    "172.16.5.4": "private",
-    "192.168.1.1": "private",
-    "169.254.169.254": "link-local",  # cloud metadata
-    "100.64.0.1": "not globally routable",  # carrier-grade NAT
-    "224.0.0.251": "multicast",
-    "240.0.0.1": "reserved",
-    "255.255.255.255": "reserved",  # broadcast
-    "192.0.2.10": "private",  # documentation
-    "198.18.0.1": "private",  # benchmarking
-    "::": "unspecified",
-    "::1": "loopback",
-    "fe80::1": "link-local",
-    "fc00::1": "private",
-    "fd12:3456::1": "private",
-    "ff02::1": "multicast",
-    "2001:db8::1": "private",  # documentation
-    "::ffff:127.0.0.1": "loopback (IPv4 inside IPv6)",
-    "::ffff:10.1.2.3": "private (IPv4 inside IPv6)",
-    "::ffff:169.254.169.254": "link-local (IPv4 inside IPv6)",
-    "2002:c0a8:0101::1": "private (IPv4 inside IPv6)",  # 6to4 of 192.168.1.1
-    "64:ff9b::7f00:1": "loopback (IPv4 inside IPv6)",  # NAT64 of 127.0.0.1
-}
-PUBLIC = ["8.8.8.8", "93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8",
-          "64:ff9b::808:808"]  # fmt: skip
+from tests.unit.egress.test_addresses import REFUSED
+from tests.unit.egress.test_guard import DNS, FakeDns
 
 
 @pytest.mark.parametrize(("address", "reason"), REFUSED.items())
-def test_non_public_addresses_are_refused_with_their_reason(address: str, reason: str) -> None:
-    assert address_refusal(address) == reason
-
-
-@pytest.mark.parametrize("address", PUBLIC)
-def test_public_addresses_pass(address: str) -> None:
-    assert address_refusal(address) is None
+def test_the_guard_refuses_every_non_public_address_of_the_policy(address: str, reason: str) -> None:
+    """The webhook guard is the outbound address policy's (postline/egress): its cases, through a URL."""
+    guard, dns = strict()
+    host = f"[{address}]" if ":" in address else address
+    with pytest.raises(
+        ValidationFailed, match=re.escape(f"resolves to {ipaddress.ip_address(address)}, a {reason} address")
+    ):
+        guard.check(f"https://{host}/in")
+    assert dns.asked == []
 
 
 def test_url_targets_name_scheme_host_and_port() -> None:
@@ -55,27 +32,6 @@ def test_url_targets_name_scheme_host_and_port() -> None:
     assert url_target("http://hooks.example.com/").port == 80
     target = url_target("https://[2606:4700::1111]:8443/in")
     assert (target.scheme, target.host, target.port) == ("https", "2606:4700::1111", 8443)
-
-
-class FakeDns:
-    def __init__(self, records: dict[str, list[str]]) -> None:
-        self.records = records
-        self.asked: list[tuple[str, int]] = []
-
-    def __call__(self, host: str, port: int) -> list[str]:
-        self.asked.append((host, port))
-        if host not in self.records:
-            raise OSError("Name or service not known")
-        return self.records[host]
-
-
-DNS = {
-    "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
-    "internal.example.com": ["10.0.0.7"],
-    "sneaky.example.com": ["93.184.215.14", "127.0.0.1"],
-    "mapped.example.com": ["::ffff:192.168.0.1"],
-    "2130706433": ["127.0.0.1"],  # what getaddrinfo makes of a decimal IPv4 literal
-}
 
 
 def strict() -> tuple[ResolvingUrlGuard, FakeDns]:
@@ -145,6 +101,8 @@ def test_allowing_private_urls_allows_http_and_local_hosts_but_not_credentials()
         ("https://169.254.169.254/latest/meta-data", "link-local"),
         ("https://[::1]/in", "loopback"),
         ("https://10.1.2.3/in", "private"),
+        ("https://0x7f.1/in", "127.0.0.1 is a loopback"),  # an IPv4 literal in another notation
+        ("https://2130706433/in", "127.0.0.1 is a loopback"),
     ],
 )
 def test_a_webhook_url_on_a_send_is_refused_without_a_lookup(url: str, message: str) -> None:

@@ -14,7 +14,6 @@ for delivery, but the transport checks `testing` policies too and reports what w
 from __future__ import annotations
 
 import http.client
-import socket
 import ssl
 import threading
 import time
@@ -24,6 +23,8 @@ from enum import StrEnum
 
 import dns.exception
 import dns.resolver
+
+from postline.egress.guard import EgressGuard, EgressRefused, NoAddress
 
 MAX_POLICY_BYTES = 64 * 1024
 MAX_AGE_LIMIT = 31_557_600  # a year: RFC 8461 section 3.2
@@ -117,24 +118,30 @@ def parse_policy(text: str) -> Policy:
 
 
 class HttpsPolicyFetcher:
-    """GET https://mta-sts.<domain>/.well-known/mta-sts.txt, the host's address asked of `address`
-    (the relay's own DNS), its certificate checked for that name against `cafile` (None: the system's)."""
+    """GET https://mta-sts.<domain>/.well-known/mta-sts.txt, connected through the outbound address
+    policy (`egress`: resolved by the relay's own DNS, never to an address inside, at the address it
+    checked), its certificate checked for that name against `cafile` (None: the system's). A policy host
+    inside is a fetch error that sends nothing to it."""
 
     def __init__(
-        self, address: Callable[[str], str | None], *, port: int = 443, cafile: str | None = None, timeout: float = 10.0
+        self, egress: EgressGuard, *, port: int = 443, cafile: str | None = None, timeout: float = 10.0
     ) -> None:
-        self._address = address
+        self._egress = egress
         self._port = port
         self._context = ssl.create_default_context(cafile=cafile)
         self._timeout = timeout
 
     def __call__(self, domain: str) -> str:
         host = f"mta-sts.{domain}"
-        ip = self._address(host)
-        if ip is None:
-            raise PolicyError(f"{host} has no address", FetchFailure.FETCH_ERROR)
         try:
-            raw = socket.create_connection((ip, self._port), timeout=self._timeout)
+            raw = self._egress.connect(host, self._port, timeout=self._timeout)
+        except EgressRefused as refused:
+            raise PolicyError(str(refused), FetchFailure.FETCH_ERROR) from None
+        except NoAddress as error:
+            raise PolicyError(str(error), FetchFailure.FETCH_ERROR) from None
+        except OSError as error:
+            raise PolicyError(f"fetching the policy from {host} failed: {error}", FetchFailure.FETCH_ERROR) from error
+        try:
             with self._context.wrap_socket(raw, server_hostname=host) as tls:
                 request = f"GET {WELL_KNOWN} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
                 tls.sendall(request.encode())

@@ -1,8 +1,10 @@
 """Where TLS-RPT reports go, and how (RFC 8460 sections 3 and 5).
 
 - `DnsReportRecords`: the domain's `_smtp._tls` TXT record, through the resolver port sending uses.
-- `HttpsReportPoster`: https: rua, a POST of the gzip'd report as `application/tlsrpt+gzip`, the host's
-  address asked of the relay's own DNS, its certificate checked (no redirects followed).
+- `HttpsReportPoster`: https: rua, a POST of the gzip'd report as `application/tlsrpt+gzip`, connected
+  through the outbound address policy (postline/egress/guard.py: resolved by the relay's own DNS, a
+  rua inside refused before anything is sent, the address it checked connected to), its certificate
+  checked (no redirects followed).
 - `MailReportSender`: mailto: rua, a multipart/report message (report-type=tlsrpt) with the report
   attached as `application/tlsrpt+gzip`, DKIM-signed by the reporting domain, delivered over SMTP
   by the relay itself.
@@ -11,7 +13,6 @@
 from __future__ import annotations
 
 import http.client
-import socket
 import ssl
 from collections.abc import Callable
 from datetime import date
@@ -25,6 +26,7 @@ from postline.delivery.parcel import Parcel
 from postline.delivery.ports import Transport
 from postline.domains.domain import RecordType
 from postline.domains.ports import RecordLookup
+from postline.egress.guard import EgressGuard, EgressRefused, NoAddress
 from postline.tlsrpt.domain import MEDIA_TYPE, attachment_name, mailto_address, parse_record
 from postline.tlsrpt.ports import RecordUnavailable, ReportNotDelivered
 
@@ -43,22 +45,24 @@ class DnsReportRecords:
 
 
 class HttpsReportPoster:
-    def __init__(
-        self, address: Callable[[str], str | None], *, cafile: str | None = None, timeout: float = 30.0
-    ) -> None:
-        self._address = address
+    def __init__(self, egress: EgressGuard, *, cafile: str | None = None, timeout: float = 30.0) -> None:
+        self._egress = egress
         self._context = ssl.create_default_context(cafile=cafile)
         self._timeout = timeout
 
     def send(self, uri: str, *, domain: str, day: date, report_id: str, body: bytes) -> None:
         parts = urlsplit(uri)
         host = parts.hostname or ""
-        ip = self._address(host)
-        if ip is None:
-            raise ReportNotDelivered(f"{host} has no address")
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
-            raw = socket.create_connection((ip, parts.port or 443), timeout=self._timeout)
+            raw = self._egress.connect(host, parts.port or 443, timeout=self._timeout)
+        except EgressRefused as refused:
+            raise ReportNotDelivered(str(refused)) from None
+        except NoAddress as error:
+            raise ReportNotDelivered(str(error)) from None
+        except OSError as error:
+            raise ReportNotDelivered(f"POST to {host} failed: {error}") from error
+        try:
             with self._context.wrap_socket(raw, server_hostname=host) as tls:
                 connection = http.client.HTTPSConnection(host, parts.port or 443, timeout=self._timeout)
                 connection.sock = tls  # already connected to the address our DNS gave, TLS checked

@@ -5,6 +5,10 @@ the best MX that answers, EHLO, MAIL FROM:<> (the null sender, as bounces use), 
 then RCPT TO a random address at the same domain (is it a catch-all?), QUIT. No DATA, so nothing is
 ever delivered. Every step has a short timeout; a 4xx (greylisting, a busy server) is `temporary`,
 a refused or silent server `unreachable`: both end as status unknown, never as a guess.
+Each MX host goes through the outbound address policy (postline/egress/guard.py) and is connected to
+at the address it checked: a host resolving to an address inside (loopback, private, link-local...) is
+never connected to, and its answer is only that (`not_run` when no host could be asked), so nothing
+a server inside says, nor whether its port is open, closed or filtered, comes back in `reason`.
 
 RelayMailboxProber (AWS): a Lambda cannot open port 25, so in the cloud the dialogue runs on the SMTP
 relay task, which serves it inside the VPC (postline/relay/probes.py: POST /v1/probe on port 8025,
@@ -25,8 +29,8 @@ import time
 
 from pydantic import Field, ValidationError
 
+from postline.egress.guard import EgressGuard, EgressRefused
 from postline.shared.base import Model
-from postline.shared.mx import MxResolver
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 
 MAX_HOSTS = 2  # the best two MX: a domain whose first two are down will not answer a third in time
@@ -53,41 +57,56 @@ def _reply(code: int, message: bytes | str) -> str:
 class SmtpMailboxProber:
     def __init__(
         self,
-        resolver: MxResolver,
+        egress: EgressGuard,
         *,
         port: int,
         helo_name: str,
         timeout: float = 5.0,
         budget_seconds: float = BUDGET_SECONDS,
     ) -> None:
-        self._resolver = resolver
+        self._egress = egress
         self._port = port
         self._helo = helo_name
         self._timeout = timeout
         self._budget = budget_seconds
-        self._addresses: dict[str, tuple[float, str]] = {}  # MX host -> (when, IPv4), for ADDRESS_TTL
+        # MX host -> (when, its checked address or the policy's refusal), for ADDRESS_TTL
+        self._addresses: dict[str, tuple[float, str | EgressRefused]] = {}
 
     def _address(self, host: str) -> str | None:
-        """The MX host's address, asked of DNS once per ADDRESS_TTL (a bulk job probes one MX often)."""
+        """The MX host's address, resolved and checked against the outbound address policy once per
+        ADDRESS_TTL (a bulk job probes one MX often); EgressRefused for a host inside."""
         now = time.monotonic()
         known = self._addresses.get(host)
         if known is not None and now - known[0] < ADDRESS_TTL:
-            return known[1]
-        ip = self._resolver.address(host)
-        if ip is not None:
-            if len(self._addresses) >= 10_000:
-                self._addresses.clear()
-            self._addresses[host] = (now, ip)
-        return ip
+            found: str | EgressRefused | None = known[1]
+        else:
+            try:
+                found = next(iter(self._egress.addresses(host, self._port)), None)
+            except EgressRefused as refused:
+                found = refused
+            if found is not None:
+                if len(self._addresses) >= 10_000:
+                    self._addresses.clear()
+                self._addresses[host] = (now, found)
+        if isinstance(found, EgressRefused):  # a fresh one each time: a cached one's traceback would grow
+            raise EgressRefused(found.host, found.address, found.reason)
+        return found
 
     def probe(self, address: str, domain: str, mx_hosts: tuple[str, ...], *, catch_all: bool | None) -> MailboxProbe:
         failures: list[str] = []
+        refusals = 0
         deadline = time.monotonic() + self._budget
-        for host in mx_hosts[:MAX_HOSTS]:
+        hosts = mx_hosts[:MAX_HOSTS]
+        for host in hosts:
             if time.monotonic() >= deadline:
                 failures.append(f"{host} not tried: the probe's {self._budget:.0f} s were spent")
                 break
-            ip = self._address(host)
+            try:
+                ip = self._address(host)
+            except EgressRefused as refused:  # nothing was sent to it: only our own words come back
+                failures.append(f"{host} was not probed: {refused}")
+                refusals += 1
+                continue
             if ip is None:
                 failures.append(f"{host} has no address")
                 continue
@@ -95,6 +114,8 @@ class SmtpMailboxProber:
                 return self._dialogue(ip, host, address, domain, catch_all, deadline)
             except (OSError, smtplib.SMTPException) as error:
                 failures.append(f"{host}: {error.__class__.__name__} {error}".strip())
+        if hosts and refusals == len(hosts):
+            return MailboxProbe(ProbeOutcome.NOT_RUN, detail="; ".join(failures))
         return MailboxProbe(ProbeOutcome.UNREACHABLE, detail="; ".join(failures) or "no mail server")
 
     def _dialogue(

@@ -1,13 +1,13 @@
 """Webhook endpoints: where events are POSTed, which ones, and how the receiver knows it is us.
 
 Pure rules: the auth modes and what each stores, header names a customer may set, the hmac
-secret's rotation overlap, mTLS material checks, and which addresses a webhook may never reach.
+secret's rotation overlap, mTLS material checks, and a webhook URL's shape (which addresses it may
+reach is the outbound address policy's: postline/egress/addresses.py).
 Secrets come from the caller (an IdFactory), time is passed in, DNS resolution is an adapter's.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -366,40 +366,3 @@ def url_target(url: str) -> UrlTarget:
         raise ValueError("the webhook URL's port is not a number from 1 to 65535")
     default_port = 443 if scheme == "https" else 80
     return UrlTarget("https" if scheme == "https" else "http", host, port or default_port)
-
-
-IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-
-
-def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one stands for: mapped, 6to4 or NAT64 (Teredo is non-global anyway)."""
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address.sixtofour is not None:
-        return address.sixtofour
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
-
-
-def address_refusal(address: IpAddress | str) -> str | None:
-    """Why a webhook may not be sent to this address, or None when it is a public one."""
-    ip = ipaddress.ip_address(address) if isinstance(address, str) else address
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = _embedded_ipv4(ip)
-        if embedded is not None:
-            reason = address_refusal(embedded)
-            return f"{reason} (IPv4 inside IPv6)" if reason else None
-    for reason, applies in (
-        ("unspecified", ip.is_unspecified),
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("private", ip.is_private),
-        ("not globally routable", not ip.is_global),
-    ):
-        if applies:
-            return reason
-    return None

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Console,
-    SourceRate,
-)
+from postline.config import Console, SourceRate
 from postline.wiring import accounts, keys, shared, usage
-from postline.wiring.registry import (
-    built_once,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.auth.console_jwt import JwksTokenVerifier

@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Dns,
-    Outbound,
-    RelayQueue,
-)
+from postline.config import Dns, Outbound, RelayQueue
 from postline.wiring import accounts, domains, sending, shared, suppressions, tlsrpt, tracking, usage
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.delivery.feedback import FeedbackService
@@ -40,10 +31,13 @@ def transports() -> dict[str, Transport]:
         "smtp": SmtpTransport(
             relay=Relay.parse(outbound.smtp_relay),
             resolver=resolver,
+            egress=shared.egress_guard(),
             mx_port=outbound.smtp_mx_port,
             helo_name=outbound.smtp_helo_name,
             # Recipient domains' MTA-STS policies (RFC 8461), cached for the relay task's life.
-            mta_sts=MtaStsPolicies(dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(resolver.address)),
+            mta_sts=MtaStsPolicies(
+                dns_resolver(settings(Dns).resolver, 5.0), HttpsPolicyFetcher(shared.egress_guard())
+            ),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
             tls_sessions=tlsrpt.tls_sessions(),
         ),

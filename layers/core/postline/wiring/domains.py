@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ContentKey,
-    Dns,
-    DomainRecords,
-    Notifications,
-    Outbound,
-    Resources,
-)
+from postline.config import ContentKey, Dns, DomainRecords, Notifications, Outbound, Resources
 from postline.wiring import accounts, shared
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.domains.dns import DnsRecordLookup

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Egress,
-)
-from postline.wiring.registry import (
-    settings,
-)
+from postline.config import Egress
+from postline.wiring.registry import settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.egress.models import EgressAddresses

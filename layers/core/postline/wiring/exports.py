@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ExportFiles,
-    ExportQueue,
-    Jobs,
-)
+from postline.config import ExportFiles, ExportQueue, Jobs
 from postline.wiring import audit, events, shared
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    presigning_s3,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, presigning_s3, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.exports.files import S3ExportFiles

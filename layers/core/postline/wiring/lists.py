@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Jobs,
-    ListJobQueue,
-    Resources,
-)
+from postline.config import Jobs, ListJobQueue, Resources
 from postline.wiring import audit, shared
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.lists.job_queue import SqsListJobQueue

@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.wiring import accounts, keys, shared
-from postline.wiring.registry import (
-    clock,
-)
+from postline.wiring.registry import clock
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.operator.service import OperatorService

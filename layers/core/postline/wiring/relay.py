@@ -7,14 +7,9 @@ from typing import TYPE_CHECKING
 import boto3
 from botocore.config import Config
 
-from postline.config import (
-    RelayQueue,
-)
+from postline.config import RelayQueue
 from postline.wiring import delivery, tlsrpt
-from postline.wiring.registry import (
-    BOTO_CONFIG,
-    settings,
-)
+from postline.wiring.registry import BOTO_CONFIG, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.relay.worker import RelayWorker

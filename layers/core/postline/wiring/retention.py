@@ -4,19 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ContentBucket,
-    Counters,
-    Events,
-    Messages,
-    Resources,
-    WebhookDeliveries,
-)
-from postline.wiring.registry import (
-    client,
-    clock,
-    settings,
-)
+from postline.config import ContentBucket, Counters, Events, Messages, Resources, WebhookDeliveries
+from postline.wiring.registry import client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.retention.service import RetentionService

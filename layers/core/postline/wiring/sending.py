@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ContentBucket,
-    ContentKey,
-    Events,
-    Idempotency,
-    Messages,
-    SendQueue,
-)
+from postline.config import ContentBucket, ContentKey, Events, Idempotency, Messages, SendQueue
 from postline.wiring import accounts, domains, keys, lists, shared, suppressions, templates, usage, webhooks
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.lists.send_service import ListSendService

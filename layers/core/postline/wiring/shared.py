@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Dns,
-    SendQueue,
-)
+from postline.config import Dns, EgressPolicy, SendQueue
 from postline.shared.ports import Meter
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.egress.guard import EgressGuard
     from postline.shared.delayed_queue import DelayedQueue
     from postline.shared.ids import RandomIds
     from postline.shared.mx import MxResolver
@@ -59,3 +52,12 @@ def delayed_queue(url: str, arn: str) -> DelayedQueue:
         clock=clock(),
         max_delay_seconds=queue.max_delay_seconds,
     )
+
+
+@built_once()
+def egress_guard() -> EgressGuard:
+    """The outbound address policy for hosts customers' DNS names (MX hosts, mta-sts.<domain>, https
+    rua), resolved through the relay's DNS; webhooks apply it through webhooks.url_guard()."""
+    from postline.egress.guard import EgressGuard, dns_resolve
+
+    return EgressGuard(allow_private=settings(EgressPolicy).allow_private, resolve=dns_resolve(settings(Dns).resolver))

@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ExportFiles,
-    Jobs,
-    Resources,
-    SuppressionJobQueue,
-    Suppressions,
-)
+from postline.config import ExportFiles, Jobs, Resources, SuppressionJobQueue, Suppressions
 from postline.wiring import audit, exports, shared, usage
-from postline.wiring.registry import (
-    built_once,
-    bulk_client,
-    client,
-    clock,
-    presigning_s3,
-    settings,
-)
+from postline.wiring.registry import built_once, bulk_client, client, clock, presigning_s3, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.suppressions.export_service import SuppressionExportService

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Resources,
-)
+from postline.config import Resources
 from postline.wiring import shared
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.templates.service import TemplateService

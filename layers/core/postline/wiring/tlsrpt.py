@@ -5,23 +5,9 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from postline.config import (
-    ContentKey,
-    Counters,
-    Egress,
-    Outbound,
-    RelayQueue,
-    Resources,
-    TlsReports,
-)
+from postline.config import ContentKey, Counters, Egress, Outbound, RelayQueue, Resources, TlsReports
 from postline.wiring import domains, shared
-from postline.wiring.registry import (
-    CurrentClock,
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import CurrentClock, built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.delivery.ports import Transport
@@ -87,6 +73,7 @@ def report_transport() -> Transport:
     return SmtpTransport(
         relay=Relay.parse(outbound.smtp_relay),
         resolver=shared.mx_resolver(),
+        egress=shared.egress_guard(),
         mx_port=outbound.smtp_mx_port,
         helo_name=outbound.smtp_helo_name,
         tls_optional=True,
@@ -103,7 +90,7 @@ def tls_report_service(owner: str = "relay") -> TlsReportService:
         store=tls_report_store(),
         records=tls_report_records(),
         senders={
-            "https": HttpsReportPoster(shared.mx_resolver().address),
+            "https": HttpsReportPoster(shared.egress_guard()),
             "mailto": MailReportSender(
                 report_transport(), reports.contact, reports.submitter, report_key_service().sign
             ),

@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    PublicUrl,
-    TrackingSecret,
-)
+from postline.config import PublicUrl, TrackingSecret
 from postline.wiring import accounts, events, lists, sending, shared, suppressions
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.tracking.domain import LinkMaker

@@ -4,23 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Counters,
-    ExportFiles,
-    Jobs,
-    Outbound,
-    Resources,
-    VerificationChecks,
-    VerifyQueue,
-)
+from postline.config import Counters, ExportFiles, Jobs, Outbound, Resources, VerificationChecks, VerifyQueue
 from postline.wiring import accounts, shared, signing_keys, suppressions, webhook_delivery, webhooks
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    presigning_s3,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, presigning_s3, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.shared.csv_files import S3CsvFiles
@@ -51,7 +37,7 @@ def direct_mailbox_prober() -> SmtpMailboxProber:
     from postline.verification.smtp_probe import SmtpMailboxProber
 
     outbound = settings(Outbound)
-    return SmtpMailboxProber(shared.mx_resolver(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
+    return SmtpMailboxProber(shared.egress_guard(), port=outbound.smtp_mx_port, helo_name=outbound.smtp_helo_name)
 
 
 @built_once()

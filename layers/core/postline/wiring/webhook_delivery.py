@@ -4,20 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Notifications,
-    WebhookDeliveries,
-    WebhookRetry,
-    WebhookTls,
-)
+from postline.config import Notifications, WebhookDeliveries, WebhookRetry, WebhookTls
 from postline.wiring import accounts, keys, shared, signing_keys, webhooks
-from postline.wiring.registry import (
-    CurrentClock,
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import CurrentClock, built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.webhook_delivery.history_service import DeliveryHistoryService

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    Jobs,
-    ResendQueue,
-)
+from postline.config import Jobs, ResendQueue
 from postline.wiring import accounts, audit, shared, webhook_delivery, webhooks
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.webhook_resend.service import WebhookResendService

@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import (
-    ContentKey,
-    Resources,
-    WebhookUrls,
-)
+from postline.config import ContentKey, EgressPolicy, Resources
 from postline.wiring import shared
-from postline.wiring.registry import (
-    built_once,
-    client,
-    clock,
-    settings,
-)
+from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.webhooks.service import WebhookService
@@ -36,7 +27,7 @@ def webhook_endpoints() -> DynamoWebhookEndpoints:
 def url_guard() -> ResolvingUrlGuard:
     from postline.webhooks.url_guard import ResolvingUrlGuard
 
-    return ResolvingUrlGuard(allow_private=settings(WebhookUrls).allow_private)
+    return ResolvingUrlGuard(allow_private=settings(EgressPolicy).allow_private)
 
 
 def webhook_service() -> WebhookService:

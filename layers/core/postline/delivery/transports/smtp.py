@@ -4,6 +4,14 @@ domain's key, and each reply mapped to an outcome: 2xx delivered, 4xx deferred, 
 
 smtplib is used rather than a queueing MTA library because the queue is ours (SQS + the retry
 schedule); this only has to speak one SMTP transaction and report what happened.
+
+Every MX host goes through the outbound address policy (postline/egress/guard.py) and is connected to
+at the address it checked. A host resolving to an address inside (loopback, private, link-local...) is
+a permanent routing failure for that host, never connected to; when every MX host of the domain is
+refused the recipient bounces (hard, 5.4.4 "unable to route"), as an MTA refuses an MX that points at
+loopback or a private network (Exim's ignore_target_hosts makes the address unroutable; Postfix
+bounces mail whose MX loops back to itself); when other hosts could not be reached it is deferred.
+A smart host (`relay`, SMTP_RELAY) is the operator's, not a customer's: it is not checked.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from postline.delivery.tls_sessions import (
     TlsSession,
     classify_verify_code,
 )
+from postline.egress.guard import EgressGuard, EgressRefused
 from postline.shared.mx import MxResolver
 
 logger = logging.getLogger(__name__)
@@ -126,6 +135,7 @@ class SmtpTransport:
         *,
         relay: Relay | None,
         resolver: MxResolver,
+        egress: EgressGuard | None = None,
         mx_port: int = 25,
         helo_name: str = "localhost",
         timeout: float = 30.0,
@@ -139,9 +149,13 @@ class SmtpTransport:
         tls_sessions: told each MX session's TLS outcome, for the domains' TLS-RPT reports (None: not
         counted). Sessions through a smart host (`relay`) are not the recipient domains' and not counted.
         tls_optional (without mta_sts): when an MX offers STARTTLS and it fails, the message goes to that
-        MX again in plain text, as mailed TLS-RPT reports must (RFC 8460 section 5.3)."""
+        MX again in plain text, as mailed TLS-RPT reports must (RFC 8460 section 5.3).
+        egress: the outbound address policy MX hosts are resolved and checked by (needed without `relay`)."""
         if tls_optional and mta_sts is not None:
             raise ValueError("tls_optional is for a transport without MTA-STS policies")
+        if relay is None and egress is None:
+            raise ValueError("delivering to MX hosts needs the outbound address policy (egress)")
+        self._egress = egress
         self._tls_optional = tls_optional
         self._tls_sessions = tls_sessions
         self._mta_sts = mta_sts
@@ -164,6 +178,7 @@ class SmtpTransport:
             return Outcome(OutcomeKind.DEFERRED, reason=f"DKIM signing failed: {error}")
         policy: Policy | None = None
         policy_domain, found = "", Lookup(None)
+        refused: list[str] = []  # MX hosts the outbound address policy refused, why
         if self._relay is not None:
             hops = [(self._relay.host, self._relay.host, self._relay.port)]
         else:
@@ -190,17 +205,29 @@ class SmtpTransport:
                         OutcomeKind.DEFERRED, reason=f"MTA-STS: no MX host of {domain} matches its enforced policy"
                     )
             hops = []
+            assert self._egress is not None  # checked at construction
             for host in hosts:
-                # Only the resolver's answers count: a host it has no address for is skipped, never
-                # handed to the system's resolver (which may be another DNS altogether).
-                address = self._resolver.address(host)
-                if address is None:
+                # Only the policy's resolver's answers count: a host it has no address for is skipped,
+                # never handed to the system's resolver (which may be another DNS altogether).
+                try:
+                    addresses = self._egress.addresses(host, self._mx_port)
+                except EgressRefused as refusal:  # never connected to: a permanent failure for this host
+                    refused.append(str(refusal))
+                    continue
+                if not addresses:
                     logger.info("MX host %s of %s has no address: skipped", host, domain)
                     continue
-                hops.append((host, address, self._mx_port))
+                hops.append((host, addresses[0], self._mx_port))
+            if refused and len(refused) == len(hosts):
+                return Outcome(
+                    OutcomeKind.BOUNCED,
+                    bounce_type=BounceType.HARD,
+                    reason=f"5.4.4 no MX host of {domain} may be connected to: {'; '.join(refused)}",
+                    bounce_class=BounceClass.HARD,
+                )
         judged = self._judged(policy_domain, found) if self._relay is None else None
         enforced = policy is not None and policy.enforced
-        reason = "no mail server could be reached"
+        reason = "no mail server could be reached" + (f" ({'; '.join(refused)})" if refused else "")
         if enforced:
             reason = "MTA-STS: no MX host listed in the enforced policy could be reached over valid TLS"
         last = Outcome(OutcomeKind.DEFERRED, reason=reason)
