@@ -1,6 +1,6 @@
 """No connection for a customer to an address inside (issue 25, D1), on each outbound path as a
-deployed stack wires it: postline/the wiring roots's accessors on the template's defaults (AllowPrivateOutbound
-false), in moto, with DnsResolver, SmtpMxPort and an empty SmtpRelay as the relay task has them.
+deployed stack wires it: the wiring roots' accessors (postline/wiring/) on the template's defaults
+(AllowPrivateOutbound false), in moto, with DnsResolver, SmtpMxPort and an empty SmtpRelay as the relay task has them.
 
 A customer controls a domain's DNS and points it at this machine (127.0.0.1, where the peers listen,
 as 127.0.0.2 or 10.0.0.5 would be another host inside the VPC): its MX (the mailbox probe, live
