@@ -3,7 +3,6 @@
 import uuid
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -11,14 +10,14 @@ from pydantic import ValidationError
 
 from postline import wiring
 from postline.delivery.service import Dispatcher
-from postline.observability import logger, metrics, tracer
+from postline.observability import logger, tracer
 from postline.sending.dispatch_job import DispatchJob
 from postline.wiring import delivery
+from postline.workers import partial_batch, worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 WORKER_ID = uuid.uuid4().hex[:12]  # this container, in lease owners
-processor = BatchProcessor(event_type=EventType.SQS)
 
 
 @tracer.capture_method(capture_response=False)  # one message's delivery, its AWS calls inside
@@ -40,8 +39,7 @@ def _message_ids(event: dict[str, Any]) -> list[str]:
     return ids
 
 
-@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
+@worker
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     dispatcher = delivery.dispatcher(WORKER_ID)
     dispatcher.prefetch(_message_ids(event))  # one BatchGetItem for the batch, not a GetItem per job
@@ -50,4 +48,4 @@ def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailure
         deliver(record, dispatcher)
 
     with dispatcher.batch():
-        return process_partial_response(event=event, record_handler=deliver_one, processor=processor, context=context)
+        return partial_batch(event, context, deliver_one)

@@ -2,21 +2,15 @@
 message, queueing the rest (postline/lists/service.py `remove_members`); and sends a list send's
 next pages from its checkpoint (postline/lists/send_service.py)."""
 
-from typing import Any
-
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
 from postline.lists.job_queue import ListJobMessage
-from postline.observability import logger, metrics, tracer
+from postline.observability import logger, tracer
 from postline.wiring import lists, sending
+from postline.workers import queue_worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
-
-processor = BatchProcessor(event_type=EventType.SQS)
 
 
 @tracer.capture_method(capture_response=False)
@@ -34,7 +28,4 @@ def run_job(record: SQSRecord) -> None:
     logger.info("list members removed", extra={"done": done})
 
 
-@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    return process_partial_response(event=event, record_handler=run_job, processor=processor, context=context)
+handler = queue_worker(run_job)

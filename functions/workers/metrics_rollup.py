@@ -9,13 +9,12 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger, metrics
-from postline.wiring import metrics as metrics_root
+from postline.wiring import metrics
+from postline.workers import worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
+@worker
 def handler(event: dict[str, Any], context: LambdaContext) -> None:
-    metrics_root.rollup_service().consume(event["Records"])
+    metrics.rollup_service().consume(event["Records"])

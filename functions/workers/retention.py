@@ -5,14 +5,13 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger, metrics
 from postline.wiring import retention
+from postline.workers import worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
+@worker
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     run = retention.retention_service().run(lambda: context.get_remaining_time_in_millis() / 1000)
     return run.as_dict()

@@ -5,14 +5,14 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger, metrics
+from postline.observability import logger
 from postline.wiring import webhook_delivery
+from postline.workers import worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
 
 
-@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
+@worker
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     delivery_id = str(event["delivery_id"])
     # A context variable: no other invocation running beside this one logs it.

@@ -4,21 +4,15 @@ A job message selects the deliveries and queues one attempt message per resend o
 queue; an attempt can take 30 s, so they are spread over batches and containers.
 """
 
-from typing import Any
-
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from postline import wiring
-from postline.observability import logger, metrics
+from postline.observability import logger
 from postline.webhook_resend.domain import ResendMessage
 from postline.wiring import webhook_resend
+from postline.workers import queue_worker
 
 SETTINGS = wiring.cold_start(__file__)  # what it reads (postline/deployment.py), loaded now
-
-processor = BatchProcessor(event_type=EventType.SQS)
 
 
 def resend(record: SQSRecord) -> None:
@@ -35,7 +29,4 @@ def resend(record: SQSRecord) -> None:
         service.attempt(message.account_id, message.job_id, message.delivery_id, receive_count=receive_count)
 
 
-@logger.inject_lambda_context(clear_state=True)  # no key outlives its invocation
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
-def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    return process_partial_response(event=event, record_handler=resend, processor=processor, context=context)
+handler = queue_worker(resend)
