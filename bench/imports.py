@@ -55,7 +55,7 @@ print(json.dumps(time.process_time() - started))
 
 @dataclass(frozen=True)
 class ModuleImport:
-    module: str  # functions/api/messages.py -> "api/messages"
+    module: str  # functions/api/sending.py -> "api/sending"
     functions: int  # functions deployed from it
     seconds: float  # median
     dependencies_seconds: float  # median, the same third-party packages alone

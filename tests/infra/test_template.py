@@ -128,12 +128,12 @@ def test_a_missing_variable_fails_the_cold_start_with_its_name(monkeypatch: pyte
     wiring.reset()
     try:
         with pytest.raises(SettingsError, match="SendQueue settings: SEND_QUEUE_URL missing"):
-            load_api_module("messages")
+            load_api_module("sending")
         monkeypatch.setenv("SEND_QUEUE_URL", "https://sqs.example/q")
         monkeypatch.setenv("QUEUE_MAX_DELAY_SECONDS", "901")
         wiring.reset()
         with pytest.raises(SettingsError, match="QUEUE_MAX_DELAY_SECONDS"):
-            load_api_module("messages")
+            load_api_module("sending")
         monkeypatch.delenv("SEND_QUEUE_URL")
         load_api_module("keys")  # a function without the send queue starts without it
     finally:

@@ -24,7 +24,7 @@ class SettingsError(RuntimeError):
 
 class SettingsGroup(Model):
     # A function reads a few of these groups; like every Model, each one's validator is built when
-    # first used (building all of them at import was ~20 ms of every cold start).
+    # first used, not at import, which every cold start would pay for (bench i measures imports).
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     @classmethod

@@ -134,7 +134,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "metrics_packing": (Counters,),
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
-    "signing_keys": (Resources, ContentKey),
+    "signing_key_rotation": (Resources, ContentKey),
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "retention": (Resources, Counters, Events, Messages, WebhookDeliveries, ContentBucket),
     "recipient_activity": (Counters,),

@@ -30,7 +30,8 @@ def query_timeout_response(what: str) -> dict[str, Any]:
 
 
 def conflict_response(when: str, code: str = "conflict") -> OpenAPIResponse:
-    """The OpenAPI response of a 409, which is transient (interface section 7): `when` it happens."""
+    """The OpenAPI response of a 409, which is transient (the API's error rules: README, "The API so
+    far"): `when` it happens."""
     return {
         "description": f"{code}: {when}. Transient: retry the identical request with exponential backoff "
         "(start near 1 s) and jitter.",

@@ -19,12 +19,10 @@ items alike, so a day that is partly packed (a pass cut short) reads the same.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from postline.events.domain import Event, EventType
@@ -434,15 +432,3 @@ def rate_pp(current: float | None, previous: float | None) -> float | None:
     if current is None or previous is None:
         return None
     return round((current - previous) * 100, 6)
-
-
-def apportion(values: Iterable[tuple[datetime, Tally]], key: Any) -> dict[Any, Tally]:
-    """Sums quarter tallies by key(quarter start)."""
-    out: dict[Any, Tally] = {}
-    for start, tally in values:
-        out.setdefault(key(start), Tally()).merge(tally)
-    return out
-
-
-def is_finite_ms(value: float) -> bool:
-    return math.isfinite(value) and value >= 0

@@ -25,8 +25,8 @@ class ApiError(Exception):
 
 class ValidationFailed(ApiError):
     """400 validation_error: the request cannot succeed as it is, now or later, so the identical
-    request gets the same answer (interface section 7). Also a permanent refusal of a state:
-    "address: this account has a list at x already", a cancel of a send that has ended."""
+    request gets the same answer (the API's error rules: README, "The API so far"). Also a permanent
+    refusal of a state: "address: this account has a list at x already", a cancel of a send that has ended."""
 
     status, code = 400, "validation_error"
 
@@ -63,10 +63,10 @@ class NotFound(ApiError):
 
 
 class Conflict(ApiError):
-    """409: transient (interface section 7), so only where a retry of the identical request can
-    succeed: a concurrent write won a race ("changed concurrently; retry"), a result not ready while
-    its job still runs, an Idempotency-Key whose first request still runs (code
-    idempotency_in_progress). A refusal the same request always meets again is `ValidationFailed`."""
+    """409: transient (the API's error rules: README, "The API so far"), so only where a retry of the
+    identical request can succeed: a concurrent write won a race ("changed concurrently; retry"), a
+    result not ready while its job still runs, an Idempotency-Key whose first request still runs
+    (code idempotency_in_progress). A refusal the same request always meets again is `ValidationFailed`."""
 
     status, code = 409, "conflict"
 

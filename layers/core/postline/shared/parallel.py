@@ -1,8 +1,8 @@
 """Running a request's independent storage calls side by side, within the request.
 
-A 5,000-recipient batch is 500 chunks of about two calls each. One after another at a cloud
-round trip of ~15 ms that is ~15 s, too close to API Gateway's 29 s cut; eight at a time keeps it
-near two seconds. The standard library's pool is enough; what it lacks is stopping the rest at
+A 5,000-recipient batch is 500 chunks of about two calls each: one after another, a thousand
+cloud round trips would come too close to API Gateway's 29 s cut; eight at a time divide that by
+eight (bench b measures it). The standard library's pool is enough; what it lacks is stopping the rest at
 the first failure while still learning which tasks finished, which the caller's accounting needs.
 """
 
