@@ -1,4 +1,5 @@
-"""The shared area's composition root: its adapters and services, built from settings."""
+"""The shared kernel's adapters every root builds on: ids, the meter, MX lookups, delayed queues and
+the outbound address policy."""
 
 from __future__ import annotations
 
