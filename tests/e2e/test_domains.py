@@ -181,6 +181,15 @@ def test_plan_limit_names_and_other_accounts(runtime_api: Api) -> None:
     assert_error(pro.post("/v3/domains", json={"domain": name}), 400, "validation_error")
     for bad in ("co.uk", "192.0.2.7", "not a domain", "com"):
         assert_error(pro.post("/v3/domains", json={"domain": bad}), 400, "validation_error")
+    # The return path's host holds its SPF TXT and MX: a tracking CNAME cannot go beside them.
+    clash = assert_error(
+        pro.post("/v3/domains", json={"domain": new_name(), "tracking_subdomain": "pm-bounces"}),
+        400,
+        "validation_error",
+    )
+    assert "a CNAME can have no other record beside it" in clash["error"]["message"]
+    refused = pro.patch(f"/v3/domains/{created['id']}", json={"tracking_subdomain": "pm-bounces"})
+    assert_error(refused, 400, "validation_error")
 
     for method, path in [("GET", ""), ("PATCH", ""), ("DELETE", ""), ("POST", "/verify")]:
         body = {"region": "eu-west-1"} if method == "PATCH" else None

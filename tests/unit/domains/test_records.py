@@ -13,6 +13,7 @@ from postline.domains.domain import (
     RecordType,
     SendingDomain,
     expected_records,
+    tracking_host_clashes,
 )
 from postline.domains.names import sending_domain_name
 from postline.domains.records import Lookup, appended_twice, compare, dmarc_policy
@@ -146,3 +147,17 @@ def test_names_are_stored_as_lower_case_a_labels(raw: str, stored: str) -> None:
 def test_public_suffixes_addresses_and_malformed_names_are_refused(raw: str) -> None:
     with pytest.raises(ValidationFailed):
         sending_domain_name(raw)
+
+
+@pytest.mark.parametrize(
+    ("label", "clashes"),
+    [
+        ("pm-bounces", [RecordPurpose.SPF, RecordPurpose.RETURN_PATH_MX]),
+        ("_dmarc", [RecordPurpose.DMARC]),  # the API's label syntax refuses these two already
+        ("pl202611._domainkey", [RecordPurpose.DKIM]),
+        ("links", []),
+    ],
+)
+def test_a_tracking_host_clashes_with_any_other_record_at_its_name(label: str, clashes: list[RecordPurpose]) -> None:
+    found = tracking_host_clashes(domain(tracking_subdomain=label), SETTINGS)
+    assert [record.purpose for record in found] == clashes

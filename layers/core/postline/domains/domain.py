@@ -201,6 +201,15 @@ def expected_records(domain: SendingDomain, settings: DnsSettings) -> list[DnsRe
     return records
 
 
+def tracking_host_clashes(domain: SendingDomain, settings: DnsSettings) -> list[DnsRecord]:
+    """The domain's other records at its tracking host. A CNAME can have no other record beside it
+    (RFC 1034 section 3.6.2, RFC 2181 section 10.1), so the tracking host must be a name of its own:
+    never the return path (its SPF TXT and MX), nor any other host the domain publishes at."""
+    host = domain.tracking_host
+    others = [record for record in expected_records(domain, settings) if record.purpose is not RecordPurpose.TRACKING]
+    return [record for record in others if host is not None and record.host == host]
+
+
 # -- the status machine ------------------------------------------------------------------------------
 
 
