@@ -51,7 +51,7 @@ class DomainRecordView(Model):
     ok: bool
     purpose: RecordPurpose
     status: Finding = Field(description="What the last check found at the host.")
-    detail: str | None = Field(description="The value found instead, or how to fix it.")
+    detail: str | None = Field(description="The value found instead, why receivers refuse it, or how to fix it.")
 
 
 class Domain(Model):
