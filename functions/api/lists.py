@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import RACED
+from postline.http.errors import RACED, raced
 from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.lists.domain import ListMember, MailingList
@@ -49,7 +49,7 @@ def list_lists(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -> Pa
 
 
 @router.post("/v3/lists", summary="Create a mailing list (400 if the account has a list at its address)",
-             tags=["Lists"], responses=_created(MailingList) | RACED)  # fmt: skip
+             tags=["Lists"], responses=raced(success=_created(MailingList)))  # fmt: skip
 def create_list(request: Annotated[ListCreate, Body()]) -> Response[MailingList]:
     created = lists.list_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)

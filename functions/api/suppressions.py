@@ -74,6 +74,10 @@ def list_suppressions(
     summary="Add an address to a list (idempotent: an entry already there is returned, 200)",
     tags=["Suppressions"],
     responses={
+        200: {
+            "description": "Already on the list: the entry as it is.",
+            "content": {"application/json": {"model": Suppression}},
+        },
         201: {"description": "Added.", "content": {"application/json": {"model": Suppression}}},
         409: conflict_response("the entry was removed while this request added it"),
     },

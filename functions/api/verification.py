@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from postline import wiring
 from postline.http.app import lambda_handler
 from postline.http.context import principal
-from postline.http.errors import ErrorBody, conflict_response
+from postline.http.errors import SUCCEEDED, ErrorBody, conflict_response
 from postline.verification.bulk import (
     MAX_PAGE,
     BulkCreate,
@@ -105,6 +105,7 @@ def get_bulk_validation_results(
     summary="A completed job's result file (CSV): a 15-minute download URL and its signed proof",
     tags=["Verification"],
     responses={
+        200: SUCCEEDED,
         404: {"description": "No such job, deleted or expired, or a test-mode job (no file).",
               "content": {"application/json": {"model": ErrorBody}}},
         400: {"description": "validation_error: an invalid id, or a job that failed (it has no file).",

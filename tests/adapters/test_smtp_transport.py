@@ -14,12 +14,14 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import dkim
 import dns.message
 import dns.query
 import dns.resolver
 import pytest
+from aiosmtpd.smtp import SMTP
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -32,7 +34,7 @@ from postline.domains.domain import DomainStatus, SendingDomain, dkim_txt
 from postline.sending.domain import Content, Message
 from postline.shared.mx import MxResolver
 from tests.peers.egress import peers_allowed, strict
-from tests.peers.mx_server import MxServer, Received
+from tests.peers.mx_server import HOST, MxServer, Received, _LoopbackController
 
 DOMAIN = "example.test"  # the sending domain, and a recipient domain whose one MX is the test MX
 SELECTOR = "s1"
@@ -571,6 +573,57 @@ def test_an_unusable_dkim_key_defers_and_sends_nothing(
 
 
 # --- Relay ------------------------------------------------------------------------------------------
+
+
+class _DataAnswered250(SMTP):
+    """aiosmtpd, except that DATA is answered 250 instead of 354 (RFC 5321 section 4.1.1.4): the
+    client must not send the content, and nothing was accepted."""
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self.event_handler.data_commands += 1
+        await self.push("250 2.0.0 OK")
+
+
+class _Data250Mx:
+    """A real MX on 127.0.0.1 that takes MAIL and RCPT and answers DATA with 250."""
+
+    def __init__(self) -> None:
+        self.data_commands = 0
+        self.messages: list[bytes] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # never reached: no 354
+        self.messages.append(envelope.original_content or envelope.content)
+        return "250 2.0.0 OK"
+
+
+class _Data250Controller(_LoopbackController):
+    def factory(self) -> SMTP:
+        return _DataAnswered250(self.handler, **self.SMTP_kwargs)
+
+
+@pytest.mark.parametrize("tls_optional", [False, True], ids=["delivery", "tls-rpt reports"])
+def test_a_250_to_data_instead_of_354_is_a_protocol_failure_not_a_delivery(
+    resolver: MxResolver, dns_server: DnsServer, tls_optional: bool
+) -> None:
+    """The message's content never went: deferred (retried later), never delivered."""
+    peer = _Data250Mx()
+    controller = _Data250Controller(peer, hostname=HOST, port=0, server_hostname="localhost")
+    controller.start()
+    try:
+        transport = SmtpTransport(
+            relay=None, resolver=resolver, egress=peers_allowed(dns_server.address), mx_port=controller.port,
+            helo_name=HELO, timeout=5.0, tls_optional=tls_optional,
+        )  # fmt: skip
+        outcome = deliver_one(transport, make_parcel(address("alice")))
+    finally:
+        controller.stop()
+
+    assert peer.data_commands == 1 and peer.messages == []
+    assert outcome.kind is OutcomeKind.DEFERRED
+    assert outcome.reason == (
+        f"SMTP protocol error: mx.{DOMAIN} answered DATA with 250 2.0.0 OK, not 354: the message was not sent"
+    )
+    assert outcome.smtp_response is None  # a reply that looks like a success is not shown as the server's verdict
 
 
 def test_a_relay_gets_every_recipient_whatever_the_domain(

@@ -145,6 +145,29 @@ def test_a_domain_verifies_against_dns_sends_signed_from_its_return_path_and_los
     ]
 
 
+def test_records_receivers_reject_are_invalid_and_never_verify(runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL).live_key)
+    created = create(api, new_name())
+    ours = {record["purpose"]: record["value"] for record in created["dns_records"]}
+    publish(api, created, "return_path_mx")
+    publish(api, created, "spf", values=[ours["spf"], "v=spf1 include:other.example -all"])  # two SPF records
+    publish(api, created, "dkim", values=[f"{ours['dkim']}; {ours['dkim'].rpartition('; ')[2]}"])  # p= twice
+    publish(api, created, "dmarc", values=["p=reject; v=DMARC1"])  # v= not first
+
+    checked = verify(api, created)
+
+    assert (checked["status"], checked["dkim"], checked["spf"], checked["dmarc"]) == (
+        "verification_failed",
+        False,
+        False,
+        False,
+    )
+    found = {record["purpose"]: (record["status"], record["detail"]) for record in checked["dns_records"]}
+    assert found["return_path_mx"] == ("found", None)
+    for purpose, reason in [("spf", "2 SPF records"), ("dkim", "the tag p= appears twice"), ("dmarc", "v=DMARC1")]:
+        assert found[purpose][0] == "invalid" and reason in found[purpose][1], found[purpose]
+
+
 def test_the_list_is_live_only_and_test_keys_still_send_from_any_domain(runtime_api: Api) -> None:
     account = make_account(plan=Plan.PROFESSIONAL)
     live, test = runtime_api.with_key(account.live_key), runtime_api.with_key(account.test_key)
@@ -181,6 +204,15 @@ def test_plan_limit_names_and_other_accounts(runtime_api: Api) -> None:
     assert_error(pro.post("/v3/domains", json={"domain": name}), 400, "validation_error")
     for bad in ("co.uk", "192.0.2.7", "not a domain", "com"):
         assert_error(pro.post("/v3/domains", json={"domain": bad}), 400, "validation_error")
+    # The return path's host holds its SPF TXT and MX: a tracking CNAME cannot go beside them.
+    clash = assert_error(
+        pro.post("/v3/domains", json={"domain": new_name(), "tracking_subdomain": "pm-bounces"}),
+        400,
+        "validation_error",
+    )
+    assert "a CNAME can have no other record beside it" in clash["error"]["message"]
+    refused = pro.patch(f"/v3/domains/{created['id']}", json={"tracking_subdomain": "pm-bounces"})
+    assert_error(refused, 400, "validation_error")
 
     for method, path in [("GET", ""), ("PATCH", ""), ("DELETE", ""), ("POST", "/verify")]:
         body = {"region": "eu-west-1"} if method == "PATCH" else None

@@ -216,6 +216,24 @@ def test_a_tracking_subdomain_adds_its_cname_and_ok_checks_stay(setup: Setup) ->
     assert setup.actions().count("domain.updated") == 1  # no change, no write
 
 
+def test_a_tracking_subdomain_may_not_be_the_host_of_another_record(setup: Setup) -> None:
+    """A CNAME has no other record beside it (RFC 1034 section 3.6.2; RFC 2181 section 10.1): the
+    return path's host holds the SPF TXT and the bounce MX."""
+    with pytest.raises(ValidationFailed) as refused:
+        setup.service.create(setup.principal, DomainCreate(domain="acme.example", tracking_subdomain="PM-Bounces"))
+    assert refused.value.message == (
+        "tracking_subdomain: pm-bounces.acme.example is the host of the domain's spf TXT record and its "
+        "return_path_mx MX record, and a CNAME can have no other record beside it; choose another name "
+        "(links, track...)."
+    )
+    assert setup.service.list_all(setup.principal).total_count == 0  # nothing was created
+    created = setup.create()
+    with pytest.raises(ValidationFailed):
+        setup.service.update(setup.principal, created.id, DomainUpdate(tracking_subdomain="pm-bounces"))
+    assert setup.service.get(setup.principal, created.id).tracking_subdomain is None
+    assert "domain.updated" not in setup.actions()
+
+
 def test_plan_limit_duplicates_and_other_accounts(setup: Setup) -> None:
     free = setup.new_principal(Plan.FREE)
     setup.create("one.example", free)

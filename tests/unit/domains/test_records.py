@@ -13,6 +13,7 @@ from postline.domains.domain import (
     RecordType,
     SendingDomain,
     expected_records,
+    tracking_host_clashes,
 )
 from postline.domains.names import sending_domain_name
 from postline.domains.records import Lookup, appended_twice, compare, dmarc_policy
@@ -57,11 +58,11 @@ def test_the_records_a_domain_asks_for() -> None:
         f"v=DKIM1; k=rsa; p={KEY}",
         f'"v=DKIM1; k=rsa; p={KEY}"',  # pasted with its quotes
         f'"v=DKIM1; k=rsa; " "p={KEY[:100]}" "{KEY[100:]}"',  # pasted as a console's quoted chunks
-        f"V=DKIM1;K=RSA;P={KEY}",  # tag names and v/k values ignore case
+        f"v=DKIM1;k=rsa;p={KEY};",  # no spaces, a trailing semicolon
         f"v=DKIM1;  k=rsa;\tp={KEY[:60]} {KEY[60:]}",  # whitespace folded, a key broken by a space
     ],
 )
-def test_dkim_matches_after_normalising_quotes_chunks_whitespace_and_case(published: str) -> None:
+def test_dkim_matches_after_normalising_quotes_chunks_and_whitespace(published: str) -> None:
     checked = compare(record(RecordPurpose.DKIM), Lookup((published,)))
     assert (checked.ok, checked.finding, checked.detail) == (True, Finding.FOUND, None)
 
@@ -104,7 +105,7 @@ def test_dmarc_any_policy_that_parses_is_ok_and_shown_else_ours_is_recommended()
     found = compare(dmarc, Lookup(("v=DMARC1; p=reject; pct=100",)))
     assert (found.ok, found.value) == (True, "v=DMARC1; p=reject; pct=100")
     broken = compare(dmarc, Lookup(("v=DMARC1; p=maybe",)))
-    assert (broken.ok, broken.finding) == (False, Finding.MISMATCH)
+    assert (broken.ok, broken.finding) == (False, Finding.INVALID)
     absent = compare(dmarc, Lookup())
     assert (absent.ok, absent.finding, absent.value) == (False, Finding.MISSING, dmarc.value)
     assert [dmarc_policy(v) for v in ("v=DMARC1; p=quarantine", "p=reject; v=DMARC1", "v=DMARC1")] == [
@@ -112,6 +113,38 @@ def test_dmarc_any_policy_that_parses_is_ok_and_shown_else_ours_is_recommended()
         None,
         None,
     ]
+
+
+OURS = f"v=DKIM1; k=rsa; p={KEY}"
+SPF = "v=spf1 include:spf.postline.dev ~all"
+
+
+@pytest.mark.parametrize(
+    ("purpose", "published", "detail"),
+    [
+        # dkimpy's tag-list parser refuses the record (RFC 6376 section 3.2): no signature verifies.
+        (RecordPurpose.DKIM, (f"{OURS}; p={KEY}",), "the tag p= appears twice"),
+        (RecordPurpose.DKIM, (f"k=rsa; v=DKIM1; p={KEY}",), "v=DKIM1 must be the first tag"),
+        (RecordPurpose.DKIM, (f"v=DKIM1; k=rsa; p={KEY}; junk",), "'junk' is not a tag=value pair"),
+        (RecordPurpose.DKIM, (f"v=DKIM2; k=rsa; p={KEY}",), "v=DKIM2"),
+        (RecordPurpose.DKIM, (f"V=DKIM1;K=rsa;P={KEY}",), "tag names are case-sensitive"),  # dkimpy finds no p=
+        (RecordPurpose.DKIM, (OURS, "v=DKIM1; k=rsa; p=MIIBold"), "2 key records"),  # either may be used
+        # RFC 7208 section 4.5: two SPF records are a permerror; one not beginning v=spf1 is not SPF.
+        (RecordPurpose.SPF, (SPF, "v=spf1 include:other.example -all"), "2 SPF records"),
+        (RecordPurpose.SPF, (SPF, SPF.upper()), "2 SPF records"),
+        (RecordPurpose.SPF, ("include:spf.postline.dev v=spf1 ~all",), "v=spf1 must begin the record"),
+        # RFC 7489 section 6.6.3: v=DMARC1 first, one record; section 6.4: DKIM's tag-list syntax.
+        (RecordPurpose.DMARC, ("p=reject; v=DMARC1",), "v=DMARC1"),
+        (RecordPurpose.DMARC, ("v=DMARC1; p=none; p=reject",), "the tag p= appears twice"),
+        (RecordPurpose.DMARC, ("v=DMARC1; p=none", "v=DMARC1; p=reject"), "2 DMARC records"),
+    ],
+)
+def test_a_record_receivers_reject_is_invalid_with_the_reason(
+    purpose: RecordPurpose, published: tuple[str, ...], detail: str
+) -> None:
+    checked = compare(record(purpose), Lookup(published))
+    assert (checked.ok, checked.finding) == (False, Finding.INVALID)
+    assert checked.detail is not None and detail in checked.detail, checked.detail
 
 
 def test_a_lookup_that_failed_concludes_nothing() -> None:
@@ -146,3 +179,17 @@ def test_names_are_stored_as_lower_case_a_labels(raw: str, stored: str) -> None:
 def test_public_suffixes_addresses_and_malformed_names_are_refused(raw: str) -> None:
     with pytest.raises(ValidationFailed):
         sending_domain_name(raw)
+
+
+@pytest.mark.parametrize(
+    ("label", "clashes"),
+    [
+        ("pm-bounces", [RecordPurpose.SPF, RecordPurpose.RETURN_PATH_MX]),
+        ("_dmarc", [RecordPurpose.DMARC]),  # the API's label syntax refuses these two already
+        ("pl202611._domainkey", [RecordPurpose.DKIM]),
+        ("links", []),
+    ],
+)
+def test_a_tracking_host_clashes_with_any_other_record_at_its_name(label: str, clashes: list[RecordPurpose]) -> None:
+    found = tracking_host_clashes(domain(tracking_subdomain=label), SETTINGS)
+    assert [record.purpose for record in found] == clashes

@@ -56,6 +56,7 @@ class Finding(StrEnum):
 
     FOUND = "found"  # the expected value is published
     MISMATCH = "mismatch"  # a record of that type is there, with another value
+    INVALID = "invalid"  # what is there is refused by receivers (two SPF records, a duplicated tag...)
     MISSING = "missing"  # nothing of that type at the host
     DOMAIN_APPENDED_TWICE = "domain_appended_twice"  # published at host.domain.domain: a DNS provider's suffix
     LOOKUP_FAILED = "lookup_failed"  # DNS did not answer; nothing is concluded from it
@@ -201,6 +202,15 @@ def expected_records(domain: SendingDomain, settings: DnsSettings) -> list[DnsRe
     return records
 
 
+def tracking_host_clashes(domain: SendingDomain, settings: DnsSettings) -> list[DnsRecord]:
+    """The domain's other records at its tracking host. A CNAME can have no other record beside it
+    (RFC 1034 section 3.6.2, RFC 2181 section 10.1), so the tracking host must be a name of its own:
+    never the return path (its SPF TXT and MX), nor any other host the domain publishes at."""
+    host = domain.tracking_host
+    others = [record for record in expected_records(domain, settings) if record.purpose is not RecordPurpose.TRACKING]
+    return [record for record in others if host is not None and record.host == host]
+
+
 # -- the status machine ------------------------------------------------------------------------------
 
 
@@ -216,7 +226,7 @@ def after_check(
     | verified, grace over           | still missing                     | unverified                              |
     | unverified                     | not all required ok               | unverified                              |
     | other, 72 h after create       | not all required ok               | verification_timeout                    |
-    | other                          | a record with a wrong value       | verification_failed                     |
+    | other                          | a record wrong or invalid         | verification_failed                     |
     | other                          | some required ok                  | partially_verified                      |
     | other                          | nothing                           | pending                                 |
 
@@ -239,7 +249,9 @@ def after_check(
         status, lost_at = DomainStatus.UNVERIFIED, None
     elif now - domain.created_at >= VERIFY_WINDOW:
         status, lost_at = DomainStatus.VERIFICATION_TIMEOUT, None
-    elif any(record.finding in (Finding.MISMATCH, Finding.DOMAIN_APPENDED_TWICE) for record in required):
+    elif any(
+        record.finding in (Finding.MISMATCH, Finding.INVALID, Finding.DOMAIN_APPENDED_TWICE) for record in required
+    ):
         status, lost_at = DomainStatus.VERIFICATION_FAILED, None
     elif any(record.ok for record in required):
         status, lost_at = DomainStatus.PARTIALLY_VERIFIED, None

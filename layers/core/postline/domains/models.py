@@ -27,7 +27,9 @@ class DomainCreate(_Strict):
         description="The name mail is sent from (internationalized names are stored as their A-label)."
     )
     tracking_subdomain: Label | None = Field(
-        default=None, description="Branded tracking host: <tracking_subdomain>.<domain>, a CNAME to ours."
+        default=None,
+        description="Branded tracking host: <tracking_subdomain>.<domain>, a CNAME to ours; never the host of "
+        "the domain's other records (pm-bounces, the return path).",
     )
     region: Region | None = Field(
         default=None,
@@ -49,7 +51,7 @@ class DomainRecordView(Model):
     ok: bool
     purpose: RecordPurpose
     status: Finding = Field(description="What the last check found at the host.")
-    detail: str | None = Field(description="The value found instead, or how to fix it.")
+    detail: str | None = Field(description="The value found instead, why receivers refuse it, or how to fix it.")
 
 
 class Domain(Model):

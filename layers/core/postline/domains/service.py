@@ -27,6 +27,7 @@ from postline.domains.domain import (
     expected_records,
     losing_record,
     rotated,
+    tracking_host_clashes,
 )
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
 from postline.domains.names import sending_domain_name
@@ -34,7 +35,7 @@ from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, Provider
 from postline.domains.records import appended_twice, compare
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
-from postline.shared.errors import Conflict, NotFound
+from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 
 logger = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class DomainService:
             created_at=now,
             next_check_at=now,
         )
+        self._tracking_host_free(domain)
         domain = domain.model_copy(update={"records": expected_records(domain, self._settings)})
         self._domains.create_domain(
             domain, max_domains=account.limits.domains, audit=self._audit(actor, domain, "domain.created", now)
@@ -115,6 +117,8 @@ class DomainService:
             changed = sorted(name for name in changes if getattr(updated, name) != getattr(current, name))
             if not changed:  # nothing changes: no write, no audit entry
                 return None
+            if "tracking_subdomain" in changed:
+                self._tracking_host_free(updated)
             updated = self._recorded(updated, current)
             details = "changed: " + ", ".join(changed)
             return updated, self._audit(principal.actor(), updated, "domain.updated", self._clock.now(), details)
@@ -210,6 +214,16 @@ class DomainService:
         return self._write(account_id, domain_id, self._checking(Actor.staff()))
 
     # -- checks -----------------------------------------------------------------------------------------
+
+    def _tracking_host_free(self, domain: SendingDomain) -> None:
+        """ValidationFailed when the tracking CNAME would share its host with another of the domain's records."""
+        clashes = tracking_host_clashes(domain, self._settings)
+        if clashes:
+            records = " and its ".join(f"{record.purpose.value} {record.type.value} record" for record in clashes)
+            raise ValidationFailed(
+                f"tracking_subdomain: {domain.tracking_host} is the host of the domain's {records}, and a CNAME "
+                "can have no other record beside it; choose another name (links, track...)."
+            )
 
     def _expected(self, domain: SendingDomain) -> list[DnsRecord]:
         return expected_records(domain, self._settings)

@@ -42,9 +42,16 @@ def conflict_response(when: str, code: str = "conflict") -> OpenAPIResponse:
 RACE = "a concurrent change to the same resource won the race"
 
 
-def raced(when: str = RACE) -> dict[int, OpenAPIResponse]:
-    """A route's `responses` for a write that a concurrent one can beat: 409 conflict."""
-    return {409: conflict_response(when)}
+SUCCEEDED: OpenAPIResponse = {"description": "Successful Response"}  # Powertools' default, and its words
+
+
+def raced(when: str = RACE, success: dict[int, OpenAPIResponse] | None = None) -> dict[int, OpenAPIResponse]:
+    """A route's `responses` for a write that a concurrent one can beat: its success and 409 conflict.
+
+    Powertools documents the `responses` a route lists instead of its default success response, so
+    the success is listed too: `success`, else 200 without content, which Powertools documents with
+    the schema of what the route returns."""
+    return {**(success or {200: SUCCEEDED}), 409: conflict_response(when)}
 
 
 RACED = raced()

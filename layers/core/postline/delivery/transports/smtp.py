@@ -1,6 +1,8 @@
 """Direct SMTP: to the recipient domain's MX hosts, or through one relay (the embedded runtime's
 sink, or a smart host). STARTTLS whenever the server offers it, a DKIM signature with the sending
-domain's key, and each reply mapped to an outcome: 2xx delivered, 4xx deferred, 5xx bounced.
+domain's key, and each reply mapped to an outcome: 2xx delivered, 4xx deferred, 5xx bounced. A reply
+SMTP does not allow at its step (DATA answered 250 instead of 354, so the content was never sent) is a
+protocol failure: deferred, never delivered.
 
 smtplib is used rather than a queueing MTA library because the queue is ours (SQS + the retry
 schedule); this only has to speak one SMTP transaction and report what happened.
@@ -114,6 +116,22 @@ def ascii_domain(address: str) -> str:
         return f"{local}{at}{dns.name.from_text(domain).to_text(omit_final_dot=True)}"
     except dns.exception.DNSException:
         return address
+
+
+def _answered(name: str, step: str, code: int, text: str, *, expected: str | None = "2xx") -> Outcome:
+    """The outcome of the reply to `step`: 2xx (where 2xx lets the transaction go on) delivered, 4xx and
+    5xx as classify_smtp says; any other (DATA answered 250 where only 354 lets the content go, a 3xx
+    to RCPT) is a protocol failure (RFC 5321 section 4.3.2): nothing was delivered and nothing is known
+    of the recipient, so deferred, and the next MX or a later attempt tries again."""
+    if code >= 400 or (expected == "2xx" and 200 <= code < 300):
+        return classify_smtp(code, text)
+    reply = " ".join(f"{code} {text}".split())
+    instead = f", not {expected}" if expected else ""
+    return Outcome(
+        OutcomeKind.DEFERRED,
+        reason=f"SMTP protocol error: {name} answered {step} with {reply}{instead}: the message was not sent",
+        data={"mx": name},
+    )
 
 
 class _MxConnection(smtplib.SMTP):
@@ -333,17 +351,20 @@ class SmtpTransport:
                         )
                     options = ["SMTPUTF8"]  # smtplib then sends commands as UTF-8
                 code, text = smtp.mail(sender, options)
-                if code >= 400:
-                    return classify_smtp(code, text.decode(errors="replace"))
+                if not 200 <= code < 300:
+                    return _answered(name, "MAIL FROM", code, text.decode(errors="replace"))
                 code, text = smtp.rcpt(recipient)
-                if code >= 400:
-                    return classify_smtp(code, text.decode(errors="replace"))
-                code, text = smtp.data(data)
-                outcome = classify_smtp(code, text.decode(errors="replace"))
+                if not 200 <= code < 300:
+                    return _answered(name, "RCPT TO", code, text.decode(errors="replace"))
+                code, text = smtp.data(data)  # SMTPDataError unless DATA was answered 354
+                outcome = _answered(name, "the end of the data", code, text.decode(errors="replace"))
                 return replace(outcome, data={"mx": name})
         except smtplib.SMTPResponseException as error:
             reply = error.smtp_error  # bytes from the server, str from some of smtplib's own checks
-            return classify_smtp(error.smtp_code, reply if isinstance(reply, str) else reply.decode(errors="replace"))
+            said = reply if isinstance(reply, str) else reply.decode(errors="replace")
+            if isinstance(error, smtplib.SMTPDataError):
+                return _answered(name, "DATA", error.smtp_code, said, expected="354")
+            return _answered(name, "a command", error.smtp_code, said, expected=None)
         except (TimeoutError, OSError, smtplib.SMTPException) as error:
             logger.info("SMTP to %s (%s:%d) failed: %s", name, address, port, error)
             return None
