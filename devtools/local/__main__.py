@@ -60,7 +60,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         dest="persist",
         action="store_false",
         help="start with an empty emulator and keep nothing; by default the emulator's state (tables, queues, "
-        "buckets, keys, schedules) is restored from the state dir and saved there every 30 s and at stop",
+        "buckets, keys, schedules) and the local DNS zone are restored from the state dir and saved there every "
+        "30 s and at stop",
     )
     parser.add_argument(
         "--parameter",

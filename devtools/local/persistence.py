@@ -2,11 +2,11 @@
 
 Runs in the emulator's process. moto keeps each service's state in a module-level BackendDict;
 a snapshot pickles those of the services the template uses, together with a document the runtime
-hands over (its stack and its stream pumps' positions), while no request is being served, and
-writes it atomically. On start the file, if any, is loaded back into moto's dicts in place
-before the server takes a request, saying how far it has read as it goes. moto has no
-persistence of its own (LocalStack's is a paid feature), and pickling its models is what its own
-test suite relies on for copies of state.
+hands over (its stack, its stream pumps' positions, its clock and its DNS zone), while no request
+is being served, and writes it atomically. On start the file, if any, is loaded back into moto's
+dicts in place before the server takes a request, saying how far it has read as it goes. moto has
+no persistence of its own (LocalStack's is a paid feature), and pickling its models is what its
+own test suite relies on for copies of state.
 
 What comes back: tables and their items and streams, queues and their messages, buckets, keys,
 secrets, schedules, state machines and executions. Messages a consumer held when the emulator
