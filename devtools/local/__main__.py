@@ -16,6 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
+from devtools.local import emulator
 from devtools.local.emulator import DEFAULT_PORT as AWS_PORT
 from devtools.local.gateway import DEFAULT_PORT as API_PORT
 from devtools.local.mail_sink import DEFAULT_PORT as MAIL_PORT
@@ -59,7 +60,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         dest="persist",
         action="store_false",
         help="start with an empty emulator and keep nothing; by default the emulator's state (tables, queues, "
-        "buckets, keys, schedules) is restored from the state dir and saved there every 30 s and at stop",
+        "buckets, keys, schedules) and the local DNS zone are restored from the state dir and saved there every "
+        "30 s and at stop",
     )
     parser.add_argument(
         "--parameter",
@@ -112,6 +114,9 @@ def banner(runtime: Runtime, state_file: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if logging.getLevelName(args.log_level) <= logging.WARNING:
+        # What the emulator says as it starts: a snapshot's size as it loads, how far it has read, how long it took.
+        logging.getLogger(emulator.__name__).setLevel(min(logging.INFO, logging.getLevelName(args.log_level)))
     # Ctrl-C and SIGTERM are blocked here, before any thread starts (threads inherit the mask),
     # and taken with sigwait below: a Python signal handler could interrupt a thread holding a
     # lock it then needs, and a KeyboardInterrupt could land anywhere.
@@ -131,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         runtime.start()
-    except OSError as error:  # typically a port in use: say which, without a traceback
+    except OSError as error:  # a port in use, a server that did not start: say which, without a traceback
         print(f"devtools.local: cannot start: {error}", file=sys.stderr)
         return 1
     try:

@@ -122,7 +122,8 @@ def seed_sending_domain(state_dir: Path, account_id: str, dns: DnsServer) -> Dev
     account = accounts.account_store().get_account(account_id)
     assert account is not None
     service = domains.domain_service(keys=_KeptKey(state_dir), lookup=DnsRecordLookup(dns.address))
-    # A restored emulator has it from an earlier start; the DNS server starts empty every time.
+    # A restored emulator has it from an earlier start, and the restored zone its records: they are
+    # published again all the same (a snapshot from before the zone was kept, records edited since).
     existing = [d for d in domains.sending_domains().list_domains(account_id) if d.domain == SENDING_DOMAIN]
     domain = existing[0] if existing else service.add(account, DomainCreate(domain=SENDING_DOMAIN), Actor.system())
     for record in domain.records:

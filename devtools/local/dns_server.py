@@ -9,6 +9,7 @@ UDP and TCP listen on the same free port of 127.0.0.1; a UDP reply too long for 
 bytes, or its EDNS size) is truncated, so resolvers ask again over TCP. A name with no records at
 all is NXDOMAIN; a name with records, none of the type asked, is an empty answer; a name holding
 `SERVFAIL` answers SERVFAIL to everything. Names are ASCII: an internationalized one as its A-label.
+`document()` and `load()` carry the zone as JSON, for the embedded runtime's snapshots.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any
 
@@ -80,6 +81,7 @@ class Query:
 
 NULL_MX = MX(0, ".")
 SERVFAIL = _ServFail()
+_SERVFAIL = "SERVFAIL"  # its type in a document()
 
 Record = A | MX | TXT | CNAME | _ServFail
 RECORD_TYPES: dict[str, type[A | MX | TXT | CNAME]] = {"A": A, "MX": MX, "TXT": TXT, "CNAME": CNAME}
@@ -88,6 +90,10 @@ Zone = Mapping[str, Sequence[Record]]
 
 def _key(name: str) -> str:
     return name.rstrip(".").lower()
+
+
+def _type_name(record: Record) -> str:
+    return _SERVFAIL if isinstance(record, _ServFail) else type(record).__name__
 
 
 class _ZoneResolver(BaseResolver):  # type: ignore[misc]  # dnslib is unannotated
@@ -210,6 +216,24 @@ class DnsServer:
     def replace(self, name: str, *records: Record) -> None:
         """Publish exactly these records at `name`; none makes it NXDOMAIN."""
         self._resolver.replace(name, records)
+
+    def document(self) -> list[dict[str, Any]]:
+        """The zone as JSON: {"name", "type", and the record's fields} for each record, in order."""
+        return [
+            {"name": name, "type": _type_name(record), **asdict(record)}
+            for name, held in self.records.items()
+            for record in held
+        ]
+
+    def load(self, document: Iterable[Mapping[str, Any]]) -> None:
+        """Publishes what a `document()` holds: exactly its records at each of its names."""
+        zone: dict[str, list[Record]] = {}
+        for entry in document:
+            fields = {key: value for key, value in entry.items() if key not in ("name", "type")}
+            record = SERVFAIL if entry["type"] == _SERVFAIL else RECORD_TYPES[entry["type"]](**fields)
+            zone.setdefault(entry["name"], []).append(record)
+        for name, records in zone.items():
+            self.replace(name, *records)
 
     def start(self) -> None:
         self._servers = _bind(self._resolver)

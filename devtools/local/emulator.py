@@ -6,7 +6,10 @@ start and stop. In a process of its own, the emulator's tables survive whatever 
 moto's work also runs beside the handlers rather than under the same GIL.
 
 `python -m devtools.local.emulator --port N` is that child: it prints its endpoint URL, then
-serves until its stdin closes (the parent stopped or died). It ignores Ctrl-C, which the
+serves until its stdin closes (the parent stopped or died). Before the URL it may print lines
+saying what it is doing ("loading ...", "info ...", "warning ...") or why it cannot start
+("error ..."), which the parent logs or raises; while it loads a snapshot the parent waits as long
+as that takes, which follows the snapshot's size and says nothing of a fault. It ignores Ctrl-C, which the
 terminal sends to the whole process group, so the parent can stop its pumps against a live
 emulator before closing it.
 """
@@ -14,15 +17,18 @@ emulator before closing it.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
 import os
-import select
+import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,9 +56,16 @@ STREAM_WRITES_PATH = "/_postline/stream-writes"
 # How long the pipeline's DynamoDB requests let callers' go first (ForegroundFirstLock).
 BACKGROUND_PATIENCE_SECONDS = 0.5
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
+HOST = "127.0.0.1"
+# How long each step of the child's start may take, loading a snapshot aside (it takes what it takes).
 START_TIMEOUT_SECONDS = 30.0
+# The child's lines before its endpoint URL: "<kind> <message>".
+_LOADING, _INFO, _WARNING, _ERROR = "loading", "info", "warning", "error"
+_KINDS = (_LOADING, _INFO, _WARNING)  # what the parent logs; _ERROR is the reason it raises
 # moto accepts any credentials; real-looking names keep botocore from looking further.
 _CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+
+logger = logging.getLogger(__name__)
 
 
 class Emulator:
@@ -72,14 +85,13 @@ class Emulator:
         # This interpreter running this package: nothing here comes from outside.
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # noqa: S603
         assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT_SECONDS)
-        line = process.stdout.readline().strip() if ready else ""
-        if not line.startswith("http://"):
+        try:
+            self._endpoint_url = _endpoint(process, _lines(process.stdout))
+        except BaseException:
             process.kill()
             process.wait()
-            raise OSError(f"the AWS emulator did not start on port {self._requested_port} (in use?)")
+            raise
         self._process = process
-        self._endpoint_url = line
 
     def stop(self) -> None:
         if self._process is None:
@@ -191,6 +203,70 @@ class Emulator:
         return url
 
 
+def _lines(stream: Iterable[str]) -> queue.Queue[str | None]:
+    """The child's output lines as they come, then None at its end (a reader thread's)."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, name="emulator-output", daemon=True).start()
+    return lines
+
+
+def _endpoint(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> str:
+    """The URL the child prints once it serves. Each step before it may take START_TIMEOUT_SECONDS,
+    except loading a snapshot, which takes as long as it takes while the child says how far it is;
+    what the child says is logged, and a failure is raised with the child's own reason."""
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    loading = False
+    reason = None
+    while True:
+        try:
+            line = lines.get(timeout=None if loading else max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise OSError(f"the AWS emulator did not start within {START_TIMEOUT_SECONDS:g} s") from None
+        if line is None:
+            status = process.wait()
+            raise OSError(
+                f"the AWS emulator: {reason}"
+                if reason
+                else f"the AWS emulator exited with status {status} before it served (its output is above)"
+            )
+        kind, _, text = line.strip().partition(" ")
+        if kind.startswith("http://"):
+            return kind
+        if kind == _ERROR:
+            reason = text
+            continue
+        loading = kind == _LOADING
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        logger.log(logging.WARNING if kind == _WARNING else logging.INFO, text if kind in _KINDS else line.strip())
+
+
+def _say(kind: str, message: str) -> None:
+    """In the child: one line for the parent, before the endpoint URL."""
+    print(kind, " ".join(message.split()), flush=True)
+
+
+def _cannot_listen(port: int) -> str | None:
+    """Why the server could not listen on `port` of HOST, found by binding it as the server will
+    (0, any free port, always can)."""
+    if port == 0:
+        return None
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug's server binds
+        try:
+            probe.bind((HOST, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return f"port {port} of {HOST} is in use"
+            return f"cannot listen on {HOST}:{port}: {error.strerror}"
+    return None
+
+
 class ForegroundFirstLock:
     """One holder at a time; a background acquirer lets waiting foreground ones go first, for at
     most `patience` seconds, after which foreground acquirers let it in.
@@ -296,6 +372,12 @@ def _answer(start_response: StartResponse, status: str, body: dict[str, Any]) ->
 
 def serve(port: int, state_file: Path | None = None) -> None:
     """The child process: restore `state_file` if it exists, then serve until stdin closes."""
+    if (reason := _cannot_listen(port)) is not None:  # said before a snapshot takes a minute to load
+        _say(_ERROR, reason)
+        sys.exit(1)
+    snapshot = state_file if state_file is not None and state_file.is_file() else None
+    if snapshot is not None:  # before moto's imports, which loading it needs too
+        _say(_LOADING, persistence.loading(snapshot))
     # imported here: only the child needs moto
     from moto.server import ThreadedMotoServer
 
@@ -319,7 +401,18 @@ def serve(port: int, state_file: Path | None = None) -> None:
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
-    restored = persistence.restore(state_file) if state_file else None
+    restored = (
+        persistence.restore(
+            snapshot,
+            progress=lambda message: _say(_LOADING, message),
+            outcome=lambda level, message: _say(_WARNING if level >= logging.WARNING else _INFO, message),
+        )
+        if snapshot is not None
+        else None
+    )
+    if (reason := _cannot_listen(port)) is not None:  # taken while the snapshot loaded
+        _say(_ERROR, reason)
+        sys.exit(1)
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
@@ -336,7 +429,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     threading.excepthook = _exit_on_server_error
     # werkzeug logs every request at INFO unless told otherwise; moto gets hundreds a second.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server = ThreadedMotoServer(ip_address=HOST, port=port, verbose=False)
     server.start()
     host, bound_port = server.get_host_and_port()
     print(f"http://{host}:{bound_port}", flush=True)

@@ -2,10 +2,11 @@
 
 Runs in the emulator's process. moto keeps each service's state in a module-level BackendDict;
 a snapshot pickles those of the services the template uses, together with a document the runtime
-hands over (its stack and its stream pumps' positions), while no request is being served, and
-writes it atomically. On start the file, if any, is loaded back into moto's dicts in place
-before the server takes a request. moto has no persistence of its own (LocalStack's is a paid
-feature), and pickling its models is what its own test suite relies on for copies of state.
+hands over (its stack, its stream pumps' positions, its clock and its DNS zone), while no request
+is being served, and writes it atomically. On start the file, if any, is loaded back into moto's
+dicts in place before the server takes a request, saying how far it has read as it goes. moto has
+no persistence of its own (LocalStack's is a paid feature), and pickling its models is what its
+own test suite relies on for copies of state.
 
 What comes back: tables and their items and streams, queues and their messages, buckets, keys,
 secrets, schedules, state machines and executions. Messages a consumer held when the emulator
@@ -20,7 +21,9 @@ import logging
 import os
 import pickle
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +43,7 @@ logger = logging.getLogger(__name__)
 SERVICES = ("dynamodb", "sqs", "s3", "kms", "secretsmanager", "iam", "stepfunctions", "scheduler", "sesv2", "ses")
 FORMAT = 1  # bumped when what a snapshot holds changes; an older file is set aside, not loaded
 _LOCKS = (type(threading.Lock()), type(threading.RLock()))
+PROGRESS_SECONDS = 5.0  # how often a snapshot's load says how far it has read
 
 
 def _private_key(der: bytes) -> Any:
@@ -73,18 +77,41 @@ def save(path: Path, runtime: dict[str, Any]) -> None:
     os.replace(partial, path)  # a crash mid-write leaves the previous snapshot whole
 
 
-def restore(path: Path) -> dict[str, Any] | None:
-    """Loads a snapshot into moto; returns the runtime's document, or None when there is none."""
+def loading(path: Path) -> str:
+    """What to say as a snapshot starts loading: the longer part of a start from a large one."""
+    return f"loading state from {path} ({path.stat().st_size / 1_000_000:.1f} MB)"
+
+
+def restore(
+    path: Path,
+    progress: Callable[[str], None] = logger.info,
+    outcome: Callable[[int, str], None] = logger.log,
+    *,
+    every: float = PROGRESS_SECONDS,
+) -> dict[str, Any] | None:
+    """Loads a snapshot into moto; returns the runtime's document, or None when there is none.
+
+    Loading takes time in proportion to the snapshot's size, which no fixed wait fits: `progress`
+    hears how far it has read every `every` seconds, and `outcome` (a logging level and a message)
+    how it ended: loaded in so many seconds, or set aside, named corrupt or from another version.
+    """
     if not path.is_file():
         return None
+    began = time.monotonic()
     try:
-        snapshot = pickle.loads(path.read_bytes())  # noqa: S301 - our own file, in the state dir
-        if snapshot.get("format") != FORMAT:
-            raise ValueError(f"format {snapshot.get('format')}, expected {FORMAT}")
-    except Exception as exc:
+        with path.open("rb") as file, _reporting(_Counted(file), path.stat().st_size, progress, every) as counted:
+            snapshot = pickle.load(counted)  # noqa: S301 - our own file, in the state dir
+        problem = _problem(snapshot)
+    except (pickle.UnpicklingError, EOFError) as exc:
+        problem = f"is corrupt ({exc})"
+    except (AttributeError, ImportError) as exc:  # a class moto or this package no longer has
+        problem = f"was written by another version of moto or of the runtime ({exc})"
+    except Exception as exc:  # whatever it is, the file is set aside and named
+        problem = f"could not be loaded ({type(exc).__name__}: {exc})"
+    if problem is not None:
         aside = path.with_suffix(".unreadable")
         os.replace(path, aside)
-        logger.warning("could not restore %s (%s); starting empty, the file is kept as %s", path, exc, aside)
+        outcome(logging.WARNING, f"the snapshot {path} {problem}: it is kept as {aside}, and the emulator starts empty")
         return None
     for service, live in _backends().items():
         saved = snapshot["backends"].get(service)
@@ -92,8 +119,63 @@ def restore(path: Path) -> dict[str, Any] | None:
             live.clear()  # in place: moto's modules hold these very dicts
             live.update(saved)
     _release_in_flight_messages()
+    outcome(logging.INFO, f"loaded state from {path} in {time.monotonic() - began:.1f} s")
     runtime: dict[str, Any] = snapshot["runtime"]
     return runtime
+
+
+def _problem(snapshot: Any) -> str | None:
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("backends"), dict):
+        return "is corrupt (not a snapshot)"
+    if snapshot.get("format") != FORMAT:
+        return f"was written in format {snapshot.get('format')}, and this runtime reads format {FORMAT}"
+    return None
+
+
+class _Counted:
+    """A file as pickle reads it, counting the bytes read so far."""
+
+    def __init__(self, file: io.BufferedReader) -> None:
+        self._file = file
+        self.done = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._file.read(size)
+        self.done += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        count = self._file.readinto(buffer)
+        self.done += count
+        return count
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self._file.readline(size)
+        self.done += len(line)
+        return line
+
+
+@contextmanager
+def _reporting(counted: _Counted, size: int, progress: Callable[[str], None], every: float) -> Iterator[_Counted]:
+    """Tells `progress` how much of `size` bytes `counted` has read, every `every` seconds."""
+    began = time.monotonic()
+    done = threading.Event()
+
+    def report() -> None:
+        while not done.wait(every):
+            share = counted.done * 100 // max(size, 1)
+            progress(
+                f"loading state: {counted.done / 1_000_000:.1f} of {size / 1_000_000:.1f} MB ({share}%) "
+                f"after {time.monotonic() - began:.0f} s"
+            )
+
+    reporter = threading.Thread(target=report, name="snapshot-progress", daemon=True)
+    reporter.start()
+    try:
+        yield counted
+    finally:
+        done.set()
+        reporter.join()
 
 
 def _release_in_flight_messages() -> None:

@@ -110,6 +110,7 @@ class Runtime:
             starting.callback(self._mail.stop)
             self.dns.start()
             starting.callback(self.dns.stop)
+            self.dns.load((restored or {}).get("dns", []))  # what /_local/dns published before the restart
             # The relay task's mailbox probe endpoint, in this process: POST /v3/validate asks it
             # over HTTP exactly as it asks the relay tasks in the cloud (VerifySmtpProbe=relay).
             self._probes = ProbeServer(
@@ -244,13 +245,14 @@ class Runtime:
         return self._dev.model_dump()
 
     def snapshot(self) -> None:
-        """Writes the emulator's state, this runtime's stack, its stream positions and its clock."""
+        """Writes the emulator's state, this runtime's stack, stream positions, clock and DNS zone."""
         if self._stack is None:
             return
         document = {
             "stack": {logical_id: asdict(deployed) for logical_id, deployed in self._stack.deployed().items()},
             "checkpoints": {pump.key: pump.checkpoints() for pump in self._pumps if isinstance(pump, StreamPump)},
             "now": self.clock.now().isoformat(),
+            "dns": self.dns.document(),
         }
         self._emulator.snapshot(document)
 

@@ -3,10 +3,21 @@ messages, objects, secrets and KMS keys that still decrypt what they encrypted."
 
 from __future__ import annotations
 
+import logging
+import re
+import socket
+import time
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
+from moto import mock_aws
+from moto.backends import get_backend
 
+from devtools.local import emulator as emulator_module
+from devtools.local import persistence
+from devtools.local.cloudformation import ACCOUNT_ID, REGION
 from devtools.local.emulator import Emulator
 
 pytestmark = pytest.mark.e2e
@@ -61,9 +72,12 @@ def test_a_restarted_emulator_has_what_it_had_at_its_snapshot(tmp_path: Path) ->
         second.stop()
 
 
-def test_an_unreadable_snapshot_is_set_aside_and_the_emulator_starts_empty(tmp_path: Path) -> None:
+def test_an_unreadable_snapshot_is_set_aside_and_the_emulator_starts_empty(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     state = tmp_path / "emulator.pickle"
     state.write_bytes(b"not a pickle")
+    caplog.set_level(logging.INFO, logger=emulator_module.__name__)
     emulator = Emulator(port=0, state_file=state)
     emulator.start()
     try:
@@ -72,3 +86,98 @@ def test_an_unreadable_snapshot_is_set_aside_and_the_emulator_starts_empty(tmp_p
     finally:
         emulator.stop()
     assert (tmp_path / "emulator.unreadable").read_bytes() == b"not a pickle"
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == [
+        f"the snapshot {state} is corrupt (invalid load key, 'n'.): it is kept as {tmp_path / 'emulator.unreadable'}, "
+        "and the emulator starts empty"
+    ]
+
+
+# The wait for each step of the emulator's start, made small here (it is 30 s): its start, loading
+# aside, takes well under a second on a quiet machine and a few on a busy one.
+START_WAIT = 3.0
+
+
+class _Pause:
+    """Unpickles as time.sleep(seconds): the time a snapshot of tens of MB takes to load, in a small
+    one, so that the load outlasts START_WAIT however fast the machine is."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __reduce__(self) -> tuple[Any, tuple[float]]:
+        return time.sleep, (self.seconds,)
+
+
+def _snapshot(path: Path, items: int, **runtime: Any) -> None:
+    """A snapshot as the emulator writes it (persistence.save of moto's backends, with the runtime's
+    document), made in this process: one table of `items` items, put straight into moto's model."""
+    with mock_aws():
+        boto3.client("dynamodb", region_name=REGION).create_table(
+            TableName="things",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
+        for i in range(items):
+            item = {"pk": {"S": f"thing#{i:06d}"}, "body": {"S": "x" * 200}, "n": {"N": str(i)}}
+            backend.put_item("things", item)
+        persistence.save(path, {"stack": {}, **runtime})
+
+
+def test_a_snapshot_slower_to_load_than_the_start_wait_is_loaded_and_the_load_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "emulator.pickle"
+    _snapshot(state, 2_000, pause=_Pause(START_WAIT + 1))
+    megabytes = state.stat().st_size / 1_000_000
+    monkeypatch.setattr(emulator_module, "START_TIMEOUT_SECONDS", START_WAIT)
+    caplog.set_level(logging.INFO, logger=emulator_module.__name__)
+
+    emulator = Emulator(port=0, state_file=state)
+    emulator.start()
+    try:
+        restored = emulator.restored()
+        last = emulator.client("dynamodb").get_item(TableName="things", Key={"pk": {"S": "thing#001999"}})
+    finally:
+        emulator.stop()
+
+    assert restored == {"stack": {}, "pause": None}
+    assert last["Item"]["n"] == {"N": "1999"}
+    said = [record.getMessage() for record in caplog.records if record.name == emulator_module.__name__]
+    assert said[0] == f"loading state from {state} ({megabytes:.1f} MB)", said
+    loaded = re.fullmatch(rf"loaded state from {re.escape(str(state))} in (\d+\.\d) s", said[-1])
+    assert loaded, said
+    assert float(loaded[1]) > START_WAIT  # what this test is about: the load outlasted the wait
+
+
+def test_restore_reports_how_far_it_has_read(tmp_path: Path) -> None:
+    state = tmp_path / "emulator.pickle"
+    _snapshot(state, 5_000)
+    megabytes = state.stat().st_size / 1_000_000
+    progress: list[str] = []
+    with mock_aws():  # restore loads into this process's moto
+        restored = persistence.restore(state, progress=progress.append, every=0.01)
+    assert restored == {"stack": {}}
+    assert progress, "no progress while it loaded"
+    pattern = rf"loading state: (\d+\.\d) of {megabytes:.1f} MB \(\d+%\) after \d+ s"
+    assert all(re.fullmatch(pattern, line) for line in progress), progress
+
+
+def test_a_port_in_use_is_named_as_such(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        began = time.monotonic()
+        with pytest.raises(OSError, match=rf"port {port} of 127\.0\.0\.1 is in use"):
+            Emulator(port=port, state_file=tmp_path / "emulator.pickle").start()
+    assert time.monotonic() - began < 10  # told before anything is loaded
+
+
+def test_a_start_that_does_not_answer_in_time_is_not_blamed_on_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emulator_module, "START_TIMEOUT_SECONDS", 0.01)
+    with pytest.raises(OSError, match=r"did not start within 0\.01 s") as raised:
+        Emulator(port=0).start()
+    assert "in use" not in str(raised.value)

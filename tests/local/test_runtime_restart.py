@@ -1,4 +1,5 @@
-"""`python -m devtools.local` as a user runs it: keys survive a restart, Ctrl-C exits cleanly."""
+"""`python -m devtools.local` as a user runs it: keys, accepted mail and the DNS zone survive a
+restart, Ctrl-C exits cleanly."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import dns.resolver
 import pytest
 
 from tests.conftest import Spawn
@@ -88,3 +90,35 @@ def test_no_persist_starts_empty(spawn: Spawn, tmp_path: Path) -> None:
         assert second.stop() == 0
 
     assert templates["items"] == []
+
+
+def test_records_published_in_the_local_dns_survive_a_restart(spawn: Spawn, tmp_path: Path) -> None:
+    published = [
+        {"name": "customer.test", "type": "MX", "values": ["10 mx.customer.test"]},
+        {"name": "customer.test", "type": "TXT", "values": ["v=spf1 -all", "a" * 300]},
+        {"name": "mx.customer.test", "type": "A", "values": ["127.0.0.1"]},
+        {"name": "www.customer.test", "type": "CNAME", "values": ["customer.test"]},
+    ]
+    with spawn(tmp_path) as first:
+        for body in published:
+            put = first.api().request("PUT", "/_local/dns", json=body)
+            assert put.status_code == 200, put.text
+        zone = first.api().get("/_local/dns").json()["records"]
+        assert first.stop() == 0
+
+    with spawn(tmp_path) as second:
+        resolver = dns.resolver.Resolver(configure=False)
+        host, port = second.dev["aws"]["env"]["DNS_RESOLVER"].split(":")
+        resolver.nameservers, resolver.port = [host], int(port)
+        mx = [(r.preference, r.exchange.to_text()) for r in resolver.resolve("customer.test", "MX")]
+        txt = sorted(b"".join(r.strings).decode() for r in resolver.resolve("customer.test", "TXT"))
+        a = [r.address for r in resolver.resolve("mx.customer.test", "A")]
+        cname = [r.target.to_text() for r in resolver.resolve("www.customer.test", "CNAME")]
+        zone_after = second.api().get("/_local/dns").json()["records"]
+        assert second.stop() == 0
+
+    assert mx == [(10, "mx.customer.test.")]
+    assert txt == ["a" * 300, "v=spf1 -all"]
+    assert a == ["127.0.0.1"]
+    assert cname == ["customer.test."]
+    assert zone_after == zone  # the development domain's records too, as they were
