@@ -38,7 +38,7 @@ from postline.wiring import operator as operator_root
 from postline.wiring import suppressions as suppressions_root
 from postline.wiring import templates as templates_root
 from tests.aws_stack import InProcessStack
-from tests.fakes import RecordingMeter
+from tests.fakes.shared import RecordingMeter
 
 
 class Killed(BaseException):

@@ -15,7 +15,7 @@ from postline.events.store import StreamRecords, event_items, event_put
 from postline.metrics.ports import Chunk
 from postline.metrics.service import RollupService
 from postline.metrics.store import VERSION, rollup_pk, rollup_sk
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 
 def test_loaded_items_are_the_adapters_encoding() -> None:

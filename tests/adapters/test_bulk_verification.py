@@ -54,7 +54,8 @@ from postline.webhooks.url_guard import ResolvingUrlGuard
 from postline.wiring import signing_keys
 from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock, FixedRegistrations, ScriptedProber, SequentialIds, StaticActivity, StaticRoutes
+from tests.fakes.shared import FixedClock, SequentialIds
+from tests.fakes.verification import FixedRegistrations, ScriptedProber, StaticActivity, StaticRoutes
 from tests.unit.world import build_world
 
 NOW = datetime(2026, 11, 24, 3, 0, 10, tzinfo=UTC)

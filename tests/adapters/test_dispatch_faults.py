@@ -35,7 +35,9 @@ from postline.wiring import domains as domains_root
 from postline.wiring import operator as operator_root
 from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack, in_process_stack
-from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas, dims
+from tests.fakes.shared import RecordingMeter, dims
+from tests.fakes.usage import UnlimitedQuotas
+from tests.fakes.verification import StaticRoutes
 
 
 class Killed(BaseException):

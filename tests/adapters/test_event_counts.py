@@ -28,7 +28,8 @@ from postline.metrics.store import DynamoRollups
 from postline.retention.store import DynamoRetentionStore
 from tests.adapters.test_metrics_rollups import Stream
 from tests.aws_stack import InProcessStack
-from tests.fakes import FakeHasher, FixedClock
+from tests.fakes.keys import FakeHasher
+from tests.fakes.shared import FixedClock
 
 TYPES = [EventType.QUEUED, EventType.SENT, EventType.DELIVERED, EventType.OPENED, EventType.DUPLICATE]
 TAGS: list[list[str]] = [["a"], ["b"], ["a", "b"], [], ["a", "a"]]

@@ -33,7 +33,8 @@ from postline.keys.identity import Principal
 from postline.wiring import events as events_root
 from postline.wiring import exports, shared
 from tests.aws_stack import REGION, ROOT, InProcessStack, in_process_stack
-from tests.fakes import FixedClock, InMemoryStore
+from tests.fakes.keys import InMemoryStore
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 LEASE = timedelta(minutes=16)

@@ -25,7 +25,8 @@ from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout
 from postline.wiring import events as events_root
 from tests.aws_stack import InProcessStack
-from tests.fakes import FakeHasher, FixedClock
+from tests.fakes.keys import FakeHasher
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 3, 14, 12, 0, 0, 123456, tzinfo=UTC)
 TYPES = [EventType.QUEUED, EventType.SENT, EventType.DELIVERED, EventType.OPENED, EventType.BOUNCED]

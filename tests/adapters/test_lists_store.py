@@ -34,7 +34,7 @@ from postline.wiring import accounts as accounts_root
 from postline.wiring import audit as audit_root
 from postline.wiring import shared
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 11, 1, 12, 0, 5, tzinfo=UTC)
 

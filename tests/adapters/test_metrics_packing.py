@@ -23,7 +23,7 @@ from postline.metrics.service import MetricsService, RollupService
 from postline.metrics.store import DynamoRollups, rollup_pk
 from tests.adapters.test_metrics_rollups import Stream, _consume, _day_of_traffic, _event, _principal, _write
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 LATER = datetime(2026, 3, 13, 12, 0, tzinfo=UTC)  # 2026-03-11 is the last day closed for 26 hours
 DAYS = [f"{date(2026, 3, 5) + timedelta(days=n)}" for n in range(7)]  # 03-05 .. 03-11

@@ -25,7 +25,7 @@ from postline.metrics.service import MetricsService, RollupService
 from postline.metrics.store import DynamoRollups
 from postline.shared.errors import QueryTimeout, ValidationFailed
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 HUMAN = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36"

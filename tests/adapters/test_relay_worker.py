@@ -36,7 +36,9 @@ from postline.wiring import suppressions as suppressions_root
 from tests.adapters.conftest import SENDER_DOMAIN
 from tests.adapters.test_dispatch_faults import DyingStore, Killed, RecordingTransport
 from tests.aws_stack import InProcessStack, in_process_stack
-from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
+from tests.fakes.shared import RecordingMeter
+from tests.fakes.usage import UnlimitedQuotas
+from tests.fakes.verification import StaticRoutes
 
 
 class NoTransport:

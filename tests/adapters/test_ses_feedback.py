@@ -26,7 +26,9 @@ from postline.wiring import domains as domains_root
 from postline.wiring import operator as operator_root
 from postline.wiring import suppressions as suppressions_root
 from tests.aws_stack import InProcessStack
-from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
+from tests.fakes.shared import RecordingMeter
+from tests.fakes.usage import UnlimitedQuotas
+from tests.fakes.verification import StaticRoutes
 
 
 @pytest.fixture

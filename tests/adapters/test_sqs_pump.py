@@ -11,7 +11,7 @@ from typing import Any
 from devtools.local.activity import Activity
 from devtools.local.pumps import LOCAL_MAX_CONCURRENCY, BatchSettings, Pump, SqsPump
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 from tests.support import eventually
 
 

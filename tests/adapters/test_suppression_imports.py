@@ -24,7 +24,7 @@ from postline.suppressions.models import SuppressionFilters, SuppressionImportRe
 from postline.wiring import audit as audit_root
 from postline.wiring import shared, suppressions, usage
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 11, 1, 12, 0, 5, tzinfo=UTC)
 

@@ -17,7 +17,7 @@ from postline.verification.activity import ActivityChunk, ActivityCounters, Acti
 from postline.verification.domain import Registration
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from tests.aws_stack import InProcessStack
-from tests.fakes import FixedClock, RecordingMeter
+from tests.fakes.shared import FixedClock, RecordingMeter
 
 NOW = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
 

@@ -1,6 +1,6 @@
 """verify_before_send in the dispatcher, with the real stores (moto, tables from template.yaml): a
 recipient that fails verification is rejected (failed_verification) and never handed over, the
-others go on; repeating the job changes nothing. DNS is a table of routes (tests/fakes.py); the
+others go on; repeating the job changes nothing. DNS is a table of routes (tests/fakes/verification.py); the
 real resolver against a real DNS server is in tests/e2e/test_delivery_mx.py."""
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from postline.wiring import auth, events, keys, operator, sending
 from postline.wiring import domains as domains_root
 from postline.wiring import suppressions as suppressions_root
 from tests.adapters.conftest import SENDER_DOMAIN
-from tests.fakes import RecordingMeter, StaticRoutes, UnlimitedQuotas
+from tests.fakes.shared import RecordingMeter
+from tests.fakes.usage import UnlimitedQuotas
+from tests.fakes.verification import StaticRoutes
 
 ROUTES = {
     "example.com": MailRoute(mx_hosts=("mx.example.com",)),

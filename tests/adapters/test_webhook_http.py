@@ -20,7 +20,7 @@ from postline.shared.errors import ValidationFailed
 from postline.webhook_delivery.domain import TokenError
 from postline.webhook_delivery.http_client import WebhookHttp
 from tests.certs import TestCa, server_context
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 from tests.peers.token_server import TokenServer
 from tests.peers.webhook_receiver import Receiver
 

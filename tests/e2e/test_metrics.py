@@ -31,7 +31,7 @@ from tests.e2e.sending_support import (
     unverified_sender,
 )
 from tests.e2e.support import Api, assert_error, make_account, run_cli
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 from tests.support import eventually
 
 pytestmark = pytest.mark.e2e

@@ -22,7 +22,7 @@ from devtools.local.gateway import (
     Gateway,
 )
 from postline.observability import logger
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 ROOT = Path(__file__).resolve().parents[2]
 # A handler module that answers which instance ran it; the event says what the invocation does.

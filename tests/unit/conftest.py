@@ -1,4 +1,4 @@
-"""Unit-test wiring: the services of postline over the in-memory fakes of tests/fakes.py; no network."""
+"""Unit-test wiring: the services of postline over the in-memory fakes of tests/fakes/; no network."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from postline.keys.access import Access, Environment, Scope
 from postline.keys.domain import AllowlistEntry
 from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
-from tests.fakes import dims
+from tests.fakes.shared import dims
 
 from .world import World
 

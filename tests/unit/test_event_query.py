@@ -34,7 +34,8 @@ from postline.events.service import QUERY_RETRY_AFTER_SECONDS, EventService
 from postline.keys.access import Environment, Scope
 from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout, ValidationFailed
-from tests.fakes import FakeHasher, FixedClock
+from tests.fakes.keys import FakeHasher
+from tests.fakes.shared import FixedClock
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 SIGN = FakeHasher().hash

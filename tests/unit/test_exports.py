@@ -21,7 +21,8 @@ from postline.exports.service import DOWNLOAD_URL_SECONDS, GAVE_UP, MAX_ATTEMPTS
 from postline.keys.access import Environment, Scope
 from postline.keys.identity import Principal
 from postline.shared.errors import NotFound, ValidationFailed
-from tests.fakes import FixedClock, InMemoryStore, SequentialIds
+from tests.fakes.keys import InMemoryStore
+from tests.fakes.shared import FixedClock, SequentialIds
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 CREATED = NOW - timedelta(days=100)

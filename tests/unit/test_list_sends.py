@@ -33,7 +33,10 @@ from postline.sending.domain import IdempotentCall, RecipientState
 from postline.sending.models import SendRequest
 from postline.sending.service import SendService
 from postline.shared.errors import ApiError, ServiceUnavailable, ValidationFailed
-from tests.fakes import FixedClock, NoTemplates, OneVerifiedDomain, UnlimitedQuotas
+from tests.fakes.domains import OneVerifiedDomain
+from tests.fakes.shared import FixedClock
+from tests.fakes.templates import NoTemplates
+from tests.fakes.usage import UnlimitedQuotas
 from tests.unit.sending.test_metrics import Sending
 from tests.unit.world import build_world
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from postline import wiring
 from postline.wiring import registry
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 
 def test_the_current_clock_follows_set_clock() -> None:

@@ -14,15 +14,10 @@ from postline.keys.models import KeyCreated
 from postline.keys.service import KeyService
 from postline.operator.service import OperatorService
 from postline.usage.service import UsageService
-from tests.fakes import (
-    FakeConsoleVerifier,
-    FakeHasher,
-    FixedClock,
-    InMemoryCounters,
-    InMemoryStore,
-    RecordingMeter,
-    SequentialIds,
-)
+from tests.fakes.auth import FakeConsoleVerifier
+from tests.fakes.keys import FakeHasher, InMemoryStore
+from tests.fakes.shared import FixedClock, RecordingMeter, SequentialIds
+from tests.fakes.usage import InMemoryCounters
 
 
 @dataclass

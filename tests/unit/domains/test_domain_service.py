@@ -15,7 +15,7 @@ from postline.domains.models import Domain, DomainCreate, DomainUpdate
 from postline.domains.service import DomainService
 from postline.keys.identity import Principal
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
-from tests.fakes import FixedDkimKeys, InMemoryDomains, RecordingNotices, ScriptedIdentities, ZoneLookup
+from tests.fakes.domains import FixedDkimKeys, InMemoryDomains, RecordingNotices, ScriptedIdentities, ZoneLookup
 from tests.unit.world import World
 
 SETTINGS = DnsSettings(spf_include="spf.postline.dev", bounce_mx="bounces.postline.dev", tracking_host="t.postline.dev")

@@ -21,7 +21,7 @@ from postline.metrics.domain import (
 )
 from postline.metrics.packing import PackingService
 from postline.metrics.ports import PackedDay
-from tests.fakes import FixedClock
+from tests.fakes.shared import FixedClock
 
 
 def _hours() -> dict[int, dict[str, int]]:

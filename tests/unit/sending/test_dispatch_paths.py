@@ -24,19 +24,11 @@ from postline.sending.domain import FINAL, Content, Message, RecipientState
 from postline.shared.verification_results import VerificationResult
 from postline.tracking.domain import LinkMaker
 from postline.verification.domain import Verification
-from tests.fakes import (
-    DEFAULT_START,
-    SENDING_DOMAIN,
-    Faulty,
-    FixedClock,
-    InMemoryMessages,
-    InMemorySuppressions,
-    OneVerifiedDomain,
-    PlainVault,
-    RecordingMeter,
-    RecordingQueue,
-    UnlimitedQuotas,
-)
+from tests.fakes.domains import SENDING_DOMAIN, OneVerifiedDomain
+from tests.fakes.sending import InMemoryMessages, PlainVault, RecordingQueue
+from tests.fakes.shared import DEFAULT_START, Faulty, FixedClock, RecordingMeter
+from tests.fakes.suppressions import InMemorySuppressions
+from tests.fakes.usage import UnlimitedQuotas
 
 MAX_RECEIVES = 10  # the send queue's maxReceiveCount (infra/template.base.yaml)
 FINAL_EVENTS = {EventType.DELIVERED, EventType.BOUNCED, EventType.COMPLAINED, EventType.FAILED, EventType.REJECTED}

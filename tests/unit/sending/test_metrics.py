@@ -26,22 +26,14 @@ from postline.sending.service import (
 )
 from postline.shared.errors import ServiceUnavailable
 from postline.verification.service import Verifier
-from tests.fakes import (
-    DEFAULT_START,
-    SENDING_DOMAIN,
-    InMemoryIdempotency,
-    InMemoryMessages,
-    InMemorySuppressions,
-    NoTemplates,
-    OneVerifiedDomain,
-    PlainVault,
-    RecordingMeter,
-    RecordingQueue,
-    ScriptedTransport,
-    StaticRoutes,
-    UnlimitedQuotas,
-    dims,
-)
+from tests.fakes.delivery import ScriptedTransport
+from tests.fakes.domains import SENDING_DOMAIN, OneVerifiedDomain
+from tests.fakes.sending import InMemoryIdempotency, InMemoryMessages, PlainVault, RecordingQueue
+from tests.fakes.shared import DEFAULT_START, RecordingMeter, dims
+from tests.fakes.suppressions import InMemorySuppressions
+from tests.fakes.templates import NoTemplates
+from tests.fakes.usage import UnlimitedQuotas
+from tests.fakes.verification import StaticRoutes
 from tests.unit.world import World
 
 

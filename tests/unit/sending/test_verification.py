@@ -19,7 +19,7 @@ from postline.verification.domain import (
     simulate_verification,
 )
 from postline.verification.service import Verifier
-from tests.fakes import StaticRoutes
+from tests.fakes.verification import StaticRoutes
 
 CHI_SQUARE_1DF_P001 = 10.83
 

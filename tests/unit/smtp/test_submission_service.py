@@ -8,7 +8,9 @@ from postline.auth.service import RouteRule
 from postline.keys.access import Access, Environment, Scope
 from postline.sending.dispatch_job import DispatchJob
 from postline.smtp.service import SubmissionService
-from tests.fakes import SENDING_DOMAIN, InMemorySubmissionCounters, ScriptedTransport
+from tests.fakes.delivery import ScriptedTransport
+from tests.fakes.domains import SENDING_DOMAIN
+from tests.fakes.smtp import InMemorySubmissionCounters
 from tests.unit.sending.test_metrics import Sending
 from tests.unit.world import World
 

@@ -11,14 +11,13 @@ import pytest
 from postline.verification.bulk import BulkJob, BulkStatus, BulkVerificationJob, empty_summary
 from postline.verification.bulk_completion import COMPLETED_EVENT, completion_delivery, undeliverable
 from postline.verification.service import ValidationService
-from tests.fakes import (
-    FixedClock,
+from tests.fakes.shared import FixedClock, SequentialIds
+from tests.fakes.verification import (
     FixedRegistrations,
     InMemoryComplaintLists,
     InMemoryDomainFacts,
     InMemoryVerificationCounters,
     ScriptedProber,
-    SequentialIds,
     StaticActivity,
     StaticRoutes,
 )

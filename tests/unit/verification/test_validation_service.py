@@ -16,14 +16,13 @@ from postline.usage.domain import month_key
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 from postline.verification.models import Activity, ValidateRequest
 from postline.verification.service import VALIDATE_LIMIT_PER_MINUTE, ValidationService, Verifier
-from tests.fakes import (
-    FixedClock,
+from tests.fakes.shared import FixedClock, SequentialIds
+from tests.fakes.verification import (
     FixedRegistrations,
     InMemoryComplaintLists,
     InMemoryDomainFacts,
     InMemoryVerificationCounters,
     ScriptedProber,
-    SequentialIds,
     StaticActivity,
     StaticRoutes,
 )
@@ -237,7 +236,7 @@ def test_verify_before_send_uses_the_same_rules() -> None:
 def test_the_activity_recorder_aggregates_live_recipient_events_per_transaction() -> None:
     from postline.events.domain import Event, EventType
     from postline.verification.activity import ActivityChunk, ActivityRecorder, Recipient, Seen
-    from tests.fakes import RecordingMeter
+    from tests.fakes.shared import RecordingMeter
 
     class Counters:
         def __init__(self) -> None:

@@ -7,15 +7,10 @@ from __future__ import annotations
 from postline.events.domain import Event, EventType
 from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WEBHOOK_ATTEMPTS, WebhookDeliverer
-from tests.fakes import (
-    FixedClock,
-    FixedSigner,
-    InMemoryDeliveries,
-    NoEndpoints,
-    RecordingMeter,
-    RecordingWorkflow,
-    dims,
-)
+from tests.fakes.shared import FixedClock, RecordingMeter, dims
+from tests.fakes.signing_keys import FixedSigner
+from tests.fakes.webhook_delivery import InMemoryDeliveries, RecordingWorkflow
+from tests.fakes.webhooks import NoEndpoints
 
 URL = "https://hooks.example.com/postline"
 

@@ -9,7 +9,10 @@ import threading
 from postline.events.domain import Event, EventType
 from postline.webhook_delivery.domain import ClientCertificate, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WebhookDeliverer
-from tests.fakes import FixedClock, FixedSigner, InMemoryDeliveries, NoEndpoints, RecordingMeter, RecordingWorkflow
+from tests.fakes.shared import FixedClock, RecordingMeter
+from tests.fakes.signing_keys import FixedSigner
+from tests.fakes.webhook_delivery import InMemoryDeliveries, RecordingWorkflow
+from tests.fakes.webhooks import NoEndpoints
 
 
 class Receivers:

@@ -17,7 +17,8 @@ from postline.webhooks.models import AuthRequest, WebhookCreate, WebhookUpdate
 from postline.webhooks.service import WebhookService
 from postline.webhooks.url_guard import ResolvingUrlGuard
 from tests.certs import client_pair
-from tests.fakes import DEFAULT_START, InMemoryWebhookEndpoints, SequentialIds
+from tests.fakes.shared import DEFAULT_START, SequentialIds
+from tests.fakes.webhooks import InMemoryWebhookEndpoints
 from tests.unit.world import World
 
 from .test_url_guard import DNS, FakeDns

@@ -1,0 +1,119 @@
+"""In-memory fakes of the sending area's ports (`postline/sending/ports.py`): messages, the content vault,
+the dispatch queue and idempotency."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from postline.events.domain import Event
+from postline.keys.access import Environment
+from postline.sending.dispatch_job import DispatchJob
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
+from postline.sending.ports import Result, Sealed
+
+
+class InMemoryMessages:
+    """MessageStore: the adapter's conditions, in memory. `record` writes only while `owner` holds
+    the lease and the attempt is newer than the recorded one; `advance` only from an expected state."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Message] = {}
+        self.leases: dict[str, str] = {}
+        self.events: list[Event] = []  # what was written with each step
+
+    def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
+        for message in messages:
+            self.items.setdefault(message.id, message.model_copy(deep=True))
+        self.events.extend(events)
+
+    def get(self, message_id: str) -> Message | None:
+        message = self.items.get(message_id)
+        return message.model_copy(deep=True) if message else None
+
+    def stored(self, message_ids: list[str]) -> dict[str, StoredMessage]:
+        return {
+            message_id: StoredMessage(self.items[message_id].created_at, dict(self.items[message_id].recipients))
+            for message_id in message_ids
+            if message_id in self.items
+        }
+
+    def get_many(self, message_ids: list[str]) -> dict[str, Message]:
+        return {m: self.items[m].model_copy(deep=True) for m in message_ids if m in self.items}
+
+    def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
+        if message_id not in self.items or message_id in self.leases:
+            return None
+        self.leases[message_id] = owner
+        return self.items[message_id].model_copy(deep=True), {}
+
+    def release(self, message: Message, owner: str) -> None:
+        if self.leases.get(message.id) == owner:
+            del self.leases[message.id]
+
+    def record(
+        self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
+    ) -> bool:
+        stored = self.items[message.id]
+        if self.leases.get(message.id) != owner or stored.attempts.get(recipient, 0) >= attempt:
+            return False
+        stored.recipients[recipient] = message.recipients[recipient]
+        stored.attempts[recipient] = attempt
+        self.events.extend(events)
+        if release:
+            del self.leases[message.id]
+        return True
+
+    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+        stored = self.items[message.id]
+        if stored.recipients.get(recipient) not in expected:
+            return False
+        stored.recipients[recipient] = message.recipients[recipient]
+        return True
+
+
+class PlainVault:
+    def __init__(self) -> None:
+        self.contents: dict[str, Content] = {}
+
+    def seal(self, items: list[tuple[str, Content]]) -> list[Sealed]:
+        self.contents.update(items)
+        return [{"id": message_id} for message_id, _ in items]
+
+    def open(self, message_id: str, sealed: Sealed) -> Content:
+        return self.contents[message_id]
+
+
+class RecordingQueue:
+    def __init__(self) -> None:
+        self.jobs: list[DispatchJob] = []
+
+    def enqueue(self, jobs: list[DispatchJob], *, not_before: datetime | None = None) -> None:
+        self.jobs.extend(jobs)
+
+    def unschedule(self, message_id: str) -> None:
+        pass
+
+
+class InMemoryIdempotency:
+    """Each (account, environment, scope, key) produces once; a replay returns the first result."""
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[str, Environment, str, str], Any] = {}
+
+    def once(
+        self,
+        call: IdempotentCall,
+        *,
+        scope: str,
+        account_id: str,
+        env: Environment,
+        model: type[Result],
+        produce: Callable[[], Result],
+    ) -> Result:
+        slot = (account_id, env, scope, call.key)
+        if slot not in self.results:
+            self.results[slot] = produce()
+        result: Result = self.results[slot]
+        return result
