@@ -10,18 +10,23 @@ from typing import Any
 from postline.events.domain import Event
 from postline.keys.access import Environment
 from postline.sending.dispatch_job import DispatchJob
-from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
+from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Result, Sealed
+from postline.sending.store import scheduled_sort_key
+from postline.shared.pagination import page_window
 
 
 class InMemoryMessages:
     """MessageStore: the adapter's conditions, in memory. `record` writes only while `owner` holds
-    the lease and the attempt is newer than the recorded one; `advance` only from an expected state."""
+    the lease and the attempt is newer than the recorded one; `advance` only from an expected state;
+    `cancel` only a scheduled message nobody holds. A scheduled message is listed, soonest first,
+    until it is claimed or cancelled (both take it out of the adapter's scheduled index)."""
 
     def __init__(self) -> None:
         self.items: dict[str, Message] = {}
         self.leases: dict[str, str] = {}
         self.events: list[Event] = []  # what was written with each step
+        self._unlisted: set[str] = set()  # claimed: out of the scheduled index for good
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
         for message in messages:
@@ -42,10 +47,36 @@ class InMemoryMessages:
     def get_many(self, message_ids: list[str]) -> dict[str, Message]:
         return {m: self.items[m].model_copy(deep=True) for m in message_ids if m in self.items}
 
+    def list_scheduled(self, account_id: str, *, page: int, per_page: int) -> tuple[list[Message], int]:
+        scheduled = sorted(
+            (
+                (scheduled_sort_key(m.send_at, m.id), m)
+                for m in self.items.values()
+                if m.account_id == account_id
+                and m.schedule is Schedule.SCHEDULED
+                and m.send_at is not None
+                and m.id not in self._unlisted
+            ),
+            key=lambda keyed: keyed[0],
+        )
+        start, stop = page_window(page, per_page)
+        return [m.model_copy(deep=True) for _, m in scheduled[start:stop]], len(scheduled)
+
+    def cancel(self, message: Message, events: list[Event], now: datetime) -> bool:
+        stored = self.items.get(message.id)
+        if stored is None or stored.schedule is not Schedule.SCHEDULED or message.id in self.leases:
+            return False
+        self.items[message.id] = stored.model_copy(
+            update={"schedule": Schedule.CANCELLED, "status": message.status, "recipients": dict(message.recipients)}
+        )
+        self.events.extend(events)
+        return True
+
     def claim(self, message_id: str, owner: str, now: datetime, lease_seconds: int) -> tuple[Message, Sealed] | None:
         if message_id not in self.items or message_id in self.leases:
             return None
         self.leases[message_id] = owner
+        self._unlisted.add(message_id)
         return self.items[message_id].model_copy(deep=True), {}
 
     def release(self, message: Message, owner: str) -> None:
@@ -71,6 +102,11 @@ class InMemoryMessages:
             return False
         stored.recipients[recipient] = message.recipients[recipient]
         return True
+
+    def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
+        stored = self.items.get(message_id)
+        if stored is not None and getattr(stored, field) is None:  # the first time only
+            self.items[message_id] = stored.model_copy(update={field: at})
 
 
 class PlainVault:

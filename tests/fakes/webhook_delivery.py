@@ -4,14 +4,20 @@ delivery store and the retry workflow."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection, Iterator
 from datetime import datetime
+from itertools import islice
 
-from postline.webhook_delivery.domain import Delivery
+from postline.webhook_delivery.domain import Delivery, DeliveryStatus
+from postline.webhook_delivery.history import HistoryRead, sort_key
+from postline.webhook_delivery.store import endpoint_key
 
 
 class InMemoryDeliveries:
     """DeliveryStore for webhook delivery: a save is refused when another attempt was recorded
-    since it was read (or always, with `lose_races`), as the DynamoDB store's condition does."""
+    since it was read (or always, with `lose_races`), as the DynamoDB store's condition does.
+    Reads by endpoint go through the adapter's month partitions and sort keys; a history read has
+    no time budget to run out of, so it never stops short (`resume_at` stays None)."""
 
     def __init__(self) -> None:
         self.items: dict[str, Delivery] = {}
@@ -25,12 +31,59 @@ class InMemoryDeliveries:
     def get(self, delivery_id: str) -> Delivery | None:
         return self.items.get(delivery_id)
 
+    def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
+        return {d: self.items[d] for d in delivery_ids if d in self.items}
+
     def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
         with self._lock:
             if self.lose_races or len(self.items[delivery.id].attempts) != attempts_before:
                 return False
             self.items[delivery.id] = delivery
             return True
+
+    def for_endpoint(
+        self,
+        account_id: str,
+        endpoint_id: str | None,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        statuses: Collection[DeliveryStatus] = (),
+        event_types: Collection[str] = (),
+    ) -> Iterator[Delivery]:
+        low, high = sort_key(since, ""), f"{sort_key(until, '')}~"  # the adapter's BETWEEN
+        for month in months:
+            partition = endpoint_key(account_id, endpoint_id, month)
+            chosen = [
+                d
+                for d in list(self.items.values())
+                if endpoint_key(d.account_id, d.endpoint_id, f"{d.created_at:%Y-%m}") == partition
+                and low <= sort_key(d.created_at, d.id) <= high
+                and (not statuses or d.status in statuses)
+                and (not event_types or d.event_type in event_types)
+            ]
+            yield from sorted(chosen, key=lambda d: sort_key(d.created_at, d.id), reverse=True)
+
+    def read_history(
+        self,
+        account_id: str,
+        endpoint_id: str,
+        months: list[str],
+        *,
+        since: datetime,
+        until: datetime,
+        before: str | None,
+        statuses: Collection[DeliveryStatus],
+        event_types: Collection[str],
+        want: int,
+        budget_seconds: float,
+    ) -> HistoryRead:
+        found = self.for_endpoint(
+            account_id, endpoint_id, months, since=since, until=until, statuses=statuses, event_types=event_types
+        )
+        older = (d for d in found if before is None or sort_key(d.created_at, d.id) < before)
+        return HistoryRead(list(islice(older, want)))
 
 
 class RecordingWorkflow:

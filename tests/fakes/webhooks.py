@@ -79,7 +79,20 @@ class InMemoryWebhookEndpoints:
 
 
 class NoEndpoints:
-    """EndpointDirectory of an account with no endpoints (per-message webhook_urls only)."""
+    """EndpointDirectory of an account with no endpoints (per-message webhook_urls only): nothing to
+    find, and a streak write finds no endpoint, as the adapter's conditions answer for a missing one."""
 
     def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
         return []
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None:
+        return None
+
+    def record_success(self, account_id: str, endpoint_id: str) -> None:
+        return None
+
+    def record_failure(self, account_id: str, endpoint_id: str, now: datetime) -> WebhookEndpoint | None:
+        return None
+
+    def auto_disable(self, endpoint: WebhookEndpoint, entry: AuditEntry) -> bool:
+        return False

@@ -39,8 +39,8 @@ class Setup:
         self.workflow = RecordingWorkflow()
         self.deliverer = WebhookDeliverer(
             stream=None,  # type: ignore[arg-type]  # fan_out is given events
-            deliveries=self.deliveries,  # type: ignore[arg-type]  # only what attempts call
-            endpoints=NoEndpoints(),  # type: ignore[arg-type]
+            deliveries=self.deliveries,
+            endpoints=NoEndpoints(),
             signer=FixedSigner(),
             client=self.receiver,  # type: ignore[arg-type]
             workflow=self.workflow,

@@ -31,8 +31,8 @@ def _deliverer(
 ) -> WebhookDeliverer:
     return WebhookDeliverer(
         stream=None,  # type: ignore[arg-type]  # fan_out is given events
-        deliveries=deliveries,  # type: ignore[arg-type]  # only what fan-out calls
-        endpoints=NoEndpoints(),  # type: ignore[arg-type]
+        deliveries=deliveries,
+        endpoints=NoEndpoints(),
         signer=FixedSigner(),
         client=receivers,  # type: ignore[arg-type]
         workflow=workflow,
