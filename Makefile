@@ -39,7 +39,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/lint-imports
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench
+	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench tests/fakes
 
 cfn-lint: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint template.yaml

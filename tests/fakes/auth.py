@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from postline.auth.ports import ConsoleTokenVerifier
 
 
 class FakeConsoleVerifier:
@@ -21,3 +24,8 @@ class FakeConsoleVerifier:
         self.verified.append(token)
         claims = self._tokens.get(token)
         return dict(claims) if claims is not None else None
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _console: ConsoleTokenVerifier = FakeConsoleVerifier()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcel import Parcel
+
+if TYPE_CHECKING:
+    from postline.delivery.ports import Transport
 
 
 class ScriptedTransport:
@@ -19,3 +23,8 @@ class ScriptedTransport:
         for parcel in parcels:
             self.handed.append(parcel.recipient)
             yield self.script.get(parcel.recipient, Outcome(OutcomeKind.DELIVERED, smtp_response="250 ok"))
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _transport: Transport = ScriptedTransport()

@@ -4,11 +4,23 @@ sees them, the domain store, DNS, DKIM keys, the provider's identities and owner
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from postline.audit.domain import AuditEntry
 from postline.domains.domain import RecordType, SendingDomain
 from postline.domains.records import Lookup
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
+
+if TYPE_CHECKING:
+    from postline.domains.ports import (
+        DkimKeys,
+        DomainStore,
+        OwnerNotices,
+        ProviderIdentities,
+        RecordLookup,
+        SendingDomains,
+    )
+
 
 SENDING_DOMAIN = "postline.test"
 
@@ -126,3 +138,13 @@ class ScriptedIdentities:
 
     def delete(self, domain: SendingDomain) -> None:
         self.deleted.append(domain.domain)
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _sending_domains: SendingDomains = OneVerifiedDomain()
+    _domains: DomainStore = InMemoryDomains()
+    _lookup: RecordLookup = ZoneLookup()
+    _dkim_keys: DkimKeys = FixedDkimKeys("private pem", "public base64")
+    _notices: OwnerNotices = RecordingNotices()
+    _identities: ProviderIdentities = ScriptedIdentities()

@@ -27,13 +27,18 @@ import hashlib
 import hmac
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from postline.accounts.domain import Account
 from postline.audit.domain import AuditEntry
 from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.shared.pagination import page_window
+
+if TYPE_CHECKING:
+    from postline.accounts.ports import AccountStore
+    from postline.audit.ports import AuditStore
+    from postline.keys.ports import KeyStore, SecretHasher
 
 
 class FakeHasher:
@@ -220,3 +225,11 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item)
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _hasher: SecretHasher = FakeHasher()
+    _keys: KeyStore = InMemoryStore()
+    _accounts: AccountStore = InMemoryStore()
+    _audit: AuditStore = InMemoryStore()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from postline.events.domain import Event
 from postline.keys.access import Environment
@@ -14,6 +14,9 @@ from postline.sending.domain import Content, IdempotentCall, Message, RecipientS
 from postline.sending.ports import Result, Sealed
 from postline.sending.store import scheduled_sort_key
 from postline.shared.pagination import page_window
+
+if TYPE_CHECKING:
+    from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore
 
 
 class InMemoryMessages:
@@ -153,3 +156,11 @@ class InMemoryIdempotency:
             self.results[slot] = produce()
         result: Result = self.results[slot]
         return result
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _messages: MessageStore = InMemoryMessages()
+    _vault: ContentVault = PlainVault()
+    _queue: DispatchQueue = RecordingQueue()
+    _idempotency: Idempotency = InMemoryIdempotency()

@@ -6,7 +6,11 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from postline.shared.ports import Clock, IdFactory, Meter
+
 
 DEFAULT_START = datetime(2025, 3, 14, 12, 0, 0, tzinfo=UTC)  # a window start: 12:00:00 exactly
 
@@ -98,3 +102,10 @@ class Faulty:
             return attribute(*args, **kwargs)
 
         return failing
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _clock: Clock = FixedClock()
+    _ids: IdFactory = SequentialIds()
+    _meter: Meter = RecordingMeter()

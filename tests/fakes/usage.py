@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from postline.usage.quota import EmailLimits
+
+if TYPE_CHECKING:
+    from postline.usage.ports import CounterStore, QuotaStore
 
 
 class InMemoryCounters:
@@ -10,7 +15,7 @@ class InMemoryCounters:
     and usage counters."""
 
     def __init__(self) -> None:
-        self.windows: dict[tuple[str, str, int], int] = {}
+        self.windows: dict[tuple[str, int], int] = {}
         self.expiries: dict[tuple[str, int], int] = {}
         self.source_windows: dict[tuple[str, int], int] = {}
         self.source_expiries: dict[tuple[str, int], int] = {}
@@ -73,3 +78,9 @@ class UnlimitedQuotas:
 
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         self.released.append((account_id, count, month, day, test))
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _counters: CounterStore = InMemoryCounters()
+    _quotas: QuotaStore = UnlimitedQuotas()

@@ -4,11 +4,23 @@ prober, registrations, domain facts, credits, activity and the complaint lists."
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from postline.shared.mx import MailRoute
 from postline.suppressions.domain import SuppressionType
 from postline.verification.domain import MailboxProbe, ProbeOutcome, Registration
 from postline.verification.models import Activity
+
+if TYPE_CHECKING:
+    from postline.verification.ports import (
+        ActivityReader,
+        ComplaintLists,
+        Credits,
+        DomainFacts,
+        MailboxProber,
+        MailRoutes,
+        Registrations,
+    )
 
 
 class StaticRoutes:
@@ -122,3 +134,14 @@ class InMemoryComplaintLists:
         if kind is not SuppressionType.COMPLAINTS:
             return set()
         return {email for email in emails if (account_id, email) in self.entries}
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _routes: MailRoutes = StaticRoutes()
+    _prober: MailboxProber = ScriptedProber()
+    _registrations: Registrations = FixedRegistrations()
+    _facts: DomainFacts = InMemoryDomainFacts()
+    _credits: Credits = InMemoryVerificationCounters()
+    _activity: ActivityReader = StaticActivity()
+    _complaints: ComplaintLists = InMemoryComplaintLists()

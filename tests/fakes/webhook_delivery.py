@@ -7,10 +7,14 @@ import threading
 from collections.abc import Collection, Iterator
 from datetime import datetime
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from postline.webhook_delivery.domain import Delivery, DeliveryStatus
 from postline.webhook_delivery.history import HistoryRead, sort_key
 from postline.webhook_delivery.store import endpoint_key
+
+if TYPE_CHECKING:
+    from postline.webhook_delivery.ports import DeliveryStore, RetryWorkflow
 
 
 class InMemoryDeliveries:
@@ -94,3 +98,9 @@ class RecordingWorkflow:
 
     def start(self, delivery_id: str, due: datetime) -> None:
         self.started.append((delivery_id, due))
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _deliveries: DeliveryStore = InMemoryDeliveries()
+    _workflow: RetryWorkflow = RecordingWorkflow()

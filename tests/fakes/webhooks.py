@@ -4,13 +4,17 @@ the fan-out read them."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from postline.audit.domain import AuditEntry
 from postline.audit.ports import AuditStore
 from postline.shared.errors import Conflict, Forbidden, NotFound
 from postline.shared.pagination import page_window
 from postline.webhooks.domain import WebhookEndpoint
+
+if TYPE_CHECKING:
+    from postline.webhooks.ports import EndpointDirectory, WebhookEndpoints
+    from tests.fakes.keys import InMemoryStore
 
 
 class InMemoryWebhookEndpoints:
@@ -96,3 +100,9 @@ class NoEndpoints:
 
     def auto_disable(self, endpoint: WebhookEndpoint, entry: AuditEntry) -> bool:
         return False
+
+
+# Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
+if TYPE_CHECKING:
+    _endpoints: WebhookEndpoints = InMemoryWebhookEndpoints(InMemoryStore())
+    _directory: EndpointDirectory = NoEndpoints()
