@@ -1,4 +1,5 @@
-"""CSV files that customers upload (suppression imports, bulk verification jobs), in S3.
+"""CSV files: those customers upload (suppression imports, bulk verification jobs), in S3, and the
+one writer of those we hand them (CsvText: exports, bulk verification results).
 
     s3://<ExportsBucket>/imports/<account>/<id>.csv
 
@@ -8,11 +9,19 @@ ranged GET), one line at a time, so a worker's memory stays flat whatever the fi
 resumed job reads on from its checkpoint. The bucket's lifecycle rule deletes imports/ after 7
 days. A skipped row is reported as a RowError numbered as a spreadsheet shows it: the header is
 row 1, the first data row 2.
+
+Every CSV file we write goes through CsvText, which follows OWASP's guidance on CSV injection: a
+cell that starts with a character a spreadsheet takes as the start of a formula (FORMULA_STARTS),
+after any single quotes, is written with one more single quote before it, so it is shown as the
+text it is, and every cell is quoted, so no spreadsheet splits one on another delimiter. read_cell
+drops that one quote again (the suppression import does: an exported list imports back as it was).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import csv
+import io
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from enum import StrEnum
 from typing import Any
@@ -30,6 +39,50 @@ UPLOAD_WINDOW = timedelta(hours=1)  # a presigned upload URL's lifetime; no file
 
 def import_key(account_id: str, file_id: str) -> str:
     return f"imports/{account_id}/{file_id}.csv"
+
+
+# OWASP's formula triggers: a spreadsheet evaluates a cell that starts with one of them.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _escapable(text: str) -> bool:
+    return text.lstrip("'").startswith(FORMULA_STARTS)
+
+
+def safe_cell(value: object) -> str:
+    """A cell as CsvText writes it: null empty; one more single quote before a formula's start
+    (after the quotes already there, so read_cell gives the value back exactly)."""
+    text = "" if value is None else str(value)
+    return "'" + text if _escapable(text) else text
+
+
+def read_cell(text: str) -> str:
+    """A cell of a file as safe_cell wrote it, read back: the quote it added dropped, only that."""
+    return text[1:] if text.startswith("'") and _escapable(text) else text
+
+
+class CsvText:
+    """The one CSV writer of the files we hand out: rows in, UTF-8 bytes out a piece at a time (so
+    a file of any size streams through a flat buffer), every cell quoted and passed by safe_cell."""
+
+    def __init__(self, lineterminator: str = "\r\n") -> None:
+        self._text = io.StringIO()
+        self._writer = csv.writer(self._text, quoting=csv.QUOTE_ALL, lineterminator=lineterminator)
+
+    def row(self, cells: Iterable[object]) -> None:
+        self._writer.writerow([safe_cell(cell) for cell in cells])
+
+    @property
+    def pending(self) -> int:
+        """Characters written since the last take."""
+        return self._text.tell()
+
+    def take(self) -> bytes:
+        """What was written since the last take, as UTF-8."""
+        data = self._text.getvalue().encode("utf-8")
+        self._text.seek(0)
+        self._text.truncate()
+        return data
 
 
 class RowErrorReason(StrEnum):
