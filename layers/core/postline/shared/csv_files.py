@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from enum import StrEnum
@@ -89,6 +90,7 @@ class RowErrorReason(StrEnum):
     INVALID_SYNTAX = "invalid_syntax"
     MISSING_EMAIL = "missing_email"
     INVALID_CREATED_AT = "invalid_created_at"
+    CELL_TOO_LONG = "cell_too_long"  # a cell over the csv module's field_size_limit (131,072 characters)
 
 
 class RowError(Model):
@@ -107,9 +109,13 @@ def column_positions(header: list[str], known: tuple[str, ...]) -> dict[str, int
     return columns
 
 
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
 class CountedLines:
-    """Text lines of a byte stream, line ends kept, with the bytes handed out so far: after the csv
-    module yields a row, `consumed` is where the next record starts (it reads no further ahead)."""
+    """Text lines of a byte stream, line ends kept (LF, CRLF or a lone CR, as spreadsheets of
+    every system write them), with the bytes handed out so far: after the csv module yields a
+    row, `consumed` is where the next record starts (it reads no further ahead)."""
 
     def __init__(self, chunks: Iterator[bytes], start: int) -> None:
         self._chunks = chunks
@@ -121,9 +127,11 @@ class CountedLines:
         for data in self._chunks:
             pending += data
             begin = 0
-            while (end := pending.find(b"\n", begin)) >= 0:
-                yield self._line(pending[begin : end + 1])
-                begin = end + 1
+            for end in _LINE_END.finditer(pending):
+                if end.end() == len(pending) and end.group() == b"\r":
+                    break  # its LF may start the next piece
+                yield self._line(pending[begin : end.end()])
+                begin = end.end()
             pending = pending[begin:]
         if pending:
             yield self._line(pending)
@@ -133,6 +141,64 @@ class CountedLines:
         encoding = "utf-8-sig" if self._first else "utf-8"  # a spreadsheet's byte-order mark
         self._first = False
         return raw.decode(encoding, errors="replace")
+
+
+class _Recorded:
+    """The lines handed to the csv module since `record` was last emptied."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.record: list[str] = []
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.record.append(line)
+        return line
+
+
+def _in_quoted_cell(text: str, quoted: bool) -> bool:
+    """Whether CSV text leaves a quoted cell open, reading from inside one or not (as the csv
+    module reads: a quote opens a cell only at its start; a doubled quote inside one is a quote)."""
+    state = "quoted" if quoted else "start"
+    for char in text:
+        if state == "quoted":
+            state = "quote" if char == '"' else "quoted"
+        elif state == "quote" and char == '"':
+            state = "quoted"
+        elif char in ",\r\n":
+            state = "start"
+        elif state == "start" and char == '"':
+            state = "quoted"
+        else:
+            state = "cell"
+    return state == "quoted"
+
+
+def csv_rows(lines: Iterable[str]) -> Iterator[list[str] | RowErrorReason]:
+    """The rows of CSV text lines. A row with a cell longer than the csv module takes (its
+    field_size_limit) is RowErrorReason.CELL_TOO_LONG, and the reading goes on after that row:
+    after its line, or after the line its quoted cell ends on. Other csv.Errors are raised."""
+    source = _Recorded(lines)
+    reader = csv.reader(source)
+    while True:
+        source.record = []
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            if not str(error).startswith("field larger than field limit"):
+                raise
+            # The csv module dropped the rest of the line it failed on; a quoted cell may go on.
+            quoted = _in_quoted_cell("".join(source.record), False)
+            while quoted and (line := next(source, None)) is not None:
+                quoted = _in_quoted_cell(line, True)
+            yield RowErrorReason.CELL_TOO_LONG
+            continue
+        yield row
 
 
 class S3CsvFiles:

@@ -3,10 +3,12 @@
 The file has a header row naming its columns: `email` (required), `reason` and `created_at` (ISO 8601)
 optional, any order, any case; other columns are ignored. Rows are numbered as a spreadsheet shows
 them: the header is row 1, the first address row 2. A row whose address is not one (invalid_syntax),
-is empty (missing_email) or whose created_at is not a time (invalid_created_at) is skipped, and the
-first MAX_ERRORS of those are reported. Every other row counts as added: adds are idempotent, so an
-address already on the list, or repeated in the file, counts too. Cells are read with read_cell, so
-the quote an export put before a formula's start goes again (an exported list imports back as it was).
+is empty (missing_email), whose created_at is not a time (invalid_created_at) or with a cell too
+long for the csv module to read (cell_too_long; shared/csv_files.py csv_rows) is skipped, and the
+first MAX_ERRORS of those are reported. Lines end in CRLF, LF or a lone CR. Every other row counts
+as added: adds are idempotent, so an address already on the list, or repeated in the file, counts
+too. Cells are read with read_cell, so the quote an export put before a formula's start goes again
+(an exported list imports back as it was).
 
 A job's progress is a checkpoint: rows and bytes read so far with the counts they gave, stored only by
 the attempt holding the job's lease, after its chunk's entries are written. A crash between the write
