@@ -143,6 +143,12 @@ class CountedLines:
         return raw.decode(encoding, errors="replace")
 
 
+def text_lines(text: str) -> CountedLines:
+    """A file sent as text in a request's body, read as the same file stored and streamed is (one
+    reading for both: the same line ends, the same byte-order mark dropped)."""
+    return CountedLines(iter([text.encode()]), 0)
+
+
 class _Recorded:
     """The lines handed to the csv module since `record` was last emptied."""
 
