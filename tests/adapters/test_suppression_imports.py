@@ -221,13 +221,40 @@ def test_a_presigned_upload_is_queued_by_the_first_poll_that_finds_it_and_fails_
     assert failed.status is ImportStatus.FAILED and "within the hour" in (failed.error_message or "")
 
 
-def test_a_row_the_csv_module_cannot_read_fails_the_job_keeping_the_rows_counted_before(
+def test_a_cell_over_the_csv_modules_limit_is_a_row_error_and_the_import_goes_on(
     stack: InProcessStack, clock: FixedClock, principal: Principal
 ) -> None:
     service = _service(stack, clock, Queue(), chunk_rows=10)
-    text = _csv(30) + "x" * 200_000 + "@example.com,too long a field\r\n"
+    text = (
+        _csv(30)
+        + "x" * 200_000 + "@example.com,too long a cell\r\n"  # row 32: one line
+        + 'a reason,"' + "y" * 200_000 + '\r\n"",still the quoted cell",\r\n'  # row 33: a quoted cell on two lines
+        + "kept,after@example.com,\r\n"  # row 34
+    )  # fmt: skip
     accepted = service.start(principal, SuppressionImportRequest(type=SuppressionType.BOUNCES, csv=text))
     service.run(principal.account.id, accepted.import_id, receive_count=1)
-    failed = service.get(principal, accepted.import_id)
-    assert failed.status is ImportStatus.FAILED and "could not be read as CSV" in (failed.error_message or "")
-    assert (failed.processed_rows, failed.added) == (30, _expected(30)[0])  # the chunks read before it stay counted
+    done = service.get(principal, accepted.import_id)
+    added, bad = _expected(30)
+    assert (done.status, done.error_message, done.total_rows, done.added, done.skipped) == (
+        ImportStatus.DONE, None, 33, added + 1, len(bad) + 2
+    )  # fmt: skip
+    assert [(e.row, e.email, e.reason.value) for e in done.errors or []][-2:] == [
+        (32, "", "cell_too_long"),
+        (33, "", "cell_too_long"),
+    ]
+    assert suppressions.suppressions().present(principal.account.id, SuppressionType.BOUNCES, ["after@example.com"])
+
+
+def test_a_file_with_cr_line_ends_is_read_row_by_row(
+    stack: InProcessStack, clock: FixedClock, principal: Principal
+) -> None:
+    service = _service(stack, clock, Queue(), chunk_rows=10)
+    text = _csv(25).replace("\r\n", "\r") + '"two\rlines","cr@example.com",\r'  # classic Mac OS line ends
+    accepted = service.start(principal, SuppressionImportRequest(type=SuppressionType.BOUNCES, csv=text))
+    service.run(principal.account.id, accepted.import_id, receive_count=1)
+    done = service.get(principal, accepted.import_id)
+    added, bad = _expected(25)
+    assert (done.status, done.error_message, done.total_rows, done.added) == (ImportStatus.DONE, None, 26, added + 1)
+    assert [e.row for e in done.errors or []] == bad
+    entries, _ = suppressions.suppressions().list_page(principal.account.id, SuppressionFilters(), page=1, per_page=100)
+    assert next(e for e in entries if e.email == "cr@example.com").reason == "two\rlines"

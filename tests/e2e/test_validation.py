@@ -581,7 +581,7 @@ def test_a_completed_job_s_signed_file_round_trips_and_a_tampered_one_is_caught(
         "issued": file["issued"],
     }
     assert verify({"fingerprint": file["fingerprint"], "signature": file["signature"]}) == good
-    tampered = content.decode().replace("ada@strict.test,valid", "ada@strict.test,invalid")
+    tampered = content.decode().replace('"ada@strict.test","valid"', '"ada@strict.test","invalid"')
     claim = {"fingerprint": file["fingerprint"], "signature": file["signature"]}
     assert verify({"file": tampered, **claim}) | {"issued": None} == {
         "verified": False,

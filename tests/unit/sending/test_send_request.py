@@ -96,7 +96,7 @@ def test_to_is_required_and_not_empty() -> None:
 
 
 @pytest.mark.parametrize("field", ["to", "cc", "bcc"])
-@pytest.mark.parametrize("bad", ["not-an-address", "Ann <ann@example.com>", ""])
+@pytest.mark.parametrize("bad", ["not-an-address", "Ann <ann@example.com>", "", "a" * 65 + "@example.com"])
 def test_recipients_are_bare_valid_addresses(field: str, bad: str) -> None:
     with pytest.raises(ValidationError):
         send(**{field: [bad]})

@@ -4,17 +4,15 @@ by domain a segment at a time with the file's order kept in their indexes."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from postline.shared.csv_files import CountedLines
+from postline.shared.csv_files import CountedLines, text_lines
 from postline.verification import bulk_csv
 from postline.verification.bulk_csv import BadFileError, CsvAddresses
 
 
 def read(text: str) -> tuple[CsvAddresses, list[list[tuple[int, str]]]]:
-    reading = CsvAddresses(io.StringIO(text, newline=""))
+    reading = CsvAddresses(text_lines(text))
     return reading, list(reading.chunks())
 
 

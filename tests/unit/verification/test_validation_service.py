@@ -222,6 +222,13 @@ def test_syntax_errors_are_invalid_and_ask_nothing() -> None:
     assert h.routes.asked == []
 
 
+def test_a_local_part_over_64_octets_is_invalid_and_asks_nothing() -> None:
+    h = Harness()
+    result = h.validate("é" * 33 + "@acme.test")  # 33 characters, 66 octets (RFC 5321 4.5.3.1.1: 64)
+    assert (result["status"], result["sub_status"], result["mx_found"]) == ("invalid", "failed_syntax_check", False)
+    assert "64" in str(result["reason"]) and h.routes.asked == []
+
+
 def test_verify_before_send_uses_the_same_rules() -> None:
     routes = StaticRoutes(ROUTES)
     verified = Verifier(routes).verify(["ada@acme.test", "ada@mailinator.com", "ada@nomail.test", "x@@y"])

@@ -7,8 +7,6 @@ still holds the job may mark it completed or failed.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from datetime import datetime, timedelta
@@ -16,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from postline.exports.domain import RUNNING, FileExportJob
 from postline.exports.ports import ExportFiles, ExportUpload
+from postline.shared.csv_files import CsvText
 from postline.shared.ports import Clock
 
 LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
@@ -89,22 +88,20 @@ def run_export(
 
 
 def write_csv(upload: ExportUpload, header: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int | None) -> int:
-    """Streams the rows into the upload in small pieces; returns how many were written. Raises
-    TooManyRowsError at the first row past `max_rows`."""
-    text = io.StringIO()
-    writer = csv.writer(text)
-    writer.writerow(header)
+    """Streams the rows into the upload in small pieces (shared/csv_files.py's writer: formulas
+    neutralised); returns how many were written. Raises TooManyRowsError at the first row past
+    `max_rows`."""
+    text = CsvText()
+    text.row(header)
     written = 0
     for row in rows:
         written += 1
         if max_rows is not None and written > max_rows:
             raise TooManyRowsError
-        writer.writerow(row)
-        if text.tell() >= _FLUSH_CHARS:
-            upload.write(text.getvalue().encode())
-            text.seek(0)
-            text.truncate()
-    upload.write(text.getvalue().encode())
+        text.row(row)
+        if text.pending >= _FLUSH_CHARS:
+            upload.write(text.take())
+    upload.write(text.take())
     return written
 
 

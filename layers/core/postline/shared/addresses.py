@@ -1,5 +1,11 @@
 """Email addresses as every area takes them: syntax checked and normalized by email-validator (no DNS),
-split into address and domain, and the simulator's domain that test sends and checks answer for."""
+split into address and domain, and the simulator's domain that test sends and checks answer for.
+
+checked_address is the one check every address passes (sends, suppressions, lists, verification):
+email-validator's syntax and lengths (254 octets for the address, 253 for the domain, under
+RFC 5321's 255), and RFC 5321's 64 octets for the local part (4.5.3.1.1), which email-validator
+counts in characters and only in its strict mode: counted here in UTF-8 octets, as SMTPUTF8 sends
+it, so 33 "é" are too many."""
 
 from __future__ import annotations
 
@@ -7,12 +13,26 @@ from email.headerregistry import Address as EmailAddress
 from email.utils import getaddresses, parseaddr
 from typing import Annotated
 
-from email_validator import EmailNotValidError, validate_email
+from email_validator import EmailNotValidError, EmailSyntaxError, ValidatedEmail, validate_email
 from pydantic import AfterValidator
 
 from postline.shared.header_text import check_header_text
 
 SIMULATOR_DOMAIN = "simulator.postline.dev"
+MAX_LOCAL_PART_OCTETS = 64  # RFC 5321 4.5.3.1.1
+
+
+def checked_address(value: str) -> ValidatedEmail:
+    """The address (stripped) checked for syntax only: whether the domain takes mail is the MX
+    lookup's call at delivery, and the .test names of RFC 6761 are what development and tests send
+    to. Raises email-validator's EmailNotValidError."""
+    checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
+    octets = len(checked.local_part.encode("utf-8"))
+    if octets > MAX_LOCAL_PART_OCTETS:
+        raise EmailSyntaxError(
+            f"The email address is too long before the @-sign ({octets} octets, at most {MAX_LOCAL_PART_OCTETS})."
+        )
+    return checked
 
 
 def normalize_address(value: str) -> str:
@@ -21,9 +41,7 @@ def normalize_address(value: str) -> str:
         raise ValueError("must be an email address string")
     check_header_text(value, "the address")
     try:
-        # Syntax only: whether the domain takes mail is the MX lookup's call at delivery, and
-        # the .test names of RFC 6761 are what development and tests send to.
-        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
+        checked = checked_address(value)
     except EmailNotValidError as error:
         raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
     return f"{checked.local_part}@{checked.domain.lower()}"
@@ -64,7 +82,7 @@ def normalize_email(value: str) -> str:
     not mailboxes known to exist), normalized by email-validator, then lowercased. ValueError when
     it is not an address."""
     try:
-        checked = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True)
+        checked = checked_address(value)
     except EmailNotValidError as error:
         raise ValueError(f"{value.strip()!r} is not a valid email address: {error}") from error
     return checked.normalized.lower()

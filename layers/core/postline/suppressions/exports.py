@@ -2,7 +2,8 @@
 
     id,type,email,reason,source,override_unsubscribes,created_at
 
-one row per entry, newest first (the lists' order), reason and source empty when null.
+one row per entry, newest first (the lists' order), reason and source empty when null; written by
+exports/writing.py (every cell quoted, formulas neutralised: shared/csv_files.py).
 """
 
 from __future__ import annotations

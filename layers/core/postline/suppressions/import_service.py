@@ -14,20 +14,22 @@ next attempt and goes on from the last checkpoint, so nothing is counted twice.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from contextlib import suppress
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
 from postline.keys.identity import Principal
-from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason
+from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason, csv_rows
 from postline.shared.errors import NotFound
 from postline.shared.ports import Clock, IdFactory
 from postline.suppressions.domain import SuppressionSource, new_suppression
 from postline.suppressions.imports import (
     CHUNK_ROWS,
     Chunk,
+    ImportRow,
     ImportStatus,
     SuppressionImport,
     checkpointed,
@@ -219,18 +221,21 @@ class SuppressionImportService:
 
     def _read(self, job: SuppressionImport) -> SuppressionImport:
         lines = self._files.lines(job)
-        reader = csv.reader(lines)
         try:
-            return self._chunks(job, lines, reader)
-        except csv.Error as error:  # a field past the csv module's 128 KiB, a NUL byte: not a CSV to read
+            return self._chunks(job, lines, csv_rows(lines))
+        except csv.Error as error:  # csv_rows reports a cell past the csv module's limit; anything else
             raise _BadFileError(f"The file could not be read as CSV: {error}") from error
 
-    def _chunks(self, job: SuppressionImport, lines: CountedLines, reader: Any) -> SuppressionImport:
+    def _chunks(
+        self, job: SuppressionImport, lines: CountedLines, reader: Iterator[list[str] | RowErrorReason]
+    ) -> SuppressionImport:
         current = job
         if current.columns is None:
             header = next(reader, None)
             if header is None:
                 raise _BadFileError("The file is empty: its first row must name its columns, one of them `email`.")
+            if isinstance(header, RowErrorReason):
+                raise _BadFileError("The file's first row has a cell longer than 131,072 characters.")
             try:
                 columns = header_columns(header)
             except ValueError as error:
@@ -242,11 +247,12 @@ class SuppressionImportService:
             chunk = Chunk()
             for row in reader:
                 number += 1
-                parsed = (
-                    parse_row(columns, row, number)
-                    if row
-                    else RowError(row=number, email="", reason=RowErrorReason.MISSING_EMAIL)
-                )
+                if isinstance(row, RowErrorReason):  # a cell too long to read
+                    parsed: ImportRow | RowError = RowError(row=number, email="", reason=row)
+                elif row:
+                    parsed = parse_row(columns, row, number)
+                else:
+                    parsed = RowError(row=number, email="", reason=RowErrorReason.MISSING_EMAIL)
                 if isinstance(parsed, RowError):
                     chunk.errors.append(parsed)
                 else:

@@ -3,9 +3,12 @@
 The file has a header row naming its columns: `email` (required), `reason` and `created_at` (ISO 8601)
 optional, any order, any case; other columns are ignored. Rows are numbered as a spreadsheet shows
 them: the header is row 1, the first address row 2. A row whose address is not one (invalid_syntax),
-is empty (missing_email) or whose created_at is not a time (invalid_created_at) is skipped, and the
-first MAX_ERRORS of those are reported. Every other row counts as added: adds are idempotent, so an
-address already on the list, or repeated in the file, counts too.
+is empty (missing_email), whose created_at is not a time (invalid_created_at) or with a cell too
+long for the csv module to read (cell_too_long; shared/csv_files.py csv_rows) is skipped, and the
+first MAX_ERRORS of those are reported. Lines end in CRLF, LF or a lone CR. Every other row counts
+as added: adds are idempotent, so an address already on the list, or repeated in the file, counts
+too. Cells are read with read_cell, so the quote an export put before a formula's start goes again
+(an exported list imports back as it was).
 
 A job's progress is a checkpoint: rows and bytes read so far with the counts they gave, stored only by
 the attempt holding the job's lease, after its chunk's entries are written. A crash between the write
@@ -21,7 +24,7 @@ from enum import StrEnum
 
 from postline.shared.addresses import normalize_email
 from postline.shared.base import Model
-from postline.shared.csv_files import MAX_ERRORS, MAX_SHOWN, RowError, RowErrorReason, column_positions
+from postline.shared.csv_files import MAX_ERRORS, MAX_SHOWN, RowError, RowErrorReason, column_positions, read_cell
 from postline.shared.times import utc
 from postline.suppressions.domain import SuppressionType
 
@@ -77,7 +80,7 @@ class ImportRow:
 def parse_row(columns: dict[str, int], row: list[str], number: int) -> ImportRow | RowError:
     def cell(name: str) -> str:
         position = columns.get(name)
-        return row[position].strip() if position is not None and position < len(row) else ""
+        return read_cell(row[position].strip()) if position is not None and position < len(row) else ""
 
     submitted = cell("email")
     if not submitted:

@@ -9,10 +9,12 @@ any address can be (`invalid_syntax`); nothing is charged for them. Any other ce
 address is checked like any address and answered `invalid` (failed_syntax_check), as in a JSON
 list. The same address again (in any case) is answered once.
 
-Memory stays flat in the file's size: lines come from a ranged S3 stream, the distinct addresses
-are remembered as 16-byte digests (about 100 bytes each with the set's own, so MAX_FILE_ROWS costs
-at most ~100 MB), and addresses are grouped by domain SEGMENT at a time (each chunk's domains
-share as few chunks as they can, as for a JSON list) before they are chunked.
+A test key's file (the request's `csv`) is read as a live key's stored one (shared/csv_files.py
+text_lines, CountedLines: a byte-order mark dropped; CRLF, LF or lone-CR line ends). Memory stays
+flat in the file's size: lines come from a ranged S3 stream, the distinct addresses are remembered
+as 16-byte digests (about 100 bytes each with the set's own, so MAX_FILE_ROWS costs at most
+~100 MB), and addresses are grouped by domain SEGMENT at a time (each chunk's domains share as few
+chunks as they can, as for a JSON list) before they are chunked.
 """
 
 from __future__ import annotations

@@ -10,14 +10,13 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Protocol
 
 from postline.keys.access import Environment
 from postline.keys.identity import Principal
-from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines
+from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, text_lines
 from postline.shared.errors import Conflict, NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.shared.verification_results import VerificationResult
@@ -171,7 +170,7 @@ class BulkVerificationService:
         if job.test:
             if text is None:
                 raise ValidationFailed("Test-mode jobs complete in the request: send the file's text in `csv`.")
-            reading = CsvAddresses(io.StringIO(text, newline=""))
+            reading = CsvAddresses(text_lines(text))  # read as a live job's stored file is
             try:
                 pairs = sorted(pair for chunk in reading.chunks() for pair in chunk)
             except BadFileError as error:

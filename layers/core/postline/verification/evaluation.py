@@ -23,9 +23,10 @@ import math
 import random
 from enum import StrEnum
 
-from email_validator import EmailNotValidError, validate_email
+from email_validator import EmailNotValidError
 from pydantic import ConfigDict, Field
 
+from postline.shared.addresses import checked_address
 from postline.shared.base import Model
 from postline.verification import domain_lists as lists
 from postline.verification.bulk import distinct
@@ -77,7 +78,7 @@ def evaluate(addresses: list[str]) -> EmailListEvaluation:
     counts = {"syntax": 0, "disposable": 0, "role": 0, "free": 0, "typo": 0, "bad": 0}
     for address in sample:
         try:
-            checked = validate_email(address, check_deliverability=False, allow_smtputf8=True, test_environment=True)
+            checked = checked_address(address)
         except EmailNotValidError:
             counts["syntax"] += 1
             counts["bad"] += 1

@@ -11,12 +11,11 @@
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
-import io
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 
+from postline.shared.csv_files import CsvText
 from postline.shared.errors import Conflict, NotFound, ValidationFailed
 from postline.shared.ports import Clock
 from postline.verification.bulk import BulkJob, BulkStatus
@@ -55,24 +54,21 @@ class ProofService:
         upload = self._files.upload(job.account_id, job.id)
         digest = hashlib.sha256()
         size = rows = 0
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")  # LF: the file read as text keeps its bytes
-        writer.writerow(CSV_HEADER)
+        text = CsvText(lineterminator="\n")  # LF: the file read as text keeps its bytes
+        text.row(CSV_HEADER)
 
         def flush() -> None:
             nonlocal size
-            data = buffer.getvalue().encode("utf-8")
-            buffer.seek(0)
-            buffer.truncate()
+            data = text.take()
             digest.update(data)
             upload.write(data)
             size += len(data)
 
         try:
             for result in results:
-                writer.writerow(csv_row(result))
+                text.row(csv_row(result))
                 rows += 1
-                if buffer.tell() >= _FLUSH_CHARS:
+                if text.pending >= _FLUSH_CHARS:
                     flush()
             flush()
             upload.complete()

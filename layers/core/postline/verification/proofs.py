@@ -2,8 +2,9 @@
 
 When a live bulk job completes, its results are written as one CSV file (CSV_HEADER, one row per
 distinct address in the list's order; UTF-8, LF line ends, so a copy read as text hashes the
-same) and the file's SHA-256 fingerprint (lower-case hex) is signed with the platform's Ed25519
-key, the one webhooks are signed with (signing_keys/). What is signed is
+same; every cell quoted, formulas neutralised: shared/csv_files.py's writer) and the file's
+SHA-256 fingerprint (lower-case hex) is signed with the platform's Ed25519 key, the one webhooks
+are signed with (signing_keys/). What is signed is
 
     b"postline-proof.v1." + <fingerprint as 64 ASCII hex digits>
 

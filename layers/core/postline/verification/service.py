@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from email_validator import EmailNotValidError, validate_email
+from email_validator import EmailNotValidError
 
 from postline.auth import ratelimit
 from postline.keys.access import Environment
 from postline.keys.identity import Principal
-from postline.shared.addresses import domain_of
+from postline.shared.addresses import checked_address, domain_of
 from postline.shared.errors import PaymentRequired, RateLimited
 from postline.shared.mx import MailRoute
 from postline.shared.ports import Clock, IdFactory
@@ -415,9 +415,7 @@ class ValidationService:
 def _parse(address: str) -> tuple[str, str] | Verdict:
     """(local part, lower-case ASCII domain) by email-validator, or the syntax verdict."""
     try:
-        checked = validate_email(
-            address.strip(), check_deliverability=False, allow_smtputf8=True, test_environment=True
-        )
+        checked = checked_address(address)
     except EmailNotValidError as error:
         return syntax_verdict(str(error))
     return checked.local_part, checked.ascii_domain.lower()
