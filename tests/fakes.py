@@ -24,11 +24,12 @@ import hashlib
 import hmac
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from postline.accounts.domain import Account
+from postline.accounts.store import ORGANISATION_FIELDS
 from postline.audit.domain import AuditEntry
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcel import Parcel
@@ -43,6 +44,7 @@ from postline.sending.ports import Result, Sealed
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.shared.mx import MailRoute
 from postline.shared.pagination import page_window
+from postline.subaccounts.domain import belongs_to, is_slug, is_subaccount_id
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.templates.domain import Template
 from postline.usage.quota import EmailLimits
@@ -294,11 +296,9 @@ class InMemoryStore:
         if account.id not in self._accounts:
             raise NotFound(f"account {account.id} not found")
         stored = self._accounts[account.id]
-        # SET of every field but id, created_at and list_count, as the adapter's UpdateExpression does.
-        self._accounts[account.id] = {
-            **stored,
-            **account.model_dump(mode="json", exclude={"id", "created_at", "list_count"}),
-        }
+        # SET of every field but id, created_at, list_count and the organisation's, as the adapter does.
+        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count", *ORGANISATION_FIELDS})
+        self._accounts[account.id] = {**stored, **fields}
         self.record(audit)
 
     def platform_sending_paused(self) -> bool:
@@ -946,3 +946,57 @@ class StaticActivity:
 
     def activities(self, account_id: str, addresses: list[str]) -> dict[str, Activity]:
         return {a: self._known[(account_id, a)] for a in addresses if (account_id, a) in self._known}
+
+
+class InMemorySubaccounts:
+    """SubaccountStore over an InMemoryStore's accounts, as the adapter: a slug unique per parent, the
+    plan's count checked first, writes only while the subaccount is its parent's and not deleted
+    (else NotFound when gone, Conflict when trashed), a deletion trashes it and frees its slug."""
+
+    def __init__(self, store: InMemoryStore) -> None:
+        self._store = store
+        self._slugs: dict[tuple[str, str], str] = {}  # (parent, slug) -> subaccount id
+
+    def find_subaccount(self, parent_id: str, reference: str) -> Account | None:
+        found = reference if is_subaccount_id(reference) else None
+        if is_slug(reference):
+            found = self._slugs.get((parent_id, reference))
+        account = self._store.get_account(found) if found else None
+        return account if account is not None and belongs_to(account, parent_id) else None
+
+    def list_subaccounts(self, parent_id: str, *, page: int, per_page: int) -> tuple[list[Account], int]:
+        ids = [sub for (parent, _), sub in sorted(self._slugs.items()) if parent == parent_id]
+        start, stop = page_window(page, per_page)
+        accounts = [self._store.get_account(sub) for sub in ids[start:stop]]
+        return [a for a in accounts if a is not None and belongs_to(a, parent_id)], len(ids)
+
+    def create_subaccount(self, account: Account, *, max_subaccounts: int, audits: Sequence[AuditEntry]) -> None:
+        parent, slug = account.parent_account_id or "", account.slug or ""
+        if self._store.get_account(parent) is None or sum(p == parent for p, _ in self._slugs) >= max_subaccounts:
+            raise Forbidden(f"Your plan allows at most {max_subaccounts} subaccounts", code="plan_limit_reached")
+        if (parent, slug) in self._slugs:
+            raise ValidationFailed(f"slug: {slug!r} is taken")
+        self._store._accounts[account.id] = {**account.model_dump(mode="json"), "list_count": 0}
+        self._store._key_counts[account.id] = 0
+        self._slugs[(parent, slug)] = account.id
+        for audit in audits:
+            self._store.record(audit)
+
+    def update_subaccount(self, account: Account, fields: Sequence[str], audits: Sequence[AuditEntry]) -> None:
+        self._stored(account).update(account.model_dump(mode="json", include=set(fields)))
+        for audit in audits:
+            self._store.record(audit)
+
+    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry]) -> None:
+        self._stored(account)["status"] = "trashed"
+        del self._slugs[(account.parent_account_id or "", account.slug or "")]
+        for audit in audits:
+            self._store.record(audit)
+
+    def _stored(self, account: Account) -> dict[str, Any]:
+        stored = self._store._accounts.get(account.id)
+        if stored is None:
+            raise NotFound(f"subaccount {account.id} not found")
+        if not belongs_to(Account.model_validate(stored), account.parent_account_id or ""):
+            raise Conflict(f"subaccount {account.id} changed concurrently; retry")
+        return stored
