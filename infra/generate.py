@@ -66,6 +66,7 @@ from postline.routes import (
     WEBHOOKS_WRITE,
     Route,
 )
+from postline.subaccounts.domain import ON_BEHALF_OF, SLUG_PATTERN
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "infra" / "template.base.yaml"
@@ -630,8 +631,9 @@ def api_routers() -> list[Router]:
 ERROR_STATUSES = {
     "400": "Invalid request: invalid_json, validation_error, ...",
     "401": "Missing, malformed or revoked key: unauthorized.",
-    "403": "insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, plan_limit_reached.",
-    "404": "not_found: no such id in this account, or no such route.",
+    "403": "insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, "
+    "plan_limit_reached, organisation_only.",
+    "404": "not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of.",
     "429": "rate_limited: honour Retry-After.",
     "500": "internal_error: retry with exponential backoff.",
 }
@@ -641,6 +643,16 @@ RATE_HEADERS = {
     "X-RateLimit-Remaining": "Requests remaining in the current window.",
     "X-RateLimit-Reset": "Seconds until the window resets.",
     "X-Request-Id": "Identifier of this request; quote it to support.",
+}
+
+
+ON_BEHALF_OF_PARAMETER = {
+    "name": ON_BEHALF_OF,
+    "in": "header",
+    "required": False,
+    "description": "Act in one of your subaccounts, named by its id or its slug: an organisation's full_access "
+    "key or console token only (README, Subaccounts).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 63, "pattern": SLUG_PATTERN},
 }
 
 
@@ -674,7 +686,10 @@ def render_openapi() -> str:
                 "`/.well-known/svc/keys`), its source address's window (IPv6: its /64) of 600 requests a "
                 "minute by default (template parameter `IpRateLimitPerMinute`); past either, 429 rate_limited "
                 "with `Retry-After`. A request carries one `Authorization` header: two, or a comma-joined value, "
-                "are 401 unauthorized. "
+                "are 401 unauthorized. An organisation's full_access key or console token acts in one of its "
+                "subaccounts with the `On-Behalf-Of` header (the subaccount's id or slug) on every route: 404 "
+                "not_found for any name that is not one of its subaccounts, 403 insufficient_scope for another "
+                "scope, 403 organisation_only from a subaccount's own credential. "
                 "Request bodies are JSON in UTF-8 (`Content-Type: application/json`, assumed when absent; "
                 "anything else, or bytes that are not UTF-8 JSON, is 400 invalid_json), nested at most "
                 f"{body.MAX_DEPTH} arrays and objects deep, with integers of at most {body.MAX_INTEGER_DIGITS} "
@@ -694,6 +709,7 @@ def render_openapi() -> str:
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["ErrorBody"].pop("$defs", None)
 
+    document["components"]["parameters"] = {"OnBehalfOf": ON_BEHALF_OF_PARAMETER}
     seen = set()
     for route in ROUTES:
         operation = document["paths"].get(route.path, {}).get(route.method.lower())
@@ -718,6 +734,8 @@ def render_openapi() -> str:
                 error["headers"] = _headers(RATE_HEADERS)
             responses.setdefault(status, error)
         operation["security"] = [] if route.access is Access.PUBLIC else [{"bearer": []}]
+        if route.access is not Access.PUBLIC:
+            operation["parameters"] = [*operation.get("parameters", []), {"$ref": "#/components/parameters/OnBehalfOf"}]
     extra = {(m, p) for p, ops in document["paths"].items() for m in ops} - seen
     if extra:
         raise SystemExit(f"routes served by code but missing from the route table: {sorted(extra)}")

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from postline import wiring
+from postline.accounts.domain import Plan
 from postline.audit.domain import REDACTED_STAFF_EMAIL
 from postline.keys.access import Access
 from postline.routes import ROUTES, Route
@@ -95,6 +96,13 @@ def _call(admin: Api, route: Route) -> str:
         response = admin.request(route.method, path, json=body)
         assert response.status_code < 300, response.text
         return str(target)
+    elif route.module == "subaccounts":
+        created = admin.post("/v3/subaccounts", json={"name": "audited", "slug": f"audited-{uuid.uuid4().hex[:8]}"})
+        target = created.json()["id"]
+        if route.name == "CreateSubaccount":
+            return str(target)
+        if route.name == "ReactivateSubaccount":
+            assert admin.post(f"/v3/subaccounts/{target}/suspend").status_code == 200
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":
@@ -122,7 +130,7 @@ def _call(admin: Api, route: Route) -> str:
 
 @pytest.mark.parametrize("route", WRITE_ROUTES, ids=lambda r: r.name)
 def test_each_write_records_its_action_actor_target_and_ip(runtime_api: Api, route: Route) -> None:
-    account = make_account()
+    account = make_account(plan=Plan.PROFESSIONAL if route.module == "subaccounts" else Plan.FREE)  # Free has none
     admin = runtime_api.with_key(account.live_key)
     target = _call(admin, route)
     whoami = admin.get("/v3/whoami").json()

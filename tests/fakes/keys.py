@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from postline.accounts.domain import Account
+from postline.accounts.store import ORGANISATION_FIELDS
 from postline.audit.domain import AuditEntry
 from postline.keys.domain import LAST_USED_RESOLUTION_SECONDS, ApiKey
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -102,11 +103,9 @@ class InMemoryStore:
         if account.id not in self._accounts:
             raise NotFound(f"account {account.id} not found")
         stored = self._accounts[account.id]
-        # SET of every field but id, created_at and list_count, as the adapter's UpdateExpression does.
-        self._accounts[account.id] = {
-            **stored,
-            **account.model_dump(mode="json", exclude={"id", "created_at", "list_count"}),
-        }
+        # SET of every field but id, created_at, list_count and the organisation's, as the adapter does.
+        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count", *ORGANISATION_FIELDS})
+        self._accounts[account.id] = {**stored, **fields}
         self.record(audit)
 
     def platform_sending_paused(self) -> bool:

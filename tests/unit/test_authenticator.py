@@ -428,6 +428,7 @@ def test_console_tokens_are_refused_when_no_verifier_is_configured(world: World)
     auth = Authenticator(
         keys=world.store,
         accounts=world.store,
+        subaccounts=world.subaccount_store,
         counters=world.counters,
         hasher=world.hasher,
         clock=world.clock,
@@ -463,6 +464,7 @@ def _with_ip_limit(world: World, limit: int) -> Authenticator:
     return Authenticator(
         keys=world.store,
         accounts=world.store,
+        subaccounts=world.subaccount_store,
         counters=world.counters,
         hasher=world.hasher,
         clock=world.clock,

@@ -13,10 +13,12 @@ from postline.keys.identity import Principal
 from postline.keys.models import KeyCreated
 from postline.keys.service import KeyService
 from postline.operator.service import OperatorService
+from postline.subaccounts.service import SubaccountService
 from postline.usage.service import UsageService
 from tests.fakes.auth import FakeConsoleVerifier
 from tests.fakes.keys import FakeHasher, InMemoryStore
 from tests.fakes.shared import FixedClock, RecordingMeter, SequentialIds
+from tests.fakes.subaccounts import InMemorySubaccounts
 from tests.fakes.usage import InMemoryCounters
 
 
@@ -25,6 +27,7 @@ class World:
     """One account universe: fakes plus every service wired to them, as the wiring roots do with adapters."""
 
     store: InMemoryStore
+    subaccount_store: InMemorySubaccounts
     counters: InMemoryCounters
     clock: FixedClock
     ids: SequentialIds
@@ -36,6 +39,7 @@ class World:
     operator: OperatorService
     audit: AuditService
     usage: UsageService
+    subaccounts: SubaccountService
 
     def account(self, *, plan: Plan = Plan.FREE, status: AccountStatus = AccountStatus.ACTIVE) -> Account:
         return self.operator.create_account(name="Acme", plan=plan, status=status, owner_email="owner@acme.test")
@@ -59,8 +63,10 @@ def build_world() -> World:
     store, counters, clock = InMemoryStore(), InMemoryCounters(), FixedClock()
     ids, hasher, console, meter = SequentialIds(), FakeHasher(), FakeConsoleVerifier(), RecordingMeter()
     keys = KeyService(keys=store, hasher=hasher, ids=ids, clock=clock)
+    subaccounts = InMemorySubaccounts(store)
     return World(
         store=store,
+        subaccount_store=subaccounts,
         counters=counters,
         clock=clock,
         ids=ids,
@@ -69,9 +75,17 @@ def build_world() -> World:
         meter=meter,
         keys=keys,
         auth=Authenticator(
-            keys=store, accounts=store, counters=counters, hasher=hasher, clock=clock, console=console, meter=meter
+            keys=store,
+            accounts=store,
+            subaccounts=subaccounts,
+            counters=counters,
+            hasher=hasher,
+            clock=clock,
+            console=console,
+            meter=meter,
         ),
         operator=OperatorService(accounts=store, keys=store, key_service=keys, ids=ids, clock=clock),
         audit=AuditService(audit=store),
         usage=UsageService(counters=counters, clock=clock),
+        subaccounts=SubaccountService(subaccounts=subaccounts, keys=store, ids=ids, clock=clock),
     )

@@ -215,6 +215,18 @@ ROUTES: tuple[Route, ...] = (
     # Like DELETE /v3/messages/{id}: a send_only key may cancel its own; audited all the same.
     Route("CancelListSend",  "DELETE", "/v3/lists/{id}/sends/{send_id}", "lists", Access.CANCEL_OWN_SEND,
           "list.send_cancelled", policies=(LIST_SENDS_CANCEL, W)),
+    Route("ListSubaccounts", "GET",    "/v3/subaccounts",         "subaccounts", Access.READ, policies=(R,)),
+    Route("CreateSubaccount", "POST",  "/v3/subaccounts",         "subaccounts", Access.WRITE, "subaccount.created",
+          True, policies=(W,)),
+    Route("GetSubaccount",   "GET",    "/v3/subaccounts/{id}",    "subaccounts", Access.READ, policies=(R,)),
+    Route("UpdateSubaccount", "PATCH", "/v3/subaccounts/{id}",    "subaccounts", Access.WRITE, "subaccount.updated",
+          True, policies=(W,)),
+    Route("SuspendSubaccount", "POST", "/v3/subaccounts/{id}/suspend", "subaccounts", Access.WRITE,
+          "subaccount.suspended", True, policies=(W,)),
+    Route("ReactivateSubaccount", "POST", "/v3/subaccounts/{id}/reactivate", "subaccounts", Access.WRITE,
+          "subaccount.reactivated", True, policies=(W,)),
+    Route("DeleteSubaccount", "DELETE", "/v3/subaccounts/{id}",   "subaccounts", Access.WRITE, "subaccount.deleted",
+          True, policies=(W,)),
 )
 # fmt: on
 

@@ -50,6 +50,7 @@ class PlanLimits:
     webhook_endpoints: int
     domains: int
     dedicated_ip_pools: int
+    subaccounts: int  # workspaces an organisation may hold (subaccounts/); 0: the plan has none
     retention_days: int
     smtp_submissions_per_second: int  # the interface's SMTP submission rate
     smtp_connections: int  # simultaneous SMTP submission connections
@@ -67,6 +68,7 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
         webhook_endpoints=5,
         domains=1,
         dedicated_ip_pools=0,
+        subaccounts=0,
         retention_days=30,
         smtp_submissions_per_second=10,
         smtp_connections=5,
@@ -82,6 +84,7 @@ PLAN_LIMITS: dict[Plan, PlanLimits] = {
         webhook_endpoints=50,
         domains=100,
         dedicated_ip_pools=5,
+        subaccounts=25,
         retention_days=365,
         smtp_submissions_per_second=100,
         smtp_connections=20,
@@ -110,14 +113,21 @@ class Account(Model):
     # History retention (retention/domain.py): the last downgrade keeps its former plan's window for a grace.
     downgraded_at: datetime | None = None
     downgraded_from: Plan | None = None
-    # The hook for organisations (none exist yet): the plan of the organisation this workspace
-    # belongs to, which a free workspace inherits its retention from. Nothing sets it today.
+    # The plan of the organisation this workspace belongs to (a subaccount's parent's), which a free
+    # workspace inherits its retention from. Nothing sets it yet: subaccounts are created without it.
     organisation_plan: Plan | None = None
     # How many mailing lists it has, kept by list create and delete in their transactions, so a send
     # to one address skips the list lookup when there are none (sending/service.py `_list_at`).
     # None: an account stored before lists were counted, whose every lone `to` is looked up. Only
     # the list store writes it (update_account leaves it alone).
     list_count: int | None = Field(default=None, ge=0)
+    # A subaccount (a workspace of an organisation: subaccounts/) is an account like any other, with
+    # the organisation's account as its parent, a slug unique among its siblings, and the parent's
+    # own suspension switch beside the operator's `status`. Only the subaccount store writes these
+    # (update_account leaves them alone).
+    parent_account_id: str | None = None
+    slug: str | None = None
+    suspended_by_parent: bool = False
     created_at: datetime
 
     @property
@@ -129,8 +139,12 @@ class Account(Model):
         return self.rate_limit_per_minute or self.limits.rate_limit_per_minute
 
     def blocked_code(self) -> str | None:
-        """The 403 code when the account may not use the API at all, else None."""
-        return BLOCKED_STATUSES.get(self.status)
+        """The 403 code when the account may not use the API at all, else None: the operator's
+        status, or a subaccount its parent suspended."""
+        code = BLOCKED_STATUSES.get(self.status)
+        if code is None and self.suspended_by_parent:
+            return BLOCKED_STATUSES[AccountStatus.SUSPENDED]
+        return code
 
 
 def live_sending_paused(account: Account, platform_paused: bool) -> bool:

@@ -11,6 +11,9 @@ from postline.shared.dynamo import from_attrs, key, to_value
 from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, PLATFORM, account_pk, put_op, transact
 
+# A subaccount's parent, slug and the parent's suspension switch: written by subaccounts/store.py only.
+ORGANISATION_FIELDS = ("parent_account_id", "slug", "suspended_by_parent")
+
 
 class DynamoAccountStore:
     def __init__(self, client: Any, table: str) -> None:
@@ -30,7 +33,8 @@ class DynamoAccountStore:
         transact(self._db, [op, audit_put(self._table, audit)], duplicate=taken)
 
     def update_account(self, account: Account, audit: AuditEntry) -> None:
-        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count"})  # the list store's
+        # list_count is the list store's; the organisation fields the subaccount store's
+        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count", *ORGANISATION_FIELDS})
         names = {f"#{name}": name for name in fields}
         values = {f":{name}": to_value(value) for name, value in fields.items()}
         update = {

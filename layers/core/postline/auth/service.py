@@ -1,8 +1,15 @@
-"""Who is calling, and may they: bearer key or console JWT, status, allowlist, rate, scope, mode.
+"""Who is calling, and may they: bearer key or console JWT, status, allowlist, acting on behalf, rate,
+scope, mode.
 
 Order of checks, each failing with its own code:
   401 unauthorized -> 403 account_suspended/account_deleted -> 403 ip_not_allowed
+  -> On-Behalf-Of: 400 validation_error, 403 organisation_only/insufficient_scope, 404 not_found,
+     403 account_suspended/account_deleted (the subaccount's)
   -> 429 rate_limited -> 403 insufficient_scope -> 403 test_key_forbidden
+A subaccount's credential is refused with its organisation's code too, while the organisation's
+account is suspended or deleted. With On-Behalf-Of, the request acts in the subaccount: the
+principal's account is the subaccount, and its rate window is the one counted; a refused
+On-Behalf-Of counts in the credential's own account's window.
 The rate window counts every authenticated request, including ones then refused for scope. A
 request refused before it (401, 403 account status or IP allowlist), and every request to a public
 route (`admit_public`), counts in its source address's window instead, so each response can report
@@ -14,8 +21,9 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from postline.accounts.domain import BLOCKED_STATUSES, Account, AccountStatus
 from postline.accounts.ports import AccountStore
 from postline.auth import ratelimit
 from postline.auth.ports import ConsoleTokenVerifier
@@ -23,13 +31,17 @@ from postline.keys.access import Access, Environment, Scope, scope_permits
 from postline.keys.domain import env_of_secret, ip_allowed
 from postline.keys.identity import Principal
 from postline.keys.ports import KeyStore, SecretHasher
-from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
+from postline.shared.errors import ApiError, Forbidden, NotFound, RateLimited, Unauthorized, ValidationFailed
 from postline.shared.ports import Clock, Meter
+from postline.subaccounts.domain import ON_BEHALF_OF, ORGANISATION_ONLY
+from postline.subaccounts.ports import SubaccountLookup
 from postline.usage.ports import CounterStore
 
 BEARER = "bearer "
 RATE_LIMITED = "RateLimited"  # metric: 429 rate_limited answers, by window (account, source)
 MAX_BEARER_LENGTH = 4096
+MAX_ON_BEHALF_OF_LENGTH = 100
+_BLOCKED_WORDS = {"account_suspended": "suspended", "account_deleted": "deleted"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,7 @@ class Authenticator:
         *,
         keys: KeyStore,
         accounts: AccountStore,
+        subaccounts: SubaccountLookup,
         counters: CounterStore,
         hasher: SecretHasher,
         clock: Clock,
@@ -62,6 +75,7 @@ class Authenticator:
     ) -> None:
         self._keys = keys
         self._accounts = accounts
+        self._subaccounts = subaccounts
         self._counters = counters
         self._hasher = hasher
         self._clock = clock
@@ -69,15 +83,26 @@ class Authenticator:
         self._meter = meter
         self._ip_rate_limit = ip_rate_limit
 
-    def admit(self, authorizations: Sequence[str], source_ip: str | None, rule: RouteRule) -> Admission:
-        """Every check of a request, in the order above, from every Authorization header it carried.
-        A refusal after the window was counted still carries the decision, so even a 403 or 429
-        reports the rate headers."""
+    def admit(
+        self,
+        authorizations: Sequence[str],
+        source_ip: str | None,
+        rule: RouteRule,
+        on_behalf_of: Sequence[str] = (),
+    ) -> Admission:
+        """Every check of a request, in the order above, from every Authorization header it carried
+        and every On-Behalf-Of header. A refusal after the window was counted still carries the
+        decision, so even a 403 or 429 reports the rate headers."""
         try:
             principal = self.authenticate(_sole(authorizations), source_ip)
         except ApiError as refusal:
             source_rate = self.count_source_request(source_ip)
             return Admission(None, source_rate, refusal if source_rate.allowed else self._refuse(source_rate, "source"))
+        try:
+            principal = self.act_on_behalf(principal, on_behalf_of)
+        except ApiError as refusal:
+            rate = self.count_request(principal)  # the credential's own account's window
+            return Admission(principal, rate, refusal if rate.allowed else self._refuse(rate, "account"))
         rate = self.count_request(principal)
         try:
             if not rate.allowed:
@@ -99,12 +124,41 @@ class Authenticator:
             principal = self._from_key(token, source_ip)
         else:
             principal = self._from_console_token(token, source_ip)
-        blocked = principal.account.blocked_code()
-        if blocked:
-            raise Forbidden(f"This account is {principal.account.status.value}.", code=blocked)
+        self._check_status(principal.account)
         if principal.key and not ip_allowed(principal.key.ip_allowlist, source_ip):
             raise Forbidden(f"Requests from {source_ip} are not in this key's IP allowlist.", code="ip_not_allowed")
         return principal
+
+    def act_on_behalf(self, principal: Principal, on_behalf_of: Sequence[str]) -> Principal:
+        """The principal acting in the subaccount the On-Behalf-Of header names (its id or slug), when
+        the request carries one: only an organisation's full_access credential may, and only for
+        its own subaccounts (any other name is 404, as ids are scoped); a suspended or deleted
+        subaccount refuses it as it refuses its own keys."""
+        if not on_behalf_of:
+            return principal
+        if len(on_behalf_of) > 1:
+            raise ValidationFailed(f"Send at most one {ON_BEHALF_OF} header.")
+        reference = on_behalf_of[0].strip()
+        if not reference or len(reference) > MAX_ON_BEHALF_OF_LENGTH:
+            raise ValidationFailed(f"{ON_BEHALF_OF} names a subaccount by its id or its slug.")
+        if principal.account.parent_account_id is not None:
+            raise Forbidden(
+                f"This credential belongs to subaccount {principal.account.id} and acts only there; "
+                f"{ON_BEHALF_OF} needs its organisation's.",
+                code=ORGANISATION_ONLY,
+            )
+        if principal.scope is not Scope.FULL_ACCESS:
+            raise Forbidden(
+                f"A {principal.scope.value} key cannot act on behalf of a subaccount; use a full_access key.",
+                code="insufficient_scope",
+            )
+        subaccount = self._subaccounts.find_subaccount(principal.account.id, reference)
+        if subaccount is None:
+            raise NotFound(f"No subaccount {reference} in this organisation.")
+        blocked = subaccount.blocked_code()
+        if blocked:
+            raise Forbidden(f"Subaccount {reference} is {_BLOCKED_WORDS[blocked]}.", code=blocked)
+        return replace(principal, account=subaccount, credential_account=principal.account)
 
     def count_request(self, principal: Principal) -> ratelimit.RateDecision:
         now = self._clock.now()
@@ -145,6 +199,17 @@ class Authenticator:
         """The 429 of a window past its limit, counted by window: the account's or the source address's."""
         self._meter.count(RATE_LIMITED, window=window)
         return self.rate_limited(decision)
+
+    def _check_status(self, account: Account) -> None:
+        """403 for a suspended or deleted account, and for a subaccount of one."""
+        blocked = account.blocked_code()
+        if blocked:
+            raise Forbidden(f"This account is {_BLOCKED_WORDS[blocked]}.", code=blocked)
+        if account.parent_account_id is not None:
+            parent = self._accounts.get_account(account.parent_account_id)
+            blocked = parent.blocked_code() if parent else BLOCKED_STATUSES[AccountStatus.TRASHED]
+            if blocked:
+                raise Forbidden(f"This subaccount's organisation is {_BLOCKED_WORDS[blocked]}.", code=blocked)
 
     def _from_key(self, secret: str, source_ip: str | None) -> Principal:
         key_hash = self._hasher.hash(secret)

@@ -1,8 +1,9 @@
 """Builds the Powertools resolver every route runs in, and the Lambda entry point around it.
 
-One place for: authentication, scopes and modes, the rate windows and their headers, the request
-id header, what a body may be (http/body.py), and the error body of every failure (including bad
-JSON, schema violations as 400, not 422, and unexpected errors as 500 with no stack trace leaked).
+One place for: authentication, acting for a subaccount (On-Behalf-Of), scopes and modes, the rate
+windows and their headers, the request id header, what a body may be (http/body.py), and the error
+body of every failure (including bad JSON, schema violations as 400, not 422, and unexpected errors
+as 500 with no stack trace leaked).
 Authentication runs in the entry point, ahead of the resolver, so it comes before request validation.
 """
 
@@ -30,6 +31,7 @@ from postline.keys.access import Access
 from postline.observability import logger, metrics, tracer
 from postline.routes import find_route
 from postline.shared.errors import ApiError, NotFound
+from postline.subaccounts.domain import ON_BEHALF_OF
 from postline.wiring import auth
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -58,7 +60,10 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
         admission = auth.authenticator().admit_public(source_ip)
     else:
         admission = auth.authenticator().admit(
-            _authorizations(event), source_ip, RouteRule(route.access, route.live_only)
+            _header_values(event, "Authorization"),
+            source_ip,
+            RouteRule(route.access, route.live_only),
+            on_behalf_of=_header_values(event, ON_BEHALF_OF),
         )
     state = context.current()
     state.rate = admission.rate
@@ -75,15 +80,16 @@ def _check_body(event: APIGatewayProxyEvent) -> None:
         body.check_request_body(event.headers.get("content-type"), event.body, bool(event.is_base64_encoded))
 
 
-def _authorizations(event: APIGatewayProxyEvent) -> list[str]:
-    """Every Authorization header as sent. API Gateway's REST proxy event keeps the last of repeated
-    headers in `headers` and all of them in `multiValueHeaders`, each under the name as the client
-    spelled it; an event without the latter (a direct invocation) has its single header."""
+def _header_values(event: APIGatewayProxyEvent, header: str) -> list[str]:
+    """Every value of a header as sent (Authorization, On-Behalf-Of). API Gateway's REST proxy event
+    keeps the last of repeated headers in `headers` and all of them in `multiValueHeaders`, each
+    under the name as the client spelled it; an event without the latter (a direct invocation) has
+    its single header."""
     repeated = event.multi_value_headers or {}
     if not repeated:
-        single = event.headers.get("authorization")
+        single = event.headers.get(header.lower())
         return [single] if single is not None else []
-    return [value for name, values in repeated.items() if name.lower() == "authorization" for value in values or []]
+    return [value for name, values in repeated.items() if name.lower() == header.lower() for value in values or []]
 
 
 def _retry_after(exc: ApiError) -> dict[str, str] | None:

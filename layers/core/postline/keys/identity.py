@@ -12,7 +12,11 @@ from postline.keys.domain import ApiKey
 
 @dataclass(frozen=True)
 class Principal:
-    """An account plus the credential used: an API key, or a console user (JWT) when key is None."""
+    """An account plus the credential used: an API key, or a console user (JWT) when key is None.
+
+    `account` is the account the request acts in: every area reads and writes there. When an
+    organisation's credential acts for one of its subaccounts (the On-Behalf-Of header, auth/service.py),
+    `account` is the subaccount and `credential_account` the organisation's account, which owns the key."""
 
     account: Account
     scope: Scope
@@ -20,6 +24,7 @@ class Principal:
     key: ApiKey | None = None
     user_id: str | None = None
     source_ip: str | None = None
+    credential_account: Account | None = None
 
     @property
     def key_id(self) -> str:

@@ -210,7 +210,9 @@ class PrincipalSource(Protocol):
 
 class StoredPrincipals:
     """The sender of a list send as it is now: its account and API key (or console user), read again
-    by the worker; None when the key was deleted, the account is gone or may not use the API."""
+    by the worker; None when the key was deleted, the account is gone or may not use the API. A send
+    an organisation made for its subaccount (On-Behalf-Of) needs both accounts usable and the
+    subaccount still the organisation's."""
 
     def __init__(self, *, keys: Keys, accounts: AccountStore) -> None:
         self._keys = keys
@@ -218,14 +220,27 @@ class StoredPrincipals:
 
     def principal_of(self, job: ListSend) -> Principal | None:
         key: ApiKey | None = None
+        credential_account_id = job.key_account_id or job.account_id
         if job.key_id is not None:
-            key, account = self._keys.get_key_with_account(job.account_id, job.key_id)
+            key, credential_account = self._keys.get_key_with_account(credential_account_id, job.key_id)
             if key is None:
                 return None
             scope = key.scope
         else:
-            account = self._accounts.get_account(job.account_id)
+            credential_account = self._accounts.get_account(credential_account_id)
             scope = Scope.FULL_ACCESS
-        if account is None or account.blocked_code() is not None:
+        if credential_account is None or credential_account.blocked_code() is not None:
             return None
-        return Principal(account=account, scope=scope, env=job.env, key=key, user_id=job.user_id)
+        if job.key_account_id is None:
+            return Principal(account=credential_account, scope=scope, env=job.env, key=key, user_id=job.user_id)
+        account = self._accounts.get_account(job.account_id)
+        if account is None or account.blocked_code() is not None or account.parent_account_id != job.key_account_id:
+            return None
+        return Principal(
+            account=account,
+            scope=scope,
+            env=job.env,
+            key=key,
+            user_id=job.user_id,
+            credential_account=credential_account,
+        )

@@ -63,6 +63,9 @@ class ListSend(Model):
     list_id: str
     list_address: str
     key_id: str | None = None  # the API key that sent it (None: a console user's send)
+    # The account the key or console user belongs to when it acted for this one, its subaccount
+    # (On-Behalf-Of); None: this account's own.
+    key_account_id: str | None = None
     user_id: str | None = None
     env: Environment
     request: dict[str, Any]  # the SendRequest as sent, by alias, without to/cc/bcc/vars/send_at

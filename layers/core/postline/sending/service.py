@@ -356,6 +356,7 @@ class SendService:
             list_id=mailing_list.id,
             list_address=mailing_list.address,
             key_id=principal.key.id if principal.key else None,
+            key_account_id=principal.credential_account.id if principal.credential_account else None,
             user_id=principal.user_id,
             env=principal.env,
             request=stored,

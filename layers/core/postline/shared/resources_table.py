@@ -1,12 +1,14 @@
 """The resources table's shared layout: one partition per account, a sort key per type and id.
 
-    ACCT#<account>   ACCOUNT               the account, with key_count, webhook_count and domain_count for plan limits
-                                           (accounts/store.py)
+    ACCT#<account>   ACCOUNT               the account, with key_count, webhook_count, domain_count and
+                                           subaccount_count for plan limits (accounts/store.py)
     ACCT#<account>   KEY#<key id>          an API key, keyed hash only (keys/store.py)
     ACCT#<account>   AUDIT#<time>#<id>     an audit entry, newest last in sort order (audit/store.py)
     ACCT#<account>   TPL#<template id>     a template; ids sort by creation time (templates/store.py)
     ACCT#<account>   DOMAIN#<name>         a sending domain (domains/store.py)
     ACCT#<account>   WEBHOOK#<id>          a webhook endpoint, auth encrypted (webhooks/store.py)
+    ACCT#<account>   SUBACCT#<slug>        slug -> subaccount id: the organisation's subaccounts, whose own
+                                           ACCOUNT items carry parent_account_id (subaccounts/store.py)
     KEYHASH#<hash>   KEYHASH               secret hash -> (account, key): the auth lookup (keys/store.py)
     PLATFORM         SETTINGS              platform-wide switches, e.g. sending paused (accounts/store.py)
     PLATFORM         SIGNKEY[#<kid>]       webhook signing keys and their pointer (signing_keys/store.py)

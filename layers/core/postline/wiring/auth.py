@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import Console, SourceRate
-from postline.wiring import accounts, keys, shared, usage
+from postline.wiring import accounts, keys, shared, subaccounts, usage
 from postline.wiring.registry import built_once, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -27,6 +27,7 @@ def authenticator() -> Authenticator:
     return Authenticator(
         keys=keys.key_store(),
         accounts=accounts.account_store(),
+        subaccounts=subaccounts.subaccount_store(),
         counters=usage.counter_store(),
         hasher=keys.hasher(),
         clock=clock(),
