@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Unpack
 
-from postline.audit.domain import audit_entry
+from postline.audit.service import new_audit_entry
 from postline.exports.domain import ExportStatus, FileExportJob
 from postline.exports.models import ExportJobView, export_view
 from postline.exports.ports import ExportFiles, FileExportPorts, Job
@@ -61,17 +61,8 @@ class FileExportService(ABC, Generic[Job]):
             # A new job, or one not started yet: queued again in case its message was lost (a
             # repeated message is a no-op for the worker).
             self._queue.enqueue(running)
-        self._audit.record(
-            audit_entry(
-                entry_id=self._ids.new_id(),
-                account_id=principal.account.id,
-                actor=principal.actor(),
-                action=self.action,
-                target=running.id,
-                details=details,
-                now=now,
-            )
-        )
+        actor, account_id = principal.actor(), principal.account.id
+        self._audit.record(new_audit_entry(self._ids, actor, account_id, self.action, running.id, details, now=now))
         return running
 
     def get(self, principal: Principal, export_id: str) -> ExportJobView:

@@ -18,8 +18,8 @@ from contextlib import suppress
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
+from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason
 from postline.shared.errors import NotFound
@@ -145,17 +145,11 @@ class SuppressionImportService:
         self._jobs.create(job)
         if data is not None:
             self._queue.enqueue(job)
+        details = f"{job.type.value}: {job.filename}, " + (
+            f"{job.size_bytes} bytes" if data is not None else "uploaded to a presigned URL"
+        )
         self._audit.record(
-            audit_entry(
-                entry_id=self._ids.new_id(),
-                account_id=account_id,
-                actor=principal.actor(),
-                action="suppressions.imported",
-                target=job.id,
-                details=f"{job.type.value}: {job.filename}, "
-                + (f"{job.size_bytes} bytes" if data is not None else "uploaded to a presigned URL"),
-                now=now,
-            )
+            new_audit_entry(self._ids, principal.actor(), account_id, "suppressions.imported", job.id, details, now=now)
         )
         return SuppressionImportAccepted(
             import_id=job.id, status=job.status, upload_url=upload_url, upload_expires_at=job.upload_expires_at
