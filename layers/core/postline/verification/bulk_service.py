@@ -32,13 +32,13 @@ from postline.verification.bulk import (
     BulkVerificationJob,
     BulkVerificationJobAccepted,
     ChunkMessage,
+    Recorded,
     chunked_by_domain,
     distinct,
 )
 from postline.verification.bulk_csv import BadFileError, CsvAddresses
-from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.models import ValidationResult
-from postline.verification.ports import Credits
+from postline.verification.ports import BulkJobs, Credits
 from postline.verification.proofs import BulkResultFile, ResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
@@ -99,7 +99,7 @@ class BulkVerificationService:
     def __init__(
         self,
         *,
-        jobs: DynamoBulkJobs,
+        jobs: BulkJobs,
         queue: BulkQueue,
         credits: Credits,
         checker: Callable[[], ValidationService],
