@@ -10,12 +10,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from postline.events.domain import Event
+    from postline.shared.csv_files import CountedLines
     from postline.shared.mx import MailRoute
-    from postline.suppressions.domain import SuppressionType
+    from postline.suppressions.domain import Suppression, SuppressionType
+    from postline.verification.activity import ActivityChunk, Recipient, Seen
     from postline.verification.bulk import BulkJob, BulkStatus, Recorded
     from postline.verification.domain import MailboxProbe, Registration
     from postline.verification.models import Activity, ValidationResult
-    from postline.verification.proofs import ProofEntry, ResultFile
+    from postline.verification.proofs import BulkResultFile, ProofEntry, ResultFile
+    from postline.webhook_delivery.domain import Delivery
 
 
 class MailRoutes(Protocol):
@@ -203,3 +207,77 @@ class ProofSigner(Protocol):
     def public_key(self, kid: str) -> bytes | None:
         """The raw public half of a stored key."""
         ...
+
+
+class CsvFiles(Protocol):
+    """shared/csv_files.py's S3CsvFiles: imports/<account>/<job id>.csv."""
+
+    def store(self, account_id: str, file_id: str, data: bytes) -> None: ...
+
+    def upload_url(self, account_id: str, file_id: str, expires_in: int) -> str: ...
+
+    def size(self, account_id: str, file_id: str) -> int | None: ...
+
+    def lines(self, account_id: str, file_id: str, offset: int = 0, size: int | None = None) -> CountedLines: ...
+
+    def remove(self, account_id: str, file_id: str) -> None: ...
+
+
+class BulkQueue(Protocol):
+    def enqueue(self, job: BulkJob) -> None: ...
+
+    def enqueue_completion(self, job: BulkJob) -> None:
+        """One message with no chunk: the worker carries out the completed job's effects."""
+        ...
+
+    def enqueue_purge(self, job: BulkJob) -> None:
+        """One message: the worker removes a deleted job's chunks and results."""
+        ...
+
+    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
+        """One message, delivered RESUME_CHECK_SECONDS later: is there a credit again?"""
+        ...
+
+    def enqueue_read(self, job: BulkJob) -> None:
+        """One message: the worker reads a CSV job's file into chunks and queues them."""
+        ...
+
+
+class Completion(Protocol):
+    def run(self, job: BulkJob) -> None: ...
+
+
+class Proofs(Protocol):
+    def package(self, job: BulkJob, results: Iterable[ValidationResult]) -> ResultFile: ...
+
+    def file(self, job: BulkJob) -> BulkResultFile: ...
+
+    def remove(self, job: BulkJob) -> None: ...
+
+
+class PositionedEvents(Protocol):
+    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]: ...
+
+
+class ActivityCounters(Protocol):
+    def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
+
+    def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]: ...
+
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+        """One transaction; raises when a condition failed (the batch comes again)."""
+        ...
+
+
+class JobResults(Protocol):
+    def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]: ...
+
+
+class SuppressionWrites(Protocol):
+    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]: ...
+
+    def put_many(self, entries: list[Suppression]) -> None: ...
+
+
+class Deliverer(Protocol):
+    def deliver(self, delivery: Delivery) -> None: ...
