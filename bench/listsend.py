@@ -39,7 +39,8 @@ from bench.cloud import LAMBDA_INVOKE_MS, call_ms
 from bench.recorder import Call, CallRecorder, call_mix
 from devtools.local.runtime import Runtime
 from postline import wiring
-from postline.audit.domain import Actor, audit_entry
+from postline.audit.domain import Actor
+from postline.audit.service import new_audit_entry
 from postline.lists.domain import MAX_BULK_MEMBERS
 from postline.wiring import accounts as accounts_root
 from postline.wiring import lists, sending, shared
@@ -96,14 +97,10 @@ def allow_overage(runtime: Runtime) -> None:
     account = accounts.get_account(account_id)
     if account is None or account.overage_enabled:
         return
-    audit = audit_entry(
-        entry_id=shared.ids().new_id(),
-        account_id=account_id,
-        actor=Actor.staff(),
-        action="account.overage_enabled",
-        target=account_id,
-        now=wiring.clock().now(),
-        details="bench: overage on for the list fan-out",
+    details = "bench: overage on for the list fan-out"
+    now = wiring.clock().now()
+    audit = new_audit_entry(
+        shared.ids(), Actor.staff(), account_id, "account.overage_enabled", account_id, details, now=now
     )
     accounts.update_account(account.model_copy(update={"overage_enabled": True}), audit)
 

@@ -24,7 +24,6 @@ moto upgrade stops the emulator (and its tests) loudly instead of answering diff
 
 from __future__ import annotations
 
-import inspect
 import threading
 import weakref
 from bisect import bisect_left, bisect_right
@@ -39,32 +38,13 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, GlobalSecondaryIndex, Table
 
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
 # moto refuses items above 405,000 bytes (LimitedSizeDict): no larger item can end a page.
 _MAX_ITEM_SIZE = 405_000
-# What this patch relies on, as moto 5.2.5 writes it.
-_EXPECTED_SOURCE = {
-    # The slow path replaced, and the rules copied: Limit and size checked before each candidate,
-    # results copied then projected, filtered, projected again.
-    "Table.query": (
-        "for item in self.all_items():",
-        "reached_length_limit = len(results) == limit",
-        "reached_size_limit = (result_size + result.size()) > RESULT_SIZE_LIMIT",
-        "results = copy.deepcopy(results)",
-        "results = [index.project(r) for r in results]",
-        "results = [item for item in results if filter_expression.expr(item)]",
-        "results = [r.project(projection_expressions) for r in results]",
-    ),
-    "Table._item_comes_before_dct": ("== scan_index_forward",),
-    "Table.put_item": ("self.items[hash_value][range_value] = item",),
-    "Table.delete_item": ("item = self.items[hash_key].pop(range_key)",),
-    # Only these change items in place; results are only serialized (so need no copy).
-    "DynamoDBBackend.update_item": ("item = table.get_item(hash_value, range_value)", "table.put_item(data)"),
-    "DynamoHandler.query": ('result["Items"] = [item.attrs for item in items]',),
-}
 _RANGE_OPERATORS = frozenset({"=", "<", "<=", ">", ">=", "BETWEEN", "BEGINS_WITH"})
 _first = itemgetter(0)
 _lock = threading.RLock()  # views change with the items; moto in-process may be called from threads
-_originals: dict[str, Callable[..., Any]] = {}
 _updating = threading.local()
 
 
@@ -271,7 +251,7 @@ def _put_item(self: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any
             old = _key_of(self, item_attrs)
         old_item = _current(self, *old) if old is not None else None
         places = _places(self, old_item)
-        item: Item = _originals["put_item"](self, item_attrs, *args, **kwargs)
+        item: Item = _PATCH.original(_PUT)(self, item_attrs, *args, **kwargs)
         if not getattr(_updating, "active", False):
             _replaced(self, old_item, item, places)
         return item
@@ -289,7 +269,7 @@ def _key_of(table: Table, attrs: dict[str, Any]) -> tuple[DynamoType, DynamoType
 def _delete_item(self: Table, hash_key: DynamoType, range_key: DynamoType | None) -> Item | None:
     with _lock:
         places = _places(self, _current(self, hash_key, range_key))
-        item: Item | None = _originals["delete_item"](self, hash_key, range_key)
+        item: Item | None = _PATCH.original(_DELETE)(self, hash_key, range_key)
         if item is not None:
             _replaced(self, item, None, places)
         return item
@@ -300,13 +280,13 @@ def _update_item(self: DynamoDBBackend, table_name: str, key: dict[str, Any], *a
     with _lock:
         table = self.tables.get(table_name)
         if table is None or table not in _tables:
-            return _originals["update_item"](self, table_name, key, *args, **kwargs)  # type: ignore[no-any-return]
+            return _PATCH.original(_UPDATE)(self, table_name, key, *args, **kwargs)  # type: ignore[no-any-return]
         found = _key_of(table, key) if table.hash_key_attr in key else None
         before = _current(table, *found) if found is not None else None
         places = _places(table, before)
         _updating.active = True
         try:
-            return _originals["update_item"](self, table_name, key, *args, **kwargs)  # type: ignore[no-any-return]
+            return _PATCH.original(_UPDATE)(self, table_name, key, *args, **kwargs)  # type: ignore[no-any-return]
         finally:
             _updating.active = False
             after = _current(table, *found) if found is not None else None
@@ -347,7 +327,7 @@ def _query(
                 scan_index_forward,
             )
         if found is None:
-            return _originals["query"](  # type: ignore[no-any-return]
+            return _PATCH.original(_QUERY)(  # type: ignore[no-any-return]
                 self,
                 hash_key,
                 range_comparison,
@@ -488,57 +468,57 @@ def _after(
 # -- installing ---------------------------------------------------------------------------------
 
 
-def check_internals() -> None:
-    """Raises when moto no longer looks the way this patch assumes."""
-    functions = {
-        "Table.query": _originals.get("query", Table.query),
-        "Table._item_comes_before_dct": Table._item_comes_before_dct,
-        "Table.put_item": _originals.get("put_item", Table.put_item),
-        "Table.delete_item": _originals.get("delete_item", Table.delete_item),
-        "DynamoDBBackend.update_item": _originals.get("update_item", DynamoDBBackend.update_item),
-        "DynamoHandler.query": dynamodb_responses.DynamoHandler.query,
-    }
-    missing = [
-        f"{name}: {text!r}"
-        for name, function in functions.items()
-        for text in _EXPECTED_SOURCE[name]
-        if text not in inspect.getsource(function)  # type: ignore[arg-type]
-    ]
-    for name in ("_generate_attr_to_sort_by", "_get_last_evaluated_key", "all_indexes", "get_index"):
-        if not callable(getattr(Table, name, None)):
-            missing.append(f"Table.{name}")
-    if missing:
-        raise RuntimeError(
-            f"moto changed where devtools/moto_patches/moto_query.py patches it (missing {missing}); review it"
-        )
+def _table_has(name: str) -> Callable[[], bool]:
+    return lambda: callable(getattr(Table, name, None))
 
 
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    if _originals:
-        return
-    check_internals()
-    _originals.update(
-        query=Table.query,
-        put_item=Table.put_item,
-        delete_item=Table.delete_item,
-        update_item=DynamoDBBackend.update_item,
-    )
-    Table.query = _query  # type: ignore[method-assign]
-    Table.put_item = _put_item  # type: ignore[method-assign]
-    Table.delete_item = _delete_item  # type: ignore[method-assign]
-    DynamoDBBackend.update_item = _update_item  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    if not _originals:
-        return
-    Table.query = _originals["query"]  # type: ignore[method-assign]
-    Table.put_item = _originals["put_item"]  # type: ignore[method-assign]
-    Table.delete_item = _originals["delete_item"]  # type: ignore[method-assign]
-    DynamoDBBackend.update_item = _originals["update_item"]  # type: ignore[method-assign]
-    _originals.clear()
-    _tables.clear()
+_QUERY = Replacement(Table, "query", _query)
+_PUT = Replacement(Table, "put_item", _put_item)
+_DELETE = Replacement(Table, "delete_item", _delete_item)
+_UPDATE = Replacement(DynamoDBBackend, "update_item", _update_item)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/moto_query.py",
+    [_QUERY, _PUT, _DELETE, _UPDATE],
+    {  # what it relies on, as moto 5.2.5 writes it
+        # The slow path replaced, and the rules copied: Limit and size checked before each candidate,
+        # results copied then projected, filtered, projected again.
+        "Table.query": (
+            lambda: Table.query,
+            (
+                "for item in self.all_items():",
+                "reached_length_limit = len(results) == limit",
+                "reached_size_limit = (result_size + result.size()) > RESULT_SIZE_LIMIT",
+                "results = copy.deepcopy(results)",
+                "results = [index.project(r) for r in results]",
+                "results = [item for item in results if filter_expression.expr(item)]",
+                "results = [r.project(projection_expressions) for r in results]",
+            ),
+        ),
+        "Table._item_comes_before_dct": (lambda: Table._item_comes_before_dct, ("== scan_index_forward",)),
+        "Table.put_item": (lambda: Table.put_item, ("self.items[hash_value][range_value] = item",)),
+        "Table.delete_item": (lambda: Table.delete_item, ("item = self.items[hash_key].pop(range_key)",)),
+        # Only these change items in place; results are only serialized (so need no copy).
+        "DynamoDBBackend.update_item": (
+            lambda: DynamoDBBackend.update_item,
+            ("item = table.get_item(hash_value, range_value)", "table.put_item(data)"),
+        ),
+        "DynamoHandler.query": (
+            lambda: dynamodb_responses.DynamoHandler.query,
+            ('result["Items"] = [item.attrs for item in items]',),
+        ),
+    },
+    holds={
+        f"Table.{name}": _table_has(name)
+        for name in ("_generate_attr_to_sort_by", "_get_last_evaluated_key", "all_indexes", "get_index")
+    },
+    on_uninstall=_tables.clear,
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)
 
 
 @contextmanager
@@ -550,15 +530,3 @@ def bypassed() -> Iterator[None]:
         yield
     finally:
         _bypass.active = False
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests that use moto in-process), as it was before afterwards."""
-    already = bool(_originals)
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()

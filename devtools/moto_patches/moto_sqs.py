@@ -27,17 +27,17 @@ moto upgrade stops the emulator (and its tests) loudly instead of answering diff
 from __future__ import annotations
 
 import heapq
-import inspect
 import itertools
 import string
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from copy import deepcopy
 from typing import Any
 
 import moto.sqs.models as sqs_models
 from moto.sqs.exceptions import InvalidAttributeName, InvalidParameterValue, ReceiptHandleIsInvalid
 from moto.sqs.models import Message, Queue, SQSBackend
+
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
 # What this patch relies on, as moto 5.2.5 writes it: the rules it copies, and every place that
 # changes a message's visibility or the list of messages (so none goes around the container).
@@ -75,7 +75,6 @@ _EXPECTED_SOURCE = {
     "Message.mark_received": ("self.receipt_handle = generate_receipt_handle()",),
 }
 _LONG_POLL_STEP_SECONDS = 1  # moto's receive re-checks at least this often while it long-polls
-_originals: dict[tuple[type, str], Callable[..., Any]] = {}
 
 
 def _moto(name: str) -> Any:
@@ -213,7 +212,7 @@ def _send_message(
     """moto's send_message, without reading every attribute of the queue for one FIFO flag."""
     queue = self.get_queue(queue_name)
     if queue.fifo_queue:
-        return _originals[SQSBackend, "send_message"](  # type: ignore[no-any-return]
+        return _PATCH.original(_SEND)(  # type: ignore[no-any-return]
             self,
             queue_name,
             message_body,
@@ -262,7 +261,7 @@ def _receive_message(
     """moto's receive_message, reading only the messages it returns (and those it moves to the DLQ)."""
     queue = self.get_queue(queue_name)
     if queue.fifo_queue:
-        return _originals[SQSBackend, "receive_message"](  # type: ignore[no-any-return]
+        return _PATCH.original(_RECEIVE)(  # type: ignore[no-any-return]
             self, queue_name, count, wait_seconds_timeout, visibility_timeout, message_attribute_names
         )
     names = message_attribute_names or []
@@ -369,66 +368,42 @@ def _get_queue_attributes(self: SQSBackend, queue_name: str, attribute_names: li
 
 # -- install -----------------------------------------------------------------------------------
 
-# (owner, method) -> its replacement; `_originals` keeps moto's under the same keys while installed.
-_REPLACEMENTS: dict[tuple[type, str], Callable[..., Any]] = {
-    (SQSBackend, "send_message"): _send_message,
-    (SQSBackend, "receive_message"): _receive_message,
-    (SQSBackend, "change_message_visibility"): _change_message_visibility,
-    (SQSBackend, "get_queue_attributes"): _get_queue_attributes,
-    (SQSBackend, "is_message_valid_based_on_retention_period"): _is_message_valid_based_on_retention_period,
-    (Queue, "delete_message"): _delete_message,
-}
+
+def _own(qualified: str) -> Callable[[], Any]:
+    """Finds `Owner.name` as the class defines it (a property: its getter)."""
+    owner_name, name = qualified.split(".")
+    owner = {"SQSBackend": SQSBackend, "Queue": Queue, "Message": Message}[owner_name]
+
+    def find() -> Any:
+        attribute = vars(owner)[name]
+        return attribute.fget if isinstance(attribute, property) else attribute
+
+    return find
 
 
-def check_internals() -> None:
-    """Raises when moto no longer looks the way this patch assumes."""
-    owners = {"SQSBackend": SQSBackend, "Queue": Queue, "Message": Message}
-    missing = []
-    for qualified, texts in _EXPECTED_SOURCE.items():
-        owner_name, name = qualified.split(".")
-        owner = owners[owner_name]
-        attribute = _originals.get((owner, name)) or vars(owner).get(name)
-        try:
-            text = inspect.getsource(attribute.fget if isinstance(attribute, property) else attribute)  # type: ignore[arg-type]
-        except (TypeError, OSError):
-            missing.append(f"{qualified} itself")
-            continue
-        missing += [f"{qualified}: {expected!r}" for expected in texts if expected not in text]
-    if vars(sqs_models).get("MAXIMUM_MESSAGE_DELAY") != 900:
-        missing.append("moto.sqs.models.MAXIMUM_MESSAGE_DELAY")
-    if missing:
-        raise RuntimeError(
-            f"moto changed where devtools/moto_patches/moto_sqs.py patches it (missing {missing}); review the patch"
-        )
-
-
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    if _originals:
-        return
-    check_internals()
-    for (owner, name), replacement in _REPLACEMENTS.items():
-        _originals[owner, name] = vars(owner)[name]
-        setattr(owner, name, replacement)
-    setattr(Queue, "_messages", property(_messages_get, _messages_set))  # noqa: B010 - a class attribute mypy knows as an instance one
-
-
-def uninstall() -> None:
-    if not _originals:
-        return
-    for (owner, name), original in _originals.items():
-        setattr(owner, name, original)
-    delattr(Queue, "_messages")  # queues keep their _Messages, which moto's own code uses as the list it was
-    _originals.clear()
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests that use moto in-process), as it was before afterwards."""
-    already = bool(_originals)
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()
+_SEND = Replacement(SQSBackend, "send_message", _send_message)
+_RECEIVE = Replacement(SQSBackend, "receive_message", _receive_message)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/moto_sqs.py",
+    [
+        _SEND,
+        _RECEIVE,
+        Replacement(SQSBackend, "change_message_visibility", _change_message_visibility),
+        Replacement(SQSBackend, "get_queue_attributes", _get_queue_attributes),
+        Replacement(
+            SQSBackend, "is_message_valid_based_on_retention_period", _is_message_valid_based_on_retention_period
+        ),
+        Replacement(Queue, "delete_message", _delete_message),
+        # Added: a queue's `_messages` list becomes its _Messages container; uninstalled, queues keep
+        # their _Messages, which moto's own code uses as the list it was.
+        Replacement(Queue, "_messages", property(_messages_get, _messages_set)),
+    ],
+    {qualified: (_own(qualified), lines) for qualified, lines in _EXPECTED_SOURCE.items()},
+    holds={"moto.sqs.models.MAXIMUM_MESSAGE_DELAY": lambda: vars(sqs_models).get("MAXIMUM_MESSAGE_DELAY") == 900},
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)

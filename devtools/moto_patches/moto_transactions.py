@@ -23,10 +23,7 @@ the thread-local flag keeps other threads' copies untouched all the same.
 from __future__ import annotations
 
 import copy
-import inspect
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,18 +33,9 @@ from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 
 from devtools.moto_patches import moto_query
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
-# What this patch relies on, as moto 5.2 writes it: the backup and restore of whole tables, and
-# tables keeping items in `items[hash][range]` with a stream shard that appends records.
-_EXPECTED_SOURCE = {
-    "DynamoDBBackend.transact_write_items": (
-        "copy.deepcopy(",
-        "self.tables[table_name] = original_table_state[table_name]",
-    ),
-    "Table.put_item": ("self.items[hash_value][range_value] = item", "self.stream_shard.add("),
-}
 _in_transaction = threading.local()
-_original: Callable[..., None] | None = None
 
 
 class _TableCopiesAreFree:
@@ -115,11 +103,10 @@ def _place(table: Table | None, attrs: dict[str, Any]) -> tuple[DynamoType, Dyna
 
 
 def _transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
-    assert _original is not None
     undo = _Undo.before(self, transact_items)
     _in_transaction.active = True
     try:
-        _original(self, transact_items)
+        _PATCH.original(_TRANSACT)(self, transact_items)
     except BaseException:
         undo.restore(self)
         raise
@@ -127,54 +114,26 @@ def _transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, 
         _in_transaction.active = False
 
 
-def check_internals() -> None:
-    """Raises when moto no longer looks the way this patch assumes."""
-    functions = {
-        "DynamoDBBackend.transact_write_items": _original or DynamoDBBackend.transact_write_items,
-        "Table.put_item": Table.put_item,
-    }
-    missing = [
-        f"{name}: {text!r}"
-        for name, function in functions.items()
-        for text in _EXPECTED_SOURCE[name]
-        if text not in inspect.getsource(function)
-    ]
-    if "copy" not in vars(dynamodb_models):
-        missing.append("the copy module in moto.dynamodb.models")
-    if missing:
-        raise RuntimeError(
-            f"moto changed where devtools/moto_patches/moto_transactions.py patches it (missing {missing}); "
-            "review the patch"
-        )
-
-
-def install() -> None:
-    """Patches moto in this process (idempotent)."""
-    global _original  # the one patch of the process
-    if _original is not None:
-        return
-    check_internals()
-    _original = DynamoDBBackend.transact_write_items
-    vars(dynamodb_models)["copy"] = _TableCopiesAreFree()
-    DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    global _original  # the one patch of the process
-    if _original is None:
-        return
-    DynamoDBBackend.transact_write_items = _original  # type: ignore[method-assign]
-    vars(dynamodb_models)["copy"] = copy
-    _original = None
-
-
-@contextmanager
-def installed() -> Iterator[None]:
-    """The patch for a block (tests that use moto in-process), as it was before afterwards."""
-    already = _original is not None
-    install()
-    try:
-        yield
-    finally:
-        if not already:
-            uninstall()
+_TRANSACT = Replacement(DynamoDBBackend, "transact_write_items", _transact_write_items)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/moto_transactions.py",
+    [_TRANSACT, Replacement(dynamodb_models, "copy", _TableCopiesAreFree())],
+    {  # what it relies on, as moto 5.2.5 writes it: the backup and restore of whole tables, and
+        # tables keeping items in `items[hash][range]` with a stream shard that appends records
+        "DynamoDBBackend.transact_write_items": (
+            lambda: DynamoDBBackend.transact_write_items,
+            ("copy.deepcopy(", "self.tables[table_name] = original_table_state[table_name]"),
+        ),
+        "Table.put_item": (
+            lambda: Table.put_item,
+            ("self.items[hash_value][range_value] = item", "self.stream_shard.add("),
+        ),
+    },
+    holds={"the copy module in moto.dynamodb.models": lambda: "copy" in vars(dynamodb_models)},
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)

@@ -14,29 +14,42 @@ otherwise, so a moto upgrade stops the emulator loudly instead of serving withou
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from moto.moto_server import threaded_moto_server
 
-_NAME = "DomainDispatcherApplication"
-# What this patch relies on, as moto 5.2.5 writes ThreadedMotoServer._server_entry.
-_EXPECTED_SOURCE = "app = DomainDispatcherApplication(create_backend_app)"
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
+_wrap: Callable[[Any], Any] | None = None  # the emulator's middleware, given to install()
 
 
-def check_internals() -> None:
-    source = inspect.getsource(threaded_moto_server.ThreadedMotoServer._server_entry)
-    if _NAME not in vars(threaded_moto_server) or _EXPECTED_SOURCE not in source:
-        raise RuntimeError(
-            "moto changed how ThreadedMotoServer builds its app, which devtools/moto_patches/server_app.py "
-            "patches; review the patch"
+def _dispatcher(*args: Any, **kwargs: Any) -> Any:
+    app = _PATCH.original(_DISPATCHER)(*args, **kwargs)
+    return app if _wrap is None else _wrap(app)
+
+
+_DISPATCHER = Replacement(threaded_moto_server, "DomainDispatcherApplication", _dispatcher)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/server_app.py",
+    [_DISPATCHER],
+    {  # what it relies on, as moto 5.2.5 writes it
+        "ThreadedMotoServer._server_entry": (
+            lambda: threaded_moto_server.ThreadedMotoServer._server_entry,
+            ("app = DomainDispatcherApplication(create_backend_app)",),
+        ),
+    },
+    holds={
+        "moto.moto_server.threaded_moto_server.DomainDispatcherApplication": lambda: (
+            "DomainDispatcherApplication" in vars(threaded_moto_server)
         )
+    },
+)
+check_internals = _PATCH.check_internals
 
 
 def install(wrap: Callable[[Any], Any]) -> None:
     """Every ThreadedMotoServer this process starts afterwards serves `wrap(moto's app)`."""
-    check_internals()
-    namespace = vars(threaded_moto_server)
-    dispatcher = namespace[_NAME]
-    namespace[_NAME] = lambda *args, **kwargs: wrap(dispatcher(*args, **kwargs))
+    global _wrap  # the one middleware of the process
+    _wrap = wrap
+    _PATCH.install()

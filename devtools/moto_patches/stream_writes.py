@@ -18,7 +18,6 @@ otherwise, so a moto upgrade stops the emulator loudly instead of pumps that nev
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,16 +25,15 @@ from urllib.parse import parse_qs
 
 from moto.dynamodb.models.table import StreamShard
 
-_EXPECTED_SOURCE = "self.items.append(StreamRecord("
+from devtools.moto_patches.guarded import GuardedPatch, Replacement
+
 _MAX_WAIT_SECONDS = 20.0
 _written: dict[str, int] = {}  # table name -> stream records written since the process started
 _changed = threading.Condition()
-_original: Callable[..., None] | None = None
 
 
 def _add(self: StreamShard, old: Any, new: Any) -> None:
-    assert _original is not None
-    _original(self, old, new)
+    _PATCH.original(_ADD)(self, old, new)
     with _changed:
         _written[self.table.name] = _written.get(self.table.name, 0) + 1
         _changed.notify_all()
@@ -68,27 +66,15 @@ def wsgi(app: Any, path: str) -> Callable[[dict[str, Any], Callable[..., Any]], 
     return serve
 
 
-def check_internals() -> None:
-    if _EXPECTED_SOURCE not in inspect.getsource(_original or StreamShard.add):
-        raise RuntimeError(
-            "moto changed how StreamShard.add writes stream records, which devtools/moto_patches/stream_writes.py "
-            "counts; review the patch"
-        )
-
-
-def install() -> None:
-    """Counts every stream record this process's moto writes (idempotent)."""
-    global _original  # the one patch of the process
-    if _original is not None:
-        return
-    check_internals()
-    _original = StreamShard.add
-    StreamShard.add = _add  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    global _original  # the one patch of the process
-    if _original is None:
-        return
-    StreamShard.add = _original  # type: ignore[method-assign]
-    _original = None
+_ADD = Replacement(StreamShard, "add", _add)
+_PATCH = GuardedPatch(
+    "devtools/moto_patches/stream_writes.py",
+    [_ADD],
+    {"StreamShard.add": (lambda: StreamShard.add, ("self.items.append(StreamRecord(",))},  # as moto 5.2.5 writes it
+)
+install, uninstall, installed, check_internals = (
+    _PATCH.install,
+    _PATCH.uninstall,
+    _PATCH.installed,
+    _PATCH.check_internals,
+)

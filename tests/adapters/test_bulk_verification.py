@@ -29,10 +29,10 @@ from postline.shared.mx import MailRoute
 from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.store import DynamoSuppressions
 from postline.usage.domain import month_key
-from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk import BulkCreate, BulkJob, BulkStatus, ChunkMessage, Recorded
 from postline.verification.bulk_completion import BulkCompletion
 from postline.verification.bulk_service import BulkVerificationService
-from postline.verification.bulk_store import DynamoBulkJobs, Recorded
+from postline.verification.bulk_store import DynamoBulkJobs
 from postline.verification.domain import MailboxProbe, ProbeOutcome
 from postline.verification.models import ValidationResult
 from postline.verification.proof_service import ProofService, ProofVerifier

@@ -13,8 +13,9 @@ from botocore.exceptions import ClientError
 from postline.events.domain import Event, EventType
 from postline.usage.quota import EmailLimits
 from postline.usage.store import DynamoCounterStore
-from postline.verification.activity import ActivityChunk, ActivityCounters, ActivityRecorder, Recipient, Seen
+from postline.verification.activity import ActivityChunk, ActivityRecorder, Recipient, Seen
 from postline.verification.domain import Registration
+from postline.verification.ports import ActivityCounters
 from postline.verification.store import DynamoActivity, DynamoDomainFacts, DynamoVerificationCounters
 from tests.aws_stack import InProcessStack
 from tests.fakes.shared import FixedClock, RecordingMeter

@@ -1,7 +1,8 @@
-"""The layer's layout holds its direction: pure modules stay pure, services stay off AWS.
+"""The layer's layout holds its direction: pure modules stay pure, services stay off AWS, and what
+a service needs from outside is a Protocol in its area's ports.py.
 
 Each area is `postline/<area>/` with domain.py (rules), models.py (API shapes), ports.py,
-store.py (adapters) and service.py; see the README's "How it is built".
+store.py (adapters; others named `*_store.py`) and `*service.py`; see the README's "How it is built".
 """
 
 from __future__ import annotations
@@ -33,10 +34,17 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-def _modules(role: str) -> list[Path]:
-    found = sorted(PACKAGE.glob(f"*/{role}.py"))
-    assert found, f"no {role}.py modules under {PACKAGE}"
+def _modules(pattern: str) -> list[Path]:
+    found = sorted(PACKAGE.glob(f"*/{pattern}.py"))
+    assert found, f"no {pattern}.py modules under {PACKAGE}"
     return found
+
+
+def _plays(module: str, roles: set[str]) -> bool:
+    """A module plays a role by its name: an adapter of a store is store.py or <what>_store.py
+    (bulk_store, export_store); the other roles are a module's whole name (shared/csv_files.py holds
+    pure row types beside its S3 adapter)."""
+    return module in roles or ("store" in roles and module.endswith("_store"))
 
 
 def _violations(path: Path, libraries: set[str], forbidden_roles: set[str]) -> list[str]:
@@ -46,7 +54,7 @@ def _violations(path: Path, libraries: set[str], forbidden_roles: set[str]) -> l
         ours = parts[0] == "postline" and (
             # observability: Powertools' logger, tracer and metrics; services count through the Meter port
             parts[1:2] in (["wiring"], ["http"], ["config"], ["observability"])
-            or (len(parts) > 2 and parts[2] in forbidden_roles)
+            or (len(parts) > 2 and _plays(parts[2], forbidden_roles))
         )
         if parts[0] in libraries or ours:
             bad.append(name)
@@ -61,15 +69,73 @@ def test_domain_and_models_do_no_io(path: Path) -> None:
     assert _violations(path, IO_LIBRARIES, {"store", "service", "files", "queue", "vault", "hasher"}) == []
 
 
-@pytest.mark.parametrize("path", _modules("service"), ids=lambda p: str(p.relative_to(PACKAGE)))
+SERVICES = _modules("*service")  # service.py, and every <what>_service.py (bulk_service, export_service...)
+
+
+@pytest.mark.parametrize("path", SERVICES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_services_reach_aws_only_through_ports(path: Path) -> None:
     assert _violations(path, AWS_LIBRARIES, {"store"}) == []
 
 
 def test_the_guard_sees_a_violation(tmp_path: Path) -> None:
     module = tmp_path / "domain.py"
-    module.write_text("import boto3\nfrom postline.keys.store import DynamoKeyStore\nfrom postline import wiring\n")
-    assert _violations(module, IO_LIBRARIES, {"store"}) == ["boto3", "postline.keys.store", "postline.wiring"]
+    module.write_text(
+        "import boto3\nfrom postline.keys.store import DynamoKeyStore\nfrom postline import wiring\n"
+        "from postline.verification.bulk_store import DynamoBulkJobs\n"
+    )
+    assert _violations(module, IO_LIBRARIES, {"store"}) == [
+        "boto3",
+        "postline.keys.store",
+        "postline.verification.bulk_store",
+        "postline.wiring",
+    ]
+
+
+def test_every_kind_of_service_is_checked() -> None:
+    names = {str(path.relative_to(PACKAGE)) for path in SERVICES}
+    assert {"keys/service.py", "verification/bulk_service.py", "exports/file_service.py"} <= names
+
+
+# -- Protocols live in ports.py ---------------------------------------------------------------------
+
+# Protocols that are not ports, each kept beside the code that reads it (its comment says why).
+NOT_PORTS = {
+    "events/domain.py": {"MessageFields"},  # the pure domain's view of sending's Message (above on the ladder)
+}
+
+
+def _protocols(path: Path) -> list[str]:
+    """The classes in the module that derive from typing.Protocol (Protocol, Protocol[T], typing.Protocol)."""
+
+    def is_protocol(base: ast.expr) -> bool:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        return (isinstance(base, ast.Name) and base.id == "Protocol") or (
+            isinstance(base, ast.Attribute) and base.attr == "Protocol"
+        )
+
+    tree = ast.parse(path.read_text())
+    return sorted(
+        node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and any(map(is_protocol, node.bases))
+    )
+
+
+def test_protocols_live_in_ports() -> None:
+    found = {
+        str(path.relative_to(PACKAGE)): names
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "ports.py" and (names := set(_protocols(path)))
+    }
+    assert found == NOT_PORTS
+
+
+def test_the_protocol_scan_sees_every_spelling(tmp_path: Path) -> None:
+    module = tmp_path / "service.py"
+    module.write_text(
+        "import typing\nfrom typing import Generic, Protocol, TypeVar\nT = TypeVar('T')\n"
+        "class A(Protocol): ...\nclass B(Protocol[T]): ...\nclass C(typing.Protocol): ...\n"
+        "class D(A, Protocol): ...\nclass E(Generic[T]): ...\n"
+    )
+    assert _protocols(module) == ["A", "B", "C", "D"]
 
 
 def test_the_cli_and_wiring_leave_observability_unimported() -> None:

@@ -5,6 +5,7 @@ recorded first or for a stream record delivered again."""
 from __future__ import annotations
 
 from postline.events.domain import Event, EventType
+from postline.shared.ids import RandomIds
 from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WEBHOOK_ATTEMPTS, WebhookDeliverer
 from tests.fakes.shared import FixedClock, RecordingMeter, dims
@@ -46,6 +47,7 @@ class Setup:
             workflow=self.workflow,
             notifier=None,  # type: ignore[arg-type]
             retention_days=lambda _: 30,
+            ids=RandomIds(),
             clock=self.clock,
             meter=self.meter,
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 from postline.events.domain import Event, EventType
+from postline.shared.ids import RandomIds
 from postline.webhook_delivery.domain import ClientCertificate, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WebhookDeliverer
 from tests.fakes.shared import FixedClock, RecordingMeter
@@ -38,6 +39,7 @@ def _deliverer(
         workflow=workflow,
         notifier=None,  # type: ignore[arg-type]
         retention_days=lambda _: 30,
+        ids=RandomIds(),
         clock=clock,
         meter=RecordingMeter(),
     )

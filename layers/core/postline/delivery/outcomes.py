@@ -1,4 +1,5 @@
-"""Delivery outcomes, the retry schedule for temporary failures, and the simulator's draw."""
+"""Delivery outcomes, the retry schedule for temporary failures, and the simulator's draw (its
+outcomes: the SIMULATED table)."""
 
 from __future__ import annotations
 
@@ -118,40 +119,61 @@ def classify_smtp(code: int, text: str) -> Outcome:
     )
 
 
-def _simulated(outcome: str, attempt: int) -> Outcome:
-    if outcome == "bounce":
+@dataclass(frozen=True)
+class Simulated:
+    """What the simulator answers for one of its outcomes, as a fresh Outcome each time."""
+
+    kind: OutcomeKind
+    smtp_response: str
+    bounce_type: BounceType | None = None
+    reason: str | None = None
+    bounce_class: BounceClass | None = None
+    data: tuple[tuple[str, str], ...] = ()  # the Outcome's data, as pairs (an Outcome's dict is its own)
+    first_attempt_only: bool = False  # later attempts are delivered (greylisting: the retry is taken)
+
+    def outcome(self, attempt: int) -> Outcome:
+        if self.first_attempt_only and attempt != 1:
+            return SIMULATED_DELIVERY.outcome(attempt)
         return Outcome(
-            OutcomeKind.BOUNCED,
-            smtp_response="550 5.1.1 Recipient address rejected: user unknown (simulated)",
-            bounce_type=BounceType.HARD,
-            reason="user unknown",
-            bounce_class=BounceClass.HARD,
+            self.kind,
+            smtp_response=self.smtp_response,
+            bounce_type=self.bounce_type,
+            reason=self.reason,
+            data=dict(self.data),
+            bounce_class=self.bounce_class,
         )
-    if outcome == "soft_bounce":
-        return Outcome(
-            OutcomeKind.BOUNCED,
-            smtp_response="552 5.2.2 Mailbox full (simulated)",
-            bounce_type=BounceType.SOFT,
-            reason="mailbox full",
-            bounce_class=BounceClass.SOFT,
-        )
-    if outcome == "suppressionlist":
-        return Outcome(
-            OutcomeKind.BOUNCED,
-            smtp_response="550 5.1.1 Address on the suppression list (simulated)",
-            bounce_type=BounceType.HARD,
-            reason="suppressed",
-            bounce_class=BounceClass.SUPPRESSED,
-        )
-    if outcome == "complaint":
-        return Outcome(
-            OutcomeKind.COMPLAINED, smtp_response="250 2.0.0 OK (simulated)", data={"complaint_type": "abuse"}
-        )
-    if outcome == "delayed" and attempt == 1:
-        return Outcome(OutcomeKind.DEFERRED, smtp_response="451 4.7.1 Try again later (simulated)", reason="greylisted")
-    if outcome == "ooto":
-        return Outcome(OutcomeKind.DELIVERED, smtp_response="250 2.0.0 OK (simulated)", data={"auto_reply": "ooto"})
-    return Outcome(OutcomeKind.DELIVERED, smtp_response="250 2.0.0 OK (simulated)")
+
+
+_OK = "250 2.0.0 OK (simulated)"
+SIMULATED_DELIVERY = Simulated(OutcomeKind.DELIVERED, _OK)  # "delivered", and any name not in the table
+
+# The simulator's outcomes by name: a simulator address's local part (bounce@simulator.postline.dev),
+# or the outcome a test key's weights drew (keys/domain.py SEND_OUTCOMES).
+SIMULATED: dict[str, Simulated] = {
+    "delivered": SIMULATED_DELIVERY,
+    "bounce": Simulated(
+        OutcomeKind.BOUNCED,
+        "550 5.1.1 Recipient address rejected: user unknown (simulated)",
+        BounceType.HARD,
+        "user unknown",
+        BounceClass.HARD,
+    ),
+    "soft_bounce": Simulated(
+        OutcomeKind.BOUNCED, "552 5.2.2 Mailbox full (simulated)", BounceType.SOFT, "mailbox full", BounceClass.SOFT
+    ),
+    "suppressionlist": Simulated(
+        OutcomeKind.BOUNCED,
+        "550 5.1.1 Address on the suppression list (simulated)",
+        BounceType.HARD,
+        "suppressed",
+        BounceClass.SUPPRESSED,
+    ),
+    "complaint": Simulated(OutcomeKind.COMPLAINED, _OK, data=(("complaint_type", "abuse"),)),
+    "delayed": Simulated(
+        OutcomeKind.DEFERRED, "451 4.7.1 Try again later (simulated)", reason="greylisted", first_attempt_only=True
+    ),
+    "ooto": Simulated(OutcomeKind.DELIVERED, _OK, data=(("auto_reply", "ooto"),)),
+}
 
 
 def simulate(message_id: str, recipient: str, weights: dict[str, float] | None, attempt: int) -> Outcome:
@@ -160,8 +182,8 @@ def simulate(message_id: str, recipient: str, weights: dict[str, float] | None, 
     message and recipient, so a repeated attempt gets the same outcome."""
     local, _, domain = recipient.partition("@")
     if domain.lower() == SIMULATOR_DOMAIN:
-        return _simulated(local.lower(), attempt)
+        return SIMULATED.get(local.lower(), SIMULATED_DELIVERY).outcome(attempt)
     choices = {name: weight for name, weight in (weights or {"delivered": 1.0}).items() if weight > 0}
     seed = int.from_bytes(hashlib.sha256(f"{message_id}|{recipient}".encode()).digest()[:8], "big")
     outcome = random.Random(seed).choices(list(choices), weights=list(choices.values()))[0]
-    return _simulated(outcome, attempt)
+    return SIMULATED.get(outcome, SIMULATED_DELIVERY).outcome(attempt)

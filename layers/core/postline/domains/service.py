@@ -13,7 +13,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from postline.accounts.domain import Account
-from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.audit.domain import Actor, AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.domains.domain import (
     GRACE,
     REQUIRED,
@@ -299,15 +300,8 @@ class DomainService:
     def _audit(
         self, actor: Actor, domain: SendingDomain, action: str, now: datetime, details: str | None = None
     ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=domain.account_id,
-            actor=actor,
-            action=action,
-            target=domain.id,
-            details=f"{domain.domain}; {details}" if details else domain.domain,
-            now=now,
-        )
+        summary = f"{domain.domain}; {details}" if details else domain.domain
+        return new_audit_entry(self._ids, actor, domain.account_id, action, domain.id, summary, now=now)
 
 
 def _missing(domain: SendingDomain) -> str:

@@ -13,6 +13,10 @@ from postline.shared.base import Model
 from postline.shared.header_text import without_controls
 
 
+# The one Protocol outside a ports.py (tests/infra/test_layout.py names it): no adapter fills it, it is
+# the domain's view of sending's Message, which message_event() below reads. Sending stands above
+# events on the ladder, so the fields are named here rather than Message imported; the pure domain
+# module keeps its own input type, as ports.py holds what services need from adapters.
 class MessageFields(Protocol):
     """What an event copies from its message (sending's Message has these): named here, so the
     events area sits below sending, and a reader of events never builds the message models."""

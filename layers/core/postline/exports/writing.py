@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
-from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from datetime import timedelta
+from typing import Any
 
-from postline.exports.domain import RUNNING, FileExportJob
-from postline.exports.ports import ExportFiles, ExportUpload
+from postline.exports.domain import RUNNING
+from postline.exports.ports import ExportFiles, ExportUpload, FileJobs, Job
 from postline.shared.csv_files import CsvText
 from postline.shared.ports import Clock
 
@@ -21,20 +21,6 @@ LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under
 MAX_ATTEMPTS = 3  # deliveries of one job's message; then it fails rather than waiting in the DLQ
 GAVE_UP = "The export could not be completed; start it again."
 _FLUSH_CHARS = 64 * 1024  # CSV text handed to the upload at a time
-
-Job = TypeVar("Job", bound=FileExportJob)
-
-
-class FileJobs(Protocol[Job]):
-    """The job table of one kind of file export, as the worker uses it."""
-
-    def get(self, account_id: str, export_id: str) -> Job | None: ...
-
-    def claim(self, job: Job, now: datetime, lease: timedelta) -> Job | None: ...
-
-    def release(self, job: Job) -> None: ...
-
-    def finish(self, job: Job) -> bool: ...
 
 
 class ExportBusyError(Exception):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.audit.domain import Actor, AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import ApiKey, TestOutcomes, display_prefix, secret_prefix
 from postline.keys.identity import Principal
@@ -126,12 +127,4 @@ class KeyService:
         details = f"{api_key.name} ({api_key.scope.value}, {api_key.env.value})"
         if changed:
             details += "; changed: " + ", ".join(changed)
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=api_key.account_id,
-            actor=actor,
-            action=action,
-            target=api_key.id,
-            details=details,
-            now=self._clock.now(),
-        )
+        return new_audit_entry(self._ids, actor, api_key.account_id, action, api_key.id, details, now=self._clock.now())

@@ -1,5 +1,6 @@
 """What the list service needs from the outside: the store (lists/store.py on DynamoDB) and the job
-queue (lists/job_queue.py on SQS)."""
+queue (lists/job_queue.py on SQS); and what a list send's worker needs (lists/send_service.py): the
+sender of a page of members (sending), the sender's key and account as they are now."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from postline.accounts.domain import Account
     from postline.audit.domain import AuditEntry
+    from postline.keys.domain import ApiKey
+    from postline.keys.identity import Principal
     from postline.lists.domain import ListMember, MailingList
     from postline.lists.models import MemberFilters
-    from postline.lists.sends import ListSend
+    from postline.lists.sends import ListSend, PageResult
 
 
 class ListStore(Protocol):
@@ -105,3 +109,15 @@ class ListSendJobs(Protocol):
     def end_cancelled(self, job: ListSend) -> bool: ...
 
     def fail_pending(self, job: ListSend) -> None: ...
+
+
+class ListSender(Protocol):
+    def send_list_page(self, principal: Principal, job: ListSend, members: list[ListMember]) -> PageResult: ...
+
+
+class Keys(Protocol):
+    def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]: ...
+
+
+class PrincipalSource(Protocol):
+    def principal_of(self, job: ListSend) -> Principal | None: ...

@@ -27,15 +27,12 @@ from __future__ import annotations
 
 from contextlib import suppress
 from datetime import timedelta
-from typing import Protocol
 
-from postline.accounts.domain import Account
 from postline.accounts.ports import AccountStore
 from postline.keys.access import Scope
 from postline.keys.domain import ApiKey
 from postline.keys.identity import Principal
-from postline.lists.domain import ListMember
-from postline.lists.ports import ListSendJobs, ListSendQueue, ListStore
+from postline.lists.ports import Keys, ListSender, ListSendJobs, ListSendQueue, ListStore, PrincipalSource
 from postline.lists.sends import (
     ENDED,
     PAGE_MEMBERS,
@@ -52,14 +49,6 @@ from postline.shared.ports import Clock
 LEASE = timedelta(seconds=330)  # the worker's 300 s timeout and a margin, under the queue's 360 s visibility
 MAX_ATTEMPTS = 4  # deliveries of one message; then the job fails rather than waiting in the DLQ (5)
 GAVE_UP = "The send could not be completed; the members counted so far were sent."
-
-
-class ListSender(Protocol):
-    def send_list_page(self, principal: Principal, job: ListSend, members: list[ListMember]) -> PageResult: ...
-
-
-class Keys(Protocol):
-    def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]: ...
 
 
 class ListSendBusyError(Exception):
@@ -202,10 +191,6 @@ class ListSendService:
         )
         if not self._jobs.save(failed) and current.status not in ENDED:
             self._cancelled(current)  # cancelled meanwhile: it ends so, as far as it got
-
-
-class PrincipalSource(Protocol):
-    def principal_of(self, job: ListSend) -> Principal | None: ...
 
 
 class StoredPrincipals:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from urllib.parse import unquote
 
-from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.audit.domain import AuditEntry
 from postline.audit.ports import AuditStore
+from postline.audit.service import new_audit_entry
 from postline.keys.access import Scope
 from postline.keys.identity import Principal
 from postline.lists.domain import (
@@ -79,8 +80,7 @@ class ListService:
             member_count=0,
             created_at=now,
         )
-        audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.created", mailing_list.id,
-                                  mailing_list.address, now)  # fmt: skip
+        audit = self._list_audit(principal, mailing_list, "list.created", mailing_list.address, now)
         self._store.create_list(mailing_list, audit, counted=principal.account.list_count is not None)
         return mailing_list
 
@@ -107,14 +107,13 @@ class ListService:
         changed = current.model_copy(update=request.model_dump(exclude_unset=True))
         now = self._clock.now()
         fields = ", ".join(sorted(request.model_fields_set))
-        audit = self._audit_entry(principal.actor(), current.account_id, "list.updated", current.id, fields, now)
+        audit = self._list_audit(principal, current, "list.updated", fields, now)
         return self._store.update_list(changed, audit)
 
     def delete(self, principal: Principal, reference: str) -> MailingList:
         current = self.get(principal, reference)
         details = f"{current.address}, {current.member_count} members removed in the background"
-        audit = self._audit_entry(principal.actor(), current.account_id, "list.deleted", current.id, details,
-                                  self._clock.now())  # fmt: skip
+        audit = self._list_audit(principal, current, "list.deleted", details)
         self._store.delete_list(current, audit, counted=principal.account.list_count is not None)
         self._queue.enqueue_deletion(current.account_id, current.id)
         return current
@@ -151,8 +150,9 @@ class ListService:
         def audit(job: ListSend, status: ListSendStatus) -> AuditEntry:
             """The entry written with the move (in its transaction), stating the counts it holds on."""
             details = f"{send_id}: {status.value} after {job.members} members ({job.accepted} accepted)"
-            return self._audit_entry(principal.actor(), job.account_id, "list.send_cancelled", job.list_id, details,
-                                     now)  # fmt: skip
+            return new_audit_entry(
+                self._ids, principal.actor(), job.account_id, "list.send_cancelled", job.list_id, details, now=now
+            )
 
         for _ in range(_CANCEL_ATTEMPTS):  # each miss means the job moved meanwhile: read it again
             if job.status not in RUNNING:
@@ -193,8 +193,7 @@ class ListService:
             subscribed=request.subscribed,
             created_at=now,
         )
-        audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.member_added", mailing_list.id,
-                                  member.address, now)  # fmt: skip
+        audit = self._list_audit(principal, mailing_list, "list.member_added", member.address, now)
         self._store.add_member(mailing_list.account_id, member, audit)
         return member
 
@@ -216,9 +215,8 @@ class ListService:
         if "vars" in changes:
             changes["vars"] = changes["vars"] or None
         changed = current.model_copy(update=changes)
-        fields = ", ".join(sorted(request.model_fields_set))
-        audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.member_updated", mailing_list.id,
-                                  f"{current.address}: {fields}", self._clock.now())  # fmt: skip
+        details = f"{current.address}: " + ", ".join(sorted(request.model_fields_set))
+        audit = self._list_audit(principal, mailing_list, "list.member_updated", details)
         if not self._store.update_member(changed, revision, audit):
             raise Conflict(f"{current.address} changed concurrently (or was removed); retry.")
         return changed
@@ -226,8 +224,7 @@ class ListService:
     def delete_member(self, principal: Principal, reference: str, address: str) -> ListMember:
         mailing_list = self.get(principal, reference)
         current, _ = self._member(mailing_list, address)
-        audit = self._audit_entry(principal.actor(), mailing_list.account_id, "list.member_deleted", mailing_list.id,
-                                  current.address, self._clock.now())  # fmt: skip
+        audit = self._list_audit(principal, mailing_list, "list.member_deleted", current.address)
         if not self._store.delete_member(mailing_list.account_id, mailing_list.id, current.address, audit):
             raise NotFound(f"{current.address} is not a member of this list.")
         return current
@@ -244,8 +241,7 @@ class ListService:
             created += new
             updated += changed
         details = f"{created} created, {updated} updated, {len(plan.skipped)} skipped"
-        self._audit.record(self._audit_entry(principal.actor(), mailing_list.account_id, "list.members_upserted",
-                                             mailing_list.id, details, now))  # fmt: skip
+        self._audit.record(self._list_audit(principal, mailing_list, "list.members_upserted", details, now))
         skipped = [SkippedMember(index=s.index, address=s.email, reason=s.reason) for s in plan.skipped]
         after = self._store.get_list(mailing_list.account_id, mailing_list.id)
         return BulkMembersResult(
@@ -301,15 +297,11 @@ class ListService:
             raise NotFound(f"{email} is not a member of this list.")
         return found
 
-    def _audit_entry(
-        self, actor: Actor, account_id: str, action: str, target: str, details: str, now: datetime
+    def _list_audit(
+        self, principal: Principal, mailing_list: MailingList, action: str, details: str, now: datetime | None = None
     ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=account_id,
-            actor=actor,
-            action=action,
-            target=target,
-            details=details,
-            now=now,
+        """The caller's entry about a list or its members, at `now` (the clock's time when None)."""
+        when = self._clock.now() if now is None else now
+        return new_audit_entry(
+            self._ids, principal.actor(), mailing_list.account_id, action, mailing_list.id, details, now=when
         )

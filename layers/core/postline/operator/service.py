@@ -8,7 +8,8 @@ from pydantic import ValidationError
 
 from postline.accounts.domain import Account, AccountStatus, Plan, downgrade_changes
 from postline.accounts.ports import AccountStore
-from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.audit.domain import Actor, AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import AllowlistEntry
 from postline.keys.models import KeyCreated
@@ -164,14 +165,8 @@ class OperatorService:
     def _audit(
         self, actor: Actor | None, account_id: str | None, action: str, target: str | None, details: str | None = None
     ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=account_id,
-            actor=actor or Actor.staff(),
-            action=action,
-            target=target,
-            details=details,
-            now=self._clock.now(),
+        return new_audit_entry(
+            self._ids, actor or Actor.staff(), account_id, action, target, details, now=self._clock.now()
         )
 
 

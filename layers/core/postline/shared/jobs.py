@@ -26,32 +26,15 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
 from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, key, to_attrs, to_value
+from postline.shared.ports import StoredJob
 
 _CREATE_TRIES = 3  # create_or_find's rounds against fingerprint items that keep changing
 _STATUS = {"#status": "status"}
-
-
-class StoredJob(Protocol):
-    """What a kind's model has: pydantic's dump and validation, an id, its account and a status."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def account_id(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
-
-    @classmethod
-    def model_validate(cls, obj: Any) -> Self: ...
 
 
 J = TypeVar("J", bound=StoredJob)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 
 from postline.accounts.domain import Account, AccountStatus, Plan
-from postline.audit.domain import AuditEntry, audit_entry
+from postline.audit.domain import AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -98,7 +99,15 @@ class SubaccountService:
         self._subaccounts.delete_subaccount(current, self._audits(principal, current, "subaccount.deleted"))
         keys = self._keys.list_keys(current.id)
         for api_key in keys:
-            audit = self._audit(principal, current.id, "key.deleted", api_key.id, "revoked: subaccount deleted")
+            audit = new_audit_entry(
+                self._ids,
+                principal.actor(),
+                current.id,
+                "key.deleted",
+                api_key.id,
+                "revoked: subaccount deleted",
+                now=self._clock.now(),
+            )
             with contextlib.suppress(NotFound):  # deleted meanwhile
                 self._keys.delete_key(api_key, audit)
         return DeleteConfirmation(
@@ -122,20 +131,8 @@ class SubaccountService:
         self, principal: Principal, subaccount: Account, action: str, details: str | None = None
     ) -> list[AuditEntry]:
         """The entry in the organisation's log, and the same in the subaccount's."""
+        now = self._clock.now()
         return [
-            self._audit(principal, account_id, action, subaccount.id, details)
+            new_audit_entry(self._ids, principal.actor(), account_id, action, subaccount.id, details, now=now)
             for account_id in (principal.account.id, subaccount.id)
         ]
-
-    def _audit(
-        self, principal: Principal, account_id: str, action: str, target: str, details: str | None = None
-    ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=account_id,
-            actor=principal.actor(),
-            action=action,
-            target=target,
-            details=details,
-            now=self._clock.now(),
-        )

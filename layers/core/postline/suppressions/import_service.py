@@ -16,11 +16,10 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from contextlib import suppress
-from datetime import datetime, timedelta
-from typing import Protocol
+from datetime import timedelta
 
-from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
+from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
 from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, RowError, RowErrorReason, csv_rows
 from postline.shared.errors import NotFound
@@ -42,7 +41,7 @@ from postline.suppressions.models import (
     SuppressionImportView,
     import_view,
 )
-from postline.suppressions.ports import BulkWindow, SuppressionStore
+from postline.suppressions.ports import BulkWindow, ImportFiles, ImportJobs, ImportQueue, SuppressionStore
 from postline.suppressions.service import admit_bulk_call
 
 LEASE = timedelta(seconds=930)  # the worker's 900 s timeout and a margin, under the queue's 960 s visibility
@@ -51,36 +50,6 @@ MAX_ATTEMPTS = 3  # deliveries of one message; then the job fails rather than wa
 GAVE_UP = "The import could not be completed; start it again (rows already added stay on the list)."
 NO_UPLOAD = "No file was uploaded to the import's upload_url within the hour."
 RUNNING = (ImportStatus.PENDING, ImportStatus.PROCESSING)
-
-
-class ImportJobs(Protocol):
-    def create(self, job: SuppressionImport) -> None: ...
-
-    def get(self, account_id: str, import_id: str) -> SuppressionImport | None: ...
-
-    def claim(self, job: SuppressionImport, now: datetime, lease: timedelta) -> SuppressionImport | None: ...
-
-    def save(self, job: SuppressionImport) -> bool: ...
-
-    def release(self, job: SuppressionImport) -> None: ...
-
-    def uploaded(self, job: SuppressionImport, size_bytes: int) -> SuppressionImport | None: ...
-
-    def abandon(self, job: SuppressionImport) -> SuppressionImport | None: ...
-
-
-class ImportFiles(Protocol):
-    def store(self, account_id: str, import_id: str, data: bytes) -> None: ...
-
-    def upload_url(self, account_id: str, import_id: str, expires_in: int) -> str: ...
-
-    def size(self, job: SuppressionImport) -> int | None: ...
-
-    def lines(self, job: SuppressionImport) -> CountedLines: ...
-
-
-class ImportQueue(Protocol):
-    def enqueue(self, job: SuppressionImport) -> None: ...
 
 
 class ImportBusyError(Exception):
@@ -147,17 +116,11 @@ class SuppressionImportService:
         self._jobs.create(job)
         if data is not None:
             self._queue.enqueue(job)
+        details = f"{job.type.value}: {job.filename}, " + (
+            f"{job.size_bytes} bytes" if data is not None else "uploaded to a presigned URL"
+        )
         self._audit.record(
-            audit_entry(
-                entry_id=self._ids.new_id(),
-                account_id=account_id,
-                actor=principal.actor(),
-                action="suppressions.imported",
-                target=job.id,
-                details=f"{job.type.value}: {job.filename}, "
-                + (f"{job.size_bytes} bytes" if data is not None else "uploaded to a presigned URL"),
-                now=now,
-            )
+            new_audit_entry(self._ids, principal.actor(), account_id, "suppressions.imported", job.id, details, now=now)
         )
         return SuppressionImportAccepted(
             import_id=job.id, status=job.status, upload_url=upload_url, upload_expires_at=job.upload_expires_at

@@ -1,4 +1,5 @@
-"""What sending, delivery and the suppressions routes need from the suppression lists.
+"""What sending, delivery and the suppressions routes need from the suppression lists, and what
+imports need from their job table, files and queue (suppressions/import_service.py).
 
 Adapters implement these; tests pass fakes.
 """
@@ -6,12 +7,14 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from postline.audit.domain import AuditEntry
+    from postline.shared.csv_files import CountedLines
     from postline.suppressions.domain import Suppression, SuppressionSource, SuppressionType
+    from postline.suppressions.imports import SuppressionImport
     from postline.suppressions.models import SuppressionFilters
 
 
@@ -85,3 +88,33 @@ class BulkWindow(Protocol):
     def take_bulk_entries(self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int) -> bool:
         """Adds `count` entries to the window unless that passes `limit`; False (nothing added) then."""
         ...
+
+
+class ImportJobs(Protocol):
+    def create(self, job: SuppressionImport) -> None: ...
+
+    def get(self, account_id: str, import_id: str) -> SuppressionImport | None: ...
+
+    def claim(self, job: SuppressionImport, now: datetime, lease: timedelta) -> SuppressionImport | None: ...
+
+    def save(self, job: SuppressionImport) -> bool: ...
+
+    def release(self, job: SuppressionImport) -> None: ...
+
+    def uploaded(self, job: SuppressionImport, size_bytes: int) -> SuppressionImport | None: ...
+
+    def abandon(self, job: SuppressionImport) -> SuppressionImport | None: ...
+
+
+class ImportFiles(Protocol):
+    def store(self, account_id: str, import_id: str, data: bytes) -> None: ...
+
+    def upload_url(self, account_id: str, import_id: str, expires_in: int) -> str: ...
+
+    def size(self, job: SuppressionImport) -> int | None: ...
+
+    def lines(self, job: SuppressionImport) -> CountedLines: ...
+
+
+class ImportQueue(Protocol):
+    def enqueue(self, job: SuppressionImport) -> None: ...

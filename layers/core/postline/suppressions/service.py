@@ -16,8 +16,9 @@ from __future__ import annotations
 from datetime import datetime
 from urllib.parse import unquote
 
-from postline.audit.domain import Actor, AuditEntry, audit_entry
+from postline.audit.domain import Actor, AuditEntry
 from postline.audit.ports import AuditStore
+from postline.audit.service import new_audit_entry
 from postline.auth import ratelimit
 from postline.keys.identity import Principal
 from postline.shared.addresses import normalize_email
@@ -149,7 +150,10 @@ class SuppressionService:
             f"{request.type.value}: {len(plan.accepted)} added ({len(absent)} new, {len(present)} already listed), "
             f"{len(plan.skipped)} skipped"
         )
-        self._record(principal.actor(), account_id, "suppressions.bulk_added", request.type.value, now, details)
+        entry = new_audit_entry(
+            self._ids, principal.actor(), account_id, "suppressions.bulk_added", request.type.value, details, now=now
+        )
+        self._audit.record(entry)
         skipped = [SkippedEntry(index=s.index, email=s.email, reason=s.reason) for s in plan.skipped]
         return BulkSuppressionResult(added=len(plan.accepted), skipped=skipped)
 
@@ -165,7 +169,10 @@ class SuppressionService:
         not_found = len(request.emails) - removed
         confirmed = "; removal of unsubscribes confirmed" if request.type is SuppressionType.UNSUBSCRIBES else ""
         details = f"{request.type.value}: {removed} removed, {not_found} not found{confirmed}"
-        self._record(principal.actor(), account_id, "suppressions.bulk_deleted", request.type.value, now, details)
+        entry = new_audit_entry(
+            self._ids, principal.actor(), account_id, "suppressions.bulk_deleted", request.type.value, details, now=now
+        )
+        self._audit.record(entry)
         return BulkSuppressionDeleteResult(removed=removed, not_found=not_found)
 
     # -- helpers ----------------------------------------------------------------------------------------
@@ -179,28 +186,8 @@ class SuppressionService:
     def _entry_audit(
         self, actor: Actor, entry: Suppression, action: str, now: datetime, details: str = ""
     ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=entry.account_id,
-            actor=actor,
-            action=action,
-            target=entry.id,
-            details=f"{entry.type.value} {entry.email}{details}",
-            now=now,
-        )
-
-    def _record(self, actor: Actor, account_id: str, action: str, target: str, now: datetime, details: str) -> None:
-        self._audit.record(
-            audit_entry(
-                entry_id=self._ids.new_id(),
-                account_id=account_id,
-                actor=actor,
-                action=action,
-                target=target,
-                details=details,
-                now=now,
-            )
-        )
+        summary = f"{entry.type.value} {entry.email}{details}"
+        return new_audit_entry(self._ids, actor, entry.account_id, action, entry.id, summary, now=now)
 
 
 def _check_removal(kind: SuppressionType, confirmed: bool) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from postline.audit.domain import AuditEntry, audit_entry
+from postline.audit.domain import AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import NotFound
@@ -63,15 +64,7 @@ class TemplateService:
     def _audit(
         self, principal: Principal, target: str, action: str, now: datetime, details: str | None = None
     ) -> AuditEntry:
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=principal.account.id,
-            actor=principal.actor(),
-            action=action,
-            target=target,
-            now=now,
-            details=details,
-        )
+        return new_audit_entry(self._ids, principal.actor(), principal.account.id, action, target, details, now=now)
 
 
 def _check_limits(template: Template) -> None:

@@ -15,7 +15,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from postline.audit.domain import Actor, audit_entry
+from postline.audit.domain import Actor
+from postline.audit.service import new_audit_entry
 from postline.events.domain import Event, EventType, message_event
 from postline.events.ports import EventStore
 from postline.lists.ports import ListStore
@@ -93,14 +94,9 @@ class TrackingService:
         """A list message's unsubscribe: that list's member only; a repeat (or a member already
         unsubscribed, or removed) changes nothing and writes no second event."""
         address = recipient.lower()  # members are stored lowercased
-        audit = audit_entry(
-            entry_id=ids.new_id(),
-            account_id=message.account_id,
-            actor=Actor.system(),
-            action="list.member_unsubscribed",
-            target=list_id,
-            details=f"{address}: one-click unsubscribe from message {message.id}",
-            now=self._clock.now(),
+        details = f"{address}: one-click unsubscribe from message {message.id}"
+        audit = new_audit_entry(
+            ids, Actor.system(), message.account_id, "list.member_unsubscribed", list_id, details, now=self._clock.now()
         )
         if lists.unsubscribe_member(message.account_id, list_id, address, audit):
             data = {"list_id": list_id, "scope": "list"}

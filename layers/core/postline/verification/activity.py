@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from postline.events.domain import Event
 from postline.shared import stream_watermarks
 from postline.shared.ports import Clock, Meter
+from postline.verification.ports import ActivityCounters, PositionedEvents
 
 COUNTED_METRIC = "RecipientActivityCounted"
 MAX_ACTIONS = 100  # TransactWriteItems' limit
@@ -82,20 +83,6 @@ def widens(held: str | None, candidate: datetime, *, earlier: bool) -> bool:
         return True
     was = datetime.fromisoformat(held)
     return candidate < was if earlier else candidate > was
-
-
-class PositionedEvents(Protocol):
-    def positioned_events(self, records: list[dict[str, Any]]) -> list[tuple[str, str, Event]]: ...
-
-
-class ActivityCounters(Protocol):
-    def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
-
-    def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]: ...
-
-    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
-        """One transaction; raises when a condition failed (the batch comes again)."""
-        ...
 
 
 def recipient_of(event: Event) -> Recipient:

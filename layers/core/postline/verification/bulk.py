@@ -66,6 +66,15 @@ class BulkStatus(StrEnum):
     PAUSED = "paused"
 
 
+class Recorded(StrEnum):
+    """What recording a chunk's result(s) did (verification/ports.py BulkJobs.record)."""
+
+    NEW = "new"
+    ALREADY = "already"  # recorded by an earlier run of the chunk: nothing changed
+    NO_CREDITS = "no_credits"  # the month's credits are spent: nothing changed
+    STOPPED = "stopped"  # the job is no longer running (deleted, paused, failed): nothing changed
+
+
 _EXPIRING = frozenset({BulkStatus.COMPLETED, BulkStatus.PAUSED, BulkStatus.FAILED})
 
 

@@ -19,32 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from postline.events.domain import retention_expiry
 from postline.shared.addresses import normalize_email
 from postline.shared.ports import Clock
-from postline.suppressions.domain import Suppression, SuppressionSource, SuppressionType, new_suppression
+from postline.suppressions.domain import SuppressionSource, SuppressionType, new_suppression
 from postline.verification.bulk import MAX_PAGE, BulkJob, BulkVerificationJob
 from postline.verification.domain import Recommendation
 from postline.verification.models import ValidationResult
+from postline.verification.ports import Deliverer, JobResults, SuppressionWrites
 from postline.webhook_delivery.domain import Delivery, Target, delivery_id, encode_body
 
 COMPLETED_EVENT = "verification.completed"
-
-
-class JobResults(Protocol):
-    def results(self, job: BulkJob, *, page: int, limit: int) -> list[ValidationResult]: ...
-
-
-class SuppressionWrites(Protocol):
-    def present(self, account_id: str, kind: SuppressionType, emails: list[str]) -> set[str]: ...
-
-    def put_many(self, entries: list[Suppression]) -> None: ...
-
-
-class Deliverer(Protocol):
-    def deliver(self, delivery: Delivery) -> None: ...
 
 
 def completion_payload(job: BulkJob) -> dict[str, Any]:

@@ -10,13 +10,12 @@ are answered in the POST from the key's weights, against the test allowance, wit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
 
 from postline.keys.access import Environment
 from postline.keys.identity import Principal
-from postline.shared.csv_files import UPLOAD_WINDOW, CountedLines, text_lines
+from postline.shared.csv_files import UPLOAD_WINDOW, text_lines
 from postline.shared.errors import Conflict, NotFound, PaymentRequired, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
 from postline.shared.verification_results import VerificationResult
@@ -31,14 +30,14 @@ from postline.verification.bulk import (
     BulkVerificationJob,
     BulkVerificationJobAccepted,
     ChunkMessage,
+    Recorded,
     chunked_by_domain,
     distinct,
 )
 from postline.verification.bulk_csv import BadFileError, CsvAddresses
-from postline.verification.bulk_store import DynamoBulkJobs, Recorded
 from postline.verification.models import ValidationResult
-from postline.verification.ports import Credits
-from postline.verification.proofs import BulkResultFile, ResultFile
+from postline.verification.ports import BulkJobs, BulkQueue, Completion, Credits, CsvFiles, Proofs
+from postline.verification.proofs import BulkResultFile
 from postline.verification.service import ValidationService, allowance_refusal, window_refusal
 
 RECORD_GROUP = 25  # results recorded in one transaction (27 items with the job's and the credits')
@@ -48,57 +47,11 @@ NO_ADDRESSES = "The file has no address to verify (see `errors`)."
 CSV_NAME = "list.csv"  # a CSV job's filename when the request names none
 
 
-class CsvFiles(Protocol):
-    """shared/csv_files.py's S3CsvFiles: imports/<account>/<job id>.csv."""
-
-    def store(self, account_id: str, file_id: str, data: bytes) -> None: ...
-
-    def upload_url(self, account_id: str, file_id: str, expires_in: int) -> str: ...
-
-    def size(self, account_id: str, file_id: str) -> int | None: ...
-
-    def lines(self, account_id: str, file_id: str, offset: int = 0, size: int | None = None) -> CountedLines: ...
-
-    def remove(self, account_id: str, file_id: str) -> None: ...
-
-
-class BulkQueue(Protocol):
-    def enqueue(self, job: BulkJob) -> None: ...
-
-    def enqueue_completion(self, job: BulkJob) -> None:
-        """One message with no chunk: the worker carries out the completed job's effects."""
-        ...
-
-    def enqueue_purge(self, job: BulkJob) -> None:
-        """One message: the worker removes a deleted job's chunks and results."""
-        ...
-
-    def enqueue_resume_check(self, job: BulkJob, token: str) -> None:
-        """One message, delivered RESUME_CHECK_SECONDS later: is there a credit again?"""
-        ...
-
-    def enqueue_read(self, job: BulkJob) -> None:
-        """One message: the worker reads a CSV job's file into chunks and queues them."""
-        ...
-
-
-class Completion(Protocol):
-    def run(self, job: BulkJob) -> None: ...
-
-
-class Proofs(Protocol):
-    def package(self, job: BulkJob, results: Iterable[ValidationResult]) -> ResultFile: ...
-
-    def file(self, job: BulkJob) -> BulkResultFile: ...
-
-    def remove(self, job: BulkJob) -> None: ...
-
-
 class BulkVerificationService:
     def __init__(
         self,
         *,
-        jobs: DynamoBulkJobs,
+        jobs: BulkJobs,
         queue: BulkQueue,
         credits: Credits,
         checker: Callable[[], ValidationService],

@@ -17,7 +17,6 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -31,7 +30,7 @@ from postline.shared.dynamo import (
     from_attrs,
 )
 from postline.shared.jobs import JobKind, JobTable
-from postline.verification.bulk import JOB_KEPT, RESUME_CHECK_SECONDS, BulkJob, BulkStatus, ChunkMessage
+from postline.verification.bulk import JOB_KEPT, RESUME_CHECK_SECONDS, BulkJob, BulkStatus, ChunkMessage, Recorded
 from postline.verification.models import ValidationResult
 from postline.verification.proofs import ResultFile
 from postline.verification.store import credit_update
@@ -51,13 +50,6 @@ def _job_purge_at(job: BulkJob) -> datetime:
 
 
 VERIFICATIONS = JobKind(prefix="VERIFY", model=BulkJob, purge_at=_job_purge_at)
-
-
-class Recorded(StrEnum):
-    NEW = "new"
-    ALREADY = "already"  # recorded by an earlier run of the chunk: nothing changed
-    NO_CREDITS = "no_credits"  # the month's credits are spent: nothing changed
-    STOPPED = "stopped"  # the job is no longer running (deleted, paused, failed): nothing changed
 
 
 def _index_key(index: int) -> str:

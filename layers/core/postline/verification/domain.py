@@ -1,6 +1,7 @@
 """Email address verification: what DNS says about a recipient's domain (the results themselves:
 results.py), what an SMTP probe of its mailbox answered, the verdict drawn from all of
-them (`judge`), and the simulator's draw for test keys.
+them (`judge`), and the simulator's draw for test keys. What each way a check can end answers is
+a table (ROUTE_RULES, DOMAIN_RULES, MAILBOX_RULES, SIMULATED_RULES); the code only picks the row.
 
 One verdict for both users: POST /v3/validate (every check, the mailbox probe included) and
 verify_before_send (the dispatcher: syntax, DNS and the name lists; no probe, since a Lambda
@@ -60,19 +61,51 @@ def check_syntax(address: str) -> Verification | None:
     return None
 
 
+class RouteState(StrEnum):
+    """What DNS said of a domain's mail route, in the order the states are told apart."""
+
+    DNS_FAILED = "dns_failed"  # no answer (a timeout, SERVFAIL)
+    NO_DOMAIN = "no_domain"  # NXDOMAIN
+    NULL_MX = "null_mx"  # MX 0 "."
+    MX = "mx"
+    OWN_ADDRESS = "own_address"  # no MX, but an A or AAAA record: the domain itself takes mail
+    NO_MAIL_HOST = "no_mail_host"  # neither
+
+
+def route_state(route: MailRoute) -> RouteState:
+    if route.lookup_error is not None:
+        return RouteState.DNS_FAILED
+    if not route.exists:
+        return RouteState.NO_DOMAIN
+    if route.null_mx:
+        return RouteState.NULL_MX
+    if route.mx_hosts:
+        return RouteState.MX
+    return RouteState.OWN_ADDRESS if route.has_address else RouteState.NO_MAIL_HOST
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    result: VerificationResult
+    reason: str  # str.format: {domain}, {error} (DNS's), {mx} (the best MX)
+
+
+# The verdict on an address whose syntax is good, by its domain's mail route.
+ROUTE_RULES: dict[RouteState, RouteRule] = {
+    RouteState.DNS_FAILED: RouteRule(VerificationResult.UNKNOWN, "DNS did not answer for {domain}: {error}"),
+    RouteState.NO_DOMAIN: RouteRule(VerificationResult.INVALID, "{domain} does not exist"),
+    RouteState.NULL_MX: RouteRule(VerificationResult.INVALID, "{domain} accepts no mail (null MX)"),
+    RouteState.MX: RouteRule(VerificationResult.VALID, "{domain} has an MX ({mx})"),
+    RouteState.OWN_ADDRESS: RouteRule(VerificationResult.VALID, "{domain} has no MX; its own address takes mail"),
+    RouteState.NO_MAIL_HOST: RouteRule(VerificationResult.INVALID, "{domain} has no MX and no A or AAAA record"),
+}
+
+
 def judge_route(domain: str, route: MailRoute) -> Verification:
     """The verdict on an address whose syntax is good, from its domain's mail route."""
-    if route.lookup_error is not None:
-        return Verification(VerificationResult.UNKNOWN, f"DNS did not answer for {domain}: {route.lookup_error}")
-    if not route.exists:
-        return Verification(VerificationResult.INVALID, f"{domain} does not exist")
-    if route.null_mx:
-        return Verification(VerificationResult.INVALID, f"{domain} accepts no mail (null MX)")
-    if route.mx_hosts:
-        return Verification(VerificationResult.VALID, f"{domain} has an MX ({route.mx_hosts[0]})")
-    if route.has_address:
-        return Verification(VerificationResult.VALID, f"{domain} has no MX; its own address takes mail")
-    return Verification(VerificationResult.INVALID, f"{domain} has no MX and no A or AAAA record")
+    rule = ROUTE_RULES[route_state(route)]
+    mx = route.mx_hosts[0] if route.mx_hosts else ""
+    return Verification(rule.result, rule.reason.format(domain=domain, error=route.lookup_error, mx=mx))
 
 
 def simulate_verification(message_id: str, recipient: str, weights: dict[str, float] | None) -> Verification:
@@ -175,15 +208,90 @@ class Verdict:
         return Verification(self.status, self.reason)
 
 
+@dataclass(frozen=True)
+class VerdictRule:
+    """A verdict but for the words of its reason: `reason` is filled in with str.format from what
+    the checks found ({domain}, {detail}, ...; "{reason}": a reason given whole)."""
+
+    status: VerificationResult
+    sub_status: str
+    recommendation: Recommendation
+    risk: Risk
+    confidence: float
+    reason: str = "{reason}"
+    smtp_check: bool | None = None
+
+    def verdict(self, **words: str) -> Verdict:
+        return Verdict(
+            self.status,
+            self.sub_status,
+            self.recommendation,
+            self.risk,
+            self.confidence,
+            self.reason.format(**words),
+            self.smtp_check,
+            is_catch_all=self.status is VerificationResult.CATCH_ALL,
+        )
+
+
+def _by_sub_status(*rules: VerdictRule) -> dict[str, VerdictRule]:
+    return {rule.sub_status: rule for rule in rules}
+
+
+SYNTAX = VerdictRule(VerificationResult.INVALID, "failed_syntax_check", Recommendation.SUPPRESS, Risk.UNDELIVERABLE,
+                     0.99, "invalid syntax: {error}")  # fmt: skip
+
+# What ends the check at the domain, by sub_status (judge's order: _judge_domain). {reason}: the
+# mail route's (judge_route), with the typo suggestion when there is one.
+DOMAIN_RULES = _by_sub_status(
+    VerdictRule(VerificationResult.INVALID, "no_dns_entries", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95),
+    VerdictRule(VerificationResult.INVALID, "null_mx", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95),
+    VerdictRule(VerificationResult.INVALID, "possible_typo", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95),
+    VerdictRule(VerificationResult.ABUSE, "known_complainer", Recommendation.SUPPRESS, Risk.HIGH, 0.95,
+                "{address} marked this account's mail as spam before (it is on the account's complaints list)"),
+    VerdictRule(VerificationResult.UNKNOWN, "dns_unavailable", Recommendation.REVIEW, Risk.MEDIUM, 0.3),
+    VerdictRule(VerificationResult.DO_NOT_MAIL, "disposable", Recommendation.SUPPRESS, Risk.HIGH, 0.95,
+                "{domain} is a disposable (temporary) mailbox provider"),
+)  # fmt: skip
+
+# What the mailbox probe's answer makes of an address whose domain takes mail. {detail}: the
+# server's reply or the failure, in parentheses, when there is one.
+MAILBOX_RULES: dict[ProbeOutcome, VerdictRule] = {
+    ProbeOutcome.NOT_RUN: VerdictRule(VerificationResult.UNKNOWN, "mailbox_not_checked", Recommendation.CAUTION,
+                                      Risk.MEDIUM, 0.6, "{domain} takes mail; its mailbox was not checked{detail}"),
+    ProbeOutcome.UNREACHABLE: VerdictRule(VerificationResult.UNKNOWN, "smtp_unreachable", Recommendation.REVIEW,
+                                          Risk.MEDIUM, 0.4, "no mail server of {domain} answered{detail}"),
+    ProbeOutcome.TEMPORARY: VerdictRule(VerificationResult.UNKNOWN, "greylisted", Recommendation.REVIEW, Risk.MEDIUM,
+                                        0.4, "{domain}'s mail server deferred the check (greylisting or a temporary "
+                                        "failure){detail}"),
+    ProbeOutcome.REJECTED: VerdictRule(VerificationResult.INVALID, "mailbox_not_found", Recommendation.SUPPRESS,
+                                       Risk.UNDELIVERABLE, 0.95, "{domain}'s mail server refused the mailbox{detail}",
+                                       smtp_check=False),
+    ProbeOutcome.ACCEPTED: VerdictRule(VerificationResult.VALID, "", Recommendation.MAIL, Risk.LOW, 0.95,
+                                       "{domain}'s mail server accepted the mailbox{detail}", smtp_check=True),
+}  # fmt: skip
+# Accepted, and so was a random address at the domain.
+ACCEPTS_ALL = VerdictRule(VerificationResult.CATCH_ALL, "accept_all", Recommendation.CAUTION, Risk.MEDIUM, 0.5,
+                          "{domain}'s mail server accepts every address, so this one cannot be confirmed{detail}",
+                          smtp_check=True)  # fmt: skip
+# No probe asked for (verify_before_send): the domain's verdict stands. {reason}: the mail route's.
+NOT_PROBED = VerdictRule(VerificationResult.VALID, "", Recommendation.MAIL, Risk.LOW, 0.7)
+
+# A test key's verdict, by the drawn result: the fields a real check of it would give. {reason}: the draw's.
+SIMULATED_RULES: dict[VerificationResult, VerdictRule] = {rule.status: rule for rule in (
+    VerdictRule(VerificationResult.VALID, "", Recommendation.MAIL, Risk.LOW, 0.95, smtp_check=True),
+    VerdictRule(VerificationResult.INVALID, "mailbox_not_found", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95,
+                smtp_check=False),
+    VerdictRule(VerificationResult.CATCH_ALL, "accept_all", Recommendation.CAUTION, Risk.MEDIUM, 0.5, smtp_check=True),
+    VerdictRule(VerificationResult.UNKNOWN, "greylisted", Recommendation.REVIEW, Risk.MEDIUM, 0.4),
+    VerdictRule(VerificationResult.SPAMTRAP, "spamtrap", Recommendation.SUPPRESS, Risk.HIGH, 0.9),
+    VerdictRule(VerificationResult.ABUSE, "abuse", Recommendation.SUPPRESS, Risk.HIGH, 0.9),
+    VerdictRule(VerificationResult.DO_NOT_MAIL, "global_suppression", Recommendation.SUPPRESS, Risk.HIGH, 0.9),
+)}  # fmt: skip
+
+
 def syntax_verdict(error: str) -> Verdict:
-    return Verdict(
-        VerificationResult.INVALID,
-        "failed_syntax_check",
-        Recommendation.SUPPRESS,
-        Risk.UNDELIVERABLE,
-        0.99,
-        f"invalid syntax: {error}",
-    )
+    return SYNTAX.verdict(error=error)
 
 
 def judge(facts: Facts) -> Verdict:
@@ -199,101 +307,25 @@ def _judge_domain(facts: Facts) -> Verdict | None:
     domain, route = facts.domain, facts.route
     route_verdict = judge_route(domain, route)
     if route_verdict.result is VerificationResult.INVALID:
-        sub = "null_mx" if route.null_mx else "no_dns_entries"
-        if facts.did_you_mean:
-            sub = "possible_typo"
-        reason = route_verdict.reason + (f"; did you mean {facts.did_you_mean}?" if facts.did_you_mean else "")
-        return Verdict(VerificationResult.INVALID, sub, Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95, reason)
+        sub = "possible_typo" if facts.did_you_mean else "null_mx" if route.null_mx else "no_dns_entries"
+        typo = f"; did you mean {facts.did_you_mean}?" if facts.did_you_mean else ""
+        return DOMAIN_RULES[sub].verdict(reason=route_verdict.reason + typo)
     if facts.complained:  # known from the account's own complaints list: no need to ask the mailbox
-        return Verdict(
-            VerificationResult.ABUSE,
-            "known_complainer",
-            Recommendation.SUPPRESS,
-            Risk.HIGH,
-            0.95,
-            f"{facts.local_part}@{domain} marked this account's mail as spam before (it is on the account's "
-            "complaints list)",
-        )
+        return DOMAIN_RULES["known_complainer"].verdict(address=f"{facts.local_part}@{domain}")
     if route_verdict.result is VerificationResult.UNKNOWN:
-        return Verdict(
-            VerificationResult.UNKNOWN, "dns_unavailable", Recommendation.REVIEW, Risk.MEDIUM, 0.3, route_verdict.reason
-        )
+        return DOMAIN_RULES["dns_unavailable"].verdict(reason=route_verdict.reason)
     if facts.disposable:
-        return Verdict(
-            VerificationResult.DO_NOT_MAIL,
-            "disposable",
-            Recommendation.SUPPRESS,
-            Risk.HIGH,
-            0.95,
-            f"{domain} is a disposable (temporary) mailbox provider",
-        )
+        return DOMAIN_RULES["disposable"].verdict(domain=domain)
     return None
 
 
 def _judge_mailbox(facts: Facts) -> Verdict:
     domain, probe = facts.domain, facts.probe
     if probe is None:  # not asked for: the domain's verdict stands (verify_before_send)
-        return Verdict(
-            VerificationResult.VALID, "", Recommendation.MAIL, Risk.LOW, 0.7, judge_route(domain, facts.route).reason
-        )
-    detail = f" ({probe.detail})" if probe.detail else ""
-    if probe.outcome is ProbeOutcome.NOT_RUN:
-        return Verdict(
-            VerificationResult.UNKNOWN,
-            "mailbox_not_checked",
-            Recommendation.CAUTION,
-            Risk.MEDIUM,
-            0.6,
-            f"{domain} takes mail; its mailbox was not checked{detail}",
-        )
-    if probe.outcome is ProbeOutcome.UNREACHABLE:
-        return Verdict(
-            VerificationResult.UNKNOWN,
-            "smtp_unreachable",
-            Recommendation.REVIEW,
-            Risk.MEDIUM,
-            0.4,
-            f"no mail server of {domain} answered{detail}",
-        )
-    if probe.outcome is ProbeOutcome.TEMPORARY:
-        return Verdict(
-            VerificationResult.UNKNOWN,
-            "greylisted",
-            Recommendation.REVIEW,
-            Risk.MEDIUM,
-            0.4,
-            f"{domain}'s mail server deferred the check (greylisting or a temporary failure){detail}",
-        )
-    if probe.outcome is ProbeOutcome.REJECTED:
-        return Verdict(
-            VerificationResult.INVALID,
-            "mailbox_not_found",
-            Recommendation.SUPPRESS,
-            Risk.UNDELIVERABLE,
-            0.95,
-            f"{domain}'s mail server refused the mailbox{detail}",
-            smtp_check=False,
-        )
-    if probe.catch_all:
-        return Verdict(
-            VerificationResult.CATCH_ALL,
-            "accept_all",
-            Recommendation.CAUTION,
-            Risk.MEDIUM,
-            0.5,
-            f"{domain}'s mail server accepts every address, so this one cannot be confirmed{detail}",
-            smtp_check=True,
-            is_catch_all=True,
-        )
-    return Verdict(
-        VerificationResult.VALID,
-        "",
-        Recommendation.MAIL,
-        Risk.LOW,
-        0.95,
-        f"{domain}'s mail server accepted the mailbox{detail}",
-        smtp_check=True,
-    )
+        return NOT_PROBED.verdict(reason=judge_route(domain, facts.route).reason)
+    accepts_all = probe.outcome is ProbeOutcome.ACCEPTED and probe.catch_all
+    rule = ACCEPTS_ALL if accepts_all else MAILBOX_RULES[probe.outcome]
+    return rule.verdict(domain=domain, detail=f" ({probe.detail})" if probe.detail else "")
 
 
 def _temper(verdict: Verdict, facts: Facts) -> Verdict:
@@ -326,23 +358,4 @@ def _temper(verdict: Verdict, facts: Facts) -> Verdict:
 
 def simulated_verdict(drawn: Verification) -> Verdict:
     """A test key's verdict: the drawn result with the fields a real check of it would give."""
-    table: dict[VerificationResult, tuple[str, Recommendation, Risk, float, bool | None]] = {
-        VerificationResult.VALID: ("", Recommendation.MAIL, Risk.LOW, 0.95, True),
-        VerificationResult.INVALID: ("mailbox_not_found", Recommendation.SUPPRESS, Risk.UNDELIVERABLE, 0.95, False),
-        VerificationResult.CATCH_ALL: ("accept_all", Recommendation.CAUTION, Risk.MEDIUM, 0.5, True),
-        VerificationResult.UNKNOWN: ("greylisted", Recommendation.REVIEW, Risk.MEDIUM, 0.4, None),
-        VerificationResult.SPAMTRAP: ("spamtrap", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
-        VerificationResult.ABUSE: ("abuse", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
-        VerificationResult.DO_NOT_MAIL: ("global_suppression", Recommendation.SUPPRESS, Risk.HIGH, 0.9, None),
-    }
-    sub, recommendation, risk, confidence, smtp = table[drawn.result]
-    return Verdict(
-        drawn.result,
-        sub,
-        recommendation,
-        risk,
-        confidence,
-        drawn.reason,
-        smtp,
-        drawn.result is VerificationResult.CATCH_ALL,
-    )
+    return SIMULATED_RULES[drawn.result].verdict(reason=drawn.reason)

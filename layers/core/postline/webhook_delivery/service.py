@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from postline.audit.domain import Actor, audit_entry
+from postline.audit.domain import Actor
+from postline.audit.service import new_audit_entry
 from postline.events.domain import Event, retention_expiry
 from postline.events.ports import NewEvents
-from postline.shared.ports import Clock, Meter
+from postline.shared.ports import Clock, IdFactory, Meter
 from postline.signing_keys.ports import Signer
 from postline.webhook_delivery.domain import (
     ATTEMPT_HEADER,
@@ -74,6 +74,7 @@ class WebhookDeliverer:
         workflow: RetryWorkflow,
         notifier: Notifier,
         retention_days: Callable[[str], int],
+        ids: IdFactory,
         clock: Clock,
         meter: Meter,
     ) -> None:
@@ -85,6 +86,7 @@ class WebhookDeliverer:
         self._workflow = workflow
         self._notifier = notifier
         self._retention_days = retention_days
+        self._ids = ids  # the auto-disable's audit entry
         self._clock = clock
         self._meter = meter
 
@@ -298,14 +300,9 @@ class WebhookDeliverer:
         counted = self._endpoints.record_failure(endpoint.account_id, endpoint.id, now)
         if counted is None or not auto_disables(counted.consecutive_failures, counted.failing_since, now):
             return
-        entry = audit_entry(
-            entry_id=str(uuid.uuid4()),
-            account_id=endpoint.account_id,
-            actor=Actor.system(),
-            action="webhook.auto_disable",
-            target=endpoint.id,
-            now=now,
-            details=f"{counted.consecutive_failures} consecutive failed deliveries since {counted.failing_since}",
+        details = f"{counted.consecutive_failures} consecutive failed deliveries since {counted.failing_since}"
+        entry = new_audit_entry(
+            self._ids, Actor.system(), endpoint.account_id, "webhook.auto_disable", endpoint.id, details, now=now
         )
         if self._endpoints.auto_disable(counted, entry):
             self._notifier.email_owner(

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from postline.accounts.domain import retention_days
-from postline.audit.domain import audit_entry
 from postline.audit.ports import AuditStore
+from postline.audit.service import new_audit_entry
 from postline.events.domain import retention_expiry
 from postline.keys.identity import Principal
 from postline.shared.errors import NotFound, ValidationFailed
@@ -108,15 +108,10 @@ class WebhookResendService:
         except Exception:  # else the job would stay queued forever
             self._jobs.stop(job, NOT_QUEUED, now)
             raise
+        details = f"{details} to {request.endpoint_id or 'their own endpoints'}"
         self._audit.record(
-            audit_entry(
-                entry_id=self._ids.new_id(),
-                account_id=account.id,
-                actor=principal.actor(),
-                action="webhook.deliveries_resent",
-                target=job.id,
-                details=f"{details} to {request.endpoint_id or 'their own endpoints'}",
-                now=now,
+            new_audit_entry(
+                self._ids, principal.actor(), account.id, "webhook.deliveries_resent", job.id, details, now=now
             )
         )
         return resend_view(job)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from postline.audit.domain import AuditEntry, audit_entry
+from postline.audit.domain import AuditEntry
+from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import NotFound, ValidationFailed
@@ -181,12 +182,7 @@ class WebhookService:
     ) -> AuditEntry:
         # The host only: customers put tokens in webhook URLs' paths and queries.
         summary = f"{url_target(endpoint.url).host} ({endpoint.auth.mode.value if endpoint.auth else 'no auth'})"
-        return audit_entry(
-            entry_id=self._ids.new_id(),
-            account_id=principal.account.id,
-            actor=principal.actor(),
-            action=action,
-            target=endpoint.id,
-            details=f"{summary}; {details}" if details else summary,
-            now=now,
+        summary = f"{summary}; {details}" if details else summary
+        return new_audit_entry(
+            self._ids, principal.actor(), principal.account.id, action, endpoint.id, summary, now=now
         )

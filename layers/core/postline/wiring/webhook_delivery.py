@@ -53,6 +53,7 @@ def webhook_deliverer() -> WebhookDeliverer:
             relay=Relay.parse(notifications.smtp_relay),
         ),
         retention_days=accounts.retention_days,
+        ids=shared.ids(),
         clock=clock(),
         meter=shared.meter(),
     )
