@@ -7,6 +7,7 @@ import logging
 import re
 import socket
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -109,12 +110,14 @@ class _Pause:
         return time.sleep, (self.seconds,)
 
 
-def _snapshot(path: Path, items: int, **runtime: Any) -> None:
+def _snapshot(path: Path, items: int, **runtime: Any) -> str:
     """A snapshot as the emulator writes it (persistence.save of moto's backends, with the runtime's
-    document), made in this process: one table of `items` items, put straight into moto's model."""
+    document), made in this process: one table of `items` items, put straight into moto's model.
+    The table's name is new each time: this process's moto may hold what an earlier test restored."""
+    table = f"things-{uuid.uuid4().hex[:8]}"
     with mock_aws():
         boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName="things",
+            TableName=table,
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
             BillingMode="PAY_PER_REQUEST",
@@ -122,15 +125,16 @@ def _snapshot(path: Path, items: int, **runtime: Any) -> None:
         backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
         for i in range(items):
             item = {"pk": {"S": f"thing#{i:06d}"}, "body": {"S": "x" * 200}, "n": {"N": str(i)}}
-            backend.put_item("things", item)
+            backend.put_item(table, item)
         persistence.save(path, {"stack": {}, **runtime})
+    return table
 
 
 def test_a_snapshot_slower_to_load_than_the_start_wait_is_loaded_and_the_load_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     state = tmp_path / "emulator.pickle"
-    _snapshot(state, 2_000, pause=_Pause(START_WAIT + 1))
+    table = _snapshot(state, 2_000, pause=_Pause(START_WAIT + 1))
     megabytes = state.stat().st_size / 1_000_000
     monkeypatch.setattr(emulator_module, "START_TIMEOUT_SECONDS", START_WAIT)
     caplog.set_level(logging.INFO, logger=emulator_module.__name__)
@@ -139,7 +143,7 @@ def test_a_snapshot_slower_to_load_than_the_start_wait_is_loaded_and_the_load_is
     emulator.start()
     try:
         restored = emulator.restored()
-        last = emulator.client("dynamodb").get_item(TableName="things", Key={"pk": {"S": "thing#001999"}})
+        last = emulator.client("dynamodb").get_item(TableName=table, Key={"pk": {"S": "thing#001999"}})
     finally:
         emulator.stop()
 
