@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 import urllib3
 
-from devtools.local import persistence
+from devtools.local import collector, persistence
 from devtools.local.background import BACKGROUND_HEADER, WSGI_KEY, is_background
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
 from devtools.local.persistence import SnapshotGate
@@ -301,6 +301,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
 
     from devtools.moto_patches import (
         dynamodb_responses,
+        keep_alive,
         moto_items,
         moto_query,
         moto_routing,
@@ -319,6 +320,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
+    keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
     restored = persistence.restore(state_file) if state_file else None
 
     extension = os.environ.get(EXTENSION_ENV)  # named by whoever started this process
@@ -330,6 +332,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         return _StateEndpoint(stream_writes.wsgi(gate, STREAM_WRITES_PATH), gate, state_file, restored)
 
     server_app.install(middleware)
+    collector.install()  # a full collection walks what is new, not every table and item again
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)
