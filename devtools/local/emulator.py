@@ -300,7 +300,9 @@ def serve(port: int, state_file: Path | None = None) -> None:
     from moto.server import ThreadedMotoServer
 
     from devtools.moto_patches import (
+        batch_duplicates,
         dynamodb_responses,
+        json_requests,
         keep_alive,
         moto_items,
         moto_query,
@@ -320,6 +322,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
+    batch_duplicates.install()  # BatchWriteItem dumps to JSON only requests equal to another, to compare
+    json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
     restored = persistence.restore(state_file) if state_file else None
 
