@@ -61,19 +61,38 @@ def _plan(shape: Any) -> Parse:
 
         _PLANS[key] = structure_ahead
         members = [
-            (name, member.serialization.get("name", name), _plan(member)) for name, member in shape.members.items()
+            (position, name, member.serialization.get("name", name), _plan(member))
+            for position, (name, member) in enumerate(shape.members.items())
         ]
+        by_json_name = {json_name: (position, name, member) for position, name, json_name, member in members}
+        if len(by_json_name) < len(members):  # two members under one name: moto's walk, member by member
 
-        def structure(value: Any) -> Any:
-            if value is None:
-                return None
-            parsed = {}
-            found = value.get
-            for name, json_name, member in members:
-                raw = found(json_name)
-                if raw is not None:
-                    parsed[name] = raw if member is None else member(raw)
-            return parsed
+            def structure(value: Any) -> Any:
+                if value is None:
+                    return None
+                parsed = {}
+                found = value.get
+                for _, name, json_name, member in members:
+                    raw = found(json_name)
+                    if raw is not None:
+                        parsed[name] = raw if member is None else member(raw)
+                return parsed
+
+        else:
+
+            def structure(value: Any) -> Any:
+                # The value's own keys, looked up (an attribute value has one of its shape's ten
+                # members), then put in the shape's order, as moto's walk of the members puts them.
+                if value is None:
+                    return None
+                found = [
+                    (*by_json_name[json_name], raw)
+                    for json_name, raw in value.items()
+                    if raw is not None and json_name in by_json_name
+                ]
+                if len(found) > 1:
+                    found.sort(key=lambda entry: entry[0])
+                return {name: raw if member is None else member(raw) for _, name, member, raw in found}
 
         built.append(structure)
         _PLANS[key] = structure
