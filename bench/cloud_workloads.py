@@ -158,7 +158,12 @@ def build(
         stream_mapping=(mapping := cloud.StreamMapping.of(template)),
         webhook_latency=[cloud.webhook_latency(mapping, rate) for rate in webhook_rates],
         fan_out_calls=call_mix(
-            [c for c in webhook_calls if cloud.function_of(c.thread, memory) == cloud.FAN_OUT_FUNCTION]
+            [
+                c
+                for c in webhook_calls
+                if cloud.function_of(c.thread, memory) == cloud.FAN_OUT_FUNCTION
+                and c.name not in cloud.FAN_OUT_PER_INVOCATION
+            ]
         ),
         fan_out_calls_expected=cloud.fan_out_calls(_WEBHOOKS),
     )
