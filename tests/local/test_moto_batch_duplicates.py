@@ -3,6 +3,7 @@ batches moto refuses (two identical requests) and takes the others, without dump
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,15 +15,19 @@ from moto.dynamodb import responses
 
 from devtools.moto_patches import batch_duplicates
 
+TABLE = "dups"
+
 
 @pytest.fixture
-def db() -> Iterator[Any]:
+def db(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    # A table of its own each time: moto's in-process state may be shared with other tests here.
+    monkeypatch.setattr(f"{__name__}.TABLE", f"dups-{uuid.uuid4().hex[:8]}")
     batch_duplicates.install()
     try:
         with mock_aws():
             client = boto3.client("dynamodb", region_name="us-east-1")
             client.create_table(
-                TableName="t",
+                TableName=TABLE,
                 KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
                 AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
                 BillingMode="PAY_PER_REQUEST",
@@ -39,18 +44,18 @@ def _put(item: dict[str, Any]) -> dict[str, Any]:
 def test_identical_requests_are_refused_as_moto_refuses_them(db: Any) -> None:
     item = {"pk": {"S": "a"}, "n": {"N": "1"}, "m": {"M": {"x": {"B": b"\x00"}}}}
     with pytest.raises(ClientError, match="duplicates"):
-        db.batch_write_item(RequestItems={"t": [_put(item), _put({"pk": {"S": "b"}}), _put(dict(item))]})
+        db.batch_write_item(RequestItems={TABLE: [_put(item), _put({"pk": {"S": "b"}}), _put(dict(item))]})
     with pytest.raises(ClientError, match="duplicates"):
-        db.batch_write_item(RequestItems={"t": [{"DeleteRequest": {"Key": {"pk": {"S": "a"}}}}] * 2})
+        db.batch_write_item(RequestItems={TABLE: [{"DeleteRequest": {"Key": {"pk": {"S": "a"}}}}] * 2})
 
 
 def test_different_requests_are_written(db: Any) -> None:
     items = [{"pk": {"S": f"k{index}"}, "n": {"N": str(index)}} for index in range(25)]
-    db.batch_write_item(RequestItems={"t": [_put(item) for item in items]})
-    assert db.scan(TableName="t")["Count"] == 25
+    db.batch_write_item(RequestItems={TABLE: [_put(item) for item in items]})
+    assert db.scan(TableName=TABLE)["Count"] == 25
     # The same attributes in another order dump differently: moto writes both (the second wins).
     db.batch_write_item(
-        RequestItems={"t": [_put({"pk": {"S": "z"}, "n": {"N": "1"}}), _put({"n": {"N": "1"}, "pk": {"S": "z"}})]}
+        RequestItems={TABLE: [_put({"pk": {"S": "z"}, "n": {"N": "1"}}), _put({"n": {"N": "1"}, "pk": {"S": "z"}})]}
     )
 
 
