@@ -312,6 +312,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         server_app,
         stream_reads,
         stream_writes,
+        update_expressions,
     )
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
@@ -324,6 +325,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
     batch_duplicates.install()  # BatchWriteItem dumps to JSON only requests equal to another, to compare
     json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
+    update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
     restored = persistence.restore(state_file) if state_file else None
 
