@@ -4,9 +4,10 @@
                   [--list-members N] [--small-list-members N] [--sections a,b,...] [--json PATH] [--log PATH]
 
 Runs the benchmark (see bench/__init__.py) and prints its report; also writes it as JSON
-(.local/bench.json unless --json is empty). What the runtime and the emulator (a child that
-shares this process's stderr) log while it runs goes to --log (.local/bench.log); the report
-says how many errors they logged.
+(.local/bench.json unless --json is empty). Exits 1, listing them, when the run missed any aim it
+measured (bench/report.py `missed`: the report's "ABOVE" and "FAILURE" lines), so `make bench`
+fails. What the runtime and the emulator (a child that shares this process's stderr) log while it
+runs goes to --log (.local/bench.log); the report says how many errors they logged.
 """
 
 from __future__ import annotations
@@ -211,6 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         report.write_json(Path(args.json), results, host)
         print(f"(also written to {args.json})", flush=True)
+    if missed := report.missed(results):
+        load = host["load_after"]
+        print(f"\nBENCH FAILED: {len(missed)} aim(s) missed in this run (1-min load {load} after it):", flush=True)
+        for line in missed:
+            print(f"  - {line}", flush=True)
+        return 1
     return 0
 
 

@@ -477,3 +477,109 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
         "sqs.SendMessageBatch": len(chunks),
         "dynamodb.BatchWriteItem": sum(math.ceil(size * (2 + tags) / 25) for size in chunks),
     }
+
+
+# --- the first webhook attempt's latency ------------------------------------------------------
+
+# Lambda's poller for a DynamoDB stream: "Lambda polls shards in your DynamoDB stream for records at
+# a base rate of 4 times per second. When records are available, Lambda invokes your function and
+# waits for the result. If processing succeeds, Lambda resumes polling until it receives more
+# records" (Lambda developer guide, "Polling and batching streams"). So an event written to an idle
+# shard waits for the next poll, up to 250 ms; behind a running invocation, for its end.
+STREAM_IDLE_POLL_MS = 250.0
+# The first attempt's POST reaching a receiver in or near the region, over the fan-out's kept-alive
+# connection pool (webhook_delivery/http_client.py): an assumption, not a published figure.
+RECEIVER_MS = 10.0
+FAN_OUT_FUNCTION = "WebhookFanoutFunction"
+# The fan-out's AWS calls, in order (webhook_delivery/service.py fan_out): one Query of the
+# account's enabled endpoints per invocation, then per delivery, in one of its 16 attempt workers,
+# the delivery opened (a conditional PutItem) before the POST, then its attempt recorded (PutItem)
+# and the endpoint's failure streak cleared (a conditional UpdateItem) after it. The signing key
+# is read once per container (cached), so not per event.
+FAN_OUT_PER_INVOCATION = ("dynamodb.Query",)
+FAN_OUT_BEFORE_POST = ("dynamodb.PutItem",)
+FAN_OUT_AFTER_POST = ("dynamodb.PutItem", "dynamodb.UpdateItem")
+FAN_OUT_WORKERS = 16  # _CONCURRENT_ATTEMPTS
+
+
+def fan_out_calls(deliveries: int) -> dict[str, int]:
+    """The fan-out's calls for `deliveries` deliveries, as the latency model counts them (the
+    endpoints Query is per invocation, and a message's every event has one: not counted here)."""
+    calls: Counter[str] = Counter()
+    for _ in range(deliveries):
+        calls.update(FAN_OUT_BEFORE_POST + FAN_OUT_AFTER_POST)
+    return dict(sorted(calls.items()))
+
+
+@dataclass(frozen=True)
+class StreamMapping:
+    """A DynamoDB stream's event source mapping, as the template writes it."""
+
+    batch_size: int
+    window_ms: float  # MaximumBatchingWindowInSeconds
+    parallelization: int  # ParallelizationFactor: concurrent batches per shard, one per partition key
+
+    @classmethod
+    def of(cls, template: Path, function: str = FAN_OUT_FUNCTION) -> StreamMapping:
+        document = yaml.safe_load(template.read_text())
+        for event in document["Resources"][function]["Properties"]["Events"].values():
+            if event.get("Type") == "DynamoDB":
+                props = event["Properties"]
+                return cls(
+                    batch_size=int(props.get("BatchSize", 100)),
+                    window_ms=float(props.get("MaximumBatchingWindowInSeconds", 0)) * 1000,
+                    parallelization=int(props.get("ParallelizationFactor", 1)),
+                )
+        raise ValueError(f"{function} has no DynamoDB stream event")
+
+
+@dataclass(frozen=True)
+class WebhookLatency:
+    rate: float  # events a second, one account
+    p50_ms: float
+    p99_ms: float
+    invocation_ms: float  # a one-event invocation, POST and bookkeeping included
+
+
+def _ms_of(operations: Iterable[str]) -> float:
+    return sum(LATENCY_MS.get(name, DEFAULT_LATENCY_MS) for name in operations)
+
+
+def webhook_latency(mapping: StreamMapping, rate: float, events: int = 200, phases: int = 25) -> WebhookLatency:
+    """Modeled time from an event's write to its first webhook attempt reaching the receiver, for
+    `events` events of one account written `rate` a second (as bench section e writes them).
+
+    One account's events share a partition key (its day's partition), so whatever the
+    ParallelizationFactor they go through one batch at a time, in order: the model runs one poller.
+    It polls, invokes the function with what it found (up to BatchSize, after the batching window),
+    waits for the invocation, and polls again at once; a poll that finds nothing waits
+    STREAM_IDLE_POLL_MS. An invocation: LAMBDA_INVOKE_MS, the endpoints Query, then its deliveries in
+    waves of FAN_OUT_WORKERS, each wave the delivery's PutItem, the POST (RECEIVER_MS) and the two
+    writes after it. The events' arrival is shifted against the poller's phase `phases` times and
+    the latencies pooled. Stream propagation (write to readable record) is not published, and left out."""
+    before = LAMBDA_INVOKE_MS + _ms_of(FAN_OUT_PER_INVOCATION)
+    wave = _ms_of(FAN_OUT_BEFORE_POST) + RECEIVER_MS + _ms_of(FAN_OUT_AFTER_POST)
+    latencies: list[float] = []
+    for phase in range(phases):
+        arrivals = [phase * STREAM_IDLE_POLL_MS / phases + index * 1000 / rate for index in range(events)]
+        taken, clock = 0, 0.0
+        while taken < len(arrivals):
+            ready = [at for at in arrivals[taken : taken + mapping.batch_size] if at <= clock]
+            if not ready:
+                clock += STREAM_IDLE_POLL_MS
+                continue
+            if mapping.window_ms and len(ready) < mapping.batch_size:
+                clock += mapping.window_ms
+                ready = [at for at in arrivals[taken : taken + mapping.batch_size] if at <= clock]
+            for position, arrived in enumerate(ready):
+                reached = clock + before + (position // FAN_OUT_WORKERS) * wave + _ms_of(FAN_OUT_BEFORE_POST)
+                latencies.append(reached + RECEIVER_MS - arrived)
+            taken += len(ready)
+            clock += before + math.ceil(len(ready) / FAN_OUT_WORKERS) * wave
+    ordered = sorted(latencies)
+    return WebhookLatency(
+        rate=rate,
+        p50_ms=ordered[len(ordered) // 2],
+        p99_ms=ordered[min(len(ordered) - 1, math.ceil(len(ordered) * 0.99) - 1)],
+        invocation_ms=before + wave,
+    )

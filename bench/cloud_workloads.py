@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,13 @@ class CloudModel:
     events: int  # events of the account the page was read from
     per_million: dict[str, float]  # scenario -> dollars per 1,000,000 emails, SES included
     ses_per_million: float
+    # The first webhook attempt's latency in AWS, one account's events at each rate (cloud.webhook_latency),
+    # from the fan-out's stream mapping in the template; and the fan-out's recorded calls for three
+    # deliveries against those the latency model assumes.
+    stream_mapping: cloud.StreamMapping | None = None
+    webhook_latency: list[cloud.WebhookLatency] = field(default_factory=list)
+    fan_out_calls: dict[str, int] = field(default_factory=dict)
+    fan_out_calls_expected: dict[str, int] = field(default_factory=dict)
 
 
 def record(
@@ -109,7 +116,13 @@ def events_page(api: ApiClient, recorder: CallRecorder) -> tuple[list[Call], int
 
 
 def build(
-    template: Path, recorded: Recorded, batch: int, page: tuple[list[Call], int] | None, events: int, batch_tags: int
+    template: Path,
+    recorded: Recorded,
+    batch: int,
+    page: tuple[list[Call], int] | None,
+    events: int,
+    batch_tags: int,
+    webhook_rates: tuple[float, ...] = (20.0, 200.0),
 ) -> CloudModel:
     memory = cloud.function_memory(template)
     send, batch_calls, bodies = recorded.send, recorded.batch, recorded.webhook_bodies
@@ -142,6 +155,17 @@ def build(
         events=events,
         per_million=per_million,
         ses_per_million=SES_PER_MILLION,
+        stream_mapping=(mapping := cloud.StreamMapping.of(template)),
+        webhook_latency=[cloud.webhook_latency(mapping, rate) for rate in webhook_rates],
+        fan_out_calls=call_mix(
+            [
+                c
+                for c in webhook_calls
+                if cloud.function_of(c.thread, memory) == cloud.FAN_OUT_FUNCTION
+                and c.name not in cloud.FAN_OUT_PER_INVOCATION
+            ]
+        ),
+        fan_out_calls_expected=cloud.fan_out_calls(_WEBHOOKS),
     )
 
 

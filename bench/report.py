@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench import cloud
 from bench.cloud import Modeled
 from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
@@ -30,7 +31,16 @@ SEND_AIM = 1.5
 BATCH_AIM = 1.3
 SUPPRESSION_CHECK_AIM = 1.15  # a batch with its suppression check against the same batch without it
 END_TO_END_AIM_SECONDS = 180.0  # 5,000 recipients delivered within 3 minutes on a 2-core machine
-WEBHOOK_P99_AIM_SECONDS = 0.3  # at 20 events/s
+WEBHOOK_P99_AIM_SECONDS = 0.3  # first attempt, at every rate measured (20 and 200 events/s by default)
+# A 5,000-recipient batch accepted with its pipeline running (d2), on a 2-core machine: half of API
+# Gateway's 29 s, so that the margin does not depend on the machine.
+ACCEPT_AIM_SECONDS = 15.0
+ACCEPT_AIM_RECIPIENTS = 5_000
+# CPU (both processes) per accepted recipient of the 5,000 batch in c, before issue 33's cuts:
+# commit 19f5c99, measured as section c measures it (its body, pipeline held), 2026-11-28 on the
+# 2-core VM of the README's figures: 2.95 ms (2.90-3.05, three runs alternating with the new code).
+BATCH_CPU_BASELINE_MS = 2.95
+BATCH_CPU_AIM_MS = BATCH_CPU_BASELINE_MS / 2  # the aim: halved
 CLOUD_BATCH_AIM_MS = 10_000.0  # a 5,000-recipient batch, modeled in AWS (API Gateway cuts at 29 s)
 
 
@@ -87,6 +97,69 @@ def _mix(calls: dict[str, int]) -> str:
 
 def _aim(value: float, aim: float) -> str:
     return f"{value:.2f}x  (aim <= {aim}x: {'within' if value <= aim else 'ABOVE'})"
+
+
+def missed(results: Results) -> list[str]:
+    """Each aim this run measured and missed, one line each: `make bench` exits non-zero when any is."""
+    found: list[str] = []
+    if results.single is not None and results.single.ratio_mean > SEND_AIM:
+        found.append(f"a. a send costs {results.single.ratio_mean:.2f}x its bare calls (aim <= {SEND_AIM}x)")
+    for batch in results.batches:
+        if batch.ratio > BATCH_AIM:
+            found.append(
+                f"c. the {batch.recipients:,} batch costs {batch.ratio:.2f}x its bare calls (aim <= {BATCH_AIM}x)"
+            )
+        if batch.suppression_ratio > SUPPRESSION_CHECK_AIM:
+            found.append(
+                f"c. the {batch.recipients:,} batch's suppression check: {batch.suppression_ratio:.2f}x"
+                f" (aim <= {SUPPRESSION_CHECK_AIM}x)"
+            )
+        cpu = batch.cpu_per_recipient
+        if batch.recipients == ACCEPT_AIM_RECIPIENTS and cpu is not None and cpu * 1000 > BATCH_CPU_AIM_MS:
+            found.append(
+                f"c. CPU per accepted recipient {cpu * 1000:.2f} ms (aim <= {BATCH_CPU_AIM_MS:.2f} ms, half of"
+                f" {BATCH_CPU_BASELINE_MS} ms)"
+            )
+    for whole in results.end_to_end:
+        if whole.recipients == ACCEPT_AIM_RECIPIENTS and whole.accept_seconds > ACCEPT_AIM_SECONDS:
+            found.append(
+                f"d2. the {whole.recipients:,} batch was accepted in {whole.accept_seconds:.2f} s with its pipeline"
+                f" running (aim <= {ACCEPT_AIM_SECONDS:.0f} s)"
+            )
+        if whole.recipients == 5_000 and whole.seconds > END_TO_END_AIM_SECONDS:
+            found.append(f"d2. 5,000 delivered in {whole.seconds:.1f} s (aim <= {END_TO_END_AIM_SECONDS:.0f} s)")
+    for hooks in results.webhooks:
+        if hooks.latency.p99 >= WEBHOOK_P99_AIM_SECONDS or hooks.delivered < hooks.events:
+            found.append(
+                f"e. first webhook at {hooks.rate:g} events/s: p99 {hooks.latency.p99 * 1000:.0f} ms,"
+                f" {hooks.delivered} of {hooks.events} arrived (aim p99 < {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms)"
+            )
+    found += [
+        f"growth: {item.workload} grew {item.growth:.2f}x for {item.size_factor:.0f}x the {item.unit}"
+        f" (limit {GROWTH_LIMIT * item.size_factor:.1f}x)"
+        for item in results.growth
+        if not item.linear
+    ]
+    if results.cloud is not None:
+        model = results.cloud
+        if model.batch.milliseconds >= CLOUD_BATCH_AIM_MS:
+            found.append(f"h. a 5,000 batch models at {model.batch.milliseconds / 1000:.2f} s in AWS (aim < 10 s)")
+        if model.send_calls != model.send_calls_expected or model.batch_calls != model.batch_calls_expected:
+            found.append("h. the recorded calls differ from the cloud model's (see the FAILURE line)")
+        if model.fan_out_calls_expected and model.fan_out_calls != model.fan_out_calls_expected:
+            found.append("h. the fan-out's recorded calls differ from the webhook latency model's (FAILURE line)")
+        found += [
+            f"h. first webhook in AWS at {modeled.rate:g} events/s: p99 {modeled.p99_ms:.0f} ms modeled"
+            f" (aim < {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms)"
+            for modeled in model.webhook_latency
+            if modeled.p99_ms >= WEBHOOK_P99_AIM_SECONDS * 1000
+        ]
+    found += [
+        f"i. {module.module} imports in {module.ratio:.2f}x its dependencies' CPU (aim <= {IMPORT_AIM}x)"
+        for module in results.imports
+        if not module.within
+    ]
+    return found
 
 
 def render(results: Results, host: dict[str, str]) -> str:
@@ -172,6 +245,23 @@ def _single(single: SingleSends) -> list[str]:
     ]
 
 
+def _batch_cpu(batch: BatchSend) -> list[str]:
+    cpu = batch.cpu_per_recipient
+    if cpu is None or batch.runtime_cpu_per_recipient is None:
+        return []
+    aim = ""
+    if batch.recipients == ACCEPT_AIM_RECIPIENTS:
+        verdict = "within" if cpu * 1000 <= BATCH_CPU_AIM_MS else "ABOVE"
+        aim = (
+            f"; {cpu * 1000 / BATCH_CPU_BASELINE_MS:.2f}x the {BATCH_CPU_BASELINE_MS} ms before issue 33"
+            f" (aim <= {BATCH_CPU_AIM_MS:.2f} ms, half: {verdict})"
+        )
+    return [
+        f"   CPU per accepted recipient: {cpu * 1000:.2f} ms (runtime {batch.runtime_cpu_per_recipient * 1000:.2f},"
+        f" emulator {(cpu - batch.runtime_cpu_per_recipient) * 1000:.2f}){aim}"
+    ]
+
+
 def _batch(batch: BatchSend) -> list[str]:
     return [
         f"c. batch: POST /v3/messages.batch with {batch.recipients:,} recipients ({batch.accepted:,} accepted)",
@@ -186,6 +276,7 @@ def _batch(batch: BatchSend) -> list[str]:
             f"{name} {seconds:.2f} | {batch.bare_seconds_by_call.get(name, 0.0):.2f} s"
             for name, seconds in list(batch.api_seconds_by_call.items())[:3]
         ),
+        *_batch_cpu(batch),
     ]
 
 
@@ -222,12 +313,22 @@ def _end_to_end(whole: EndToEnd, idle_accept: dict[int, float]) -> list[str]:
     if whole.recipients == 5_000:
         verdict = "within" if whole.seconds <= END_TO_END_AIM_SECONDS else "ABOVE"
         aim = f" (aim <= {END_TO_END_AIM_SECONDS:.0f} s: {verdict})"
+    accept_aim = ""
+    if whole.recipients == ACCEPT_AIM_RECIPIENTS:
+        verdict = "within" if whole.accept_seconds <= ACCEPT_AIM_SECONDS else "ABOVE"
+        accept_aim = f" (aim <= {ACCEPT_AIM_SECONDS:.0f} s with its pipeline running: {verdict})"
+    accept_cpu = (
+        f"; CPU during the call {whole.accept_cpu_per_recipient * 1000:.2f} ms per recipient, both processes,"
+        " the pipeline's meanwhile included"
+        if whole.accept_cpu_per_recipient is not None
+        else ""
+    )
     calls = ", ".join(f"{name} {count:.2f}" for name, count in whole.dispatcher_calls_per_message.items())
     return [
         f"d2. end to end: a {whole.recipients:,}-recipient test-key batch from the API call to its last delivery"
         " (simulator)",
-        f"   accepted in {whole.accept_seconds:.2f} s; all delivered {whole.seconds:.1f} s after the call{aim},"
-        f" {whole.per_second:.1f} messages/s",
+        f"   accepted in {whole.accept_seconds:.2f} s{accept_aim}{accept_cpu}",
+        f"   all delivered {whole.seconds:.1f} s after the call{aim}, {whole.per_second:.1f} messages/s",
         f"   the dispatcher's AWS calls per message: {calls}",
         *_cpu(whole),
         *_meanwhile(whole, idle_accept),
@@ -273,10 +374,8 @@ def _growth(growth: list[Growth]) -> list[str]:
 
 
 def _webhooks(hooks: Webhooks) -> list[str]:
-    aim = ""
-    if hooks.rate == 20:
-        verdict = "within" if hooks.latency.p99 <= WEBHOOK_P99_AIM_SECONDS else "ABOVE"
-        aim = f" (aim p99 <= {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms: {verdict})"
+    verdict = "within" if hooks.latency.p99 < WEBHOOK_P99_AIM_SECONDS else "ABOVE"
+    aim = f" (aim p99 < {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms: {verdict})"
     return [
         f"e. webhooks: {hooks.events} 'delivered' events written straight to the events table at"
         f" {hooks.rate:g}/s, each to its first attempt at a receiver on 127.0.0.1 ({hooks.delivered} arrived)",
@@ -407,6 +506,7 @@ def _cloud(model: CloudModel) -> list[str]:
         _calls_verdict("the batch's calls", model.batch_calls, model.batch_calls_expected),
         *_modeled(model.delivery, per=1),
         *_modeled(model.webhooks, per=1),
+        *_cloud_webhooks(model),
     ]
     if model.events_page is not None:
         lines.append(f"   (the events page reads an account of {model.events:,} events)")
@@ -417,6 +517,29 @@ def _cloud(model: CloudModel) -> list[str]:
             f"     {scenario:42} ${dollars:8,.2f}  (Postline's share ${dollars - model.ses_per_million:,.2f},"
             f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
         )
+    return lines
+
+
+def _cloud_webhooks(model: CloudModel) -> list[str]:
+    mapping = model.stream_mapping
+    if mapping is None or not model.webhook_latency:
+        return []
+    lines = [
+        "   first webhook attempt in AWS (cloud.webhook_latency), one account's events: the fan-out's stream"
+        f" mapping takes batches of up to {mapping.batch_size} with a batching window of"
+        f" {mapping.window_ms / 1000:g} s and ParallelizationFactor {mapping.parallelization} (one account's"
+        " events share a partition key, so one batch at a time); Lambda polls an idle shard 4 times a second,"
+        f" at once again after an invocation; {cloud.FAN_OUT_WORKERS} attempts at once per invocation",
+    ]
+    for modeled in model.webhook_latency:
+        verdict = "within" if modeled.p99_ms < WEBHOOK_P99_AIM_SECONDS * 1000 else "ABOVE"
+        lines.append(
+            f"     at {modeled.rate:g} events/s: p50 {modeled.p50_ms:.0f} ms, p99 {modeled.p99_ms:.0f} ms"
+            f" (aim p99 < {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms: {verdict}); an invocation of one event"
+            f" {modeled.invocation_ms:.0f} ms"
+        )
+    what = "the fan-out's calls for 3 deliveries (its endpoints Queries aside)"
+    lines.append(_calls_verdict(what, model.fan_out_calls, model.fan_out_calls_expected))
     return lines
 
 

@@ -138,6 +138,17 @@ class BatchSend:
     # From the first suppression read's start to the last one's end: what the check adds to the
     # call (its reads run 8 chunks at a time, so summing their durations would overstate it).
     suppression_seconds: float = 0.0
+    # CPU seconds per accepted recipient during the API call (pipeline held): this process's (API,
+    # handler, its botocore calls) and the emulator's. It moves far less with the machine's load
+    # than the call's wall time.
+    runtime_cpu_per_recipient: float | None = None
+    emulator_cpu_per_recipient: float | None = None
+
+    @property
+    def cpu_per_recipient(self) -> float | None:
+        if self.runtime_cpu_per_recipient is None or self.emulator_cpu_per_recipient is None:
+            return None
+        return self.runtime_cpu_per_recipient + self.emulator_cpu_per_recipient
 
     @property
     def suppression_ratio(self) -> float:
@@ -393,7 +404,9 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     if "cloud" in sections:
                         progress(f"h. recording an events page on the account of {loaded:,} events")
                         page = cloud_workloads.events_page(bench.api, recorder)
-                        modeled = cloud_workloads.build(TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS)
+                        modeled = cloud_workloads.build(
+                            TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS, options.webhook_rates
+                        )
             if "suppressions" in sections:
                 section = time.perf_counter()
                 progress(
@@ -616,8 +629,12 @@ def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> B
     progress(f"c. a {recipients:,}-recipient POST /v3/messages.batch, then its bare storage calls")
     body = batch_body(recipients)
     mark = bench.recorder.mark()
+    cpu_before = time.process_time(), bench.runtime.emulator_cpu_seconds()
     api_seconds, reply = bench.api.post("/v3/messages.batch", body, expect=202)
+    cpu_after = time.process_time(), bench.runtime.emulator_cpu_seconds()
     calls = request_calls(bench.recorder.since(mark))
+    accepted = max(int(reply["accepted"]), 1)
+    emulator_cpu = None if cpu_before[1] is None or cpu_after[1] is None else (cpu_after[1] - cpu_before[1]) / accepted
     bench.empty_queues()
 
     prepared = bench.replayer.prepare(calls, f"batch{recipients}")
@@ -641,6 +658,8 @@ def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> B
             for c in calls
             if c.name == "dynamodb.BatchGetItem" and bench.settings.suppressions_table in c.params["RequestItems"]
         ),
+        runtime_cpu_per_recipient=(cpu_after[0] - cpu_before[0]) / accepted,
+        emulator_cpu_per_recipient=emulator_cpu,
     )
 
 

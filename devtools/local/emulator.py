@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 import urllib3
 
-from devtools.local import persistence
+from devtools.local import collector, persistence
 from devtools.local.background import BACKGROUND_HEADER, WSGI_KEY, is_background
 from devtools.local.cloudformation import ACCOUNT_ID, REGION
 from devtools.local.persistence import SnapshotGate
@@ -382,7 +382,10 @@ def serve(port: int, state_file: Path | None = None) -> None:
     from moto.server import ThreadedMotoServer
 
     from devtools.moto_patches import (
+        batch_duplicates,
         dynamodb_responses,
+        json_requests,
+        keep_alive,
         moto_items,
         moto_query,
         moto_routing,
@@ -391,6 +394,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         server_app,
         stream_reads,
         stream_writes,
+        update_expressions,
     )
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
@@ -401,6 +405,10 @@ def serve(port: int, state_file: Path | None = None) -> None:
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
+    batch_duplicates.install()  # BatchWriteItem dumps to JSON only requests equal to another, to compare
+    json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
+    update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
+    keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
     restored = (
         persistence.restore(
             snapshot,
@@ -423,6 +431,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         return _StateEndpoint(stream_writes.wsgi(gate, STREAM_WRITES_PATH), gate, state_file, restored)
 
     server_app.install(middleware)
+    collector.install()  # a full collection walks what is new, not every table and item again
 
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the parent blocks its stop signals; exec keeps that
     signal.signal(signal.SIGINT, signal.SIG_IGN)

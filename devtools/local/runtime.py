@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from devtools.local import background, bootstrap
+from devtools.local import background, bootstrap, collector
 from devtools.local.activity import Activity
 from devtools.local.cloudformation import REGION, Resolver, Template
 from devtools.local.control import Control
@@ -185,6 +185,8 @@ class Runtime:
             starting.callback(self._submission.stop)
 
             self._dev = self._bootstrap()
+            collector.install()  # a full collection walks what is new, not every module and model again
+            starting.callback(collector.uninstall)
             self._running = starting.pop_all()
 
     def stop(self) -> None:

@@ -69,22 +69,24 @@ def tag_pk(account_id: str, day: str, tag: str) -> str:
     return f"TAG#{account_id}#{day}#{tag}"
 
 
-def event_put(event: Event) -> dict[str, Any]:
+def event_put(event: Event, attrs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`attrs`: the event's attributes, when the caller has them already (event_items)."""
     day = f"{event.timestamp:%Y-%m-%d}"
-    item = {**key(event_pk(event.account_id, day), event_sk(event)), **to_attrs(event.model_dump(mode="json"))}
+    attrs = to_attrs(event.model_dump(mode="json")) if attrs is None else attrs
+    item = {**key(event_pk(event.account_id, day), event_sk(event)), **attrs}
     item["type_key"] = {"S": type_key(event.account_id, day, event.type.value)}
     if event.recipient is not None:  # message-level events stay out of the sparse index
         item["recipient_key"] = {"S": recipient_key(event.account_id, event.recipient)}
     return item
 
 
-def tag_puts(event: Event) -> list[dict[str, Any]]:
+def tag_puts(event: Event, attrs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One item per distinct tag: the event under its tag's day partition, same sk and TTL.
 
     Only pk, sk, `event` and expires_at: no message_id/type_key/recipient_key, so no index
     holds the copies."""
     day = f"{event.timestamp:%Y-%m-%d}"
-    attrs = to_attrs(event.model_dump(mode="json"))
+    attrs = to_attrs(event.model_dump(mode="json")) if attrs is None else attrs
     return [
         {
             **key(tag_pk(event.account_id, day, tag), event_sk(event)),
@@ -96,8 +98,9 @@ def tag_puts(event: Event) -> list[dict[str, Any]]:
 
 
 def event_items(event: Event) -> list[dict[str, Any]]:
-    """Everything one event stores: its item, then its tag items."""
-    return [event_put(event), *tag_puts(event)]
+    """Everything one event stores: its item, then its tag items (the event serialized once)."""
+    attrs = to_attrs(event.model_dump(mode="json"))
+    return [event_put(event, attrs), *tag_puts(event, attrs)]
 
 
 def event_of(attrs: dict[str, Any]) -> Event:

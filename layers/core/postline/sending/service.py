@@ -250,9 +250,10 @@ class SendService:
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
         seen: set[str] = set()
+        shared = _shared(request)  # dumped once, not once per recipient
         for index, recipient in enumerate(request.recipients):
             try:
-                single = _single(request, index)
+                single = _single(request, index, shared)
                 address = single.to[0]
                 if address.lower() in seen:
                     raise ValidationFailed("the address appears earlier in this batch")
@@ -824,10 +825,16 @@ class _Names:
         return keyed_id("lsend_", *self.key) if self.key else self.ids.new_id("lsend_")
 
 
-def _single(request: BatchSendRequest, index: int) -> SendRequest:
-    """A batch's recipient as a single send: the shared fields with the recipient's own over them."""
+def _shared(request: BatchSendRequest) -> dict[str, Any]:
+    """The fields a batch's recipients share, as _single lays each recipient's own over them."""
+    return request.model_dump(by_alias=True, exclude={"recipients", "send_at"}, exclude_none=True)
+
+
+def _single(request: BatchSendRequest, index: int, shared: dict[str, Any] | None = None) -> SendRequest:
+    """A batch's recipient as a single send: the shared fields (`shared`, else dumped here) with the
+    recipient's own over them."""
     recipient = request.recipients[index]
-    shared = request.model_dump(by_alias=True, exclude={"recipients", "send_at"}, exclude_none=True)
+    shared = _shared(request) if shared is None else shared
     overrides = recipient.model_dump(exclude_none=True, exclude={"to", "vars"})
     return SendRequest.model_validate(
         {**shared, **overrides, "to": [recipient.to], "vars": recipient.vars, "send_at": request.send_at}

@@ -38,11 +38,29 @@ def _plain(value: Any) -> Any:
 def to_attrs(data: dict[str, Any]) -> dict[str, Any]:
     # Through JSON so floats become Decimal (the serializer refuses float) and datetimes strings.
     clean = json.loads(json.dumps(data, default=str), parse_float=Decimal)
-    return {k: _serializer.serialize(v) for k, v in clean.items() if v is not None}
+    return {k: _attribute(v) for k, v in clean.items() if v is not None}
 
 
 def to_value(value: Any) -> Any:
-    return _serializer.serialize(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+    return _attribute(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+
+
+def _attribute(value: Any) -> dict[str, Any]:
+    """TypeSerializer.serialize of a value read back from JSON, without its type probing for the
+    JSON types (the same attribute; numbers still go through it)."""
+    kind = type(value)
+    if kind is str:
+        return {"S": value}
+    if kind is dict:
+        return {"M": {k: _attribute(v) for k, v in value.items()}}
+    if kind is list:
+        return {"L": [_attribute(v) for v in value]}
+    if kind is bool:
+        return {"BOOL": value}
+    if value is None:
+        return {"NULL": True}
+    serialized: dict[str, Any] = _serializer.serialize(value)
+    return serialized
 
 
 def from_attrs(attrs: dict[str, Any]) -> Item:

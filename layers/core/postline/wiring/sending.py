@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from postline.config import ContentBucket, ContentKey, Events, Idempotency, Messages, SendQueue
 from postline.wiring import accounts, domains, keys, lists, shared, suppressions, templates, usage, webhooks
-from postline.wiring.registry import built_once, client, clock, settings
+from postline.wiring.registry import built_once, bulk_client, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.lists.send_service import ListSendService
@@ -21,7 +21,9 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
 def message_store() -> DynamoMessageStore:
     from postline.sending.store import DynamoMessageStore
 
-    return DynamoMessageStore(client("dynamodb"), settings(Messages).table, settings(Events).table)
+    # A batch's messages and events, 25 to a BatchWriteItem: botocore's walk of every attribute is
+    # skipped (DynamoDB still validates each request).
+    return DynamoMessageStore(bulk_client("dynamodb"), settings(Messages).table, settings(Events).table)
 
 
 @built_once()

@@ -1,0 +1,79 @@
+"""bench/report.py's aims: a run that missed one is listed (make bench then exits 1), one that met
+them all lists nothing; and the first webhook's latency model in bench/cloud.py."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from bench import cloud, report
+from bench.__main__ import main
+from bench.end_to_end import EndToEnd
+from bench.events import Webhooks
+from bench.run import BatchSend, Options, Results
+from bench.stats import Latencies
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
+
+
+def _results(**changes: object) -> Results:
+    empty = Results(Options(), True, None, [], None, [], [], [], [], None, None, [], None, None, [], None, [], 0, 0, {})
+    return dataclasses.replace(empty, **changes)  # type: ignore[arg-type]
+
+
+def _hooks(rate: float, p99: float) -> Webhooks:
+    latency = Latencies(count=200, total=1.0, mean=0.02, p50=0.01, p99=p99)
+    return Webhooks(events=200, rate=rate, delivered=200, latency=latency, bare=latency, ratio_p50=1, ratio_p99=1)
+
+
+def _batch(cpu_ms: float) -> BatchSend:
+    return BatchSend(5_000, 5_000, {}, 10.0, 9.0, 9.0, 1.1, {}, {}, 1.0,
+                     runtime_cpu_per_recipient=cpu_ms / 2000, emulator_cpu_per_recipient=cpu_ms / 2000)  # fmt: skip
+
+
+def _whole(accept_seconds: float) -> EndToEnd:
+    return EndToEnd(5_000, accept_seconds, 100.0, 50.0, {})
+
+
+def test_a_run_within_every_aim_misses_none() -> None:
+    within = _results(
+        webhooks=[_hooks(20, 0.1), _hooks(200, 0.29)],
+        batches=[_batch(report.BATCH_CPU_AIM_MS * 0.9)],
+        end_to_end=[_whole(14.0)],
+    )
+    assert report.missed(within) == []
+
+
+def test_each_missed_aim_is_listed() -> None:
+    missed = report.missed(
+        _results(
+            webhooks=[_hooks(20, 0.1), _hooks(200, 0.45)],
+            batches=[_batch(report.BATCH_CPU_BASELINE_MS * 0.8)],
+            end_to_end=[_whole(29.0)],
+        )
+    )
+    assert len(missed) == 3
+    assert any(line.startswith("e. first webhook at 200 events/s: p99 450 ms") for line in missed)
+    assert any(line.startswith("c. CPU per accepted recipient") for line in missed)
+    assert any("accepted in 29.00 s with its pipeline running" in line for line in missed)
+
+
+def test_make_bench_exits_1_when_an_aim_is_missed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr("bench.__main__.run", lambda options, progress: _results(webhooks=[_hooks(20, 0.5)]))
+    monkeypatch.setattr("bench.__main__.report.render", lambda results, host: "report")
+    assert main(["--sections", "webhooks", "--json", "", "--log", str(tmp_path / "log")]) == 1
+    monkeypatch.setattr("bench.__main__.run", lambda options, progress: _results(webhooks=[_hooks(20, 0.1)]))
+    assert main(["--sections", "webhooks", "--json", "", "--log", str(tmp_path / "log")]) == 0
+
+
+def test_the_webhook_model_reads_the_template_and_polls_an_idle_shard() -> None:
+    mapping = cloud.StreamMapping.of(TEMPLATE)
+    assert (mapping.batch_size, mapping.window_ms, mapping.parallelization) == (100, 0.0, 10)
+    slow = cloud.webhook_latency(mapping, 2)  # every event finds the shard idle: it waits for the next poll
+    assert slow.p99_ms > cloud.STREAM_IDLE_POLL_MS * 0.9
+    assert slow.p99_ms < cloud.STREAM_IDLE_POLL_MS + slow.invocation_ms
+    windowed = cloud.webhook_latency(dataclasses.replace(mapping, window_ms=1000), 20)
+    assert windowed.p99_ms > 1000  # a batching window holds a batch's first record that long
+    assert cloud.fan_out_calls(3) == {"dynamodb.PutItem": 6, "dynamodb.UpdateItem": 3}
