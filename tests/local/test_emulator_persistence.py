@@ -11,7 +11,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from moto import mock_aws
 from moto.backends import get_backend
@@ -116,13 +115,23 @@ def _snapshot(path: Path, items: int, **runtime: Any) -> str:
     The table's name is new each time: this process's moto may hold what an earlier test restored."""
     table = f"things-{uuid.uuid4().hex[:8]}"
     with mock_aws():
-        boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName=table,
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        # Made in the backend that persistence.save pickles, not through a client: the request
+        # routing of this process's moto may have been patched by an earlier test.
         backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
+        backend.create_table(
+            table,
+            schema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            throughput=None,
+            attr=[{"AttributeName": "pk", "AttributeType": "S"}],
+            global_indexes=None,
+            indexes=None,
+            streams=None,
+            billing_mode="PAY_PER_REQUEST",
+            sse_specification=None,
+            tags=[],
+            deletion_protection_enabled=None,
+            warm_throughput=None,
+        )
         for i in range(items):
             item = {"pk": {"S": f"thing#{i:06d}"}, "body": {"S": "x" * 200}, "n": {"N": str(i)}}
             backend.put_item(table, item)
