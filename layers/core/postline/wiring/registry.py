@@ -146,7 +146,8 @@ def client(service: str) -> Any:
 
 @built_once()
 def bulk_client(service: str) -> Any:
-    """A client for bulk writes of items this code builds (the import worker's): botocore's check
+    """A client for requests whose items this code builds (the import worker's lists, the message
+    store): botocore's check
     of each request against the API model, which walks every attribute of every item, is skipped;
     DynamoDB still validates each request."""
     return boto3.session.Session().client(service, config=BOTO_CONFIG.merge(Config(parameter_validation=False)))

@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
 def message_store() -> DynamoMessageStore:
     from postline.sending.store import DynamoMessageStore
 
-    # A batch's messages and events, 25 to a BatchWriteItem: botocore's walk of every attribute is
-    # skipped (DynamoDB still validates each request).
+    # Every call of the message store skips botocore's walk of each attribute (a batch writes its
+    # messages and events 25 to a BatchWriteItem): the store builds every request itself, and
+    # DynamoDB still validates each one.
     return DynamoMessageStore(bulk_client("dynamodb"), settings(Messages).table, settings(Events).table)
 
 
