@@ -21,6 +21,11 @@ $(SAM_VENV)/.installed: requirements/sam.txt requirements/sam-constraints.txt
 	$(SAM_VENV)/bin/pip install -q -r requirements/sam.txt -c requirements/sam-constraints.txt
 	touch $@
 
+# The official Standard Webhooks verifier for JavaScript (tests/peers/standard_webhooks.py), from the lockfile.
+JS_PEER := tests/peers/standard_webhooks_js
+$(JS_PEER)/node_modules/.package-lock.json: $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
+	npm ci --prefix $(JS_PEER) --no-audit --no-fund --loglevel=error
+
 ## The whole service on this machine: AWS emulator, API, workers, SMTP.
 run: $(VENV)/.installed
 	$(PY) -m devtools.local $(ARGS)
@@ -47,10 +52,10 @@ cfn-lint: $(VENV)/.installed
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
-test: lint typecheck drift cfn-lint sam-validate
+test: lint typecheck drift cfn-lint sam-validate $(JS_PEER)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
-unit: $(VENV)/.installed
+unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
 
 ## Throughput, latency (ratios against the bare storage calls) and growth at two sizes (not part of `make test`; ~20 min,
@@ -59,4 +64,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules
