@@ -10,10 +10,10 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean
 
-$(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml
+$(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements/dev.txt -c requirements/constraints.txt
-	$(PY) -m pip install -q --no-deps -e .
+	$(PY) -m pip install -q --no-deps -e . -e sdks/python
 	touch $@
 
 $(SAM_VENV)/.installed: requirements/sam.txt requirements/sam-constraints.txt
@@ -30,7 +30,7 @@ $(JS_PEER)/node_modules/.package-lock.json: $(JS_PEER)/package.json $(JS_PEER)/p
 run: $(VENV)/.installed
 	$(PY) -m devtools.local $(ARGS)
 
-## Regenerate template.yaml and infra/openapi.json from the route table.
+## Regenerate template.yaml, infra/openapi.json and the SDKs' generated code from the route table.
 generate: $(VENV)/.installed
 	$(PY) -m infra.generate
 
@@ -44,7 +44,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/lint-imports
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench tests/fakes
+	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench tests/fakes sdks/python/src
 
 cfn-lint: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint template.yaml

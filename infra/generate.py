@@ -20,6 +20,7 @@ import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
+from infra import sdks
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.events.counts import SETTLE
 from postline.http import body
@@ -705,6 +706,7 @@ def render_openapi() -> str:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
+    schemas.pop("ResponseValidationError", None)  # Powertools' own, never referenced: every failure is ErrorBody
     schemas.update(ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs"))
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["ErrorBody"].pop("$defs", None)
@@ -746,7 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="fail when the committed files are out of date")
     args = parser.parse_args(argv)
-    outputs = {TEMPLATE: render_template(), OPENAPI: render_openapi()}
+    openapi = render_openapi()
+    outputs = {TEMPLATE: render_template(), OPENAPI: openapi, **sdks.render_python_sdk(openapi)}
     drifted = []
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else ""
@@ -758,8 +761,19 @@ def main(argv: list[str] | None = None) -> int:
                 difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(path), "generated", n=1)
             )
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")
+    for folder in sdks.generated_dirs():
+        for stale in sorted(p for p in folder.rglob("*") if p.is_file() and p not in outputs):
+            if "__pycache__" in stale.parts:
+                continue
+            if args.check:
+                drifted.append(stale)
+                print(f"{stale.relative_to(ROOT)}: no longer generated")
+            else:
+                stale.unlink()
+                print(f"removed {stale.relative_to(ROOT)}")
     if drifted:
         print(f"\n{', '.join(str(p.relative_to(ROOT)) for p in drifted)} out of date: run `make generate`.")
         return 1
