@@ -26,16 +26,21 @@ JS_PEER := tests/peers/standard_webhooks_js
 $(JS_PEER)/node_modules/.package-lock.json: $(JS_PEER)/package.json $(JS_PEER)/package-lock.json
 	npm ci --prefix $(JS_PEER) --no-audit --no-fund --loglevel=error
 
+# The TypeScript SDK's generator and compiler, from its lockfile.
+TS_SDK := sdks/typescript
+$(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+	npm ci --prefix $(TS_SDK) --no-audit --no-fund --loglevel=error
+
 ## The whole service on this machine: AWS emulator, API, workers, SMTP.
 run: $(VENV)/.installed
 	$(PY) -m devtools.local $(ARGS)
 
 ## Regenerate template.yaml, infra/openapi.json and the SDKs' generated code from the route table.
-generate: $(VENV)/.installed
+generate: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 	$(PY) -m infra.generate
 
 ## Fails when the committed template or OpenAPI document differs from what the code generates.
-drift: $(VENV)/.installed
+drift: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 	$(PY) -m infra.generate --check
 
 lint: $(VENV)/.installed
@@ -52,7 +57,7 @@ cfn-lint: $(VENV)/.installed
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
-test: lint typecheck drift cfn-lint sam-validate $(JS_PEER)/node_modules/.package-lock.json
+test: lint typecheck drift cfn-lint sam-validate $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
@@ -64,4 +69,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist

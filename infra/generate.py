@@ -749,7 +749,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail when the committed files are out of date")
     args = parser.parse_args(argv)
     openapi = render_openapi()
-    outputs = {TEMPLATE: render_template(), OPENAPI: openapi, **sdks.render_python_sdk(openapi)}
+    outputs = {
+        TEMPLATE: render_template(),
+        OPENAPI: openapi,
+        **sdks.render_python_sdk(openapi),
+        **sdks.render_typescript_sdk(openapi),
+    }
     drifted = []
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else ""

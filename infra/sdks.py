@@ -1,8 +1,10 @@
 """The SDKs' generated halves, from infra/openapi.json, by maintained generators.
 
 Python: openapi-python-client into sdks/python/src/postline_sdk/generated/, formatted by ruff with
-fixed settings so the output does not depend on the repository's own. `python -m infra.generate`
-writes them with the template and the document; `--check` fails when they drift.
+fixed settings so the output does not depend on the repository's own. TypeScript: openapi-typescript
+(from sdks/typescript's lockfile: `make` runs npm ci there first) into src/generated/schema.ts, the
+paths and schemas openapi-fetch is typed by. `python -m infra.generate` writes them with the
+template and the document; `--check` fails when they drift.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_SDK = ROOT / "sdks" / "python"
 PYTHON_GENERATED = PYTHON_SDK / "src" / "postline_sdk" / "generated"
+TYPESCRIPT_SDK = ROOT / "sdks" / "typescript"
+TYPESCRIPT_SCHEMA = TYPESCRIPT_SDK / "src" / "generated" / "schema.ts"
 _BIN = Path(sys.executable).parent
 
 
@@ -47,6 +51,20 @@ def render_python_sdk(openapi: str) -> dict[Path, str]:
         return {PYTHON_GENERATED / path.relative_to(out): path.read_text() for path in files}
 
 
+def render_typescript_sdk(openapi: str) -> dict[Path, str]:
+    """The TypeScript SDK's generated types. Fields with a default stay optional in requests
+    (`--default-non-nullable false`): the document, not the generator, says what is required."""
+    generator = TYPESCRIPT_SDK / "node_modules" / ".bin" / "openapi-typescript"
+    if not generator.exists():
+        raise SystemExit(f"{generator.relative_to(ROOT)} is missing: `make generate` runs npm ci in sdks/typescript")
+    with tempfile.TemporaryDirectory() as scratch:
+        document = Path(scratch) / "openapi.json"
+        document.write_text(openapi)
+        out = Path(scratch) / "schema.ts"
+        _run(generator, document, "--default-non-nullable", "false", "--output", out)
+        return {TYPESCRIPT_SCHEMA: out.read_text()}
+
+
 def generated_dirs() -> list[Path]:
     """Folders whose every file is generated: a file there that the generator no longer writes is stale."""
-    return [PYTHON_GENERATED]
+    return [PYTHON_GENERATED, TYPESCRIPT_SCHEMA.parent]
