@@ -31,6 +31,11 @@ TS_SDK := sdks/typescript
 $(TS_SDK)/node_modules/.package-lock.json: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
 	npm ci --prefix $(TS_SDK) --no-audit --no-fund --loglevel=error
 
+# Spectral, which lints infra/openapi.json (infra/spectral/openapi-ruleset.yaml), from its lockfile.
+SPECTRAL := infra/spectral
+$(SPECTRAL)/node_modules/.package-lock.json: $(SPECTRAL)/package.json $(SPECTRAL)/package-lock.json
+	npm ci --prefix $(SPECTRAL) --no-audit --no-fund --loglevel=error
+
 ## The whole service on this machine: AWS emulator, API, workers, SMTP.
 run: $(VENV)/.installed
 	$(PY) -m devtools.local $(ARGS)
@@ -43,10 +48,11 @@ generate: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 drift: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 	$(PY) -m infra.generate --check
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed $(SPECTRAL)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(SPECTRAL)/node_modules/.bin/spectral lint infra/openapi.json --ruleset $(SPECTRAL)/openapi-ruleset.yaml --fail-severity warn --quiet
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy layers/core/postline devtools functions infra bench tests/fakes sdks/python/src
@@ -69,4 +75,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

@@ -21,6 +21,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
 from infra import sdks
+from infra.openapi_examples import REQUEST_EXAMPLES, TAGS
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.events.counts import SETTLE
 from postline.http import body
@@ -664,6 +665,13 @@ def _headers(names: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _body_schema_name(schema: dict[str, Any]) -> str | None:
+    """The component a request body names: `$ref`, or the one `$ref` of an optional body's anyOf."""
+    refs = [schema.get("$ref"), *(option.get("$ref") for option in schema.get("anyOf", []))]
+    named = [ref.rsplit("/", 1)[-1] for ref in refs if ref]
+    return named[0] if len(named) == 1 else None
+
+
 def render_openapi() -> str:
     app = build_app(*api_routers())
     document: dict[str, Any] = json.loads(
@@ -710,6 +718,11 @@ def render_openapi() -> str:
     schemas.update(ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs"))
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["ErrorBody"].pop("$defs", None)
+    used = {
+        tag for operations in document["paths"].values() for op in operations.values() for tag in op.get("tags", [])
+    }
+    document["tags"] = [{"name": tag, "description": TAGS[tag]} for tag in TAGS if tag in used]
+    document["tags"] += [{"name": tag} for tag in sorted(used - TAGS.keys())]  # Spectral names what lacks a line
 
     document["components"]["parameters"] = {"OnBehalfOf": ON_BEHALF_OF_PARAMETER}
     seen = set()
@@ -719,6 +732,12 @@ def render_openapi() -> str:
             raise SystemExit(f"{route.method} {route.path} is in the route table but not in {route.module}.py")
         seen.add((route.method.lower(), route.path))
         operation["operationId"] = route.name
+        json_body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+        if json_body is not None and (name := _body_schema_name(json_body["schema"])) is not None:
+            own = schemas[name].get("examples")  # a model that writes its own (several shapes) keeps them
+            example = REQUEST_EXAMPLES.get(name, own[0] if own else None)
+            if example is not None:
+                json_body["example"] = example
         if route.audit:
             operation["x-audit-action"] = route.audit  # the action its audit entry records
         responses = operation["responses"]

@@ -4225,6 +4225,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "checkout service (eu)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyUpdate"];
             };
         };
@@ -5091,6 +5096,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "Shipped: order {{order_id}}"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TemplateUpdate"];
             };
         };
@@ -5928,6 +5938,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
@@ -7083,6 +7098,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tracking_subdomain": "click"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DomainUpdate"];
             };
         };
@@ -8537,6 +8557,11 @@ export interface operations {
         /** @description Needed only to remove an unsubscribes entry. */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "remove_unsubscribes": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["SuppressionRemoval"] | null;
             };
         };
@@ -8682,6 +8707,11 @@ export interface operations {
         /** @description Needed only to remove an unsubscribes entry. */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "remove_unsubscribes": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["SuppressionRemoval"] | null;
             };
         };
@@ -9100,6 +9130,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Product news, twice a month"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ListUpdate"];
             };
         };
@@ -9387,6 +9422,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "ada@example.com",
+                 *       "name": "Ada Lovelace",
+                 *       "vars": {
+                 *         "plan": "pro"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MemberCreate"];
             };
         };
@@ -9529,6 +9573,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "members": [
+                 *         {
+                 *           "address": "ada@example.com",
+                 *           "name": "Ada"
+                 *         },
+                 *         {
+                 *           "address": "grace@example.com"
+                 *         }
+                 *       ],
+                 *       "replace_vars": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkMembersRequest"];
             };
         };
@@ -9970,6 +10028,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subscribed": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["MemberUpdate"];
             };
         };
@@ -10719,6 +10782,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Europe GmbH"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubaccountUpdate"];
             };
         };
@@ -11595,6 +11663,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "checkout service",
+                 *       "scope": "send_only",
+                 *       "env": "live",
+                 *       "ip_allowlist": []
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyCreate"];
             };
         };
@@ -11876,6 +11952,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "Acme <hello@acme.example>",
+                 *       "subject": "Your order {{order_id}} has shipped",
+                 *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                 *       "text": "Hi {{name}}, your order is on its way.",
+                 *       "tags": [
+                 *         "shipping"
+                 *       ],
+                 *       "metadata": {
+                 *         "order_id": "A-1042"
+                 *       },
+                 *       "to": [
+                 *         "ada@example.com"
+                 *       ],
+                 *       "vars": {
+                 *         "name": "Ada",
+                 *         "order_id": "A-1042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendRequest"];
             };
         };
@@ -12034,6 +12131,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "Acme <hello@acme.example>",
+                 *       "subject": "Your order {{order_id}} has shipped",
+                 *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                 *       "text": "Hi {{name}}, your order is on its way.",
+                 *       "tags": [
+                 *         "shipping"
+                 *       ],
+                 *       "metadata": {
+                 *         "order_id": "A-1042"
+                 *       },
+                 *       "recipients": [
+                 *         {
+                 *           "to": "ada@example.com",
+                 *           "vars": {
+                 *             "name": "Ada",
+                 *             "order_id": "A-1042"
+                 *           }
+                 *         },
+                 *         {
+                 *           "to": "grace@example.com",
+                 *           "vars": {
+                 *             "name": "Grace",
+                 *             "order_id": "A-1043"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchSendRequest"];
             };
         };
@@ -12470,6 +12597,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "order-shipped",
+                 *       "subject": "Your order {{order_id}} has shipped",
+                 *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                 *       "text_body": "Hi {{name}}, your order is on its way.",
+                 *       "vars_schema": {
+                 *         "type": "object",
+                 *         "required": [
+                 *           "name",
+                 *           "order_id"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TemplateCreate"];
             };
         };
@@ -13013,6 +13155,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme.example/postline",
+                 *       "events": [
+                 *         "delivered",
+                 *         "bounced",
+                 *         "complained"
+                 *       ],
+                 *       "description": "delivery status to the orders service",
+                 *       "auth": {
+                 *         "hmac": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookCreate"];
             };
         };
@@ -13323,6 +13479,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "bounced",
+                 *       "since": "2026-11-01T00:00:00Z",
+                 *       "until": "2026-11-28T00:00:00Z",
+                 *       "format": "csv"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventExportRequest"];
             };
         };
@@ -13967,6 +14131,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "delivery_ids": [
+                 *         "whd_3f1c0a9e5b7d4e2f8a6c1b0d9e7f5a3c"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResendRequest"];
             };
         };
@@ -14241,6 +14412,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "domain": "acme.example",
+                 *       "tracking_subdomain": "links"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DomainCreate"];
             };
         };
@@ -14380,6 +14557,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ValidateRequest"];
             };
         };
@@ -14536,6 +14718,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         "ada@example.com",
+                 *         "grace@example.org"
+                 *       ],
+                 *       "suppress": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkCreate"];
             };
         };
@@ -14692,6 +14883,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         "ada@example.com",
+                 *         "grace@example.org"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EvaluateRequest"];
             };
         };
@@ -14831,6 +15030,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *       "signature": "MEUCIQC4p2yJ0hG7v3Qy1mY6w0a9mFzQ9kq5H4iA5dPz8H3m6wIgNnXo1W0a=="
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProofVerifyRequest"];
             };
         };
@@ -15118,6 +15323,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "unsubscribes",
+                 *       "email": "ada@example.com",
+                 *       "reason": "asked by phone"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SuppressionCreate"];
             };
         };
@@ -15291,6 +15503,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "bounces",
+                 *       "entries": [
+                 *         {
+                 *           "email": "gone@example.com",
+                 *           "reason": "mailbox closed"
+                 *         },
+                 *         {
+                 *           "email": "old@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkSuppressionRequest"];
             };
         };
@@ -15430,6 +15656,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "bounces",
+                 *       "emails": [
+                 *         "fixed@example.com",
+                 *         "back@example.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkSuppressionDelete"];
             };
         };
@@ -15569,6 +15804,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "unsubscribes",
+                 *       "filename": "unsubscribes.csv",
+                 *       "csv": "email,reason\nada@example.com,old list\n"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SuppressionImportRequest"];
             };
         };
@@ -15708,6 +15950,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "complaints"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SuppressionExportRequest"];
             };
         };
@@ -15987,6 +16234,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "news@lists.acme.example",
+                 *       "name": "Newsletter",
+                 *       "description": "Monthly product news"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ListCreate"];
             };
         };
@@ -16283,6 +16537,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Europe",
+                 *       "slug": "acme-eu"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubaccountCreate"];
             };
         };
