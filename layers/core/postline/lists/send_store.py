@@ -84,6 +84,8 @@ class DynamoListSends:
             TableName=self._table, Key=self._jobs.key(job.account_id, job.id, REQUEST), ConsistentRead=True
         ).get("Item")
         if item is None:
+            if job.request:  # stored before the request had an item of its own: the job item holds it
+                return job
             raise LookupError(f"list send {job.id} has no stored request")
         stored = from_attrs(item)
         return job.model_copy(update={"request": stored["request"], "vars": stored.get("vars", {})})
