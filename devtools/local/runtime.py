@@ -30,7 +30,7 @@ from devtools.local.control import Control
 from devtools.local.dns_server import DnsServer
 from devtools.local.emulator import Emulator
 from devtools.local.functions import FunctionCrashed, function_environment, load_functions, warn_unsupported_events
-from devtools.local.gateway import Gateway, HttpServer, api_routes
+from devtools.local.gateway import Gateway, HttpServer, api_routes, gateway_headers
 from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
@@ -171,7 +171,8 @@ class Runtime:
             control = Control(self.advance, self.drain, self._mail, self.dns)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
-            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity))
+            headers = gateway_headers(self._template, resolver)
+            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity, headers=headers))
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
