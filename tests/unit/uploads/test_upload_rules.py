@@ -59,6 +59,7 @@ def test_sniffing_believes_bytes_not_names() -> None:
     assert sniff(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32) == "image/png"
     assert sniff(b'<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>') == "image/svg+xml"
     assert sniff(b"<!DOCTYPE html><html>") == "text/html"
+    assert sniff(b"PK\x03\x04" + b"\x00" * 60) == "application/zip"  # not one of the formats built on ZIP
     assert sniff("plain words, caf\u00e9".encode()[:-1]) == "text/plain"  # cut inside a character
     assert sniff(b"\x00\x01\x02\x03") == "application/octet-stream" == sniff(b"")
 

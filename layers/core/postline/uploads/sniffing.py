@@ -8,6 +8,7 @@ from __future__ import annotations
 import puremagic
 
 OCTET_STREAM = "application/octet-stream"
+CONTAINERS = ("application/zip", "application/x-tar", "application/gzip", "application/x-ole-storage")
 
 
 def sniff(head: bytes) -> str:
@@ -20,7 +21,10 @@ def sniff(head: bytes) -> str:
     # Signatures found at the start (negative offsets are footers: the head is not the whole file).
     found = [m for m in matches if m.mime_type and m.offset >= 0]
     if found:
-        return str(max(found, key=lambda m: m.confidence).mime_type)
+        best = max(m.confidence for m in found)
+        kinds = list(dict.fromkeys(str(m.mime_type) for m in found if m.confidence == best))
+        # A container's signature alone (a ZIP's PK header) fits every format built on it: the container.
+        return kinds[0] if len(kinds) == 1 else next((k for k in kinds if k in CONTAINERS), kinds[0])
     if b"\x00" not in head and _utf8(head):
         return "text/plain"
     return OCTET_STREAM
