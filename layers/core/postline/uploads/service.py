@@ -245,7 +245,8 @@ class UploadService:
         if upload.expired(self._clock.now()):
             if write:
                 self._expire(upload)
-            raise Gone(f"Upload {upload_id} expired at {upload.expires_at}; its file is deleted.")
+            expired_at = upload.expires_at.isoformat() if upload.expires_at else "its expiry"
+            raise Gone(f"Upload {upload_id} expired at {expired_at}; its file is no longer served.")
         return upload
 
     def _out(self, upload: Upload) -> UploadOut:
