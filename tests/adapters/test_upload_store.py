@@ -4,17 +4,18 @@ releases and expiry giving bytes back, the due index, hits, and the branded trac
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import requests
+from botocore.exceptions import ClientError
 
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
-from postline.shared.errors import Forbidden
+from postline.shared.errors import Conflict, Forbidden
 from postline.uploads.domain import Upload, UploadStatus
 from postline.uploads.files import S3UploadFiles
 from postline.uploads.store import DynamoUploadStore
@@ -49,24 +50,47 @@ def _upload(account_id: str, size: int, **fields: object) -> Upload:
     )  # fmt: skip
 
 
-def test_concurrent_reservations_never_hold_more_than_the_quota(store: DynamoUploadStore) -> None:
+def test_reservations_never_hold_more_than_the_quota(store: DynamoUploadStore) -> None:
+    """The condition on the one quota item (concurrent creates over HTTP: tests/e2e/test_uploads.py,
+    on the emulator, which serializes DynamoDB as the service does; moto in-process is not thread-safe)."""
     account_id = f"acct_{uuid.uuid4().hex}"
     results: list[str] = []
-
-    def reserve() -> None:
+    for _ in range(5):
         try:
             store.reserve(_upload(account_id, 300), QUOTA, _audit(account_id))
             results.append("ok")
         except Forbidden as refused:
             results.append(refused.code)
-
-    threads = [threading.Thread(target=reserve) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(results) == ["ok"] * 3 + ["upload_quota_exceeded"] * 5
+    assert results == ["ok"] * 3 + ["upload_quota_exceeded"] * 2
     assert len(store.list_uploads(account_id, 100)) == 3 and store.used_bytes(account_id) == 0
+    store.reserve(_upload(account_id, 100), QUOTA, _audit(account_id))  # exactly to the quota
+
+
+class _Conflicting:
+    """A DynamoDB client whose transactions cross another's `conflicts` times, then go through."""
+
+    def __init__(self, conflicts: int) -> None:
+        self.conflicts = conflicts
+        self.calls = 0
+
+    def transact_write_items(self, **_: Any) -> None:
+        self.calls += 1
+        if self.calls <= self.conflicts:
+            error = {"Code": "TransactionCanceledException", "Message": "Transaction cancelled",
+                     "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}]}  # fmt: skip
+            raise ClientError({"Error": error, "CancellationReasons": error["CancellationReasons"]},
+                              "TransactWriteItems")  # fmt: skip
+
+
+def test_a_transaction_crossing_another_is_retried_then_409() -> None:
+    account_id = f"acct_{uuid.uuid4().hex}"
+    client = _Conflicting(conflicts=2)
+    DynamoUploadStore(client, "table").reserve(_upload(account_id, 10), QUOTA, _audit(account_id))
+    assert client.calls == 3
+    with pytest.raises(Conflict):
+        DynamoUploadStore(_Conflicting(conflicts=99), "table").reserve(
+            _upload(account_id, 10), QUOTA, _audit(account_id)
+        )
 
 
 def test_a_presigned_post_is_settled_with_the_size_s3_holds(store: DynamoUploadStore, files: S3UploadFiles) -> None:
@@ -115,6 +139,11 @@ def test_expire_and_delete_give_the_bytes_back(store: DynamoUploadStore) -> None
     expired = store.get_upload(account_id, gone.id)
     assert expired is not None and expired.status is UploadStatus.EXPIRED  # kept: the API answers 410
     assert [u.id for u in store.list_uploads(account_id, 10)] == [kept.id]
+    later = NOW + timedelta(days=31)  # its record is due for purging 30 days after it expired
+    # due then: its upload window's end, its expiry, its purge (the sweep skips what is stale)
+    assert [entry[1] for entry in store.due(later, 1000) if entry[1] == gone.id] == [gone.id] * 3
+    assert store.purge(kept) is False and store.purge(expired) is True
+    assert store.get_upload(account_id, gone.id) is None
     store.delete(kept, _audit(account_id, "upload.deleted"))
     assert store.used_bytes(account_id) == 0 and store.list_uploads(account_id, 10) == []
     store.reserve(_upload(account_id, QUOTA), QUOTA, _audit(account_id))
@@ -132,8 +161,8 @@ def test_the_due_index_and_hits(store: DynamoUploadStore) -> None:
     store.record_hit(upload, human=False, reason="head", ip="198.51.100.7", user_agent="Mozilla", at=NOW)
     stored = store.get_upload(account_id, upload.id)
     assert stored is not None and (stored.download_count, stored.scanner_count) == (1, 1)
-    assert [(hit["human"], hit.get("reason")) for hit in store.hits(account_id, upload.id)] == [
-        (True, None), (False, "head")]  # fmt: skip
+    hits = sorted((hit["human"], hit.get("reason") or "") for hit in store.hits(account_id, upload.id))
+    assert hits == [(False, "head"), (True, "")]
 
 
 def test_the_branded_tracking_host_is_a_verified_domains_whose_cname_was_found(stack: InProcessStack) -> None:

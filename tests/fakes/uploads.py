@@ -76,9 +76,16 @@ class InMemoryUploads:
         if stored is None or stored.status is not upload.status or stored.reserved_bytes != upload.reserved_bytes:
             return False
         self._give_back(stored)
-        self.uploads[(upload.account_id, upload.id)] = stored.model_copy(
-            update={"status": UploadStatus.EXPIRED, "reserved_bytes": 0}
-        )
+        expired = stored.model_copy(update={"status": UploadStatus.EXPIRED, "reserved_bytes": 0})
+        self.uploads[(upload.account_id, upload.id)] = expired
+        self._due(expired)
+        return True
+
+    def purge(self, upload: Upload) -> bool:
+        stored = self.get_upload(upload.account_id, upload.id)
+        if stored is None or stored.status is not UploadStatus.EXPIRED:
+            return False
+        del self.uploads[(upload.account_id, upload.id)]
         return True
 
     def update(self, upload: Upload, audit: AuditEntry) -> None:

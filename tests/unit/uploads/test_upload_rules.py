@@ -84,6 +84,7 @@ def test_the_scanner_rules_in_order() -> None:
     assert Visitor("", None, None).scanner_reason() == "user_agent"
     assert Visitor(CHROME, None, "205.139.110.20").scanner_reason() == "network"
     assert Visitor(CHROME, None, "not an address").scanner_reason() is None
+    assert Visitor(CHROME, None, "207.211.30.9").is_bot and not person.is_bot  # opens and clicks: rules 1-4
     assert person.scanner_reason(delivered_at=now - timedelta(seconds=3), now=now) == "too_soon"
     assert Visitor.of_request({"user-agent": CHROME, "sec-purpose": "prefetch"}, "192.0.2.1", "get").method == "GET"
 

@@ -13,7 +13,7 @@ from postline.keys.access import Environment, Scope
 from postline.keys.identity import Principal
 from postline.shared.errors import Conflict, Forbidden, Gone, NotFound, ValidationFailed
 from postline.shared.scanners import Visitor
-from postline.uploads.domain import DOWNLOAD_PATH, UPLOAD_WINDOW, read_download_token
+from postline.uploads.domain import DOWNLOAD_PATH, EXPIRED_KEPT, UPLOAD_WINDOW, read_download_token
 from postline.uploads.models import UploadCreate, UploadUpdate
 from postline.uploads.service import UploadService
 from tests.fakes.shared import FixedClock, SequentialIds
@@ -191,19 +191,24 @@ def test_the_sweep_settles_what_arrived_releases_what_did_not_and_expires_what_i
     abandoned = world.service.create(world.principal, UploadCreate(filename="b.bin", size_bytes=2000))
     expiring = world.direct(PNG, "c.png", expires_at=(world.clock.now() + timedelta(minutes=30)).isoformat())
     world.files.arrive(arrived.id, b"%PDF-1.7\n" + b"x" * 100)
-    assert world.service.sweep() == {"settled": 0, "released": 0, "expired": 0, "skipped": 0}  # nothing due yet
+    assert world.service.sweep() == {"settled": 0, "released": 0, "expired": 0, "purged": 0, "skipped": 0}
     world.clock.advance(UPLOAD_WINDOW.total_seconds())
     counts = world.service.sweep()
     # skipped: the body upload's own window (it was ready at once: a crash between its put and its
     # settle is what that entry is for)
-    assert counts == {"settled": 1, "released": 1, "expired": 1, "skipped": 1}
+    assert counts == {"settled": 1, "released": 1, "expired": 1, "purged": 0, "skipped": 1}
     settled = world.service.get(world.principal, arrived.id)
     assert (settled.status, settled.size_bytes, settled.content_type) == ("ready", 109, "application/pdf")
     assert world.store.get_upload(world.account.id, abandoned.id) is None
     with pytest.raises(Gone):
         world.service.get(world.principal, expiring)
     assert world.store.committed[world.account.id] == 109 == world.store.used_bytes(world.account.id)
-    assert world.service.sweep()["settled"] == 0 and world.store.due_index == {}
+    assert world.service.sweep()["settled"] == 0
+    # The expired one answers 410 for EXPIRED_KEPT, then the sweep purges its record: 404.
+    world.clock.advance(EXPIRED_KEPT.total_seconds())
+    assert world.service.sweep()["purged"] == 1 and world.store.due_index == {}
+    with pytest.raises(NotFound):
+        world.service.get(world.principal, expiring)
 
 
 def test_delete_frees_the_bytes_and_refusals_name_the_problem() -> None:

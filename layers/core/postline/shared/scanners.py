@@ -11,8 +11,10 @@ scanner's when any rule below matches, checked in this order (the first that mat
 3. `user_agent`: no user agent, or a known scanner's, crawler's, previewer's or HTTP library's.
 4. `network`: the source address is in a known scanner network (SCANNER_NETWORKS: the gateways' own
    published egress ranges).
-5. `too_soon`: it came within TOO_SOON of the message's delivery, when that is known (no person opens
-   a message and follows a link in under that).
+5. `too_soon`: it came within TOO_SOON of the message's delivery, when the caller knows it (no person
+   opens a message and follows a link in under that). Not applied yet: a hosted upload link does not
+   know which message it was followed from, and click tracking's e2e tests click within seconds of
+   delivery on the runtime's clock (README, Uploads).
 
 A scanner's hit is never counted as a person's; where the caller records hits it records it apart.
 """
@@ -87,7 +89,8 @@ class Visitor:
 
     @property
     def is_bot(self) -> bool:
-        return is_bot(self.user_agent, self.purpose)
+        """A scanner's by rules 1-4 (what the request itself tells): opens and clicks use this."""
+        return self.scanner_reason() is not None
 
     def scanner_reason(self, *, delivered_at: datetime | None = None, now: datetime | None = None) -> str | None:
         """The first rule of the module's rule set that makes this a scanner's request; None: a person's."""

@@ -33,6 +33,7 @@ UPLOAD_WINDOW = timedelta(hours=1)  # a presigned POST's lifetime; the sweep rel
 DOWNLOAD_SECONDS = 300  # an UploadDownloadLink's, and the hosted link's redirect's, lifetime
 SNIFF_BYTES = 8192  # what the content type is sniffed from
 MAX_FILENAME = 255
+EXPIRED_KEPT = timedelta(days=30)  # an expired upload answers 410 this long, then 404 (the sweep purges it)
 MAX_LISTED = 1000  # the upload list's items: the newest 1,000 (the quota bounds how many there are)
 
 QUOTA_EXCEEDED = "upload_quota_exceeded"
@@ -73,10 +74,13 @@ class Upload(Model):
         )
 
     def due_at(self) -> datetime | None:
-        """When the sweep must look at it next: a pending upload's window's end, a ready one's expiry."""
+        """When the sweep must look at it next: a pending upload's window's end, a ready one's expiry, an
+        expired one's purge."""
         if self.status is UploadStatus.PENDING:
             return self.upload_expires_at
-        return self.expires_at if self.status is UploadStatus.READY else None
+        if self.status is UploadStatus.EXPIRED:
+            return (self.expires_at or self.created_at) + EXPIRED_KEPT
+        return self.expires_at
 
 
 def object_key(account_id: str, upload_id: str) -> str:

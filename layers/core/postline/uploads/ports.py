@@ -50,6 +50,10 @@ class UploadStore(Protocol):
         changed meanwhile."""
         ...
 
+    def purge(self, upload: Upload) -> bool:
+        """Deletes an expired upload's record for good (its 410 ends); False when it is not expired."""
+        ...
+
     def update(self, upload: Upload, audit: AuditEntry) -> None:
         """Writes its filename and expires_at while it is not expired (NotFound when gone)."""
         ...

@@ -180,8 +180,9 @@ class UploadService:
 
     def sweep(self, remaining: Callable[[], float] = lambda: 60.0, batch: int = 100) -> dict[str, int]:
         """Settles a pending upload whose file arrived but was never completed, releases one whose
-        window ended without a file, expires what is past expires_at; stops with time to spare."""
-        counts = {"settled": 0, "released": 0, "expired": 0, "skipped": 0}
+        window ended without a file, expires what is past expires_at, purges what expired
+        EXPIRED_KEPT ago; stops with time to spare."""
+        counts = {"settled": 0, "released": 0, "expired": 0, "purged": 0, "skipped": 0}
         while remaining() > 5:
             due = self._uploads.due(self._clock.now(), batch)
             if not due:
@@ -210,6 +211,9 @@ class UploadService:
         if upload.status is UploadStatus.READY and upload.expired(now):
             self._expire(upload)
             return "expired"
+        due_at = upload.due_at()
+        if upload.status is UploadStatus.EXPIRED and due_at is not None and now >= due_at:
+            return "purged" if self._uploads.purge(upload) else "skipped"
         return "skipped"
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ upload; concurrent creates are serialised by the condition on the one quota item
 
 from __future__ import annotations
 
+import random
 import secrets
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,11 +27,12 @@ from postline.audit.store import audit_put
 from postline.domains.domain import SendingDomain
 from postline.domains.store import PREFIX as DOMAIN_PREFIX
 from postline.shared.dynamo import cancellation_codes, from_attrs, key
-from postline.shared.errors import Forbidden
+from postline.shared.errors import Conflict, Forbidden
 from postline.shared.resources_table import account_pk, put_op, transact
 from postline.uploads.domain import QUOTA_EXCEEDED, Upload, UploadStatus
 
 QUOTA_SK = "UPLOADS"
+CONFLICT_RETRIES = 5
 DUE_PK = "UPLOADS#DUE"
 
 
@@ -161,8 +164,10 @@ class DynamoUploadStore:
         )
 
     def expire(self, upload: Upload) -> bool:
+        expired = upload.model_copy(update={"status": UploadStatus.EXPIRED, "reserved_bytes": 0})
         return self._give_back(
             upload,
+            *self._due_ops(expired),
             {
                 "Update": {
                     "TableName": self._table,
@@ -179,6 +184,21 @@ class DynamoUploadStore:
                 }
             },
         )
+
+    def purge(self, upload: Upload) -> bool:
+        try:
+            self._db.delete_item(
+                TableName=self._table,
+                Key=key(account_pk(upload.account_id), upload_sk(upload.id)),
+                ConditionExpression="#status = :expired",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues={":expired": {"S": UploadStatus.EXPIRED.value}},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     def update(self, upload: Upload, audit: AuditEntry) -> None:
         values: dict[str, Any] = {":name": {"S": upload.filename}, ":expired": {"S": UploadStatus.EXPIRED.value}}
@@ -298,25 +318,35 @@ class DynamoUploadStore:
         return {"Update": update}
 
     def _quota_transact(self, ops: list[dict[str, Any]], quota_bytes: int) -> None:
-        try:
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
-                raise Forbidden(
-                    f"The uploads quota of {quota_bytes} bytes is reached (pending uploads included); "
-                    "delete uploads or ask for a storage add-on.",
-                    code=QUOTA_EXCEEDED,
-                ) from exc
-            raise
+        """Concurrent creates meet on the one quota item: DynamoDB cancels a transaction that crosses
+        another's (TransactionConflict), which is retried here a few times, then answered 409."""
+        for attempt in range(CONFLICT_RETRIES):
+            try:
+                self._db.transact_write_items(TransactItems=ops)
+                return
+            except ClientError as exc:
+                codes = cancellation_codes(exc)
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    raise Forbidden(
+                        f"The uploads quota of {quota_bytes} bytes is reached (pending uploads included); "
+                        "delete uploads or ask for a storage add-on.",
+                        code=QUOTA_EXCEEDED,
+                    ) from exc
+                if "TransactionConflict" not in codes:
+                    raise
+                if attempt == CONFLICT_RETRIES - 1:
+                    raise Conflict("The uploads quota changed concurrently; retry.") from exc
+                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
 
-    def _give_back(self, upload: Upload, op: dict[str, Any]) -> bool:
+    def _give_back(self, upload: Upload, *ops: dict[str, Any]) -> bool:
+        """Runs `ops` (the last one conditional on the upload) and gives its bytes back, in one transaction."""
         used = upload.size_bytes if upload.status is UploadStatus.READY else 0
         try:
             self._db.transact_write_items(
-                TransactItems=[op, self._quota_op(upload.account_id, -upload.reserved_bytes, -used)]
+                TransactItems=[*ops, self._quota_op(upload.account_id, -upload.reserved_bytes, -used)]
             )
         except ClientError as exc:
-            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
+            if "ConditionalCheckFailed" in cancellation_codes(exc):
                 return False
             raise
         return True
