@@ -8,7 +8,7 @@ from typing import Annotated, ParamSpec, TypeVar
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
@@ -17,7 +17,7 @@ from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import ErrorBody, conflict_response, raced
 from postline.keys.models import DeleteConfirmation
-from postline.shared.scanners import Visitor
+from postline.shared.scanners import DELIVERED_PARAM, Visitor, delivery_of
 from postline.uploads.models import (
     UploadCreate,
     UploadCreated,
@@ -33,6 +33,15 @@ P = ParamSpec("P")
 R = TypeVar("R")
 UploadId = Annotated[str, Path(min_length=1, max_length=64, description="The upload's id (up_...).")]
 Token = Annotated[str, Path(min_length=10, max_length=512, description="The signed token of the hosted link.")]
+Delivered = Annotated[
+    int | None,
+    Query(
+        alias=DELIVERED_PARAM,
+        ge=0,
+        le=10**11,
+        description="Set by a click redirect: the message's delivery (Unix seconds), for the scanner timing rule.",
+    ),
+]
 GONE: OpenAPIResponse = {
     "description": "gone: the upload expired; its file is deleted.",
     "content": {"application/json": {"model": ErrorBody}},
@@ -110,10 +119,11 @@ def _not_json(route: Callable[P, R]) -> Callable[P, R]:
     return route
 
 
-def _redirect(token: str) -> Response[str]:
+def _redirect(token: str, delivered: int | None) -> Response[str]:
     event = APIGatewayProxyEvent(router.current_event.raw_event)
     visitor = Visitor.of_request(event.headers, event.request_context.identity.source_ip, event.http_method)
-    target = uploads.upload_service().follow(token, visitor)
+    delivered_at = delivery_of(str(delivered)) if delivered is not None else None
+    target = uploads.upload_service().follow(token, visitor, delivered_at)
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
 
 
@@ -125,15 +135,15 @@ REDIRECT: dict[int, OpenAPIResponse] = {
 
 @router.get("/v3/track/download/<token>", summary="Hosted upload link", tags=["Uploads"], responses=REDIRECT)
 @_not_json
-def download_upload(token: Token) -> Response[str]:
-    return _redirect(token)
+def download_upload(token: Token, delivered: Delivered = None) -> Response[str]:
+    return _redirect(token, delivered)
 
 
 @router.head("/v3/track/download/<token>", summary="Hosted upload link (HEAD: a scanner's probe)", tags=["Uploads"],
              responses=REDIRECT)  # fmt: skip
 @_not_json
-def probe_upload(token: Token) -> Response[str]:
-    return _redirect(token)
+def probe_upload(token: Token, delivered: Delivered = None) -> Response[str]:
+    return _redirect(token, delivered)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

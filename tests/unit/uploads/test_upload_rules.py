@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from postline.shared.scanners import Visitor
+from postline.shared.scanners import Visitor, delivery_of, with_delivery
 from postline.tracking.domain import LinkMaker, TrackKind, read_token, wrap_links
 from postline.uploads.domain import (
     content_disposition,
@@ -87,6 +87,17 @@ def test_the_scanner_rules_in_order() -> None:
     assert Visitor(CHROME, None, "207.211.30.9").is_bot and not person.is_bot  # opens and clicks: rules 1-4
     assert person.scanner_reason(delivered_at=now - timedelta(seconds=3), now=now) == "too_soon"
     assert Visitor.of_request({"user-agent": CHROME, "sec-purpose": "prefetch"}, "192.0.2.1", "get").method == "GET"
+
+
+def test_a_click_redirect_to_a_hosted_link_carries_the_messages_delivery() -> None:
+    delivered = datetime(2026, 11, 28, 9, 30, tzinfo=UTC)
+    link = hosted_url("t.acme.test", "acct_1", "up_abc", b"secret")
+    carried = with_delivery(link, delivered)
+    assert carried == f"{link}?delivered={int(delivered.timestamp())}"
+    assert delivery_of(carried.rsplit("=", 1)[1]) == delivered
+    assert with_delivery("https://shop.example/a", delivered) == "https://shop.example/a"  # not ours: as it was
+    assert with_delivery(link, None) == link
+    assert delivery_of("soon") is None and delivery_of(None) is None and delivery_of("9" * 30) is None
 
 
 def test_an_uploads_link_in_a_message_is_wrapped_and_tracked_like_any_link() -> None:

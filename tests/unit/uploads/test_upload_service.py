@@ -150,8 +150,11 @@ def test_the_download_link_counts_nothing_and_the_hosted_link_counts_people_only
     got = world.service.get(world.principal, upload_id)
     assert got.download_count == 1
     assert world.store.get_upload(world.account.id, upload_id).scanner_count == 5  # type: ignore[union-attr]
+    # Followed from a message delivered 3 seconds ago: a gateway's prefetch, not a person.
+    world.service.follow(token, HUMAN, delivered_at=world.clock.now() - timedelta(seconds=3))
+    world.service.follow(token, HUMAN, delivered_at=world.clock.now() - timedelta(minutes=3))  # a person
     reasons = [hit["reason"] for hit in world.store.hits_recorded]
-    assert reasons == [None, "head", "user_agent", "purpose", "network", "user_agent"]
+    assert reasons == [None, "head", "user_agent", "purpose", "network", "user_agent", "too_soon", None]
     with pytest.raises(NotFound):
         world.service.follow(token[:-2] + "xx", HUMAN)
 

@@ -12,9 +12,9 @@ scanner's when any rule below matches, checked in this order (the first that mat
 4. `network`: the source address is in a known scanner network (SCANNER_NETWORKS: the gateways' own
    published egress ranges).
 5. `too_soon`: it came within TOO_SOON of the message's delivery, when the caller knows it (no person
-   opens a message and follows a link in under that). Not applied yet: a hosted upload link does not
-   know which message it was followed from, and click tracking's e2e tests click within seconds of
-   delivery on the runtime's clock (README, Uploads).
+   opens a message and follows a link in under that). A hosted upload's link followed from a message
+   knows it: the click redirect adds the message's delivery time (`with_delivery`). Clicks themselves
+   do not apply it yet (README, Uploads).
 
 A scanner's hit is never counted as a person's; where the caller records hits it records it apart.
 """
@@ -25,7 +25,8 @@ import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit, urlunsplit
 
 # Link scanners, security gateways and prefetchers that fetch every link or image of a message.
 SCANNER_AGENTS = re.compile(
@@ -49,6 +50,29 @@ SCANNER_NETWORKS = tuple(
 )
 
 TOO_SOON = timedelta(seconds=10)
+
+# A hosted upload's link (uploads/), and the query parameter a click redirect to it carries: the
+# delivery time (Unix seconds) of the message it was followed from. Unsigned: a forged or missing
+# value can only lose the timing rule, which a scanner that skipped the click would lose anyway.
+HOSTED_DOWNLOAD_PATH = "/v3/track/download/"
+DELIVERED_PARAM = "delivered"
+
+
+def with_delivery(url: str, delivered_at: datetime | None) -> str:
+    """`url` with the message's delivery time added when it is one of our hosted upload links."""
+    parts = urlsplit(url)
+    if delivered_at is None or not parts.path.startswith(HOSTED_DOWNLOAD_PATH) or parts.query:
+        return url
+    return urlunsplit(parts._replace(query=f"{DELIVERED_PARAM}={int(delivered_at.timestamp())}"))
+
+
+def delivery_of(value: str | None) -> datetime | None:
+    """The delivery time a hosted link's `delivered` parameter carries; None when absent or not a time."""
+    try:
+        return datetime.fromtimestamp(int(value or ""), UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
 
 # Where browsers say a fetch is speculative (a prefetch, prerender or link preview), not a visit.
 PURPOSE_HEADERS = ("purpose", "sec-purpose", "x-moz")

@@ -160,9 +160,10 @@ class UploadService:
 
     # -- the hosted link ------------------------------------------------------------------------
 
-    def follow(self, token: str, visitor: Visitor) -> str:
+    def follow(self, token: str, visitor: Visitor, delivered_at: datetime | None = None) -> str:
         """Where the hosted link redirects (a short-lived S3 URL); the hit is counted as a person's
-        download, or recorded as a scanner's (shared/scanners.py). 404 for a bad link, 410 once expired."""
+        download, or recorded as a scanner's (shared/scanners.py; `delivered_at`: the message's delivery,
+        when the link was followed from one). 404 for a bad link, 410 once expired."""
         names = read_download_token(token, self._secret())
         upload = self._uploads.get_upload(*names) if names else None
         if upload is None or upload.status is UploadStatus.PENDING:
@@ -171,7 +172,7 @@ class UploadService:
         if upload.expired(now):
             self._expire(upload)
             raise Gone("This file has expired.")
-        reason = visitor.scanner_reason(now=now)
+        reason = visitor.scanner_reason(delivered_at=delivered_at, now=now)
         self._uploads.record_hit(upload, human=reason is None, reason=reason, ip=visitor.ip,
                                  user_agent=visitor.user_agent, at=now)  # fmt: skip
         return self._files.download_url(upload, DOWNLOAD_SECONDS)
