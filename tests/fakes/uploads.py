@@ -170,8 +170,8 @@ class InMemoryFiles:
     def download_url(self, upload: Upload, expires_in: int) -> str:
         return f"https://s3.example/bucket/{upload.key}?expires={expires_in}"
 
-    def delete(self, upload: Upload) -> None:
-        self.objects.pop(upload.key, None)
+    def delete(self, key: str) -> None:
+        self.objects.pop(key, None)
 
 
 class FixedHosts:

@@ -214,6 +214,16 @@ def test_the_sweep_settles_what_arrived_releases_what_did_not_and_expires_what_i
         world.service.get(world.principal, expiring)
 
 
+def test_a_file_posted_after_its_pending_upload_was_deleted_is_removed_by_the_sweep() -> None:
+    world = World(account())
+    created = world.service.create(world.principal, UploadCreate(filename="a.bin", size_bytes=10))
+    world.service.delete(world.principal, created.id)
+    world.files.arrive(created.id, b"late bytes")  # the presigned POST is still valid for its hour
+    world.clock.advance(UPLOAD_WINDOW.total_seconds())
+    assert world.service.sweep()["skipped"] == 1 and world.files.objects == {}
+    assert world.store.committed[world.account.id] == 0
+
+
 def test_delete_frees_the_bytes_and_refusals_name_the_problem() -> None:
     world = World(account())
     upload_id = world.direct(PNG, "a.png")

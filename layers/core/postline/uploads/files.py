@@ -60,5 +60,5 @@ class S3UploadFiles:
         )
         return url
 
-    def delete(self, upload: Upload) -> None:
-        self._s3.delete_object(Bucket=self._bucket, Key=upload.key)
+    def delete(self, key: str) -> None:
+        self._s3.delete_object(Bucket=self._bucket, Key=key)

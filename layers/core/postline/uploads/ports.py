@@ -96,7 +96,9 @@ class UploadFiles(Protocol):
         """A presigned GET that saves the file as an attachment under its safe name."""
         ...
 
-    def delete(self, upload: Upload) -> None: ...
+    def delete(self, key: str) -> None:
+        """Deletes the object at `key` (an upload's `key`); nothing when there is none."""
+        ...
 
 
 class TrackingHosts(Protocol):

@@ -28,6 +28,7 @@ from postline.uploads.domain import (
     Upload,
     UploadStatus,
     hosted_url,
+    object_key,
     read_download_token,
     safe_filename,
 )
@@ -147,7 +148,7 @@ class UploadService:
     def delete(self, principal: Principal, upload_id: str) -> DeleteConfirmation:
         upload = self._require(principal, upload_id)
         self._uploads.delete(upload, self._audit(principal, "upload.deleted", upload, upload.filename))
-        self._files.delete(upload)
+        self._files.delete(upload.key)
         return DeleteConfirmation(message=f"Upload {upload_id} deleted.")
 
     def download_link(self, principal: Principal, upload_id: str) -> UploadDownloadLink:
@@ -196,7 +197,8 @@ class UploadService:
     def _sweep_one(self, account_id: str, upload_id: str) -> str:
         upload = self._uploads.get_upload(account_id, upload_id)
         now = self._clock.now()
-        if upload is None:
+        if upload is None:  # deleted while pending: a POST made after that must not stay behind
+            self._files.delete(object_key(account_id, upload_id))
             return "skipped"
         if upload.abandoned(now):
             account = self._accounts.get_account(account_id)
@@ -206,7 +208,7 @@ class UploadService:
                     return "settled"
             except Forbidden:
                 return "released"  # over the quota: its object deleted and its bytes given back
-            self._files.delete(upload)  # a POST that arrived after the window ended
+            self._files.delete(upload.key)  # a POST that arrived after the window ended
             self._uploads.release(upload)
             return "released"
         if upload.status is UploadStatus.READY and upload.expired(now):
@@ -231,14 +233,14 @@ class UploadService:
         try:
             settled = self._uploads.settle(upload, size, content_type, self._clock.now(), quota, audit)
         except Forbidden:
-            self._files.delete(upload)
+            self._files.delete(upload.key)
             self._uploads.release(upload)
             raise
         return settled or self._uploads.get_upload(upload.account_id, upload.id)
 
     def _expire(self, upload: Upload) -> None:
         if upload.status is not UploadStatus.EXPIRED:
-            self._files.delete(upload)  # first: a crash before the mark leaves it for the next read or sweep
+            self._files.delete(upload.key)  # first: a crash before the mark leaves it for the next read or sweep
             self._uploads.expire(upload)
 
     def _require(self, principal: Principal, upload_id: str, *, write: bool = True) -> Upload:
