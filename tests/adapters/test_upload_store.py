@@ -163,6 +163,8 @@ def test_the_due_index_and_hits(store: DynamoUploadStore) -> None:
     assert stored is not None and (stored.download_count, stored.scanner_count) == (1, 1)
     hits = sorted((hit["human"], hit.get("reason") or "") for hit in store.hits(account_id, upload.id))
     assert hits == [(False, "head"), (True, "")]
+    store.delete(stored, _audit(account_id, "upload.deleted"))
+    assert store.hits(account_id, upload.id) == []  # its hit records go with it
 
 
 def test_the_branded_tracking_host_is_a_verified_domains_whose_cname_was_found(stack: InProcessStack) -> None:

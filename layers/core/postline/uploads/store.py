@@ -26,7 +26,7 @@ from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.domains.domain import SendingDomain
 from postline.domains.store import PREFIX as DOMAIN_PREFIX
-from postline.shared.dynamo import cancellation_codes, from_attrs, key
+from postline.shared.dynamo import batch_delete, cancellation_codes, from_attrs, key
 from postline.shared.errors import Conflict, Forbidden
 from postline.shared.resources_table import account_pk, put_op, transact
 from postline.uploads.domain import QUOTA_EXCEEDED, Upload, UploadStatus
@@ -198,6 +198,7 @@ class DynamoUploadStore:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return False
             raise
+        self._forget_hits(upload)
         return True
 
     def update(self, upload: Upload, audit: AuditEntry) -> None:
@@ -239,6 +240,7 @@ class DynamoUploadStore:
         ops = [op, self._quota_op(upload.account_id, -upload.reserved_bytes, -used), audit_put(self._table, audit)]
         transact(self._db, ops, missing=f"upload {upload.id} not found",
                  conflict=f"upload {upload.id} changed concurrently; retry")  # fmt: skip
+        self._forget_hits(upload)
 
     def record_hit(self, upload: Upload, *, human: bool, reason: str | None, ip: str | None,
                    user_agent: str | None, at: datetime) -> None:  # fmt: skip
@@ -271,6 +273,31 @@ class DynamoUploadStore:
             },
         )
         return [from_attrs(item) for item in response.get("Items", [])]
+
+    def _forget_hits(self, upload: Upload) -> None:
+        """A deleted or purged upload's hit records go with it."""
+        pk = account_pk(upload.account_id)
+        keys = [(self._table, key(pk, hit_sk)) for hit_sk in self._hit_keys(upload)]
+        if keys:
+            batch_delete(self._db, keys)
+
+    def _hit_keys(self, upload: Upload) -> list[str]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": account_pk(upload.account_id)},
+                ":prefix": {"S": f"UPLOADHIT#{upload.id}#"},
+            },
+            "ProjectionExpression": "sk",
+        }
+        found: list[str] = []
+        while True:
+            response = self._db.query(**request)
+            found += [item["sk"]["S"] for item in response.get("Items", [])]
+            if "LastEvaluatedKey" not in response:
+                return found
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     # -- the sweep's index ------------------------------------------------------------------------
 
