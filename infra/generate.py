@@ -58,6 +58,8 @@ from postline.routes import (
     SUPPRESSIONS_READ,
     SUPPRESSIONS_WRITE,
     TRACK,
+    UPLOADS,
+    UPLOADS_READ,
     VERIFY,
     VERIFY_BULK_FILES,
     VERIFY_BULK_READ,
@@ -283,6 +285,34 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
                     "Action": ["dynamodb:UpdateItem", "dynamodb:PutItem"],
                     "Resource": _arn("ResourcesTable"),
                 },
+            ]
+        },
+    ],
+    # Uploads: their items and quota item (transactions with audit entries), their objects (HEAD is
+    # GetObject's; presigned POSTs and GETs are signed with this role), the tracking secret (links).
+    UPLOADS: [
+        _crud("ResourcesTable"),
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/uploads/*"},
+                },
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
+            ]
+        },
+    ],
+    UPLOADS_READ: [
+        _read("ResourcesTable"),
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/uploads/*"},
+                },
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
             ]
         },
     ],
