@@ -136,6 +136,8 @@ from .pagination import Pagination
 from .percentiles import Percentiles
 from .period import Period
 from .plan import Plan
+from .presigned_post import PresignedPost
+from .presigned_post_fields import PresignedPostFields
 from .proof_verification_result import ProofVerificationResult
 from .proof_verify_request import ProofVerifyRequest
 from .public_key import PublicKey
@@ -192,6 +194,13 @@ from .test_outcomes import TestOutcomes
 from .test_outcomes_send import TestOutcomesSend
 from .test_outcomes_verify import TestOutcomesVerify
 from .trend_point import TrendPoint
+from .upload_create import UploadCreate
+from .upload_created import UploadCreated
+from .upload_download_link import UploadDownloadLink
+from .upload_list import UploadList
+from .upload_out import UploadOut
+from .upload_status import UploadStatus
+from .upload_update import UploadUpdate
 from .usage import Usage
 from .validate_request import ValidateRequest
 from .validation_result import ValidationResult
@@ -343,6 +352,8 @@ __all__ = (
     "Percentiles",
     "Period",
     "Plan",
+    "PresignedPost",
+    "PresignedPostFields",
     "ProofVerificationResult",
     "ProofVerifyRequest",
     "PublicKey",
@@ -399,6 +410,13 @@ __all__ = (
     "TestOutcomesSend",
     "TestOutcomesVerify",
     "TrendPoint",
+    "UploadCreate",
+    "UploadCreated",
+    "UploadDownloadLink",
+    "UploadList",
+    "UploadOut",
+    "UploadStatus",
+    "UploadUpdate",
     "Usage",
     "ValidateRequest",
     "ValidationResult",
