@@ -18,6 +18,7 @@ from postline.config import (
     ContentBucket,
     ContentKey,
     Counters,
+    DataRemovalQueue,
     Dns,
     DomainRecords,
     Egress,
@@ -104,6 +105,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.LISTS_DELETE: (ListJobQueue,),
     r.LIST_SENDS_READ: (Jobs,),
     r.LIST_SENDS_CANCEL: (Jobs, ListJobQueue, SendQueue),  # SendQueue: the delayed queue's scheduler settings
+    r.DATA_REMOVALS_WRITE: (Jobs, DataRemovalQueue),
+    r.DATA_REMOVALS_READ: (Jobs,),
 }
 
 _DELIVER: Groups = (
@@ -151,7 +154,23 @@ WORKER_SETTINGS: dict[str, Groups] = {
     ),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
     # Deleted lists' members, and list sends: each page is a batch's acceptance (POLICY_SETTINGS[SEND]).
-    "list_jobs": tuple(dict.fromkeys([Resources, Counters, *POLICY_SETTINGS[r.SEND]])),
+    # KeyPepper: a list send's suppression check reads erased addresses' keyed hashes (data_removals).
+    "list_jobs": tuple(dict.fromkeys([Resources, Counters, KeyPepper, *POLICY_SETTINGS[r.SEND]])),
+    # Erasure reaches into every table and the two buckets; it signs its receipt (ContentKey).
+    "eraser": (
+        Resources,
+        Counters,
+        Messages,
+        Events,
+        WebhookDeliveries,
+        Jobs,
+        Suppressions,
+        KeyPepper,
+        ContentKey,
+        ContentBucket,
+        ExportFiles,
+        DataRemovalQueue,
+    ),
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

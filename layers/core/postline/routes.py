@@ -48,6 +48,8 @@ SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, 
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
+DATA_REMOVALS_WRITE = "data-removals:write"  # store removal jobs (audit beside them), hash the address, queue
+DATA_REMOVALS_READ = "data-removals:read"  # read removal jobs
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,11 @@ ROUTES: tuple[Route, ...] = (
           "subaccount.reactivated", True, policies=(W,)),
     Route("DeleteSubaccount", "DELETE", "/v3/subaccounts/{id}",   "subaccounts", Access.WRITE, "subaccount.deleted",
           True, policies=(W,)),
+    # Erasure: live keys only (a test key cannot erase what live sends hold).
+    Route("CreateDataRemoval", "POST", "/v3/data-removals",       "data_removals", Access.WRITE,
+          "data_removal.requested", True, policies=(DATA_REMOVALS_WRITE, W)),
+    Route("GetDataRemoval",  "GET",    "/v3/data-removals/{id}",  "data_removals", Access.READ,
+          policies=(DATA_REMOVALS_READ,)),
 )
 # fmt: on
 
