@@ -74,6 +74,15 @@ class RemovalCounts(Model):
 Tally = dict[str, int]  # what one step erased, by count name (only the non-zero ones)
 
 
+class Batch(Model):
+    """One bounded page of a step: what it erases (`work`, the holding's own JSON: keys, ids), what
+    that counts, and where the step's next page starts (None: the step is done)."""
+
+    work: dict[str, Any] = Field(default_factory=dict)
+    tally: Tally = Field(default_factory=dict)
+    next: dict[str, Any] | None = None
+
+
 class DataRemovalJob(Model):
     """The stored removal (jobs table, REMOVAL#<id>)."""
 
@@ -87,6 +96,7 @@ class DataRemovalJob(Model):
     hashes: dict[str, str] = Field(default_factory=dict)  # account id -> the address's keyed hash there
     step: int = 0  # index into (accounts x STEPS): where the worker stands
     cursor: dict[str, Any] | None = None  # the step's own position
+    pending: Batch | None = None  # a batch counted and saved, not yet known to be erased
     counts: RemovalCounts = Field(default_factory=RemovalCounts)
     receipt: dict[str, Any] | None = None
     error: str | None = None

@@ -1,9 +1,9 @@
 """The holdings a removal erases, one adapter per kind of stored data (ports.Holding).
 
 Every adapter finds what names the address by a key, an index or a bounded walk of the account's
-own partitions (never a table Scan), erases one page, and returns where the next page starts.
-Counts come from what was found on strongly consistent reads of the base table just before the
-erase, so a page repeated after a crash finds nothing it already erased and counts nothing twice.
+own partitions (never a table Scan), one page at a time (`find`: what the page erases, counted on
+strongly consistent reads of the base table, and where the next page starts), and erases a found
+page (`apply`: idempotent). The worker saves a found page with its counts before applying it.
 
     messages       events by the by_recipient index; each event's message (row kept, recipient
                    fields replaced by the erasure token, data key destroyed: tombstoned), its
@@ -24,7 +24,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from postline.data_removals.domain import Tally, erasure_token, file_mentions, mentions, scrub
+from postline.data_removals.domain import Batch, Tally, erasure_token, file_mentions, mentions, scrub
 from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_pk
 from postline.lists.store import LIST, MEMBER, members_pk
 from postline.sending.store import MESSAGE_SK
@@ -54,9 +54,7 @@ class MessagesHolding:
         self._counters = counters
         self._bucket = content_bucket
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         request: dict[str, Any] = {
             "TableName": self._events,
             "IndexName": BY_RECIPIENT_INDEX,
@@ -68,39 +66,56 @@ class MessagesHolding:
         if cursor:
             request["ExclusiveStartKey"] = cursor
         page = self._db.query(**request)
-        token = erasure_token(address_hash)
         tally: Tally = {}
         message_ids = list(dict.fromkeys(item["message_id"]["S"] for item in page["Items"]))
-        doomed = [key(item["pk"]["S"], item["sk"]["S"]) for item in page["Items"]]
-        for message_id in message_ids:  # messages first: a batch cut short finds its events again
-            _add(tally, self._erase_message(message_id, address, token))
-            self._rekey_unique_markers(account_id, message_id, address, token)
-            doomed += self._message_level_events(message_id, address)
-        _add(tally, {"events": self._delete_events(doomed)})
-        return tally, _position(page)
+        events = [key(item["pk"]["S"], item["sk"]["S"]) for item in page["Items"]]
+        for message_id in message_ids:
+            _add(tally, self._message_tally(message_id, address))
+            events += self._message_level_events(message_id, address)
+        present = batch_get(self._db, self._events, events, projection="pk, sk")  # the index may lag
+        _add(tally, {"events": len(present)})
+        work = {"messages": message_ids, "events": [[item["pk"]["S"], item["sk"]["S"]] for item in present]}
+        return Batch(work=work, tally=tally, next=_position(page))
 
-    def _erase_message(self, message_id: str, address: str, token: str) -> Tally:
-        found = self._db.get_item(
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        token = erasure_token(address_hash)
+        for message_id in work.get("messages", []):  # messages first: a batch cut short finds its events again
+            self._erase_message(message_id, address, token)
+            self._rekey_unique_markers(account_id, message_id, address, token)
+        self._delete_events([key(pk, sk) for pk, sk in work.get("events", [])])
+
+    def _stored_message(self, message_id: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self._db.get_item(
             TableName=self._messages, Key=key(f"MSG#{message_id}", MESSAGE_SK), ConsistentRead=True
         ).get("Item")
+        return found
+
+    def _message_tally(self, message_id: str, address: str) -> Tally:
+        """What erasing the message will change: nothing when an earlier batch did it already."""
+        found = self._stored_message(message_id)
         if found is None:
             return {}
+        sealed = found.pop("sealed", {})
+        key_left = "dek" in sealed.get("M", {})
+        if not key_left and not mentions(json.dumps(found), address):
+            return {}
+        return {"messages": 1, **({"body_deks_destroyed": 1, "dek_tombstoned": 1} if key_left else {})}
+
+    def _erase_message(self, message_id: str, address: str, token: str) -> None:
+        found = self._stored_message(message_id)
+        if found is None:
+            return
         sealed = found.pop("sealed", None)
         scrubbed, changed = scrub(found, address, token)
-        tally: Tally = {}
         if sealed is not None and "dek" in sealed.get("M", {}):
             stored = sealed["M"].get("s3", {}).get("S")
             if stored:
                 self._s3.delete_object(Bucket=self._bucket, Key=stored)
             # The wrapped data key and the ciphertext go: no key anywhere opens this body again.
             sealed = {"M": {"kek": sealed["M"]["kek"], "erased": {"BOOL": True}}}
-            tally = {"body_deks_destroyed": 1, "dek_tombstoned": 1}
             changed = True
-        if not changed:
-            return {}
-        item = {**scrubbed, **({"sealed": sealed} if sealed is not None else {})}
-        self._db.put_item(TableName=self._messages, Item=item)
-        return {"messages": 1, **tally}
+        if changed:
+            self._db.put_item(TableName=self._messages, Item={**scrubbed, **({"sealed": sealed} if sealed else {})})
 
     def _rekey_unique_markers(self, account_id: str, message_id: str, address: str, token: str) -> None:
         """The metrics roll-up's once-per-pair markers (metrics/store.py MUQ#): kept, so a later
@@ -163,14 +178,12 @@ class DeliveriesHolding:
         self._deliveries = deliveries
         self._clock = clock
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         position = cursor or {"endpoint": 0, "month": 0}
         endpoints = self._endpoint_ids(account_id)
         months = _months(self._clock.now(), HISTORY_MONTHS)
         if position["endpoint"] >= len(endpoints):
-            return {}, None
+            return Batch()
         month = months[position["month"]]
         request: dict[str, Any] = {
             "TableName": self._deliveries,
@@ -189,13 +202,16 @@ class DeliveriesHolding:
         if position.get("after"):
             request["ExclusiveStartKey"] = position["after"]
         page = self._db.query(**request)
-        batch_delete(self._db, [(self._deliveries, key(i["pk"]["S"], i["sk"]["S"])) for i in page["Items"]])
+        work = {"deliveries": [[item["pk"]["S"], item["sk"]["S"]] for item in page["Items"]]}
         if "LastEvaluatedKey" in page:
-            return {}, {**position, "after": page["LastEvaluatedKey"]}
+            return Batch(work=work, next={**position, "after": page["LastEvaluatedKey"]})
         following = {"endpoint": position["endpoint"], "month": position["month"] + 1}
         if following["month"] >= len(months):
             following = {"endpoint": position["endpoint"] + 1, "month": 0}
-        return {}, following
+        return Batch(work=work, next=following)
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        batch_delete(self._db, [(self._deliveries, key(pk, sk)) for pk, sk in work.get("deliveries", [])])
 
     def _endpoint_ids(self, account_id: str) -> list[str | None]:
         """The account's webhook endpoints (deleted ones' history expires with its TTL), and None
@@ -224,17 +240,14 @@ class VerificationsHolding:
         self._counters = counters
         self._jobs = jobs
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         tally: Tally = {}
+        work: dict[str, list[list[str]]] = {"counters": [], "delete": [], "scrub": []}
         if cursor is None:
-            for form in dict.fromkeys([address.lower(), address]):
-                gone = self._db.delete_item(
-                    TableName=self._counters, Key=key(f"ACTIVITY#{account_id}#{form}", "totals"), ReturnValues="ALL_OLD"
-                )
-                if "Attributes" in gone:
-                    _add(tally, {"verifications": 1})
+            activity = [key(f"ACTIVITY#{account_id}#{form}", "totals") for form in {address.lower(), address}]
+            for item in batch_get(self._db, self._counters, activity, projection="pk, sk"):
+                work["counters"].append([item["pk"]["S"], item["sk"]["S"]])
+                _add(tally, {"verifications": 1})
         request: dict[str, Any] = {
             "TableName": self._jobs,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :verify)",
@@ -245,18 +258,21 @@ class VerificationsHolding:
         if cursor and cursor.get("after"):
             request["ExclusiveStartKey"] = cursor["after"]
         page = self._db.query(**request)
-        token = erasure_token(address_hash)
         for item in page["Items"]:
             if not mentions(json.dumps(item), address):
                 continue
             if "#R#" in item["sk"]["S"]:
-                self._db.delete_item(TableName=self._jobs, Key=key(item["pk"]["S"], item["sk"]["S"]))
+                work["delete"].append([item["pk"]["S"], item["sk"]["S"]])
                 _add(tally, {"verifications": 1})
             else:
-                scrubbed, _ = scrub(item, address, token)
-                self._db.put_item(TableName=self._jobs, Item=scrubbed)
+                work["scrub"].append([item["pk"]["S"], item["sk"]["S"]])
         following = _position(page)
-        return tally, ({"after": following} if following else None)
+        return Batch(work=work, tally=tally, next={"after": following} if following else None)
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        batch_delete(self._db, [(self._counters, key(pk, sk)) for pk, sk in work.get("counters", [])])
+        batch_delete(self._db, [(self._jobs, key(pk, sk)) for pk, sk in work.get("delete", [])])
+        _scrub_items(self._db, self._jobs, work.get("scrub", []), address, erasure_token(address_hash))
 
 
 class FilesHolding:
@@ -267,9 +283,7 @@ class FilesHolding:
         self._s3 = s3
         self._bucket = bucket
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         position = cursor or {"prefix": 0}
         request: dict[str, Any] = {
             "Bucket": self._bucket,
@@ -279,29 +293,32 @@ class FilesHolding:
         if position.get("token"):
             request["ContinuationToken"] = position["token"]
         listed = self._s3.list_objects_v2(**request)
-        purged = 0
-        for stored in listed.get("Contents", []):
-            data = self._s3.get_object(Bucket=self._bucket, Key=stored["Key"])["Body"].read()
-            if file_mentions(data, address):
-                self._s3.delete_object(Bucket=self._bucket, Key=stored["Key"])
-                purged += 1
-        tally = {"exports_purged": purged} if purged else {}
+        doomed = [
+            stored["Key"]
+            for stored in listed.get("Contents", [])
+            if file_mentions(self._s3.get_object(Bucket=self._bucket, Key=stored["Key"])["Body"].read(), address)
+        ]
+        work, tally = {"files": doomed}, ({"exports_purged": len(doomed)} if doomed else {})
         if listed.get("IsTruncated"):
-            return tally, {"prefix": position["prefix"], "token": listed["NextContinuationToken"]}
+            return Batch(work=work, tally=tally, next={**position, "token": listed["NextContinuationToken"]})
         if position["prefix"] + 1 < len(FILE_PREFIXES):
-            return tally, {"prefix": position["prefix"] + 1}
-        return tally, None
+            return Batch(work=work, tally=tally, next={"prefix": position["prefix"] + 1})
+        return Batch(work=work, tally=tally)
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        for stored in work.get("files", []):
+            self._s3.delete_object(Bucket=self._bucket, Key=stored)
 
 
 class SuppressionsHolding:
     def __init__(self, suppressions: DynamoSuppressions) -> None:
         self._suppressions = suppressions
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
+        return Batch(work={"erase": True})  # one idempotent transaction: nothing to count
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
         self._suppressions.erase(account_id, address, address_hash)
-        return {}, None
 
 
 class RecordsHolding:
@@ -314,9 +331,7 @@ class RecordsHolding:
         self._resources = resources
         self._jobs = jobs
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         position = cursor or {"table": 0}
         table, pk = [(self._resources, account_pk(account_id)), (self._jobs, f"JOB#{account_id}")][position["table"]]
         request: dict[str, Any] = {
@@ -329,24 +344,25 @@ class RecordsHolding:
         if position.get("after"):
             request["ExclusiveStartKey"] = position["after"]
         page = self._db.query(**request)
-        token = erasure_token(address_hash)
+        work: dict[str, Any] = {"table": position["table"], "lists": [], "delete": [], "scrub": []}
         for item in page["Items"]:
             sk = item["sk"]["S"]
             if table == self._resources and sk.startswith(LIST):
-                self._erase_member(sk.removeprefix(LIST), address)
+                work["lists"].append(sk.removeprefix(LIST))
             if sk.startswith(_REMOVAL_SK) or not mentions(json.dumps(item), address):
                 continue
-            if mentions(sk, address):
-                self._db.delete_item(TableName=table, Key=key(pk, sk))
-            else:
-                scrubbed, _ = scrub(item, address, token)
-                self._db.put_item(TableName=table, Item=scrubbed)
+            work["delete" if mentions(sk, address) else "scrub"].append([pk, sk])
         following = _position(page)
         if following:
-            return {}, {"table": position["table"], "after": following}
-        if position["table"] == 0:
-            return {}, {"table": 1}
-        return {}, None
+            return Batch(work=work, next={"table": position["table"], "after": following})
+        return Batch(work=work, next={"table": 1} if position["table"] == 0 else None)
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        table = [self._resources, self._jobs][work.get("table", 0)]
+        for list_id in work.get("lists", []):
+            self._erase_member(list_id, address)
+        batch_delete(self._db, [(table, key(pk, sk)) for pk, sk in work.get("delete", [])])
+        _scrub_items(self._db, table, work.get("scrub", []), address, erasure_token(address_hash))
 
     def _erase_member(self, list_id: str, address: str) -> None:
         for form in dict.fromkeys([address, address.lower()]):
@@ -366,10 +382,21 @@ class NoUploads:
     """Upload download records: the uploads area (issue 27's other half) is not merged here yet.
     Its eraser takes this step's place (count: upload_downloads); until then there are none."""
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
-        return {}, None
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
+        return Batch()
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        return None
+
+
+def _scrub_items(db: Any, table: str, keys: list[list[str]], address: str, token: str) -> None:
+    """Each item (read again, consistently) with every form of the address replaced by the token."""
+    for pk, sk in keys:
+        found = db.get_item(TableName=table, Key=key(pk, sk), ConsistentRead=True).get("Item")
+        if found is not None:
+            scrubbed, changed = scrub(found, address, token)
+            if changed:
+                db.put_item(TableName=table, Item=scrubbed)
 
 
 def _add(tally: Tally, more: Tally) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from postline.audit.domain import AuditEntry
-    from postline.data_removals.domain import DataRemovalJob, Tally
+    from postline.data_removals.domain import Batch, DataRemovalJob
 
 
 class RemovalJobs(Protocol):
@@ -71,13 +71,16 @@ class Organisation(Protocol):
 
 
 class Holding(Protocol):
-    """One kind of stored data that may name the address."""
+    """One kind of stored data that may name the address. A batch is two calls: `find` reads (with
+    strongly consistent reads) what one bounded page will erase and counts it, without changing
+    anything; the worker saves that batch with the counts; `apply` erases it, and does nothing more
+    when repeated. So a run that dies anywhere neither loses a count nor counts anything twice."""
 
-    def erase(
-        self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None
-    ) -> tuple[Tally, dict[str, Any] | None]:
-        """Erases one bounded batch from `cursor` (None: the start); where a field must stay, the
-        address becomes domain.erasure_token(address_hash): what it erased, and where the
-        next batch starts (None: nothing left). Counts only what this call changed, so a batch
-        repeated after a crash counts nothing twice."""
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
+        """The batch from `cursor` (None: the start)."""
+        ...
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        """Erases the batch's `work`; where a field must stay, the address becomes
+        domain.erasure_token(address_hash). Idempotent."""
         ...

@@ -58,6 +58,10 @@ class RemovalBusyError(Exception):
     """Another attempt holds the removal's lease: the message is retried after its visibility timeout."""
 
 
+class LeaseLostError(Exception):
+    """This attempt's lease ran out and another attempt took the removal over: this one stops."""
+
+
 class DataRemovalService:
     def __init__(
         self,
@@ -167,6 +171,8 @@ class DataRemovalWorker:
                 job = self._batch(job)
                 if not self._jobs.advance(job):
                     return None  # the lease was lost to another attempt: it carries on
+        except LeaseLostError:
+            return None
         except RemovalBusyError:
             raise
         except Exception:
@@ -176,14 +182,24 @@ class DataRemovalWorker:
         return self._complete(job)
 
     def _batch(self, job: DataRemovalJob) -> DataRemovalJob:
-        assert job.email is not None, "a running removal keeps its address"
+        """One batch: found and counted, saved with its counts, erased; the job after it (saved by
+        the caller). A batch saved by a run that died is erased again first (idempotent), never
+        counted again."""
+        email = job.email
+        assert email is not None, "a running removal keeps its address"
         account_id, step = job.position()
         address_hash = job.hashes.get(account_id, job.address_hash)
-        tally, cursor = self._holdings[step].erase(account_id, job.email, address_hash, job.cursor)
-        counts = job.counts.plus(tally)
-        if cursor is None:
-            return job.model_copy(update={"step": job.step + 1, "cursor": None, "counts": counts})
-        return job.model_copy(update={"cursor": cursor, "counts": counts})
+        holding = self._holdings[step]
+        batch = job.pending
+        if batch is None:
+            batch = holding.find(account_id, email, address_hash, job.cursor)
+            job = job.model_copy(update={"pending": batch, "counts": job.counts.plus(batch.tally)})
+            if not self._jobs.advance(job):
+                raise LeaseLostError(job.id)
+        holding.apply(account_id, email, address_hash, batch.work)
+        if batch.next is None:
+            return job.model_copy(update={"step": job.step + 1, "cursor": None, "pending": None})
+        return job.model_copy(update={"cursor": batch.next, "pending": None})
 
     def _complete(self, job: DataRemovalJob) -> DataRemovalJob:
         now = self._clock.now()

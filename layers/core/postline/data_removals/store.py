@@ -66,6 +66,7 @@ class DynamoRemovalJobs:
             updates={
                 "step": job.step,
                 "cursor": job.cursor,
+                "pending": job.pending.model_dump(mode="json") if job.pending is not None else None,
                 "counts": job.counts.model_dump(mode="json"),
             },
             condition="attempt = :attempt",
