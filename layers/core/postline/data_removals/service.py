@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from postline.audit.domain import Actor
-from postline.audit.ports import AuditStore
 from postline.audit.service import new_audit_entry
 from postline.data_removals.domain import (
     MAX_ATTEMPTS,
@@ -70,7 +69,6 @@ class DataRemovalService:
         queue: RemovalQueue,
         hasher: AddressHasher,
         organisation: Organisation,
-        audit: AuditStore,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -78,7 +76,6 @@ class DataRemovalService:
         self._queue = queue
         self._hasher = hasher
         self._organisation = organisation
-        self._audit = audit
         self._ids = ids
         self._clock = clock
 
@@ -128,7 +125,6 @@ class DataRemovalWorker:
         queue: RemovalQueue,
         holdings: Mapping[str, Holding],
         signer: ReceiptSigner,
-        audit: AuditStore,
         ids: IdFactory,
         clock: Clock,
     ) -> None:
@@ -139,7 +135,6 @@ class DataRemovalWorker:
         self._queue = queue
         self._holdings = holdings
         self._signer = signer
-        self._audit = audit
         self._ids = ids
         self._clock = clock
 

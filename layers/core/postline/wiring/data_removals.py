@@ -15,7 +15,7 @@ from postline.config import (
     Resources,
     WebhookDeliveries,
 )
-from postline.wiring import audit, keys, shared, signing_keys, subaccounts, suppressions
+from postline.wiring import keys, shared, signing_keys, subaccounts, suppressions
 from postline.wiring.registry import client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -45,7 +45,6 @@ def data_removal_service() -> DataRemovalService:
         queue=removal_queue(),
         hasher=PepperedAddressHasher(keys.hasher()),
         organisation=SubaccountOrganisation(subaccounts.subaccount_store()),
-        audit=audit.audit_store(),
         ids=shared.ids(),
         clock=clock(),
     )
@@ -84,7 +83,6 @@ def data_removal_worker() -> DataRemovalWorker:
         queue=removal_queue(),
         holdings=holdings,
         signer=signing_keys.signing_key_service(),
-        audit=audit.audit_store(),
         ids=shared.ids(),
         clock=clock(),
     )
