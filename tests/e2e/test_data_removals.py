@@ -143,12 +143,23 @@ def smtp_send(runtime: Any, sender: Sender, to: str) -> str:
 
 
 def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> list[str]:
-    """Sends (API and SMTP), an open, a click, a one-click unsubscribe, webhooks, an export, a
-    verification job; the ids of the messages sent."""
+    """Sends (API and SMTP), an open, a click, a one-click unsubscribe, a (simulated) bounce,
+    webhooks, an export, a verification job; the ids of the messages sent."""
     create_endpoint(sender.live, receiver.url, events=EVENTS)
     api_id = accepted(sender.live.post("/v3/messages", json=message(sender.address, address, html=HTML)))["id"]
     smtp_id = smtp_send(runtime, sender, address)
     settle(runtime, api_id, smtp_id)
+    # A bounce: a test key whose simulated sends all bounce.
+    bouncing = sender.live.post(
+        "/v3/keys", json={"name": "bounces", "env": "test", "test_outcomes": {"send": {"bounce": 1}}}
+    )
+    assert bouncing.status_code == 201, bouncing.text
+    bounced = accepted(
+        sender.live.with_key(bouncing.json()["key"]).post("/v3/messages", json=message(sender.address, address))
+    )
+    settle(runtime, bounced["id"])
+    assert sender.live.get(f"/v3/messages/{bounced['id']}").json()["status"] == "bounced"
+
     (copy,) = mail_for(runtime, api_id)
     html = body_of(copy, "html") or ""
     (click,) = re.findall(r'href="([^"]+/v3/track/click/[^"]+)"', html)
@@ -186,7 +197,7 @@ def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> l
     assert verified.status_code == 202, verified.text
     assert sender.test.post("/v3/validate", json={"email": address}).status_code == 200
     drain(runtime)
-    return [api_id, smtp_id]
+    return [api_id, smtp_id, bounced["id"]]
 
 
 def removal(api: Api, runtime: Any, address: str) -> dict[str, Any]:
@@ -227,8 +238,10 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     assert done["status"] == "done", done
     assert done["email"] != address and done["email"].startswith("e***@")
     counts = done["counts"]
-    assert counts["messages"] == 2 and counts["body_deks_destroyed"] == 2 and counts["dek_tombstoned"] == 2
-    assert counts["events"] == listed >= 9  # queued, sent, delivered of each message; open, click, unsubscribe
+    assert counts["messages"] == 3 and counts["body_deks_destroyed"] == 3 and counts["dek_tombstoned"] == 3
+    assert (
+        counts["events"] == listed >= 11
+    )  # each message's queued, sent, delivered or bounced; open, click, unsubscribe
     assert counts["exports_purged"] >= 1  # the event export (a test-mode verification job writes no file)
     assert counts["verifications"] >= 1 and counts["already_erased"] is False
     remaining = leftovers(address)
