@@ -170,6 +170,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
         ContentBucket,
         ExportFiles,
         DataRemovalQueue,
+        Idempotency,
     ),
 }
 

@@ -48,6 +48,7 @@ STEPS: tuple[str, ...] = (
     "files",  # export, verification and suppression files that contain the address
     "suppressions",  # plaintext entries -> one keyed-hash entry
     "records",  # the account's other records (lists' members, jobs, audit details) naming it
+    "replays",  # idempotency records whose stored reply names it
     "uploads",  # upload download records (not built yet: the uploads area adds its eraser)
 )
 

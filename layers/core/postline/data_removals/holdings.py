@@ -15,12 +15,14 @@ page (`apply`: idempotent). The worker saves a found page with its counts before
     suppressions   plaintext entries -> one keyed-hash entry (suppressions/store.py erase)
     records        list members (deleted), and whatever else in the account's resources and jobs
                    partitions names it (audit details, jobs' fields): scrubbed in place
+    replays        idempotency records whose stored reply names it (this account's messages)
     uploads        upload download records: the uploads area is not built yet; nothing to erase
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -376,6 +378,49 @@ class RecordsHolding:
                     ConditionExpression="attribute_exists(pk)",
                     ExpressionAttributeValues={":minus": {"N": "-1"}},
                 )
+
+
+class ReplaysHolding:
+    """Idempotency records (sending/idempotency.py: a keyed send's stored reply, kept 24 hours)
+    whose reply names the address and one of this account's messages: scrubbed in place, so a
+    replay of the key still answers (with the token) and sends nothing again. The record's key is
+    a hash of the account, mode and client key, so no read narrower than the table exists: the step
+    scans it a page at a time, filtered to the address; a day of keyed requests at most."""
+
+    def __init__(self, client: Any, *, table: str, messages: str) -> None:
+        self._db = client
+        self._table = table
+        self._messages = messages
+
+    def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "FilterExpression": "contains(#data, :a) OR contains(#data, :b)",
+            "ExpressionAttributeNames": {"#data": "data"},
+            "ExpressionAttributeValues": {":a": {"S": address}, ":b": {"S": address.lower()}},
+            "ProjectionExpression": "id, #data",
+            "ConsistentRead": True,
+            "Limit": PAGE * 10,
+        }
+        if cursor:
+            request["ExclusiveStartKey"] = cursor
+        page = self._db.scan(**request)
+        mine = [item["id"]["S"] for item in page["Items"] if self._accounts_own(account_id, item["data"]["S"])]
+        return Batch(work={"records": mine}, next=_position(page))
+
+    def _accounts_own(self, account_id: str, data: str) -> bool:
+        ids = sorted(set(re.findall(r"msg_[0-9A-Za-z]+", data)))
+        found = batch_get(self._db, self._messages, [key(f"MSG#{i}", MESSAGE_SK) for i in ids], "account_id")
+        return any(item["account_id"]["S"] == account_id for item in found)
+
+    def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
+        token = erasure_token(address_hash)
+        for record_id in work.get("records", []):
+            found = self._db.get_item(TableName=self._table, Key={"id": {"S": record_id}}, ConsistentRead=True)
+            if "Item" in found:
+                scrubbed, changed = scrub(found["Item"], address, token)
+                if changed:
+                    self._db.put_item(TableName=self._table, Item=scrubbed)
 
 
 class NoUploads:

@@ -10,6 +10,7 @@ from postline.config import (
     DataRemovalQueue,
     Events,
     ExportFiles,
+    Idempotency,
     Jobs,
     Messages,
     Resources,
@@ -57,6 +58,7 @@ def data_removal_worker() -> DataRemovalWorker:
         MessagesHolding,
         NoUploads,
         RecordsHolding,
+        ReplaysHolding,
         SuppressionsHolding,
         VerificationsHolding,
     )
@@ -76,6 +78,7 @@ def data_removal_worker() -> DataRemovalWorker:
         "files": FilesHolding(s3, bucket=settings(ExportFiles).bucket),
         "suppressions": SuppressionsHolding(suppressions.suppressions()),
         "records": RecordsHolding(db, resources=resources, jobs=jobs),
+        "replays": ReplaysHolding(db, table=settings(Idempotency).table, messages=settings(Messages).table),
         "uploads": NoUploads(),
     }  # fmt: skip
     return DataRemovalWorker(
