@@ -28,7 +28,7 @@ from postline import wiring
 from postline.accounts.domain import Plan
 from postline.config import Messages
 from postline.data_removals import holdings
-from postline.data_removals.domain import forms
+from postline.data_removals.domain import erasure_token, forms
 from postline.sending.store import message_key
 from postline.shared.dynamo import from_attrs
 from postline.wiring import sending
@@ -253,6 +253,12 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     assert counts["verifications"] >= 1 and counts["already_erased"] is False
     remaining = leftovers(address)
     assert remaining == [], remaining
+    # What the API still shows: the messages with their status, their recipient as the token.
+    for message_id in sent:
+        shown = sender.live.get(f"/v3/messages/{message_id}").json()
+        assert shown["status"] in ("delivered", "bounced") and shown["to"] == [token_of(done)], shown
+    gone = sender.live.get("/v3/events", params={"recipient": address, "limit": 100}).json()
+    assert gone["items"] == [] and gone["total_count"] == 0, gone
 
     # The bodies: their data keys are gone, so nothing opens them, whatever holds the KEK.
     for message_id, sealed in sealed_before.items():
@@ -302,6 +308,10 @@ def test_a_removal_needs_one_form_of_address_and_a_live_key(runtime: Any) -> Non
     batch = sender.live.post("/v3/data-removals", json={"emails": ["a@example.com", "B@example.com", "a@example.com"]})
     assert batch.status_code == 202, batch.text
     assert [item["status"] for item in batch.json()["items"]] == ["pending", "pending"]
+
+
+def token_of(removal: dict[str, Any]) -> str:
+    return erasure_token(removal["address_hash"].removeprefix("hmac-sha256:"))
 
 
 def readme_verification() -> str:
