@@ -46,7 +46,7 @@ from tests.e2e.sending_support import (
     settle,
     verified_sender,
 )
-from tests.e2e.support import Api, assert_error
+from tests.e2e.support import Api, assert_error, make_account
 from tests.e2e.webhook_support import create_endpoint
 from tests.peers.webhook_receiver import Receiver
 from tests.support import eventually
@@ -330,3 +330,36 @@ def _message_item(message_id: str) -> dict[str, Any]:
         TableName=wiring.settings(Messages).table, Key=message_key(message_id), ConsistentRead=True
     )["Item"]
     return item
+
+
+def test_an_organisation_erases_an_address_across_its_subaccounts(runtime: Any) -> None:
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    live, test = Api(runtime.base_url, parent.live_key), Api(runtime.base_url, parent.test_key)
+    made = live.post("/v3/subaccounts", json={"name": "Shop", "slug": f"shop-{uuid.uuid4().hex[:8]}"})
+    assert made.status_code == 201, made.text
+    sub = made.json()["id"]
+    address = f"org.{uuid.uuid4().hex[:10]}@example.com"
+    own = accepted(test.post("/v3/messages", json=message("hello@example.com", address)))
+    theirs = accepted(
+        test.post("/v3/messages", json=message("hello@example.com", address), headers={"On-Behalf-Of": sub})
+    )
+    settle(runtime, own["id"], theirs["id"])
+    accounts = {from_attrs(_message_item(m))["account_id"] for m in (own["id"], theirs["id"])}
+    assert accounts == {parent.id, sub}
+
+    started = live.post("/v3/data-removals", json={"email": address, "include_subaccounts": True})
+    assert started.status_code == 202, started.text
+    as_sub = live.post("/v3/data-removals", json={"email": address, "include_subaccounts": True},
+                       headers={"On-Behalf-Of": sub})  # fmt: skip
+    assert_error(as_sub, 403, "not_a_parent")
+    removal_id = started.json()["removal_id"]
+
+    def ended() -> dict[str, Any]:
+        drain(runtime)
+        found: dict[str, Any] = live.get(f"/v3/data-removals/{removal_id}").json()
+        assert found["status"] == "done", found
+        return found
+
+    done = eventually(ended, 60, waiting_for=f"removal {removal_id}")
+    assert done["counts"]["messages"] == 2 and json.loads(done["receipt"]["payload"])["accounts"] == [parent.id, sub]
+    assert leftovers(address) == []
