@@ -196,6 +196,19 @@ def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> l
     assert job["status"] == "completed", job
     assert address in requests.get(job["download_url"], timeout=30).text
 
+    # A suppression import naming it (the file is kept 7 days), then an export of the lists.
+    imported = sender.live.post(
+        "/v3/suppressions/import", json={"type": "bounces", "filename": "old.csv", "csv": f"email\n{address}\n"}
+    )
+    assert imported.status_code == 202, imported.text
+    drain(runtime)
+    listed = sender.live.post("/v3/suppressions/export", json={"type": "unsubscribes"})
+    assert listed.status_code == 202, listed.text
+    drain(runtime)
+    suppressions_file = sender.live.get(f"/v3/suppressions/exports/{listed.json()['export_id']}").json()
+    assert suppressions_file["status"] == "completed", suppressions_file
+    assert address in requests.get(suppressions_file["download_url"], timeout=30).text
+
     verified = sender.test.post("/v3/validate/bulk", json={"emails": [address, "valid@simulator.postline.dev"]})
     assert verified.status_code == 202, verified.text
     assert sender.test.post("/v3/validate", json={"email": address}).status_code == 200
@@ -249,7 +262,9 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     assert (
         counts["events"] == listed >= 11
     )  # each message's queued, sent, delivered or bounced; open, click, unsubscribe
-    assert counts["exports_purged"] >= 1  # the event export (a test-mode verification job writes no file)
+    # the event export, the suppression export and the imported file (a test-mode verification job
+    # writes no file)
+    assert counts["exports_purged"] == 3
     assert counts["verifications"] >= 1 and counts["already_erased"] is False
     remaining = leftovers(address)
     assert remaining == [], remaining
