@@ -18,6 +18,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
@@ -28,7 +29,7 @@ from postline import wiring
 from postline.accounts.domain import Plan
 from postline.config import Messages
 from postline.data_removals import holdings
-from postline.data_removals.domain import erasure_token, forms
+from postline.data_removals.domain import erasure_token
 from postline.sending.store import message_key
 from postline.shared.dynamo import from_attrs
 from postline.wiring import sending
@@ -64,6 +65,14 @@ EVENTS = ["queued", "sent", "delivered", "opened", "clicked", "unsubscribed", "b
 # -- searching the emulator ------------------------------------------------------------------------
 
 
+def text_needles(address: str) -> list[bytes]:
+    """The address as written, lowercased and URL-encoded (with and without '@' escaped), any case."""
+    found = set()
+    for form in (address, address.lower()):
+        found |= {form, quote(form, safe=""), quote(form, safe="@"), quote_plus(form)}
+    return [form.lower().encode() for form in found]
+
+
 def base64_needles(address: str) -> list[bytes]:
     """What any base64 stream holding the address contains, at each of the three alignments: the
     characters that depend on the address's bytes alone."""
@@ -80,7 +89,7 @@ def base64_needles(address: str) -> list[bytes]:
 
 def found_in(data: bytes, address: str) -> bool:
     lowered = data.lower()
-    return any(form.lower().encode() in lowered for form in forms(address)) or any(
+    return any(needle in lowered for needle in text_needles(address)) or any(
         needle in data for needle in base64_needles(address)
     )
 

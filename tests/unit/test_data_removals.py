@@ -302,5 +302,9 @@ def test_masks_and_the_forms_files_are_searched_for() -> None:
     assert mask("ann@example.com") == "a***@e***.com"
     assert mask("x@localhost") == "x***@l***"
     assert file_mentions(b"id,recipient\n1,ANN@example.com\n", ADDRESS)
-    assert file_mentions(b"Content-Transfer-Encoding: base64\n\n" + base64.b64encode(ADDRESS.encode()), ADDRESS)
+    for prefix in (b"", b"x", b"xy"):  # each alignment of the address in a base64 stream
+        encoded = base64.b64encode(b"To: " + prefix + ADDRESS.upper().encode() + b"\r\n")
+        assert not file_mentions(encoded, ADDRESS)  # another case is other bytes: not this form
+        encoded = base64.b64encode(b"To: " + prefix + ADDRESS.encode() + b"\r\n")
+        assert file_mentions(b"Content-Transfer-Encoding: base64\n\n" + encoded, ADDRESS)
     assert not file_mentions(b"id,recipient\n1,bo@example.com\n", ADDRESS)

@@ -170,19 +170,25 @@ def scrub(value: Any, address: str, token: str) -> tuple[Any, bool]:
     return walk(value), changed
 
 
-def mime_forms(address: str) -> list[bytes]:
-    """The byte forms a file or body may hold: the text forms, and their base64 (MIME parts)."""
+def base64_forms(address: str) -> list[bytes]:
+    """What any base64 stream holding the address (as written or lowercased) contains, at each of
+    the three alignments: the characters that depend on the address's bytes alone."""
     found: list[bytes] = []
-    for form in forms(address):
-        found.append(form.encode())
-        found.append(base64.b64encode(form.encode()))
+    for form in dict.fromkeys([address, address.lower()]):
+        raw = form.encode()
+        for offset in range(3):
+            encoded = base64.b64encode(b"\0" * offset + raw)
+            start = -(-offset * 4 // 3)  # the characters that mix in the padding bytes: skipped
+            end = (offset + len(raw)) // 3 * 4  # the last group, mixed with what follows: skipped
+            found.append(encoded[start:end])
     return found
 
 
 def file_mentions(data: bytes, address: str) -> bool:
+    """Whether a file holds the address in a text form (any case) or base64 (a MIME part)."""
     lowered = data.lower()
-    return any(form.lower() in lowered for form in mime_forms(address)[::2]) or any(
-        form in data for form in mime_forms(address)[1::2]
+    return any(form.lower().encode() in lowered for form in forms(address)) or any(
+        form in data for form in base64_forms(address)
     )
 
 
