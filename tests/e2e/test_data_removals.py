@@ -114,8 +114,10 @@ def leftovers(address: str) -> list[str]:
     sqs = wiring.client("sqs")
     for url in sqs.list_queues().get("QueueUrls", []):
         seen: set[str] = set()
-        for _ in range(5):
+        for _ in range(5):  # after a drain a queue holds nothing visible: usually one empty receive
             got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=0, WaitTimeSeconds=0)
+            if not got.get("Messages") or all(m["MessageId"] in seen for m in got["Messages"]):
+                break
             for received in got.get("Messages", []):
                 if received["MessageId"] not in seen and found_in(received["Body"].encode(), address):
                     found.append(f"sqs {url.rsplit('/', 1)[-1]}: {received['MessageId']}")
