@@ -31,6 +31,8 @@ from postline.keys.access import Access
 from postline.routes import (
     AUTH,
     COUNTERS_READ,
+    DATA_REMOVALS_READ,
+    DATA_REMOVALS_WRITE,
     DELIVERIES_READ,
     DOMAINS_READ,
     DOMAINS_WRITE,
@@ -416,6 +418,19 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
+    DATA_REMOVALS_WRITE: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:GetItem"], "Resource": _arn("JobsTable")},
+                # The address's keyed hash (the pepper API keys are hashed with; AUTH reads it too).
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "KeyHashSecret"}},
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["DataRemovalQueue", "QueueName"]}}},
+    ],
+    DATA_REMOVALS_READ: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
+    ],
     LIST_SENDS_READ: [
         {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
     ],
@@ -478,6 +493,7 @@ VALUES: dict[str, Any] = {
     "METRICS_QUERY_BUDGET_MS": _ref("MetricsQueryBudgetMs"),
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
+    "DATA_REMOVAL_QUEUE_URL": _ref("DataRemovalQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),

@@ -76,6 +76,7 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "SubaccountCreate": {"name": "Acme Europe", "slug": "acme-eu"},
     "SubaccountUpdate": {"name": "Acme Europe GmbH"},
+    "DataRemovalRequest": {"email": "ada@example.com", "include_subaccounts": True},
     "UploadCreate": {"filename": "price-list.pdf", "size_bytes": 482113, "expires_at": "2026-12-31T23:59:59Z"},
     "UploadUpdate": {"expires_at": "2027-01-31T23:59:59Z"},
     "WebhookCreate": {
@@ -106,4 +107,5 @@ TAGS: dict[str, str] = {
     "Audit": "Every management write, newest first.",
     "Tracking": "Open, click, download and unsubscribe links in sent mail (no key).",
     "Uploads": "Hosted files for messages to link to, with tracked downloads.",
+    "Data removals": "Erasure of everything held about an address, with a signed receipt.",
 }

@@ -50,6 +50,8 @@ LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
 UPLOADS = "uploads"  # uploads and their quota item, their objects (uploads/*), the tracking secret (links)
 UPLOADS_READ = "uploads:read"  # read uploads, presign their GETs, sign their links
+DATA_REMOVALS_WRITE = "data-removals:write"  # store removal jobs (audit beside them), hash the address, queue
+DATA_REMOVALS_READ = "data-removals:read"  # read removal jobs
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,11 @@ ROUTES: tuple[Route, ...] = (
     # The hosted link (no key), on the branded tracking host: GET counts a person's download, HEAD is a scanner's.
     Route("DownloadUpload",  "GET",    "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
     Route("ProbeUpload",     "HEAD",   "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
+    # Erasure: live keys only (a test key cannot erase what live sends hold).
+    Route("CreateDataRemoval", "POST", "/v3/data-removals",       "data_removals", Access.WRITE,
+          "data_removal.requested", True, policies=(DATA_REMOVALS_WRITE, W)),
+    Route("GetDataRemoval",  "GET",    "/v3/data-removals/{id}",  "data_removals", Access.READ,
+          policies=(DATA_REMOVALS_READ,)),
 )
 # fmt: on
 

@@ -45,6 +45,10 @@ from .comparison import Comparison
 from .custom_headers_auth_view import CustomHeadersAuthView
 from .custom_headers_auth_view_headers import CustomHeadersAuthViewHeaders
 from .daily_quota import DailyQuota
+from .data_removal import DataRemoval
+from .data_removal_accepted import DataRemovalAccepted
+from .data_removal_batch_accepted import DataRemovalBatchAccepted
+from .data_removal_request import DataRemovalRequest
 from .delete_confirmation import DeleteConfirmation
 from .delivery_attempt_view import DeliveryAttemptView
 from .delivery_metrics import DeliveryMetrics
@@ -64,6 +68,7 @@ from .email_list_evaluation import EmailListEvaluation
 from .email_quota import EmailQuota
 from .engagement_metrics import EngagementMetrics
 from .environment import Environment
+from .erasure_receipt import ErasureReceipt
 from .error_body import ErrorBody
 from .error_detail import ErrorDetail
 from .evaluate_request import EvaluateRequest
@@ -146,6 +151,8 @@ from .recommendation import Recommendation
 from .record_purpose import RecordPurpose
 from .record_type import RecordType
 from .rejected_recipient import RejectedRecipient
+from .removal_counts import RemovalCounts
+from .removal_status import RemovalStatus
 from .resend_filter import ResendFilter
 from .resend_filter_event_type_0_item import ResendFilterEventType0Item
 from .resend_filter_status_item import ResendFilterStatusItem
@@ -261,6 +268,10 @@ __all__ = (
     "CustomHeadersAuthView",
     "CustomHeadersAuthViewHeaders",
     "DailyQuota",
+    "DataRemoval",
+    "DataRemovalAccepted",
+    "DataRemovalBatchAccepted",
+    "DataRemovalRequest",
     "DeleteConfirmation",
     "DeliveryAttemptView",
     "DeliveryMetrics",
@@ -280,6 +291,7 @@ __all__ = (
     "EmailQuota",
     "EngagementMetrics",
     "Environment",
+    "ErasureReceipt",
     "ErrorBody",
     "ErrorDetail",
     "EvaluateRequest",
@@ -362,6 +374,8 @@ __all__ = (
     "RecordPurpose",
     "RecordType",
     "RejectedRecipient",
+    "RemovalCounts",
+    "RemovalStatus",
     "ResendFilter",
     "ResendFilterEventType0Item",
     "ResendFilterStatusItem",
