@@ -423,9 +423,10 @@ class ReplaysHolding:
                     self._db.put_item(TableName=self._table, Item=scrubbed)
 
 
-class NoUploads:
-    """Upload download records: the uploads area (issue 27's other half) is not merged here yet.
-    Its eraser takes this step's place (count: upload_downloads); until then there are none."""
+class UploadDownloads:
+    """Upload download records (uploads/store.py) keep the time, the source address and the user
+    agent of a download, never the recipient's address or message: none is found by an address, and
+    upload_downloads counts 0. A hosted link that carried its recipient would be erased here."""
 
     def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         return Batch()

@@ -56,10 +56,10 @@ def data_removal_worker() -> DataRemovalWorker:
         DeliveriesHolding,
         FilesHolding,
         MessagesHolding,
-        NoUploads,
         RecordsHolding,
         ReplaysHolding,
         SuppressionsHolding,
+        UploadDownloads,
         VerificationsHolding,
     )
     from postline.data_removals.service import DataRemovalWorker
@@ -79,7 +79,7 @@ def data_removal_worker() -> DataRemovalWorker:
         "suppressions": SuppressionsHolding(suppressions.suppressions()),
         "records": RecordsHolding(db, resources=resources, jobs=jobs),
         "replays": ReplaysHolding(db, table=settings(Idempotency).table, messages=settings(Messages).table),
-        "uploads": NoUploads(),
+        "uploads": UploadDownloads(),
     }  # fmt: skip
     return DataRemovalWorker(
         jobs=removal_jobs(),
