@@ -705,6 +705,7 @@ def render_openapi() -> str:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
+    schemas.pop("ResponseValidationError", None)  # Powertools' own, referenced by nothing once ValidationError is gone
     schemas.update(ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs"))
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["ErrorBody"].pop("$defs", None)

@@ -41,6 +41,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PORT = 3000
 OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
 API_ID = "local"
+CONSOLE_PATH = "/console"  # the dashboard, served by the runtime (devtools/local/console.py)
 RAW_HEADERS = "devtools.local.raw_headers"  # WSGI environ key: the request's headers as sent
 # API Gateway's integration timeout, and the messages of the template's GatewayResponses
 # (DEFAULT_5XX for a function's error or timeout, INTEGRATION_TIMEOUT past 29 s).
@@ -119,9 +120,12 @@ class Gateway:
         clock: Clock,
         integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS,
         activity: Activity | None = None,
+        console: Callable[[Request], Response] | None = None,
     ) -> None:
-        """`activity`: told of every API call in flight (the pipeline lets them go first)."""
+        """`activity`: told of every API call in flight (the pipeline lets them go first); `console`:
+        what answers under /console (the dashboard's files and its local sign-in)."""
         self._routes = routes
+        self._console = console
         self._activity = activity or Activity()
         self._control = control
         self._openapi = openapi
@@ -139,6 +143,8 @@ class Gateway:
             return refusal
         if request.path.startswith("/_local/"):
             return self._control(request)
+        if self._console is not None and (request.path == CONSOLE_PATH or request.path.startswith(f"{CONSOLE_PATH}/")):
+            return self._console(request)
         if request.path == OPENAPI_PATH and request.method == "GET" and self._openapi.is_file():
             return JsonResponse(self._openapi.read_bytes())
         for route in self._routes:
