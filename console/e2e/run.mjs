@@ -101,6 +101,12 @@ try {
     if ((await mode.textContent()) !== "Test mode") throw new Error(`mode badge says ${await mode.textContent()}`);
     if (page.url().includes("signin=")) throw new Error("the spent code stayed in the address bar");
     await page.getByRole("meter", { name: "Emails", exact: true }).waitFor();
+    // Reported, not asserted (speed is measured, never a pass/fail in tests): the page's own timings.
+    const timing = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0];
+      return { interactive: Math.round(nav.domInteractive), loaded: Math.round(nav.loadEventEnd) };
+    });
+    console.log(`   timing: DOM interactive ${timing.interactive} ms, load ${timing.loaded} ms after navigation start`);
     await page.getByText("Sent", { exact: true }).first().waitFor();
     await accessible("overview");
     await shot("overview");
