@@ -7,6 +7,7 @@
 //   CHROMIUM      the browser (default /usr/bin/chromium)
 // Every step prints one line; the first failure exits 1 with the page's screenshot saved.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -207,6 +208,78 @@ try {
     await shot("suppressions");
     await page.getByRole("button", { name: `Remove ${address} from bounces` }).click();
     await page.getByRole("row").filter({ hasText: address }).waitFor({ state: "detached" });
+  });
+
+  await step("create a webhook and see its delivery attempt", async () => {
+    const received = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(200).end("ok");
+      });
+    });
+    await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${receiver.address().port}/hook-${run}`;
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByLabel("Endpoint URL").fill(url);
+      await page.getByRole("button", { name: "Create endpoint" }).click();
+      await page.getByRole("status").filter({ hasText: "shown once" }).waitFor();
+      const card = page.getByRole("region", { name: url });
+      await card.getByRole("button", { name: "Show deliveries" }).click();
+      await card.getByText("No deliveries yet.").waitFor();
+      await send(`hook-${run}@example.com`, `Webhook test ${run}`);
+      const attempt = card.getByRole("row").filter({ hasText: "succeeded" });
+      for (let i = 0; i < 40 && (await attempt.count()) === 0; i++) {
+        await card.getByRole("button", { name: /^Refresh deliveries/ }).click();
+        await page.waitForTimeout(500);
+      }
+      await attempt.first().waitFor({ timeout: 2000 });
+      if (!received.some((r) => r.body.includes(`hook-${run}@example.com`))) throw new Error("the receiver got no delivered event");
+      await accessible("webhooks");
+      await shot("webhooks");
+    } finally {
+      receiver.close();
+    }
+  });
+
+  await step("create a template with a sandboxed preview", async () => {
+    await page.getByRole("link", { name: "Templates" }).click();
+    await page.getByLabel("Template name").fill(`welcome-${run}`);
+    await page.getByLabel("Subject").fill("Welcome {{name}}");
+    await page.getByLabel("HTML").fill("<h1>Welcome</h1><p>Hello {{name}}</p>");
+    const frame = page.locator('iframe[title="Template preview"]');
+    if ((await frame.getAttribute("sandbox")) !== "") throw new Error("the template preview is not sandboxed");
+    await page.frameLocator('iframe[title="Template preview"]').getByRole("heading", { name: "Welcome" }).waitFor();
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.getByRole("row").filter({ hasText: `welcome-${run}` }).waitFor();
+    await accessible("templates");
+    await shot("templates");
+  });
+
+  await step("create a list and add a member", async () => {
+    await page.getByRole("link", { name: "Lists" }).click();
+    await page.getByLabel("List address").fill(`news-${run}@postline.test`);
+    await page.getByLabel("List name").fill(`News ${run}`);
+    await page.getByRole("button", { name: "Create list" }).click();
+    const card = page.getByRole("region", { name: `News ${run}` });
+    await card.getByRole("button", { name: "Show members" }).click();
+    await card.getByLabel("Member address").fill(`reader-${run}@example.com`);
+    await card.getByRole("button", { name: "Add member" }).click();
+    await card.getByText(`reader-${run}@example.com`).waitFor();
+    await accessible("lists");
+    await shot("lists");
+  });
+
+  await step("verify an address", async () => {
+    await page.getByRole("link", { name: "Verification" }).click();
+    await page.getByLabel("Address to verify").fill("nobody@example.invalid");
+    await page.getByRole("button", { name: "Verify" }).click();
+    await page.getByRole("status", { name: "Verification result" }).getByText("nobody@example.invalid", { exact: false }).waitFor();
+    await accessible("verification");
+    await shot("verification");
   });
 
   await step("create a key, its secret shown once", async () => {

@@ -4,6 +4,7 @@ import { EnvBadge } from "./components/ui";
 import { Activity } from "./pages/Activity";
 import { Audit, Domains, Keys, Suppressions } from "./pages/Manage";
 import { Message } from "./pages/Message";
+import { Lists, Templates, Verification, Webhooks } from "./pages/More";
 import { Overview } from "./pages/Overview";
 import { href, useRoute } from "./router";
 import { type Env, type Session, saveSession, switchEnv } from "./session";
@@ -13,6 +14,10 @@ export const PAGES: [string, string][] = [
   ["activity", "Activity"],
   ["domains", "Domains"],
   ["suppressions", "Suppressions"],
+  ["lists", "Lists"],
+  ["templates", "Templates"],
+  ["webhooks", "Webhooks"],
+  ["verification", "Verification"],
   ["keys", "API keys"],
   ["audit", "Audit log"],
 ];
@@ -54,6 +59,18 @@ export function App({ initial }: { initial: Session }) {
       break;
     case "suppressions":
       page = <Suppressions api={api} />;
+      break;
+    case "lists":
+      page = <Lists api={api} />;
+      break;
+    case "templates":
+      page = <Templates api={api} />;
+      break;
+    case "webhooks":
+      page = <Webhooks api={api} />;
+      break;
+    case "verification":
+      page = <Verification api={api} />;
       break;
     case "keys":
       page = <Keys api={api} env={session.env} />;

@@ -126,3 +126,18 @@ describe("activity", () => {
     await waitFor(() => expect(queries.some((q) => q.get("tag") === "welcome")).toBe(true));
   });
 });
+
+describe("templates", () => {
+  it("previews the HTML being edited in a sandboxed frame", async () => {
+    const fetcher = (async () =>
+      new Response(JSON.stringify({ items: [], pagination: { page: 1, per_page: 50, total_count: 0, total_pages: 0 } }), {
+        status: 200,
+      })) as unknown as typeof fetch;
+    const { Templates } = await import("../src/pages/More");
+    render(<Templates api={createApi(() => "t", "http://api.test", fetcher)} />);
+    fireEvent.input(screen.getByLabelText("HTML"), { target: { value: "<h1>Hi</h1>" } });
+    const frame = screen.getByTitle("Template preview");
+    expect(frame.getAttribute("sandbox")).toBe("");
+    expect(frame.getAttribute("srcdoc")).toBe("<h1>Hi</h1>");
+  });
+});

@@ -51,5 +51,6 @@ def test_the_console_signs_in_shows_activity_and_keeps_test_and_live_apart(spawn
         assert run.returncode == 0, f"{run.stdout}\n{run.stderr}"
         assert "all console scenarios passed" in run.stdout
         assert child.stop() == 0
-    for page in ("overview", "activity", "message", "activity-live", "domains", "suppressions", "keys", "audit"):
+    pages = ("overview", "activity", "message", "activity-live", "domains", "suppressions", "webhooks", "templates")
+    for page in (*pages, "lists", "verification", "keys", "audit", "activity-phone"):
         assert (RESULTS / f"{page}.png").is_file(), f"no screenshot of {page}"
