@@ -210,6 +210,17 @@ try {
     await page.getByRole("row").filter({ hasText: address }).waitFor({ state: "detached" });
   });
 
+  await step("import a suppression CSV and see the count", async () => {
+    const csv = `email,reason\nimported-a-${run}@example.com,test\nnot-an-address\nimported-b-${run}@example.com,test\n`;
+    await page.getByLabel("CSV file").setInputFiles({ name: "bounces.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    const progress = page.getByRole("status", { name: "Import progress" });
+    await progress.getByText(/^done: 3 of 3 rows, 2 added, 1 skipped$/).waitFor();
+    await progress.getByText(/Row 3 \(not-an-address\)/).waitFor();
+    await page.getByRole("row").filter({ hasText: `imported-a-${run}@example.com` }).waitFor();
+    await accessible("suppressions-import");
+    await shot("suppressions-import");
+  });
+
   await step("create a webhook and see its delivery attempt", async () => {
     const received = [];
     const receiver = createServer((request, response) => {
@@ -238,6 +249,15 @@ try {
       }
       await attempt.first().waitFor({ timeout: 2000 });
       if (!received.some((r) => r.body.includes(`hook-${run}@example.com`))) throw new Error("the receiver got no delivered event");
+      const before = received.length;
+      await card.getByRole("button", { name: /^Resend delivered delivery/ }).first().click();
+      const resent = card.getByRole("row").filter({ hasText: "(resend)" });
+      for (let i = 0; i < 40 && (await resent.filter({ hasText: "succeeded" }).count()) === 0; i++) {
+        await card.getByRole("button", { name: /^Refresh deliveries/ }).click();
+        await page.waitForTimeout(500);
+      }
+      await resent.filter({ hasText: "succeeded" }).first().waitFor({ timeout: 2000 });
+      if (received.length <= before) throw new Error("the resend reached no receiver");
       await accessible("webhooks");
       await shot("webhooks");
     } finally {

@@ -52,5 +52,5 @@ def test_the_console_signs_in_shows_activity_and_keeps_test_and_live_apart(spawn
         assert "all console scenarios passed" in run.stdout
         assert child.stop() == 0
     pages = ("overview", "activity", "message", "activity-live", "domains", "suppressions", "webhooks", "templates")
-    for page in (*pages, "lists", "verification", "keys", "audit", "activity-phone"):
+    for page in (*pages, "suppressions-import", "lists", "verification", "keys", "audit", "activity-phone"):
         assert (RESULTS / f"{page}.png").is_file(), f"no screenshot of {page}"

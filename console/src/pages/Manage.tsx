@@ -108,6 +108,75 @@ function DomainList({ api }: { api: Api }) {
 }
 
 const SUPPRESSION_TYPES: Schemas["SuppressionType"][] = ["bounces", "unsubscribes", "complaints", "allowlist"];
+export const IMPORT_POLL_MS = 1000;
+
+/** A CSV file into one list: posted whole, then its progress polled until done or failed. */
+function ImportCsv({ api, onDone }: { api: Api; onDone: () => void }) {
+  const [type, setType] = useState<Schemas["SuppressionType"]>("bounces");
+  const [view, setView] = useState<Schemas["SuppressionImportView"]>();
+  const [error, setError] = useState<Error>();
+  const start = async (file: File) => {
+    try {
+      setError(undefined);
+      setView(undefined);
+      const accepted = await must(api.POST("/v3/suppressions/import", { body: { type, filename: file.name, csv: await file.text() } }));
+      for (;;) {
+        const current = await must(api.GET("/v3/suppressions/imports/{id}", { params: { path: { id: accepted.import_id } } }));
+        setView(current);
+        if (current.status === "done" || current.status === "failed") break;
+        await new Promise((resolve) => setTimeout(resolve, IMPORT_POLL_MS));
+      }
+      onDone();
+    } catch (e) {
+      setError(e as Error);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="import-title">
+      <h2 id="import-title">Import a CSV</h2>
+      <p class="muted">A header row naming email (and optionally reason, created_at), then one address a row.</p>
+      <div class="filters">
+        <label>
+          Into list
+          <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value as Schemas["SuppressionType"])}>
+            {SUPPRESSION_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          CSV file
+          <input
+            type="file"
+            accept=".csv,text/csv"
+            onChange={(e) => {
+              const file = (e.target as HTMLInputElement).files?.[0];
+              if (file) void start(file);
+            }}
+          />
+        </label>
+      </div>
+      <Problem error={error} />
+      {view && (
+        <div role="status" aria-label="Import progress">
+          <progress max={view.total_rows ?? 1} value={view.total_rows ? view.processed_rows : 0} aria-label="Rows imported" />{" "}
+          <span>
+            {view.status}: {view.processed_rows} of {view.total_rows ?? "?"} rows, {view.added} added, {view.skipped} skipped
+          </span>
+          {view.errors && view.errors.length > 0 && (
+            <ul>
+              {view.errors.map((row) => (
+                <li key={row.row}>
+                  Row {row.row} ({row.email || "empty"}): {row.reason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
 
 export function Suppressions({ api }: { api: Api }) {
   const [search, setSearch] = useState("");
@@ -163,6 +232,7 @@ export function Suppressions({ api }: { api: Api }) {
         </label>
         <button type="submit">Add</button>
       </form>
+      <ImportCsv api={api} onDone={list.reload} />
       <Problem error={error ?? list.error} />
       {list.data && <p class="muted">{list.data.pagination.total_count} entries</p>}
       <div class="table-wrap">

@@ -26,6 +26,9 @@ function Deliveries({ api, hook }: { api: Api; hook: Hook }) {
     () => must(api.GET("/v3/webhooks/{id}/deliveries", { params: { path: { id: hook.id }, query: { limit: 20 } } })),
     [api, hook.id],
   );
+  const { error, act } = useAction(page.reload);
+  const resend = (id: string) =>
+    act(() => must(api.POST("/v3/webhooks/deliveries/resend", { body: { delivery_ids: [id] } })));
   return (
     <div>
       <div class="actions">
@@ -34,7 +37,7 @@ function Deliveries({ api, hook }: { api: Api; hook: Hook }) {
           Refresh
         </button>
       </div>
-      <Problem error={page.error} />
+      <Problem error={error ?? page.error} />
       {page.data?.deliveries.length === 0 && <p class="muted">No deliveries yet.</p>}
       {page.data && page.data.deliveries.length > 0 && (
         <div class="table-wrap">
@@ -46,16 +49,27 @@ function Deliveries({ api, hook }: { api: Api; hook: Hook }) {
                 <th scope="col">Event</th>
                 <th scope="col">Status</th>
                 <th scope="col">Attempts</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {page.data.deliveries.map((d) => (
                 <tr key={d.id}>
                   <td>{when(d.created_at)}</td>
-                  <td>{d.event}</td>
+                  <td>
+                    {d.event}
+                    {d.manual && <span class="muted"> (resend)</span>}
+                  </td>
                   <td>{d.status}</td>
                   <td>
                     {d.attempts.map((a) => `#${a.number} ${a.outcome} ${a.response_code ?? ""} ${a.latency_ms ?? ""} ms`).join("; ") || "—"}
+                  </td>
+                  <td>
+                    <button type="button" class="small" aria-label={`Resend ${d.event} delivery ${d.id}`} onClick={() => resend(d.id)}>
+                      Resend
+                    </button>
                   </td>
                 </tr>
               ))}
