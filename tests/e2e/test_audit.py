@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import requests
 
 from postline import wiring
 from postline.accounts.domain import Plan
@@ -30,11 +31,14 @@ ENTRY_FIELDS = {
     "created_at",
 }
 # Management writes are audited. Sends, their cancellation and the tracking links are recorded as
-# events of their message instead: the audit log is for who changed the account's setup.
+# events of their message instead, and verifications as the usage they spend: the audit log is for
+# who changed the account's setup.
 WRITE_ROUTES = [
     route
     for route in ROUTES
-    if route.method != "GET" and route.access not in (Access.SEND, Access.CANCEL_OWN_SEND, Access.PUBLIC)
+    if route.method != "GET"
+    and route.access not in (Access.SEND, Access.CANCEL_OWN_SEND, Access.PUBLIC)
+    and route.module != "verification"
 ]
 
 
@@ -103,6 +107,19 @@ def _call(admin: Api, route: Route) -> str:
             return str(target)
         if route.name == "ReactivateSubaccount":
             assert admin.post(f"/v3/subaccounts/{target}/suspend").status_code == 200
+    elif route.module == "uploads":
+        if route.name == "CreateUpload":
+            return str(admin.post("/v3/uploads", json={"filename": "a.txt", "content": "aGk="}).json()["id"])
+        if route.name == "CompleteUpload":
+            created = admin.post("/v3/uploads", json={"filename": "a.txt", "size_bytes": 2}).json()
+            post = created["upload"]
+            assert requests.post(post["url"], data=post["fields"], files={"file": b"hi"}, timeout=30).ok
+            assert admin.post(f"/v3/uploads/{created['id']}/complete").status_code == 200
+            return str(created["id"])
+        target = admin.post("/v3/uploads", json={"filename": "a.txt", "content": "aGk="}).json()["id"]
+        if route.name == "UpdateUpload":
+            assert admin.patch(f"/v3/uploads/{target}", json={"filename": "b.txt"}).status_code == 200
+            return str(target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":
@@ -130,7 +147,8 @@ def _call(admin: Api, route: Route) -> str:
 
 @pytest.mark.parametrize("route", WRITE_ROUTES, ids=lambda r: r.name)
 def test_each_write_records_its_action_actor_target_and_ip(runtime_api: Api, route: Route) -> None:
-    account = make_account(plan=Plan.PROFESSIONAL if route.module == "subaccounts" else Plan.FREE)  # Free has none
+    paid = route.module in ("subaccounts", "uploads")  # Free has none
+    account = make_account(plan=Plan.PROFESSIONAL if paid else Plan.FREE)
     admin = runtime_api.with_key(account.live_key)
     target = _call(admin, route)
     whoami = admin.get("/v3/whoami").json()

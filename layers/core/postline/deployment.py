@@ -104,6 +104,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.LISTS_DELETE: (ListJobQueue,),
     r.LIST_SENDS_READ: (Jobs,),
     r.LIST_SENDS_CANCEL: (Jobs, ListJobQueue, SendQueue),  # SendQueue: the delayed queue's scheduler settings
+    r.UPLOADS: (Resources, ExportFiles, TrackingSecret),
+    r.UPLOADS_READ: (Resources, ExportFiles, TrackingSecret),
 }
 
 _DELIVER: Groups = (
@@ -152,6 +154,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
     # Deleted lists' members, and list sends: each page is a batch's acceptance (POLICY_SETTINGS[SEND]).
     "list_jobs": tuple(dict.fromkeys([Resources, Counters, *POLICY_SETTINGS[r.SEND]])),
+    "uploads_sweep": (Resources, ExportFiles, TrackingSecret),  # settles, releases and expires uploads
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

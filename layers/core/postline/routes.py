@@ -48,6 +48,8 @@ SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, 
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
+UPLOADS = "uploads"  # uploads and their quota item, their objects (uploads/*), the tracking secret (links)
+UPLOADS_READ = "uploads:read"  # read uploads, presign their GETs, sign their links
 
 
 @dataclass(frozen=True)
@@ -155,20 +157,22 @@ ROUTES: tuple[Route, ...] = (
           policies=(DOMAINS_WRITE,)),
     Route("RotateDomainDkim", "POST",  "/v3/domains/{id}/dkim/rotate", "domains", Access.WRITE, "domain.dkim_rotated",
           True, policies=(DOMAINS_WRITE,)),
-    Route("ValidateAddress", "POST",   "/v3/validate",            "verification", Access.SEND, timeout=29,
+    # Verifications are writes (they spend credits): full_access only; not audited (recorded as usage).
+    Route("ValidateAddress", "POST",   "/v3/validate",            "verification", Access.WRITE, timeout=29,
           policies=(VERIFY,), probes_mailboxes=True),
-    Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "verification", Access.SEND, memory=1024, timeout=29,
-          policies=(VERIFY_BULK_WRITE, VERIFY_BULK_UPLOADS)),
-    Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "verification", Access.SEND, memory=1024, timeout=29),
+    Route("StartBulkValidation", "POST", "/v3/validate/bulk",      "verification", Access.WRITE, memory=1024,
+          timeout=29, policies=(VERIFY_BULK_WRITE, VERIFY_BULK_UPLOADS)),
+    Route("EvaluateList",    "POST",   "/v3/validate/evaluate",   "verification", Access.WRITE, memory=1024,
+          timeout=29),
     Route("GetBulkValidation", "GET",  "/v3/validate/bulk/{id}",  "verification", Access.READ,
           policies=(VERIFY_BULK_READ, VERIFY_BULK_UPLOADS)),
     Route("GetBulkValidationResults", "GET", "/v3/validate/bulk/{id}/results", "verification", Access.READ,
           policies=(VERIFY_BULK_READ,)),
     Route("GetBulkValidationFile", "GET", "/v3/validate/bulk/{id}/file", "verification", Access.READ,
           policies=(VERIFY_BULK_READ, VERIFY_BULK_FILES)),
-    Route("DeleteBulkValidation", "DELETE", "/v3/validate/bulk/{id}", "verification", Access.SEND,
+    Route("DeleteBulkValidation", "DELETE", "/v3/validate/bulk/{id}", "verification", Access.WRITE,
           policies=(VERIFY_BULK_WRITE,)),
-    Route("VerifyProof",     "POST",   "/v3/validate/proofs/verify", "verification", Access.SEND, memory=512,
+    Route("VerifyProof",     "POST",   "/v3/validate/proofs/verify", "verification", Access.WRITE, memory=512,
           timeout=29, policies=(VERIFY_PROOFS,)),
     Route("ListSuppressions", "GET",   "/v3/suppressions",        "suppressions", Access.READ,
           policies=(SUPPRESSIONS_READ,)),
@@ -227,6 +231,21 @@ ROUTES: tuple[Route, ...] = (
           "subaccount.reactivated", True, policies=(W,)),
     Route("DeleteSubaccount", "DELETE", "/v3/subaccounts/{id}",   "subaccounts", Access.WRITE, "subaccount.deleted",
           True, policies=(W,)),
+    Route("ListUploads",     "GET",    "/v3/uploads",             "uploads",  Access.READ, policies=(UPLOADS_READ,)),
+    Route("CreateUpload",    "POST",   "/v3/uploads",             "uploads",  Access.WRITE, "upload.created",
+          memory=512, timeout=29, policies=(UPLOADS,)),
+    Route("GetUpload",       "GET",    "/v3/uploads/{id}",        "uploads",  Access.READ, policies=(UPLOADS_READ,)),
+    Route("UpdateUpload",    "PATCH",  "/v3/uploads/{id}",        "uploads",  Access.WRITE, "upload.updated",
+          policies=(UPLOADS,)),
+    Route("DeleteUpload",    "DELETE", "/v3/uploads/{id}",        "uploads",  Access.WRITE, "upload.deleted",
+          policies=(UPLOADS,)),
+    Route("CompleteUpload",  "POST",   "/v3/uploads/{id}/complete", "uploads", Access.WRITE, "upload.completed",
+          policies=(UPLOADS,)),
+    Route("GetUploadDownloadLink", "GET", "/v3/uploads/{id}/download-link", "uploads", Access.READ,
+          policies=(UPLOADS_READ,)),
+    # The hosted link (no key), on the branded tracking host: GET counts a person's download, HEAD is a scanner's.
+    Route("DownloadUpload",  "GET",    "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
+    Route("ProbeUpload",     "HEAD",   "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
 )
 # fmt: on
 
