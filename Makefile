@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean console console-test
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,8 +36,23 @@ SPECTRAL := infra/spectral
 $(SPECTRAL)/node_modules/.package-lock.json: $(SPECTRAL)/package.json $(SPECTRAL)/package-lock.json
 	npm ci --prefix $(SPECTRAL) --no-audit --no-fund --loglevel=error
 
-## The whole service on this machine: AWS emulator, API, workers, SMTP.
-run: $(VENV)/.installed
+## The console (console/): npm ci when the lockfile changed, a Vite build when a source or the API changed.
+CONSOLE_DEPS := console/node_modules/.package-lock.json
+CONSOLE_SOURCES := $(shell find console/src console/test -type f -not -name schema.d.ts 2>/dev/null) \
+	console/index.html console/vite.config.ts console/tsconfig.json infra/openapi.json
+$(CONSOLE_DEPS): console/package.json console/package-lock.json
+	cd console && npm ci --no-audit --no-fund
+	touch $@
+console/dist/index.html: $(CONSOLE_DEPS) $(CONSOLE_SOURCES)
+	cd console && npm run build
+console: console/dist/index.html
+
+## Vitest (client and components), then the browser suite (tests/console, also collected by `make test`'s pytest).
+console-test: console $(VENV)/.installed
+	cd console && npm test
+
+## The whole service on this machine: AWS emulator, API, workers, SMTP, the console at /console.
+run: $(VENV)/.installed console
 	$(PY) -m devtools.local $(ARGS)
 
 ## Regenerate template.yaml, infra/openapi.json and the SDKs' generated code from the route table.
@@ -63,7 +78,7 @@ cfn-lint: $(VENV)/.installed
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
-test: lint typecheck drift cfn-lint sam-validate $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
+test: lint typecheck drift cfn-lint sam-validate console-test $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
@@ -75,4 +90,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

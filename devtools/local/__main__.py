@@ -99,6 +99,8 @@ def banner(runtime: Runtime, state_file: Path) -> str:
         f"{runtime.smtp_certificate})",
         f"  State      {state_file}",
     ]
+    if link := runtime.console_link():
+        lines.append(f"  Console    {link}  (signs in once)")
     if dev["keys"]:
         lines += [
             f"  Account    {dev['account_id']}",

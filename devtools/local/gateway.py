@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PORT = 3000
 OPENAPI_PATH = "/v3/openapi.json"  # served locally only, from infra/openapi.json
 API_ID = "local"
+CONSOLE_PATH = "/console"  # the dashboard, served by the runtime (devtools/local/console.py)
 RAW_HEADERS = "devtools.local.raw_headers"  # WSGI environ key: the request's headers as sent
 # API Gateway's integration timeout, and the messages of the template's GatewayResponses
 # (DEFAULT_5XX for a function's error or timeout, INTEGRATION_TIMEOUT past 29 s).
@@ -146,11 +147,14 @@ class Gateway:
         integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS,
         activity: Activity | None = None,
         headers: GatewayHeaders | None = None,
+        console: Callable[[Request], Response] | None = None,
     ) -> None:
         """`activity`: told of every API call in flight (the pipeline lets them go first);
-        `headers`: the template's gateway responses' fixed headers (`gateway_headers`)."""
+        `headers`: the template's gateway responses' fixed headers (`gateway_headers`); `console`:
+        what answers under /console (the dashboard's files and its local sign-in)."""
         self.headers = headers or {}
         self._routes = routes
+        self._console = console
         self._activity = activity or Activity()
         self._control = control
         self._openapi = openapi
@@ -174,6 +178,8 @@ class Gateway:
             return self._error(REQUEST_TOO_LARGE, *refusal)
         if request.path.startswith("/_local/"):
             return self._control(request)
+        if self._console is not None and (request.path == CONSOLE_PATH or request.path.startswith(f"{CONSOLE_PATH}/")):
+            return self._console(request)
         if request.path == OPENAPI_PATH and request.method == "GET" and self._openapi.is_file():
             return JsonResponse(self._openapi.read_bytes())
         for route in self._routes:

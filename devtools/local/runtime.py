@@ -26,6 +26,7 @@ from typing import Any
 from devtools.local import background, bootstrap, collector
 from devtools.local.activity import Activity
 from devtools.local.cloudformation import REGION, Resolver, Template
+from devtools.local.console import LocalConsole
 from devtools.local.control import Control
 from devtools.local.dns_server import DnsServer
 from devtools.local.emulator import Emulator
@@ -95,6 +96,7 @@ class Runtime:
         self._dev: bootstrap.DevState | None = None
         self._stack: Stack | None = None
         self._running = ExitStack()
+        self.console = LocalConsole(self._template.root / "console" / "dist")
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -172,7 +174,10 @@ class Runtime:
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
             headers = gateway_headers(self._template, resolver)
-            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity, headers=headers))
+            gateway = Gateway(
+                routes, control, openapi, self.clock, activity=self._activity, headers=headers, console=self.console
+            )
+            self._gateway.serve(gateway)
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
@@ -188,6 +193,10 @@ class Runtime:
             starting.callback(self._submission.stop)
 
             self._dev = self._bootstrap()
+            if self._dev.account_id:  # the console signs in to the development account
+                issuer = self._env.get("CONSOLE_JWT_ISSUER", "")
+                audience = self._env.get("CONSOLE_JWT_AUDIENCE", "")
+                self.console.configure(self._dev.account_id, audience=audience, issuer=issuer)
             collector.install()  # a full collection walks what is new, not every module and model again
             starting.callback(collector.uninstall)
             self._running = starting.pop_all()
@@ -249,6 +258,10 @@ class Runtime:
             raise RuntimeError("the runtime is not running")
         return self._dev.model_dump()
 
+    def console_link(self) -> str | None:
+        """A new one-time sign-in link to the console, or None without a development account."""
+        return self.console.sign_in_link(self.base_url) if self.dev["account_id"] else None
+
     def snapshot(self) -> None:
         """Writes the emulator's state, this runtime's stack, stream positions, clock and DNS zone."""
         if self._stack is None:
@@ -305,7 +318,10 @@ class Runtime:
             "VerifySmtpProbe": "relay",  # the in-process relay's probe endpoint, as in the cloud
             "RelayProbeAddress": self._probes.address if self._probes is not None else "",
         }
-        return {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
+        chosen = {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
+        if "ConsoleJwks" in declared:  # the local issuer's key beside any signers the caller configured
+            chosen["ConsoleJwks"] = self.console.key_set(chosen.get("ConsoleJwks", ""))
+        return chosen
 
     def _relay_pump(self, resolver: Resolver) -> SqsPump:
         """The SMTP relay task, in this process: its queue fed to the same batch code by a pump, so its

@@ -97,3 +97,25 @@ def test_every_status_a_route_answers_is_documented_with_its_schema(method: str,
             assert any(media.get("schema") is not None for media in content.values()) or content == {"image/gif": {}}, (
                 f"{method.upper()} {path} {status} has no schema"
             )
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"]} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(value) for value in node))
+    return set()
+
+
+def test_every_reference_resolves() -> None:
+    """Client generators (the console's openapi-typescript) refuse a document with a dangling $ref."""
+    document = _document()
+    dangling = []
+    for ref in sorted(_refs(document)):
+        node: Any = document
+        for part in ref.removeprefix("#/").split("/"):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            dangling.append(ref)
+    assert dangling == []

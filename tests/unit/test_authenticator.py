@@ -411,6 +411,20 @@ def test_a_console_token_without_a_known_account_is_unauthorized(world: World, c
     refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {token}", None)
 
 
+def test_a_console_token_carries_the_environment_of_the_consoles_switch(world: World) -> None:
+    account = world.account()
+    test = world.console.issue({"sub": "usr_42", "account_id": account.id, "env": "test"})
+    live = world.console.issue({"sub": "usr_42", "account_id": account.id, "env": "live"})
+    assert request(world, f"Bearer {test}").env is Environment.TEST
+    assert request(world, f"Bearer {live}").env is Environment.LIVE
+
+
+def test_a_console_token_with_an_unknown_environment_is_unauthorized(world: World) -> None:
+    account = world.account()
+    token = world.console.issue({"sub": "usr_42", "account_id": account.id, "env": "staging"})
+    refused(Unauthorized, "unauthorized", world.auth.authenticate, f"Bearer {token}", None)
+
+
 def test_a_console_token_with_an_unknown_scope_is_unauthorized(world: World) -> None:
     account = world.account()
     token = world.console.issue({"sub": "usr_42", "account_id": account.id, "scope": "admin"})

@@ -233,10 +233,14 @@ class Authenticator:
             scope = Scope(claims.get("scope", Scope.FULL_ACCESS.value))
         except ValueError as exc:
             raise Unauthorized("Console token carries an unknown scope.") from exc
+        try:  # the console's test/live switch: the environment travels in the token, live when absent
+            env = Environment(claims.get("env", Environment.LIVE.value))
+        except ValueError as exc:
+            raise Unauthorized("Console token carries an unknown environment.") from exc
         return Principal(
             account=account,
             scope=scope,
-            env=Environment.LIVE,
+            env=env,
             user_id=str(claims.get("sub") or "") or None,
             source_ip=source_ip,
         )

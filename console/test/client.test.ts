@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, createApi, must } from "../src/api/client";
+
+function recording(status: number, body: unknown) {
+  const seen: Request[] = [];
+  const fetcher = (async (input: Request | string | URL, init?: RequestInit) => {
+    seen.push(input instanceof Request ? input : new Request(input, init));
+    return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+  }) as typeof fetch;
+  return { seen, fetcher };
+}
+
+describe("the typed client", () => {
+  it("sends the session's bearer token and the typed query", async () => {
+    const { seen, fetcher } = recording(200, { items: [], has_more: false, next_cursor: null, total_count: 0 });
+    let token = "first";
+    const api = createApi(() => token, "http://api.test", fetcher);
+    await must(api.GET("/v3/events", { params: { query: { event: "bounced", recipient: "a@example.com", limit: 5 } } }));
+    token = "second"; // read at each call: a switch of environment applies to the next request
+    await must(api.GET("/v3/usage"));
+    const [first, second] = seen;
+    expect(first?.headers.get("Authorization")).toBe("Bearer first");
+    expect(new URL(first!.url).searchParams.get("event")).toBe("bounced");
+    expect(new URL(first!.url).searchParams.get("limit")).toBe("5");
+    expect(new URL(first!.url).pathname).toBe("/v3/events");
+    expect(second?.headers.get("Authorization")).toBe("Bearer second");
+  });
+
+  it("fills path parameters", async () => {
+    const { seen, fetcher } = recording(200, { id: "msg_1" });
+    const api = createApi(() => "t", "http://api.test", fetcher);
+    await must(api.GET("/v3/messages/{id}", { params: { path: { id: "msg_1/../x" } } }));
+    expect(new URL(seen[0]!.url).pathname).toBe("/v3/messages/msg_1%2F..%2Fx");
+  });
+
+  it("turns the API's error body into an ApiError", async () => {
+    const { fetcher } = recording(403, { error: { code: "test_key_forbidden", message: "Live only." }, request_id: "r" });
+    const api = createApi(() => "t", "http://api.test", fetcher);
+    const failure = await must(api.GET("/v3/domains")).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure).toMatchObject({ status: 403, code: "test_key_forbidden", message: "Live only." });
+  });
+
+  it("reports a body that is not the API's as the status", async () => {
+    const fetcher = (async () => new Response("bad gateway", { status: 502 })) as typeof fetch;
+    const api = createApi(() => "t", "http://api.test", fetcher);
+    await expect(must(api.GET("/v3/usage"))).rejects.toMatchObject({ status: 502, code: "http_error" });
+  });
+});
