@@ -39,6 +39,8 @@ from postline.routes import (
     LIST_SENDS_CANCEL,
     LIST_SENDS_READ,
     LISTS_DELETE,
+    MESSAGES_CHECK,
+    MESSAGES_CONTENT,
     MESSAGES_READ,
     MESSAGES_WRITE,
     METRICS_READ,
@@ -401,6 +403,29 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         }
     ],
+    # Reads only: the template, the domain (its DKIM key, sealed), the roll-ups, the tracking secret.
+    MESSAGES_CHECK: [
+        _read("ResourcesTable"),
+        _read("CountersTable"),
+        _content_key("kms:Decrypt"),
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+            ]
+        },
+    ],
+    # The message, its kept copies (items beside it) or its sealed body (inline or in S3), the domain.
+    MESSAGES_CONTENT: [
+        _read("MessagesTable"),
+        _read("ResourcesTable"),
+        {"S3ReadPolicy": {"BucketName": {"Ref": "ContentBucket"}}},
+        _content_key("kms:Decrypt"),
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+            ]
+        },
+    ],
 }
 
 
@@ -438,6 +463,7 @@ VALUES: dict[str, Any] = {
     "SMTP_HELO_NAME": _ref("SmtpHeloName"),
     "SMTP_MX_PORT": _ref("SmtpMxPort"),
     "DNS_RESOLVER": _ref("DnsResolver"),
+    "SPAMD_ADDRESS": _ref("SpamdAddress"),
     "SPF_INCLUDE": _ref("SpfInclude"),
     "BOUNCE_MX_HOST": _ref("BounceMxHost"),
     "TRACKING_HOST": _ref("TrackingHost"),

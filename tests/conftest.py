@@ -85,7 +85,8 @@ def runtime(tmp_path_factory: pytest.TempPathFactory, webhook_ca: TestCa) -> Ite
         "WebhookCaBundle": str(bundle),
         "IpRateLimitPerMinute": str(SOURCE_RATE_LIMIT),
     }
-    with Runtime(TEMPLATE, state_dir, parameters=parameters) as running:
+    # spamd (when installed; .ci/run installs it) for the content check: started once with the runtime.
+    with Runtime(TEMPLATE, state_dir, parameters=parameters, spamd=True) as running:
         yield running
 
 

@@ -48,6 +48,8 @@ SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, 
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
+MESSAGES_CHECK = "messages:check"  # render a send without sending and check it: read only, and spamd
+MESSAGES_CONTENT = "messages:content"  # read a message's kept copies, or open its sealed body to rebuild them
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ ROUTES: tuple[Route, ...] = (
     Route("GetMessage",      "GET",    "/v3/messages/{id}",       "sending", Access.READ, policies=(MESSAGES_READ,)),
     Route("CancelMessage",   "DELETE", "/v3/messages/{id}",       "sending", Access.CANCEL_OWN_SEND,
           policies=(MESSAGES_WRITE,)),
+    Route("CheckMessage",    "POST",   "/v3/messages/check",      "message_content", Access.SEND,
+          policies=(MESSAGES_CHECK,)),
+    Route("GetMessageContent", "GET",  "/v3/messages/{id}/content", "message_content", Access.READ,
+          policies=(MESSAGES_CONTENT,)),
     Route("ListTemplates",   "GET",    "/v3/templates",           "templates", Access.READ, policies=(R,)),
     Route("CreateTemplate",  "POST",   "/v3/templates",           "templates", Access.WRITE, "template.created",
           policies=(W,)),

@@ -134,6 +134,9 @@ class MessageView(Model):
     delivered_at: datetime | None
     opened_at: datetime | None
     clicked_at: datetime | None
+    content_check: dict[str, Any] | None = Field(
+        default=None, description="a test-mode message's content check, once delivered (GET .../content has it too)"
+    )
 
     @classmethod
     def of(cls, message: Message) -> MessageView:

@@ -1,0 +1,76 @@
+"""Kept copies in the messages table, beside their message (its partition, its TTL):
+
+MSG#<id>  COPY#<recipient>   one recipient's copy of a test-mode message, sealed
+MSG#<id>  MSG                the message; the check goes on it as `content_check`
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from postline.shared.dynamo import from_attrs, key, to_attrs, to_value
+
+_MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
+_COPY = "COPY#"
+
+
+def _pk(message_id: str) -> str:
+    return f"MSG#{message_id}"
+
+
+class DynamoCopyStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def put_copy(self, message_id: str, recipient: str, sealed: dict[str, Any], expires_at: int | None) -> None:
+        data: dict[str, Any] = {"recipient": recipient, "sealed": sealed}
+        if expires_at is not None:
+            data["expires_at"] = expires_at
+        item = {**key(_pk(message_id), f"{_COPY}{recipient}"), **to_attrs(data)}
+        self._db.put_item(TableName=self._table, Item=item)
+
+    def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :copy)",
+            "ExpressionAttributeValues": {":pk": {"S": _pk(message_id)}, ":copy": {"S": _COPY}},
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._db.query(**request)
+            for attrs in page.get("Items", []):
+                item = from_attrs(attrs)
+                found[item["recipient"]] = item["sealed"]
+            if "LastEvaluatedKey" not in page:
+                return found
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def set_check(self, message_id: str, check: dict[str, Any]) -> None:
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(_pk(message_id), _MESSAGE_SK),
+                UpdateExpression="SET content_check = :check",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":check": to_value(check)},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise  # a message gone meanwhile (erased, expired) keeps no check
+
+    def sealed_body(self, message_id: str) -> dict[str, Any] | None:
+        """The message item's sealed content (message_content's StoredBodies port)."""
+        item = self._db.get_item(
+            TableName=self._table,
+            Key=key(_pk(message_id), _MESSAGE_SK),
+            ProjectionExpression="sealed",
+            ConsistentRead=True,
+        ).get("Item")
+        if not item:
+            return None
+        sealed: dict[str, Any] = from_attrs(item).get("sealed") or {}
+        return sealed
