@@ -519,6 +519,19 @@ PROBE_CLIENT_VPC: dict[str, Any] = {
 }
 
 
+def _vpc_of(route: Route) -> dict[str, Any] | None:
+    """Inside the VPC: a route that probes mailboxes (the relay's probe endpoint), one that checks
+    content (spamd at spamd.postline.internal, admitting SpamdClientSecurityGroup)."""
+    groups = []
+    if route.probes_mailboxes:
+        groups.append(_ref("ProbeClientSecurityGroup"))
+    if MESSAGES_CHECK in route.all_policies:
+        groups.append(_ref("SpamdClientSecurityGroup"))
+    if not groups:
+        return None
+    return {**PROBE_CLIENT_VPC, "SecurityGroupIds": groups}
+
+
 def function_resource(route: Route) -> dict[str, Any]:
     policies = [policy for name in route.all_policies for policy in POLICIES[name]]
     return {
@@ -530,7 +543,7 @@ def function_resource(route: Route) -> dict[str, Any]:
             "MemorySize": route.memory,
             "Timeout": route.timeout,
             "Environment": environment(api_settings(route.module)),
-            **({"VpcConfig": PROBE_CLIENT_VPC} if route.probes_mailboxes else {}),
+            **({"VpcConfig": vpc} if (vpc := _vpc_of(route)) else {}),
             "Policies": policies,
             "Events": {
                 "Api": {
