@@ -36,8 +36,10 @@ class PlainSealer:
 
     def __init__(self) -> None:
         self.sealed: dict[str, bytes] = {}
+        self.calls = 0  # the vault's KMS data keys
 
     def seal_copies(self, items: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+        self.calls += 1
         self.sealed.update(items)
         return [{"name": name} for name, _ in items]
 
@@ -52,10 +54,13 @@ class InMemoryCopies:
         self.kept: dict[str, dict[str, dict[str, Any]]] = {}  # message -> recipient -> sealed
         self.expires: dict[tuple[str, str], int | None] = {}
         self.checks: dict[str, dict[str, Any]] = {}
+        self.writes = 0
 
-    def put_copy(self, message_id: str, recipient: str, sealed: dict[str, Any], expires_at: int | None) -> None:
-        self.kept.setdefault(message_id, {})[recipient] = sealed
-        self.expires[(message_id, recipient)] = expires_at
+    def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
+        self.writes += 1
+        for message_id, recipient, sealed, expires_at in copies:
+            self.kept.setdefault(message_id, {})[recipient] = sealed
+            self.expires[(message_id, recipient)] = expires_at
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
         return dict(self.kept.get(message_id, {}))

@@ -220,6 +220,10 @@ def test_kept_copies_open_only_under_their_own_name() -> None:
     sealer, store = PlainSealer(), InMemoryCopies()
     copies = KeptCopies(sealer=sealer, store=store)
     copies.keep("msg_1", "ann@example.com", b"raw", 123)
+    copies.keep("msg_2", "bob@example.com", b"other", None)
+    assert copies.read("msg_1") == {}  # kept when flushed: the dispatcher flushes after its batch
+    copies.flush()
+    assert (sealer.calls, store.writes) == (1, 1)  # a batch's copies: one data key, one write
     assert copies.read("msg_1") == {"ann@example.com": b"raw"}
     assert store.expires[("msg_1", "ann@example.com")] == 123
     with pytest.raises(ValueError, match="another name"):
@@ -294,6 +298,7 @@ def test_a_test_message_keeps_each_copy_as_handed_over_and_one_check_on_its_sent
     assert set(kept) == {"ann@example.com", "bob@example.com"}
     assert b"/v3/track/click/" in kept["ann@example.com"] and kept["ann@example.com"] != kept["bob@example.com"]
     assert store.expires[("msg_1", "ann@example.com")] == 999
+    assert (sealer.calls, store.writes) == (1, 1)  # sealed and written together after the job
     assert len(spam.scored) == 1  # once per message, not per recipient
     check = store.checks["msg_1"]
     sent = [e for e in messages.events if e.type is EventType.SENT]

@@ -33,7 +33,9 @@ class Sealer(Protocol):
 class CopyStore(Protocol):
     """A message's kept copies (one per recipient, sealed) and its check, beside the message item."""
 
-    def put_copy(self, message_id: str, recipient: str, sealed: dict[str, Any], expires_at: int | None) -> None: ...
+    def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
+        """(message id, recipient, sealed copy, expires_at) each, written together."""
+        ...
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
         """recipient -> its sealed copy, in the order kept."""

@@ -54,15 +54,26 @@ class ContentChecker:
 
 
 class KeptCopies:
-    """Test-mode messages' copies, each sealed under its own data key (AAD: message id and recipient)."""
+    """Test-mode messages' copies, each sealed under its own data key (AAD: message id and recipient).
+    `keep` collects; `flush` seals what was collected in one call (one KMS data key for a queue batch)
+    and writes it together."""
 
     def __init__(self, *, sealer: Sealer, store: CopyStore) -> None:
         self._sealer = sealer
         self._store = store
+        self._pending: list[tuple[str, str, bytes, int | None]] = []
 
     def keep(self, message_id: str, recipient: str, mime: bytes, expires_at: int | None) -> None:
-        [sealed] = self._sealer.seal_copies([(copy_name(message_id, recipient), mime)])
-        self._store.put_copy(message_id, recipient, sealed, expires_at)
+        self._pending.append((message_id, recipient, mime, expires_at))
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        sealed = self._sealer.seal_copies([(copy_name(m, r), mime) for m, r, mime, _ in pending])
+        self._store.put_copies(
+            [(m, r, record, expires) for (m, r, _, expires), record in zip(pending, sealed, strict=True)]
+        )
 
     def record_check(self, message_id: str, check: ContentCheck) -> None:
         self._store.set_check(message_id, check.model_dump(mode="json"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared.dynamo import from_attrs, key, to_attrs, to_value
+from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs, to_value
 
 _MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
 _COPY = "COPY#"
@@ -25,12 +25,12 @@ class DynamoCopyStore:
         self._db = client
         self._table = table
 
-    def put_copy(self, message_id: str, recipient: str, sealed: dict[str, Any], expires_at: int | None) -> None:
-        data: dict[str, Any] = {"recipient": recipient, "sealed": sealed}
-        if expires_at is not None:
-            data["expires_at"] = expires_at
-        item = {**key(_pk(message_id), f"{_COPY}{recipient}"), **to_attrs(data)}
-        self._db.put_item(TableName=self._table, Item=item)
+    def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
+        puts = []
+        for message_id, recipient, sealed, expires_at in copies:
+            data: dict[str, Any] = {"recipient": recipient, "sealed": sealed, "expires_at": expires_at}
+            puts.append((self._table, {**key(_pk(message_id), f"{_COPY}{recipient}"), **to_attrs(data)}))
+        batch_write(self._db, puts)
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}

@@ -111,6 +111,7 @@ class Dispatcher:
         `checker` and `copies`: a test-mode message's copies are kept and checked (content_checks)."""
         self._checker = checker
         self._copies = copies
+        self._signers: dict[tuple[str, str], SendingDomain | None] = {}
         self._messages = messages
         self._vault = vault
         self._queue = queue
@@ -145,6 +146,7 @@ class Dispatcher:
         finally:
             self._batching = False
             self._count_sent()
+            self._flush_copies()
 
     def dispatch(self, job: DispatchJob, *, receive_count: int = 1) -> None:
         """Delivers what the job names; raises to have the queue deliver the job again later."""
@@ -153,6 +155,7 @@ class Dispatcher:
         finally:
             if not self._batching:
                 self._count_sent()
+                self._flush_copies()
 
     def _count_sent(self) -> None:
         sent, self._sent = self._sent, Counter()
@@ -287,9 +290,22 @@ class Dispatcher:
         return self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now, release=release)
 
     def _kept_copy_domain(self, message: Message) -> SendingDomain | None:
+        """The domain that signs a test copy: read once per (account, domain) for the dispatcher's batch."""
         if not message.test or self._copies is None:
             return None
-        return self._domains.verified_domain(message.account_id, message.sender_domain)
+        named = (message.account_id, message.sender_domain)
+        if named not in self._signers:
+            self._signers[named] = self._domains.verified_domain(*named)
+        return self._signers[named]
+
+    def _flush_copies(self) -> None:
+        """A batch's test copies sealed under one data key and written together (never fails a job)."""
+        if self._copies is None:
+            return
+        try:
+            self._copies.flush()
+        except Exception:
+            logger.exception("test-mode copies could not be kept")
 
     def _keep_copy(
         self,
