@@ -61,18 +61,6 @@ def test_copies_are_sealed_beside_their_message_and_read_back(stack: InProcessSt
     assert content_checks.copy_store().sealed_body(message.id) is not None
 
 
-def test_the_check_goes_on_the_message_record(stack: InProcessStack) -> None:
-    message = _stored_message(stack)
-    draft = Draft(mime=b"Subject: x\r\n\r\nHi\r\n", from_domain="shop.example", source_html=None, source_text="Hi",
-                  tracking_host=None)  # fmt: skip
-    check = check_draft(draft, spam=None, domain=None, complaint_rate=None)
-    content_checks.kept_copies().record_check(message.id, check)
-    stored = sending.message_store().get(message.id)
-    assert stored is not None and stored.content_check == check.model_dump(mode="json")
-    content_checks.kept_copies().record_check("msg_gone", check)  # a message gone meanwhile: no item made
-    assert sending.message_store().get("msg_gone") is None
-
-
 def test_spamd_that_does_not_answer_is_unavailable() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

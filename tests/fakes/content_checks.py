@@ -53,7 +53,6 @@ class InMemoryCopies:
     def __init__(self) -> None:
         self.kept: dict[str, dict[str, dict[str, Any]]] = {}  # message -> recipient -> sealed
         self.expires: dict[tuple[str, str], int | None] = {}
-        self.checks: dict[str, dict[str, Any]] = {}
         self.writes = 0
 
     def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
@@ -64,9 +63,6 @@ class InMemoryCopies:
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
         return dict(self.kept.get(message_id, {}))
-
-    def set_check(self, message_id: str, check: dict[str, Any]) -> None:
-        self.checks[message_id] = check
 
 
 # Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.

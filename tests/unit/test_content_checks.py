@@ -300,7 +300,8 @@ def test_a_test_message_keeps_each_copy_as_handed_over_and_one_check_on_its_sent
     assert store.expires[("msg_1", "ann@example.com")] == 999
     assert (sealer.calls, store.writes) == (1, 1)  # sealed and written together after the job
     assert len(spam.scored) == 1  # once per message, not per recipient
-    check = store.checks["msg_1"]
+    check = messages.items["msg_1"].content_check
+    assert check is not None
     sent = [e for e in messages.events if e.type is EventType.SENT]
     assert len(sent) == 2
     for event in sent:
@@ -313,5 +314,5 @@ def test_a_live_message_keeps_nothing_and_asks_spamd_nothing() -> None:
     spam = FixedSpam(SpamReport(0.4, 5.0, []))
     messages, store, _, _, transport = _dispatch(False, spam)
     assert transport.handed == ["ann@example.com", "bob@example.com"]
-    assert store.kept == {} and store.checks == {} and spam.scored == []
+    assert store.kept == {} and messages.items["msg_1"].content_check is None and spam.scored == []
     assert all("score" not in e.data for e in messages.events if e.type is EventType.SENT)

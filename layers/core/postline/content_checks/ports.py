@@ -31,7 +31,8 @@ class Sealer(Protocol):
 
 
 class CopyStore(Protocol):
-    """A message's kept copies (one per recipient, sealed) and its check, beside the message item."""
+    """A message's kept copies (one per recipient, sealed), beside the message item (the check goes on
+    the message item itself, with the dispatcher's record of the recipient: sending/store.py)."""
 
     def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
         """(message id, recipient, sealed copy, expires_at) each, written together."""
@@ -39,8 +40,4 @@ class CopyStore(Protocol):
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
         """recipient -> its sealed copy, in the order kept."""
-        ...
-
-    def set_check(self, message_id: str, check: dict[str, Any]) -> None:
-        """Puts the check on the message's record (content_check)."""
         ...

@@ -75,9 +75,6 @@ class KeptCopies:
             [(m, r, record, expires) for (m, r, _, expires), record in zip(pending, sealed, strict=True)]
         )
 
-    def record_check(self, message_id: str, check: ContentCheck) -> None:
-        self._store.set_check(message_id, check.model_dump(mode="json"))
-
     def read(self, message_id: str) -> dict[str, bytes]:
         """recipient -> the copy as it was handed over; {} when none was kept (live, or expired)."""
         return {

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs, to_value
+from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
 
 _MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
 _COPY = "COPY#"
@@ -48,19 +46,6 @@ class DynamoCopyStore:
             if "LastEvaluatedKey" not in page:
                 return found
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-    def set_check(self, message_id: str, check: dict[str, Any]) -> None:
-        try:
-            self._db.update_item(
-                TableName=self._table,
-                Key=key(_pk(message_id), _MESSAGE_SK),
-                UpdateExpression="SET content_check = :check",
-                ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeValues={":check": to_value(check)},
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise  # a message gone meanwhile (erased, expired) keeps no check
 
     def sealed_body(self, message_id: str) -> dict[str, Any] | None:
         """The message item's sealed content (message_content's StoredBodies port)."""

@@ -325,7 +325,7 @@ class Dispatcher:
                 result: ContentCheck = self._checker.check(
                     draft, account_id=message.account_id, domain=signer, reuse=message.batch_id
                 )
-                self._copies.record_check(message.id, result)
+                message.content_check = result.model_dump(mode="json")  # on the record, with its state
                 check = result.event_data()
             self._copies.keep(message.id, parcel.recipient, copy, message.expires_at)
         except Exception:
