@@ -52,7 +52,6 @@ from postline.usage.domain import day_key, month_key
 from postline.verification.domain import Verification, simulate_verification
 
 if TYPE_CHECKING:
-    from postline.content_checks.domain import ContentCheck
     from postline.content_checks.service import ContentChecker, KeptCopies
     from postline.delivery.ports import Transport
     from postline.domains.domain import SendingDomain
@@ -112,6 +111,7 @@ class Dispatcher:
         self._checker = checker
         self._copies = copies
         self._signers: dict[tuple[str, str], SendingDomain | None] = {}
+        self._checks: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # batch id -> (check, event data)
         self._messages = messages
         self._vault = vault
         self._queue = queue
@@ -315,19 +315,26 @@ class Dispatcher:
         signer: SendingDomain | None,
         check: dict[str, Any] | None,
     ) -> dict[str, Any] | None:
-        """Keeps a test copy as handed over (signed as a live one is) and, once per message, checks it
-        (on the message's record; its summary on each `sent` event). Never stops the hand-over."""
+        """Keeps a test copy as handed over (the content route signs it with the domain's key when read,
+        as the SMTP transport signs a live copy: an RSA signature costs more than the whole rest of a
+        delivery) and, once per message, checks the signed copy (on the message's record; its summary on
+        each `sent` event). A batch's messages share the first one's check. Never stops the hand-over."""
         assert self._copies is not None
         try:
-            copy = signed_copy(parcel, signer)
             if check is None and self._checker is not None:
-                draft = draft_of(message, content, copy, links=self._links, domain=signer)
-                result: ContentCheck = self._checker.check(
-                    draft, account_id=message.account_id, domain=signer, reuse=message.batch_id
-                )
-                message.content_check = result.model_dump(mode="json")  # on the record, with its state
-                check = result.event_data()
-            self._copies.keep(message.id, parcel.recipient, copy, message.expires_at)
+                found = self._checks.get(message.batch_id) if message.batch_id else None
+                if found is None:
+                    result = self._checker.check(
+                        draft_of(message, content, signed_copy(parcel, signer), links=self._links, domain=signer),
+                        account_id=message.account_id,
+                        domain=signer,
+                        reuse=message.batch_id,
+                    )
+                    found = (result.model_dump(mode="json"), result.event_data())
+                    if message.batch_id:
+                        self._checks[message.batch_id] = found
+                message.content_check, check = found  # on the record, with the recipient's state
+            self._copies.keep(message.id, parcel.recipient, parcel.mime, message.expires_at)
         except Exception:
             logger.exception("the copy of %s could not be kept or checked", message.id)
         return check

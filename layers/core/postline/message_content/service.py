@@ -6,9 +6,10 @@ with the domain's DKIM key as the SMTP transport would, and checks it (content_c
 stored, queued or counted.
 
 The content of a test-mode message is the copies the dispatcher kept (sealed) as it handed them to
-the simulator, with the check it made then; a live message's copies are built again from its sealed
-body (Date: its acceptance or scheduled time; the DKIM signature made now), until retention or
-erasure takes the body.
+the simulator, with the check it made then, each signed here with the domain's DKIM key (an RSA
+signature per copy would cost the pipeline more than the rest of a delivery); a live message's copies
+are built again from its sealed body (Date: its acceptance or scheduled time; the DKIM signature made
+now), until retention or erasure takes the body.
 """
 
 from __future__ import annotations
@@ -82,7 +83,10 @@ class MessageContentService:
                     "simulator takes them (retry once its status is past queued)."
                 )
             check = ContentCheck.model_validate(message.content_check) if message.content_check else None
-            return _content(message, CopySource.KEPT, check, kept)
+            # Kept as handed over, signed now with the domain's key as the SMTP transport signs a live copy.
+            domain = self._domains.verified_domain(message.account_id, message.sender_domain)
+            signed = {recipient: signed_mime(message, recipient, raw, domain) for recipient, raw in kept.items()}
+            return _content(message, CopySource.KEPT, check, signed)
         return _content(message, CopySource.REBUILT, None, self._rebuilt(message))
 
     def _rebuilt(self, message: Message) -> dict[str, bytes]:
