@@ -11,12 +11,8 @@ import logging
 import threading
 from typing import Any
 
-import aiospamc
-from loguru import logger as loguru_logger
-
 from postline.content_checks.domain import SpamReport, parse_report
 
-loguru_logger.disable("aiospamc")  # the library logs through loguru; ours is the logging module
 logger = logging.getLogger(__name__)
 
 
@@ -40,6 +36,11 @@ class SpamdScorer:
         return parse_report(response.body.decode("utf-8", "replace"), float(spam.score), float(spam.threshold))
 
     async def _report(self, mime: bytes) -> Any:
+        # Imported on the first question, not at a cold start that may never ask one (SpamdAddress empty).
+        import aiospamc
+        from loguru import logger as loguru_logger
+
+        loguru_logger.disable("aiospamc")  # the library logs through loguru; ours is the logging module
         timeout = aiospamc.Timeout(total=self._timeout, connection=min(2.0, self._timeout))
         return await aiospamc.report(mime, host=self._host, port=self._port, timeout=timeout)
 
