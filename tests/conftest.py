@@ -127,6 +127,7 @@ class RuntimeProcess:
         command = [sys.executable, "-m", "devtools.local", "--template", str(template)]
         command += ["--state-dir", str(state_dir)]
         command += [arg for server in ("api", "aws", "mail", "smtp") for arg in (f"--{server}-port", "0")]
+        command += ["--no-spamd"]  # the session's runtime has the content check's spamd; these children need none
         # The child must not inherit this worker's in-process runtime's AWS settings.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POSTLINE_"))}
         self.state_dir = state_dir

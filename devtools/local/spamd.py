@@ -72,7 +72,8 @@ class Spamd:
         if os.geteuid() == 0:
             args.append("--username=nobody")
         log = (home / "spamd.log").open("wb")
-        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)  # noqa: S603
+        watched = ["/bin/sh", "-c", _WATCH, "spamd-watch", str(os.getpid()), *args]
+        self._process = subprocess.Popen(watched, stdin=subprocess.DEVNULL, stdout=log, stderr=log)  # noqa: S603
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
         while not _pong(self._port):
@@ -85,7 +86,7 @@ class Spamd:
     def stop(self) -> None:
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
-            process.terminate()  # the parent stops its children
+            process.terminate()  # the watch stops spamd, whose parent stops its children
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -103,6 +104,17 @@ class Spamd:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+# spamd under a watch: it ends when this process ends, even killed outright (SIGKILL leaves no chance to
+# stop it, and an orphaned spamd would hold its port and memory); SIGTERM to the watch stops it too.
+_WATCH = """
+parent=$1; shift
+"$@" & child=$!
+trap 'kill "$child" 2>/dev/null; wait "$child"; exit 0' TERM INT
+while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 0.5; done
+kill "$child" 2>/dev/null; wait "$child"
+"""
 
 
 def _free_port() -> int:
