@@ -20,6 +20,8 @@ import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
+from infra import sdks
+from infra.openapi_examples import REQUEST_EXAMPLES, TAGS
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.events.counts import SETTLE
 from postline.http import body
@@ -702,6 +704,13 @@ def _headers(names: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _body_schema_name(schema: dict[str, Any]) -> str | None:
+    """The component a request body names: `$ref`, or the one `$ref` of an optional body's anyOf."""
+    refs = [schema.get("$ref"), *(option.get("$ref") for option in schema.get("anyOf", []))]
+    named = [ref.rsplit("/", 1)[-1] for ref in refs if ref]
+    return named[0] if len(named) == 1 else None
+
+
 def render_openapi() -> str:
     app = build_app(*api_routers())
     document: dict[str, Any] = json.loads(
@@ -744,9 +753,15 @@ def render_openapi() -> str:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
+    schemas.pop("ResponseValidationError", None)  # Powertools' own, never referenced: every failure is ErrorBody
     schemas.update(ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}").pop("$defs"))
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["ErrorBody"].pop("$defs", None)
+    used = {
+        tag for operations in document["paths"].values() for op in operations.values() for tag in op.get("tags", [])
+    }
+    document["tags"] = [{"name": tag, "description": TAGS[tag]} for tag in TAGS if tag in used]
+    document["tags"] += [{"name": tag} for tag in sorted(used - TAGS.keys())]  # Spectral names what lacks a line
 
     document["components"]["parameters"] = {"OnBehalfOf": ON_BEHALF_OF_PARAMETER}
     seen = set()
@@ -756,6 +771,12 @@ def render_openapi() -> str:
             raise SystemExit(f"{route.method} {route.path} is in the route table but not in {route.module}.py")
         seen.add((route.method.lower(), route.path))
         operation["operationId"] = route.name
+        json_body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+        if json_body is not None and (name := _body_schema_name(json_body["schema"])) is not None:
+            own = schemas[name].get("examples")  # a model that writes its own (several shapes) keeps them
+            example = REQUEST_EXAMPLES.get(name, own[0] if own else None)
+            if example is not None:
+                json_body["example"] = example
         if route.audit:
             operation["x-audit-action"] = route.audit  # the action its audit entry records
         responses = operation["responses"]
@@ -785,7 +806,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="fail when the committed files are out of date")
     args = parser.parse_args(argv)
-    outputs = {TEMPLATE: render_template(), OPENAPI: render_openapi()}
+    openapi = render_openapi()
+    outputs = {
+        TEMPLATE: render_template(),
+        OPENAPI: openapi,
+        **sdks.render_python_sdk(openapi),
+        **sdks.render_typescript_sdk(openapi),
+    }
     drifted = []
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else ""
@@ -797,8 +824,19 @@ def main(argv: list[str] | None = None) -> int:
                 difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(path), "generated", n=1)
             )
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")
+    for folder in sdks.generated_dirs():
+        for stale in sorted(p for p in folder.rglob("*") if p.is_file() and p not in outputs):
+            if "__pycache__" in stale.parts:
+                continue
+            if args.check:
+                drifted.append(stale)
+                print(f"{stale.relative_to(ROOT)}: no longer generated")
+            else:
+                stale.unlink()
+                print(f"removed {stale.relative_to(ROOT)}")
     if drifted:
         print(f"\n{', '.join(str(p.relative_to(ROOT)) for p in drifted)} out of date: run `make generate`.")
         return 1

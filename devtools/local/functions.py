@@ -98,6 +98,11 @@ class IntegrationTimeout(Exception):
     """The caller stopped waiting (API Gateway's 29 s) while the function runs on."""
 
 
+class FunctionCrashed(Exception):
+    """The handler's process died mid-invocation (a BaseException no handler code catches: the
+    crash tests' kill): Lambda reports "Runtime exited" and never reuses that instance."""
+
+
 @dataclass
 class _Instance:
     """One loaded copy of the handler module: an execution environment, one invocation at a time."""
@@ -149,13 +154,19 @@ class LocalFunction:
         abandoned = threading.Event()
 
         def run() -> None:
+            crashed = False
             try:
                 with wiring.settings_scope(instance.settings) if instance.settings is not None else nullcontext():
                     done.set_result(instance.handler(event, context))
-            except BaseException as exc:
+            except Exception as exc:
                 done.set_exception(exc)
+            except BaseException as exc:
+                crashed = True
+                done.set_exception(FunctionCrashed(f"{self.name}: Runtime exited ({type(exc).__name__})"))
             finally:
-                if not abandoned.is_set():
+                if crashed and not abandoned.is_set():
+                    self._abandon()
+                elif not abandoned.is_set():
                     self._release(instance)
 
         # A fresh context per invocation: nothing of the caller's context variables leaks in.

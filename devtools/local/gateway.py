@@ -4,7 +4,8 @@ A function with an `Events: {X: {Type: Api, Properties: {Path, Method}}}` serves
 and path template ({id} for one segment, {proxy+} for the rest); the most specific template
 wins, as in API Gateway. Unmatched requests, functions that fail or time out, and requests past
 the 29-second integration timeout get what the template's GatewayResponses define (404
-not_found; 502 and 504 internal_error).
+not_found; 502 and 504 internal_error), with the fixed headers those declare (the rate headers),
+read from the template.
 
 API Gateway's REST quotas are enforced as it enforces them, before any function runs: a body over
 10 MB is 413, a request line and headers over 10,240 bytes together are 414 (when the path and
@@ -52,6 +53,13 @@ INTEGRATION_TIMEOUT_MESSAGE = (
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024  # API Gateway's payload quota
 MAX_REQUEST_HEAD_BYTES = 10_240  # API Gateway's quota on the request line and header values together
 _IMPLICIT_API_STAGE = "Prod"  # SAM's stage for functions without a RestApiId
+# API Gateway's gateway response types for the answers this gateway makes itself. A type the
+# template does not define falls back to DEFAULT_4XX or DEFAULT_5XX, as in API Gateway.
+NO_ROUTE = "MISSING_AUTHENTICATION_TOKEN"  # API Gateway's type for a request matching no route
+REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"  # 413, 414, 431
+INTEGRATION_FAILURE = "INTEGRATION_FAILURE"  # 502: the function failed
+INTEGRATION_TIMEOUT = "INTEGRATION_TIMEOUT"  # 504
+GatewayHeaders = dict[str, dict[str, str]]  # gateway response type -> its fixed headers
 _GREEDY = re.compile(r"\{(\w+)\+\}")
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -100,6 +108,24 @@ def api_routes(template: Template, functions: Iterable[LocalFunction], resolver:
     return sorted(routes, key=lambda route: route.specificity)
 
 
+def gateway_headers(template: Template, resolver: Resolver) -> GatewayHeaders:
+    """The fixed headers of the template's GatewayResponses, by response type: those given as a
+    quoted literal ('600'); a mapping from the request (context.requestId) the gateway sets itself."""
+    found: GatewayHeaders = {}
+    for api in template.of_type("AWS::Serverless::Api").values():
+        for kind, response in ((api.get("Properties") or {}).get("GatewayResponses") or {}).items():
+            headers = ((response or {}).get("ResponseParameters") or {}).get("Headers") or {}
+            for name, value in headers.items():
+                text = str(resolver.resolve(value))
+                if len(text) >= 2 and text[0] == text[-1] == "'":
+                    found.setdefault(kind, {})[name] = text[1:-1]
+    return found
+
+
+def headers_for(headers: GatewayHeaders, kind: str, status: int) -> dict[str, str]:
+    return headers.get(kind) or headers.get("DEFAULT_5XX" if status >= 500 else "DEFAULT_4XX") or {}
+
+
 def _stage(template: Template, props: dict[str, Any], resolver: Resolver) -> str:
     api = props.get("RestApiId")
     if not (isinstance(api, dict) and "Ref" in api):
@@ -119,8 +145,11 @@ class Gateway:
         clock: Clock,
         integration_timeout: float = INTEGRATION_TIMEOUT_SECONDS,
         activity: Activity | None = None,
+        headers: GatewayHeaders | None = None,
     ) -> None:
-        """`activity`: told of every API call in flight (the pipeline lets them go first)."""
+        """`activity`: told of every API call in flight (the pipeline lets them go first);
+        `headers`: the template's gateway responses' fixed headers (`gateway_headers`)."""
+        self.headers = headers or {}
         self._routes = routes
         self._activity = activity or Activity()
         self._control = control
@@ -133,10 +162,16 @@ class Gateway:
         response: Iterable[bytes] = self._dispatch(request)(environ, start_response)
         return response
 
+    def _error(self, kind: str, status: int, code: str, message: str, request_id: str | None = None) -> Response:
+        """An answer the gateway makes itself, as the template's gateway response of that type."""
+        response = error_response(status, code, message, request_id)
+        response.headers.update(headers_for(self.headers, kind, status))
+        return response
+
     def _dispatch(self, request: Request) -> Response:
         refusal = _over_quota(request)
         if refusal is not None:
-            return refusal
+            return self._error(REQUEST_TOO_LARGE, *refusal)
         if request.path.startswith("/_local/"):
             return self._control(request)
         if request.path == OPENAPI_PATH and request.method == "GET" and self._openapi.is_file():
@@ -145,7 +180,7 @@ class Gateway:
             parameters = route.match(request.method, request.path)
             if parameters is not None:
                 return self._invoke(route, parameters, request)
-        return error_response(404, "not_found", "No such route.")
+        return self._error(NO_ROUTE, 404, "not_found", "No such route.")
 
     def _invoke(self, route: ApiRoute, parameters: dict[str, str], request: Request) -> Response:
         request_id = str(uuid.uuid4())
@@ -155,26 +190,26 @@ class Gateway:
                 return http_response(route.function.invoke(event, wait=self._integration_timeout))
         except IntegrationTimeout:
             logger.error("%s did not answer %s %s in time", route.function.name, request.method, request.path)
-            return error_response(504, "internal_error", INTEGRATION_TIMEOUT_MESSAGE, request_id)
+            return self._error(INTEGRATION_TIMEOUT, 504, "internal_error", INTEGRATION_TIMEOUT_MESSAGE, request_id)
         except Exception:  # the function failed (crashed, or ran past its Timeout): a Lambda error
             logger.exception("%s failed on %s %s", route.function.name, request.method, request.path)
-            return error_response(502, "internal_error", FUNCTION_ERROR_MESSAGE, request_id)
+            return self._error(INTEGRATION_FAILURE, 502, "internal_error", FUNCTION_ERROR_MESSAGE, request_id)
 
 
-def _over_quota(request: Request) -> Response | None:
-    """API Gateway's answer to a request past its size quotas, or None."""
+def _over_quota(request: Request) -> tuple[int, str, str] | None:
+    """API Gateway's answer (status, code, message) to a request past its size quotas, or None."""
     line = len(request.method) + len(request.full_path) + len(request.environ.get("SERVER_PROTOCOL", "")) + 2
     headers = sum(len(name) + len(value) for name, value in request.environ.get(RAW_HEADERS) or request.headers.items())
     if line > MAX_REQUEST_HEAD_BYTES:
-        return error_response(414, "validation_error", "The request's path and query string are too long.")
+        return 414, "validation_error", "The request's path and query string are too long."
     if line + headers > MAX_REQUEST_HEAD_BYTES:
-        return error_response(431, "validation_error", "The request's headers are too large.")
+        return 431, "validation_error", "The request's headers are too large."
     if (request.content_length or 0) > MAX_PAYLOAD_BYTES:
-        return error_response(413, "validation_error", "The request body is larger than 10 MB.")
+        return 413, "validation_error", "The request body is larger than 10 MB."
     # A body of unstated length (chunked) is read up to one byte past the quota, not to its end.
     request.max_content_length = MAX_PAYLOAD_BYTES + 1
     if len(request.get_data()) > MAX_PAYLOAD_BYTES:
-        return error_response(413, "validation_error", "The request body is larger than 10 MB.")
+        return 413, "validation_error", "The request body is larger than 10 MB."
     return None
 
 
@@ -261,6 +296,10 @@ class _RequestHandler(WSGIRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("X-Request-Id", request_id)
+        app = getattr(self.server, "gateway", None)
+        fixed = app.headers if isinstance(app, Gateway) else {}
+        for name, value in headers_for(fixed, REQUEST_TOO_LARGE, code).items():
+            self.send_header(name, value)
         self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD" and code >= 200 and code not in (204, 304):
@@ -298,6 +337,7 @@ class HttpServer:
         if self._server is None:
             raise RuntimeError("bind() first")
         self._app = app
+        self._server.gateway = app  # type: ignore[attr-defined]  # its refusals' headers (send_error)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="gateway", daemon=True
         )

@@ -10,7 +10,9 @@ while running and restores it on stop, so run one Runtime per process at a time.
 
 from __future__ import annotations
 
+import contextvars
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -27,8 +29,8 @@ from devtools.local.cloudformation import REGION, Resolver, Template
 from devtools.local.control import Control
 from devtools.local.dns_server import DnsServer
 from devtools.local.emulator import Emulator
-from devtools.local.functions import function_environment, load_functions, warn_unsupported_events
-from devtools.local.gateway import Gateway, HttpServer, api_routes
+from devtools.local.functions import FunctionCrashed, function_environment, load_functions, warn_unsupported_events
+from devtools.local.gateway import Gateway, HttpServer, api_routes, gateway_headers
 from devtools.local.mail_sink import HOST as MAIL_HOST
 from devtools.local.mail_sink import MailSink
 from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
@@ -176,7 +178,8 @@ class Runtime:
             control = Control(self.advance, self.drain, self._mail, self.dns)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
-            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity))
+            headers = gateway_headers(self._template, resolver)
+            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity, headers=headers))
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
@@ -361,12 +364,31 @@ class _RelayTask:
         self._worker_id = f"relay-{uuid.uuid4().hex[:8]}"
 
     def invoke(self, event: Any) -> Any:
-        with wiring.settings_scope(RELAY_SETTINGS):
-            return deliver_batch(
-                event,
-                delivery.dispatcher(self._worker_id, hand_over=False),
-                lambda: tlsrpt.tls_report_service(self._worker_id),
-            )
+        """One batch in a thread of its own, as a function's invocation runs: a task that dies mid-batch
+        (a BaseException) is reported as FunctionCrashed and its messages come back to the queue."""
+        outcome: list[tuple[bool, Any]] = []
+
+        def run() -> None:
+            try:
+                with wiring.settings_scope(RELAY_SETTINGS):
+                    outcome.append((True, deliver_batch(
+                        event,
+                        delivery.dispatcher(self._worker_id, hand_over=False),
+                        lambda: tlsrpt.tls_report_service(self._worker_id),
+                    )))  # fmt: skip
+            except BaseException as error:
+                outcome.append((False, error))
+
+        name = f"{threading.current_thread().name} > relay-{self.logical_id}"
+        thread = threading.Thread(target=contextvars.Context().run, args=(run,), name=name, daemon=True)
+        thread.start()
+        thread.join()
+        ok, value = outcome[0]
+        if ok:
+            return value
+        if isinstance(value, Exception):
+            raise value
+        raise FunctionCrashed(f"the relay task died ({type(value).__name__})")
 
 
 class _Every:

@@ -45,7 +45,9 @@ def test_a_job_is_created_once_claimed_under_a_lease_and_saved_by_its_attempt_on
     jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
     job = _job(f"acct_{uuid.uuid4().hex[:8]}")
     assert jobs.create(job) and not jobs.create(job)
-    assert jobs.get(job.account_id, job.id) == job
+    stored = jobs.get(job.account_id, job.id)
+    assert stored == job.model_copy(update={"request": {}, "vars": {}})  # the job item alone
+    assert jobs.with_request(stored) == job
     first = jobs.claim(job, NOW, LEASE)
     assert first is not None and (first.status, first.attempt) == (ListSendStatus.SENDING, 1)
     assert jobs.claim(job, NOW + timedelta(seconds=10), LEASE) is None  # held
@@ -197,3 +199,30 @@ def test_a_cancel_that_fails_for_another_reason_writes_neither(stack: InProcessS
     stored = jobs.get(account_id, job.id)
     assert stored is not None and stored.status is ListSendStatus.PENDING
     assert len(_cancel_entries(account_id)) == 1  # only the one recorded beforehand
+
+
+def test_a_checkpoint_rewrites_a_one_write_unit_item_however_large_the_request(stack: InProcessStack) -> None:
+    """The content (up to 256,000 characters) is in an item of its own, written once: each page's
+    checkpoint writes the job item alone, which stays under 1 KB (one write unit)."""
+    client = wiring.client("dynamodb")
+    table = wiring.settings(Jobs).table
+    jobs = DynamoListSends(client, table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}").model_copy(
+        update={"request": {"from": "a@b.example", "html": "x" * 200_000}}
+    )
+    assert jobs.create(job)
+    claimed = jobs.claim(job, NOW, LEASE)
+    assert claimed is not None
+    assert jobs.save(
+        claimed.model_copy(update={"members": 500, "accepted": 500, "pages": 1, "cursor": "m499@x.example"})
+    )
+    key = {"pk": {"S": f"JOB#{job.account_id}"}, "sk": {"S": f"LIST_SEND#{job.id}"}}
+    item = client.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    assert "request" not in item and _item_bytes(item) < 1024
+    assert jobs.with_request(claimed).request["html"] == "x" * 200_000
+
+
+def _item_bytes(item: dict[str, dict[str, object]]) -> int:
+    """DynamoDB's item size: attribute names plus values (strings and numbers as text; close enough
+    for a bound here)."""
+    return sum(len(name) + len(str(next(iter(value.values())))) for name, value in item.items())

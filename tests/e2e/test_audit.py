@@ -30,11 +30,14 @@ ENTRY_FIELDS = {
     "created_at",
 }
 # Management writes are audited. Sends, their cancellation and the tracking links are recorded as
-# events of their message instead: the audit log is for who changed the account's setup.
+# events of their message instead, and verifications as the usage they spend: the audit log is for
+# who changed the account's setup.
 WRITE_ROUTES = [
     route
     for route in ROUTES
-    if route.method != "GET" and route.access not in (Access.SEND, Access.CANCEL_OWN_SEND, Access.PUBLIC)
+    if route.method != "GET"
+    and route.access not in (Access.SEND, Access.CANCEL_OWN_SEND, Access.PUBLIC)
+    and route.module != "verification"
 ]
 
 

@@ -58,6 +58,31 @@ def test_two_authorization_headers_are_unauthorized(runtime_api: Api, first: str
     assert body["request_id"] == response.getheader("X-Request-Id")
 
 
+@pytest.mark.parametrize(
+    ("names", "second"),
+    [
+        (("Authorization", "authorization"), "{key}"),
+        (("authorization", "Authorization"), "{other}"),
+        (("AUTHORIZATION", "aUtHoRiZaTiOn"), "{key}"),
+    ],
+)
+def test_authorization_headers_differing_only_in_case_are_ambiguous(
+    runtime_api: Api, names: tuple[str, str], second: str
+) -> None:
+    """Header names are case-insensitive (RFC 9110 5.1): two spellings are two Authorization headers."""
+    key, other = make_account().live_key, make_account().live_key
+    host, port = runtime_api.base_url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.putrequest("GET", "/v3/whoami")
+    connection.putheader(names[0], f"Bearer {key}")
+    connection.putheader(names[1], "Bearer " + second.format(key=key, other=other))
+    connection.endheaders()
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    assert (response.status, body["error"]["code"]) == (401, "unauthorized")
+
+
 def test_a_comma_joined_authorization_header_is_unauthorized(runtime_api: Api) -> None:
     key = make_account().live_key
     response = runtime_api.with_key(None).get("/v3/whoami", headers={"Authorization": f"Bearer {key},{key}"})

@@ -555,7 +555,8 @@ def test_a_batch_reports_invalid_and_duplicate_recipients(runtime: Any) -> None:
     assert (result["accepted"], result["rejected"], len(result["message_ids"])) == (1, 2, 1)
     invalid, duplicate = result["rejected_recipients"]
     assert (invalid["index"], invalid["to"]) == (1, "not an address") and invalid["reason"]
-    assert (duplicate["index"], duplicate["to"]) == (2, recipients[2]["to"]) and "earlier" in duplicate["reason"]
+    assert (duplicate["index"], duplicate["to"]) == (2, recipients[2]["to"])
+    assert duplicate["reason"].startswith("duplicate")
     shown = test_api.get(f"/v3/messages/{result['message_ids'][0]}").json()
     assert shown["to"] == [good]
     settle(runtime, *result["message_ids"])

@@ -1,8 +1,9 @@
 """Webhook delivery end to end on the embedded runtime, to real HTTP receivers on 127.0.0.1.
 
 Signatures are checked by verifiers nobody here wrote: Stripe's SDK for the `t=,v1=` HMAC
-header, PyNaCl for Ed25519 with the key served at /.well-known/svc/keys. The retry schedule is
-walked on the runtime's movable clock.
+header, the official Standard Webhooks libraries (Python and JavaScript) for `webhook-signature`,
+PyNaCl for Ed25519 with the key served at /.well-known/svc/keys. The retry schedule is walked on
+the runtime's movable clock.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from nacl.signing import VerifyKey
 from devtools.local.runtime import Runtime
 from tests.e2e.support import Api, TestAccount, make_account
 from tests.e2e.webhook_support import SLACK_SECONDS
+from tests.peers.standard_webhooks import verify_javascript, verify_python, verify_v1a
 from tests.peers.webhook_receiver import Received, Receiver
 
 pytestmark = pytest.mark.e2e
@@ -55,12 +57,18 @@ def send(api: Api, **fields: Any) -> str:
     return message_id
 
 
-def ed25519_valid(runtime: Runtime, request: Received) -> bool:
-    parts = dict(part.split("=", 1) for part in request.headers["Svc-Signature-Ed25519"].split(","))
+def public_key(runtime: Runtime, kid: str) -> bytes:
     keys = requests.get(f"{runtime.base_url}/.well-known/svc/keys", timeout=5).json()["keys"]
-    (jwk,) = [key for key in keys if key["kid"] == parts["kid"]]
-    raw = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
-    VerifyKey(raw).verify(f"{parts['t']}.".encode() + request.body, base64.b64decode(parts["v1"]))
+    (jwk,) = [key for key in keys if key["kid"] == kid]
+    return base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+
+
+def ed25519_valid(runtime: Runtime, request: Received) -> bool:
+    """Both Ed25519 signatures: the interface's header and Standard Webhooks' `v1a`, by the key its kid names."""
+    parts = dict(part.split("=", 1) for part in request.headers["Svc-Signature-Ed25519"].split(","))
+    key = public_key(runtime, parts["kid"])
+    VerifyKey(key).verify(f"{parts['t']}.".encode() + request.body, base64.b64decode(parts["v1"]))
+    verify_v1a(request.body, request.headers, key)
     return True
 
 
@@ -90,6 +98,9 @@ def test_an_event_reaches_its_endpoint_signed_both_ways(
     assert request.headers["X-Svc-Key-Id"] == "whsec_" + secret[-4:]
     assert request.headers["X-Svc-Timestamp"] == request.headers["X-Svc-Signature"].split(",")[0][2:]
     assert ed25519_valid(runtime, request)
+    assert verify_python(secret, request.body, request.headers, runtime.clock.now()) == payload
+    assert verify_javascript(secret, request.body, request.headers, runtime.clock.now()) == payload
+    assert request.headers["webhook-id"] == request.headers["X-Webhook-Delivery-Id"]
 
 
 def test_a_tagged_send_delivers_each_event_once(runtime: Runtime, account: TestAccount, receiver: Receiver) -> None:
@@ -123,6 +134,9 @@ def test_a_failing_receiver_gets_seven_attempts_at_the_schedule(runtime: Runtime
         runtime.advance(48 * 3600)
         runtime.drain(30)
         assert [r.headers["X-Webhook-Attempt"] for r in failing.requests] == [str(n) for n in range(1, 8)]
+        # One delivery, one webhook-id: a receiver that answered late drops the retries as duplicates.
+        assert len({r.headers["webhook-id"] for r in failing.requests}) == 1
+        assert len({r.headers["webhook-timestamp"] for r in failing.requests}) == 7
 
 
 @pytest.mark.parametrize(("answer", "attempts"), [(400, 1), (410, 1), (429, 2)])

@@ -14,12 +14,15 @@ import yaml
 from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
+from devtools.local.cloudformation import Resolver, Template
 from devtools.local.functions import FunctionTimeout, LocalFunction
 from devtools.local.gateway import (
     FUNCTION_ERROR_MESSAGE,
     INTEGRATION_TIMEOUT_MESSAGE,
     ApiRoute,
     Gateway,
+    GatewayHeaders,
+    gateway_headers,
 )
 from postline.observability import logger
 from tests.fakes.shared import FixedClock
@@ -69,10 +72,37 @@ def test_an_invocation_past_its_timeout_is_abandoned_with_its_instance(function:
     assert function.invoke({})["body"] == "2"  # the timed-out instance is never used again
 
 
+class _NoResources:
+    def ref(self, logical_id: str) -> str:
+        raise AssertionError(f"the gateway responses name no resource ({logical_id})")
+
+    def get_att(self, logical_id: str, attribute: str) -> str:
+        raise AssertionError(f"the gateway responses name no resource ({logical_id}.{attribute})")
+
+
+def _template_headers(ip_rate_limit: str = "600") -> GatewayHeaders:
+    """The fixed headers of template.yaml's gateway responses, as the runtime reads them."""
+    template = Template.load(ROOT / "template.yaml")
+    parameters = template.parameter_values({"IpRateLimitPerMinute": ip_rate_limit})
+    return gateway_headers(template, Resolver(parameters, _NoResources()))
+
+
 def _gateway(function: LocalFunction, integration_timeout: float = 29.0) -> Client:
     route = ApiRoute.of(function, "GET", "/v3/slow", "prod")
     openapi = ROOT / "infra" / "openapi.json"
-    return Client(Gateway([route], lambda _request: Response(status=404), openapi, FixedClock(), integration_timeout))
+    return Client(
+        Gateway(
+            [route],
+            lambda _request: Response(status=404),
+            openapi,
+            FixedClock(),
+            integration_timeout,
+            headers=_template_headers("750"),
+        )
+    )
+
+
+RATE_HEADERS = {"X-RateLimit-Limit": "750", "X-RateLimit-Remaining": "750", "X-RateLimit-Reset": "60"}
 
 
 def test_a_function_that_fails_or_times_out_is_a_502_in_the_error_shape(function: LocalFunction) -> None:
@@ -83,6 +113,7 @@ def test_a_function_that_fails_or_times_out_is_a_502_in_the_error_shape(function
     assert gateway.get("/v3/slow").status_code == 200
     for response in (failed, timed_out):
         assert response.status_code == 502
+        assert {name: response.headers.get(name) for name in RATE_HEADERS} == RATE_HEADERS
         assert response.json == {
             "error": {"code": "internal_error", "message": FUNCTION_ERROR_MESSAGE},
             "request_id": response.headers["X-Request-Id"],
@@ -95,6 +126,7 @@ def test_past_the_integration_timeout_the_gateway_answers_504(function: LocalFun
 
     assert response.status_code == 504
     assert response.json["error"] == {"code": "internal_error", "message": INTEGRATION_TIMEOUT_MESSAGE}
+    assert {name: response.headers.get(name) for name in RATE_HEADERS} == RATE_HEADERS
 
 
 def test_the_runtime_answers_what_the_templates_gateway_responses_say() -> None:
@@ -110,6 +142,19 @@ def test_the_runtime_answers_what_the_templates_gateway_responses_say() -> None:
     assert message("DEFAULT_5XX") == FUNCTION_ERROR_MESSAGE
     assert message("INTEGRATION_TIMEOUT") == INTEGRATION_TIMEOUT_MESSAGE
     assert responses["INTEGRATION_TIMEOUT"]["StatusCode"] == "504"
+
+
+def test_every_gateway_response_carries_the_rate_headers() -> None:
+    """The interface puts the rate headers on every response, the ones API Gateway makes too."""
+    headers = _template_headers("600")
+    kinds = yaml.safe_load((ROOT / "template.yaml").read_text())["Resources"]["Api"]["Properties"]["GatewayResponses"]
+    assert set(headers) == set(kinds)
+    for kind, fixed in headers.items():
+        assert fixed["X-RateLimit-Limit"] == "600", kind
+        if kind == "THROTTLED":
+            assert (fixed["X-RateLimit-Remaining"], fixed["X-RateLimit-Reset"], fixed["Retry-After"]) == ("0", "1", "1")
+        else:
+            assert (fixed["X-RateLimit-Remaining"], fixed["X-RateLimit-Reset"]) == ("600", "60"), kind
 
 
 LOGGING_MODULE = """

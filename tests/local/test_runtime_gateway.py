@@ -5,14 +5,26 @@ from __future__ import annotations
 import json
 import socket
 import uuid
+from typing import Any
 
 import pytest
 
 from devtools.local.gateway import MAX_PAYLOAD_BYTES, MAX_REQUEST_HEAD_BYTES
 from devtools.local.runtime import Runtime
+from tests.conftest import SOURCE_RATE_LIMIT
 from tests.e2e.support import Api, assert_error
 
 pytestmark = pytest.mark.e2e
+
+
+def assert_gateway_rate_headers(headers: Any) -> None:
+    """What the template's gateway responses declare: the source address's window, untouched."""
+    rate = {name: headers.get(name) for name in ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")}
+    assert rate == {
+        "X-RateLimit-Limit": str(SOURCE_RATE_LIMIT),
+        "X-RateLimit-Remaining": str(SOURCE_RATE_LIMIT),
+        "X-RateLimit-Reset": "60",
+    }
 
 
 def test_an_unknown_route_answers_the_gateway_404(runtime_api: Api) -> None:
@@ -25,6 +37,7 @@ def test_an_unknown_route_answers_the_gateway_404(runtime_api: Api) -> None:
     assert response.text == (
         f'{{"error": {{"code": "not_found", "message": "No such route."}}, "request_id": "{request_id}"}}'
     )
+    assert_gateway_rate_headers(response.headers)
 
 
 def test_a_known_path_with_another_method_is_no_route_either(api: Api) -> None:
@@ -32,6 +45,7 @@ def test_a_known_path_with_another_method_is_no_route_either(api: Api) -> None:
 
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+    assert_gateway_rate_headers(response.headers)
 
 
 def test_whoami_with_the_dev_key_answers_the_dev_identity(api: Api, runtime: Runtime) -> None:
@@ -91,16 +105,16 @@ def test_the_openapi_document_is_served_without_a_key(runtime_api: Api) -> None:
 
 def test_a_body_over_10_mb_is_413_with_the_error_body(api: Api) -> None:
     body = b'{"name": "' + b"a" * MAX_PAYLOAD_BYTES + b'"}'
-    assert_error(
-        api.post("/v3/templates", data=body, headers={"Content-Type": "application/json"}), 413, "validation_error"
-    )
+    response = api.post("/v3/templates", data=body, headers={"Content-Type": "application/json"})
+    assert_error(response, 413, "validation_error")
+    assert_gateway_rate_headers(response.headers)
 
 
 def test_a_chunked_body_over_10_mb_is_413_too(api: Api) -> None:
     chunks = (b"a" * 1024 * 1024 for _ in range(11))  # no Content-Length: Transfer-Encoding chunked
-    assert_error(
-        api.post("/v3/templates", data=chunks, headers={"Content-Type": "application/json"}), 413, "validation_error"
-    )
+    response = api.post("/v3/templates", data=chunks, headers={"Content-Type": "application/json"})
+    assert_error(response, 413, "validation_error")
+    assert_gateway_rate_headers(response.headers)
 
 
 def test_a_body_of_10_mb_reaches_the_function(api: Api) -> None:
@@ -111,12 +125,15 @@ def test_a_body_of_10_mb_reaches_the_function(api: Api) -> None:
 
 
 def test_a_query_string_past_the_quota_is_414_with_the_error_body(api: Api) -> None:
-    assert_error(api.get("/v3/keys?" + "a=b&" * (MAX_REQUEST_HEAD_BYTES // 4)), 414, "validation_error")
+    response = api.get("/v3/keys?" + "a=b&" * (MAX_REQUEST_HEAD_BYTES // 4))
+    assert_error(response, 414, "validation_error")
+    assert_gateway_rate_headers(response.headers)
 
 
 def test_headers_past_the_quota_are_431_with_the_error_body(api: Api) -> None:
     response = api.get("/v3/keys", headers={"X-Big": "a" * MAX_REQUEST_HEAD_BYTES})
     assert_error(response, 431, "validation_error")
+    assert_gateway_rate_headers(response.headers)
 
 
 @pytest.mark.parametrize(
@@ -140,4 +157,6 @@ def test_what_the_http_server_refuses_itself_is_json_not_html(api: Api, head: by
         headers, _, body = rest.partition(b"\r\n\r\n")
         assert int(status_line.split()[1]) >= 400
         assert b"content-type: application/json" in headers.lower()
+        fields = dict(line.decode().split(": ", 1) for line in headers.split(b"\r\n"))
+        assert_gateway_rate_headers(fields)
     assert json.loads(body)["error"]["code"] == "validation_error"

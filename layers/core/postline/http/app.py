@@ -84,11 +84,12 @@ def _header_values(event: APIGatewayProxyEvent, header: str) -> list[str]:
     """Every value of a header as sent (Authorization, On-Behalf-Of). API Gateway's REST proxy event
     keeps the last of repeated headers in `headers` and all of them in `multiValueHeaders`, each
     under the name as the client spelled it; an event without the latter (a direct invocation) has
-    its single header."""
-    repeated = event.multi_value_headers or {}
+    its single header. Read from the raw maps: Powertools' case-insensitive views fold
+    `Authorization` and `authorization` into one entry, hiding that the request sent both."""
+    repeated: dict[str, list[str] | None] = event.raw_event.get("multiValueHeaders") or {}
     if not repeated:
-        single = event.headers.get(header.lower())
-        return [single] if single is not None else []
+        single: dict[str, str | None] = event.raw_event.get("headers") or {}
+        return [value for name, value in single.items() if name.lower() == header.lower() and value is not None]
     return [value for name, values in repeated.items() if name.lower() == header.lower() for value in values or []]
 
 

@@ -110,7 +110,7 @@ class ListSendService:
             principal = self._principals.principal_of(claimed)
             if principal is None:
                 raise _StopError("The API key (or account) that started this send no longer exists or may not send.")
-            self._pages(principal, claimed)
+            self._pages(principal, self._jobs.with_request(claimed))
         except _LostJobError:
             return
         except _StopError as error:

@@ -1,7 +1,9 @@
 """List send jobs in the jobs table (its layout and the jobs' lifecycle: shared/jobs.py).
 
-    JOB#<account>  LIST_SEND#<id>   a list send with its cursor and counts; purge_at (TTL) 30 days
-                                    after it ended
+    JOB#<account>  LIST_SEND#<id>           a list send with its cursor and counts; purge_at (TTL) 30
+                                            days after it ended
+    JOB#<account>  LIST_SEND#<id>#REQUEST   what it sends (content, vars): written with the job, read
+                                            once per run; purge_at 30 days after its send time
 
 The worker claims the job under a lease; each page's checkpoint, and the end, is written only by the
 attempt holding it (the whole job, conditional on status sending and that attempt).
@@ -20,12 +22,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.lists.sends import ListSend, ListSendStatus
+from postline.shared.dynamo import cancellation_codes, epoch, from_attrs, to_attrs
 from postline.shared.jobs import JobKind, JobTable
 
 JOB_PURGE_AFTER = timedelta(days=30)
+REQUEST = "REQUEST"
 
 
 def _purge_at(job: ListSend) -> datetime:
@@ -45,12 +51,44 @@ class DynamoListSends:
     def __init__(self, client: Any, table: str, audit_table: str = "") -> None:
         """audit_table: the resources table, where a cancel records its audit entry (the API's
         store has it; the worker's, which cancels nothing, need not)."""
+        self._client = client
+        self._table = table
         self._jobs = JobTable(client, table, LIST_SENDS)
         self._audit_table = audit_table
 
     def create(self, job: ListSend) -> bool:
-        """False, writing nothing, when a job of that id exists (a retry of a keyed send)."""
-        return self._jobs.create(job)
+        """Stores the job and its request in one transaction; False, writing nothing, when a job of
+        that id exists (a retry of a keyed send)."""
+        request = {
+            **self._jobs.key(job.account_id, job.id, REQUEST),
+            **to_attrs({"request": job.request, "vars": job.vars}),
+            "purge_at": epoch((job.send_at or job.created_at) + JOB_PURGE_AFTER),
+        }
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self._table, "Item": self._jobs.item(job),
+                             "ConditionExpression": "attribute_not_exists(pk)"}},
+                    {"Put": {"TableName": self._table, "Item": request}},
+                ]
+            )  # fmt: skip
+        except ClientError as error:
+            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
+                return False
+            raise
+        return True
+
+    def with_request(self, job: ListSend) -> ListSend:
+        """`job` with the request it sends, read from its own item (once per run)."""
+        item = self._client.get_item(
+            TableName=self._table, Key=self._jobs.key(job.account_id, job.id, REQUEST), ConsistentRead=True
+        ).get("Item")
+        if item is None:
+            if job.request:  # stored before the request had an item of its own: the job item holds it
+                return job
+            raise LookupError(f"list send {job.id} has no stored request")
+        stored = from_attrs(item)
+        return job.model_copy(update={"request": stored["request"], "vars": stored.get("vars", {})})
 
     def get(self, account_id: str, send_id: str) -> ListSend | None:
         return self._jobs.get(account_id, send_id)

@@ -68,8 +68,12 @@ class ListSend(Model):
     key_account_id: str | None = None
     user_id: str | None = None
     env: Environment
-    request: dict[str, Any]  # the SendRequest as sent, by alias, without to/cc/bcc/vars/send_at
-    vars: dict[str, Any] = Field(default_factory=dict)
+    # The SendRequest as sent, by alias, without to/cc/bcc/vars/send_at, and the request's vars. They
+    # are stored in an item of their own (lists/send_store.py), written once and read once per run,
+    # so each page's checkpoint rewrites only this small job item: one write unit, not one per KB of
+    # content.
+    request: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    vars: dict[str, Any] = Field(default_factory=dict, exclude=True)
     send_at: datetime | None = None
     status: ListSendStatus = ListSendStatus.PENDING
     cursor: str | None = None  # the last member address of the pages done (None: from the start)

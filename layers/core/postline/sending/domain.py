@@ -225,11 +225,48 @@ class Message(Model):
 
     @property
     def all_recipients(self) -> list[str]:
-        return list(dict.fromkeys([*self.to, *self.cc, *self.bcc]))
+        """Each address once, as first named (to, then cc, then bcc): addresses are compared in any
+        letter case, as mailbox providers and the suppression lists compare them."""
+        return list(_first_spellings(self).values())
+
+    def duplicates(self) -> list[Duplicate]:
+        """Every occurrence of an address after its first, across to, cc and bcc: sent no copy of its
+        own, each is recorded as a `duplicate` event."""
+        first = _first_spellings(self)
+        seen: set[str] = set()
+        found: list[Duplicate] = []
+        for field_name, addresses in (("to", self.to), ("cc", self.cc), ("bcc", self.bcc)):
+            for position, address in enumerate(addresses):
+                key = address.lower()
+                if key in seen:
+                    found.append(Duplicate(first[key], field_name, position, address))
+                seen.add(key)
+        return found
 
     @property
     def sender_domain(self) -> str:
         return domain_of(self.from_)
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """An address named again: the recipient it repeats (as first named) and where it was repeated."""
+
+    recipient: str
+    field: str  # to, cc or bcc
+    position: int  # zero-based, in that field
+    address: str  # as given there
+
+    def data(self) -> dict[str, str | int]:
+        return {"field": self.field, "position": self.position, "address": self.address}
+
+
+def _first_spellings(message: Message) -> dict[str, str]:
+    """Lowercased address -> the address as first named, in to, cc, bcc order."""
+    first: dict[str, str] = {}
+    for address in (*message.to, *message.cc, *message.bcc):
+        first.setdefault(address.lower(), address)
+    return first
 
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255

@@ -100,6 +100,8 @@ class _Prepared:
     content: Content
     events: list[Event] = field(default_factory=list)
     rejected: dict[str, str] = field(default_factory=dict)  # recipient -> reason, rejected before send
+    # A batch's later recipients naming this message's address again: (their index, `to` as given).
+    repeats: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def deliverable(self) -> bool:
@@ -249,14 +251,19 @@ class SendService:
         render_until = batch_deadline()  # each recipient renders under its own budget, all under this
         prepared: list[_Prepared] = []
         rejected: list[RejectedRecipient] = []
-        seen: set[str] = set()
+        seen: dict[str, tuple[int, _Prepared]] = {}  # lowercased address -> its first recipient's
         shared = _shared(request)  # dumped once, not once per recipient
         for index, recipient in enumerate(request.recipients):
             try:
                 single = _single(request, index, shared)
                 address = single.to[0]
                 if address.lower() in seen:
-                    raise ValidationFailed("the address appears earlier in this batch")
+                    # Sent once: the first recipient's message records this one as a duplicate event.
+                    first, repeated = seen[address.lower()]
+                    repeated.repeats.append((index, recipient.to.strip()))
+                    reason = f"duplicate: the address of recipient {first}, which is sent once"
+                    rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=reason))
+                    continue
                 item = self._prepare(
                     principal,
                     single,
@@ -273,7 +280,7 @@ class SendService:
             except ValidationFailed as error:
                 rejected.append(RejectedRecipient(index=index, to=recipient.to.strip(), reason=error.message))
                 continue
-            seen.add(address.lower())
+            seen[address.lower()] = (index, item)
             prepared.append(item)
         stored, now = self._stored_before(prepared, names, now)
         prepared = self._screen(principal, prepared, now)
@@ -694,6 +701,7 @@ class SendService:
                 message_event(message, EventType.REJECTED, r, rejected_at, {"reason": reason}, retention_days=retention)
                 for r, reason in rejected.items()
             ]
+            item.events += _duplicate_events(item, now, retention)
         return prepared
 
     def _stored_before(
@@ -851,14 +859,46 @@ def _single(request: BatchSendRequest, index: int, shared: dict[str, Any] | None
     )
 
 
+def _duplicate_events(item: _Prepared, now: datetime, retention: int) -> list[Event]:
+    """A `duplicate` event for each extra occurrence of a recipient's address: across the message's
+    to, cc and bcc (data: field, position, address as given), and a batch's later recipients naming
+    it again (data: index, address as given). Its recipient is the one sent the single copy."""
+    message = item.message
+    events = [
+        message_event(
+            message,
+            EventType.DUPLICATE,
+            repeat.recipient,
+            now,
+            repeat.data(),
+            retention_days=retention,
+            step=f"{repeat.field}:{repeat.position}",
+        )
+        for repeat in message.duplicates()
+    ]
+    events += [
+        message_event(
+            message,
+            EventType.DUPLICATE,
+            message.to[0],
+            now,
+            {"index": index, "address": given},
+            retention_days=retention,
+            step=f"batch:{index}",
+        )
+        for index, given in item.repeats
+    ]
+    return events
+
+
 def _mended(item: _Prepared, stored: dict[str, StoredMessage]) -> list[Event]:
     """The acceptance events of a message an earlier try stored, as that try wrote them: every
-    queued event, and a rejected one where the stored message rejected the recipient too."""
+    queued and duplicate event, and a rejected one where the stored message rejected the recipient too."""
     recipients = stored[item.message.id].recipients
     return [
         event
         for event in item.events
-        if event.type is EventType.QUEUED
+        if event.type in (EventType.QUEUED, EventType.DUPLICATE)
         or (event.recipient is not None and recipients.get(event.recipient) is RecipientState.REJECTED)
     ]
 

@@ -11,6 +11,8 @@ writes nothing.
 
 from __future__ import annotations
 
+import hashlib
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,6 +31,7 @@ from postline.shared.dynamo import (
     query_page,
     to_attrs,
     to_value,
+    transient,
 )
 from postline.shared.times import utc
 
@@ -37,6 +40,7 @@ SCHEDULED_INDEX = "scheduled"
 # What the scheduled list shows, projected into the index (the sealed content is not).
 SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
 _MAX_TRANSACTION_ITEMS = 100
+_RECORD_PAUSES = (0.2, 0.5, 1.0, 2.0)  # seconds between tries of a hand-over's record
 
 
 def message_key(message_id: str) -> dict[str, Any]:
@@ -172,7 +176,18 @@ class DynamoMessageStore:
             values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
             removes="lease_owner, lease_until" if release else None,
         )
-        return self._transact([update], events)
+        # The write that records a hand-over: an error AWS still answers after botocore's retries would
+        # fail the job, and its redelivery would mail the recipient again. So it is tried for longer,
+        # with a token that makes a repeat of a transaction that did commit a no-op (10 minutes).
+        token = hashlib.sha256(f"{message.id}\x1f{recipient}\x1f{attempt}".encode()).hexdigest()[:36]
+        for pause in (*_RECORD_PAUSES, None):
+            try:
+                return self._transact([update], events, token=token)
+            except ClientError as error:
+                if pause is None or not transient(error):
+                    raise
+                time.sleep(pause)
+        raise AssertionError("unreachable: the last try raises or returns")
 
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
         try:
@@ -188,7 +203,7 @@ class DynamoMessageStore:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
 
-    def _transact(self, updates: list[dict[str, Any]], events: list[Event]) -> bool:
+    def _transact(self, updates: list[dict[str, Any]], events: list[Event], *, token: str | None = None) -> bool:
         """The state change with its events, all or nothing; False when the condition failed.
 
         Events past what one transaction holds follow it in batches: their keys are
@@ -198,7 +213,9 @@ class DynamoMessageStore:
         items = [item for event in events for item in event_items(event)]
         puts = [{"Put": {"TableName": self._events, "Item": item}} for item in items[:room]]
         try:
-            self._db.transact_write_items(TransactItems=updates + puts)
+            self._db.transact_write_items(
+                TransactItems=updates + puts, **({"ClientRequestToken": token} if token else {})
+            )
         except ClientError as error:
             if "ConditionalCheckFailed" in cancellation_codes(error)[: len(updates)]:
                 return False

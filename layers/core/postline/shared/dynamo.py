@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+from botocore.retries.standard import RetryContext, ThrottledRetryableChecker, TransientRetryableChecker
 
 from postline.shared.pagination import page_window
 from postline.shared.parallel import run_each
@@ -191,3 +194,23 @@ def query_page(
             if seen >= stop:
                 break
     return found, total
+
+
+@dataclass(frozen=True)
+class _Status:
+    status_code: int
+
+
+def transient(error: ClientError) -> bool:
+    """Whether AWS would have the caller try again: botocore's standard retry mode's own judgement
+    (throttled, or a transient code or 5xx status), and a transaction that met another
+    (TransactionConflict). For the few writes worth more tries than botocore's own."""
+    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    context = RetryContext(
+        attempt_number=1, parsed_response=error.response, http_response=_Status(status) if status else None
+    )
+    return (
+        ThrottledRetryableChecker().is_retryable(context)
+        or TransientRetryableChecker().is_retryable(context)
+        or "TransactionConflict" in cancellation_codes(error)
+    )

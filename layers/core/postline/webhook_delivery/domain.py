@@ -47,6 +47,12 @@ ATTEMPT_HEADER = "X-Webhook-Attempt"
 EVENT_ID_HEADER = "X-Webhook-Event-Id"
 DELIVERY_ID_HEADER = "X-Webhook-Delivery-Id"
 
+# Standard Webhooks (standardwebhooks.com), beside the interface's own headers, so a receiver can
+# verify with the official libraries. `webhook-id` is the delivery's id: the same on every retry.
+STANDARD_ID_HEADER = "webhook-id"
+STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
+STANDARD_SIGNATURE_HEADER = "webhook-signature"
+
 
 class AttemptResult(StrEnum):
     SUCCEEDED = "succeeded"  # any 2xx within the timeout
@@ -238,6 +244,41 @@ def hmac_header(timestamp: int, body: str, secrets: list[str]) -> str:
     content = signed_content(timestamp, body)
     signatures = [hmac.new(secret.encode(), content, hashlib.sha256).hexdigest() for secret in secrets]
     return ",".join([f"t={timestamp}", *(f"v1={signature}" for signature in signatures)])
+
+
+def standard_signed_content(delivery_id: str, timestamp: int, body: str) -> bytes:
+    return f"{delivery_id}.{timestamp}.{body}".encode()
+
+
+def standard_webhooks_key(secret: str) -> bytes | None:
+    """The HMAC key the Standard Webhooks libraries derive from a `whsec_` secret: the standard
+    base64 decoding of what follows the prefix. None for a secret that is not strict base64 (a
+    customer's own with `-` or `_`, or of a length the JavaScript library refuses): the official
+    verifiers cannot use it, so it gets no `v1` signature. Generated secrets always qualify."""
+    encoded = secret.removeprefix("whsec_")
+    if len(encoded) % 4:
+        return None
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except ValueError:
+        return None
+    return key or None
+
+
+def standard_headers(
+    delivery_id: str, timestamp: int, body: str, secrets: list[str], ed25519_signature: bytes
+) -> dict[str, str]:
+    """`webhook-id`, `webhook-timestamp` and `webhook-signature`: a `v1` (HMAC-SHA256) per valid
+    secret of an hmac endpoint, both during a rotation, and `v1a` (Ed25519, the platform key) always."""
+    content = standard_signed_content(delivery_id, timestamp, body)
+    keys = [key for key in map(standard_webhooks_key, secrets) if key is not None]
+    signatures = [f"v1,{base64.b64encode(hmac.new(key, content, hashlib.sha256).digest()).decode()}" for key in keys]
+    signatures.append(f"v1a,{base64.b64encode(ed25519_signature).decode()}")
+    return {
+        STANDARD_ID_HEADER: delivery_id,
+        STANDARD_TIMESTAMP_HEADER: str(timestamp),
+        STANDARD_SIGNATURE_HEADER: " ".join(signatures),
+    }
 
 
 def auto_disables(consecutive_failures: int, failing_since: datetime | None, now: datetime) -> bool:

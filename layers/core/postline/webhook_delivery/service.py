@@ -47,10 +47,12 @@ from postline.webhook_delivery.domain import (
     encode_body,
     payload,
     signed_content,
+    standard_headers,
+    standard_signed_content,
     static_auth_headers,
 )
 from postline.webhook_delivery.ports import DeliveryStore, Notifier, RetryWorkflow, WebhookClient
-from postline.webhooks.domain import MtlsAuth, OAuth2Auth, WebhookEndpoint
+from postline.webhooks.domain import HmacAuth, MtlsAuth, OAuth2Auth, WebhookEndpoint
 from postline.webhooks.ports import EndpointDirectory
 
 logger = logging.getLogger(__name__)
@@ -258,13 +260,16 @@ class WebhookDeliverer:
     def _send(self, delivery: Delivery, endpoint: WebhookEndpoint | None, number: int, now: datetime) -> HttpAnswer:
         timestamp = int(now.timestamp())
         kid, signature = self._signer.sign(signed_content(timestamp, delivery.body), now)
+        auth = endpoint.auth if endpoint else None  # per-message URLs: the Ed25519 signatures only
+        _, standard_signature = self._signer.sign(standard_signed_content(delivery.id, timestamp, delivery.body), now)
+        secrets = auth.valid_secrets(now) if isinstance(auth, HmacAuth) else []
         headers = {
             ED25519_HEADER: ed25519_header(timestamp, signature, kid),
             ATTEMPT_HEADER: str(number),
             EVENT_ID_HEADER: delivery.event_id,
             DELIVERY_ID_HEADER: delivery.id,
+            **standard_headers(delivery.id, timestamp, delivery.body, secrets, standard_signature),
         }
-        auth = endpoint.auth if endpoint else None  # per-message URLs: the Ed25519 header only
         headers.update(static_auth_headers(auth, timestamp, delivery.body, now))
         certificate = ClientCertificate(auth.cert_pem, auth.key_pem) if isinstance(auth, MtlsAuth) else None
         body = delivery.body.encode()

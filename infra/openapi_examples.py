@@ -1,0 +1,106 @@
+"""What infra/openapi.json says beyond the code: an example of every JSON request body, by schema
+name, and a line on each tag (the API reference's sections).
+
+`make generate` puts each on its schema (`examples`), where the API reference and the SDKs' docs
+show it; Spectral (`make lint`) fails on a request body without one, and
+tests/infra/test_openapi_examples.py holds each to its model, so an example cannot be wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_MESSAGE: dict[str, Any] = {
+    "from": "Acme <hello@acme.example>",
+    "subject": "Your order {{order_id}} has shipped",
+    "html": "<p>Hi {{name}}, your order is on its way.</p>",
+    "text": "Hi {{name}}, your order is on its way.",
+    "tags": ["shipping"],
+    "metadata": {"order_id": "A-1042"},
+}
+
+REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
+    "SendRequest": {**_MESSAGE, "to": ["ada@example.com"], "vars": {"name": "Ada", "order_id": "A-1042"}},
+    "BatchSendRequest": {
+        **_MESSAGE,
+        "recipients": [
+            {"to": "ada@example.com", "vars": {"name": "Ada", "order_id": "A-1042"}},
+            {"to": "grace@example.com", "vars": {"name": "Grace", "order_id": "A-1043"}},
+        ],
+    },
+    "DomainCreate": {"domain": "acme.example", "tracking_subdomain": "links"},
+    "DomainUpdate": {"tracking_subdomain": "click"},
+    "KeyCreate": {"name": "checkout service", "scope": "send_only", "env": "live", "ip_allowlist": []},
+    "KeyUpdate": {"name": "checkout service (eu)"},
+    "ListCreate": {"address": "news@lists.acme.example", "name": "Newsletter", "description": "Monthly product news"},
+    "ListUpdate": {"description": "Product news, twice a month"},
+    "MemberCreate": {"address": "ada@example.com", "name": "Ada Lovelace", "vars": {"plan": "pro"}},
+    "MemberUpdate": {"subscribed": False},
+    "BulkMembersRequest": {
+        "members": [{"address": "ada@example.com", "name": "Ada"}, {"address": "grace@example.com"}],
+        "replace_vars": False,
+    },
+    "SuppressionCreate": {"type": "unsubscribes", "email": "ada@example.com", "reason": "asked by phone"},
+    "BulkSuppressionRequest": {
+        "type": "bounces",
+        "entries": [{"email": "gone@example.com", "reason": "mailbox closed"}, {"email": "old@example.com"}],
+    },
+    "BulkSuppressionDelete": {"type": "bounces", "emails": ["fixed@example.com", "back@example.com"]},
+    "SuppressionRemoval": {"remove_unsubscribes": True},
+    "SuppressionImportRequest": {
+        "type": "unsubscribes",
+        "filename": "unsubscribes.csv",
+        "csv": "email,reason\nada@example.com,old list\n",
+    },
+    "SuppressionExportRequest": {"type": "complaints"},
+    "TemplateCreate": {
+        "name": "order-shipped",
+        "subject": "Your order {{order_id}} has shipped",
+        "html": "<p>Hi {{name}}, your order is on its way.</p>",
+        "text_body": "Hi {{name}}, your order is on its way.",
+        "vars_schema": {"type": "object", "required": ["name", "order_id"]},
+    },
+    "TemplateUpdate": {"subject": "Shipped: order {{order_id}}"},
+    "ValidateRequest": {"email": "ada@example.com"},
+    "EvaluateRequest": {"emails": ["ada@example.com", "grace@example.org"]},
+    "BulkCreate": {"emails": ["ada@example.com", "grace@example.org"], "suppress": True},
+    "ProofVerifyRequest": {
+        "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "signature": "MEUCIQC4p2yJ0hG7v3Qy1mY6w0a9mFzQ9kq5H4iA5dPz8H3m6wIgNnXo1W0a==",
+    },
+    "EventExportRequest": {
+        "event": "bounced",
+        "since": "2026-11-01T00:00:00Z",
+        "until": "2026-11-28T00:00:00Z",
+        "format": "csv",
+    },
+    "SubaccountCreate": {"name": "Acme Europe", "slug": "acme-eu"},
+    "SubaccountUpdate": {"name": "Acme Europe GmbH"},
+    "WebhookCreate": {
+        "url": "https://hooks.acme.example/postline",
+        "events": ["delivered", "bounced", "complained"],
+        "description": "delivery status to the orders service",
+        "auth": {"hmac": {}},
+    },
+    "WebhookUpdate": {"enabled": False},
+}
+
+# Each operation's tag, with the line the API reference shows under it (Spectral fails on a tag
+# without one).
+TAGS: dict[str, str] = {
+    "Messages": "Send one message, a batch or a list send; schedule and cancel.",
+    "Events": "Every stage of every message: query, and export as CSV.",
+    "Webhooks": "Endpoints that receive events, signed; their deliveries and resends.",
+    "Domains": "Sending domains and the DNS records that authenticate them.",
+    "Templates": "Stored subjects and bodies with variables.",
+    "Suppressions": "Addresses never mailed: bounces, unsubscribes, complaints; the allowlist.",
+    "Lists": "Mailing lists, their members, and sends to them.",
+    "Verification": "Address checks, one at a time or in bulk, with signed result files.",
+    "Metrics": "Delivery and engagement counts over time.",
+    "Keys": "API keys, their scopes, environments and IP allowlists.",
+    "Subaccounts": "An organisation's workspaces, and acting on their behalf.",
+    "Identity": "Who the caller is.",
+    "Usage": "Quota, credits and rate limits.",
+    "Audit": "Every management write, newest first.",
+    "Tracking": "Open, click and unsubscribe links in sent mail (no key).",
+}

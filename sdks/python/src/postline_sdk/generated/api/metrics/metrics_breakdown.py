@@ -1,0 +1,345 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.dimension import Dimension
+from ...models.error_body import ErrorBody
+from ...models.metrics_breakdown import MetricsBreakdown
+from ...models.metrics_breakdown_sort import MetricsBreakdownSort
+from ...types import UNSET, Unset
+from typing import cast
+import datetime
+
+
+def _get_kwargs(
+    *,
+    dimension: Dimension,
+    since: datetime.datetime | None | Unset = UNSET,
+    until: datetime.datetime | None | Unset = UNSET,
+    timezone: str | Unset = "UTC",
+    sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
+    limit: int | Unset = 10,
+    include_trend: bool | Unset = False,
+    on_behalf_of: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(on_behalf_of, Unset):
+        headers["On-Behalf-Of"] = on_behalf_of
+
+    params: dict[str, Any] = {}
+
+    json_dimension = dimension.value
+    params["dimension"] = json_dimension
+
+    json_since: None | str | Unset
+    if isinstance(since, Unset):
+        json_since = UNSET
+    elif isinstance(since, datetime.datetime):
+        json_since = since.isoformat()
+    else:
+        json_since = since
+    params["since"] = json_since
+
+    json_until: None | str | Unset
+    if isinstance(until, Unset):
+        json_until = UNSET
+    elif isinstance(until, datetime.datetime):
+        json_until = until.isoformat()
+    else:
+        json_until = until
+    params["until"] = json_until
+
+    params["timezone"] = timezone
+
+    json_sort: str | Unset = UNSET
+    if not isinstance(sort, Unset):
+        json_sort = sort.value
+
+    params["sort"] = json_sort
+
+    params["limit"] = limit
+
+    params["include_trend"] = include_trend
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v3/metrics/breakdown",
+        "params": params,
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | MetricsBreakdown | None:
+    if response.status_code == 200:
+        response_200 = MetricsBreakdown.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | MetricsBreakdown]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    dimension: Dimension,
+    since: datetime.datetime | None | Unset = UNSET,
+    until: datetime.datetime | None | Unset = UNSET,
+    timezone: str | Unset = "UTC",
+    sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
+    limit: int | Unset = 10,
+    include_trend: bool | Unset = False,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | MetricsBreakdown]:
+    """Counts and rates per value of a dimension
+
+     At most 366 days between since and until; both are widened to whole quarter hours (see `period`).
+
+    Args:
+        dimension (Dimension):
+        since (datetime.datetime | None | Unset): Metrics of events at or after (ISO 8601).
+        until (datetime.datetime | None | Unset): Metrics of events at or before (ISO 8601).
+        timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
+            'UTC'.
+        sort (MetricsBreakdownSort | Unset): Rows by this count, largest first; default sent.
+            Default: MetricsBreakdownSort.SENT.
+        limit (int | Unset): 1-100; default 10. Default: 10.
+        include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | MetricsBreakdown]
+    """
+
+    kwargs = _get_kwargs(
+        dimension=dimension,
+        since=since,
+        until=until,
+        timezone=timezone,
+        sort=sort,
+        limit=limit,
+        include_trend=include_trend,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    dimension: Dimension,
+    since: datetime.datetime | None | Unset = UNSET,
+    until: datetime.datetime | None | Unset = UNSET,
+    timezone: str | Unset = "UTC",
+    sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
+    limit: int | Unset = 10,
+    include_trend: bool | Unset = False,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | MetricsBreakdown | None:
+    """Counts and rates per value of a dimension
+
+     At most 366 days between since and until; both are widened to whole quarter hours (see `period`).
+
+    Args:
+        dimension (Dimension):
+        since (datetime.datetime | None | Unset): Metrics of events at or after (ISO 8601).
+        until (datetime.datetime | None | Unset): Metrics of events at or before (ISO 8601).
+        timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
+            'UTC'.
+        sort (MetricsBreakdownSort | Unset): Rows by this count, largest first; default sent.
+            Default: MetricsBreakdownSort.SENT.
+        limit (int | Unset): 1-100; default 10. Default: 10.
+        include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | MetricsBreakdown
+    """
+
+    return sync_detailed(
+        client=client,
+        dimension=dimension,
+        since=since,
+        until=until,
+        timezone=timezone,
+        sort=sort,
+        limit=limit,
+        include_trend=include_trend,
+        on_behalf_of=on_behalf_of,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    dimension: Dimension,
+    since: datetime.datetime | None | Unset = UNSET,
+    until: datetime.datetime | None | Unset = UNSET,
+    timezone: str | Unset = "UTC",
+    sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
+    limit: int | Unset = 10,
+    include_trend: bool | Unset = False,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | MetricsBreakdown]:
+    """Counts and rates per value of a dimension
+
+     At most 366 days between since and until; both are widened to whole quarter hours (see `period`).
+
+    Args:
+        dimension (Dimension):
+        since (datetime.datetime | None | Unset): Metrics of events at or after (ISO 8601).
+        until (datetime.datetime | None | Unset): Metrics of events at or before (ISO 8601).
+        timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
+            'UTC'.
+        sort (MetricsBreakdownSort | Unset): Rows by this count, largest first; default sent.
+            Default: MetricsBreakdownSort.SENT.
+        limit (int | Unset): 1-100; default 10. Default: 10.
+        include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | MetricsBreakdown]
+    """
+
+    kwargs = _get_kwargs(
+        dimension=dimension,
+        since=since,
+        until=until,
+        timezone=timezone,
+        sort=sort,
+        limit=limit,
+        include_trend=include_trend,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    dimension: Dimension,
+    since: datetime.datetime | None | Unset = UNSET,
+    until: datetime.datetime | None | Unset = UNSET,
+    timezone: str | Unset = "UTC",
+    sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
+    limit: int | Unset = 10,
+    include_trend: bool | Unset = False,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | MetricsBreakdown | None:
+    """Counts and rates per value of a dimension
+
+     At most 366 days between since and until; both are widened to whole quarter hours (see `period`).
+
+    Args:
+        dimension (Dimension):
+        since (datetime.datetime | None | Unset): Metrics of events at or after (ISO 8601).
+        until (datetime.datetime | None | Unset): Metrics of events at or before (ISO 8601).
+        timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
+            'UTC'.
+        sort (MetricsBreakdownSort | Unset): Rows by this count, largest first; default sent.
+            Default: MetricsBreakdownSort.SENT.
+        limit (int | Unset): 1-100; default 10. Default: 10.
+        include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | MetricsBreakdown
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            dimension=dimension,
+            since=since,
+            until=until,
+            timezone=timezone,
+            sort=sort,
+            limit=limit,
+            include_trend=include_trend,
+            on_behalf_of=on_behalf_of,
+        )
+    ).parsed

@@ -1,0 +1,249 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.resend_job_view import ResendJobView
+from ...types import UNSET, Unset
+from typing import cast
+
+
+def _get_kwargs(
+    *,
+    body: Any,
+    on_behalf_of: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(on_behalf_of, Unset):
+        headers["On-Behalf-Of"] = on_behalf_of
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v3/webhooks/deliveries/resend",
+    }
+
+    _kwargs["json"] = body
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | ResendJobView | None:
+    if response.status_code == 202:
+        response_202 = ResendJobView.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | ResendJobView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: Any,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | ResendJobView]:
+    """Resend webhook deliveries
+
+     Re-delivers recorded deliveries, each as a new manual delivery with a single attempt (X-Webhook-
+    Attempt 1) that is never retried and never counts toward the endpoint's failure streak (a success
+    resets it). Give exactly one of `delivery_ids` (1-100, all or nothing) and `filter` (one endpoint's
+    original deliveries, default status failed, at most 10,000 or the job stops with error_message and
+    resends nothing). Reach-back: 90 days, bounded by the plan's history retention. `endpoint_id` sends
+    them all to another enabled endpoint; by default each goes back to its own endpoint (400 if it was
+    deleted or is disabled) or to its message's webhook_url. Runs asynchronously: poll GET
+    /v3/webhooks/deliveries/resend/{id}.
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (Any): Exactly one of delivery_ids and filter; endpoint_id optionally sends
+            everything elsewhere.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ResendJobView]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: Any,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | ResendJobView | None:
+    """Resend webhook deliveries
+
+     Re-delivers recorded deliveries, each as a new manual delivery with a single attempt (X-Webhook-
+    Attempt 1) that is never retried and never counts toward the endpoint's failure streak (a success
+    resets it). Give exactly one of `delivery_ids` (1-100, all or nothing) and `filter` (one endpoint's
+    original deliveries, default status failed, at most 10,000 or the job stops with error_message and
+    resends nothing). Reach-back: 90 days, bounded by the plan's history retention. `endpoint_id` sends
+    them all to another enabled endpoint; by default each goes back to its own endpoint (400 if it was
+    deleted or is disabled) or to its message's webhook_url. Runs asynchronously: poll GET
+    /v3/webhooks/deliveries/resend/{id}.
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (Any): Exactly one of delivery_ids and filter; endpoint_id optionally sends
+            everything elsewhere.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ResendJobView
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        on_behalf_of=on_behalf_of,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: Any,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | ResendJobView]:
+    """Resend webhook deliveries
+
+     Re-delivers recorded deliveries, each as a new manual delivery with a single attempt (X-Webhook-
+    Attempt 1) that is never retried and never counts toward the endpoint's failure streak (a success
+    resets it). Give exactly one of `delivery_ids` (1-100, all or nothing) and `filter` (one endpoint's
+    original deliveries, default status failed, at most 10,000 or the job stops with error_message and
+    resends nothing). Reach-back: 90 days, bounded by the plan's history retention. `endpoint_id` sends
+    them all to another enabled endpoint; by default each goes back to its own endpoint (400 if it was
+    deleted or is disabled) or to its message's webhook_url. Runs asynchronously: poll GET
+    /v3/webhooks/deliveries/resend/{id}.
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (Any): Exactly one of delivery_ids and filter; endpoint_id optionally sends
+            everything elsewhere.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ResendJobView]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: Any,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | ResendJobView | None:
+    """Resend webhook deliveries
+
+     Re-delivers recorded deliveries, each as a new manual delivery with a single attempt (X-Webhook-
+    Attempt 1) that is never retried and never counts toward the endpoint's failure streak (a success
+    resets it). Give exactly one of `delivery_ids` (1-100, all or nothing) and `filter` (one endpoint's
+    original deliveries, default status failed, at most 10,000 or the job stops with error_message and
+    resends nothing). Reach-back: 90 days, bounded by the plan's history retention. `endpoint_id` sends
+    them all to another enabled endpoint; by default each goes back to its own endpoint (400 if it was
+    deleted or is disabled) or to its message's webhook_url. Runs asynchronously: poll GET
+    /v3/webhooks/deliveries/resend/{id}.
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (Any): Exactly one of delivery_ids and filter; endpoint_id optionally sends
+            everything elsewhere.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ResendJobView
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            on_behalf_of=on_behalf_of,
+        )
+    ).parsed

@@ -1,0 +1,16 @@
+from enum import StrEnum
+
+
+class Dimension(StrEnum):
+    BOUNCE_CODE = "bounce_code"
+    CLIENT = "client"
+    COMPLAINT_TYPE = "complaint_type"
+    COUNTRY = "country"
+    MAILBOX_PROVIDER = "mailbox_provider"
+    RECIPIENT_DOMAIN = "recipient_domain"
+    SENDING_DOMAIN = "sending_domain"
+    TAG = "tag"
+    TEMPLATE = "template"
+
+    def __str__(self) -> str:
+        return str(self.value)

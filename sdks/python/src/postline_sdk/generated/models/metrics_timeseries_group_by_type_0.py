@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class MetricsTimeseriesGroupByType0(StrEnum):
+    DOMAIN = "domain"
+    STATUS = "status"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class MetricsTimeseriesResolution(StrEnum):
+    DAY = "day"
+    HOUR = "hour"
+    MONTH = "month"
+    WEEK = "week"
+
+    def __str__(self) -> str:
+        return str(self.value)

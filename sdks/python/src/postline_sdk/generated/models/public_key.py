@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+T = TypeVar("T", bound="PublicKey")
+
+
+@_attrs_define
+class PublicKey:
+    """
+    Attributes:
+        kty (str):
+        crv (str):
+        alg (str):
+        use (str):
+        kid (str):
+        x (str):
+    """
+
+    kty: str
+    crv: str
+    alg: str
+    use: str
+    kid: str
+    x: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        kty = self.kty
+
+        crv = self.crv
+
+        alg = self.alg
+
+        use = self.use
+
+        kid = self.kid
+
+        x = self.x
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "kty": kty,
+                "crv": crv,
+                "alg": alg,
+                "use": use,
+                "kid": kid,
+                "x": x,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        kty = d.pop("kty")
+
+        crv = d.pop("crv")
+
+        alg = d.pop("alg")
+
+        use = d.pop("use")
+
+        kid = d.pop("kid")
+
+        x = d.pop("x")
+
+        public_key = cls(
+            kty=kty,
+            crv=crv,
+            alg=alg,
+            use=use,
+            kid=kid,
+            x=x,
+        )
+
+        public_key.additional_properties = d
+        return public_key
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

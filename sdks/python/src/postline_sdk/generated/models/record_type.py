@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class RecordType(StrEnum):
+    CNAME = "CNAME"
+    MX = "MX"
+    TXT = "TXT"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.row_error_reason import RowErrorReason
+
+
+T = TypeVar("T", bound="RowError")
+
+
+@_attrs_define
+class RowError:
+    """
+    Attributes:
+        row (int):
+        email (str):
+        reason (RowErrorReason):
+    """
+
+    row: int
+    email: str
+    reason: RowErrorReason
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        row = self.row
+
+        email = self.email
+
+        reason = self.reason.value
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "row": row,
+                "email": email,
+                "reason": reason,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        row = d.pop("row")
+
+        email = d.pop("email")
+
+        reason = RowErrorReason(d.pop("reason"))
+
+        row_error = cls(
+            row=row,
+            email=email,
+            reason=reason,
+        )
+
+        row_error.additional_properties = d
+        return row_error
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

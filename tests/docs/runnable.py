@@ -1,0 +1,92 @@
+"""Runnable examples in the documentation: fenced blocks whose info string says `runnable`
+(```sh runnable), run in order, one shell per file, against a `make run` of its own.
+
+Every `curl` in a block goes through a shell function that records the HTTP status of each call
+with its line. A script passes when the shell exits 0, no call failed to connect, no answer was a
+5xx, and every 4xx is one the step's own words announce (its comments name the status: "403
+insufficient_scope", "400 without it").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+STEP = re.compile(r"^# ?\d+\.")  # "# 12. Events, ..." starts a step of a walk-through
+
+# Records each call's status on stderr as "@@curl <line> <status>", the answer untouched on stdout.
+CURL_PROBE = r"""
+curl() {
+  local line=${BASH_LINENO[0]}
+  command curl "$@" --write-out "%{stderr}@@curl ${line} %{http_code}\n"
+}
+"""
+
+
+@dataclass(frozen=True)
+class Example:
+    path: Path
+    first_line: int  # of the block's body in the file
+    body: str
+
+
+def runnable_examples(path: Path) -> list[Example]:
+    text = path.read_text()
+    found = []
+    for match in FENCE.finditer(text):
+        if "runnable" in match.group("info").split():
+            first_line = text.count("\n", 0, match.start("body")) + 1
+            found.append(Example(path, first_line, match.group("body")))
+    return found
+
+
+def script(examples: list[Example], base_url: str) -> tuple[str, list[tuple[int, Example]]]:
+    """The examples as one bash script, and where each starts in it (for mapping lines back)."""
+    lines = ["set -eo pipefail", *CURL_PROBE.strip().splitlines()]
+    starts = []
+    for example in examples:
+        starts.append((len(lines) + 1, example))
+        lines += example.body.replace("BASE=http://127.0.0.1:3000", f"BASE={base_url}").splitlines()
+    return "\n".join(lines) + "\n", starts
+
+
+@dataclass(frozen=True)
+class Call:
+    example: Example
+    line: int  # in the example's file
+    status: int
+    step: str  # the step's words: its comment lines and the command's own
+
+
+def calls(stderr: str, starts: list[tuple[int, Example]]) -> list[Call]:
+    found = []
+    for match in re.finditer(r"^@@curl (\d+) (\d{3})$", stderr, re.MULTILINE):
+        script_line, status = int(match.group(1)), int(match.group(2))
+        start, example = max((s for s in starts if s[0] <= script_line), key=lambda s: s[0])
+        offset = script_line - start
+        body = example.body.splitlines()
+        found.append(Call(example, example.first_line + offset, status, _step(body, offset)))
+    return found
+
+
+def _step(body: list[str], offset: int) -> str:
+    """The text of the step a line belongs to: back to its `# N.` heading (or the block's start),
+    and on to the line's own command and the comments that follow it."""
+    begin = offset
+    while begin > 0 and not STEP.match(body[begin]):
+        begin -= 1
+    end = offset + 1
+    while end < len(body) and (body[end].startswith(("#", "  ", "\t")) or body[end].rstrip().endswith("\\")):
+        if STEP.match(body[end]):
+            break
+        end += 1
+    return "\n".join(body[begin:end])
+
+
+def unannounced(call: Call) -> bool:
+    """A 5xx, a failed connection (000), or a 4xx the step does not name."""
+    if call.status >= 500 or call.status == 0:
+        return True
+    return call.status >= 400 and not re.search(rf"\b{call.status}\b", call.step)

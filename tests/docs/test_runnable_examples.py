@@ -1,0 +1,64 @@
+"""The documentation's runnable examples, run as written against a `make run` of their own (the
+same command, on a fresh state and free ports), so the docs cannot rot (tests/docs/runnable.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.docs.runnable import calls, runnable_examples, script, unannounced
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+START_TIMEOUT = 180  # seconds: a cold start on a loaded 2-core machine
+
+
+@pytest.fixture(scope="module")
+def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """`make run`'s command with a fresh state dir and free ports; (API base URL, working dir).
+    The working dir holds what the examples read from the repository root: .local and .venv."""
+    work = tmp_path_factory.mktemp("docs")
+    (work / ".venv").symlink_to(ROOT / ".venv")
+    ports = [f"--{name}-port=0" for name in ("api", "aws", "mail", "smtp")]
+    command = [sys.executable, "-m", "devtools.local", "--no-persist", "--state-dir", str(work / ".local"), *ports,
+               "--template", str(ROOT / "template.yaml")]  # fmt: skip
+    log = (work / "runtime.log").open("w")
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + START_TIMEOUT
+        base_url = None
+        while base_url is None and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            if found := re.match(r"\s+API\s+(http://127\.0\.0\.1:\d+)", line):
+                base_url = found.group(1)
+        assert base_url, f"make run did not start: {(work / 'runtime.log').read_text()[-3000:]}"
+        yield base_url, work
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+        log.close()
+
+
+@pytest.mark.parametrize("document", [d for d in DOCUMENTS if runnable_examples(d)], ids=lambda d: d.name)
+def test_the_runnable_examples_run_as_written(make_run: tuple[str, Path], document: Path) -> None:
+    base_url, work = make_run
+    text, starts = script(runnable_examples(document), base_url)
+    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", text], cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    made = calls(done.stderr, starts)
+    shown = "\n".join(line for line in done.stderr.splitlines() if not line.startswith("@@curl"))[-3000:]
+    assert done.returncode == 0, f"the examples stopped (exit {done.returncode}):\n{shown}"
+    assert made, "the examples made no HTTP call"
+    wrong = [f"{c.example.path.name}:{c.line}: {c.status}" for c in made if unannounced(c)]
+    assert wrong == [], "answers the docs do not announce:\n" + "\n".join(wrong) + f"\n{shown}"

@@ -1,0 +1,101 @@
+"""Faults at every AWS call of a worker: the invocation dies right after its k-th call returned
+(the call done, its reply lost: the worst moment), or that call fails as AWS's transient errors do.
+
+`CallFault` patches botocore's one entry point for API calls. It counts the calls of each
+invocation of one function (the embedded runtime runs an invocation in a thread of its own, named
+"<caller> > <stack>-<LogicalId>") and strikes the first invocation that reaches call k, once: the
+event source then redelivers (the runtime's pumps, as Lambda and SQS would), and the retry runs
+clean.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from enum import StrEnum
+from types import TracebackType
+from typing import Any
+
+from botocore.client import BaseClient
+from botocore.exceptions import ClientError
+
+# A cold start's configuration reads (the pepper, signing material): an instance makes them once, so
+# they would shift k between a cold and a warm invocation. Dying after one is dying at the start.
+UNCOUNTED = frozenset({"secretsmanager.GetSecretValue"})
+
+
+class Killed(BaseException):
+    """An invocation dying: not an error any handler in the code catches (the runtime reports the
+    invocation as crashed, FunctionCrashed, and never reuses its instance)."""
+
+
+class Fault(StrEnum):
+    CRASH = "crash"  # the k-th call is done, then the invocation dies
+    THROTTLE = "throttle"  # the k-th call fails with a throttling error, not done
+    SERVER_ERROR = "server_error"  # the k-th call fails with a 500, not done
+
+
+_ERRORS = {
+    Fault.THROTTLE: ("ThrottlingException", 400, "Rate exceeded"),
+    Fault.SERVER_ERROR: ("InternalServerError", 500, "We encountered an internal error. Please try again."),
+}
+
+
+class CallFault:
+    def __init__(self, function: str, k: int, fault: Fault = Fault.CRASH) -> None:
+        self.function = function
+        self.k = k
+        self.fault = fault
+        self.struck: str | None = None  # "<service>.<operation>" of the call struck
+        self.calls: dict[int, list[str]] = {}  # invocation thread -> its calls, in order
+        self._lock = threading.Lock()
+        self._serials = itertools.count(1)
+        self._original: Callable[..., Any] | None = None
+
+    def __enter__(self) -> CallFault:
+        original = BaseClient._make_api_call
+        fault = self
+
+        def faulty(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+            name = f"{client.meta.service_model.service_name}.{operation_name}"
+            strike = fault._count(name)
+            if strike and fault.fault is not Fault.CRASH:
+                code, status, message = _ERRORS[fault.fault]
+                raise ClientError(
+                    {"Error": {"Code": code, "Message": message}, "ResponseMetadata": {"HTTPStatusCode": status}},
+                    operation_name,
+                )
+            response = original(client, operation_name, api_params)
+            if strike:
+                raise Killed(f"{fault.function} killed after call {fault.k} ({name})")
+            return response
+
+        self._original = original
+        BaseClient._make_api_call = faulty
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._original is not None:
+            BaseClient._make_api_call = self._original
+
+    def _count(self, name: str) -> bool:
+        """Counts a call of the function's invocations; True for the one to strike."""
+        thread = threading.current_thread()
+        if name in UNCOUNTED or not thread.name.split(" > ")[-1].endswith(f"-{self.function}"):
+            return False  # another function's, or a part an invocation runs side by side (not counted)
+        with self._lock:
+            # a serial on the thread object: the OS reuses idents of threads that ended
+            serial = thread.__dict__.setdefault("_fault_serial", next(self._serials))
+            made = self.calls.setdefault(serial, [])
+            made.append(name)
+            if self.struck is None and len(made) == self.k:
+                self.struck = name
+                return True
+        return False
+
+    def fewest_calls(self) -> int:
+        """The fewest calls an invocation made (every invocation of a clean run reaches that k)."""
+        return min(map(len, self.calls.values()), default=0)

@@ -1,0 +1,97 @@
+"""A crash at every AWS call of the delivery path's workers, and a transient AWS error at each:
+nothing lost, nothing sent twice (issue 31's harness: tests/faults/crash.py).
+
+For each worker and each k from 1 to the calls a clean run of it makes, a live send to two
+recipients goes through the embedded runtime while the worker's first invocation to reach call k
+dies right after it (or that call fails with a throttling error). The runtime redelivers as
+Lambda and SQS would (a failed batch comes back after its visibility timeout; the clock is moved
+past it and past the message's lease). Then every recipient has exactly one final event, the mail
+sink holds each (Message-ID, recipient) once, and the account's quota counted the send once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import pytest
+import requests
+
+from devtools.local.runtime import Runtime
+from tests.e2e.support import Api
+from tests.faults.crash import CallFault, Fault
+
+pytestmark = pytest.mark.e2e
+FINAL = {"delivered", "bounced", "failed", "rejected"}
+# The functions a live send passes through, and the relay task that speaks SMTP.
+WORKERS = ["DispatcherFunction", "RelayTask"]
+REDELIVERY_SECONDS = 1000  # past the queues' visibility timeouts (960 s) and the message's lease (300 s)
+
+
+@pytest.fixture
+def api(runtime: Runtime) -> Api:
+    return Api(runtime.base_url, runtime.dev["keys"]["live"])
+
+
+def send(api: Api) -> tuple[str, list[str], str]:
+    run = uuid.uuid4().hex[:10]
+    recipients = [f"a.{run}@example.com", f"b.{run}@example.com"]
+    body = {"from": "hello@postline.test", "to": recipients, "subject": f"crash {run}", "text": "t"}
+    response = api.post("/v3/messages", json=body)
+    assert response.status_code == 202, response.text
+    return response.json()["id"], recipients, f"crash {run}"
+
+
+def settle(runtime: Runtime) -> None:
+    runtime.drain(60)
+    for _ in range(2):
+        runtime.advance(REDELIVERY_SECONDS)
+        runtime.drain(60)
+
+
+def check(runtime: Runtime, api: Api, sent: tuple[str, list[str], str], case: str) -> None:
+    message_id, recipients, subject = sent
+    events = api.get("/v3/events", params={"message_id": message_id, "limit": 100}).json()["items"]
+    finals = Counter(event["recipient"] for event in events if event["type"] in FINAL)
+    assert finals == Counter(recipients), f"{case}: final events {dict(finals)}"
+    mailed = Counter(
+        (item["headers"].get("Message-ID"), rcpt)
+        for item in requests.get(f"{runtime.base_url}/_local/mailbox", timeout=30).json()["items"]
+        if item["headers"].get("Subject") == subject
+        for rcpt in item["rcpt_tos"]
+    )
+    assert sorted(mailed.values()) == [1, 1], f"{case}: the mail sink holds {dict(mailed)}"
+
+
+def clean_calls(runtime: Runtime, api: Api, worker: str) -> int:
+    """How many counted calls every clean invocation of the worker makes on this workload: the least
+    of two runs (an invocation that finds a cache cold, or due to be read again, makes more)."""
+    counts = []
+    for _ in range(2):
+        with CallFault(worker, 0) as counting:
+            sent = send(api)
+            settle(runtime)
+        check(runtime, api, sent, f"{worker} clean")
+        counts.append(counting.fewest_calls())
+    assert min(counts) > 0, f"{worker} made no AWS call: is its name right?"
+    return min(counts)
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+@pytest.mark.parametrize("fault", [Fault.CRASH, Fault.THROTTLE])
+def test_a_fault_at_every_call_loses_nothing_and_sends_nothing_twice(
+    runtime: Runtime, api: Api, worker: str, fault: Fault
+) -> None:
+    calls = clean_calls(runtime, api, worker)
+    held = []
+    for k in range(1, calls + 1):
+        with CallFault(worker, k, fault) as striking:
+            for _ in range(3):  # until an invocation reaches call k (each send checked all the same)
+                sent = send(api)
+                settle(runtime)
+                check(runtime, api, sent, f"{worker} {fault} at call {k} ({striking.struck})")
+                if striking.struck:
+                    break
+        assert striking.struck, f"{worker} k={k}: no invocation reached call {k} in three sends"
+        held.append(striking.struck)
+    print(f"{worker} {fault}: {len(held)} cases held: {held}")
