@@ -101,7 +101,8 @@ ROUTES: tuple[Route, ...] = (
     Route("GetMessage",      "GET",    "/v3/messages/{id}",       "sending", Access.READ, policies=(MESSAGES_READ,)),
     Route("CancelMessage",   "DELETE", "/v3/messages/{id}",       "sending", Access.CANCEL_OWN_SEND,
           policies=(MESSAGES_WRITE,)),
-    Route("CheckMessage",    "POST",   "/v3/messages/check",      "message_content", Access.SEND,
+    # Not among the writes the interface's scope table gives send_only keys (section 5.3): full_access.
+    Route("CheckMessage",    "POST",   "/v3/messages/check",      "message_content", Access.WRITE,
           policies=(MESSAGES_CHECK,)),
     Route("GetMessageContent", "GET",  "/v3/messages/{id}/content", "message_content", Access.READ,
           policies=(MESSAGES_CONTENT,)),
