@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -73,7 +74,9 @@ class Spamd:
             args.append("--username=nobody")
         log = (home / "spamd.log").open("wb")
         watched = ["/bin/sh", "-c", _WATCH, "spamd-watch", str(os.getpid()), *args]
-        self._process = subprocess.Popen(watched, stdin=subprocess.DEVNULL, stdout=log, stderr=log)  # noqa: S603
+        self._process = subprocess.Popen(  # noqa: S603
+            watched, stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_unblock_signals
+        )
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
         while not _pong(self._port):
@@ -115,6 +118,12 @@ trap 'kill "$child" 2>/dev/null; wait "$child"; exit 0' TERM INT
 while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 0.5; done
 kill "$child" 2>/dev/null; wait "$child"
 """
+
+
+def _unblock_signals() -> None:
+    """In the child, before exec: `make run` blocks SIGINT and SIGTERM in every thread (it takes them with
+    sigwait), and a child inherits that mask; the watch and spamd must get the SIGTERM that stops them."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
 
 
 def _free_port() -> int:

@@ -58,3 +58,35 @@ def test_spamd_listens_on_loopback_and_stops_with_the_process_even_killed_outrig
         return True
 
     assert eventually(gone, 15.0, waiting_for="spamd to stop after its runtime was killed")
+
+
+_BLOCKING_STARTER = """
+import json, signal, sys
+from devtools.local.spamd import Spamd
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # as `make run` does
+spamd = Spamd()
+spamd.start()
+print(json.dumps(spamd.address), flush=True)
+sys.stdin.readline()
+spamd.stop()
+print("stopped", flush=True)
+"""
+
+
+def test_spamd_stops_when_the_runtime_that_blocks_sigterm_stops_it() -> None:
+    """`make run` blocks SIGINT and SIGTERM in every thread and takes them with sigwait; spamd, its child,
+    must not inherit that mask, or stop() could not end it and it would outlive the runtime."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _BLOCKING_STARTER], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdin is not None and child.stdout is not None
+        address = json.loads(child.stdout.readline())
+        assert _answers(address)
+        child.stdin.write("stop\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "stopped"
+        assert not _answers(address)
+        assert child.wait(timeout=30) == 0
+    finally:
+        child.kill()
