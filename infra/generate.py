@@ -31,6 +31,8 @@ from postline.keys.access import Access
 from postline.routes import (
     AUTH,
     COUNTERS_READ,
+    DATA_REMOVALS_READ,
+    DATA_REMOVALS_WRITE,
     DELIVERIES_READ,
     DOMAINS_READ,
     DOMAINS_WRITE,
@@ -60,6 +62,8 @@ from postline.routes import (
     SUPPRESSIONS_READ,
     SUPPRESSIONS_WRITE,
     TRACK,
+    UPLOADS,
+    UPLOADS_READ,
     VERIFY,
     VERIFY_BULK_FILES,
     VERIFY_BULK_READ,
@@ -288,6 +292,34 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         },
     ],
+    # Uploads: their items and quota item (transactions with audit entries), their objects (HEAD is
+    # GetObject's; presigned POSTs and GETs are signed with this role), the tracking secret (links).
+    UPLOADS: [
+        _crud("ResourcesTable"),
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/uploads/*"},
+                },
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
+            ]
+        },
+    ],
+    UPLOADS_READ: [
+        _read("ResourcesTable"),
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject"],
+                    "Resource": {"Fn::Sub": "${ExportsBucket.Arn}/uploads/*"},
+                },
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}},
+            ]
+        },
+    ],
     WEBHOOKS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
     DELIVERIES_READ: [
         {
@@ -388,6 +420,19 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         },
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["SuppressionJobQueue", "QueueName"]}}},
     ],
+    DATA_REMOVALS_WRITE: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:GetItem"], "Resource": _arn("JobsTable")},
+                # The address's keyed hash (the pepper API keys are hashed with; AUTH reads it too).
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "KeyHashSecret"}},
+            ]
+        },
+        {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["DataRemovalQueue", "QueueName"]}}},
+    ],
+    DATA_REMOVALS_READ: [
+        {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
+    ],
     LIST_SENDS_READ: [
         {"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}
     ],
@@ -474,6 +519,7 @@ VALUES: dict[str, Any] = {
     "METRICS_QUERY_BUDGET_MS": _ref("MetricsQueryBudgetMs"),
     "EXPORTS_BUCKET": _ref("ExportsBucket"),
     "EXPORT_QUEUE_URL": _ref("ExportQueue"),
+    "DATA_REMOVAL_QUEUE_URL": _ref("DataRemovalQueue"),
     "RESEND_QUEUE_URL": _ref("ResendQueue"),
     "SUPPRESSION_JOB_QUEUE_URL": _ref("SuppressionJobQueue"),
     "LIST_JOB_QUEUE_URL": _ref("ListJobQueue"),

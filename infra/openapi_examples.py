@@ -76,6 +76,9 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "SubaccountCreate": {"name": "Acme Europe", "slug": "acme-eu"},
     "SubaccountUpdate": {"name": "Acme Europe GmbH"},
+    "DataRemovalRequest": {"email": "ada@example.com", "include_subaccounts": True},
+    "UploadCreate": {"filename": "price-list.pdf", "size_bytes": 482113, "expires_at": "2026-12-31T23:59:59Z"},
+    "UploadUpdate": {"expires_at": "2027-01-31T23:59:59Z"},
     "WebhookCreate": {
         "url": "https://hooks.acme.example/postline",
         "events": ["delivered", "bounced", "complained"],
@@ -102,5 +105,7 @@ TAGS: dict[str, str] = {
     "Identity": "Who the caller is.",
     "Usage": "Quota, credits and rate limits.",
     "Audit": "Every management write, newest first.",
-    "Tracking": "Open, click and unsubscribe links in sent mail (no key).",
+    "Tracking": "Open, click, download and unsubscribe links in sent mail (no key).",
+    "Uploads": "Hosted files for messages to link to, with tracked downloads.",
+    "Data removals": "Erasure of everything held about an address, with a signed receipt.",
 }

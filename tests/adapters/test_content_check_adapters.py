@@ -71,3 +71,27 @@ def test_spamd_that_does_not_answer_is_unavailable() -> None:
                   tracking_host=None)  # fmt: skip
     part = check_draft(draft, spam=None, domain=None, complaint_rate=None).parts[0]
     assert (part.name, part.status) == (PartName.SPAMASSASSIN, Status.UNAVAILABLE)
+
+
+def test_erasing_an_address_deletes_its_messages_kept_copies_and_their_ciphertext(stack: InProcessStack) -> None:
+    from postline.data_removals.holdings import MessagesHolding
+
+    message = _stored_message(stack)
+    copies = content_checks.kept_copies()
+    big = b"x" * (INLINE_LIMIT * 2)  # sealed into S3
+    copies.keep(message.id, "ann@example.com", b"To: ann@example.com\r\n\r\n" + big, message.expires_at)
+    copies.flush()
+    (sealed,) = content_checks.copy_store().copies(message.id).values()
+    assert "s3" in sealed
+    holding = MessagesHolding(
+        stack.client("dynamodb"),
+        stack.client("s3"),
+        events=stack.env["EVENTS_TABLE"],
+        messages=stack.env["MESSAGES_TABLE"],
+        counters=stack.env["COUNTERS_TABLE"],
+        content_bucket=stack.env["CONTENT_BUCKET"],
+    )
+    holding.apply("acct_1", "ann@example.com", "hash", {"messages": [message.id]})
+    assert content_checks.copy_store().copies(message.id) == {}
+    listed = stack.client("s3").list_objects_v2(Bucket=stack.env["CONTENT_BUCKET"], Prefix=sealed["s3"])
+    assert listed.get("KeyCount", 0) == 0

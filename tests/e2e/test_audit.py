@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import requests
 
 from postline import wiring
 from postline.accounts.domain import Plan
@@ -106,6 +107,19 @@ def _call(admin: Api, route: Route) -> str:
             return str(target)
         if route.name == "ReactivateSubaccount":
             assert admin.post(f"/v3/subaccounts/{target}/suspend").status_code == 200
+    elif route.module == "uploads":
+        if route.name == "CreateUpload":
+            return str(admin.post("/v3/uploads", json={"filename": "a.txt", "content": "aGk="}).json()["id"])
+        if route.name == "CompleteUpload":
+            created = admin.post("/v3/uploads", json={"filename": "a.txt", "size_bytes": 2}).json()
+            post = created["upload"]
+            assert requests.post(post["url"], data=post["fields"], files={"file": b"hi"}, timeout=30).ok
+            assert admin.post(f"/v3/uploads/{created['id']}/complete").status_code == 200
+            return str(created["id"])
+        target = admin.post("/v3/uploads", json={"filename": "a.txt", "content": "aGk="}).json()["id"]
+        if route.name == "UpdateUpload":
+            assert admin.patch(f"/v3/uploads/{target}", json={"filename": "b.txt"}).status_code == 200
+            return str(target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":
@@ -114,6 +128,9 @@ def _call(admin: Api, route: Route) -> str:
         since = (wiring.clock().now() - timedelta(hours=1)).isoformat()  # the runtime's clock
         resend = {"filter": {"endpoint_id": endpoint_id, "since": since}}
         return str(admin.post("/v3/webhooks/deliveries/resend", json=resend).json()["id"])
+    elif route.name == "CreateDataRemoval":
+        body = {"email": f"audited-{uuid.uuid4().hex[:10]}@example.com"}
+        return str(admin.post("/v3/data-removals", json=body).json()["removal_id"])
     elif route.name == "ExportEvents":
         moment = wiring.clock().now()  # the runtime's
         window = {"since": (moment - timedelta(hours=1)).isoformat(), "until": moment.isoformat()}
@@ -133,11 +150,14 @@ def _call(admin: Api, route: Route) -> str:
 
 @pytest.mark.parametrize("route", WRITE_ROUTES, ids=lambda r: r.name)
 def test_each_write_records_its_action_actor_target_and_ip(runtime_api: Api, route: Route) -> None:
-    account = make_account(plan=Plan.PROFESSIONAL if route.module == "subaccounts" else Plan.FREE)  # Free has none
+    paid = route.module in ("subaccounts", "uploads")  # Free has none
+    account = make_account(plan=Plan.PROFESSIONAL if paid else Plan.FREE)
     admin = runtime_api.with_key(account.live_key)
     target = _call(admin, route)
     whoami = admin.get("/v3/whoami").json()
     entry = admin.get("/v3/audit").json()["items"][0]
+    if route.name == "CreateDataRemoval":  # its worker may have audited the completion since (a system entry)
+        entry = next(item for item in admin.get("/v3/audit").json()["items"] if item["action"] == route.audit)
     assert set(entry) == ENTRY_FIELDS
     assert (entry["action"], entry["target"], entry["account_id"]) == (route.audit, target, account.id)
     assert (entry["actor_type"], entry["actor_id"]) == ("user", whoami["api_key"]["id"])

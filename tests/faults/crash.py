@@ -3,9 +3,9 @@
 
 `CallFault` patches botocore's one entry point for API calls. It counts the calls of each
 invocation of one function (the embedded runtime runs an invocation in a thread of its own, named
-"<caller> > <stack>-<LogicalId>") and strikes the first invocation that reaches call k, once: the
-event source then redelivers (the runtime's pumps, as Lambda and SQS would), and the retry runs
-clean.
+"<caller> > <stack>-<LogicalId>", and the parts it runs side by side in threads named after it)
+and strikes the first invocation that reaches call k, once: the event source then redelivers (the
+runtime's pumps, as Lambda and SQS would), and the retry runs clean.
 """
 
 from __future__ import annotations
@@ -83,12 +83,12 @@ class CallFault:
 
     def _count(self, name: str) -> bool:
         """Counts a call of the function's invocations; True for the one to strike."""
-        thread = threading.current_thread()
-        if name in UNCOUNTED or not thread.name.split(" > ")[-1].endswith(f"-{self.function}"):
-            return False  # another function's, or a part an invocation runs side by side (not counted)
+        invocation = self._invocation(threading.current_thread())
+        if name in UNCOUNTED or invocation is None:
+            return False
         with self._lock:
             # a serial on the thread object: the OS reuses idents of threads that ended
-            serial = thread.__dict__.setdefault("_fault_serial", next(self._serials))
+            serial = invocation.__dict__.setdefault("_fault_serial", next(self._serials))
             made = self.calls.setdefault(serial, [])
             made.append(name)
             if self.struck is None and len(made) == self.k:
@@ -96,6 +96,19 @@ class CallFault:
                 return True
         return False
 
-    def fewest_calls(self) -> int:
-        """The fewest calls an invocation made (every invocation of a clean run reaches that k)."""
-        return min(map(len, self.calls.values()), default=0)
+    def _invocation(self, thread: threading.Thread) -> threading.Thread | None:
+        """The function's invocation a thread works for: itself, or for a part it runs side by side
+        ("<invocation> > part_N"), the live invocation thread of that name; None: another's."""
+        parts = thread.name.split(" > ")
+        for end in range(len(parts), 1, -1):
+            if parts[end - 1].endswith(f"-{self.function}"):
+                if end == len(parts):
+                    return thread
+                name = " > ".join(parts[:end])
+                return next((alive for alive in threading.enumerate() if alive.name == name), None)
+        return None
+
+    def most_calls(self) -> int:
+        """The most calls an invocation made: the one that did the workload's work, where other
+        invocations of the function (other events on the same stream) do little or nothing."""
+        return max(map(len, self.calls.values()), default=0)

@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 API = ROOT / "functions" / "api"
-METHODS = {"get", "post", "put", "patch", "delete"}
+METHODS = {"get", "post", "put", "patch", "delete", "head"}
 
 
 def _document() -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from postline import wiring
-from postline.accounts.domain import AccountStatus, Plan
+from postline.accounts.domain import AccountStatus, Plan, StorageAddon
 from postline.config import SettingsError
 from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
 from postline.domains.models import domain_view
@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     rate = account.add_parser("set-rate-limit", help="requests per minute, or 'default' for the plan's")
     rate.add_argument("account_id")
     rate.add_argument("per_minute")
+    storage = account.add_parser("set-storage-addon", help="hosted uploads' storage: none (100 MB), 10gb, 100gb")
+    storage.add_argument("account_id")
+    storage.add_argument("addon", type=StorageAddon, choices=list(StorageAddon))
     verify = account.add_parser(
         "set-verify-before-send", help="verify each recipient before sending, for keys whose own setting is null"
     )
@@ -212,6 +215,8 @@ def run(args: argparse.Namespace) -> None:
         elif args.action == "set-rate-limit":
             per_minute = None if args.per_minute == "default" else int(args.per_minute)
             _print(operator.set_rate_limit(args.account_id, per_minute))
+        elif args.action == "set-storage-addon":
+            _print(operator.set_storage_addon(args.account_id, args.addon))
         elif args.action == "set-verify-before-send":
             _print(operator.set_verify_before_send(args.account_id, args.setting == "on"))
     elif args.command == "sandbox":

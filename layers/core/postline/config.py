@@ -213,6 +213,10 @@ class ExportQueue(SettingsGroup):
     url: str = Field(alias="EXPORT_QUEUE_URL", min_length=1)
 
 
+class DataRemovalQueue(SettingsGroup):
+    url: str = Field(alias="DATA_REMOVAL_QUEUE_URL", min_length=1)
+
+
 class SuppressionJobQueue(SettingsGroup):
     url: str = Field(alias="SUPPRESSION_JOB_QUEUE_URL", min_length=1)
 

@@ -18,6 +18,7 @@ from postline.config import (
     ContentBucket,
     ContentKey,
     Counters,
+    DataRemovalQueue,
     Dns,
     DomainRecords,
     Egress,
@@ -112,6 +113,10 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.LISTS_DELETE: (ListJobQueue,),
     r.LIST_SENDS_READ: (Jobs,),
     r.LIST_SENDS_CANCEL: (Jobs, ListJobQueue, SendQueue),  # SendQueue: the delayed queue's scheduler settings
+    r.UPLOADS: (Resources, ExportFiles, TrackingSecret),
+    r.UPLOADS_READ: (Resources, ExportFiles, TrackingSecret),
+    r.DATA_REMOVALS_WRITE: (Jobs, DataRemovalQueue),
+    r.DATA_REMOVALS_READ: (Jobs,),
 }
 
 # The check renders a send as POST /v3/messages does (its send service, whose groups it reads), reads the
@@ -166,7 +171,25 @@ WORKER_SETTINGS: dict[str, Groups] = {
     ),
     "suppression_jobs": (Resources, Counters, Suppressions, Jobs, SuppressionJobQueue, ExportFiles),
     # Deleted lists' members, and list sends: each page is a batch's acceptance (POLICY_SETTINGS[SEND]).
-    "list_jobs": tuple(dict.fromkeys([Resources, Counters, *POLICY_SETTINGS[r.SEND]])),
+    # KeyPepper: a list send's suppression check reads erased addresses' keyed hashes (data_removals).
+    "list_jobs": tuple(dict.fromkeys([Resources, Counters, KeyPepper, *POLICY_SETTINGS[r.SEND]])),
+    "uploads_sweep": (Resources, ExportFiles, TrackingSecret),  # settles, releases and expires uploads
+    # Erasure reaches into every table and the two buckets; it signs its receipt (ContentKey).
+    "eraser": (
+        Resources,
+        Counters,
+        Messages,
+        Events,
+        WebhookDeliveries,
+        Jobs,
+        Suppressions,
+        KeyPepper,
+        ContentKey,
+        ContentBucket,
+        ExportFiles,
+        DataRemovalQueue,
+        Idempotency,
+    ),
 }
 
 # The SMTP submission task (postline/smtp, not a Lambda): it authenticates as the API does and

@@ -48,6 +48,10 @@ SUPPRESSION_JOBS_READ = "suppression-jobs:read"  # read import and export jobs, 
 LISTS_DELETE = "lists:delete"  # queue a deleted list's members for the list worker
 LIST_SENDS_READ = "list-sends:read"  # read list send jobs (the jobs table)
 LIST_SENDS_CANCEL = "list-sends:cancel"  # move list send jobs to cancelled, delete their schedules
+UPLOADS = "uploads"  # uploads and their quota item, their objects (uploads/*), the tracking secret (links)
+UPLOADS_READ = "uploads:read"  # read uploads, presign their GETs, sign their links
+DATA_REMOVALS_WRITE = "data-removals:write"  # store removal jobs (audit beside them), hash the address, queue
+DATA_REMOVALS_READ = "data-removals:read"  # read removal jobs
 MESSAGES_CHECK = "messages:check"  # render a send without sending and check it: read only, and spamd
 MESSAGES_CONTENT = "messages:content"  # read a message's kept copies, or open its sealed body to rebuild them
 
@@ -236,6 +240,26 @@ ROUTES: tuple[Route, ...] = (
           "subaccount.reactivated", True, policies=(W,)),
     Route("DeleteSubaccount", "DELETE", "/v3/subaccounts/{id}",   "subaccounts", Access.WRITE, "subaccount.deleted",
           True, policies=(W,)),
+    Route("ListUploads",     "GET",    "/v3/uploads",             "uploads",  Access.READ, policies=(UPLOADS_READ,)),
+    Route("CreateUpload",    "POST",   "/v3/uploads",             "uploads",  Access.WRITE, "upload.created",
+          memory=512, timeout=29, policies=(UPLOADS,)),
+    Route("GetUpload",       "GET",    "/v3/uploads/{id}",        "uploads",  Access.READ, policies=(UPLOADS_READ,)),
+    Route("UpdateUpload",    "PATCH",  "/v3/uploads/{id}",        "uploads",  Access.WRITE, "upload.updated",
+          policies=(UPLOADS,)),
+    Route("DeleteUpload",    "DELETE", "/v3/uploads/{id}",        "uploads",  Access.WRITE, "upload.deleted",
+          policies=(UPLOADS,)),
+    Route("CompleteUpload",  "POST",   "/v3/uploads/{id}/complete", "uploads", Access.WRITE, "upload.completed",
+          policies=(UPLOADS,)),
+    Route("GetUploadDownloadLink", "GET", "/v3/uploads/{id}/download-link", "uploads", Access.READ,
+          policies=(UPLOADS_READ,)),
+    # The hosted link (no key), on the branded tracking host: GET counts a person's download, HEAD is a scanner's.
+    Route("DownloadUpload",  "GET",    "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
+    Route("ProbeUpload",     "HEAD",   "/v3/track/download/{token}", "uploads", Access.PUBLIC, policies=(UPLOADS,)),
+    # Erasure: live keys only (a test key cannot erase what live sends hold).
+    Route("CreateDataRemoval", "POST", "/v3/data-removals",       "data_removals", Access.WRITE,
+          "data_removal.requested", True, policies=(DATA_REMOVALS_WRITE, W)),
+    Route("GetDataRemoval",  "GET",    "/v3/data-removals/{id}",  "data_removals", Access.READ,
+          policies=(DATA_REMOVALS_READ,)),
 )
 # fmt: on
 

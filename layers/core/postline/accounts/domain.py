@@ -36,6 +36,21 @@ class QuotaSource(StrEnum):
     PAYG_CREDITS = "payg_credits"
 
 
+class StorageAddon(StrEnum):
+    """Hosted uploads' storage add-on, set by the operator (`postline account set-storage-addon`)."""
+
+    NONE = "none"
+    GB_10 = "10gb"
+    GB_100 = "100gb"
+
+
+# Hosted uploads (the interface's limits): paid plans, pay-as-you-go included, hold 100 MB, raised to
+# 10 GB or 100 GB by a storage add-on; Free holds none. Decimal units, as storage is sold.
+UPLOADS_INCLUDED_BYTES = 100 * 1000**2
+STORAGE_ADDON_BYTES = {StorageAddon.NONE: UPLOADS_INCLUDED_BYTES, StorageAddon.GB_10: 10 * 1000**3,
+                       StorageAddon.GB_100: 100 * 1000**3}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class PlanLimits:
     """Published limits of a plan (API rate, history retention) plus the counts the interface leaves to us."""
@@ -128,6 +143,7 @@ class Account(Model):
     parent_account_id: str | None = None
     slug: str | None = None
     suspended_by_parent: bool = False
+    storage_addon: StorageAddon = StorageAddon.NONE  # hosted uploads' quota (upload_quota_bytes)
     created_at: datetime
 
     @property
@@ -137,6 +153,16 @@ class Account(Model):
     @property
     def effective_rate_limit(self) -> int:
         return self.rate_limit_per_minute or self.limits.rate_limit_per_minute
+
+    @property
+    def paid(self) -> bool:
+        """A paid plan, or pay-as-you-go (credits bought on the Free plan)."""
+        return self.plan is not Plan.FREE or self.quota_source is QuotaSource.PAYG_CREDITS
+
+    @property
+    def upload_quota_bytes(self) -> int:
+        """The bytes its hosted uploads may hold: 0 on Free, else the included 100 MB or its add-on's."""
+        return STORAGE_ADDON_BYTES[self.storage_addon] if self.paid else 0
 
     def blocked_code(self) -> str | None:
         """The 403 code when the account may not use the API at all, else None: the operator's

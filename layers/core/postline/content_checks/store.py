@@ -11,7 +11,7 @@ from typing import Any
 from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
 
 _MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
-_COPY = "COPY#"
+COPY_PREFIX = "COPY#"  # data_removals/holdings.py erases them with their message
 
 
 def _pk(message_id: str) -> str:
@@ -27,7 +27,7 @@ class DynamoCopyStore:
         puts = []
         for message_id, recipient, sealed, expires_at in copies:
             data: dict[str, Any] = {"recipient": recipient, "sealed": sealed, "expires_at": expires_at}
-            puts.append((self._table, {**key(_pk(message_id), f"{_COPY}{recipient}"), **to_attrs(data)}))
+            puts.append((self._table, {**key(_pk(message_id), f"{COPY_PREFIX}{recipient}"), **to_attrs(data)}))
         batch_write(self._db, puts)
 
     def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
@@ -35,7 +35,7 @@ class DynamoCopyStore:
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :copy)",
-            "ExpressionAttributeValues": {":pk": {"S": _pk(message_id)}, ":copy": {"S": _COPY}},
+            "ExpressionAttributeValues": {":pk": {"S": _pk(message_id)}, ":copy": {"S": COPY_PREFIX}},
             "ConsistentRead": True,
         }
         while True:

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import Account, AccountStatus, Plan, downgrade_changes
+from postline.accounts.domain import Account, AccountStatus, Plan, StorageAddon, downgrade_changes
 from postline.accounts.ports import AccountStore
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
@@ -100,6 +100,11 @@ class OperatorService:
     def set_rate_limit(self, account_id: str, per_minute: int | None, actor: Actor | None = None) -> Account:
         details = f"rate limit {per_minute}/min" if per_minute else "rate limit: plan default"
         return self._change(account_id, "account.rate_limit_changed", actor, details, rate_limit_per_minute=per_minute)
+
+    def set_storage_addon(self, account_id: str, addon: StorageAddon, actor: Actor | None = None) -> Account:
+        """Hosted uploads' storage add-on (accounts/domain.py STORAGE_ADDON_BYTES); Free plans still hold 0."""
+        return self._change(account_id, "account.storage_addon_changed", actor, f"storage add-on {addon.value}",
+                            storage_addon=addon)  # fmt: skip
 
     def set_verify_before_send(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
         """The account's default; keys with a setting of their own (not null) keep theirs."""

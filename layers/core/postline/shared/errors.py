@@ -83,3 +83,9 @@ class QueryTimeout(ApiError):
     """A query ran past its time budget: narrow it, or use POST /v3/events/export; carries Retry-After."""
 
     status, code = 503, "query_timeout"
+
+
+class Gone(ApiError):
+    """410 gone: the resource existed and has ended for good (an expired upload); no retry helps."""
+
+    status, code = 410, "gone"

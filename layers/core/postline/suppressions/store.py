@@ -5,6 +5,10 @@
     index by_created: SUP#<account> / created    every entry of the account, newest first
     index by_type:    SUP#<account>#<type> / created   one list, newest first
     index by_id:      id (KEYS_ONLY)             the API's lookup by id, then a consistent GetItem
+    SUP#<account>  ERASED#<keyed hash>   an erased address's objection (data_removals/): `types`
+                                    (a string set of the block lists it was on), no plaintext and
+                                    none of the indexes' attributes (no list, export or lookup by
+                                    id shows it); the send path's check reads it beside the entries
 
 `created` is `<created_at, microseconds, Z>#<id>`, so it sorts by time and is unique. Ids are derived
 from (account, type, email) (domain.suppression_id): a bulk add writes absent entries without a
@@ -15,7 +19,7 @@ in the same transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -49,6 +53,7 @@ BY_TYPE = "by_type"
 BY_ID = "by_id"
 _AFTER_ANY_ID = "#~"  # sorts after "#<id>" (ids are lowercase hex and dashes)
 _TIME = TypeAdapter(datetime)
+ERASED = "ERASED#"
 
 
 def _pk(account_id: str) -> str:
@@ -61,6 +66,10 @@ def _type_pk(account_id: str, kind: SuppressionType) -> str:
 
 def entry_sk(email: str, kind: SuppressionType) -> str:
     return f"{email}#{kind.value}"
+
+
+def erased_sk(address_hash: str) -> str:
+    return f"{ERASED}{address_hash}"
 
 
 def _moment(at: datetime) -> str:
@@ -100,25 +109,81 @@ def _entry(attrs: dict[str, Any]) -> Suppression:
 
 
 class DynamoSuppressions:
-    def __init__(self, client: Any, table: str, audit_table: str, *, workers: int = 1) -> None:
+    def __init__(
+        self,
+        client: Any,
+        table: str,
+        audit_table: str,
+        *,
+        workers: int = 1,
+        erased_hash: Callable[[str, str], str] | None = None,
+    ) -> None:
         """audit_table: the resources table, where the API's writes record their audit entries;
         workers: the batch calls of `present` and `put_many` made at once (the import worker's
-        chunks: 10 BatchGetItem and 40 BatchWriteItem calls a chunk of 1,000 rows)."""
+        chunks: 10 BatchGetItem and 40 BatchWriteItem calls a chunk of 1,000 rows); erased_hash:
+        (account id, address) -> the keyed hash erased addresses are kept under, so `suppressed`
+        still honours them (None: readers that never send)."""
         self._db = client
         self._table = table
         self._audit_table = audit_table
         self._workers = workers
+        self._erased_hash = erased_hash
 
     # -- sending and delivery ---------------------------------------------------------------------------
 
     def suppressed(self, account_id: str, addresses: list[str]) -> set[str]:
         emails = sorted({address.lower() for address in addresses})
         keys = [key(_pk(account_id), entry_sk(email, kind)) for email in emails for kind in SuppressionType]
+        hashed: dict[str, str] = {}
+        if self._erased_hash is not None:
+            hashed = {erased_sk(self._erased_hash(account_id, email)): email for email in emails}
+            keys += [key(_pk(account_id), sk) for sk in hashed]
         found: dict[str, list[Suppression]] = {}
         for attrs in batch_get(self._db, self._table, keys):
+            sk = attrs["sk"]["S"]
+            if sk in hashed:  # an erased address: its objection, kept as the list types alone
+                email = hashed[sk]
+                kept = [SuppressionType(kind) for kind in attrs.get("types", {}).get("SS", [])]
+                at = datetime.fromisoformat(attrs["erased_at"]["S"])
+                found.setdefault(email, []).extend(new_suppression(account_id, kind, email, at) for kind in kept)
+                continue
             entry = _entry(attrs)
             found.setdefault(entry.email, []).append(entry)
         return {email for email, entries in found.items() if blocks(entries)}
+
+    def erase(self, account_id: str, address: str, address_hash: str) -> int:
+        """The address's plaintext entries go; if they stopped sends to it (an objection: a bounce,
+        an unsubscribe, a complaint, not overridden), the block lists it was on stay under its
+        keyed hash, so `suppressed` keeps refusing it. Idempotent. Returns the entries erased."""
+        email = address.lower()
+        entries = [_entry(attrs) for attrs in batch_get(
+            self._db, self._table, [key(_pk(account_id), entry_sk(email, kind)) for kind in SuppressionType]
+        )]  # fmt: skip
+        if not entries:
+            return 0
+        writes: list[dict[str, Any]] = []
+        if blocks(entries):
+            kinds = sorted({entry.type.value for entry in entries} - {SuppressionType.ALLOWLIST.value})
+            writes.append(
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": key(_pk(account_id), erased_sk(address_hash)),
+                        "UpdateExpression": "ADD #types :types SET erased_at = if_not_exists(erased_at, :at)",
+                        "ExpressionAttributeNames": {"#types": "types"},
+                        "ExpressionAttributeValues": {
+                            ":types": {"SS": kinds},
+                            ":at": {"S": min(entry.created_at for entry in entries).isoformat()},
+                        },
+                    }
+                }
+            )
+        writes += [
+            {"Delete": {"TableName": self._table, "Key": key(_pk(account_id), entry_sk(email, entry.type))}}
+            for entry in entries
+        ]
+        self._db.transact_write_items(TransactItems=writes)
+        return len(entries)
 
     def add(
         self,

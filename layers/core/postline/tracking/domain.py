@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from html import escape, unescape
@@ -21,6 +21,11 @@ from pydantic import ValidationError
 
 from postline.shared.base import Model
 from postline.shared.header_text import header_text_problem
+
+# The scanner rule set is shared with hosted upload downloads (shared/scanners.py); re-exported here.
+from postline.shared.scanners import PURPOSE_HEADERS as PURPOSE_HEADERS
+from postline.shared.scanners import Visitor as Visitor
+from postline.shared.scanners import is_bot as is_bot
 
 SIGNATURE_BYTES = 16
 
@@ -113,53 +118,13 @@ def add_pixel(html: str, pixel_url: str) -> str:
     return html + tag
 
 
-# Link scanners, security gateways and prefetchers that fetch every link or image of a message.
-# Their hits are not people: filtered at ingest (the interface asks it of opens).
-_BOT_AGENTS = re.compile(
-    r"bot\b|crawler|spider|preview|prefetch|scanner|barracuda|mimecast|proofpoint|"
-    r"safelinks|ironport|urldefense|symantec|forcepoint|python-requests|curl/|wget/|go-http-client|"
-    r"headlesschrome|phantomjs|slackbot|facebookexternalhit|linkedinbot|twitterbot",
-    re.IGNORECASE,
-)
 # Mail providers' image proxies fetch the pixel when the reader opens the message: real opens,
 # but not direct ones (our reading of opens_direct, which the interface does not define).
 _IMAGE_PROXIES = re.compile(r"GoogleImageProxy|YahooMailProxy|Outlook-iOS|ggpht\.com", re.IGNORECASE)
 
 
-def is_bot(user_agent: str | None, purpose: str | None = None) -> bool:
-    """Obvious automated traffic: no user agent, a known scanner, or a prefetch request."""
-    if purpose and any(word in purpose.lower() for word in ("prefetch", "preview", "prerender")):
-        return True
-    if not user_agent or not user_agent.strip():
-        return True
-    return bool(_BOT_AGENTS.search(user_agent))
-
-
 def via_image_proxy(user_agent: str | None) -> bool:
     return bool(user_agent and _IMAGE_PROXIES.search(user_agent))
-
-
-# Where browsers say a fetch is speculative (a prefetch, prerender or link preview), not a visit.
-PURPOSE_HEADERS = ("purpose", "sec-purpose", "x-moz")
-
-
-@dataclass(frozen=True)
-class Visitor:
-    """Who fetched a tracking link, as far as the request tells."""
-
-    user_agent: str | None
-    purpose: str | None
-    ip: str | None
-
-    @classmethod
-    def of_request(cls, headers: Mapping[str, str], ip: str | None) -> Visitor:
-        """From the request's headers (names as sent: the mapping may be case-insensitive)."""
-        purpose = next((headers[name] for name in PURPOSE_HEADERS if headers.get(name)), None)
-        return cls(user_agent=headers.get("user-agent"), purpose=purpose, ip=ip)
-
-    @property
-    def is_bot(self) -> bool:
-        return is_bot(self.user_agent, self.purpose)
 
 
 TRACK_PATH = "/v3/track"

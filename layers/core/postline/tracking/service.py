@@ -23,6 +23,7 @@ from postline.lists.ports import ListStore
 from postline.sending.domain import Message
 from postline.sending.ports import MessageStore
 from postline.shared.ports import Clock, IdFactory
+from postline.shared.scanners import with_delivery
 from postline.suppressions.domain import SuppressionType
 from postline.suppressions.ports import Suppressions
 from postline.tracking.domain import TrackKind, TrackToken, Visitor, read_token, redirect_target, via_image_proxy
@@ -72,7 +73,7 @@ class TrackingService:
         if not visitor.is_bot:
             data = {"url": target, "user_agent": visitor.user_agent, "ip": visitor.ip}
             self._engage(message, claims.recipient, EventType.CLICKED, "clicked_at", data)
-        return target
+        return with_delivery(target, message.delivered_at)  # a hosted upload's link learns the delivery
 
     def unsubscribe(self, token: str) -> bool:
         """RFC 8058 one-click: the address goes on the unsubscribes list; False for a bad token."""

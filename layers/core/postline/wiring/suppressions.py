@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import ExportFiles, Jobs, Resources, SuppressionJobQueue, Suppressions
-from postline.wiring import audit, exports, shared, usage
+from postline.wiring import audit, exports, keys, shared, usage
 from postline.wiring.registry import built_once, bulk_client, client, clock, presigning_s3, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -15,11 +15,21 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.suppressions.store import DynamoSuppressions
 
 
+def erased_hash(account_id: str, address: str) -> str:
+    """The keyed hash an erased address's objection is kept under (data_removals/domain.py): the
+    platform pepper, read on first use, so what never sends to an erased address never reads it."""
+    from postline.data_removals.domain import erasure_hash_input
+
+    return keys.hasher().hash(erasure_hash_input(account_id, address))
+
+
 @built_once()
 def suppressions() -> DynamoSuppressions:
     from postline.suppressions.store import DynamoSuppressions
 
-    return DynamoSuppressions(client("dynamodb"), settings(Suppressions).table, settings(Resources).table)
+    return DynamoSuppressions(
+        client("dynamodb"), settings(Suppressions).table, settings(Resources).table, erased_hash=erased_hash
+    )
 
 
 def suppression_service() -> SuppressionService:

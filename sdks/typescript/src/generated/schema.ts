@@ -563,6 +563,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an upload */
+        get: operations["GetUpload"];
+        put?: never;
+        post?: never;
+        /** Delete an upload */
+        delete: operations["DeleteUpload"];
+        options?: never;
+        head?: never;
+        /** Update an upload */
+        patch: operations["UpdateUpload"];
+        trace?: never;
+    };
+    "/v3/uploads/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete a presigned upload */
+        post: operations["CompleteUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/uploads/{id}/download-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A short-lived download link */
+        get: operations["GetUploadDownloadLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/track/download/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted upload link */
+        get: operations["DownloadUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Hosted upload link (HEAD: a scanner's probe) */
+        head: operations["ProbeUpload"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/data-removals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a data removal
+         * @description pending → processing → done (counts and a receipt signed with the key at /.well-known/svc/keys) or failed. Once ended, `email` is masked: only the keyed hash of the address is kept.
+         */
+        get: operations["GetDataRemoval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/whoami": {
         parameters: {
             query?: never;
@@ -1094,6 +1185,44 @@ export interface paths {
         put?: never;
         /** Create a subaccount */
         post: operations["CreateSubaccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List uploads */
+        get: operations["ListUploads"];
+        put?: never;
+        /** Create an upload */
+        post: operations["CreateUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/data-removals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a data removal
+         * @description Erases everything the account holds about an address: message bodies made unreadable (their data keys destroyed), recipient fields replaced by a keyed hash, events, verification results and activity, export files containing it, webhook delivery history. Suppression entries stay in keyed-hash form, so the address is still never mailed after an unsubscribe, complaint or bounce. `email` for one address (202 DataRemovalAccepted), or `emails` for up to 100 (202 with `items`). `include_subaccounts`: an organisation's parent erases in every subaccount too. Live keys only.
+         */
+        post: operations["CreateDataRemoval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1814,6 +1943,75 @@ export interface components {
             /** Remaining */
             remaining: number;
         };
+        /** DataRemoval */
+        DataRemoval: {
+            /** Removal Id */
+            removal_id: string;
+            status: components["schemas"]["RemovalStatus"];
+            /**
+             * Email
+             * @description The address while the removal runs; masked (a***@e***.com) once it ended.
+             */
+            email: string;
+            /** @description Set once done. */
+            counts: components["schemas"]["RemovalCounts"] | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Completed At */
+            completed_at: string | null;
+            /**
+             * Address Hash
+             * @description hmac-sha256:<hex>, the keyed hash the receipt states.
+             */
+            address_hash: string;
+            /** @description Set once done. */
+            receipt?: components["schemas"]["ErasureReceipt"] | null;
+            /**
+             * Error
+             * @description Why it failed.
+             */
+            error?: string | null;
+        };
+        /** DataRemovalAccepted */
+        DataRemovalAccepted: {
+            /** Removal Id */
+            removal_id: string;
+            /** @description Always pending. */
+            status: components["schemas"]["RemovalStatus"];
+        };
+        /**
+         * DataRemovalBatchAccepted
+         * @description The batch form's reply: one accepted removal per distinct address, in request order.
+         */
+        DataRemovalBatchAccepted: {
+            /** Items */
+            items: components["schemas"]["DataRemovalAccepted"][];
+        };
+        /**
+         * DataRemovalRequest
+         * @description One address (`email`), or up to 100 (`emails`, the batch form): one removal each.
+         */
+        DataRemovalRequest: {
+            /**
+             * Email
+             * @description The address to erase.
+             */
+            email?: string | null;
+            /**
+             * Emails
+             * @description The batch form: up to 100 addresses.
+             */
+            emails?: string[] | null;
+            /**
+             * Include Subaccounts
+             * @description An organisation's parent: erase the address in every subaccount too.
+             * @default false
+             */
+            include_subaccounts?: boolean;
+        };
         /** DeleteConfirmation */
         DeleteConfirmation: {
             /** Message */
@@ -2141,6 +2339,30 @@ export interface components {
          * @enum {string}
          */
         Environment: "live" | "test";
+        /**
+         * ErasureReceipt
+         * @description A completed removal's proof: `payload` (canonical JSON: the counts, the keyed hash of the
+         *     address, the accounts, the times) signed by the platform's Ed25519 key `kid` (published at
+         *     /.well-known/svc/keys; `public_key` is its raw 32 bytes, base64url, for offline checks).
+         */
+        ErasureReceipt: {
+            /** Payload */
+            payload: string;
+            /**
+             * Alg
+             * @default EdDSA
+             */
+            alg?: string;
+            /** Kid */
+            kid: string;
+            /** Public Key */
+            public_key: string;
+            /**
+             * Signature
+             * @description Ed25519 over the UTF-8 bytes of payload, base64.
+             */
+            signature: string;
+        };
         /** ErrorBody */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -3073,6 +3295,31 @@ export interface components {
          * @enum {string}
          */
         Plan: "free" | "professional";
+        /**
+         * PresignedPost
+         * @description A presigned S3 POST: a multipart/form-data POST of `fields`, then the file as field `file`.
+         */
+        PresignedPost: {
+            /**
+             * Method
+             * @default POST
+             * @constant
+             */
+            method?: "POST";
+            /** Url */
+            url: string;
+            /** Fields */
+            fields: {
+                [key: string]: string;
+            };
+            /** Max Bytes */
+            max_bytes: number;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+        };
         /** ProofVerificationResult */
         ProofVerificationResult: {
             /** Verified */
@@ -3160,6 +3407,57 @@ export interface components {
             /** Reason */
             reason: string;
         };
+        /**
+         * RemovalCounts
+         * @description What a removal erased (the spec's counts). Adding two is what a resumed step does.
+         */
+        RemovalCounts: {
+            /**
+             * Messages
+             * @default 0
+             */
+            messages?: number;
+            /**
+             * Events
+             * @default 0
+             */
+            events?: number;
+            /**
+             * Verifications
+             * @default 0
+             */
+            verifications?: number;
+            /**
+             * Upload Downloads
+             * @default 0
+             */
+            upload_downloads?: number;
+            /**
+             * Dek Tombstoned
+             * @default 0
+             */
+            dek_tombstoned?: number;
+            /**
+             * Body Deks Destroyed
+             * @default 0
+             */
+            body_deks_destroyed?: number;
+            /**
+             * Exports Purged
+             * @default 0
+             */
+            exports_purged?: number;
+            /**
+             * Already Erased
+             * @default false
+             */
+            already_erased?: boolean;
+        };
+        /**
+         * RemovalStatus
+         * @enum {string}
+         */
+        RemovalStatus: "pending" | "processing" | "done" | "failed";
         /**
          * ResendFilter
          * @description One endpoint's original deliveries (not earlier resends) in a window, by status and type.
@@ -3814,6 +4112,131 @@ export interface components {
             timestamp: string;
             /** Value */
             value: number;
+        };
+        /** UploadCreate */
+        UploadCreate: {
+            /**
+             * Filename
+             * @description Sanitised for downloads: path, controls, quotes.
+             */
+            filename: string;
+            /**
+             * Content
+             * @description The file itself, base64, up to 4194304 bytes decoded. Omit it for a presigned upload.
+             */
+            content?: string | null;
+            /**
+             * Size Bytes
+             * @description Without `content`: the file's size, reserved against the quota; the POST may carry at most this.
+             */
+            size_bytes?: number | null;
+            /**
+             * Expires At
+             * @description After it: 410, and the file is deleted.
+             */
+            expires_at?: string | null;
+        };
+        /** UploadCreated */
+        UploadCreated: {
+            /** Id */
+            id: string;
+            /** Filename */
+            filename: string;
+            /**
+             * Content Type
+             * @description Sniffed from the file's bytes, never taken from the client.
+             */
+            content_type: string;
+            /** Size Bytes */
+            size_bytes: number;
+            /**
+             * Url
+             * @description The hosted link on the account's branded tracking host; null while none.
+             */
+            url: string | null;
+            /**
+             * Download Count
+             * @description People's downloads through `url`; link scanners excluded.
+             */
+            download_count: number;
+            /** Expires At */
+            expires_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** @description pending until its file is found in S3, then ready. */
+            status: components["schemas"]["UploadStatus"];
+            /** @description Where to send the file; null when it came in the body. */
+            upload: components["schemas"]["PresignedPost"] | null;
+        };
+        /** UploadDownloadLink */
+        UploadDownloadLink: {
+            /**
+             * Url
+             * @description A short-lived S3 URL; fetching it counts no download. Null while pending.
+             */
+            url: string | null;
+            /** Expires At */
+            expires_at?: string | null;
+        };
+        /** UploadList */
+        UploadList: {
+            /** Items */
+            items: components["schemas"]["UploadOut"][];
+            /** Used Bytes */
+            used_bytes: number;
+            /** Quota Bytes */
+            quota_bytes: number;
+        };
+        /** UploadOut */
+        UploadOut: {
+            /** Id */
+            id: string;
+            /** Filename */
+            filename: string;
+            /**
+             * Content Type
+             * @description Sniffed from the file's bytes, never taken from the client.
+             */
+            content_type: string;
+            /** Size Bytes */
+            size_bytes: number;
+            /**
+             * Url
+             * @description The hosted link on the account's branded tracking host; null while none.
+             */
+            url: string | null;
+            /**
+             * Download Count
+             * @description People's downloads through `url`; link scanners excluded.
+             */
+            download_count: number;
+            /** Expires At */
+            expires_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** @description pending until its file is found in S3, then ready. */
+            status: components["schemas"]["UploadStatus"];
+        };
+        /**
+         * UploadStatus
+         * @enum {string}
+         */
+        UploadStatus: "pending" | "ready" | "expired";
+        /** UploadUpdate */
+        UploadUpdate: {
+            /**
+             * Expires At
+             * @description null: never expires.
+             */
+            expires_at?: string | null;
+            /** Filename */
+            filename?: string | null;
         };
         /** Usage */
         Usage: {
@@ -11544,6 +11967,1289 @@ export interface operations {
             };
         };
     };
+    GetUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The upload's id (up_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadOut"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    DeleteUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The upload's id (up_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmation"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a concurrent change to the same resource won the race. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    UpdateUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The upload's id (up_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_at": "2027-01-31T23:59:59Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UploadUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadOut"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a concurrent change to the same resource won the race. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    CompleteUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The upload's id (up_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadOut"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: the file has not arrived in S3 yet: POST it to the upload URL, then retry. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    GetUploadDownloadLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The upload's id (up_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadDownloadLink"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    DownloadUpload: {
+        parameters: {
+            query?: {
+                /** @description Set by a click redirect: the message's delivery (Unix seconds), for the scanner timing rule. */
+                delivered?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The signed token of the hosted link. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to a short-lived S3 URL of the file (an attachment, never shown inline). */
+            302: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ProbeUpload: {
+        parameters: {
+            query?: {
+                /** @description Set by a click redirect: the message's delivery (Unix seconds), for the scanner timing rule. */
+                delivered?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The signed token of the hosted link. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to a short-lived S3 URL of the file (an attachment, never shown inline). */
+            302: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description gone: the upload expired; its file is deleted. */
+            410: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    GetDataRemoval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The removal's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRemoval"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     WhoAmI: {
         parameters: {
             query?: never;
@@ -17025,6 +18731,432 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Subaccount"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ListUploads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadList"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    CreateUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "price-list.pdf",
+                 *       "size_bytes": 482113,
+                 *       "expires_at": "2026-12-31T23:59:59Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UploadCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadCreated"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    CreateDataRemoval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "include_subaccounts": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["DataRemovalRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: pending. */
+            202: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRemovalAccepted"] | components["schemas"]["DataRemovalBatchAccepted"];
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */

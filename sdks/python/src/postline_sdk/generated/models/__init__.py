@@ -47,6 +47,10 @@ from .copy_source import CopySource
 from .custom_headers_auth_view import CustomHeadersAuthView
 from .custom_headers_auth_view_headers import CustomHeadersAuthViewHeaders
 from .daily_quota import DailyQuota
+from .data_removal import DataRemoval
+from .data_removal_accepted import DataRemovalAccepted
+from .data_removal_batch_accepted import DataRemovalBatchAccepted
+from .data_removal_request import DataRemovalRequest
 from .delete_confirmation import DeleteConfirmation
 from .delivery_attempt_view import DeliveryAttemptView
 from .delivery_metrics import DeliveryMetrics
@@ -66,6 +70,7 @@ from .email_list_evaluation import EmailListEvaluation
 from .email_quota import EmailQuota
 from .engagement_metrics import EngagementMetrics
 from .environment import Environment
+from .erasure_receipt import ErasureReceipt
 from .error_body import ErrorBody
 from .error_detail import ErrorDetail
 from .evaluate_request import EvaluateRequest
@@ -143,6 +148,8 @@ from .part_name import PartName
 from .percentiles import Percentiles
 from .period import Period
 from .plan import Plan
+from .presigned_post import PresignedPost
+from .presigned_post_fields import PresignedPostFields
 from .proof_verification_result import ProofVerificationResult
 from .proof_verify_request import ProofVerifyRequest
 from .public_key import PublicKey
@@ -152,6 +159,8 @@ from .recommendation import Recommendation
 from .record_purpose import RecordPurpose
 from .record_type import RecordType
 from .rejected_recipient import RejectedRecipient
+from .removal_counts import RemovalCounts
+from .removal_status import RemovalStatus
 from .resend_filter import ResendFilter
 from .resend_filter_event_type_0_item import ResendFilterEventType0Item
 from .resend_filter_status_item import ResendFilterStatusItem
@@ -202,6 +211,13 @@ from .test_outcomes import TestOutcomes
 from .test_outcomes_send import TestOutcomesSend
 from .test_outcomes_verify import TestOutcomesVerify
 from .trend_point import TrendPoint
+from .upload_create import UploadCreate
+from .upload_created import UploadCreated
+from .upload_download_link import UploadDownloadLink
+from .upload_list import UploadList
+from .upload_out import UploadOut
+from .upload_status import UploadStatus
+from .upload_update import UploadUpdate
 from .usage import Usage
 from .validate_request import ValidateRequest
 from .validation_result import ValidationResult
@@ -265,6 +281,10 @@ __all__ = (
     "CustomHeadersAuthView",
     "CustomHeadersAuthViewHeaders",
     "DailyQuota",
+    "DataRemoval",
+    "DataRemovalAccepted",
+    "DataRemovalBatchAccepted",
+    "DataRemovalRequest",
     "DeleteConfirmation",
     "DeliveryAttemptView",
     "DeliveryMetrics",
@@ -284,6 +304,7 @@ __all__ = (
     "EmailQuota",
     "EngagementMetrics",
     "Environment",
+    "ErasureReceipt",
     "ErrorBody",
     "ErrorDetail",
     "EvaluateRequest",
@@ -361,6 +382,8 @@ __all__ = (
     "Percentiles",
     "Period",
     "Plan",
+    "PresignedPost",
+    "PresignedPostFields",
     "ProofVerificationResult",
     "ProofVerifyRequest",
     "PublicKey",
@@ -370,6 +393,8 @@ __all__ = (
     "RecordPurpose",
     "RecordType",
     "RejectedRecipient",
+    "RemovalCounts",
+    "RemovalStatus",
     "ResendFilter",
     "ResendFilterEventType0Item",
     "ResendFilterStatusItem",
@@ -420,6 +445,13 @@ __all__ = (
     "TestOutcomesSend",
     "TestOutcomesVerify",
     "TrendPoint",
+    "UploadCreate",
+    "UploadCreated",
+    "UploadDownloadLink",
+    "UploadList",
+    "UploadOut",
+    "UploadStatus",
+    "UploadUpdate",
     "Usage",
     "ValidateRequest",
     "ValidationResult",
