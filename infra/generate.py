@@ -43,6 +43,8 @@ from postline.routes import (
     LIST_SENDS_CANCEL,
     LIST_SENDS_READ,
     LISTS_DELETE,
+    MESSAGES_CHECK,
+    MESSAGES_CONTENT,
     MESSAGES_READ,
     MESSAGES_WRITE,
     METRICS_READ,
@@ -448,6 +450,29 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             ]
         }
     ],
+    # Reads only: the template, the domain (its DKIM key, sealed), the roll-ups, the tracking secret.
+    MESSAGES_CHECK: [
+        _read("ResourcesTable"),
+        _read("CountersTable"),
+        _content_key("kms:Decrypt"),
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+            ]
+        },
+    ],
+    # The message, its kept copies (items beside it) or its sealed body (inline or in S3), the domain.
+    MESSAGES_CONTENT: [
+        _read("MessagesTable"),
+        _read("ResourcesTable"),
+        {"S3ReadPolicy": {"BucketName": {"Ref": "ContentBucket"}}},
+        _content_key("kms:Decrypt"),
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["secretsmanager:GetSecretValue"], "Resource": {"Ref": "TrackingSecret"}}
+            ]
+        },
+    ],
 }
 
 
@@ -485,6 +510,7 @@ VALUES: dict[str, Any] = {
     "SMTP_HELO_NAME": _ref("SmtpHeloName"),
     "SMTP_MX_PORT": _ref("SmtpMxPort"),
     "DNS_RESOLVER": _ref("DnsResolver"),
+    "SPAMD_ADDRESS": _ref("SpamdAddress"),
     "SPF_INCLUDE": _ref("SpfInclude"),
     "BOUNCE_MX_HOST": _ref("BounceMxHost"),
     "TRACKING_HOST": _ref("TrackingHost"),
@@ -541,6 +567,19 @@ PROBE_CLIENT_VPC: dict[str, Any] = {
 }
 
 
+def _vpc_of(route: Route) -> dict[str, Any] | None:
+    """Inside the VPC: a route that probes mailboxes (the relay's probe endpoint), one that checks
+    content (spamd at spamd.postline.internal, admitting SpamdClientSecurityGroup)."""
+    groups = []
+    if route.probes_mailboxes:
+        groups.append(_ref("ProbeClientSecurityGroup"))
+    if MESSAGES_CHECK in route.all_policies:
+        groups.append(_ref("SpamdClientSecurityGroup"))
+    if not groups:
+        return None
+    return {**PROBE_CLIENT_VPC, "SecurityGroupIds": groups}
+
+
 def function_resource(route: Route) -> dict[str, Any]:
     policies = [policy for name in route.all_policies for policy in POLICIES[name]]
     return {
@@ -552,7 +591,7 @@ def function_resource(route: Route) -> dict[str, Any]:
             "MemorySize": route.memory,
             "Timeout": route.timeout,
             "Environment": environment(api_settings(route.module)),
-            **({"VpcConfig": PROBE_CLIENT_VPC} if route.probes_mailboxes else {}),
+            **({"VpcConfig": vpc} if (vpc := _vpc_of(route)) else {}),
             "Policies": policies,
             "Events": {
                 "Api": {

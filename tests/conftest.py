@@ -85,7 +85,8 @@ def runtime(tmp_path_factory: pytest.TempPathFactory, webhook_ca: TestCa) -> Ite
         "WebhookCaBundle": str(bundle),
         "IpRateLimitPerMinute": str(SOURCE_RATE_LIMIT),
     }
-    with Runtime(TEMPLATE, state_dir, parameters=parameters) as running:
+    # spamd (when installed; .ci/run installs it) for the content check: started once with the runtime.
+    with Runtime(TEMPLATE, state_dir, parameters=parameters, spamd=True) as running:
         yield running
 
 
@@ -126,6 +127,7 @@ class RuntimeProcess:
         command = [sys.executable, "-m", "devtools.local", "--template", str(template)]
         command += ["--state-dir", str(state_dir)]
         command += [arg for server in ("api", "aws", "mail", "smtp") for arg in (f"--{server}-port", "0")]
+        command += ["--no-spamd"]  # the session's runtime has the content check's spamd; these children need none
         # The child must not inherit this worker's in-process runtime's AWS settings.
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POSTLINE_"))}
         self.state_dir = state_dir

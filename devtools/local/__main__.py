@@ -82,6 +82,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_false",
         help="do not seed the development account (for templates other than Postline's)",
     )
+    parser.add_argument(
+        "--no-spamd",
+        dest="spamd",
+        action="store_false",
+        help="do not start spamd for the content check (it starts when installed; without it the check says "
+        "spamassassin: unavailable)",
+    )
     args = parser.parse_args(argv)
     if any("=" not in item for item in args.parameter):
         parser.error("--parameter takes NAME=VALUE")
@@ -97,6 +104,7 @@ def banner(runtime: Runtime, state_file: Path) -> str:
         f"  Mail sink  smtp://{runtime.mail_sink}  (GET {runtime.base_url}/_local/mailbox)",
         f"  SMTP       smtp://{runtime.smtp}  (submission: AUTH user api, password a key; STARTTLS with "
         f"{runtime.smtp_certificate})",
+        f"  spamd      {runtime.spamd or 'not installed: the content check says spamassassin: unavailable'}",
         f"  State      {state_file}",
     ]
     if link := runtime.console_link():
@@ -135,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         log_level=args.log_level,
         dev_account=args.dev_account,
         persist=args.persist,
+        spamd=args.spamd,
     )
     try:
         runtime.start()

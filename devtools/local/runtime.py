@@ -38,6 +38,7 @@ from devtools.local.provisioning import STATE_MACHINE, Deployed, Stack, deploy
 from devtools.local.pumps import BatchSettings, Pump, SqsPump, StreamPump, event_source_pumps
 from devtools.local.schedules import SchedulerSchedules, queue_schedules, rule_schedules
 from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
+from devtools.local.spamd import Spamd
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
 from postline import wiring
@@ -71,9 +72,12 @@ class Runtime:
         log_level: str = "WARNING",
         dev_account: bool = True,
         persist: bool = False,
+        spamd: bool = False,
     ) -> None:
         """`persist`: restore the emulator's state from the state dir at start, and snapshot it there
-        every half minute and at stop (persistence.py says what is kept)."""
+        every half minute and at stop (persistence.py says what is kept). `spamd`: start spamd for the
+        content check when it is installed (SpamdAddress; without it the check says unavailable)."""
+        self._spamd = Spamd() if spamd and Spamd.installed() else None
         self._template = Template.load(template_path)
         self._state_dir = state_dir
         self._api_port = api_port
@@ -112,6 +116,9 @@ class Runtime:
                 starting.callback(self.snapshot)  # the last one: after the pumps, before the emulator stop
             self._mail.start()
             starting.callback(self._mail.stop)
+            if self._spamd is not None:
+                self._spamd.start()
+                starting.callback(self._spamd.stop)
             self.dns.start()
             starting.callback(self.dns.stop)
             self.dns.load((restored or {}).get("dns", []))  # what /_local/dns published before the restart
@@ -230,6 +237,11 @@ class Runtime:
         return self._emulator.cpu_seconds()
 
     @property
+    def spamd(self) -> str | None:
+        """host:port of the runtime's spamd; None when it runs without one."""
+        return self._spamd.address if self._spamd is not None else None
+
+    @property
     def mail_sink(self) -> str:
         """host:port of the local outbound mail sink."""
         return f"{MAIL_HOST}:{self._mail.port}"
@@ -317,6 +329,7 @@ class Runtime:
             "DnsResolver": self.dns.address,
             "VerifySmtpProbe": "relay",  # the in-process relay's probe endpoint, as in the cloud
             "RelayProbeAddress": self._probes.address if self._probes is not None else "",
+            "SpamdAddress": self._spamd.address if self._spamd is not None else "",
         }
         chosen = {**{k: v for k, v in local.items() if k in declared}, **self._parameter_overrides}
         if "ConsoleJwks" in declared:  # the local issuer's key beside any signers the caller configured

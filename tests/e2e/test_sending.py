@@ -58,6 +58,7 @@ MESSAGE_FIELDS = {
     "delivered_at",
     "opened_at",
     "clicked_at",
+    "content_check",
 }
 SCHEDULED_FIELDS = {"id", "from", "to", "subject", "tags", "send_at", "created_at"}
 LINK = "https://example.com/welcome?step=1&amp;ref=mail"  # as written in html: &amp; is an escaped &

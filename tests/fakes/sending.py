@@ -94,6 +94,8 @@ class InMemoryMessages:
             return False
         stored.recipients[recipient] = message.recipients[recipient]
         stored.attempts[recipient] = attempt
+        if message.content_check is not None:
+            stored.content_check = message.content_check
         self.events.extend(events)
         if release:
             del self.leases[message.id]

@@ -346,3 +346,18 @@ def test_the_egress_document_says_where_mail_and_webhooks_come_from(invoke: Invo
     response = invoke("egress")
     assert response["statusCode"] == 200
     assert body(response) == {"ipv4": [], "static": False, "used_for": ["smtp_relay", "webhooks"]}
+
+
+def test_a_check_answers_its_parts_and_a_sent_message_its_content(invoke: Invoke) -> None:
+    checked = invoke("check_message")
+    assert checked["statusCode"] == 200
+    result = body(checked)
+    assert [p["name"] for p in result["parts"]] == ["spamassassin", "authentication", "bulk_sender", "content"]
+    assert 0 <= result["score"] <= 100 and result["verdict"] in ("good", "review", "poor")
+    # A live message's copy is built again from its sealed body: nothing needs to have been delivered.
+    sent = body(invoke("send_message"))
+    shown = body(invoke("get_message_content", message_id=sent["id"]))
+    assert (shown["id"], shown["test"], shown["source"]) == (sent["id"], False, "rebuilt")
+    (copy,) = shown["recipients"]
+    assert copy["recipient"] == "ada@example.com" and "Subject: Your invoice" in copy["raw"]
+    assert [p["content_type"] for p in copy["parts"]] == ["text/plain", "text/html"]

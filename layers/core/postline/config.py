@@ -161,6 +161,11 @@ class Dns(SettingsGroup):
     resolver: str = Field(alias="DNS_RESOLVER")  # host:port; empty: the system's resolvers
 
 
+class SpamCheck(SettingsGroup):
+    # spamd for the content check (content_checks/spamd.py); empty: `spamassassin: unavailable`.
+    spamd: str = Field(alias="SPAMD_ADDRESS", pattern=r"^$|^[^:\s]+:\d{1,5}$")
+
+
 class DomainRecords(SettingsGroup):
     # What customers' sending-domain records point at (domains/domain.py DnsSettings).
     spf_include: str = Field(alias="SPF_INCLUDE", min_length=1)  # the SPF record of our sending hosts

@@ -42,6 +42,7 @@ from postline.config import (
     SendQueue,
     SettingsGroup,
     SourceRate,
+    SpamCheck,
     SuppressionJobQueue,
     Suppressions,
     TlsReports,
@@ -54,6 +55,11 @@ from postline.config import (
 )
 
 Groups = tuple[type[SettingsGroup], ...]
+
+
+def _ordered_groups(groups: list[type[SettingsGroup]]) -> Groups:
+    return tuple(dict.fromkeys(groups))
+
 
 _AUTHENTICATE: Groups = (Resources, Counters, KeyPepper, Console, SourceRate)
 
@@ -76,6 +82,8 @@ POLICY_SETTINGS: dict[str, Groups] = {
         ListJobQueue,  # and queues it for the list worker
     ),
     r.MESSAGES_READ: (Messages, Events),
+    # A live message's copies are built again: its sealed body, the domain, the tracking links.
+    r.MESSAGES_CONTENT: (Messages, Events, ContentKey, ContentBucket, Resources, TrackingSecret, PublicUrl),
     r.MESSAGES_WRITE: (Messages, Events, SendQueue, ContentKey, ContentBucket, Suppressions),
     r.TRACK: (Messages, Events, Suppressions, TrackingSecret),
     r.SIGNING_KEYS: (ContentKey,),
@@ -111,6 +119,12 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DATA_REMOVALS_READ: (Jobs,),
 }
 
+# The check renders a send as POST /v3/messages does (its send service, whose groups it reads), reads the
+# domain and its complaint rate (roll-ups: Counters), the tracking secret, and asks spamd; it stores nothing.
+POLICY_SETTINGS[r.MESSAGES_CHECK] = _ordered_groups(
+    [*POLICY_SETTINGS[r.SEND], Counters, TrackingSecret, PublicUrl, SpamCheck]
+)
+
 _DELIVER: Groups = (
     Resources,
     Counters,  # a recipient failed before any hand-over gives its email back to the quota
@@ -126,6 +140,7 @@ _DELIVER: Groups = (
     EgressPolicy,  # the outbound address policy: MX hosts, mta-sts.<domain>, https rua
     PublicUrl,
     TrackingSecret,
+    SpamCheck,  # test-mode copies are checked (content_checks)
 )
 _WEBHOOKS: Groups = (Resources, ContentKey, WebhookDeliveries, EgressPolicy, WebhookTls, Notifications)
 

@@ -52,6 +52,8 @@ UPLOADS = "uploads"  # uploads and their quota item, their objects (uploads/*), 
 UPLOADS_READ = "uploads:read"  # read uploads, presign their GETs, sign their links
 DATA_REMOVALS_WRITE = "data-removals:write"  # store removal jobs (audit beside them), hash the address, queue
 DATA_REMOVALS_READ = "data-removals:read"  # read removal jobs
+MESSAGES_CHECK = "messages:check"  # render a send without sending and check it: read only, and spamd
+MESSAGES_CONTENT = "messages:content"  # read a message's kept copies, or open its sealed body to rebuild them
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,11 @@ ROUTES: tuple[Route, ...] = (
     Route("GetMessage",      "GET",    "/v3/messages/{id}",       "sending", Access.READ, policies=(MESSAGES_READ,)),
     Route("CancelMessage",   "DELETE", "/v3/messages/{id}",       "sending", Access.CANCEL_OWN_SEND,
           policies=(MESSAGES_WRITE,)),
+    # Not among the writes the interface's scope table gives send_only keys (section 5.3): full_access.
+    Route("CheckMessage",    "POST",   "/v3/messages/check",      "message_content", Access.WRITE,
+          policies=(MESSAGES_CHECK,)),
+    Route("GetMessageContent", "GET",  "/v3/messages/{id}/content", "message_content", Access.READ,
+          policies=(MESSAGES_CONTENT,)),
     Route("ListTemplates",   "GET",    "/v3/templates",           "templates", Access.READ, policies=(R,)),
     Route("CreateTemplate",  "POST",   "/v3/templates",           "templates", Access.WRITE, "template.created",
           policies=(W,)),

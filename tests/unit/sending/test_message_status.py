@@ -125,6 +125,7 @@ def test_message_view_shows_the_spec_fields_with_from_by_its_alias() -> None:
         "delivered_at": "2025-03-14T12:00:00Z",
         "opened_at": None,
         "clicked_at": None,
+        "content_check": None,  # a test-mode message's, once delivered (content_checks)
     }
 
 

@@ -26,6 +26,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from postline.content_checks.store import COPY_PREFIX
 from postline.data_removals.domain import Batch, Tally, erasure_token, file_mentions, mentions, scrub
 from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_pk
 from postline.lists.store import LIST, MEMBER, members_pk
@@ -104,6 +105,7 @@ class MessagesHolding:
         return {"messages": 1, **({"body_deks_destroyed": 1, "dek_tombstoned": 1} if key_left else {})}
 
     def _erase_message(self, message_id: str, address: str, token: str) -> None:
+        self._erase_copies(message_id)
         found = self._stored_message(message_id)
         if found is None:
             return
@@ -118,6 +120,27 @@ class MessagesHolding:
             changed = True
         if changed:
             self._db.put_item(TableName=self._messages, Item={**scrubbed, **({"sealed": sealed} if sealed else {})})
+
+    def _erase_copies(self, message_id: str) -> None:
+        """A test-mode message's kept copies (content_checks/store.py): every recipient's copy names the To
+        addresses, so all of them go, with their ciphertext in S3."""
+        request: dict[str, Any] = {
+            "TableName": self._messages,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :copy)",
+            "ExpressionAttributeValues": {":pk": {"S": f"MSG#{message_id}"}, ":copy": {"S": COPY_PREFIX}},
+            "ProjectionExpression": "pk, sk, sealed.s3",
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._db.query(**request)
+            for item in page["Items"]:
+                stored = item.get("sealed", {}).get("M", {}).get("s3", {}).get("S")
+                if stored:
+                    self._s3.delete_object(Bucket=self._bucket, Key=stored)
+            batch_delete(self._db, [(self._messages, key(i["pk"]["S"], i["sk"]["S"])) for i in page["Items"]])
+            if "LastEvaluatedKey" not in page:
+                return
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def _rekey_unique_markers(self, account_id: str, message_id: str, address: str, token: str) -> None:
         """The metrics roll-up's once-per-pair markers (metrics/store.py MUQ#): kept, so a later

@@ -27,11 +27,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from postline.delivery.mime import build_mime, submitted_copy
+from postline.delivery.copies import draft_of, recipient_copy, signed_copy
 from postline.delivery.outcomes import (
     MAX_ATTEMPTS,
     BounceType,
@@ -48,11 +47,12 @@ from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import PENDING, Content, Message, RecipientState, Schedule, message_status
 from postline.shared.addresses import address_of
 from postline.suppressions.domain import SuppressionSource, SuppressionType
-from postline.tracking.domain import LinkMaker, add_pixel, wrap_links
+from postline.tracking.domain import LinkMaker
 from postline.usage.domain import day_key, month_key
 from postline.verification.domain import Verification, simulate_verification
 
 if TYPE_CHECKING:
+    from postline.content_checks.service import ContentChecker, KeptCopies
     from postline.delivery.ports import Transport
     from postline.domains.domain import SendingDomain
     from postline.domains.ports import SendingDomains
@@ -101,10 +101,17 @@ class Dispatcher:
         worker_id: str,
         relay: DispatchQueue | None = None,
         pause: Callable[[float], None] = time.sleep,
+        checker: ContentChecker | None = None,
+        copies: KeptCopies | None = None,
     ) -> None:
         """`relay`: where live messages' jobs are handed over instead of delivered here (the SMTP
         relay task's queue: a Lambda cannot open port 25). The relay task runs this same class
-        without one, so the claim, the lease and the conditional records are the same code."""
+        without one, so the claim, the lease and the conditional records are the same code.
+        `checker` and `copies`: a test-mode message's copies are kept and checked (content_checks)."""
+        self._checker = checker
+        self._copies = copies
+        self._signers: dict[tuple[str, str], SendingDomain | None] = {}
+        self._checks: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # batch id -> (check, event data)
         self._messages = messages
         self._vault = vault
         self._queue = queue
@@ -139,6 +146,7 @@ class Dispatcher:
         finally:
             self._batching = False
             self._count_sent()
+            self._flush_copies()
 
     def dispatch(self, job: DispatchJob, *, receive_count: int = 1) -> None:
         """Delivers what the job names; raises to have the queue deliver the job again later."""
@@ -147,6 +155,7 @@ class Dispatcher:
         finally:
             if not self._batching:
                 self._count_sent()
+                self._flush_copies()
 
     def _count_sent(self) -> None:
         sent, self._sent = self._sent, Counter()
@@ -203,6 +212,8 @@ class Dispatcher:
         try:
             content = self._vault.open(message.id, sealed)
             domain = None if message.test else self._domains.verified_domain(message.account_id, message.sender_domain)
+            # A test copy is kept as a live one would go: the domain's links and DKIM signature.
+            signer = self._kept_copy_domain(message)
             transport = self._transport_for(message)
             # Before the first hand-over only: a recipient on a retry passed it then.
             verdicts = self._verify(message, recipients) if attempt == 1 else {}
@@ -217,6 +228,7 @@ class Dispatcher:
             return released
         now = self._clock.now()
         released = False
+        check: dict[str, Any] | None = None
         for index, recipient in enumerate(recipients):
             last = index == len(recipients) - 1
             verdict = verdicts.get(recipient)
@@ -224,17 +236,20 @@ class Dispatcher:
                 released = self._reject(message, recipient, attempt, verdict, owner, release=last)
                 continue
             try:
-                parcel = self._parcel(message, content, recipient, attempt, domain, now)
+                parcel = self._parcel(message, content, recipient, attempt, domain, now, signer=signer)
             except Exception as error:  # built from the stored message alone: it would fail again
                 logger.exception("the copy of %s for a recipient could not be built", message.id)
                 reason = f"the message could not be built ({_described(error)})"
                 released = self._fail(message, recipient, attempt, reason, owner, release=last)
                 continue
+            if message.test and self._copies is not None:
+                check = self._keep_copy(message, content, parcel, signer, check)
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
             released = self._record(
-                message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last
-            )
+                message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last,
+                sent_data=check,
+            )  # fmt: skip
             if domain is not None and outcome.kind in _HANDED_OVER:
                 self._sent[(message.account_id, domain.domain)] += 1
         return released
@@ -274,6 +289,56 @@ class Dispatcher:
         event = message_event(message, EventType.REJECTED, recipient, now, data, retention_days=retention, step=attempt)
         return self._save(message, recipient, attempt, RecipientState.REJECTED, [event], owner, now, release=release)
 
+    def _kept_copy_domain(self, message: Message) -> SendingDomain | None:
+        """The domain that signs a test copy: read once per (account, domain) for the dispatcher's batch."""
+        if not message.test or self._copies is None:
+            return None
+        named = (message.account_id, message.sender_domain)
+        if named not in self._signers:
+            self._signers[named] = self._domains.verified_domain(*named)
+        return self._signers[named]
+
+    def _flush_copies(self) -> None:
+        """A batch's test copies sealed under one data key and written together (never fails a job)."""
+        if self._copies is None:
+            return
+        try:
+            self._copies.flush()
+        except Exception:
+            logger.exception("test-mode copies could not be kept")
+
+    def _keep_copy(
+        self,
+        message: Message,
+        content: Content,
+        parcel: Parcel,
+        signer: SendingDomain | None,
+        check: dict[str, Any] | None,
+    ) -> dict[str, Any] | None:
+        """Keeps a test copy as handed over (the content route signs it with the domain's key when read,
+        as the SMTP transport signs a live copy: an RSA signature costs more than the whole rest of a
+        delivery) and, once per message, checks the signed copy (on the message's record; its summary on
+        each `sent` event). A batch's messages share the first one's check. Never stops the hand-over."""
+        assert self._copies is not None
+        try:
+            if check is None and self._checker is not None:
+                found = self._checks.get(message.batch_id) if message.batch_id else None
+                if found is None:
+                    result = self._checker.check(
+                        draft_of(message, content, signed_copy(parcel, signer), links=self._links, domain=signer),
+                        account_id=message.account_id,
+                        domain=signer,
+                        reuse=message.batch_id,
+                    )
+                    found = (result.model_dump(mode="json"), result.event_data())
+                    if message.batch_id:
+                        self._checks[message.batch_id] = found
+                message.content_check, check = found  # on the record, with the recipient's state
+            self._copies.keep(message.id, parcel.recipient, parcel.mime, message.expires_at)
+        except Exception:
+            logger.exception("the copy of %s could not be kept or checked", message.id)
+        return check
+
     def _parcel(
         self,
         message: Message,
@@ -282,24 +347,10 @@ class Dispatcher:
         attempt: int,
         domain: SendingDomain | None,
         now: datetime,
+        *,
+        signer: SendingDomain | None = None,
     ) -> Parcel:
-        html, text = content.html, content.text
-        unsubscribe = None
-        if self._links is not None:
-            links = self._links
-            if domain is not None and domain.branded_tracking_host:
-                # The domain's CNAME resolves to our tracking host: its links carry its own name.
-                links = replace(links, base_url=f"https://{domain.branded_tracking_host}")
-            unsubscribe = links.unsubscribe_url(message.account_id, message.id, recipient)
-            if html is not None and message.track_clicks:
-                html = wrap_links(html, lambda url: links.click_url(message.account_id, message.id, recipient, url))
-            if html is not None and message.track_opens:
-                html = add_pixel(html, links.open_url(message.account_id, message.id, recipient))
-        raw = content.mime_bytes
-        if raw is not None:  # submitted over SMTP: delivered as submitted
-            mime = submitted_copy(message, raw, unsubscribe_url=unsubscribe)
-        else:
-            mime = build_mime(message, content, html=html, text=text, now=now, unsubscribe_url=unsubscribe)
+        mime = recipient_copy(message, content, recipient, links=self._links, domain=domain or signer, now=now)
         return Parcel(
             message_id=message.id,
             sender=address_of(message.from_),
@@ -323,6 +374,7 @@ class Dispatcher:
         *,
         last_receive: bool,
         release: bool,
+        sent_data: dict[str, Any] | None = None,
     ) -> bool:
         now = self._clock.now()
         retention = self._retention_days(message.account_id)
@@ -340,7 +392,7 @@ class Dispatcher:
         def sent() -> Event:
             # Latency (metrics): processing is acceptance (or the scheduled time) to the hand-over.
             started = message.send_at or message.created_at
-            return event(EventType.SENT, {"processing_ms": _millis(handed_at - started)})
+            return event(EventType.SENT, {"processing_ms": _millis(handed_at - started), **(sent_data or {})})
 
         def delivered() -> Event:  # delivery latency: the hand-over to the recipient's MX's 250
             started = message.send_at or message.created_at

@@ -219,6 +219,7 @@ class Message(Model):
     opened_at: datetime | None = None
     clicked_at: datetime | None = None
     expires_at: int | None = None  # epoch seconds: the account's retention (the table's TTL)
+    content_check: dict[str, Any] | None = None  # a test-mode message's content check (content_checks)
 
     model_config = ConfigDict(populate_by_name=True)
 

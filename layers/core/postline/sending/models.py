@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, HttpUrl, field_validator, model_validator
 
+from postline.content_checks.domain import ContentCheck
 from postline.sending.domain import (
     MAX_ATTACHMENT_BYTES,
     MAX_RECIPIENTS,
@@ -134,6 +135,9 @@ class MessageView(Model):
     delivered_at: datetime | None
     opened_at: datetime | None
     clicked_at: datetime | None
+    content_check: ContentCheck | None = Field(
+        default=None, description="a test-mode message's content check, once delivered (GET .../content has it too)"
+    )
 
     @classmethod
     def of(cls, message: Message) -> MessageView:

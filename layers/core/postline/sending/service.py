@@ -594,6 +594,16 @@ class SendService:
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
         return self._accept_one(principal, item, names, None, now, send=SMTP)
 
+    def preview(self, principal: Principal, request: SendRequest) -> tuple[Message, Content]:
+        """What POST /v3/messages would store for `request` (validated and rendered the same way), stored
+        nowhere, queued nowhere and counted nowhere: the content check reads it (message_content)."""
+        request.check_recipient_limits()
+        request.check_attachments()
+        now = self._clock.now()
+        template = self._template(principal, request.template_id)
+        item = self._prepare(principal, request, template, None, now, message_id=self._ids.new_id("msg_"))
+        return item.message, item.content
+
     # -- reading and cancelling --------------------------------------------------------------
 
     def get(self, principal: Principal, message_id: str) -> MessageView:

@@ -252,6 +252,9 @@ class DynamoMessageStore:
         if message.delivered_at is not None:
             expression += ", delivered_at = if_not_exists(delivered_at, :delivered)"
             values[":delivered"] = {"S": message.delivered_at.isoformat()}
+        if message.content_check is not None:  # a test-mode message's check, with its first record
+            expression += ", content_check = :check"
+            values[":check"] = to_value(message.content_check)
         return {
             "Update": {
                 "TableName": self._table,

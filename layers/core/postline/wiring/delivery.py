@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import Dns, Outbound, RelayQueue
-from postline.wiring import accounts, domains, sending, shared, suppressions, tlsrpt, tracking, usage
+from postline.wiring import (
+    accounts,
+    content_checks,
+    domains,
+    sending,
+    shared,
+    suppressions,
+    tlsrpt,
+    tracking,
+    usage,
+)
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -82,6 +92,8 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         meter=shared.meter(),
         worker_id=worker_id,
         relay=relay,
+        checker=content_checks.checker(),  # test-mode copies: kept and checked
+        copies=content_checks.kept_copies(),
     )
 
 

@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/messages/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message's rendered copies
+         * @description Each recipient's copy as handed over: headers, parts and the raw message. A test-mode message's are the copies the pipeline kept as it simulated them, with its check; a live message's are built again from its encrypted body. Both for the plan's retention.
+         */
+        get: operations["GetMessageContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/templates/{id}": {
         parameters: {
             query?: never;
@@ -748,6 +768,26 @@ export interface paths {
         get: operations["ListScheduled"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/messages/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a message before sending it
+         * @description Takes exactly the body of POST /v3/messages (template and vars included), renders the first recipient's copy as delivery would and checks it: SpamAssassin, authentication, the Gmail/Yahoo bulk-sender rules and content, each with a weight, a pass/warn/fail and a fix, and an overall 0-100 score and verdict (README: Checking content). Nothing is sent, stored or counted.
+         */
+        post: operations["CheckMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1863,6 +1903,22 @@ export interface components {
             latency: components["schemas"]["LatencyBreakdown"];
             delta: components["schemas"]["Delta"];
         };
+        /**
+         * ContentCheck
+         * @description What POST /v3/messages/check answers, and what a test-mode message carries.
+         */
+        ContentCheck: {
+            /** Score */
+            score: number;
+            verdict: components["schemas"]["Verdict"];
+            /** Parts */
+            parts: components["schemas"]["Part"][];
+        };
+        /**
+         * CopySource
+         * @enum {string}
+         */
+        CopySource: "kept" | "rebuilt";
         /** CustomHeadersAuthView */
         CustomHeadersAuthView: {
             /**
@@ -2507,6 +2563,13 @@ export interface components {
          * @enum {string}
          */
         FingerprintCheck: "matches" | "mismatch" | "unknown";
+        /** Header */
+        Header: {
+            /** Name */
+            name: string;
+            /** Value */
+            value: string;
+        };
         /** HmacAuthView */
         HmacAuthView: {
             /**
@@ -2866,6 +2929,18 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** MessageContent */
+        MessageContent: {
+            /** Id */
+            id: string;
+            /** Test */
+            test: boolean;
+            source: components["schemas"]["CopySource"];
+            /** @description the content check of a test-mode message; null for a live one */
+            check: components["schemas"]["ContentCheck"] | null;
+            /** Recipients */
+            recipients: components["schemas"]["RecipientCopy"][];
+        };
         /**
          * MessageStatus
          * @enum {string}
@@ -2904,6 +2979,8 @@ export interface components {
             opened_at: string | null;
             /** Clicked At */
             clicked_at: string | null;
+            /** @description a test-mode message's content check, once delivered (GET .../content has it too) */
+            content_check?: components["schemas"]["ContentCheck"] | null;
         };
         /** MetricsBreakdown */
         MetricsBreakdown: {
@@ -3010,6 +3087,30 @@ export interface components {
              * @description Present when group_by is set.
              */
             groups?: components["schemas"]["MetricsGroup"][] | null;
+        };
+        /** MimePart */
+        MimePart: {
+            /** Content Type */
+            content_type: string;
+            /** Charset */
+            charset?: string | null;
+            /**
+             * Disposition
+             * @description attachment or inline; null for a body part
+             */
+            disposition?: string | null;
+            /** Filename */
+            filename?: string | null;
+            /**
+             * Size Bytes
+             * @description decoded size
+             */
+            size_bytes: number;
+            /**
+             * Content
+             * @description the decoded text of a text body part; null otherwise
+             */
+            content?: string | null;
         };
         /** MtlsAuthView */
         MtlsAuthView: {
@@ -3140,6 +3241,31 @@ export interface components {
             /** Total Pages */
             total_pages: number;
         };
+        /** Part */
+        Part: {
+            name: components["schemas"]["PartName"];
+            /** Weight */
+            weight: number;
+            status: components["schemas"]["Status"];
+            /**
+             * Earned
+             * @description weight x 1 (pass), 0.5 (warn) or 0 (fail); 0 when unavailable
+             */
+            earned: number;
+            /** Fix */
+            fix?: string | null;
+            /** Rules */
+            rules: components["schemas"]["Rule"][];
+            /** Spam Score */
+            spam_score?: number | null;
+            /** Spam Threshold */
+            spam_threshold?: number | null;
+        };
+        /**
+         * PartName
+         * @enum {string}
+         */
+        PartName: "spamassassin" | "authentication" | "bulk_sender" | "content";
         /** Percentiles */
         Percentiles: {
             /** P50 Ms */
@@ -3243,6 +3369,20 @@ export interface components {
          * @enum {string}
          */
         QuotaSource: "own_plan" | "shared_pool" | "payg_credits";
+        /** RecipientCopy */
+        RecipientCopy: {
+            /** Recipient */
+            recipient: string;
+            /** Headers */
+            headers: components["schemas"]["Header"][];
+            /** Parts */
+            parts: components["schemas"]["MimePart"][];
+            /**
+             * Raw
+             * @description the RFC 5322 message, as handed over (CRLF line ends)
+             */
+            raw: string;
+        };
         /**
          * Recommendation
          * @enum {string}
@@ -3457,6 +3597,21 @@ export interface components {
          * @enum {string}
          */
         RowErrorReason: "invalid_syntax" | "missing_email" | "invalid_created_at" | "cell_too_long";
+        /**
+         * Rule
+         * @description One rule of a part: what it found and, unless it passed, the one-line fix.
+         */
+        Rule: {
+            /** Id */
+            id: string;
+            status: components["schemas"]["Status"];
+            /** Detail */
+            detail: string;
+            /** Fix */
+            fix?: string | null;
+            /** Points */
+            points?: number | null;
+        };
         /** ScheduledMessage */
         ScheduledMessage: {
             /** Id */
@@ -3622,6 +3777,11 @@ export interface components {
             address: string;
             reason: components["schemas"]["SkipReason"];
         };
+        /**
+         * Status
+         * @enum {string}
+         */
+        Status: "pass" | "warn" | "fail" | "unavailable";
         /** Subaccount */
         Subaccount: {
             /**
@@ -4154,6 +4314,11 @@ export interface components {
             domain_age_days: number | null;
             activity: components["schemas"]["Activity"];
         };
+        /**
+         * Verdict
+         * @enum {string}
+         */
+        Verdict: "good" | "review" | "poor";
         /**
          * VerificationResult
          * @enum {string}
@@ -5120,6 +5285,144 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduledMessageCancellation"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    GetMessageContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The message's id (msg_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageContent"];
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */
@@ -14043,6 +14346,166 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Page_ScheduledMessage_"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    CheckMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "Acme <hello@acme.example>",
+                 *       "subject": "Your order {{order_id}} has shipped",
+                 *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                 *       "text": "Hi {{name}}, your order is on its way.",
+                 *       "tags": [
+                 *         "shipping"
+                 *       ],
+                 *       "metadata": {
+                 *         "order_id": "A-1042"
+                 *       },
+                 *       "to": [
+                 *         "ada@example.com"
+                 *       ],
+                 *       "vars": {
+                 *         "name": "Ada",
+                 *         "order_id": "A-1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentCheck"];
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */

@@ -42,6 +42,8 @@ from .bulk_suppression_result import BulkSuppressionResult
 from .bulk_verification_job import BulkVerificationJob
 from .bulk_verification_job_accepted import BulkVerificationJobAccepted
 from .comparison import Comparison
+from .content_check import ContentCheck
+from .copy_source import CopySource
 from .custom_headers_auth_view import CustomHeadersAuthView
 from .custom_headers_auth_view_headers import CustomHeadersAuthViewHeaders
 from .daily_quota import DailyQuota
@@ -86,6 +88,7 @@ from .export_status import ExportStatus
 from .failed_member import FailedMember
 from .finding import Finding
 from .fingerprint_check import FingerprintCheck
+from .header import Header
 from .hmac_auth_view import HmacAuthView
 from .hmac_request import HmacRequest
 from .identity import Identity
@@ -113,6 +116,7 @@ from .member_update import MemberUpdate
 from .member_update_vars_type_0 import MemberUpdateVarsType0
 from .message_accepted import MessageAccepted
 from .message_accepted_headers import MessageAcceptedHeaders
+from .message_content import MessageContent
 from .message_status import MessageStatus
 from .message_view import MessageView
 from .message_view_headers import MessageViewHeaders
@@ -124,6 +128,7 @@ from .metrics_summary import MetricsSummary
 from .metrics_timeseries import MetricsTimeseries
 from .metrics_timeseries_group_by_type_0 import MetricsTimeseriesGroupByType0
 from .metrics_timeseries_resolution import MetricsTimeseriesResolution
+from .mime_part import MimePart
 from .mtls_auth_view import MtlsAuthView
 from .mtls_request import MtlsRequest
 from .o_auth_2_auth_view import OAuth2AuthView
@@ -138,6 +143,8 @@ from .page_suppression import PageSuppression
 from .page_template import PageTemplate
 from .page_webhook import PageWebhook
 from .pagination import Pagination
+from .part import Part
+from .part_name import PartName
 from .percentiles import Percentiles
 from .period import Period
 from .plan import Plan
@@ -147,6 +154,7 @@ from .proof_verification_result import ProofVerificationResult
 from .proof_verify_request import ProofVerifyRequest
 from .public_key import PublicKey
 from .quota_source import QuotaSource
+from .recipient_copy import RecipientCopy
 from .recommendation import Recommendation
 from .record_purpose import RecordPurpose
 from .record_type import RecordType
@@ -163,6 +171,7 @@ from .resolution import Resolution
 from .risk import Risk
 from .row_error import RowError
 from .row_error_reason import RowErrorReason
+from .rule import Rule
 from .scheduled_message import ScheduledMessage
 from .scheduled_message_cancellation import ScheduledMessageCancellation
 from .scope import Scope
@@ -176,6 +185,7 @@ from .signing_key_set import SigningKeySet
 from .skip_reason import SkipReason
 from .skipped_entry import SkippedEntry
 from .skipped_member import SkippedMember
+from .status import Status
 from .subaccount import Subaccount
 from .subaccount_create import SubaccountCreate
 from .subaccount_status import SubaccountStatus
@@ -211,6 +221,7 @@ from .upload_update import UploadUpdate
 from .usage import Usage
 from .validate_request import ValidateRequest
 from .validation_result import ValidationResult
+from .verdict import Verdict
 from .verification_result import VerificationResult
 from .verify_credits import VerifyCredits
 from .webhook import Webhook
@@ -265,6 +276,8 @@ __all__ = (
     "BulkVerificationJob",
     "BulkVerificationJobAccepted",
     "Comparison",
+    "ContentCheck",
+    "CopySource",
     "CustomHeadersAuthView",
     "CustomHeadersAuthViewHeaders",
     "DailyQuota",
@@ -309,6 +322,7 @@ __all__ = (
     "FailedMember",
     "Finding",
     "FingerprintCheck",
+    "Header",
     "HmacAuthView",
     "HmacRequest",
     "Identity",
@@ -336,6 +350,7 @@ __all__ = (
     "MemberUpdateVarsType0",
     "MessageAccepted",
     "MessageAcceptedHeaders",
+    "MessageContent",
     "MessageStatus",
     "MessageView",
     "MessageViewHeaders",
@@ -347,6 +362,7 @@ __all__ = (
     "MetricsTimeseries",
     "MetricsTimeseriesGroupByType0",
     "MetricsTimeseriesResolution",
+    "MimePart",
     "MtlsAuthView",
     "MtlsRequest",
     "OAuth2AuthView",
@@ -361,6 +377,8 @@ __all__ = (
     "PageTemplate",
     "PageWebhook",
     "Pagination",
+    "Part",
+    "PartName",
     "Percentiles",
     "Period",
     "Plan",
@@ -370,6 +388,7 @@ __all__ = (
     "ProofVerifyRequest",
     "PublicKey",
     "QuotaSource",
+    "RecipientCopy",
     "Recommendation",
     "RecordPurpose",
     "RecordType",
@@ -386,6 +405,7 @@ __all__ = (
     "Risk",
     "RowError",
     "RowErrorReason",
+    "Rule",
     "ScheduledMessage",
     "ScheduledMessageCancellation",
     "Scope",
@@ -399,6 +419,7 @@ __all__ = (
     "SkippedEntry",
     "SkippedMember",
     "SkipReason",
+    "Status",
     "Subaccount",
     "SubaccountCreate",
     "SubaccountStatus",
@@ -434,6 +455,7 @@ __all__ = (
     "Usage",
     "ValidateRequest",
     "ValidationResult",
+    "Verdict",
     "VerificationResult",
     "VerifyCredits",
     "Webhook",

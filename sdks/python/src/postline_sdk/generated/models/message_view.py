@@ -9,10 +9,12 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.message_status import MessageStatus
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
 if TYPE_CHECKING:
+    from ..models.content_check import ContentCheck
     from ..models.message_view_headers import MessageViewHeaders
 
 
@@ -36,6 +38,8 @@ class MessageView:
         delivered_at (datetime.datetime | None):
         opened_at (datetime.datetime | None):
         clicked_at (datetime.datetime | None):
+        content_check (ContentCheck | None | Unset): a test-mode message's content check, once delivered (GET
+            .../content has it too)
     """
 
     id: str
@@ -50,9 +54,11 @@ class MessageView:
     delivered_at: datetime.datetime | None
     opened_at: datetime.datetime | None
     clicked_at: datetime.datetime | None
+    content_check: ContentCheck | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.content_check import ContentCheck  # noqa: PLC0415
         from ..models.message_view_headers import MessageViewHeaders  # noqa: PLC0415
 
         id = self.id
@@ -95,6 +101,14 @@ class MessageView:
         else:
             clicked_at = self.clicked_at
 
+        content_check: dict[str, Any] | None | Unset
+        if isinstance(self.content_check, Unset):
+            content_check = UNSET
+        elif isinstance(self.content_check, ContentCheck):
+            content_check = self.content_check.to_dict()
+        else:
+            content_check = self.content_check
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -113,11 +127,14 @@ class MessageView:
                 "clicked_at": clicked_at,
             }
         )
+        if content_check is not UNSET:
+            field_dict["content_check"] = content_check
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.content_check import ContentCheck  # noqa: PLC0415
         from ..models.message_view_headers import MessageViewHeaders  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -197,6 +214,23 @@ class MessageView:
 
         clicked_at = _parse_clicked_at(d.pop("clicked_at"))
 
+        def _parse_content_check(data: object) -> ContentCheck | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                content_check_type_0 = ContentCheck.from_dict(data)
+
+                return content_check_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ContentCheck | None | Unset, data)
+
+        content_check = _parse_content_check(d.pop("content_check", UNSET))
+
         message_view = cls(
             id=id,
             status=status,
@@ -210,6 +244,7 @@ class MessageView:
             delivered_at=delivered_at,
             opened_at=opened_at,
             clicked_at=clicked_at,
+            content_check=content_check,
         )
 
         message_view.additional_properties = d

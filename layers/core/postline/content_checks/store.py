@@ -1,0 +1,61 @@
+"""Kept copies in the messages table, beside their message (its partition, its TTL):
+
+MSG#<id>  COPY#<recipient>   one recipient's copy of a test-mode message, sealed
+MSG#<id>  MSG                the message; the check goes on it as `content_check`
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
+
+_MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
+COPY_PREFIX = "COPY#"  # data_removals/holdings.py erases them with their message
+
+
+def _pk(message_id: str) -> str:
+    return f"MSG#{message_id}"
+
+
+class DynamoCopyStore:
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def put_copies(self, copies: list[tuple[str, str, dict[str, Any], int | None]]) -> None:
+        puts = []
+        for message_id, recipient, sealed, expires_at in copies:
+            data: dict[str, Any] = {"recipient": recipient, "sealed": sealed, "expires_at": expires_at}
+            puts.append((self._table, {**key(_pk(message_id), f"{COPY_PREFIX}{recipient}"), **to_attrs(data)}))
+        batch_write(self._db, puts)
+
+    def copies(self, message_id: str) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :copy)",
+            "ExpressionAttributeValues": {":pk": {"S": _pk(message_id)}, ":copy": {"S": COPY_PREFIX}},
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._db.query(**request)
+            for attrs in page.get("Items", []):
+                item = from_attrs(attrs)
+                found[item["recipient"]] = item["sealed"]
+            if "LastEvaluatedKey" not in page:
+                return found
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def sealed_body(self, message_id: str) -> dict[str, Any] | None:
+        """The message item's sealed content (message_content's StoredBodies port)."""
+        item = self._db.get_item(
+            TableName=self._table,
+            Key=key(_pk(message_id), _MESSAGE_SK),
+            ProjectionExpression="sealed",
+            ConsistentRead=True,
+        ).get("Item")
+        if not item:
+            return None
+        sealed: dict[str, Any] = from_attrs(item).get("sealed") or {}
+        return sealed
