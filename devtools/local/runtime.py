@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -89,6 +89,7 @@ class Runtime:
         self._pumps: list[Pump] = []
         self._ticker: Ticker | None = None
         self._gateway: HttpServer | None = None
+        self._app: Gateway | None = None
         self._env: dict[str, str] = {}
         self._dev: bootstrap.DevState | None = None
         self._stack: Stack | None = None
@@ -169,7 +170,8 @@ class Runtime:
             control = Control(self.advance, self.drain, self._mail, self.dns)
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
-            self._gateway.serve(Gateway(routes, control, openapi, self.clock, activity=self._activity))
+            self._app = Gateway(routes, control, openapi, self.clock, activity=self._activity)
+            self._gateway.serve(self._app)
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
@@ -257,6 +259,18 @@ class Runtime:
             "dns": self.dns.document(),
         }
         self._emulator.snapshot(document)
+
+    @contextmanager
+    def gateway_cut(self, seconds: float) -> Iterator[None]:
+        """API Gateway's integration timeout (29 s) shortened meanwhile: a call past it is answered
+        504 while its function runs on, as in AWS (tests of what a retry of a cut call meets)."""
+        if self._app is None:
+            raise RuntimeError("the runtime is not running")
+        before, self._app.integration_timeout = self._app.integration_timeout, seconds
+        try:
+            yield
+        finally:
+            self._app.integration_timeout = before
 
     def advance(self, seconds: float) -> datetime:
         """Moves the clock forward and fires whatever became due."""

@@ -158,6 +158,25 @@ def test_the_bulk_routes_share_ten_calls_a_minute(runtime_api: Api, runtime: Any
     assert api.post("/v3/suppressions/bulk", json=add).status_code == 200
 
 
+def test_a_bulk_add_cut_at_the_gateway_is_resumed_by_its_retry_without_paying_again(
+    runtime_api: Api, runtime: Any
+) -> None:
+    """Issue 25 D6: API Gateway answers 504 at its cut while the function runs on; the identical retry
+    finishes the work in the same minute instead of meeting 429 for entries the first try was charged."""
+    api = runtime_api.with_key(make_account().live_key)
+    runtime.clock.advance(60 - runtime.clock.now().timestamp() % 60 + 0.5)  # start of a window
+    body = {"type": "bounces", "entries": [{"email": f"cut{n}@example.com"} for n in range(5_001)]}
+    with runtime.gateway_cut(0.05):
+        assert_error(api.post("/v3/suppressions/bulk", json=body), 504, "internal_error")
+    retry = api.post("/v3/suppressions/bulk", json=body)
+    assert retry.status_code == 200, retry.text
+    assert retry.json() == {"added": 5_001, "skipped": []}
+    listed = api.get("/v3/suppressions", params={"type": "bounces", "per_page": 1}).json()
+    assert listed["pagination"]["total_count"] == 5_001
+    other = {"type": "bounces", "entries": [{"email": f"other{n}@example.com"} for n in range(5_000)]}
+    assert_error(api.post("/v3/suppressions/bulk", json=other), 429, "rate_limit_exceeded")  # 10,001 entries
+
+
 def test_a_csv_import_is_read_by_the_worker_with_numbered_row_errors(runtime: Any, runtime_api: Api) -> None:
     api = runtime_api.with_key(make_account().live_key)
     rows = ["email,reason"] + [f"user{n}@example.com,row {n}" for n in range(2_500)]
