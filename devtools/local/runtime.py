@@ -100,7 +100,8 @@ class Runtime:
     def start(self) -> None:
         with ExitStack() as starting:  # on a failed start, stop what did start
             self._state_dir.mkdir(parents=True, exist_ok=True)
-            background.install()  # before any client is made: the pipeline's requests yield to callers'
+            # Before any client is made: the pipeline's requests yield to callers' (here and in the emulator).
+            background.install(self._activity.pipeline_request)
             starting.callback(background.uninstall)
             self._emulator.start()
             starting.callback(self._emulator.stop)

@@ -183,3 +183,16 @@ def test_the_guard_refuses_a_botocore_whose_handler_list_moved(monkeypatch: pyte
     monkeypatch.setattr(botocore_handlers, "BUILTIN_HANDLERS", ())
     with pytest.raises(RuntimeError, match="botocore changed"):
         background.install()
+
+
+def test_the_pipelines_requests_wait_for_their_pace_and_a_callers_do_not(endpoint: str) -> None:
+    """Issue 25 D6: the runtime installs Activity.pipeline_request as the pace of background requests."""
+    paced: list[str] = []
+    background.install(lambda: paced.append(threading.current_thread().name))
+    _list_tables_on("pump Dispatcher > postline-local-Dispatcher", endpoint)
+    _list_tables_on("Thread-7 (process_request_thread) > postline-local-SendBatch", endpoint)
+    assert paced == ["pump Dispatcher > postline-local-Dispatcher"]
+    background.uninstall()
+    background.install()
+    _list_tables_on("pump Dispatcher", endpoint)
+    assert len(paced) == 1  # uninstalled: no pace
