@@ -12,7 +12,7 @@ and at once again when none is. The pipeline still advances under a steady strea
 
 Batches already running when a call arrives went on at full speed, though, each on a thread of its
 own: four dispatcher batches and the stream consumers still took most of the interpreter, so a
-simple call waited seconds and a 9,990-entry bulk add passed the gateway's cut (issue 25 D6). So
+9,990-entry bulk add passed the gateway's cut (README, The embedded runtime, has figures). So
 the pipeline also yields inside its batches: while API calls are in flight, its AWS requests
 (every one goes through botocore, background.py) leave one at a time, one per
 PIPELINE_REQUEST_SECONDS across the runtime; a thread waiting for its turn holds no interpreter.

@@ -203,6 +203,8 @@ def _check_removal(kind: SuppressionType, confirmed: bool) -> None:
 def admit_bulk_call(window: BulkWindow, now: datetime, account_id: str, *, entries: int = 0, call: str = "") -> None:
     """Counts a call (and its entries, unless the call `call` paid for them in this window already) in
     the account's bulk window; 429 rate_limit_exceeded past it."""
+    if entries and not call:
+        raise ValueError("entries are charged to a call: pass its digest")
     start = ratelimit.window_start(now)
     expires_at = start + 2 * ratelimit.WINDOW_SECONDS
     calls = window.count_bulk_call(account_id, start, expires_at=expires_at)
