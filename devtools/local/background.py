@@ -13,7 +13,9 @@ BACKGROUND_ROOTS, and so do the invocations and request workers they start (func
 shared/parallel.py name each thread after the one that started it). `install()` adds a botocore
 `before-send` handler to every botocore session created afterwards (the layer creates a session
 per client), which marks those threads' requests with BACKGROUND_HEADER; the emulator's DynamoDB
-lock lets marked requests in only when no unmarked one waits.
+lock lets marked requests in only when no unmarked one waits. With `install(pace)`, the same
+handler first calls `pace()` on those threads: the runtime passes Activity.pipeline_request, which
+holds a pipeline request back while API calls are in flight (activity.py says why).
 
 Guard: `install()` checks botocore's built-in handler list is still the list of (event, handler)
 pairs each new session registers, and raises otherwise.
@@ -22,6 +24,7 @@ pairs each new session registers, and raises otherwise.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from botocore import handlers
@@ -32,6 +35,7 @@ PUMP_ROOT = "pump "  # an event source mapping's threads: f"{PUMP_ROOT}{function
 TICKER_ROOT = "ticker"  # schedules, workflows, delayed queues and snapshots
 BACKGROUND_ROOTS = (PUMP_ROOT, TICKER_ROOT)
 _EVENT = "before-send"
+_pace: Callable[[], None] | None = None  # what a background request waits on before it leaves
 
 
 def is_background(thread_name: str) -> bool:
@@ -42,6 +46,9 @@ def is_background(thread_name: str) -> bool:
 def _mark(request: Any, **_: Any) -> None:
     if is_background(threading.current_thread().name):
         request.headers[BACKGROUND_HEADER] = "1"  # unsigned: SigV4 signs only the headers it lists
+        pace = _pace
+        if pace is not None:
+            pace()
 
 
 def check_internals() -> None:
@@ -52,13 +59,18 @@ def check_internals() -> None:
         )
 
 
-def install() -> None:
-    """Every botocore session created afterwards marks the background threads' requests (idempotent)."""
+def install(pace: Callable[[], None] | None = None) -> None:
+    """Every botocore session created afterwards marks the background threads' requests (idempotent),
+    and holds each until `pace()` returns."""
+    global _pace
     check_internals()
+    _pace = pace
     if (_EVENT, _mark) not in handlers.BUILTIN_HANDLERS:
         handlers.BUILTIN_HANDLERS.append((_EVENT, _mark))
 
 
 def uninstall() -> None:
+    global _pace
+    _pace = None
     while (_EVENT, _mark) in handlers.BUILTIN_HANDLERS:
         handlers.BUILTIN_HANDLERS.remove((_EVENT, _mark))

@@ -159,7 +159,7 @@ class Gateway:
         self._control = control
         self._openapi = openapi
         self._clock = clock
-        self._integration_timeout = integration_timeout
+        self.integration_timeout = integration_timeout  # may be changed while serving (Runtime.gateway_cut)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
@@ -193,7 +193,7 @@ class Gateway:
         event = proxy_event(request, route, parameters, request_id, self._clock)
         try:
             with self._activity.calling():
-                return http_response(route.function.invoke(event, wait=self._integration_timeout))
+                return http_response(route.function.invoke(event, wait=self.integration_timeout))
         except IntegrationTimeout:
             logger.error("%s did not answer %s %s in time", route.function.name, request.method, request.path)
             return self._error(INTEGRATION_TIMEOUT, 504, "internal_error", INTEGRATION_TIMEOUT_MESSAGE, request_id)

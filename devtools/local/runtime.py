@@ -15,8 +15,8 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -96,6 +96,7 @@ class Runtime:
         self._pumps: list[Pump] = []
         self._ticker: Ticker | None = None
         self._gateway: HttpServer | None = None
+        self._app: Gateway | None = None
         self._env: dict[str, str] = {}
         self._dev: bootstrap.DevState | None = None
         self._stack: Stack | None = None
@@ -107,7 +108,8 @@ class Runtime:
     def start(self) -> None:
         with ExitStack() as starting:  # on a failed start, stop what did start
             self._state_dir.mkdir(parents=True, exist_ok=True)
-            background.install()  # before any client is made: the pipeline's requests yield to callers'
+            # Before any client is made: the pipeline's requests yield to callers' (here and in the emulator).
+            background.install(self._activity.pipeline_request)
             starting.callback(background.uninstall)
             self._emulator.start()
             starting.callback(self._emulator.stop)
@@ -181,10 +183,10 @@ class Runtime:
             routes = api_routes(self._template, functions, resolver)
             openapi = self._template.root / "infra" / "openapi.json"
             headers = gateway_headers(self._template, resolver)
-            gateway = Gateway(
+            self._app = Gateway(
                 routes, control, openapi, self.clock, activity=self._activity, headers=headers, console=self.console
             )
-            self._gateway.serve(gateway)
+            self._gateway.serve(self._app)
 
             # The SMTP submission task, in this process: the same service, held to its declared settings.
             cert, key = local_certificate(self._state_dir)
@@ -285,6 +287,18 @@ class Runtime:
             "dns": self.dns.document(),
         }
         self._emulator.snapshot(document)
+
+    @contextmanager
+    def gateway_cut(self, seconds: float) -> Iterator[None]:
+        """API Gateway's integration timeout (29 s) shortened meanwhile: a call past it is answered
+        504 while its function runs on, as in AWS (tests of what a retry of a cut call meets)."""
+        if self._app is None:
+            raise RuntimeError("the runtime is not running")
+        before, self._app.integration_timeout = self._app.integration_timeout, seconds
+        try:
+            yield
+        finally:
+            self._app.integration_timeout = before
 
     def advance(self, seconds: float) -> datetime:
         """Moves the clock forward and fires whatever became due."""

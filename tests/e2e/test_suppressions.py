@@ -158,6 +158,30 @@ def test_the_bulk_routes_share_ten_calls_a_minute(runtime_api: Api, runtime: Any
     assert api.post("/v3/suppressions/bulk", json=add).status_code == 200
 
 
+def test_a_bulk_add_cut_at_the_gateway_is_resumed_by_its_retry_without_paying_again(
+    runtime_api: Api, runtime: Any
+) -> None:
+    """Issue 25 D6: API Gateway answers 504 at its cut while the function runs on; the identical retry
+    finishes the work in the same minute instead of meeting 429 for entries the first try was charged."""
+    api = runtime_api.with_key(make_account().live_key)
+    runtime.clock.advance(60 - runtime.clock.now().timestamp() % 60 + 0.5)  # start of a window
+    spent = {"type": "bounces", "emails": [f"gone{n}@example.com" for n in range(8_000)]}
+    assert api.request("DELETE", "/v3/suppressions/bulk", json=spent).status_code == 200  # 8,000 of 10,000
+    body = {"type": "bounces", "entries": [{"email": f"cut{n}@example.com"} for n in range(1_001)]}
+    with runtime.gateway_cut(0.02):
+        assert_error(api.post("/v3/suppressions/bulk", json=body), 504, "internal_error")  # 9,001
+    for _ in range(3):  # as a client retries a 5xx; charged again, the first retry would need 10,002
+        retry = api.post("/v3/suppressions/bulk", json=body)
+        if retry.status_code < 500:  # a loaded machine may pass the 29 s again: the next retry resumes
+            break
+    assert retry.status_code == 200, retry.text
+    assert retry.json() == {"added": 1_001, "skipped": []}
+    listed = api.get("/v3/suppressions", params={"type": "bounces", "per_page": 1}).json()
+    assert listed["pagination"]["total_count"] == 1_001
+    other = {"type": "bounces", "entries": [{"email": f"other{n}@example.com"} for n in range(1_000)]}
+    assert_error(api.post("/v3/suppressions/bulk", json=other), 429, "rate_limit_exceeded")  # 10,001
+
+
 def test_a_csv_import_is_read_by_the_worker_with_numbered_row_errors(runtime: Any, runtime_api: Api) -> None:
     api = runtime_api.with_key(make_account().live_key)
     rows = ["email,reason"] + [f"user{n}@example.com,row {n}" for n in range(2_500)]

@@ -183,3 +183,18 @@ def test_the_guard_refuses_a_botocore_whose_handler_list_moved(monkeypatch: pyte
     monkeypatch.setattr(botocore_handlers, "BUILTIN_HANDLERS", ())
     with pytest.raises(RuntimeError, match="botocore changed"):
         background.install()
+
+
+def test_the_pipelines_requests_wait_for_their_pace_and_a_callers_do_not(endpoint: str) -> None:
+    """Issue 25 D6: the runtime installs Activity.pipeline_request as the pace of background requests.
+    (Only this test's threads are looked at: a runtime another test started may run its pumps too.)"""
+    mine = {"pump Paced > postline-local-Dispatcher", "Thread-7 (process_request_thread) > postline-local-Paced"}
+    paced: list[str] = []
+    background.install(lambda: paced.append(threading.current_thread().name))
+    _list_tables_on("pump Paced > postline-local-Dispatcher", endpoint)
+    _list_tables_on("Thread-7 (process_request_thread) > postline-local-Paced", endpoint)
+    assert [name for name in paced if name in mine] == ["pump Paced > postline-local-Dispatcher"]
+    background.uninstall()
+    background.install()
+    _list_tables_on("pump Paced > postline-local-Dispatcher", endpoint)
+    assert [name for name in paced if name in mine] == ["pump Paced > postline-local-Dispatcher"]  # no pace now

@@ -79,3 +79,37 @@ def test_an_smtp_submission_in_flight_counts_as_a_call_held_to_the_tasks_setting
             wiring.settings(RelayQueue)  # a group the submission task is not given
     waiting.join(5)
     assert not waiting.is_alive()
+
+
+def _request_in_thread(activity: Activity) -> threading.Thread:
+    thread = threading.Thread(target=activity.pipeline_request, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_inside_a_batch_the_pipelines_requests_leave_one_per_slot_while_a_call_is_in_flight() -> None:
+    """Issue 25 D6: batches already running when a call arrived kept the interpreter; now each of their
+    AWS requests waits for a slot while calls are in flight (all threads together), and none when not."""
+    activity = Activity(request_seconds=NEVER)
+    for _ in range(3):
+        _request_in_thread(activity).join(5)  # no call in flight: no wait
+    with activity.calling():
+        first = _request_in_thread(activity)
+        first.join(5)
+        assert not first.is_alive()  # the slot was due
+        waiting = [_request_in_thread(activity) for _ in range(3)]
+        for thread in waiting:
+            thread.join(0.2)
+            assert thread.is_alive()  # the next slot is an hour away
+    for thread in waiting:
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_request_slots_come_round_while_calls_keep_coming() -> None:
+    activity = Activity(request_seconds=0.01)
+    with activity.calling():
+        threads = [_request_in_thread(activity) for _ in range(5)]
+        for thread in threads:
+            thread.join(5)
+            assert not thread.is_alive()

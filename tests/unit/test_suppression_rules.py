@@ -9,7 +9,14 @@ import pytest
 from pydantic import ValidationError
 
 from postline.shared.addresses import normalize_email
-from postline.suppressions.domain import SkipReason, SuppressionType, new_suppression, sort_entries, suppression_id
+from postline.suppressions.domain import (
+    SkipReason,
+    SuppressionType,
+    bulk_call_digest,
+    new_suppression,
+    sort_entries,
+    suppression_id,
+)
 from postline.suppressions.models import BulkSuppressionDelete, BulkSuppressionRequest, SuppressionCreate
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -91,3 +98,10 @@ def test_a_bulk_call_holds_one_to_ten_thousand_entries() -> None:
     with pytest.raises(ValidationError):
         BulkSuppressionDelete(type=SuppressionType.BOUNCES, emails=[f"u{n}@example.com" for n in range(10_001)])
     assert len(BulkSuppressionRequest(type=SuppressionType.BOUNCES, entries=entries[:10_000]).entries) == 10_000  # type: ignore[arg-type]
+
+
+def test_a_bulk_calls_digest_names_the_operation_and_the_request() -> None:
+    request = '{"type":"bounces","entries":[{"email":"a@example.com","reason":null}]}'
+    assert bulk_call_digest("add", request) == bulk_call_digest("add", request)  # its retry: the same call
+    others = {bulk_call_digest("delete", request), bulk_call_digest("add", request.replace("a@", "b@"))}
+    assert bulk_call_digest("add", request) not in others and len(others) == 2

@@ -9,6 +9,7 @@ entries are sorted into writes and skips.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -67,6 +68,13 @@ def suppression_id(account_id: str, kind: SuppressionType, email: str) -> str:
     """The entry's id: a UUID derived from what the entry is, so two writers of the same entry (a
     bulk add racing a delivery report) give it one id, and a re-added entry keeps its id."""
     return str(uuid.uuid5(_IDS, f"{account_id}\n{kind.value}\n{email}"))
+
+
+def bulk_call_digest(operation: str, request: str) -> str:
+    """What names one bulk call in its minute's window: the operation (add, delete) and the request as
+    validated (its JSON). A retry of the identical call, say after API Gateway cut the first try at 29 s
+    while its function ran on, does the same idempotent work, so the window charges its entries once."""
+    return hashlib.sha256(f"{operation}\n{request}".encode()).hexdigest()
 
 
 def new_suppression(

@@ -85,8 +85,12 @@ class BulkWindow(Protocol):
         """Adds one call to the window; returns the calls counted in it, this one included."""
         ...
 
-    def take_bulk_entries(self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int) -> bool:
-        """Adds `count` entries to the window unless that passes `limit`; False (nothing added) then."""
+    def take_bulk_entries(
+        self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int, call: str
+    ) -> bool:
+        """Adds `count` entries to the window for the call `call` (domain.bulk_call_digest) unless that
+        passes `limit`; False (nothing added) then. True without adding when `call` was charged in
+        this window already: a retry of the same call is not charged twice."""
         ...
 
 

@@ -5,7 +5,9 @@ Bulk calls share a per-account minute window (domain.BULK_CALLS_PER_MINUTE calls
 BULK_ENTRIES_PER_MINUTE entries; the import route counts its call there too): past either, 429
 rate_limit_exceeded with Retry-After. A bulk add reads which addresses are on the list already
 (BatchGetItem) and writes only the others (BatchWriteItem), so an existing entry keeps its id and
-created_at and still counts as added; a retried call writes nothing twice.
+created_at and still counts as added; a retried call writes nothing twice. Entries are charged once
+per call and window (domain.bulk_call_digest): the identical retry of a call cut at API Gateway's
+29 s (its function ran on, or was stopped half-way) resumes the work without paying for it again.
 
 Removing an unsubscribes entry needs `remove_unsubscribes: true`: the address asked not to be mailed,
 and the caller says so explicitly; the audit entry records it.
@@ -31,6 +33,7 @@ from postline.suppressions.domain import (
     Suppression,
     SuppressionSource,
     SuppressionType,
+    bulk_call_digest,
     new_suppression,
     sort_entries,
 )
@@ -127,7 +130,8 @@ class SuppressionService:
 
     def bulk_add(self, principal: Principal, request: BulkSuppressionRequest) -> BulkSuppressionResult:
         account_id = principal.account.id
-        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.entries))
+        call = bulk_call_digest("add", request.model_dump_json())
+        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.entries), call=call)
         now = self._clock.now()
         plan = sort_entries([entry.email for entry in request.entries])
         emails = [email for _, email in plan.accepted]
@@ -160,7 +164,8 @@ class SuppressionService:
     def bulk_remove(self, principal: Principal, request: BulkSuppressionDelete) -> BulkSuppressionDeleteResult:
         account_id = principal.account.id
         _check_removal(request.type, request.remove_unsubscribes)
-        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.emails))
+        call = bulk_call_digest("delete", request.model_dump_json())
+        admit_bulk_call(self._window, self._clock.now(), account_id, entries=len(request.emails), call=call)
         now = self._clock.now()
         plan = sort_entries(request.emails)
         present = self._store.present(account_id, request.type, [email for _, email in plan.accepted])
@@ -195,8 +200,11 @@ def _check_removal(kind: SuppressionType, confirmed: bool) -> None:
         raise ValidationFailed(UNSUBSCRIBE_REMOVAL)
 
 
-def admit_bulk_call(window: BulkWindow, now: datetime, account_id: str, *, entries: int = 0) -> None:
-    """Counts a call (and its entries) in the account's bulk window; 429 rate_limit_exceeded past it."""
+def admit_bulk_call(window: BulkWindow, now: datetime, account_id: str, *, entries: int = 0, call: str = "") -> None:
+    """Counts a call (and its entries, unless the call `call` paid for them in this window already) in
+    the account's bulk window; 429 rate_limit_exceeded past it."""
+    if entries and not call:
+        raise ValueError("entries are charged to a call: pass its digest")
     start = ratelimit.window_start(now)
     expires_at = start + 2 * ratelimit.WINDOW_SECONDS
     calls = window.count_bulk_call(account_id, start, expires_at=expires_at)
@@ -209,7 +217,7 @@ def admit_bulk_call(window: BulkWindow, now: datetime, account_id: str, *, entri
             retry_after=decision.reset_seconds,
         )
     if entries and not window.take_bulk_entries(
-        account_id, start, entries, limit=BULK_ENTRIES_PER_MINUTE, expires_at=expires_at
+        account_id, start, entries, limit=BULK_ENTRIES_PER_MINUTE, expires_at=expires_at, call=call
     ):
         raise RateLimited(
             f"At most {BULK_ENTRIES_PER_MINUTE:,} entries a minute through the bulk routes; "

@@ -45,24 +45,39 @@ class DynamoCounterStore:
         """The suppressions bulk routes' own window (bulk add, bulk delete, import): one more call."""
         return self._count(f"SUP_BULK#{account_id}", window_start, expires_at)
 
-    def take_bulk_entries(self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int) -> bool:
-        """`count` more entries in the same window's item, unless that passes `limit` (then nothing)."""
+    def take_bulk_entries(
+        self, account_id: str, window_start: int, count: int, *, limit: int, expires_at: int, call: str
+    ) -> bool:
+        """`count` more entries in the same window's item for the call `call` (a digest of what it
+        does), unless that passes `limit` (then nothing). A call already charged in this window is
+        not charged again (True): its retry, say after API Gateway cut the first try at 29 s, does
+        the work the first paid for. At most BULK_CALLS_PER_MINUTE digests share a window's item."""
         try:
             self._db.update_item(
                 TableName=self._table,
                 Key=key(f"SUP_BULK#{account_id}", str(window_start)),
-                UpdateExpression="ADD entries :n SET expires_at = if_not_exists(expires_at, :ttl)",
-                ConditionExpression="attribute_not_exists(entries) OR entries <= :room",
+                UpdateExpression="ADD entries :n, charged :calls SET expires_at = if_not_exists(expires_at, :ttl)",
+                ConditionExpression=(
+                    "(attribute_not_exists(entries) OR entries <= :room) AND NOT contains(charged, :call)"
+                ),
                 ExpressionAttributeValues={
                     ":n": {"N": str(count)},
                     ":room": {"N": str(limit - count)},
+                    ":calls": {"SS": [call]},
+                    ":call": {"S": call},
                     ":ttl": {"N": str(expires_at)},
                 },
             )
         except ClientError as error:
-            if conditional_failed(error):
-                return False
-            raise
+            if not conditional_failed(error):
+                raise
+            response = self._db.get_item(
+                TableName=self._table,
+                Key=key(f"SUP_BULK#{account_id}", str(window_start)),
+                ConsistentRead=True,
+                ProjectionExpression="charged",
+            )
+            return call in (response.get("Item") or {}).get("charged", {}).get("SS", [])
         return True
 
     def _count(self, pk: str, window_start: int, expires_at: int) -> int:
