@@ -227,6 +227,17 @@ ROUTES: tuple[Route, ...] = (
           "subaccount.reactivated", True, policies=(W,)),
     Route("DeleteSubaccount", "DELETE", "/v3/subaccounts/{id}",   "subaccounts", Access.WRITE, "subaccount.deleted",
           True, policies=(W,)),
+    Route("ListIpPools",     "GET",    "/v3/ip-pools",            "ip_pools", Access.READ, policies=(R,)),
+    Route("CreateIpPool",    "POST",   "/v3/ip-pools",            "ip_pools", Access.WRITE, "ip_pool.created",
+          True, policies=(W,)),
+    Route("GetIpPool",       "GET",    "/v3/ip-pools/{id}",       "ip_pools", Access.READ, policies=(R,)),
+    Route("UpdateIpPool",    "PATCH",  "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.updated",
+          True, policies=(W,)),
+    Route("DeleteIpPool",    "DELETE", "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.deleted",
+          True, policies=(W,)),
+    Route("AssignIp",        "POST",   "/v3/ip-pools/{id}/ips",   "ip_pools", Access.WRITE, "ip_pool.ip_assigned",
+          True, policies=(W,)),
+    Route("ListIps",         "GET",    "/v3/ips",                 "ip_pools", Access.READ, policies=(R,)),
 )
 # fmt: on
 

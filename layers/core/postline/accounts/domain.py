@@ -128,6 +128,9 @@ class Account(Model):
     parent_account_id: str | None = None
     slug: str | None = None
     suspended_by_parent: bool = False
+    # The IP pool its sends use when they name none (ip_pools/); None: the shared platform pool. Only
+    # the IP pool store writes it (update_account leaves it alone).
+    default_ip_pool_id: str | None = None
     created_at: datetime
 
     @property

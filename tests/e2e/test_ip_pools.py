@@ -1,0 +1,96 @@
+"""IP pools on the embedded runtime, over HTTP: Free has none (403), a Professional account creates
+pools, sees the platform's pools read-only (403 on writes), gets addresses from the operator's CLI,
+moves them between its pools, picks a default, reads the staff-managed fields, deletes an empty pool."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+from postline.accounts.domain import Plan
+from tests.e2e.ip_pool_support import unused_loopback_ip
+from tests.e2e.support import Api, assert_error, make_account, run_cli
+
+pytestmark = pytest.mark.e2e
+
+
+def test_free_accounts_have_no_dedicated_pools(runtime_api: Api) -> None:
+    api = runtime_api.with_key(make_account(plan=Plan.FREE).live_key)
+    assert_error(api.post("/v3/ip-pools", json={"name": "mine"}), 403, "plan_limit_reached")
+    listed = api.get("/v3/ip-pools").json()
+    assert set(listed) == {"items", "pagination"} and all(p["account_id"] is None for p in listed["items"])
+    assert api.get("/v3/ips").json()["items"] == []
+
+
+def test_pools_addresses_and_the_default(runtime_api: Api, runtime: Any) -> None:
+    account = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(account.live_key)
+    platform = run_cli(
+        runtime, "ip-pool", "create", "--name", f"shared-{uuid.uuid4().hex[:6]}", "--region", "us-east-1"
+    )
+    assert platform["account_id"] is None and platform["type"] == "shared"
+
+    created = api.post("/v3/ip-pools", json={"name": "transactional", "default": True})
+    assert created.status_code == 201, created.text
+    pool = created.json()
+    assert (pool["account_id"], pool["type"], pool["ips"], pool["default"]) == (account.id, "dedicated", [], True)
+    assert (pool["reputation"], pool["ip_details"], pool["provider"]) == (None, None, "cloud-relay")
+    warming = api.post("/v3/ip-pools", json={"name": "marketing", "type": "warming"}).json()
+    assert_error(api.post("/v3/ip-pools", json={"name": "x", "type": "shared"}), 400, "validation_error")
+    assert_error(api.post("/v3/ip-pools", json={"name": "marketing"}), 400, "validation_error")
+    assert_error(api.patch(f"/v3/ip-pools/{pool['id']}", json={"reputation": 99}), 400, "validation_error")
+
+    listed = api.get("/v3/ip-pools?per_page=100").json()
+    ours = [p["id"] for p in listed["items"] if p["account_id"] == account.id]
+    assert ours == [pool["id"], warming["id"]] and listed["pagination"]["total_count"] == len(listed["items"])
+    assert any(p["id"] == platform["id"] for p in listed["items"])
+    assert api.get(f"/v3/ip-pools/{platform['id']}").json()["name"] == platform["name"]
+    for method, path, body in (
+        ("PATCH", f"/v3/ip-pools/{platform['id']}", {"name": "mine"}),
+        ("DELETE", f"/v3/ip-pools/{platform['id']}", None),
+        ("POST", f"/v3/ip-pools/{platform['id']}/ips", {"ip": "127.0.0.1"}),
+    ):
+        assert_error(api.request(method, path, json=body), 403, "platform_pool_read_only")
+
+    first, second = unused_loopback_ip(), unused_loopback_ip()
+    for ip in (first, second):
+        run_cli(runtime, "ip", "allocate", ip, "--pool", pool["id"], "--account", account.id)
+    other = make_account(plan=Plan.PROFESSIONAL)
+    other_api = runtime_api.with_key(other.live_key)
+    others = other_api.post("/v3/ip-pools", json={"name": "theirs"}).json()
+    assert_error(other_api.post(f"/v3/ip-pools/{others['id']}/ips", json={"ip": first}), 404, "not_found")
+    assert_error(other_api.get(f"/v3/ip-pools/{pool['id']}"), 404, "not_found")
+
+    moved = api.post(f"/v3/ip-pools/{warming['id']}/ips", json={"ip": second})
+    assert moved.status_code == 200, moved.text
+    assert moved.json() == {"ip": second, "pool_id": warming["id"], "pool_name": "marketing",
+                            "provider": "cloud-relay", "region": None}  # fmt: skip
+    ips = {(i["ip"], i["pool_name"]) for i in api.get("/v3/ips").json()["items"]}
+    assert ips == {(first, "transactional"), (second, "marketing")}
+    assert_error(api.post(f"/v3/ip-pools/{warming['id']}/ips", json={"ip": "not-an-ip"}), 400, "validation_error")
+
+    run_cli(runtime, "ip-pool", "set-reputation", pool["id"], "91", "--account", account.id)
+    run_cli(
+        runtime,
+        "ip-pool",
+        "set-ip-details",
+        pool["id"],
+        json.dumps({first: {"ptr": "mta1.example"}}),
+        "--account",
+        account.id,
+    )
+    seen = api.get(f"/v3/ip-pools/{pool['id']}").json()
+    assert (seen["reputation"], seen["ip_details"], seen["default"]) == (91, {first: {"ptr": "mta1.example"}}, True)
+
+    assert api.patch(f"/v3/ip-pools/{warming['id']}", json={"default": True}).json()["default"] is True
+    assert api.get(f"/v3/ip-pools/{pool['id']}").json()["default"] is False
+    assert_error(api.delete(f"/v3/ip-pools/{warming['id']}"), 400, "validation_error")  # holds an address
+    assert api.post(f"/v3/ip-pools/{pool['id']}/ips", json={"ip": second}).status_code == 200
+    assert api.delete(f"/v3/ip-pools/{warming['id']}").status_code == 200
+    assert_error(api.get(f"/v3/ip-pools/{warming['id']}"), 404, "not_found")
+    assert api.get("/v3/whoami").status_code == 200
+    actions = [e["action"] for e in api.get("/v3/audit?per_page=100").json()["items"]]
+    assert {"ip_pool.created", "ip_pool.ip_assigned", "ip_pool.deleted", "ip.allocated"} <= set(actions)
