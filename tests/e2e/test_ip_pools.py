@@ -12,7 +12,9 @@ import pytest
 
 from postline.accounts.domain import Plan
 from tests.e2e.ip_pool_support import unused_loopback_ip
+from tests.e2e.sending_support import accepted, events_of, mail_for, recipient, settle, verified_sender
 from tests.e2e.support import Api, assert_error, make_account, run_cli
+from tests.e2e.test_smtp_submission import client, mail, submit
 
 pytestmark = pytest.mark.e2e
 
@@ -94,3 +96,51 @@ def test_pools_addresses_and_the_default(runtime_api: Api, runtime: Any) -> None
     assert api.get("/v3/whoami").status_code == 200
     actions = [e["action"] for e in api.get("/v3/audit?per_page=100").json()["items"]]
     assert {"ip_pool.created", "ip_pool.ip_assigned", "ip_pool.deleted", "ip.allocated"} <= set(actions)
+
+
+def test_a_send_leaves_from_its_pools_address(runtime: Any) -> None:
+    """A live send naming a pool, and one using the account's default pool: the mail sink sees the
+    pool's loopback address as the connection's source, and the sent event names the pool and IP."""
+    sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
+    api = sender.live
+    named = api.post("/v3/ip-pools", json={"name": "named"}).json()
+    default = api.post("/v3/ip-pools", json={"name": "fallback", "default": True}).json()
+    named_ip, default_ip = unused_loopback_ip(), unused_loopback_ip()
+    run_cli(runtime, "ip", "allocate", named_ip, "--pool", named["id"], "--account", sender.id)
+    run_cli(runtime, "ip", "allocate", default_ip, "--pool", default["id"], "--account", sender.id)
+
+    cases = {"named": (named, named_ip), None: (default, default_ip)}
+    for reference, (pool, ip) in cases.items():
+        body: dict[str, Any] = {"from": sender.address, "to": [recipient("pool")], "subject": "Hi", "text": "Hello"}
+        if reference:
+            body["ip_pool"] = reference
+        sent = accepted(api.post("/v3/messages", json=body))
+        settle(runtime, sent["id"])
+        (copy,) = mail_for(runtime, sent["id"])
+        assert copy["peer"] == ip
+        found = events_of(sent["id"], until=lambda evs: any(e.type.value == "sent" for e in evs))
+        sent_event = next(e for e in found if e.type.value == "sent")
+        assert (sent_event.data["ip_pool"], sent_event.data["ip"]) == (pool["id"], ip)
+
+    def listed(query: str) -> list[tuple[str, str]]:
+        found = api.get(f"/v3/events?{query}&limit=100").json()
+        assert found["total_count"] == len(found["items"]), found
+        return sorted((e["type"], e["metadata"]["ip"]) for e in found["items"])  # provider details are there
+
+    assert listed(f"ip_pool={named['id']}") == [("delivered", named_ip), ("sent", named_ip)]
+    assert listed(f"ip={default_ip}&event=sent") == [("sent", default_ip)]
+    assert listed(f"ip_pool={default['id']}&ip={named_ip}") == []
+
+
+def test_an_smtp_submission_names_its_pool_in_x_svc_ip_pool(runtime: Any) -> None:
+    sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
+    pool = sender.live.post("/v3/ip-pools", json={"name": "smtp"}).json()
+    ip = unused_loopback_ip()
+    run_cli(runtime, "ip", "allocate", ip, "--pool", pool["id"], "--account", sender.id)
+    to = recipient("smtp-pool")
+    with client(runtime) as smtp:
+        smtp.login("api", sender.account.live_key)
+        message_id = submit(smtp, mail(sender.address, to, X_Svc_Ip_Pool="smtp"), [to])
+    settle(runtime, message_id)
+    (copy,) = mail_for(runtime, message_id)
+    assert copy["peer"] == ip and "X-Svc-Ip-Pool" not in copy["headers"]

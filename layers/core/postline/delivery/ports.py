@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from postline.delivery.outcomes import Outcome
     from postline.delivery.parcel import Parcel
     from postline.delivery.tls_sessions import TlsSession
+    from postline.ip_pools.domain import Pool
 
 
 class Transport(Protocol):
@@ -23,4 +24,13 @@ class Transport(Protocol):
 class TlsSessions(Protocol):
     def record(self, session: TlsSession) -> None:
         """Counts one SMTP session's TLS outcome; never raises (a delivery does not fail on it)."""
+        ...
+
+
+class SourceAddresses(Protocol):
+    """Which IP pool and source address a copy leaves from (ip_pools/service.py SourcePicker)."""
+
+    def pick(self, account_id: str, reference: str | None, key: str) -> tuple[Pool, str] | None:
+        """The pool `reference` names (id or name; None: the shared platform pool) and one of its
+        addresses chosen by `key`; None: no pool holds an address (the host's own address)."""
         ...

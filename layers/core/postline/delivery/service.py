@@ -53,7 +53,7 @@ from postline.usage.domain import day_key, month_key
 from postline.verification.domain import Verification, simulate_verification
 
 if TYPE_CHECKING:
-    from postline.delivery.ports import Transport
+    from postline.delivery.ports import SourceAddresses, Transport
     from postline.domains.domain import SendingDomain
     from postline.domains.ports import SendingDomains
     from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
@@ -101,6 +101,7 @@ class Dispatcher:
         worker_id: str,
         relay: DispatchQueue | None = None,
         pause: Callable[[float], None] = time.sleep,
+        sources: SourceAddresses | None = None,
     ) -> None:
         """`relay`: where live messages' jobs are handed over instead of delivered here (the SMTP
         relay task's queue: a Lambda cannot open port 25). The relay task runs this same class
@@ -120,6 +121,7 @@ class Dispatcher:
         self._worker_id = worker_id
         self._relay = relay
         self._pause = pause
+        self._sources = sources  # the IP pools' source addresses (None: the host's own address)
         self._prefetched: dict[str, Message] = {}
         self._sent: Counter[tuple[str, str]] = Counter()  # (account, domain) -> copies handed over
         self._batching = False
@@ -232,6 +234,8 @@ class Dispatcher:
                 continue
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
+            if parcel.source_ip is not None:  # on its events: sent's filterable ip_pool and ip
+                outcome = replace(outcome, data={**outcome.data, "ip_pool": parcel.ip_pool, "ip": parcel.source_ip})
             released = self._record(
                 message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last
             )
@@ -310,7 +314,15 @@ class Dispatcher:
             send_outcomes=message.send_outcomes,
             attempt=attempt,
             return_path=domain.envelope_sender(message.id) if domain else None,
+            **self._source(message, recipient),
         )
+
+    def _source(self, message: Message, recipient: str) -> dict[str, str]:
+        """The parcel's ip_pool and source_ip: live copies only (test copies are simulated)."""
+        if self._sources is None or message.test:
+            return {}
+        picked = self._sources.pick(message.account_id, message.ip_pool, f"{message.id}:{recipient}")
+        return {} if picked is None else {"ip_pool": picked[0].id, "source_ip": picked[1]}
 
     def _record(
         self,

@@ -8,6 +8,7 @@ sets the staff-managed reputation and ip_details. Every write is audited in its 
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from postline.audit.domain import Actor, AuditEntry
@@ -224,3 +225,31 @@ def _address(text: str) -> str:
 
 def _ip(pool: Pool, ip: str) -> Ip:
     return next(view for view in ips_of(pool) if view.ip == ip)
+
+
+class SourcePicker:
+    """The pool and source address a copy of a message leaves from (delivery/ports.py SourceAddresses).
+
+    The pool a send named (its id or its name among the account's pools), else the account's default
+    (the send stores it), else the first shared platform pool that holds addresses; None when none of
+    them holds one (the transport's own address, as before pools). Of the pool's addresses, one by a
+    hash of `key` (message and recipient): a retry of a copy leaves from the same address."""
+
+    def __init__(self, *, pools: IpPoolStore) -> None:
+        self._pools = pools
+
+    def pick(self, account_id: str, reference: str | None, key: str) -> tuple[Pool, str] | None:
+        pool = self._named(account_id, reference) if reference else None
+        if pool is None or not pool.ips:
+            shared = [p for p in self._pools.list_pools(None) if p.type is PoolType.SHARED and p.ips]
+            pool = shared[0] if shared else None
+        if pool is None:
+            return None
+        index = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(pool.ips)
+        return pool, pool.ips[index]
+
+    def _named(self, account_id: str, reference: str) -> Pool | None:
+        found = self._pools.get_pool(account_id, reference) or self._pools.get_pool(None, reference)
+        if found is not None:
+            return found
+        return next((pool for pool in self._pools.list_pools(account_id) if pool.name == reference), None)

@@ -511,6 +511,7 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=request.track_opens,
             track_clicks=request.track_clicks,
+            ip_pool=request.ip_pool,
             schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
             send_at=send_at,
             created_at=now,
@@ -536,7 +537,7 @@ class SendService:
                 principal.account.verify_before_send,
             ),
             verify_outcomes=outcomes.verify if outcomes else None,
-            **fields,
+            **{**fields, "ip_pool": fields.get("ip_pool") or principal.account.default_ip_pool_id},
         )
 
     def send_mime(
@@ -582,6 +583,7 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=False,
             track_clicks=False,
+            ip_pool=request.ip_pool,
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))

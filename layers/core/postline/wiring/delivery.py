@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import Dns, Outbound, RelayQueue
-from postline.wiring import accounts, domains, sending, shared, suppressions, tlsrpt, tracking, usage
+from postline.wiring import accounts, domains, ip_pools, sending, shared, suppressions, tlsrpt, tracking, usage
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -82,6 +82,7 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         meter=shared.meter(),
         worker_id=worker_id,
         relay=relay,
+        sources=ip_pools.source_picker(),
     )
 
 

@@ -9,7 +9,7 @@ from postline.wiring import shared
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
-    from postline.ip_pools.service import IpPoolAdmin, IpPoolService
+    from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
     from postline.ip_pools.store import DynamoIpPoolStore
 
 
@@ -30,3 +30,9 @@ def ip_pool_admin() -> IpPoolAdmin:
     from postline.ip_pools.service import IpPoolAdmin
 
     return IpPoolAdmin(pools=ip_pool_store(), ids=shared.ids(), clock=clock())
+
+
+def source_picker() -> SourcePicker:
+    from postline.ip_pools.service import SourcePicker
+
+    return SourcePicker(pools=ip_pool_store())
