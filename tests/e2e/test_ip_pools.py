@@ -109,6 +109,11 @@ def test_a_send_leaves_from_its_pools_address(runtime: Any) -> None:
     run_cli(runtime, "ip", "allocate", named_ip, "--pool", named["id"], "--account", sender.id)
     run_cli(runtime, "ip", "allocate", default_ip, "--pool", default["id"], "--account", sender.id)
 
+    unknown = {"from": sender.address, "to": [recipient("pool")], "subject": "Hi", "text": "Hello", "ip_pool": "nope"}
+    assert_error(api.post("/v3/messages", json=unknown), 400, "validation_error")
+    batch = {"from": sender.address, "subject": "Hi", "text": "Hello", "ip_pool": "nope",
+             "recipients": [{"to": recipient("pool")}]}  # fmt: skip
+    assert_error(api.post("/v3/messages.batch", json=batch), 400, "validation_error")
     cases = {"named": (named, named_ip), None: (default, default_ip)}
     for reference, (pool, ip) in cases.items():
         body: dict[str, Any] = {"from": sender.address, "to": [recipient("pool")], "subject": "Hi", "text": "Hello"}

@@ -248,6 +248,10 @@ class SourcePicker:
         index = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(pool.ips)
         return pool, pool.ips[index]
 
+    def exists(self, account_id: str, reference: str) -> bool:
+        """Whether a send's ip_pool names the account's pool or a platform pool (sending/ports.py IpPoolNames)."""
+        return self._named(account_id, reference) is not None
+
     def _named(self, account_id: str, reference: str) -> Pool | None:
         found = self._pools.get_pool(account_id, reference) or self._pools.get_pool(None, reference)
         if found is not None:

@@ -63,7 +63,7 @@ from postline.sending.models import (
     ScheduledMessageCancellation,
     SendRequest,
 )
-from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore, Sealed
+from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, IpPoolNames, MessageStore, Sealed
 from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
@@ -129,7 +129,9 @@ class SendService:
         lists: ListLookup | None = None,
         list_sends: ListSendJobs | None = None,
         list_queue: ListSendQueue | None = None,
+        ip_pools: IpPoolNames | None = None,
     ) -> None:
+        self._ip_pools = ip_pools  # checks a send's ip_pool (without it: any name passes)
         self._lists = lists  # a send to a list's address is a list send (without these: none is)
         self._list_sends = list_sends
         self._list_queue = list_queue
@@ -154,6 +156,7 @@ class SendService:
     ) -> MessageAccepted | ListSendResult:
         """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer. A send
         whose `to` is one of the account's lists' addresses is a list send (lists/sends.py)."""
+        self._check_ip_pool(principal, request.ip_pool)
         mailing_list = self._list_at(principal, request.to)
         if mailing_list is not None:
             return self._send_to_list(principal, request, mailing_list, idempotent)
@@ -168,6 +171,7 @@ class SendService:
         """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer. A
         batch of one recipient whose `to` is a list's address is a list send, that recipient's vars
         and overrides applying to every member."""
+        self._check_ip_pool(principal, request.ip_pool)
         if len(request.recipients) == 1:
             mailing_list = self._list_at(principal, [request.recipients[0].to])
             if mailing_list is not None:
@@ -184,6 +188,12 @@ class SendService:
             BatchSendResult,
             lambda: self._send_batch(principal, request, names),
         )
+
+    def _check_ip_pool(self, principal: Principal, reference: str | None) -> None:
+        if reference and self._ip_pools is not None and not self._ip_pools.exists(principal.account.id, reference):
+            raise ValidationFailed(
+                f"ip_pool: no IP pool {reference!r} in this account or the platform's (GET /v3/ip-pools)"
+            )
 
     def _once(
         self,
@@ -550,6 +560,7 @@ class SendService:
         One envelope recipient that is a list's address makes it a list send, as POST /v3/messages
         to that address (each member's copy made from its subject and bodies: mime_bodies.py). A
         list's address among other recipients is refused, as a list `to` beside cc is over the API."""
+        self._check_ip_pool(principal, request.ip_pool)
         mailing_list = self._list_at(principal, request.recipients)
         if mailing_list is not None:
             single = _list_request_of(request)
