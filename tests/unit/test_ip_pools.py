@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
 from postline.ip_pools.domain import PoolType
 from postline.ip_pools.models import IpAssign, IpPoolCreate, IpPoolUpdate
-from postline.ip_pools.service import IpPoolAdmin, IpPoolService
+from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
 from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, NotFound, ValidationFailed
 from tests.fakes.ip_pools import InMemoryIpPools
@@ -138,3 +138,29 @@ def test_staff_fields_are_set_by_the_operator_only(pools: Pools) -> None:
         pools.admin.set_staff_fields(pro.id, pool.id, reputation=101)
     actions = [entry.action for entry in pools.store.audits]
     assert actions.count("ip_pool.staff_updated") == 1 and "ip.allocated" in actions
+
+
+def test_the_source_is_the_named_pools_else_the_shared_pools(pools: Pools) -> None:
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    mine = pools.service.create(pools.principal(pro), IpPoolCreate(name="mine"))
+    empty = pools.service.create(pools.principal(pro), IpPoolCreate(name="empty"))
+    for ip in ("127.0.0.21", "127.0.0.22"):
+        pools.admin.allocate(ip, account_id=pro.id, pool_id=mine.id)
+    ticks = [0.0]
+    picker = SourcePicker(pools=pools.store, monotonic=lambda: ticks[0])
+
+    def ip(reference: str | None, key: str) -> str | None:
+        picked = picker.pick(pro.id, reference, key)
+        return None if picked is None else picked[1]
+
+    assert ip(mine.id, "m1:a") == ip("mine", "m1:a") == ip("mine", "m1:a") is not None  # stable per copy
+    assert {ip("mine", f"m{n}:a") for n in range(40)} == {"127.0.0.21", "127.0.0.22"}
+    for reference in (None, "empty", empty.id, "unknown"):  # the shared pool's one address
+        picked = picker.pick(pro.id, reference, "m1:a")
+        assert picked is not None and (picked[0].id, picked[1]) == (pools.shared.id, "198.51.100.1")
+    assert picker.exists(pro.id, "mine") and picker.exists(pro.id, pools.shared.id) and not picker.exists(pro.id, "x")
+
+    pools.admin.release("198.51.100.1")  # the platform's pools are kept a minute
+    assert picker.pick(pro.id, None, "m1:a") is not None
+    ticks[0] = SourcePicker.PLATFORM_TTL + 1
+    assert picker.pick(pro.id, None, "m1:a") is None

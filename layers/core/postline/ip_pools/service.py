@@ -9,6 +9,8 @@ sets the staff-managed reputation and ip_details. Every write is audited in its 
 from __future__ import annotations
 
 import hashlib
+import time
+from collections.abc import Callable
 from typing import Any
 
 from postline.audit.domain import Actor, AuditEntry
@@ -235,18 +237,28 @@ class SourcePicker:
     them holds one (the transport's own address, as before pools). Of the pool's addresses, one by a
     hash of `key` (message and recipient): a retry of a copy leaves from the same address."""
 
-    def __init__(self, *, pools: IpPoolStore) -> None:
+    PLATFORM_TTL = 60.0  # seconds a process keeps the platform's pools (read for every copy otherwise)
+
+    def __init__(self, *, pools: IpPoolStore, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._pools = pools
+        self._monotonic = monotonic
+        self._platform: tuple[float, list[Pool]] | None = None
 
     def pick(self, account_id: str, reference: str | None, key: str) -> tuple[Pool, str] | None:
         pool = self._named(account_id, reference) if reference else None
         if pool is None or not pool.ips:
-            shared = [p for p in self._pools.list_pools(None) if p.type is PoolType.SHARED and p.ips]
+            shared = [p for p in self._platform_pools() if p.type is PoolType.SHARED and p.ips]
             pool = shared[0] if shared else None
         if pool is None:
             return None
         index = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(pool.ips)
         return pool, pool.ips[index]
+
+    def _platform_pools(self) -> list[Pool]:
+        now = self._monotonic()
+        if self._platform is None or now - self._platform[0] > self.PLATFORM_TTL:
+            self._platform = (now, self._pools.list_pools(None))
+        return self._platform[1]
 
     def exists(self, account_id: str, reference: str) -> bool:
         """Whether a send's ip_pool names the account's pool or a platform pool (sending/ports.py IpPoolNames)."""

@@ -32,6 +32,7 @@ def ip_pool_admin() -> IpPoolAdmin:
     return IpPoolAdmin(pools=ip_pool_store(), ids=shared.ids(), clock=clock())
 
 
+@built_once()
 def source_picker() -> SourcePicker:
     from postline.ip_pools.service import SourcePicker
 
