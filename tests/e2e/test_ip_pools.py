@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from postline.accounts.domain import Plan
+from postline.ip_pools.domain import WARMUP_RAMP
 from tests.e2e.ip_pool_support import unused_loopback_ip
 from tests.e2e.sending_support import accepted, events_of, mail_for, recipient, settle, verified_sender
 from tests.e2e.support import Api, assert_error, make_account, run_cli
@@ -149,3 +151,38 @@ def test_an_smtp_submission_names_its_pool_in_x_svc_ip_pool(runtime: Any) -> Non
     settle(runtime, message_id)
     (copy,) = mail_for(runtime, message_id)
     assert copy["peer"] == ip and "X-Svc-Ip-Pool" not in copy["headers"]
+
+
+def test_a_warming_pool_overflows_on_day_1_and_carries_more_on_day_5(runtime: Any) -> None:
+    """One address on its ramp: day 1 carries WARMUP_RAMP[0] copies, the rest leave from the shared
+    pool (here the host's own address) and say so on their events; four days later (the movable
+    clock) the same batch goes all through the warming pool."""
+    sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
+    api = sender.live
+    pool = api.post("/v3/ip-pools", json={"name": "warming", "type": "warming", "default": True}).json()
+    ip = unused_loopback_ip()
+    run_cli(runtime, "ip", "allocate", ip, "--pool", pool["id"], "--account", sender.id)
+    cap, extra = WARMUP_RAMP[0], 3
+
+    def batch() -> list[str]:
+        addresses = [recipient("warm") for _ in range(cap + extra)]
+        body = {"from": sender.address, "subject": "Hi", "text": "Hello", "recipients": [{"to": a} for a in addresses]}
+        sent = api.post("/v3/messages.batch", json=body)
+        assert sent.status_code == 202, sent.text
+        ids: list[str] = sent.json()["message_ids"]
+        settle(runtime, *ids)
+        return ids
+
+    first = batch()
+    peers = Counter(copy["peer"] for message_id in first for copy in mail_for(runtime, message_id))
+    assert peers[ip] == cap and sum(peers.values()) == cap + extra
+    overflowed = [
+        e for m in first for e in events_of(m, until=lambda evs: any(e.type.value == "sent" for e in evs))
+        if e.type.value == "sent" and e.data.get("ip_pool_overflow") == pool["id"]
+    ]  # fmt: skip
+    assert len(overflowed) == extra and all("ip" not in e.data for e in overflowed)
+
+    runtime.advance(4 * 24 * 3600)  # day 5 of the ramp
+    second = batch()
+    peers = Counter(copy["peer"] for message_id in second for copy in mail_for(runtime, message_id))
+    assert peers == Counter({ip: cap + extra})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING
 
 from postline.audit.domain import AuditEntry
@@ -10,7 +11,7 @@ from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFail
 from tests.fakes.keys import InMemoryStore
 
 if TYPE_CHECKING:
-    from postline.ip_pools.ports import IpPoolStore
+    from postline.ip_pools.ports import IpPoolStore, WarmupCounts
 
 
 class InMemoryIpPools:
@@ -99,6 +100,16 @@ class InMemoryIpPools:
             raise Conflict(f"IP pool {pool.id} changed concurrently; retry")
 
 
+class InMemoryWarmupCounts:
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, date], int] = {}
+
+    def take(self, pool_id: str, day: date) -> int:
+        self.counts[(pool_id, day)] = self.counts.get((pool_id, day), 0) + 1
+        return self.counts[(pool_id, day)]
+
+
 # Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
 if TYPE_CHECKING:
     _pools: IpPoolStore = InMemoryIpPools(InMemoryStore())
+    _warmup: WarmupCounts = InMemoryWarmupCounts()

@@ -4,18 +4,19 @@ allocated by the operator and moved by the account, staff fields read-only throu
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
-from postline.ip_pools.domain import PoolType
+from postline.ip_pools.domain import WARMUP_RAMP, PoolType, Source, warmup_cap
 from postline.ip_pools.models import IpAssign, IpPoolCreate, IpPoolUpdate
 from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
 from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, NotFound, ValidationFailed
-from tests.fakes.ip_pools import InMemoryIpPools
+from tests.fakes.ip_pools import InMemoryIpPools, InMemoryWarmupCounts
 from tests.fakes.shared import FixedClock, SequentialIds
 
 from .world import build_world
@@ -26,6 +27,7 @@ class Pools:
         self.world = build_world()
         self.store = InMemoryIpPools(self.world.store)
         ids, clock = SequentialIds(), FixedClock()
+        self.clock = clock
         self.service = IpPoolService(pools=self.store, ids=ids, clock=clock)
         self.admin = IpPoolAdmin(pools=self.store, ids=ids, clock=clock)
         self.shared = self.admin.create_platform_pool(name="shared", region="us-east-1")
@@ -35,6 +37,9 @@ class Pools:
         fresh = self.world.store.get_account(account.id)  # as the authenticator reads it, per request
         assert fresh is not None
         return self.world.console_principal(fresh)
+
+
+TODAY = date(2026, 11, 28)
 
 
 @pytest.fixture
@@ -150,17 +155,36 @@ def test_the_source_is_the_named_pools_else_the_shared_pools(pools: Pools) -> No
     picker = SourcePicker(pools=pools.store, monotonic=lambda: ticks[0])
 
     def ip(reference: str | None, key: str) -> str | None:
-        picked = picker.pick(pro.id, reference, key)
-        return None if picked is None else picked[1]
+        picked = picker.pick(pro.id, reference, key, TODAY)
+        return None if picked is None else picked.ip
 
     assert ip(mine.id, "m1:a") == ip("mine", "m1:a") == ip("mine", "m1:a") is not None  # stable per copy
     assert {ip("mine", f"m{n}:a") for n in range(40)} == {"127.0.0.21", "127.0.0.22"}
     for reference in (None, "empty", empty.id, "unknown"):  # the shared pool's one address
-        picked = picker.pick(pro.id, reference, "m1:a")
-        assert picked is not None and (picked[0].id, picked[1]) == (pools.shared.id, "198.51.100.1")
+        assert picker.pick(pro.id, reference, "m1:a", TODAY) == Source(pools.shared.id, "198.51.100.1")
     assert picker.exists(pro.id, "mine") and picker.exists(pro.id, pools.shared.id) and not picker.exists(pro.id, "x")
 
     pools.admin.release("198.51.100.1")  # the platform's pools are kept a minute
-    assert picker.pick(pro.id, None, "m1:a") is not None
+    assert picker.pick(pro.id, None, "m1:a", TODAY) is not None
     ticks[0] = SourcePicker.PLATFORM_TTL + 1
-    assert picker.pick(pro.id, None, "m1:a") is None
+    assert picker.pick(pro.id, None, "m1:a", TODAY) is None
+
+
+def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools: Pools) -> None:
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    warm = pools.service.create(pools.principal(pro), IpPoolCreate(name="warm", type=PoolType.WARMING))
+    assert warm.warming_since == pools.clock.now().date()
+    pools.admin.allocate("127.0.0.31", account_id=pro.id, pool_id=warm.id)
+    pools.admin.allocate("127.0.0.32", account_id=pro.id, pool_id=warm.id)
+    counts = InMemoryWarmupCounts()
+    picker = SourcePicker(pools=pools.store, warmup=counts)
+    day1 = warm.warming_since
+    assert day1 is not None
+    cap = WARMUP_RAMP[0] * 2  # two addresses
+    picked = [picker.pick(pro.id, "warm", f"m{n}:a", day1) for n in range(cap + 3)]
+    assert all(p is not None and p.pool_id == warm.id and p.overflowed_from is None for p in picked[:cap])
+    assert picked[cap:] == [Source(pools.shared.id, "198.51.100.1", warm.id)] * 3
+    day5 = day1 + timedelta(days=4)
+    assert warmup_cap(pools.store.pools[(pro.id, warm.id)], day5) == WARMUP_RAMP[4] * 2
+    assert all(picker.pick(pro.id, "warm", f"n{n}:a", day5).pool_id == warm.id for n in range(cap + 3))  # type: ignore[union-attr]
+    assert warmup_cap(pools.store.pools[(pro.id, warm.id)], day1 + timedelta(days=len(WARMUP_RAMP))) is None

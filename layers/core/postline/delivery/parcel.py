@@ -28,3 +28,4 @@ class Parcel:
     # The IP pool (its id) and the address of it the copy leaves from (ip_pools/); None: the host's own.
     ip_pool: str | None = None
     source_ip: str | None = None
+    ip_pool_overflow: str | None = None  # the warming pool whose day's cap sent it to the shared pool

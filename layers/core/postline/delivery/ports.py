@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from postline.delivery.outcomes import Outcome
     from postline.delivery.parcel import Parcel
     from postline.delivery.tls_sessions import TlsSession
-    from postline.ip_pools.domain import Pool
+    from postline.ip_pools.domain import Source
 
 
 class Transport(Protocol):
@@ -30,7 +32,8 @@ class TlsSessions(Protocol):
 class SourceAddresses(Protocol):
     """Which IP pool and source address a copy leaves from (ip_pools/service.py SourcePicker)."""
 
-    def pick(self, account_id: str, reference: str | None, key: str) -> tuple[Pool, str] | None:
+    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
         """The pool `reference` names (id or name; None: the shared platform pool) and one of its
-        addresses chosen by `key`; None: no pool holds an address (the host's own address)."""
+        addresses chosen by `key`, or the shared pool's past a warming pool's cap for `today`; None:
+        no pool holds an address (the host's own address)."""
         ...

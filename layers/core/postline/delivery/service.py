@@ -234,8 +234,13 @@ class Dispatcher:
                 continue
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
-            if parcel.source_ip is not None:  # on its events: sent's filterable ip_pool and ip
-                outcome = replace(outcome, data={**outcome.data, "ip_pool": parcel.ip_pool, "ip": parcel.source_ip})
+            if parcel.source_ip is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
+                source = {
+                    "ip_pool": parcel.ip_pool,
+                    "ip": parcel.source_ip,
+                    "ip_pool_overflow": parcel.ip_pool_overflow,
+                }
+                outcome = replace(outcome, data={**outcome.data, **{k: v for k, v in source.items() if v}})
             released = self._record(
                 message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last
             )
@@ -317,12 +322,15 @@ class Dispatcher:
             **self._source(message, recipient),
         )
 
-    def _source(self, message: Message, recipient: str) -> dict[str, str]:
-        """The parcel's ip_pool and source_ip: live copies only (test copies are simulated)."""
+    def _source(self, message: Message, recipient: str) -> dict[str, str | None]:
+        """The parcel's ip_pool, source_ip and ip_pool_overflow: live copies only (test copies are simulated)."""
         if self._sources is None or message.test:
             return {}
-        picked = self._sources.pick(message.account_id, message.ip_pool, f"{message.id}:{recipient}")
-        return {} if picked is None else {"ip_pool": picked[0].id, "source_ip": picked[1]}
+        key, today = f"{message.id}:{recipient}", self._clock.now().date()
+        picked = self._sources.pick(message.account_id, message.ip_pool, key, today)
+        if picked is None:
+            return {}
+        return {"ip_pool": picked.pool_id, "source_ip": picked.ip, "ip_pool_overflow": picked.overflowed_from}
 
     def _record(
         self,

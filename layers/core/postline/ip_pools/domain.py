@@ -15,7 +15,8 @@ none; without one they use the shared platform pool.
 from __future__ import annotations
 
 import ipaddress
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -56,6 +57,7 @@ class Pool(Model):
     reputation: int | None = Field(default=None, ge=0, le=100)
     ip_details: dict[str, dict[str, Any]] | None = None
     created_at: datetime
+    warming_since: date | None = None  # the warm-up ramp's day 1 (UTC): set when the pool becomes warming
     version: int = 0
 
     @property
@@ -77,3 +79,28 @@ def without(ips: list[str], ip: str) -> list[str]:
 
 def with_ip(ips: list[str], ip: str) -> list[str]:
     return sorted({*ips, ip}, key=lambda text: ipaddress.ip_address(text).packed)
+
+
+# The warm-up ramp: how many copies each address of a warming pool sends on its day 1, 2, ... (UTC days
+# from warming_since), in the spirit of SendGrid's published schedule (20-fold growth over the first
+# week, doubling after) and SES's automatic warm-up; past the last day the pool sends without a cap.
+# Copies past the day's cap leave from the shared platform pool (overflow): they never fail.
+WARMUP_RAMP = (50, 100, 500, 1_000, 5_000, 10_000, 20_000, 40_000, 70_000, 100_000, 150_000, 250_000, 400_000,
+               600_000, 1_000_000)  # fmt: skip
+
+
+def warmup_cap(pool: Pool, today: date) -> int | None:
+    """Copies the pool may send today (all its addresses together); None: no cap (not warming, or warm)."""
+    if pool.type is not PoolType.WARMING or pool.warming_since is None or not pool.ips:
+        return None
+    day = max((today - pool.warming_since).days, 0)
+    return WARMUP_RAMP[day] * len(pool.ips) if day < len(WARMUP_RAMP) else None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a copy leaves from: the pool (its id) and address, and the warming pool it overflowed from."""
+
+    pool_id: str | None
+    ip: str | None
+    overflowed_from: str | None = None

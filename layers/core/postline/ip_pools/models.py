@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
@@ -64,6 +64,7 @@ class IpPool(Model):
     reputation: int | None = Field(description="0-100, staff-managed; read-only.")
     ip_details: dict[str, dict[str, Any]] | None = Field(description="Per-IP metadata, staff-managed; read-only.")
     created_at: datetime
+    warming_since: date | None = Field(description="A warming pool's day 1 of the warm-up ramp (UTC); null otherwise.")
     default: bool = Field(description="Whether it is the account's default pool.")
 
 

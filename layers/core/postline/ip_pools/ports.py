@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from postline.audit.domain import AuditEntry
     from postline.ip_pools.domain import Pool
 
@@ -47,4 +49,10 @@ class IpPoolStore(Protocol):
 
     def release_ip(self, ip: str, pool: Pool, audit: AuditEntry) -> None:
         """Forgets the address's holder and writes the pool without it."""
+        ...
+
+
+class WarmupCounts(Protocol):
+    def take(self, pool_id: str, day: date) -> int:
+        """Counts one more copy of the pool's on `day` (UTC); returns the day's count with it."""
         ...

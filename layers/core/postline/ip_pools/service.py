@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from postline.audit.domain import Actor, AuditEntry
@@ -21,12 +22,14 @@ from postline.ip_pools.domain import (
     Pool,
     PoolType,
     Provider,
+    Source,
     normalize_ip,
+    warmup_cap,
     with_ip,
     without,
 )
 from postline.ip_pools.models import Ip, IpAssign, IpPool, IpPoolCreate, IpPoolUpdate, ips_of, pool_view
-from postline.ip_pools.ports import IpPoolStore
+from postline.ip_pools.ports import IpPoolStore, WarmupCounts
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -66,6 +69,7 @@ class IpPoolService:
             region=request.region,
             type=request.type,
             created_at=self._clock.now(),
+            warming_since=self._clock.now().date() if request.type is PoolType.WARMING else None,
         )
         audit = self._audit(principal.actor(), account.id, "ip_pool.created", pool, f"{pool.name} ({pool.type})")
         self._pools.create_pool(pool, max_pools=limit, make_default=request.default, audit=audit)
@@ -86,6 +90,8 @@ class IpPoolService:
         fields = {name: value for name, value in changes.items() if getattr(current, name) != value}
         if not fields and default_change is None:
             return pool_view(current, account.default_ip_pool_id)
+        if fields.get("type") is PoolType.WARMING:  # the ramp starts again at day 1
+            fields["warming_since"] = self._clock.now().date()
         updated = current.model_copy(update={**fields, "version": current.version + 1})
         details = ", ".join([*(f"{name} {value}" for name, value in fields.items()),
                              *([f"default {default_change}"] if default_change is not None else [])])  # fmt: skip
@@ -239,20 +245,28 @@ class SourcePicker:
 
     PLATFORM_TTL = 60.0  # seconds a process keeps the platform's pools (read for every copy otherwise)
 
-    def __init__(self, *, pools: IpPoolStore, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, pools: IpPoolStore, warmup: WarmupCounts | None = None, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self._pools = pools
+        self._warmup = warmup  # counts a warming pool's copies per day (None: no ramp enforced)
         self._monotonic = monotonic
         self._platform: tuple[float, list[Pool]] | None = None
 
-    def pick(self, account_id: str, reference: str | None, key: str) -> tuple[Pool, str] | None:
+    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
         pool = self._named(account_id, reference) if reference else None
+        overflowed: str | None = None
+        if pool is not None and pool.ips:
+            cap = warmup_cap(pool, today)
+            if cap is not None and self._warmup is not None and self._warmup.take(pool.id, today) > cap:
+                overflowed, pool = pool.id, None  # past today's step of the ramp: the shared pool takes it
         if pool is None or not pool.ips:
             shared = [p for p in self._platform_pools() if p.type is PoolType.SHARED and p.ips]
             pool = shared[0] if shared else None
         if pool is None:
-            return None
+            return Source(None, None, overflowed) if overflowed else None
         index = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(pool.ips)
-        return pool, pool.ips[index]
+        return Source(pool.id, pool.ips[index], overflowed)
 
     def _platform_pools(self) -> list[Pool]:
         now = self._monotonic()

@@ -13,6 +13,7 @@ entry.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from postline.audit.domain import AuditEntry
@@ -197,3 +198,21 @@ def _data(pool: Pool) -> dict[str, Any]:
 def _pool(attrs: dict[str, Any]) -> Pool:
     data = from_attrs(attrs)
     return Pool.model_validate({name: value for name, value in data.items() if name not in ("pk", "sk")})
+
+
+class DynamoWarmupCounts:
+    """WARMUP#<pool id> / <day>: a warming pool's copies that day (one atomic ADD per copy)."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._db = client
+        self._table = table
+
+    def take(self, pool_id: str, day: date) -> int:
+        response = self._db.update_item(
+            TableName=self._table,
+            Key=key(f"WARMUP#{pool_id}", day.isoformat()),
+            UpdateExpression="ADD sent :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["sent"]["N"])

@@ -35,5 +35,6 @@ def ip_pool_admin() -> IpPoolAdmin:
 @built_once()
 def source_picker() -> SourcePicker:
     from postline.ip_pools.service import SourcePicker
+    from postline.ip_pools.store import DynamoWarmupCounts
 
-    return SourcePicker(pools=ip_pool_store())
+    return SourcePicker(pools=ip_pool_store(), warmup=DynamoWarmupCounts(client("dynamodb"), settings(Resources).table))
