@@ -82,7 +82,9 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         meter=shared.meter(),
         worker_id=worker_id,
         relay=relay,
-        sources=ip_pools.source_picker(),
+        # IP pools bind source addresses on the SMTP transport (the relay task's role may count the
+        # warm-up); SES's dedicated pools per IP pool are not built yet, so SES sends ignore pools.
+        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else None,
     )
 
 
