@@ -76,6 +76,10 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "SubaccountCreate": {"name": "Acme Europe", "slug": "acme-eu"},
     "SubaccountUpdate": {"name": "Acme Europe GmbH"},
+    # no "default" key beside "type": Spectral would take the example for a schema with a default
+    "IpPoolCreate": {"name": "transactional-eu", "type": "warming", "region": "eu-west-1"},
+    "IpPoolUpdate": {"type": "dedicated"},
+    "IpAssign": {"ip": "192.0.2.17"},
     "DataRemovalRequest": {"email": "ada@example.com", "include_subaccounts": True},
     "UploadCreate": {"filename": "price-list.pdf", "size_bytes": 482113, "expires_at": "2026-12-31T23:59:59Z"},
     "UploadUpdate": {"expires_at": "2027-01-31T23:59:59Z"},
@@ -107,5 +111,6 @@ TAGS: dict[str, str] = {
     "Audit": "Every management write, newest first.",
     "Tracking": "Open, click, download and unsubscribe links in sent mail (no key).",
     "Uploads": "Hosted files for messages to link to, with tracked downloads.",
+    "IP pools": "Dedicated and warming source addresses, and the platform's shared pools.",
     "Data removals": "Erasure of everything held about an address, with a signed receipt.",
 }

@@ -54,6 +54,7 @@ class MailSink:
                 {
                     "mail_from": envelope.mail_from,
                     "rcpt_tos": list(envelope.rcpt_tos),
+                    "peer": session.peer[0] if session.peer else None,  # the source address (IP pools)
                     "headers": headers,
                     "raw": raw.decode("utf-8", errors="replace"),
                 }

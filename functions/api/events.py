@@ -47,6 +47,8 @@ def list_events(
     recipient: Annotated[str | None, Query(max_length=320, description="Exact address (any case).")] = None,
     tag: Annotated[str | None, Query(max_length=128, description="Events carrying the tag.")] = None,
     message_id: Annotated[str | None, Query(max_length=64, description="All events of one message.")] = None,
+    ip_pool: Annotated[str | None, Query(max_length=64, description="Copies sent through this IP pool (id).")] = None,
+    ip: Annotated[str | None, Query(max_length=64, description="Copies sent from this source address.")] = None,
     since: Annotated[datetime | None, params.since("Events")] = None,
     until: Annotated[datetime | None, params.until("Events")] = None,
     limit: Annotated[int, params.limit(MAX_LIMIT, DEFAULT_LIMIT)] = DEFAULT_LIMIT,
@@ -54,8 +56,9 @@ def list_events(
 ) -> EventListPage:
     query = router.current_event.multi_value_query_string_parameters
     filters = event_filters(
-        query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until
-    )
+        query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until,
+        ip_pool=ip_pool, ip=ip,
+    )  # fmt: skip
     return events.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
 
 

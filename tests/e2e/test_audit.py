@@ -14,6 +14,8 @@ from postline.accounts.domain import Plan
 from postline.audit.domain import REDACTED_STAFF_EMAIL
 from postline.keys.access import Access
 from postline.routes import ROUTES, Route
+from postline.wiring import ip_pools
+from tests.e2e.ip_pool_support import unused_loopback_ip
 from tests.e2e.support import Api, make_account, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -120,6 +122,12 @@ def _call(admin: Api, route: Route) -> str:
         if route.name == "UpdateUpload":
             assert admin.patch(f"/v3/uploads/{target}", json={"filename": "b.txt"}).status_code == 200
             return str(target)
+    elif route.module == "ip_pools":
+        target = admin.post("/v3/ip-pools", json={"name": f"audited-{uuid.uuid4().hex[:8]}"}).json()["id"]
+        if route.name == "CreateIpPool":
+            return str(target)
+        if route.name == "AssignIp":
+            return _assign_ip(admin, target)
     elif route.name == "CreateKey":
         return str(admin.post("/v3/keys", json={"name": "new"}).json()["id"])
     elif route.name == "ResendWebhookDeliveries":
@@ -148,9 +156,19 @@ def _call(admin: Api, route: Route) -> str:
     return str(target)
 
 
+def _assign_ip(admin: Api, target: str) -> str:
+    """An address the operator allocates into another pool of the account, moved into `target`."""
+    other = admin.post("/v3/ip-pools", json={"name": f"other-{uuid.uuid4().hex[:8]}"}).json()["id"]
+    account_id = admin.get("/v3/whoami").json()["account"]["id"]
+    ip = unused_loopback_ip()
+    ip_pools.ip_pool_admin().allocate(ip, account_id=account_id, pool_id=other)
+    assert admin.post(f"/v3/ip-pools/{target}/ips", json={"ip": ip}).status_code == 200
+    return target
+
+
 @pytest.mark.parametrize("route", WRITE_ROUTES, ids=lambda r: r.name)
 def test_each_write_records_its_action_actor_target_and_ip(runtime_api: Api, route: Route) -> None:
-    paid = route.module in ("subaccounts", "uploads")  # Free has none
+    paid = route.module in ("subaccounts", "uploads", "ip_pools")  # Free has none
     account = make_account(plan=Plan.PROFESSIONAL if paid else Plan.FREE)
     admin = runtime_api.with_key(account.live_key)
     target = _call(admin, route)

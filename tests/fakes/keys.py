@@ -104,7 +104,9 @@ class InMemoryStore:
             raise NotFound(f"account {account.id} not found")
         stored = self._accounts[account.id]
         # SET of every field but id, created_at, list_count and the organisation's, as the adapter does.
-        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count", *ORGANISATION_FIELDS})
+        fields = account.model_dump(
+            mode="json", exclude={"id", "created_at", "list_count", "default_ip_pool_id", *ORGANISATION_FIELDS}
+        )
         self._accounts[account.id] = {**stored, **fields}
         self.record(audit)
 

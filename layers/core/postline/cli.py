@@ -25,11 +25,13 @@ from postline.config import SettingsError
 from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
 from postline.domains.models import domain_view
 from postline.events.store import Backfilled
+from postline.ip_pools.domain import PoolType
 from postline.keys.access import Environment, Scope
 from postline.operator.service import OperatorService
 from postline.shared.errors import ApiError
 from postline.wiring import domains, verification
 from postline.wiring import events as events_root
+from postline.wiring import ip_pools as ip_pools_root
 from postline.wiring import metrics as metrics_root
 from postline.wiring import operator as operator_root
 from postline.wiring import tlsrpt as tlsrpt_root
@@ -194,7 +196,32 @@ def _parser() -> argparse.ArgumentParser:
         help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
     )
     pack.add_argument("account_id")
+    _ip_parsers(commands)
     return parser
+
+
+def _ip_parsers(commands: Any) -> None:
+    """`postline ip-pool ...` and `postline ip ...`: platform pools, addresses, staff-managed fields."""
+    pool = commands.add_parser("ip-pool", help="IP pools").add_subparsers(dest="action", required=True)
+    pool.add_parser("list", help="the platform's pools, or an account's").add_argument("--account")
+    create = pool.add_parser("create", help="create a platform pool (account_id null, read-only to accounts)")
+    create.add_argument("--name", required=True)
+    create.add_argument("--type", type=PoolType, default=PoolType.SHARED, choices=list(PoolType))
+    create.add_argument("--region")
+    reputation = pool.add_parser("set-reputation", help="a pool's staff-managed reputation (0-100, or none)")
+    reputation.add_argument("pool_id")
+    reputation.add_argument("reputation", help="0-100, or 'none'")
+    details = pool.add_parser("set-ip-details", help="a pool's staff-managed per-IP metadata (JSON object, or none)")
+    details.add_argument("pool_id")
+    details.add_argument("ip_details", help='e.g. \'{"192.0.2.10": {"ptr": "mta1.example"}}\', or none')
+    for parser in (reputation, details):
+        parser.add_argument("--account", help="the account whose pool it is (default: a platform pool)")
+    ip = commands.add_parser("ip", help="IP addresses").add_subparsers(dest="action", required=True)
+    allocate = ip.add_parser("allocate", help="allocate an address to an account, into one of its pools")
+    allocate.add_argument("ip")
+    allocate.add_argument("--pool", required=True, help="the pool's id")
+    allocate.add_argument("--account", help="the account (default: a platform pool)")
+    ip.add_parser("release", help="take an address back from whoever holds it").add_argument("ip")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -239,6 +266,8 @@ def run(args: argparse.Namespace) -> None:
         _print(verification.bulk_verification_service().resume(args.account_id, args.job_id))
     elif args.command == "tlsrpt":
         _print(tlsrpt_root.queue_tls_reports(args.day))
+    elif args.command in ("ip-pool", "ip"):
+        _ip_pools(args)
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)
@@ -283,6 +312,24 @@ def _domain(args: argparse.Namespace) -> None:
                 owner_workspace_name=args.owner_workspace,
             )
         )
+
+
+def _ip_pools(args: argparse.Namespace) -> None:
+    admin = ip_pools_root.ip_pool_admin()
+    if args.command == "ip" and args.action == "allocate":
+        _print(admin.allocate(args.ip, account_id=args.account, pool_id=args.pool))
+    elif args.command == "ip":
+        _print(admin.release(args.ip))
+    elif args.action == "list":
+        _print({"items": [pool.model_dump(mode="json") for pool in admin.list_pools(args.account)]})
+    elif args.action == "create":
+        _print(admin.create_platform_pool(name=args.name, type=args.type, region=args.region))
+    elif args.action == "set-reputation":
+        reputation = None if args.reputation == "none" else int(args.reputation)
+        _print(admin.set_staff_fields(args.account, args.pool_id, reputation=reputation))
+    elif args.action == "set-ip-details":
+        details = None if args.ip_details == "none" else json.loads(args.ip_details)
+        _print(admin.set_staff_fields(args.account, args.pool_id, ip_details=details))
 
 
 def _backfill_event_keys(segments: int) -> None:

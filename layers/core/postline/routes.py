@@ -260,6 +260,17 @@ ROUTES: tuple[Route, ...] = (
           "data_removal.requested", True, policies=(DATA_REMOVALS_WRITE, W)),
     Route("GetDataRemoval",  "GET",    "/v3/data-removals/{id}",  "data_removals", Access.READ,
           policies=(DATA_REMOVALS_READ,)),
+    Route("ListIpPools",     "GET",    "/v3/ip-pools",            "ip_pools", Access.READ, policies=(R,)),
+    Route("CreateIpPool",    "POST",   "/v3/ip-pools",            "ip_pools", Access.WRITE, "ip_pool.created",
+          True, policies=(W,)),
+    Route("GetIpPool",       "GET",    "/v3/ip-pools/{id}",       "ip_pools", Access.READ, policies=(R,)),
+    Route("UpdateIpPool",    "PATCH",  "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.updated",
+          True, policies=(W,)),
+    Route("DeleteIpPool",    "DELETE", "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.deleted",
+          True, policies=(W,)),
+    Route("AssignIp",        "POST",   "/v3/ip-pools/{id}/ips",   "ip_pools", Access.WRITE, "ip_pool.ip_assigned",
+          True, policies=(W,)),
+    Route("ListIps",         "GET",    "/v3/ips",                 "ip_pools", Access.READ, policies=(R,)),
 )
 # fmt: on
 

@@ -144,6 +144,9 @@ class Account(Model):
     slug: str | None = None
     suspended_by_parent: bool = False
     storage_addon: StorageAddon = StorageAddon.NONE  # hosted uploads' quota (upload_quota_bytes)
+    # The IP pool its sends use when they name none (ip_pools/); None: the shared platform pool. Only
+    # the IP pool store writes it (update_account leaves it alone).
+    default_ip_pool_id: str | None = None
     created_at: datetime
 
     @property

@@ -33,8 +33,11 @@ class DynamoAccountStore:
         transact(self._db, [op, audit_put(self._table, audit)], duplicate=taken)
 
     def update_account(self, account: Account, audit: AuditEntry) -> None:
-        # list_count is the list store's; the organisation fields the subaccount store's
-        fields = account.model_dump(mode="json", exclude={"id", "created_at", "list_count", *ORGANISATION_FIELDS})
+        # list_count is the list store's; the organisation fields the subaccount store's; the default
+        # IP pool the IP pool store's
+        fields = account.model_dump(
+            mode="json", exclude={"id", "created_at", "list_count", "default_ip_pool_id", *ORGANISATION_FIELDS}
+        )
         names = {f"#{name}": name for name in fields}
         values = {f":{name}": to_value(value) for name, value in fields.items()}
         update = {

@@ -25,3 +25,7 @@ class Parcel:
     # MAIL FROM on the sending domain's return-path subdomain (SMTP), so bounces come to the service
     # and SPF is checked there; None: the From address. SES sets its own MAIL FROM.
     return_path: str | None = None
+    # The IP pool (its id) and the address of it the copy leaves from (ip_pools/); None: the host's own.
+    ip_pool: str | None = None
+    source_ip: str | None = None
+    ip_pool_overflow: str | None = None  # the warming pool whose day's cap sent it to the shared pool

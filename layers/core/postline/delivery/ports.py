@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from postline.delivery.outcomes import Outcome
     from postline.delivery.parcel import Parcel
     from postline.delivery.tls_sessions import TlsSession
+    from postline.ip_pools.domain import Source
 
 
 class Transport(Protocol):
@@ -23,4 +26,14 @@ class Transport(Protocol):
 class TlsSessions(Protocol):
     def record(self, session: TlsSession) -> None:
         """Counts one SMTP session's TLS outcome; never raises (a delivery does not fail on it)."""
+        ...
+
+
+class SourceAddresses(Protocol):
+    """Which IP pool and source address a copy leaves from (ip_pools/service.py SourcePicker)."""
+
+    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
+        """The pool `reference` names (id or name; None: the shared platform pool) and one of its
+        addresses chosen by `key`, or the shared pool's past a warming pool's cap for `today`; None:
+        no pool holds an address (the host's own address)."""
         ...

@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +54,7 @@ from postline.verification.domain import Verification, simulate_verification
 
 if TYPE_CHECKING:
     from postline.content_checks.service import ContentChecker, KeptCopies
-    from postline.delivery.ports import Transport
+    from postline.delivery.ports import SourceAddresses, Transport
     from postline.domains.domain import SendingDomain
     from postline.domains.ports import SendingDomains
     from postline.sending.ports import ContentVault, DispatchQueue, MessageStore, Sealed
@@ -103,6 +104,7 @@ class Dispatcher:
         pause: Callable[[float], None] = time.sleep,
         checker: ContentChecker | None = None,
         copies: KeptCopies | None = None,
+        sources: SourceAddresses | None = None,
     ) -> None:
         """`relay`: where live messages' jobs are handed over instead of delivered here (the SMTP
         relay task's queue: a Lambda cannot open port 25). The relay task runs this same class
@@ -127,6 +129,7 @@ class Dispatcher:
         self._worker_id = worker_id
         self._relay = relay
         self._pause = pause
+        self._sources = sources  # the IP pools' source addresses (None: the host's own address)
         self._prefetched: dict[str, Message] = {}
         self._sent: Counter[tuple[str, str]] = Counter()  # (account, domain) -> copies handed over
         self._batching = False
@@ -246,6 +249,13 @@ class Dispatcher:
                 check = self._keep_copy(message, content, parcel, signer, check)
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
+            if parcel.source_ip is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
+                source = {
+                    "ip_pool": parcel.ip_pool,
+                    "ip": parcel.source_ip,
+                    "ip_pool_overflow": parcel.ip_pool_overflow,
+                }
+                outcome = replace(outcome, data={**outcome.data, **{k: v for k, v in source.items() if v}})
             released = self._record(
                 message, recipient, attempt, outcome, owner, handed_at, last_receive=last_receive, release=last,
                 sent_data=check,
@@ -361,7 +371,18 @@ class Dispatcher:
             send_outcomes=message.send_outcomes,
             attempt=attempt,
             return_path=domain.envelope_sender(message.id) if domain else None,
+            **self._source(message, recipient),
         )
+
+    def _source(self, message: Message, recipient: str) -> dict[str, str | None]:
+        """The parcel's ip_pool, source_ip and ip_pool_overflow: live copies only (test copies are simulated)."""
+        if self._sources is None or message.test:
+            return {}
+        key, today = f"{message.id}:{recipient}", self._clock.now().date()
+        picked = self._sources.pick(message.account_id, message.ip_pool, key, today)
+        if picked is None:
+            return {}
+        return {"ip_pool": picked.pool_id, "source_ip": picked.ip, "ip_pool_overflow": picked.overflowed_from}
 
     def _record(
         self,

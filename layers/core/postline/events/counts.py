@@ -124,9 +124,11 @@ class CountQuestion:
 
 def count_question(plan: QueryPlan) -> CountQuestion | None:
     """The counters that answer a plan's count, or None when its filters are not counted (a
-    recipient, message or metadata filter; a message or recipient plan)."""
+    recipient, message, metadata, IP pool or IP filter; a message or recipient plan)."""
     residual: EventFilters = plan.residual
     if residual.recipient is not None or residual.message_id is not None or residual.metadata:
+        return None
+    if residual.ip_pool is not None or residual.ip is not None:
         return None
     if plan.strategy is Strategy.DAY:
         return CountQuestion(ALL_SERIES, None)

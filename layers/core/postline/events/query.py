@@ -97,6 +97,12 @@ class EventFilters(Model):
         default=None, description="All events of one message."
     )
     metadata: MetadataFilters = Field(default_factory=dict)
+    ip_pool: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+        default=None, description="Events of copies sent through this IP pool (its id; data.ip_pool)."
+    )
+    ip: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+        default=None, description="Events of copies sent from this source address (data.ip)."
+    )
     since: UtcDatetime | None = Field(default=None, description="Events at or after (ISO 8601).")
     until: UtcDatetime | None = Field(default=None, description="Events at or before (ISO 8601).")
 

@@ -197,6 +197,12 @@ def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
         clauses.append(f"{at}#metadata.#m{index} = :m{index}")
         names.update({"#metadata": "metadata", f"#m{index}": name})
         values[f":m{index}"] = {"S": value}
+    for name in ("ip_pool", "ip"):  # the pool and address a copy left from (data.ip_pool, data.ip)
+        value = getattr(residual, name)
+        if value is not None:
+            clauses.append(f"{at}#data.#{name} = :{name}")
+            names.update({"#data": "data", f"#{name}": name})
+            values[f":{name}"] = {"S": value}
     if at and clauses:
         names["#event"] = "event"
     expression: dict[str, Any] = {}

@@ -206,6 +206,7 @@ class Message(Model):
     webhook_url: str | None = None
     track_opens: bool = True
     track_clicks: bool = True
+    ip_pool: str | None = None  # the IP pool named by the send (id or name), else the account's default
     send_outcomes: dict[str, float] | None = None  # the test key's weights, for the simulator
     verify_before_send: bool = False  # each recipient is verified before its first hand-over
     verify_outcomes: dict[str, float] | None = None  # the test key's verify weights, for the simulator

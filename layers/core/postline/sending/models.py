@@ -51,6 +51,12 @@ class SendFields(Model):
     attachments: list[Attachment] = Field(default_factory=list, max_length=20)
     track_opens: bool = True
     track_clicks: bool = True
+    ip_pool: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The IP pool to send through (its id or name; GET /v3/ip-pools); default: the account's "
+        "default pool, else the shared platform pool.",
+    )
 
     @field_validator("send_at")
     @classmethod
@@ -111,6 +117,7 @@ class MimeSendRequest(Model):
     metadata: Metadata = Field(default_factory=dict)
     webhook_url: HttpUrl | None = None
     template_id: str | None = Field(default=None, max_length=64)  # X-Svc-Template: a list send's only
+    ip_pool: str | None = Field(default=None, max_length=64)  # X-Svc-Ip-Pool
     mime: bytes = Field(repr=False)
 
     def check_recipient_limits(self) -> None:

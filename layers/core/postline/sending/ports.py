@@ -100,3 +100,11 @@ class Idempotency(Protocol):
         """produce() at most once per (account, environment, scope, key): a replay returns its stored
         result. Test and live keys of one account never share a record (Stripe's rule)."""
         ...
+
+
+class IpPoolNames(Protocol):
+    """Whether a send's `ip_pool` names a pool it may use (ip_pools/service.py SourcePicker)."""
+
+    def exists(self, account_id: str, reference: str) -> bool:
+        """The account's pool or a platform pool of that id or name."""
+        ...

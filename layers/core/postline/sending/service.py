@@ -63,7 +63,7 @@ from postline.sending.models import (
     ScheduledMessageCancellation,
     SendRequest,
 )
-from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, MessageStore, Sealed
+from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, IpPoolNames, MessageStore, Sealed
 from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.header_text import header_text_problem
@@ -131,7 +131,9 @@ class SendService:
         lists: ListLookup | None = None,
         list_sends: ListSendJobs | None = None,
         list_queue: ListSendQueue | None = None,
+        ip_pools: IpPoolNames | None = None,
     ) -> None:
+        self._ip_pools = ip_pools  # checks a send's ip_pool (without it: any name passes)
         self._lists = lists  # a send to a list's address is a list send (without these: none is)
         self._list_sends = list_sends
         self._list_queue = list_queue
@@ -156,6 +158,7 @@ class SendService:
     ) -> MessageAccepted | ListSendResult:
         """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer. A send
         whose `to` is one of the account's lists' addresses is a list send (lists/sends.py)."""
+        self._check_ip_pool(principal, request.ip_pool)
         mailing_list = self._list_at(principal, request.to)
         if mailing_list is not None:
             return self._send_to_list(principal, request, mailing_list, idempotent)
@@ -170,6 +173,7 @@ class SendService:
         """POST /v3/messages.batch; under an Idempotency-Key, a replay returns the first answer. A
         batch of one recipient whose `to` is a list's address is a list send, that recipient's vars
         and overrides applying to every member."""
+        self._check_ip_pool(principal, request.ip_pool)
         if len(request.recipients) == 1:
             mailing_list = self._list_at(principal, [request.recipients[0].to])
             if mailing_list is not None:
@@ -186,6 +190,12 @@ class SendService:
             BatchSendResult,
             lambda: self._send_batch(principal, request, names),
         )
+
+    def _check_ip_pool(self, principal: Principal, reference: str | None) -> None:
+        if reference and self._ip_pools is not None and not self._ip_pools.exists(principal.account.id, reference):
+            raise ValidationFailed(
+                f"ip_pool: no IP pool {reference!r} in this account or the platform's (GET /v3/ip-pools)"
+            )
 
     def _once(
         self,
@@ -518,6 +528,7 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=request.track_opens,
             track_clicks=request.track_clicks,
+            ip_pool=request.ip_pool,
             schedule=Schedule.SCHEDULED if send_at else Schedule.NOW,
             send_at=send_at,
             created_at=now,
@@ -543,7 +554,7 @@ class SendService:
                 principal.account.verify_before_send,
             ),
             verify_outcomes=outcomes.verify if outcomes else None,
-            **fields,
+            **{**fields, "ip_pool": fields.get("ip_pool") or principal.account.default_ip_pool_id},
         )
 
     def send_mime(
@@ -556,6 +567,7 @@ class SendService:
         One envelope recipient that is a list's address makes it a list send, as POST /v3/messages
         to that address (each member's copy made from its subject and bodies: mime_bodies.py). A
         list's address among other recipients is refused, as a list `to` beside cc is over the API."""
+        self._check_ip_pool(principal, request.ip_pool)
         mailing_list = self._list_at(principal, request.recipients)
         if mailing_list is not None:
             single = _list_request_of(request)
@@ -589,6 +601,7 @@ class SendService:
             webhook_url=str(request.webhook_url) if request.webhook_url else None,
             track_opens=False,
             track_clicks=False,
+            ip_pool=request.ip_pool,
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))

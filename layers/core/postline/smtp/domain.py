@@ -34,9 +34,10 @@ TAG = "x-svc-tag"
 VARIABLES = "x-svc-variables"
 WEBHOOK = "x-svc-webhook"
 IDEMPOTENCY_KEY = "x-svc-idempotency-key"
+IP_POOL = "x-svc-ip-pool"  # the IP pool to send through (its id or name), as POST /v3/messages' ip_pool
 TEMPLATE = "x-svc-template"  # a message to a mailing list's address: each member's copy from this template
 SVC_PREFIX = "x-svc-"
-_KNOWN_SVC = {TAG, VARIABLES, WEBHOOK, IDEMPOTENCY_KEY, TEMPLATE}
+_KNOWN_SVC = {TAG, VARIABLES, WEBHOOK, IDEMPOTENCY_KEY, TEMPLATE, IP_POOL}
 _DROPPED = {"bcc"}  # never leaves: the envelope says who receives a blind copy
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BARE_LINE_END = re.compile(rb"\r(?!\n)|(?<!\r)\n")
@@ -91,6 +92,7 @@ def read_submission(raw: bytes) -> Submitted:
     metadata: Any = {}
     webhook: str | None = None
     template_id: str | None = None
+    ip_pool: str | None = None
     idempotency_key: str | None = None
     for name, value in parsed.items():
         lower = name.lower()
@@ -99,7 +101,7 @@ def read_submission(raw: bytes) -> Submitted:
             if lower not in _KNOWN_SVC:
                 raise ValidationFailed(
                     f"{name}: not a header this service reads (X-Svc-Tag, -Variables, -Webhook, -Idempotency-Key, "
-                    "-Template)"
+                    "-Template, -Ip-Pool)"
                 )
             if lower == TAG:
                 tags.append(text)
@@ -109,6 +111,8 @@ def read_submission(raw: bytes) -> Submitted:
                 webhook = text
             elif lower == TEMPLATE:
                 template_id = text
+            elif lower == IP_POOL:
+                ip_pool = text
             else:
                 idempotency_key = text
         elif lower.startswith("x-"):
@@ -130,6 +134,8 @@ def read_submission(raw: bytes) -> Submitted:
         fields["webhook_url"] = webhook
     if template_id:
         fields["template_id"] = template_id
+    if ip_pool:
+        fields["ip_pool"] = ip_pool
     missing = [name for name in ("Date", "Message-ID") if name not in parsed]
     return Submitted(fields, idempotency_key or None, _without_hidden(header_block), raw, body_start, missing)
 

@@ -41,6 +41,7 @@ _HEADER_OF = {
     "metadata": "X-Svc-Variables",
     "webhook_url": "X-Svc-Webhook",
     "template_id": "X-Svc-Template",
+    "ip_pool": "X-Svc-Ip-Pool",
     "recipients": "RCPT TO",
 }
 

@@ -9,6 +9,7 @@ from postline.wiring import (
     accounts,
     content_checks,
     domains,
+    ip_pools,
     sending,
     shared,
     suppressions,
@@ -94,6 +95,9 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         relay=relay,
         checker=content_checks.checker(),  # test-mode copies: kept and checked
         copies=content_checks.kept_copies(),
+        # IP pools bind source addresses on the SMTP transport (the relay task's role may count the
+        # warm-up); SES's dedicated pools per IP pool are not built yet, so SES sends ignore pools.
+        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else None,
     )
 
 

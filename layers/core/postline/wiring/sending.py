@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import ContentBucket, ContentKey, Events, Idempotency, Messages, SendQueue
-from postline.wiring import accounts, domains, keys, lists, shared, suppressions, templates, usage, webhooks
+from postline.wiring import accounts, domains, ip_pools, keys, lists, shared, suppressions, templates, usage, webhooks
 from postline.wiring.registry import built_once, bulk_client, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -68,6 +68,7 @@ def send_service() -> SendService:
         lists=lists.lists_store(),
         list_sends=lists.list_send_jobs(),
         list_queue=lists.list_job_queue(),
+        ip_pools=ip_pools.source_picker(),
     )
 
 

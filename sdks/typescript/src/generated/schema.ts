@@ -654,6 +654,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/ip-pools/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an IP pool */
+        get: operations["GetIpPool"];
+        put?: never;
+        post?: never;
+        /** Delete an empty IP pool */
+        delete: operations["DeleteIpPool"];
+        options?: never;
+        head?: never;
+        /** Change an IP pool, or make it the default */
+        patch: operations["UpdateIpPool"];
+        trace?: never;
+    };
+    "/v3/ip-pools/{id}/ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move one of the account's IPs into this pool */
+        post: operations["AssignIp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/whoami": {
         parameters: {
             query?: never;
@@ -1229,6 +1265,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/ip-pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List IP pools (the platform's, then the account's) */
+        get: operations["ListIpPools"];
+        put?: never;
+        /** Create a dedicated or warming IP pool */
+        post: operations["CreateIpPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's IPs */
+        get: operations["ListIps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1491,6 +1562,11 @@ export interface components {
              * @default true
              */
             track_clicks?: boolean;
+            /**
+             * Ip Pool
+             * @description The IP pool to send through (its id or name; GET /v3/ip-pools); default: the account's default pool, else the shared platform pool.
+             */
+            ip_pool?: string | null;
             /** Recipients */
             recipients: components["schemas"]["BatchRecipient"][];
         };
@@ -2426,6 +2502,16 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * Ip Pool
+             * @description Events of copies sent through this IP pool (its id; data.ip_pool).
+             */
+            ip_pool?: string | null;
+            /**
+             * Ip
+             * @description Events of copies sent from this source address (data.ip).
+             */
+            ip?: string | null;
+            /**
              * Since
              * Format: date-time
              * @description Events at or after (ISO 8601); within the account's retention.
@@ -2627,6 +2713,110 @@ export interface components {
          * @enum {string}
          */
         ImportStatus: "pending" | "processing" | "done" | "failed";
+        /** Ip */
+        Ip: {
+            /** Ip */
+            ip: string;
+            /** Pool Id */
+            pool_id: string;
+            /** Pool Name */
+            pool_name: string;
+            provider: components["schemas"]["Provider"];
+            /** Region */
+            region: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** IpAssign */
+        IpAssign: {
+            /**
+             * Ip
+             * @description An address allocated to the account, now in another of its pools.
+             */
+            ip: string;
+        };
+        /** IpPool */
+        IpPool: {
+            /**
+             * Id
+             * @description A UUID.
+             */
+            id: string;
+            /**
+             * Account Id
+             * @description null: a platform pool (read-only).
+             */
+            account_id: string | null;
+            /** Name */
+            name: string;
+            provider: components["schemas"]["Provider"];
+            /** Region */
+            region: string | null;
+            type: components["schemas"]["PoolType"];
+            /** Ips */
+            ips: string[];
+            /**
+             * Reputation
+             * @description 0-100, staff-managed; read-only.
+             */
+            reputation: number | null;
+            /**
+             * Ip Details
+             * @description Per-IP metadata, staff-managed; read-only.
+             */
+            ip_details: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Warming Since
+             * @description A warming pool's day 1 of the warm-up ramp (UTC); null otherwise.
+             */
+            warming_since: string | null;
+            /**
+             * Default
+             * @description Whether it is the account's default pool.
+             */
+            default: boolean;
+        };
+        /** IpPoolCreate */
+        IpPoolCreate: {
+            /** Name */
+            name: string;
+            /**
+             * @description dedicated or warming (shared pools are the platform's).
+             * @default dedicated
+             */
+            type?: components["schemas"]["PoolType"];
+            /** Region */
+            region?: string | null;
+            /**
+             * Default
+             * @description Make it the account's default pool.
+             * @default false
+             */
+            default?: boolean;
+        };
+        /**
+         * IpPoolUpdate
+         * @description PATCH: any of these. `default: true` makes it the account's default pool, `false` unsets it
+         *     (sends then use the shared platform pool unless they name one).
+         */
+        IpPoolUpdate: {
+            /** Name */
+            name?: string | null;
+            type?: components["schemas"]["PoolType"] | null;
+            /** Region */
+            region?: string | null;
+            /** Default */
+            default?: boolean | null;
+        };
         /** KeyCreate */
         KeyCreate: {
             /** Name */
@@ -3182,6 +3372,18 @@ export interface components {
             items: components["schemas"]["AuditEntry"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** Page[IpPool] */
+        Page_IpPool_: {
+            /** Items */
+            items: components["schemas"]["IpPool"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** Page[Ip] */
+        Page_Ip_: {
+            /** Items */
+            items: components["schemas"]["Ip"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         /** Page[KeyDetail] */
         Page_KeyDetail_: {
             /** Items */
@@ -3296,6 +3498,11 @@ export interface components {
          */
         Plan: "free" | "professional";
         /**
+         * PoolType
+         * @enum {string}
+         */
+        PoolType: "dedicated" | "shared" | "warming";
+        /**
          * PresignedPost
          * @description A presigned S3 POST: a multipart/form-data POST of `fields`, then the file as field `file`.
          */
@@ -3349,6 +3556,11 @@ export interface components {
              */
             signature?: string | null;
         };
+        /**
+         * Provider
+         * @enum {string}
+         */
+        Provider: "cloud-relay" | "alt-postal";
         /** PublicKey */
         PublicKey: {
             /** Kty */
@@ -3710,6 +3922,11 @@ export interface components {
              * @default true
              */
             track_clicks?: boolean;
+            /**
+             * Ip Pool
+             * @description The IP pool to send through (its id or name; GET /v3/ip-pools); default: the account's default pool, else the shared platform pool.
+             */
+            ip_pool?: string | null;
             /** To */
             to: string[];
             /** Cc */
@@ -13250,6 +13467,627 @@ export interface operations {
             };
         };
     };
+    GetIpPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The pool's id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpPool"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    DeleteIpPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The pool's id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmation"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a concurrent change to the same resource won the race. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    UpdateIpPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The pool's id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "dedicated"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IpPoolUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpPool"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a concurrent change to the same resource won the race. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AssignIp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The pool's id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ip": "192.0.2.17"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IpAssign"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ip"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict: a concurrent change to the same resource won the race. Transient: retry the identical request with exponential backoff (start near 1 s) and jitter. */
+            409: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     WhoAmI: {
         parameters: {
             query?: never;
@@ -15476,6 +16314,10 @@ export interface operations {
                 tag?: string | null;
                 /** @description All events of one message. */
                 message_id?: string | null;
+                /** @description Copies sent through this IP pool (id). */
+                ip_pool?: string | null;
+                /** @description Copies sent from this source address. */
+                ip?: string | null;
                 /** @description Events at or after (ISO 8601). */
                 since?: string | null;
                 /** @description Events at or before (ISO 8601). */
@@ -19157,6 +19999,432 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DataRemovalAccepted"] | components["schemas"]["DataRemovalBatchAccepted"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ListIpPools: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; default 1. */
+                page?: number;
+                /** @description 1-100; default 25. */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_IpPool_"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    CreateIpPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "transactional-eu",
+                 *       "type": "warming",
+                 *       "region": "eu-west-1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IpPoolCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpPool"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ListIps: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; default 1. */
+                page?: number;
+                /** @description 1-100; default 25. */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_Ip_"];
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */

@@ -138,9 +138,13 @@ class _MxConnection(smtplib.SMTP):
     """Speaks to the MX by name (what STARTTLS checks its certificate against) at the address the
     resolver gave, never the system resolver's."""
 
-    def __init__(self, name: str, address: str, port: int, *, local_hostname: str, timeout: float) -> None:
+    def __init__(
+        self, name: str, address: str, port: int, *, local_hostname: str, timeout: float, source: str | None = None
+    ) -> None:
         self._address = address
-        super().__init__(name, port, local_hostname=local_hostname, timeout=timeout)
+        # source: the IP pool's address the connection leaves from (None: the host's choice)
+        source_address = (source, 0) if source else None
+        super().__init__(name, port, local_hostname=local_hostname, timeout=timeout, source_address=source_address)
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
         # smtplib.SMTP._get_socket, at the address instead of the name.
@@ -335,7 +339,9 @@ class SmtpTransport:
     ) -> Outcome | None:
         """plain: no STARTTLS even when offered (after it failed with this MX, where TLS is optional)."""
         try:
-            with _MxConnection(name, address, port, local_hostname=self._helo, timeout=self._timeout) as smtp:
+            with _MxConnection(
+                name, address, port, local_hostname=self._helo, timeout=self._timeout, source=parcel.source_ip
+            ) as smtp:
                 smtp.ehlo()
                 if not plain and not self._secure(smtp, name, address, enforced is not None, judged):
                     return None

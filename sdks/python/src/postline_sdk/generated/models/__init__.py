@@ -95,6 +95,13 @@ from .identity import Identity
 from .identity_account import IdentityAccount
 from .identity_key import IdentityKey
 from .import_status import ImportStatus
+from .ip import Ip
+from .ip_assign import IpAssign
+from .ip_pool import IpPool
+from .ip_pool_create import IpPoolCreate
+from .ip_pool_ip_details_type_0 import IpPoolIpDetailsType0
+from .ip_pool_ip_details_type_0_additional_property import IpPoolIpDetailsType0AdditionalProperty
+from .ip_pool_update import IpPoolUpdate
 from .key_create import KeyCreate
 from .key_created import KeyCreated
 from .key_detail import KeyDetail
@@ -134,6 +141,8 @@ from .mtls_request import MtlsRequest
 from .o_auth_2_auth_view import OAuth2AuthView
 from .o_auth_2_request import OAuth2Request
 from .page_audit_entry import PageAuditEntry
+from .page_ip import PageIp
+from .page_ip_pool import PageIpPool
 from .page_key_detail import PageKeyDetail
 from .page_list_member import PageListMember
 from .page_mailing_list import PageMailingList
@@ -148,10 +157,12 @@ from .part_name import PartName
 from .percentiles import Percentiles
 from .period import Period
 from .plan import Plan
+from .pool_type import PoolType
 from .presigned_post import PresignedPost
 from .presigned_post_fields import PresignedPostFields
 from .proof_verification_result import ProofVerificationResult
 from .proof_verify_request import ProofVerifyRequest
+from .provider import Provider
 from .public_key import PublicKey
 from .quota_source import QuotaSource
 from .recipient_copy import RecipientCopy
@@ -329,6 +340,13 @@ __all__ = (
     "IdentityAccount",
     "IdentityKey",
     "ImportStatus",
+    "Ip",
+    "IpAssign",
+    "IpPool",
+    "IpPoolCreate",
+    "IpPoolIpDetailsType0",
+    "IpPoolIpDetailsType0AdditionalProperty",
+    "IpPoolUpdate",
     "KeyCreate",
     "KeyCreated",
     "KeyDetail",
@@ -368,6 +386,8 @@ __all__ = (
     "OAuth2AuthView",
     "OAuth2Request",
     "PageAuditEntry",
+    "PageIp",
+    "PageIpPool",
     "PageKeyDetail",
     "PageListMember",
     "PageMailingList",
@@ -382,10 +402,12 @@ __all__ = (
     "Percentiles",
     "Period",
     "Plan",
+    "PoolType",
     "PresignedPost",
     "PresignedPostFields",
     "ProofVerificationResult",
     "ProofVerifyRequest",
+    "Provider",
     "PublicKey",
     "QuotaSource",
     "RecipientCopy",

@@ -42,6 +42,8 @@ class BatchSendRequest:
         attachments (list[Attachment] | Unset):
         track_opens (bool | Unset):  Default: True.
         track_clicks (bool | Unset):  Default: True.
+        ip_pool (None | str | Unset): The IP pool to send through (its id or name; GET /v3/ip-pools); default: the
+            account's default pool, else the shared platform pool.
     """
 
     from_: str
@@ -59,6 +61,7 @@ class BatchSendRequest:
     attachments: list[Attachment] | Unset = UNSET
     track_opens: bool | Unset = True
     track_clicks: bool | Unset = True
+    ip_pool: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.attachment import Attachment  # noqa: PLC0415
@@ -140,6 +143,12 @@ class BatchSendRequest:
 
         track_clicks = self.track_clicks
 
+        ip_pool: None | str | Unset
+        if isinstance(self.ip_pool, Unset):
+            ip_pool = UNSET
+        else:
+            ip_pool = self.ip_pool
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -174,6 +183,8 @@ class BatchSendRequest:
             field_dict["track_opens"] = track_opens
         if track_clicks is not UNSET:
             field_dict["track_clicks"] = track_clicks
+        if ip_pool is not UNSET:
+            field_dict["ip_pool"] = ip_pool
 
         return field_dict
 
@@ -294,6 +305,15 @@ class BatchSendRequest:
 
         track_clicks = d.pop("track_clicks", UNSET)
 
+        def _parse_ip_pool(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ip_pool = _parse_ip_pool(d.pop("ip_pool", UNSET))
+
         batch_send_request = cls(
             from_=from_,
             recipients=recipients,
@@ -310,6 +330,7 @@ class BatchSendRequest:
             attachments=attachments,
             track_opens=track_opens,
             track_clicks=track_clicks,
+            ip_pool=ip_pool,
         )
 
         return batch_send_request

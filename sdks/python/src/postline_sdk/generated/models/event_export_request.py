@@ -34,6 +34,8 @@ class EventExportRequest:
         message_id (None | str | Unset): All events of one message.
         metadata (EventExportRequestMetadata | Unset): Exact match on metadata attached at send: at most 3 keys (1-64
             letters, digits, dots, dashes, underscores), values at most 200 characters.
+        ip_pool (None | str | Unset): Events of copies sent through this IP pool (its id; data.ip_pool).
+        ip (None | str | Unset): Events of copies sent from this source address (data.ip).
         format_ (Literal['csv'] | Unset): Only csv. Default: 'csv'.
     """
 
@@ -44,6 +46,8 @@ class EventExportRequest:
     tag: None | str | Unset = UNSET
     message_id: None | str | Unset = UNSET
     metadata: EventExportRequestMetadata | Unset = UNSET
+    ip_pool: None | str | Unset = UNSET
+    ip: None | str | Unset = UNSET
     format_: Literal["csv"] | Unset = "csv"
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,6 +87,18 @@ class EventExportRequest:
         if not isinstance(self.metadata, Unset):
             metadata = self.metadata.to_dict()
 
+        ip_pool: None | str | Unset
+        if isinstance(self.ip_pool, Unset):
+            ip_pool = UNSET
+        else:
+            ip_pool = self.ip_pool
+
+        ip: None | str | Unset
+        if isinstance(self.ip, Unset):
+            ip = UNSET
+        else:
+            ip = self.ip
+
         format_ = self.format_
 
         field_dict: dict[str, Any] = {}
@@ -103,6 +119,10 @@ class EventExportRequest:
             field_dict["message_id"] = message_id
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if ip_pool is not UNSET:
+            field_dict["ip_pool"] = ip_pool
+        if ip is not UNSET:
+            field_dict["ip"] = ip
         if format_ is not UNSET:
             field_dict["format"] = format_
 
@@ -168,6 +188,24 @@ class EventExportRequest:
         else:
             metadata = EventExportRequestMetadata.from_dict(_metadata)
 
+        def _parse_ip_pool(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ip_pool = _parse_ip_pool(d.pop("ip_pool", UNSET))
+
+        def _parse_ip(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ip = _parse_ip(d.pop("ip", UNSET))
+
         format_ = cast(Literal["csv"] | Unset, d.pop("format", UNSET))
         if format_ != "csv" and not isinstance(format_, Unset):
             raise ValueError(f"format must match const 'csv', got '{format_}'")
@@ -180,6 +218,8 @@ class EventExportRequest:
             tag=tag,
             message_id=message_id,
             metadata=metadata,
+            ip_pool=ip_pool,
+            ip=ip,
             format_=format_,
         )
 

@@ -42,6 +42,8 @@ class SendRequest:
         attachments (list[Attachment] | Unset):
         track_opens (bool | Unset):  Default: True.
         track_clicks (bool | Unset):  Default: True.
+        ip_pool (None | str | Unset): The IP pool to send through (its id or name; GET /v3/ip-pools); default: the
+            account's default pool, else the shared platform pool.
         cc (list[str] | Unset):
         bcc (list[str] | Unset):
         vars_ (SendRequestVars | Unset): Template variables.
@@ -62,6 +64,7 @@ class SendRequest:
     attachments: list[Attachment] | Unset = UNSET
     track_opens: bool | Unset = True
     track_clicks: bool | Unset = True
+    ip_pool: None | str | Unset = UNSET
     cc: list[str] | Unset = UNSET
     bcc: list[str] | Unset = UNSET
     vars_: SendRequestVars | Unset = UNSET
@@ -143,6 +146,12 @@ class SendRequest:
 
         track_clicks = self.track_clicks
 
+        ip_pool: None | str | Unset
+        if isinstance(self.ip_pool, Unset):
+            ip_pool = UNSET
+        else:
+            ip_pool = self.ip_pool
+
         cc: list[str] | Unset = UNSET
         if not isinstance(self.cc, Unset):
             cc = self.cc
@@ -189,6 +198,8 @@ class SendRequest:
             field_dict["track_opens"] = track_opens
         if track_clicks is not UNSET:
             field_dict["track_clicks"] = track_clicks
+        if ip_pool is not UNSET:
+            field_dict["ip_pool"] = ip_pool
         if cc is not UNSET:
             field_dict["cc"] = cc
         if bcc is not UNSET:
@@ -310,6 +321,15 @@ class SendRequest:
 
         track_clicks = d.pop("track_clicks", UNSET)
 
+        def _parse_ip_pool(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ip_pool = _parse_ip_pool(d.pop("ip_pool", UNSET))
+
         cc = cast(list[str], d.pop("cc", UNSET))
 
         bcc = cast(list[str], d.pop("bcc", UNSET))
@@ -337,6 +357,7 @@ class SendRequest:
             attachments=attachments,
             track_opens=track_opens,
             track_clicks=track_clicks,
+            ip_pool=ip_pool,
             cc=cc,
             bcc=bcc,
             vars_=vars_,

@@ -22,6 +22,8 @@ def _get_kwargs(
     recipient: None | str | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     message_id: None | str | Unset = UNSET,
+    ip_pool: None | str | Unset = UNSET,
+    ip: None | str | Unset = UNSET,
     since: datetime.datetime | None | Unset = UNSET,
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
@@ -63,6 +65,20 @@ def _get_kwargs(
     else:
         json_message_id = message_id
     params["message_id"] = json_message_id
+
+    json_ip_pool: None | str | Unset
+    if isinstance(ip_pool, Unset):
+        json_ip_pool = UNSET
+    else:
+        json_ip_pool = ip_pool
+    params["ip_pool"] = json_ip_pool
+
+    json_ip: None | str | Unset
+    if isinstance(ip, Unset):
+        json_ip = UNSET
+    else:
+        json_ip = ip
+    params["ip"] = json_ip
 
     json_since: None | str | Unset
     if isinstance(since, Unset):
@@ -170,6 +186,8 @@ def sync_detailed(
     recipient: None | str | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     message_id: None | str | Unset = UNSET,
+    ip_pool: None | str | Unset = UNSET,
+    ip: None | str | Unset = UNSET,
     since: datetime.datetime | None | Unset = UNSET,
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
@@ -188,6 +206,8 @@ def sync_detailed(
         recipient (None | str | Unset): Exact address (any case).
         tag (None | str | Unset): Events carrying the tag.
         message_id (None | str | Unset): All events of one message.
+        ip_pool (None | str | Unset): Copies sent through this IP pool (id).
+        ip (None | str | Unset): Copies sent from this source address.
         since (datetime.datetime | None | Unset): Events at or after (ISO 8601).
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
@@ -207,6 +227,8 @@ def sync_detailed(
         recipient=recipient,
         tag=tag,
         message_id=message_id,
+        ip_pool=ip_pool,
+        ip=ip,
         since=since,
         until=until,
         limit=limit,
@@ -228,6 +250,8 @@ def sync(
     recipient: None | str | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     message_id: None | str | Unset = UNSET,
+    ip_pool: None | str | Unset = UNSET,
+    ip: None | str | Unset = UNSET,
     since: datetime.datetime | None | Unset = UNSET,
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
@@ -246,6 +270,8 @@ def sync(
         recipient (None | str | Unset): Exact address (any case).
         tag (None | str | Unset): Events carrying the tag.
         message_id (None | str | Unset): All events of one message.
+        ip_pool (None | str | Unset): Copies sent through this IP pool (id).
+        ip (None | str | Unset): Copies sent from this source address.
         since (datetime.datetime | None | Unset): Events at or after (ISO 8601).
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
@@ -266,6 +292,8 @@ def sync(
         recipient=recipient,
         tag=tag,
         message_id=message_id,
+        ip_pool=ip_pool,
+        ip=ip,
         since=since,
         until=until,
         limit=limit,
@@ -281,6 +309,8 @@ async def asyncio_detailed(
     recipient: None | str | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     message_id: None | str | Unset = UNSET,
+    ip_pool: None | str | Unset = UNSET,
+    ip: None | str | Unset = UNSET,
     since: datetime.datetime | None | Unset = UNSET,
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
@@ -299,6 +329,8 @@ async def asyncio_detailed(
         recipient (None | str | Unset): Exact address (any case).
         tag (None | str | Unset): Events carrying the tag.
         message_id (None | str | Unset): All events of one message.
+        ip_pool (None | str | Unset): Copies sent through this IP pool (id).
+        ip (None | str | Unset): Copies sent from this source address.
         since (datetime.datetime | None | Unset): Events at or after (ISO 8601).
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
@@ -318,6 +350,8 @@ async def asyncio_detailed(
         recipient=recipient,
         tag=tag,
         message_id=message_id,
+        ip_pool=ip_pool,
+        ip=ip,
         since=since,
         until=until,
         limit=limit,
@@ -337,6 +371,8 @@ async def asyncio(
     recipient: None | str | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     message_id: None | str | Unset = UNSET,
+    ip_pool: None | str | Unset = UNSET,
+    ip: None | str | Unset = UNSET,
     since: datetime.datetime | None | Unset = UNSET,
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
@@ -355,6 +391,8 @@ async def asyncio(
         recipient (None | str | Unset): Exact address (any case).
         tag (None | str | Unset): Events carrying the tag.
         message_id (None | str | Unset): All events of one message.
+        ip_pool (None | str | Unset): Copies sent through this IP pool (id).
+        ip (None | str | Unset): Copies sent from this source address.
         since (datetime.datetime | None | Unset): Events at or after (ISO 8601).
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
@@ -376,6 +414,8 @@ async def asyncio(
             recipient=recipient,
             tag=tag,
             message_id=message_id,
+            ip_pool=ip_pool,
+            ip=ip,
             since=since,
             until=until,
             limit=limit,

@@ -1,0 +1,91 @@
+"""/v3/ip-pools and /v3/ips: what the routes take and return (the interface's IpPool and Ip)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
+
+from postline.ip_pools.domain import Pool, PoolType, Provider, normalize_ip
+from postline.shared.base import Model
+
+PoolName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+Region = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)]
+
+
+def _account_type(value: PoolType) -> PoolType:
+    if value is PoolType.SHARED:
+        raise ValueError("an account's pool is dedicated or warming; shared pools are the platform's")
+    return value
+
+
+AccountPoolType = Annotated[
+    PoolType,
+    AfterValidator(_account_type),
+    Field(description="dedicated or warming (shared pools are the platform's)."),
+]
+IpAddress = Annotated[str, StringConstraints(max_length=64), AfterValidator(normalize_ip)]
+
+
+class _Strict(Model):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IpPoolCreate(_Strict):
+    name: PoolName
+    type: AccountPoolType = PoolType.DEDICATED
+    region: Region | None = None
+    default: bool = Field(default=False, description="Make it the account's default pool.")
+
+
+class IpPoolUpdate(_Strict):
+    """PATCH: any of these. `default: true` makes it the account's default pool, `false` unsets it
+    (sends then use the shared platform pool unless they name one)."""
+
+    name: PoolName | None = None
+    type: AccountPoolType | None = None
+    region: Region | None = None
+    default: bool | None = None
+
+
+class IpAssign(_Strict):
+    ip: IpAddress = Field(description="An address allocated to the account, now in another of its pools.")
+
+
+class IpPool(Model):
+    id: str = Field(description="A UUID.")
+    account_id: str | None = Field(description="null: a platform pool (read-only).")
+    name: str
+    provider: Provider
+    region: str | None
+    type: PoolType
+    ips: list[str]
+    reputation: int | None = Field(description="0-100, staff-managed; read-only.")
+    ip_details: dict[str, dict[str, Any]] | None = Field(description="Per-IP metadata, staff-managed; read-only.")
+    created_at: datetime
+    warming_since: date | None = Field(description="A warming pool's day 1 of the warm-up ramp (UTC); null otherwise.")
+    default: bool = Field(description="Whether it is the account's default pool.")
+
+
+class Ip(Model):
+    model_config = ConfigDict(extra="allow")
+
+    ip: str
+    pool_id: str
+    pool_name: str
+    provider: Provider
+    region: str | None
+
+
+def pool_view(pool: Pool, default_pool_id: str | None) -> IpPool:
+    return IpPool(
+        **pool.model_dump(exclude={"version"}),
+        default=pool.id == default_pool_id and not pool.platform,
+    )
+
+
+def ips_of(pool: Pool) -> list[Ip]:
+    return [
+        Ip(ip=ip, pool_id=pool.id, pool_name=pool.name, provider=pool.provider, region=pool.region) for ip in pool.ips
+    ]

@@ -1,0 +1,40 @@
+"""The IP pools area's composition root: its adapter and services, built from settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from postline.config import Resources
+from postline.wiring import shared
+from postline.wiring.registry import built_once, client, clock, settings
+
+if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
+    from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
+    from postline.ip_pools.store import DynamoIpPoolStore
+
+
+@built_once()
+def ip_pool_store() -> DynamoIpPoolStore:
+    from postline.ip_pools.store import DynamoIpPoolStore
+
+    return DynamoIpPoolStore(client("dynamodb"), settings(Resources).table)
+
+
+def ip_pool_service() -> IpPoolService:
+    from postline.ip_pools.service import IpPoolService
+
+    return IpPoolService(pools=ip_pool_store(), ids=shared.ids(), clock=clock())
+
+
+def ip_pool_admin() -> IpPoolAdmin:
+    from postline.ip_pools.service import IpPoolAdmin
+
+    return IpPoolAdmin(pools=ip_pool_store(), ids=shared.ids(), clock=clock())
+
+
+@built_once()
+def source_picker() -> SourcePicker:
+    from postline.ip_pools.service import SourcePicker
+    from postline.ip_pools.store import DynamoWarmupCounts
+
+    return SourcePicker(pools=ip_pool_store(), warmup=DynamoWarmupCounts(client("dynamodb"), settings(Resources).table))

@@ -1,0 +1,206 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.ip_pool import IpPool
+from ...models.ip_pool_create import IpPoolCreate
+from ...types import UNSET, Unset
+from typing import cast
+
+
+def _get_kwargs(
+    *,
+    body: IpPoolCreate,
+    on_behalf_of: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(on_behalf_of, Unset):
+        headers["On-Behalf-Of"] = on_behalf_of
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v3/ip-pools",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | IpPool | None:
+    if response.status_code == 201:
+        response_201 = IpPool.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | IpPool]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: IpPoolCreate,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | IpPool]:
+    """Create a dedicated or warming IP pool
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (IpPoolCreate):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | IpPool]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: IpPoolCreate,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | IpPool | None:
+    """Create a dedicated or warming IP pool
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (IpPoolCreate):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | IpPool
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        on_behalf_of=on_behalf_of,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: IpPoolCreate,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | IpPool]:
+    """Create a dedicated or warming IP pool
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (IpPoolCreate):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | IpPool]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: IpPoolCreate,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | IpPool | None:
+    """Create a dedicated or warming IP pool
+
+    Args:
+        on_behalf_of (str | Unset):
+        body (IpPoolCreate):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | IpPool
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            on_behalf_of=on_behalf_of,
+        )
+    ).parsed

@@ -1,0 +1,225 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.page_ip_pool import PageIpPool
+from ...types import UNSET, Unset
+from typing import cast
+
+
+def _get_kwargs(
+    *,
+    page: int | Unset = 1,
+    per_page: int | Unset = 25,
+    on_behalf_of: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(on_behalf_of, Unset):
+        headers["On-Behalf-Of"] = on_behalf_of
+
+    params: dict[str, Any] = {}
+
+    params["page"] = page
+
+    params["per_page"] = per_page
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v3/ip-pools",
+        "params": params,
+    }
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | PageIpPool | None:
+    if response.status_code == 200:
+        response_200 = PageIpPool.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | PageIpPool]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    per_page: int | Unset = 25,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | PageIpPool]:
+    """List IP pools (the platform's, then the account's)
+
+    Args:
+        page (int | Unset): 1-based page number; default 1. Default: 1.
+        per_page (int | Unset): 1-100; default 25. Default: 25.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PageIpPool]
+    """
+
+    kwargs = _get_kwargs(
+        page=page,
+        per_page=per_page,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    per_page: int | Unset = 25,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | PageIpPool | None:
+    """List IP pools (the platform's, then the account's)
+
+    Args:
+        page (int | Unset): 1-based page number; default 1. Default: 1.
+        per_page (int | Unset): 1-100; default 25. Default: 25.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PageIpPool
+    """
+
+    return sync_detailed(
+        client=client,
+        page=page,
+        per_page=per_page,
+        on_behalf_of=on_behalf_of,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    per_page: int | Unset = 25,
+    on_behalf_of: str | Unset = UNSET,
+) -> Response[ErrorBody | PageIpPool]:
+    """List IP pools (the platform's, then the account's)
+
+    Args:
+        page (int | Unset): 1-based page number; default 1. Default: 1.
+        per_page (int | Unset): 1-100; default 25. Default: 25.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | PageIpPool]
+    """
+
+    kwargs = _get_kwargs(
+        page=page,
+        per_page=per_page,
+        on_behalf_of=on_behalf_of,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    per_page: int | Unset = 25,
+    on_behalf_of: str | Unset = UNSET,
+) -> ErrorBody | PageIpPool | None:
+    """List IP pools (the platform's, then the account's)
+
+    Args:
+        page (int | Unset): 1-based page number; default 1. Default: 1.
+        per_page (int | Unset): 1-100; default 25. Default: 25.
+        on_behalf_of (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | PageIpPool
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            page=page,
+            per_page=per_page,
+            on_behalf_of=on_behalf_of,
+        )
+    ).parsed
