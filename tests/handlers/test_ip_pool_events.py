@@ -30,3 +30,9 @@ def test_an_ip_pools_life_through_the_sample_events(invoke: Invoke, dev: dict[st
     assert (again["statusCode"], body(again)["error"]["code"]) == (400, "validation_error")
     missing = invoke("get_ip_pool", pool=str(uuid.uuid4()))
     assert (missing["statusCode"], body(missing)["error"]["code"]) == (404, "not_found")
+    unknown = invoke("assign_ip", pool=pool["id"], ip="192.0.2.250")  # an address the operator never allocated
+    assert unknown["statusCode"] in (400, 404), unknown["body"]
+    assert body(unknown)["error"]["code"] in ("validation_error", "not_found")
+    deleted = invoke("delete_ip_pool", pool=pool["id"])
+    assert deleted["statusCode"] == 200, deleted["body"]
+    assert invoke("get_ip_pool", pool=pool["id"])["statusCode"] == 404
