@@ -140,7 +140,7 @@ def test_no_route_answers_a_5xx_whatever_it_is_sent(route: Route, runtime: Any, 
         url = runtime.base_url + _path(route, ids)
         response = requests.request(route.method, url, data=body, headers=headers, timeout=60)
         assert response.status_code < 500, (route.path, content_type, body[:200], response.text)
-        if response.status_code >= 400:
+        if response.status_code >= 400 and route.method != "HEAD":  # a HEAD's answer has no body
             _assert_error_body(response)
 
     check()

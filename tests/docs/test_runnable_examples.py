@@ -21,6 +21,13 @@ DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 START_TIMEOUT = 180  # seconds: a cold start on a loaded 2-core machine
 
 
+def clean_environment() -> dict[str, str]:
+    """What a new terminal has: not this process's AWS endpoint and settings, which an earlier test's
+    runtime set and the CLI in the examples would otherwise follow."""
+    kept = ("PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR")
+    return {name: os.environ[name] for name in kept if name in os.environ}
+
+
 @pytest.fixture(scope="module")
 def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """`make run`'s command with a fresh state dir and free ports; (API base URL, working dir).
@@ -28,10 +35,13 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pa
     work = tmp_path_factory.mktemp("docs")
     (work / ".venv").symlink_to(ROOT / ".venv")
     ports = [f"--{name}-port=0" for name in ("api", "aws", "mail", "smtp")]
+    # Its own environment, as a new terminal has: not this test process's AWS endpoint or settings
+    # (an earlier test's runtime set them), which the CLI in the examples would otherwise follow.
+    env = clean_environment()
     command = [sys.executable, "-m", "devtools.local", "--no-persist", "--state-dir", str(work / ".local"), *ports,
                "--template", str(ROOT / "template.yaml")]  # fmt: skip
     log = (work / "runtime.log").open("w")
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     try:
         assert process.stdout is not None
         deadline = time.monotonic() + START_TIMEOUT
@@ -54,7 +64,7 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pa
 def test_the_runnable_examples_run_as_written(make_run: tuple[str, Path], document: Path) -> None:
     base_url, work = make_run
     text, starts = script(runnable_examples(document), base_url)
-    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    env = {**clean_environment(), "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
     done = subprocess.run(["bash", "-c", text], cwd=work, env=env, capture_output=True, text=True, timeout=900)
     made = calls(done.stderr, starts)
     shown = "\n".join(line for line in done.stderr.splitlines() if not line.startswith("@@curl"))[-3000:]

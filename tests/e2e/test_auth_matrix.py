@@ -50,6 +50,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "AddListMember": {"address": "added@example.com"},
     "BulkUpsertListMembers": {"members": [{"address": "bulk@example.com"}]},
     "UpdateListMember": {"subscribed": True},
+    "AssignIp": {"ip": "192.0.2.1"},
 }
 
 
