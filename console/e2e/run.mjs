@@ -100,6 +100,7 @@ const send = async (to, subject) => {
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const recipient = `console-${run}@example.com`;
 const mode = page.locator(".env-badge");
+let hookMessage = "";
 
 try {
   await step("sign in with the printed link", async () => {
@@ -260,7 +261,7 @@ try {
       const card = page.getByRole("region", { name: url });
       await card.getByRole("button", { name: "Show deliveries" }).click();
       await card.getByText("No deliveries yet.").waitFor();
-      await send(`hook-${run}@example.com`, `Webhook test ${run}`);
+      hookMessage = await send(`hook-${run}@example.com`, `Webhook test ${run}`);
       const attempt = card.getByRole("row").filter({ hasText: "succeeded" });
       for (let i = 0; i < 90 && (await attempt.count()) === 0; i++) {
         await card.getByRole("button", { name: /^Refresh deliveries/ }).click();
@@ -279,6 +280,24 @@ try {
       if (received.length <= before) throw new Error("the resend reached no receiver");
       await accessible("webhooks");
       await shot("webhooks");
+
+      // The same deliveries on the message's page, each with its attempts and a resend button.
+      await page.goto(page.url().replace(/#.*/, `#/messages/${hookMessage}`));
+      const section = page.getByRole("region", { name: "Webhook deliveries" });
+      await section.getByRole("row").filter({ hasText: url }).filter({ hasText: "succeeded" }).first().waitFor();
+      const count = received.length;
+      await section.getByRole("button", { name: /^Resend delivered delivery/ }).first().click();
+      await section.getByRole("status").filter({ hasText: "queued" }).waitFor();
+      for (let i = 0; i < 90 && received.length <= count; i++) await page.waitForTimeout(200);
+      if (received.length <= count) throw new Error("the resend from the message page reached no receiver");
+      const rows = section.getByRole("row").filter({ hasText: "(resend)" }).filter({ hasText: "succeeded" });
+      for (let i = 0; i < 90 && (await rows.count()) < 2; i++) {
+        await section.getByRole("button", { name: "Refresh webhook deliveries" }).click();
+        await page.waitForTimeout(500);
+      }
+      if ((await rows.count()) < 2) throw new Error("the message page does not list both resends");
+      await accessible("message-webhooks");
+      await shot("message-webhooks");
     } finally {
       receiver.close();
     }

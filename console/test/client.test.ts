@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, createApi, must } from "../src/api/client";
+import { messageDeliveries } from "../src/pages/Message";
 
 function recording(status: number, body: unknown) {
   const seen: Request[] = [];
@@ -45,5 +46,32 @@ describe("the typed client", () => {
     const fetcher = (async () => new Response("bad gateway", { status: 502 })) as typeof fetch;
     const api = createApi(() => "t", "http://api.test", fetcher);
     await expect(must(api.GET("/v3/usage"))).rejects.toMatchObject({ status: 502, code: "http_error" });
+  });
+});
+
+describe("a message's webhook deliveries", () => {
+  it("asks every endpoint since the message, follows cursors and keeps the message's own", async () => {
+    const seen: URL[] = [];
+    const delivery = (id: string, message: string, at: string) => ({
+      id, endpoint_id: "wh_1", url: "https://h.test", event_id: "e", event: "delivered", message_id: message,
+      status: "succeeded", manual: false, resent_from: null, created_at: at, next_attempt_at: null, attempts: [],
+    });
+    const fetcher = (async (input: Request | string | URL, init?: RequestInit) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      const url = new URL(request.url);
+      seen.push(url);
+      const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
+      if (url.pathname === "/v3/webhooks") return json({ items: [{ id: "wh_1" }, { id: "wh_2" }], has_more: false });
+      if (url.pathname === "/v3/webhooks/wh_1/deliveries" && !url.searchParams.get("cursor"))
+        return json({ deliveries: [delivery("d2", "msg_1", "2026-11-28T00:00:02Z"), delivery("dx", "msg_9", "2026-11-28T00:00:02Z")], has_more: true, next_cursor: "c1" });
+      if (url.pathname === "/v3/webhooks/wh_1/deliveries") return json({ deliveries: [delivery("d1", "msg_1", "2026-11-28T00:00:01Z")], has_more: false, next_cursor: null });
+      return json({ deliveries: [delivery("d3", "msg_1", "2026-11-28T00:00:03Z")], has_more: false, next_cursor: null });
+    }) as typeof fetch;
+    const api = createApi(() => "t", "http://api.test", fetcher);
+    const found = await messageDeliveries(api, "msg_1", "2026-11-28T00:00:00Z");
+    expect(found.map((d) => d.id)).toEqual(["d1", "d2", "d3"]);
+    const second = seen.find((u) => u.searchParams.get("cursor") === "c1");
+    expect(second?.searchParams.get("since")).toBe("2026-11-28T00:00:00Z");
+    expect(seen.filter((u) => u.pathname.endsWith("/deliveries"))).toHaveLength(3);
   });
 });

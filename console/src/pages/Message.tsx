@@ -178,6 +178,121 @@ function Content({ api, id, check }: { api: Api; id: string; check: ContentCheck
   );
 }
 
+type Delivery = Schemas["WebhookDeliveryView"];
+
+/**
+ * The webhook deliveries of one message: every endpoint's deliveries since the message was created
+ * (the deliveries route filters by endpoint, status, event and time, not by message), kept when
+ * they carry its id; at most `pages` pages of 100 per endpoint.
+ */
+export async function messageDeliveries(api: Api, id: string, since: string, pages = 5): Promise<Delivery[]> {
+  const hooks = await must(api.GET("/v3/webhooks", { params: { query: { per_page: 100 } } }));
+  const perHook = await Promise.all(
+    hooks.items.map(async (hook) => {
+      const found: Delivery[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < pages; page++) {
+        const query: { since: string; limit: number; cursor?: string } = { since, limit: 100 };
+        if (cursor) query.cursor = cursor;
+        const result: Schemas["WebhookDeliveryPage"] = await must(
+          api.GET("/v3/webhooks/{id}/deliveries", { params: { path: { id: hook.id }, query } }),
+        );
+        found.push(...result.deliveries.filter((d) => d.message_id === id));
+        if (!result.has_more || !result.next_cursor) break;
+        cursor = result.next_cursor;
+      }
+      return found;
+    }),
+  );
+  return perHook.flat().sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+function Webhooks({ api, id, since }: { api: Api; id: string; since: string }) {
+  const deliveries = useLoad(() => messageDeliveries(api, id, since), [api, id, since]);
+  const [error, setError] = useState<Error>();
+  const [resent, setResent] = useState<string | null>(null);
+  const resend = async (delivery: Delivery) => {
+    try {
+      setError(undefined);
+      await must(api.POST("/v3/webhooks/deliveries/resend", { body: { delivery_ids: [delivery.id] } }));
+      setResent(delivery.id);
+      deliveries.reload();
+    } catch (e) {
+      setError(e as Error);
+    }
+  };
+  const list = deliveries.data ?? [];
+  return (
+    <section class="card" aria-labelledby="webhooks-title">
+      <div class="actions">
+        <h2 id="webhooks-title">Webhook deliveries</h2>
+        <button type="button" class="small" onClick={deliveries.reload} aria-label="Refresh webhook deliveries">
+          Refresh
+        </button>
+      </div>
+      <Problem error={error ?? deliveries.error} />
+      {resent && (
+        <p role="status" class="muted">
+          Resend of {resent} queued.
+        </p>
+      )}
+      {deliveries.data && list.length === 0 && <p class="muted">No webhook deliveries for this message.</p>}
+      {list.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Webhook deliveries of message {id}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((d) => (
+                <tr key={d.id}>
+                  <td class="wrap">
+                    <code>{d.url}</code>
+                  </td>
+                  <td>
+                    {d.event}
+                    {d.manual && <span class="muted"> (resend)</span>}
+                  </td>
+                  <td>{d.status}</td>
+                  <td>
+                    {d.attempts.length === 0 ? (
+                      "—"
+                    ) : (
+                      <ol class="attempts">
+                        {d.attempts.map((a) => (
+                          <li key={a.number}>
+                            <time dateTime={a.at}>{when(a.at)}</time> {a.outcome}
+                            {a.response_code != null && ` ${a.response_code}`} {a.latency_ms} ms
+                            {a.error && <span class="muted"> {a.error}</span>}
+                          </li>
+                        ))}
+                      </ol>
+                    )}
+                  </td>
+                  <td>
+                    <button type="button" class="small" aria-label={`Resend ${d.event} delivery ${d.id}`} onClick={() => void resend(d)}>
+                      Resend
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
 export function Message({ api, id, env }: { api: Api; id: string; env: "test" | "live" }) {
   const message = useLoad(() => must(api.GET("/v3/messages/{id}", { params: { path: { id } } })), [api, id]);
   const events = useLoad(
@@ -240,6 +355,7 @@ export function Message({ api, id, env }: { api: Api; id: string; env: "test" | 
           ))}
       </section>
       <Content api={api} id={id} check={m?.content_check} />
+      {m && <Webhooks api={api} id={id} since={m.created_at} />}
     </Page>
   );
 }
