@@ -336,6 +336,15 @@ try {
     await page.getByLabel("Address to verify").fill("nobody@example.invalid");
     await page.getByRole("button", { name: "Verify" }).click();
     await page.getByRole("status", { name: "Verification result" }).getByText("nobody@example.invalid", { exact: false }).waitFor();
+    // A CSV file as a bulk job (live here: the worker checks it), its progress, then the summary.
+    const csv = `Name,Email\r\nAda,ada-${run}@example.invalid\r\nNobody,\r\nBob,BOB-${run}@example.invalid\r\nAgain,ada-${run}@example.invalid\r\n`;
+    await page.getByLabel("Addresses CSV").setInputFiles({ name: `leads-${run}.csv`, mimeType: "text/csv", buffer: Buffer.from(csv) });
+    const progress = page.getByRole("status", { name: "Bulk verification progress" });
+    await progress.getByText(/^completed: 2 of 2 addresses checked, 1 rows skipped$/).waitFor();
+    await progress.getByText("Row 3 (empty): missing email").waitFor();
+    const summary = progress.getByRole("definition");
+    const counts = (await summary.allTextContents()).map(Number);
+    if (counts.length !== 7 || counts.reduce((a, b) => a + b, 0) !== 2) throw new Error(`summary: ${counts}`);
     await accessible("verification");
     await shot("verification");
   });
