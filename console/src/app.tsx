@@ -28,7 +28,6 @@ export function App({ initial }: { initial: Session }) {
   const route = useRoute();
   // A new client per session: every page reloads when the environment changes.
   const api = useMemo(() => createApi(() => session.token), [session]);
-  const token = () => session.token;
 
   const choose = async (env: Env) => {
     if (env === session.env) return;
@@ -49,7 +48,7 @@ export function App({ initial }: { initial: Session }) {
       break;
     case "messages":
       page = route.id ? (
-        <Message api={api} id={route.id} token={token} env={session.env} key={session.env} />
+        <Message api={api} id={route.id} env={session.env} key={session.env} />
       ) : (
         <Activity api={api} env={session.env} />
       );

@@ -5,7 +5,7 @@ import type { Schemas } from "../src/api/client";
 import { LineChart, QuotaBar, Tile } from "../src/components/ui";
 import { change, pct, toCsv } from "../src/format";
 import { Activity, eventsCsv, inMode, merge } from "../src/pages/Activity";
-import { Preview, timelines } from "../src/pages/Message";
+import { PREVIEW_CSP, Preview, Score, bodies, safePreview, timelines } from "../src/pages/Message";
 import { parseRoute } from "../src/router";
 
 afterEach(cleanup);
@@ -68,15 +68,75 @@ describe("components", () => {
   });
 
   it("the preview is sandboxed, with the text part beside it", () => {
-    render(<Preview content={{ html: "<p>Hi</p><script>alert(1)</script>", text: "Hi" }} />);
+    render(<Preview html={'<p>Hi</p><script>alert(1)</script><a href="https://example.com/x">go</a>'} text="Hi" />);
     const frame = screen.getByTitle("HTML part");
     expect(frame.getAttribute("sandbox")).toBe("");
+    const srcdoc = frame.getAttribute("srcdoc") ?? "";
+    expect(srcdoc).toContain(PREVIEW_CSP);
+    expect(srcdoc).not.toContain("<script");
+    expect(srcdoc).not.toContain('href="https://example.com/x"');
+    expect(screen.getByText("https://example.com/x")).toBeTruthy();
     expect(screen.getByLabelText("Text part").textContent).toBe("Hi");
   });
 
+  it("the CSP comes first and the message's own policy or base cannot loosen it", () => {
+    const { srcdoc, links } = safePreview(
+      '<html><head><meta http-equiv="Content-Security-Policy" content="default-src *"><base href="https://evil.test/"></head><body><a href="https://a.test/1">a</a><a href="https://a.test/1">again</a></body></html>',
+    );
+    expect(srcdoc.indexOf(PREVIEW_CSP)).toBeLessThan(srcdoc.indexOf("<body"));
+    expect(srcdoc).not.toContain("default-src *");
+    expect(srcdoc).not.toContain("evil.test");
+    expect(links).toEqual(["https://a.test/1"]);
+  });
+
   it("no content is no preview", () => {
-    render(<Preview content={null} />);
+    render(<Preview html={null} text={null} />);
     expect(screen.getByText(/No preview/)).toBeTruthy();
+  });
+
+  it("picks the body parts of a recipient's copy, not attachments", () => {
+    const copy = {
+      recipient: "a@example.com",
+      headers: [],
+      raw: "",
+      parts: [
+        { content_type: "text/plain", size_bytes: 2, content: "Hi" },
+        { content_type: "text/html", size_bytes: 9, content: "<p>Hi</p>" },
+        { content_type: "text/plain", size_bytes: 5, disposition: "attachment", filename: "a.txt", content: null },
+      ],
+    };
+    expect(bodies(copy)).toEqual({ html: "<p>Hi</p>", text: "Hi" });
+    expect(bodies(undefined)).toEqual({ html: null, text: null });
+  });
+
+  it("shows the score, the verdict and the rules that hit", () => {
+    render(
+      <Score
+        check={{
+          score: 83,
+          verdict: "review",
+          parts: [
+            { name: "content", weight: 20, status: "warn", earned: 10, fix: "Add a text part.", rules: [
+              { id: "text_part", status: "warn", detail: "No text/plain part", fix: "Add a text part." },
+              { id: "html_size", status: "pass", detail: "3 KB" },
+            ] },
+            { name: "spamassassin", weight: 35, status: "pass", earned: 35, rules: [
+              { id: "HTML_MESSAGE", status: "pass", detail: "HTML included in message", points: 0.001 },
+            ] },
+          ],
+        }}
+      />,
+    );
+    expect(screen.getByText("83")).toBeTruthy();
+    expect(screen.getByText("review").className).toContain("v-review");
+    expect(screen.getByText("text_part")).toBeTruthy();
+    expect(screen.getByText("HTML_MESSAGE")).toBeTruthy(); // added points: a hit
+    expect(screen.queryByText("html_size")).toBeNull(); // passed with no points: not a hit
+  });
+
+  it("a message without a check is not scored", () => {
+    render(<Score check={null} />);
+    expect(screen.getByText("not scored")).toBeTruthy();
   });
 });
 

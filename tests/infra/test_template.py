@@ -335,3 +335,29 @@ def test_closed_days_of_metrics_are_packed_daily(template: dict[str, Any]) -> No
     assert packing["Handler"] == "metrics_packing.handler"
     (schedule,) = packing["Events"].values()
     assert schedule == {"Type": "ScheduleV2", "Properties": {"ScheduleExpression": "rate(1 day)"}}
+
+
+def test_the_console_is_served_privately_beside_the_api_with_the_runtimes_headers(template: dict[str, Any]) -> None:
+    from devtools.local.console import CSP
+
+    resources = template["Resources"]
+    console = {name for name in resources if name.startswith("Console")}
+    assert all(resources[name].get("Condition") == "HasConsole" for name in console)
+    bucket = resources["ConsoleBucket"]["Properties"]
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    statement = resources["ConsoleBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert [s["Principal"] for s in statement] == [{"Service": "cloudfront.amazonaws.com"}]
+    assert [s["Action"] for s in statement] == ["s3:GetObject"]
+    assert "${ConsoleDistribution}" in statement[0]["Condition"]["StringEquals"]["AWS:SourceArn"]["Fn::Sub"]
+    config = resources["ConsoleDistribution"]["Properties"]["DistributionConfig"]
+    origins = {origin["Id"]: origin for origin in config["Origins"]}
+    assert origins["console-files"]["OriginAccessControlId"] == {"Fn::GetAtt": ["ConsoleOriginAccessControl", "Id"]}
+    assert origins["api"]["OriginPath"] == {"Fn::Sub": "/${StageName}"}
+    (api,) = config["CacheBehaviors"]
+    assert api["PathPattern"] == "/v3/*" and api["TargetOriginId"] == "api"
+    assert set(api["AllowedMethods"]) >= {"GET", "POST", "PUT", "PATCH", "DELETE"}
+    # Managed-CachingDisabled: nothing of the API is cached.
+    assert api["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+    assert "CustomErrorResponses" not in config  # an API 403/404 must reach the console as the API said it
+    headers = resources["ConsoleHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    assert headers["ContentSecurityPolicy"]["ContentSecurityPolicy"] == CSP

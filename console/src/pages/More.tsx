@@ -1,4 +1,5 @@
 // Webhooks, templates, lists and verification.
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { type Api, type Schemas, must } from "../api/client";
 import { Loading, Page, Problem, useLoad } from "../components/ui";
@@ -331,6 +332,93 @@ export function Lists({ api }: { api: Api }) {
   );
 }
 
+type BulkJob = Schemas["BulkVerificationJob"];
+const BULK_DONE: Schemas["BulkStatus"][] = ["completed", "failed", "expired", "deleted", "paused"];
+/** What a request body may carry as `csv` (README, Address verification: larger files are a presigned upload). */
+export const BULK_CSV_MAX_CHARS = 5_000_000;
+const SUMMARY_KEYS = ["valid", "invalid", "catch_all", "unknown", "do_not_mail", "spamtrap", "abuse"] as const;
+
+/** A CSV file of addresses as one bulk job: posted as `csv`, then polled until it ends. */
+export async function runBulk(api: Api, file: File, onJob: (job: BulkJob) => void, pollMs = 1000): Promise<BulkJob> {
+  const csv = await file.text();
+  if (csv.length > BULK_CSV_MAX_CHARS) {
+    throw new Error(`${file.name} is over ${BULK_CSV_MAX_CHARS.toLocaleString("en")} characters: upload it with the API's presigned upload (README, Address verification).`);
+  }
+  const accepted = await must(api.POST("/v3/validate/bulk", { body: { csv, filename: file.name } }));
+  for (;;) {
+    const job = await must(api.GET("/v3/validate/bulk/{id}", { params: { path: { id: accepted.job_id } } }));
+    onJob(job);
+    if (BULK_DONE.includes(job.status)) return job;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+function BulkVerify({ api }: { api: Api }) {
+  const [job, setJob] = useState<BulkJob>();
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const start = async (file: File) => {
+    setError(undefined);
+    setJob(undefined);
+    setBusy(true);
+    try {
+      await runBulk(api, file, setJob);
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="bulk-title">
+      <h2 id="bulk-title">Verify a CSV file</h2>
+      <p class="muted">A header row with an email column (any position; other columns are ignored), then one address a row.</p>
+      <label>
+        Addresses CSV
+        <input
+          type="file"
+          accept=".csv,text/csv"
+          disabled={busy}
+          onChange={(e) => {
+            const file = (e.target as HTMLInputElement).files?.[0];
+            if (file) void start(file);
+          }}
+        />
+      </label>
+      <Problem error={error} />
+      {job && (
+        <div role="status" aria-label="Bulk verification progress">
+          <progress max={job.total_count || 1} value={job.total_count ? job.processed_count : 0} aria-label="Addresses checked" />{" "}
+          <span>
+            {job.status}: {job.processed_count} of {job.total_count} addresses checked
+            {job.skipped > 0 && `, ${job.skipped} rows skipped`}
+          </span>
+          {job.error_message && <p class="problem">{job.error_message}</p>}
+          {BULK_DONE.includes(job.status) && (
+            <dl class="facts" aria-label="Summary">
+              {SUMMARY_KEYS.map((key) => (
+                <Fragment key={key}>
+                  <dt>{key.replace(/_/g, " ")}</dt>
+                  <dd>{job.summary[key] ?? 0}</dd>
+                </Fragment>
+              ))}
+            </dl>
+          )}
+          {job.errors.length > 0 && (
+            <ul>
+              {job.errors.map((row) => (
+                <li key={row.row}>
+                  Row {row.row} ({row.email || "empty"}): {row.reason.replace(/_/g, " ")}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
 export function Verification({ api }: { api: Api }) {
   const [email, setEmail] = useState("");
   const [result, setResult] = useState<Schemas["ValidationResult"]>();
@@ -374,6 +462,7 @@ export function Verification({ api }: { api: Api }) {
           </dl>
         </section>
       )}
+      <BulkVerify api={api} />
     </Page>
   );
 }
