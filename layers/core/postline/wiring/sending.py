@@ -57,7 +57,7 @@ def send_service() -> SendService:
         queue=dispatch_queue(),
         quotas=usage.counter_store(),
         suppressions=suppressions.suppressions(),
-        domains=domains.sending_domains(),
+        domains=domains.organisation_domains(),
         templates=templates.template_store(),
         accounts=accounts.account_store(),
         check_webhook_url=webhooks.url_guard().check_without_dns,
