@@ -55,7 +55,7 @@ def send_service() -> SendService:
         messages=message_store(),
         vault=vault(),
         queue=dispatch_queue(),
-        quotas=usage.counter_store(),
+        quotas=usage.pooled_quotas(),
         suppressions=suppressions.suppressions(),
         domains=domains.organisation_domains(),
         templates=templates.template_store(),
