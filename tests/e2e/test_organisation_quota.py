@@ -1,6 +1,8 @@
 """The organisation's shared quota pool on the embedded runtime, over HTTP: two subaccounts
 (quota_source shared_pool) sending concurrently draw from their parent's monthly counter; exactly
-the pool's room is accepted, the rest answer 429, and /v3/usage shows the same pool on each."""
+the pool's room is accepted, the rest answer 429, and /v3/usage shows the same pool on each. Then
+pay-as-you-go: credits granted by the operator CLI spent once the plan's allowance is, 429 without
+Retry-After at zero, lifted by a top-up."""
 
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import pytest
 from postline.accounts.domain import PLAN_LIMITS, Plan
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.usage.domain import day_key, month_key
-from postline.usage.quota import email_limits
+from postline.usage.quota import EmailLimits, email_limits
 from postline.wiring import domains, operator, usage
 from tests.e2e.sending_support import DKIM_SELECTOR, dkim_private_pem, now, recipient
-from tests.e2e.support import Api, make_account
+from tests.e2e.support import Api, assert_error, make_account, run_cli
 
 pytestmark = pytest.mark.e2e
 ROOM = 4  # the pool's emails left when the subaccounts start sending
@@ -76,3 +78,34 @@ def test_two_subaccounts_sending_at_once_never_pass_the_pool(runtime: Any, runti
         assert (seen["emails"]["limit"], seen["emails"]["used"], seen["emails"]["remaining"]) == (limit, limit, 0)
     mine = api.get("/v3/usage").json()
     assert (mine["quota_source"], mine["emails"]["used"]) == ("own_plan", limit)
+
+
+def test_payg_credits_are_spent_past_the_plans_allowance_and_a_top_up_lifts_the_stop(
+    runtime: Any, runtime_api: Api
+) -> None:
+    account = make_account()
+    api = runtime_api.with_key(account.live_key)
+    domain = _domain(account.id)
+    moment = now(runtime)
+    allowance = PLAN_LIMITS[Plan.FREE].monthly_emails
+    spent = usage.counter_store().consume_emails(
+        account.id, allowance, month=month_key(moment), day=day_key(moment), limits=EmailLimits(None, None, False)
+    )
+    assert spent is None  # the month's allowance (and the day's cap) spent
+
+    def send() -> Any:
+        return api.post("/v3/messages", json={"from": f"hi@{domain}", "to": [recipient()], "subject": "S", "text": "t"})
+
+    stopped = send()
+    assert_error(stopped, 429, "rate_limit_exceeded")
+    assert "Retry-After" in stopped.headers  # the plan's stop: its window resets
+    granted = run_cli(runtime, "account", "grant-credits", account.id, "2")
+    assert granted == {"id": account.id, "quota_source": "payg_credits", "credits": 2}
+    assert api.get("/v3/usage").json()["quota_source"] == "payg_credits"
+    assert [send().status_code for _ in range(2)] == [202, 202]
+    at_zero = send()
+    assert_error(at_zero, 429, "rate_limit_exceeded")
+    assert "Retry-After" not in at_zero.headers  # no window to wait for: a top-up lifts it
+    run_cli(runtime, "account", "grant-credits", account.id, "1")
+    assert send().status_code == 202
+    assert usage.counter_store().credits(account.id) == 0

@@ -10,7 +10,7 @@ from postline.keys.access import Environment, Scope
 from postline.keys.identity import Principal
 from postline.usage.domain import day_key, month_key
 from postline.usage.pool import PooledQuotas
-from postline.usage.quota import EmailLimits, email_limits
+from postline.usage.quota import EmailLimits, email_limits, quota_refusal
 from postline.usage.service import UsageService
 from tests.fakes.shared import FixedClock
 from tests.fakes.usage import InMemoryCounters
@@ -81,3 +81,49 @@ def test_usage_of_a_pooled_subaccount_shows_the_pool() -> None:
     assert seen.verify_credits.used == 3  # verifications stay its own
     mine = service.get(_principal(OWN))
     assert (mine.quota_source, mine.emails.used, mine.emails.limit) == (QuotaSource.OWN_PLAN, 0, 3_000)
+
+
+class Stopping(Recorded):
+    """QuotaStore whose plan allowance is spent: every live send stops on the month."""
+
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        super().consume_emails(account_id, count, month=month, day=day, limits=limits)
+        return None if limits.test else "monthly"
+
+
+class Balance:
+    def __init__(self, credits: int) -> None:
+        self.balance = credits
+
+    def take_credits(self, account_id: str, count: int) -> bool:
+        if self.balance < count:
+            return False
+        self.balance -= count
+        return True
+
+    def credits(self, account_id: str) -> int:
+        return self.balance
+
+
+def test_payg_credits_are_spent_once_the_plan_stops_and_never_below_zero() -> None:
+    payg = Account(id="payg", plan=Plan.FREE, quota_source=QuotaSource.PAYG_CREDITS, created_at=NOW)
+
+    class WithPayg(Accounts):
+        def get_account(self, account_id: str) -> Account | None:
+            return payg if account_id == "payg" else super().get_account(account_id)
+
+    balance = Balance(3)
+    quotas = PooledQuotas(Stopping(), WithPayg(), credits=balance)
+    limits = email_limits(payg, test=False)
+    assert quotas.consume_emails("payg", 2, month=MONTH, day=DAY, limits=limits) is None
+    assert quotas.consume_emails("payg", 2, month=MONTH, day=DAY, limits=limits) == "credits"  # 1 left: not 2
+    assert balance.balance == 1
+    # An own-plan account keeps its plan's stop, whatever credits exist.
+    assert quotas.consume_emails("own", 1, month=MONTH, day=DAY, limits=email_limits(OWN, test=False)) == "monthly"
+    assert balance.balance == 1
+
+
+def test_the_credits_refusal_has_no_retry_after() -> None:
+    refusal = quota_refusal("credits", email_limits(OWN, test=False), NOW)
+    assert (refusal.status, refusal.code, refusal.retry_after) == (429, "rate_limit_exceeded", None)
+    assert quota_refusal("monthly", email_limits(OWN, test=False), NOW).retry_after is not None

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import Account, AccountStatus, Plan, StorageAddon, downgrade_changes
+from postline.accounts.domain import Account, AccountStatus, Plan, QuotaSource, StorageAddon, downgrade_changes
 from postline.accounts.ports import AccountStore
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
@@ -105,6 +105,12 @@ class OperatorService:
         """Hosted uploads' storage add-on (accounts/domain.py STORAGE_ADDON_BYTES); Free plans still hold 0."""
         return self._change(account_id, "account.storage_addon_changed", actor, f"storage add-on {addon.value}",
                             storage_addon=addon)  # fmt: skip
+
+    def set_quota_source(
+        self, account_id: str, source: QuotaSource, details: str, actor: Actor | None = None
+    ) -> Account:
+        """Usage's quota_source (usage/pool.py): own_plan, shared_pool (a subaccount) or payg_credits."""
+        return self._change(account_id, "account.quota_source_changed", actor, details, quota_source=source)
 
     def set_verify_before_send(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
         """The account's default; keys with a setting of their own (not null) keep theirs."""

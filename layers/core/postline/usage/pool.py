@@ -3,6 +3,10 @@ configured `shared_pool`, its organisation's pool: the parent's monthly and dail
 parent's plan limits, taken by the same conditional transaction (usage/store.py), so sends of the
 parent and of every pooled subaccount together never pass the pool's limit by one email.
 
+Pay-as-you-go (`payg_credits`, set by the operator's `postline account grant-credits`): once the
+plan's allowance stops a live send, it spends prepaid credits instead (a conditional decrement, never
+below zero); at zero the send answers 429 rate_limit_exceeded without Retry-After (a top-up lifts it).
+
 PooledQuotas wraps the QuotaStore sending and delivery use; UsageService reads the same owner.
 """
 
@@ -15,7 +19,9 @@ from postline.usage.quota import EmailLimits, email_limits
 
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
-    from postline.usage.ports import QuotaStore
+    from postline.usage.ports import Credits, QuotaStore
+
+CREDITS_SPENT = "credits"  # what stopped a pay-as-you-go send: the plan's allowance and the credits
 
 
 class AccountLookup(Protocol):
@@ -32,16 +38,23 @@ def pool_owner(account: Account, accounts: AccountLookup) -> Account:
 
 
 class PooledQuotas:
-    def __init__(self, own: QuotaStore, accounts: AccountLookup) -> None:
+    def __init__(self, own: QuotaStore, accounts: AccountLookup, credits: Credits | None = None) -> None:
         self._own = own
         self._accounts = accounts
+        self._credits = credits
 
     def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
         owner = self._owner(account_id, limits)
         if owner is not None:
             limits = email_limits(owner, test=False)
             account_id = owner.id
-        return self._own.consume_emails(account_id, count, month=month, day=day, limits=limits)
+        stopped = self._own.consume_emails(account_id, count, month=month, day=day, limits=limits)
+        if stopped is None or limits.test or self._credits is None:
+            return stopped
+        payer = owner or self._accounts.get_account(account_id)
+        if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
+            return stopped
+        return None if self._credits.take_credits(payer.id, count) else CREDITS_SPENT
 
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         owner = None if test else self._owner(account_id, None)

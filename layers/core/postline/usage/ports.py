@@ -34,3 +34,13 @@ class QuotaStore(Protocol):
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         """Gives back emails counted for a send that then failed before it was accepted."""
         ...
+
+
+class Credits(Protocol):
+    """Pay-as-you-go credits: prepaid emails an account spends once its plan's allowance is spent."""
+
+    def take_credits(self, account_id: str, count: int) -> bool:
+        """Atomically spends `count` credits if the balance holds them; False (nothing spent) otherwise."""
+        ...
+
+    def credits(self, account_id: str) -> int: ...

@@ -26,7 +26,7 @@ def pooled_quotas() -> PooledQuotas:
     """What sends draw their quota from: their own plan's, or their organisation's pool (usage/pool.py)."""
     from postline.usage.pool import PooledQuotas
 
-    return PooledQuotas(counter_store(), accounts.account_store())
+    return PooledQuotas(counter_store(), accounts.account_store(), credits=counter_store())
 
 
 def usage_service() -> UsageService:
