@@ -42,6 +42,7 @@ class SubaccountService:
             name=request.name,
             plan=Plan.FREE,
             quota_source=QuotaSource.SHARED_POOL,
+            organisation_plan=parent.plan,  # retention follows the organisation (accounts/domain.py retention_days)
             owner_email=parent.owner_email,
             sending_paused=parent.sending_paused,
             sandbox=parent.sandbox,
