@@ -8,17 +8,13 @@ one page holds them all.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
-    from postline.subaccounts.ports import SubaccountStore
+    from postline.subaccounts.ports import AccountLookup, SubaccountStore
 
 MAX_WORKSPACES = 100  # one page: above any plan's subaccount limit
-
-
-class AccountLookup(Protocol):
-    def get_account(self, account_id: str) -> Account | None: ...
 
 
 class Organisation:

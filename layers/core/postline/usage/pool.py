@@ -12,20 +12,16 @@ PooledQuotas wraps the QuotaStore sending and delivery use; UsageService reads t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from postline.accounts.domain import QuotaSource
 from postline.usage.quota import EmailLimits, email_limits
 
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
-    from postline.usage.ports import Credits, QuotaStore
+    from postline.usage.ports import AccountLookup, Credits, QuotaStore
 
 CREDITS_SPENT = "credits"  # what stopped a pay-as-you-go send: the plan's allowance and the credits
-
-
-class AccountLookup(Protocol):
-    def get_account(self, account_id: str) -> Account | None: ...
 
 
 def pool_owner(account: Account, accounts: AccountLookup) -> Account:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from postline.accounts.domain import Account
     from postline.usage.quota import EmailLimits
 
 
@@ -44,3 +45,9 @@ class Credits(Protocol):
         ...
 
     def credits(self, account_id: str) -> int: ...
+
+
+class AccountLookup(Protocol):
+    """Whose pool a send draws from: the sending account and its parent."""
+
+    def get_account(self, account_id: str) -> Account | None: ...

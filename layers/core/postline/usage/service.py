@@ -7,8 +7,8 @@ from postline.keys.identity import Principal
 from postline.shared.ports import Clock
 from postline.usage.domain import day_key, month_key
 from postline.usage.models import Usage, usage_report
-from postline.usage.pool import AccountLookup, pool_owner
-from postline.usage.ports import CounterStore
+from postline.usage.pool import pool_owner
+from postline.usage.ports import AccountLookup, CounterStore
 
 
 class UsageService:
