@@ -112,10 +112,12 @@ def test_payg_credits_are_spent_once_the_plan_stops_and_never_below_zero() -> No
         def get_account(self, account_id: str) -> Account | None:
             return payg if account_id == "payg" else super().get_account(account_id)
 
-    balance = Balance(3)
-    quotas = PooledQuotas(Stopping(), WithPayg(), credits=balance)
+    balance, plan = Balance(3), Stopping()
+    quotas = PooledQuotas(plan, WithPayg(), credits=balance)
     limits = email_limits(payg, test=False)
     assert quotas.consume_emails("payg", 2, month=MONTH, day=DAY, limits=limits) is None
+    # Refused by the plan, then counted past its limit (a release gives back nothing the plan lent).
+    assert plan.consumed == [("payg", limits), ("payg", EmailLimits(None, None, test=False))]
     assert quotas.consume_emails("payg", 2, month=MONTH, day=DAY, limits=limits) == "credits"  # 1 left: not 2
     assert balance.balance == 1
     # An own-plan account keeps its plan's stop, whatever credits exist.

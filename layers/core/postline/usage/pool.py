@@ -50,7 +50,13 @@ class PooledQuotas:
         payer = owner or self._accounts.get_account(account_id)
         if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
             return stopped
-        return None if self._credits.take_credits(payer.id, count) else CREDITS_SPENT
+        if not self._credits.take_credits(payer.id, count):
+            return CREDITS_SPENT
+        # Counted past the plan's limit too, so a release of this send (a failure before it is accepted)
+        # gives back plan emails it never took without reopening the plan: credits then count too much,
+        # never too little.
+        self._own.consume_emails(payer.id, count, month=month, day=day, limits=EmailLimits(None, None, test=False))
+        return None
 
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         owner = None if test else self._owner(account_id, None)
