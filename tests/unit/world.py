@@ -84,8 +84,10 @@ def build_world() -> World:
             console=console,
             meter=meter,
         ),
-        operator=OperatorService(accounts=store, keys=store, key_service=keys, ids=ids, clock=clock),
+        operator=OperatorService(
+            accounts=store, keys=store, key_service=keys, ids=ids, clock=clock, subaccounts=subaccounts
+        ),
         audit=AuditService(audit=store),
-        usage=UsageService(counters=counters, clock=clock),
+        usage=UsageService(counters=counters, clock=clock, accounts=store),
         subaccounts=SubaccountService(subaccounts=subaccounts, keys=store, ids=ids, clock=clock),
     )

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from postline import wiring
-from postline.accounts.domain import AccountStatus, Plan, StorageAddon
+from postline.accounts.domain import AccountStatus, Plan, QuotaSource, StorageAddon
 from postline.config import SettingsError
 from postline.deployment import CLI_SETTINGS, COMMAND_SETTINGS, Groups, variables
 from postline.domains.models import domain_view
@@ -29,7 +29,7 @@ from postline.ip_pools.domain import PoolType
 from postline.keys.access import Environment, Scope
 from postline.operator.service import OperatorService
 from postline.shared.errors import ApiError
-from postline.wiring import domains, verification
+from postline.wiring import domains, usage, verification
 from postline.wiring import events as events_root
 from postline.wiring import ip_pools as ip_pools_root
 from postline.wiring import metrics as metrics_root
@@ -82,6 +82,11 @@ def _parser() -> argparse.ArgumentParser:
     rate = account.add_parser("set-rate-limit", help="requests per minute, or 'default' for the plan's")
     rate.add_argument("account_id")
     rate.add_argument("per_minute")
+    grant = account.add_parser(
+        "grant-credits", help="add pay-as-you-go credits (emails past the plan's allowance); sets payg_credits"
+    )
+    grant.add_argument("account_id")
+    grant.add_argument("credits", type=int)
     storage = account.add_parser("set-storage-addon", help="hosted uploads' storage: none (100 MB), 10gb, 100gb")
     storage.add_argument("account_id")
     storage.add_argument("addon", type=StorageAddon, choices=list(StorageAddon))
@@ -244,6 +249,8 @@ def run(args: argparse.Namespace) -> None:
             _print(operator.set_rate_limit(args.account_id, per_minute))
         elif args.action == "set-storage-addon":
             _print(operator.set_storage_addon(args.account_id, args.addon))
+        elif args.action == "grant-credits":
+            _print(_grant_credits(operator, args.account_id, args.credits))
         elif args.action == "set-verify-before-send":
             _print(operator.set_verify_before_send(args.account_id, args.setting == "on"))
     elif args.command == "sandbox":
@@ -290,6 +297,16 @@ def _sandbox(operator: OperatorService, args: argparse.Namespace) -> None:
         operator.set_routed_to_sandbox(account_id, args.setting == "on")
     account = operator.get_account(account_id)
     _print(account.model_dump(include={"id", "sandbox", "sandbox_recipients", "owner_email", "routed_to_sandbox"}))
+
+
+def _grant_credits(operator: OperatorService, account_id: str, credits: int) -> dict[str, object]:
+    """Pay-as-you-go (usage/pool.py): the account's quota_source becomes payg_credits, its balance grows."""
+    if credits < 1:
+        raise SystemExit("credits: a positive number")
+    operator.get_account(account_id)  # 404 before anything is written
+    balance = usage.counter_store().grant_credits(account_id, credits)
+    account = operator.set_quota_source(account_id, QuotaSource.PAYG_CREDITS, f"granted {credits} credits")
+    return {"id": account.id, "quota_source": account.quota_source.value, "credits": balance}
 
 
 def _domain(args: argparse.Namespace) -> None:

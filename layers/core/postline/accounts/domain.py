@@ -129,7 +129,8 @@ class Account(Model):
     downgraded_at: datetime | None = None
     downgraded_from: Plan | None = None
     # The plan of the organisation this workspace belongs to (a subaccount's parent's), which a free
-    # workspace inherits its retention from. Nothing sets it yet: subaccounts are created without it.
+    # workspace inherits its retention from: set as the subaccount is created, and again on each of the
+    # organisation's subaccounts when the operator changes the parent's plan (operator/service.py).
     organisation_plan: Plan | None = None
     # How many mailing lists it has, kept by list create and delete in their transactions, so a send
     # to one address skips the list lookup when there are none (sending/service.py `_list_at`).

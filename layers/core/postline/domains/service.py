@@ -36,12 +36,14 @@ from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, Provider
 from postline.domains.records import appended_twice, compare
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
-from postline.shared.errors import Conflict, NotFound, ValidationFailed
+from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
+from postline.subaccounts.organisation import Organisation
 
 logger = logging.getLogger(__name__)
 RECHECKS_PER_RUN = 25  # a scheduled run's bound: ~5 lookups each, well inside the worker's timeout
 WRITE_ATTEMPTS = 3
+OWNER_ONLY = "shared_domain_owner_only"  # 403: a change to a domain another workspace shares with the company
 Written = tuple[SendingDomain, AuditEntry | None]  # a change's result: the domain to write, its audit entry
 
 
@@ -57,8 +59,10 @@ class DomainService:
         identities: ProviderIdentities | None,
         ids: IdFactory,
         clock: Clock,
+        organisation: Organisation | None = None,
     ) -> None:
-        """identities: SES's, where SES sends (None for SMTP)."""
+        """identities: SES's, where SES sends (None for SMTP). organisation: the workspaces whose
+        domains shared with the company this one lists and reads (None: its own only)."""
         self._domains = domains
         self._lookup = lookup
         self._keys = keys
@@ -67,15 +71,25 @@ class DomainService:
         self._identities = identities
         self._ids = ids
         self._clock = clock
+        self._organisation = organisation
 
     # -- the routes -------------------------------------------------------------------------------------
 
     def list_all(self, principal: Principal) -> DomainList:
-        domains = self._domains.list_domains(principal.account.id)
-        return DomainList(items=[domain_view(domain) for domain in domains], total_count=len(domains))
+        """Its own domains, then those its organisation's other workspaces share with the company
+        (read-only here, owner_workspace_name saying whose)."""
+        items = [domain_view(domain) for domain in self._domains.list_domains(principal.account.id)]
+        items += [self._shared_view(domain, owner) for domain, owner in self._shared(principal)]
+        return DomainList(items=items, total_count=len(items))
 
     def get(self, principal: Principal, domain_id: str) -> Domain:
-        return domain_view(self._stored(principal.account.id, domain_id))
+        domain = self._domains.get_domain(principal.account.id, domain_id)
+        if domain is not None:
+            return domain_view(domain)
+        shared = next(((d, owner) for d, owner in self._shared(principal) if d.id == domain_id), None)
+        if shared is None:
+            raise NotFound(f"No sending domain {domain_id} in this account.")
+        return self._shared_view(*shared)
 
     def create(self, principal: Principal, request: DomainCreate) -> Domain:
         return domain_view(self.add(principal.account, request, principal.actor()))
@@ -111,6 +125,7 @@ class DomainService:
         return domain
 
     def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
+        self._owned(principal, domain_id)
         changes = {name: getattr(request, name) for name in request.model_fields_set}
 
         def change(current: SendingDomain) -> Written | None:
@@ -130,7 +145,7 @@ class DomainService:
         """A new DKIM key under a new selector, to publish beside the current one, which keeps signing
         until a check finds the new record (Postmark's pending host); a rotation already waiting is
         replaced."""
-        self._stored(principal.account.id, domain_id)
+        self._owned(principal, domain_id)
         now = self._clock.now()
         private_key, public_key = self._keys.new_key()
 
@@ -143,7 +158,7 @@ class DomainService:
         return domain_view(self._write(principal.account.id, domain_id, change))
 
     def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
-        domain = self._stored(principal.account.id, domain_id)
+        domain = self._owned(principal, domain_id)
         self._domains.delete_domain(domain, self._audit(principal.actor(), domain, "domain.deleted", self._clock.now()))
         if self._identities is not None:
             self._identities.delete(domain)
@@ -151,7 +166,40 @@ class DomainService:
 
     def verify(self, principal: Principal, domain_id: str) -> Domain:
         """Checks the domain's records now (the owner has just published them)."""
+        self._owned(principal, domain_id)
         return domain_view(self._write(principal.account.id, domain_id, self._checking(principal.actor())))
+
+    # -- shared with the company ----------------------------------------------------------------------
+
+    def _shared(self, principal: Principal) -> list[tuple[SendingDomain, Account]]:
+        """The domains the organisation's other workspaces share with the company, with their owner."""
+        if self._organisation is None:
+            return []
+        return [
+            (domain, owner)
+            for owner in self._organisation.other_workspaces(principal.account)
+            for domain in self._domains.list_domains(owner.id)
+            if domain.shared_with_company
+        ]
+
+    def _owned(self, principal: Principal, domain_id: str) -> SendingDomain:
+        """The account's own domain; 403 for one another workspace shares with it, 404 otherwise."""
+        domain = self._domains.get_domain(principal.account.id, domain_id)
+        if domain is not None:
+            return domain
+        shared = next((owner for d, owner in self._shared(principal) if d.id == domain_id), None)
+        if shared is not None:
+            raise Forbidden(
+                f"Sending domain {domain_id} is shared with this workspace by {shared.name or shared.id}: "
+                "only its owner workspace changes, checks, rotates or deletes it.",
+                code=OWNER_ONLY,
+            )
+        raise NotFound(f"No sending domain {domain_id} in this account.")
+
+    @staticmethod
+    def _shared_view(domain: SendingDomain, owner: Account) -> Domain:
+        view = domain_view(domain)
+        return view.model_copy(update={"owner_workspace_name": view.owner_workspace_name or owner.name or owner.id})
 
     # -- the schedule -----------------------------------------------------------------------------------
 

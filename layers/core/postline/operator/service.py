@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import Account, AccountStatus, Plan, StorageAddon, downgrade_changes
+from postline.accounts.domain import Account, AccountStatus, Plan, QuotaSource, StorageAddon, downgrade_changes
 from postline.accounts.ports import AccountStore
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
@@ -18,14 +18,25 @@ from postline.keys.service import KeyService
 from postline.shared.addresses import normalize_address
 from postline.shared.errors import NotFound, ValidationFailed
 from postline.shared.ports import Clock, IdFactory
+from postline.subaccounts.organisation import MAX_WORKSPACES
+from postline.subaccounts.ports import SubaccountStore
 
 MAX_SANDBOX_RECIPIENTS = 100
 
 
 class OperatorService:
     def __init__(
-        self, *, accounts: AccountStore, keys: KeyStore, key_service: KeyService, ids: IdFactory, clock: Clock
+        self,
+        *,
+        accounts: AccountStore,
+        keys: KeyStore,
+        key_service: KeyService,
+        ids: IdFactory,
+        clock: Clock,
+        subaccounts: SubaccountStore | None = None,
     ) -> None:
+        """subaccounts: an organisation's, told its plan as it changes (their inherited retention)."""
+        self._subaccounts = subaccounts
         self._accounts = accounts
         self._keys = keys
         self._key_service = key_service
@@ -95,7 +106,13 @@ class OperatorService:
         a grace (retention/domain.py), so nothing is deleted the day the plan changes."""
         account = self.get_account(account_id)
         changes = downgrade_changes(account, plan, self._clock.now())
-        return self._change(account_id, "account.plan_changed", actor, f"plan {plan.value}", plan=plan, **changes)
+        changed = self._change(account_id, "account.plan_changed", actor, f"plan {plan.value}", plan=plan, **changes)
+        if self._subaccounts is not None and account.parent_account_id is None:
+            subs, _ = self._subaccounts.list_subaccounts(account_id, page=1, per_page=MAX_WORKSPACES)
+            for sub in subs:  # the plan bounds them (25 at most)
+                self._subaccounts.update_subaccount(sub.model_copy(update={"organisation_plan": plan}),
+                                                    ["organisation_plan"], [])  # fmt: skip
+        return changed
 
     def set_rate_limit(self, account_id: str, per_minute: int | None, actor: Actor | None = None) -> Account:
         details = f"rate limit {per_minute}/min" if per_minute else "rate limit: plan default"
@@ -105,6 +122,12 @@ class OperatorService:
         """Hosted uploads' storage add-on (accounts/domain.py STORAGE_ADDON_BYTES); Free plans still hold 0."""
         return self._change(account_id, "account.storage_addon_changed", actor, f"storage add-on {addon.value}",
                             storage_addon=addon)  # fmt: skip
+
+    def set_quota_source(
+        self, account_id: str, source: QuotaSource, details: str, actor: Actor | None = None
+    ) -> Account:
+        """Usage's quota_source (usage/pool.py): own_plan, shared_pool (a subaccount) or payg_credits."""
+        return self._change(account_id, "account.quota_source_changed", actor, details, quota_source=source)
 
     def set_verify_before_send(self, account_id: str, on: bool, actor: Actor | None = None) -> Account:
         """The account's default; keys with a setting of their own (not null) keep theirs."""

@@ -47,3 +47,9 @@ class SubaccountKeys(Protocol):
     def list_keys(self, account_id: str) -> list[ApiKey]: ...
 
     def delete_key(self, key: ApiKey, audit: AuditEntry) -> None: ...
+
+
+class AccountLookup(Protocol):
+    """An organisation's accounts by id (subaccounts/organisation.py: the parent of a subaccount)."""
+
+    def get_account(self, account_id: str) -> Account | None: ...

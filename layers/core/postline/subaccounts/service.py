@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from postline.accounts.domain import Account, AccountStatus, Plan
+from postline.accounts.domain import Account, AccountStatus, Plan, QuotaSource
 from postline.audit.domain import AuditEntry
 from postline.audit.service import new_audit_entry
 from postline.keys.identity import Principal
@@ -34,12 +34,15 @@ class SubaccountService:
             raise Forbidden(
                 f"The {parent.plan.value} plan has no subaccounts; upgrade to create them.", code="plan_limit_reached"
             )
-        # A new workspace: on the Free plan, its own quota, and the organisation's operator controls
+        # A new workspace: on the Free plan, drawing from the organisation's pool (usage/pool.py:
+        # the parent's monthly and daily quota), and the organisation's operator controls
         # (sandbox, routing, sending paused) as they are now, so none is escaped by making one.
         account = Account(
             id=self._ids.new_id(),
             name=request.name,
             plan=Plan.FREE,
+            quota_source=QuotaSource.SHARED_POOL,
+            organisation_plan=parent.plan,  # retention follows the organisation (accounts/domain.py retention_days)
             owner_email=parent.owner_email,
             sending_paused=parent.sending_paused,
             sandbox=parent.sandbox,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from postline.accounts.domain import Account
     from postline.usage.quota import EmailLimits
 
 
@@ -34,3 +35,19 @@ class QuotaStore(Protocol):
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         """Gives back emails counted for a send that then failed before it was accepted."""
         ...
+
+
+class Credits(Protocol):
+    """Pay-as-you-go credits: prepaid emails an account spends once its plan's allowance is spent."""
+
+    def take_credits(self, account_id: str, count: int) -> bool:
+        """Atomically spends `count` credits if the balance holds them; False (nothing spent) otherwise."""
+        ...
+
+    def credits(self, account_id: str) -> int: ...
+
+
+class AccountLookup(Protocol):
+    """Whose pool a send draws from: the sending account and its parent."""
+
+    def get_account(self, account_id: str) -> Account | None: ...

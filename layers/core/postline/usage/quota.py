@@ -31,6 +31,12 @@ def email_limits(account: Account, *, test: bool) -> EmailLimits:
 def quota_refusal(stopped_by: str, limits: EmailLimits, now: datetime) -> RateLimited:
     """429 rate_limit_exceeded with Retry-After until the window that stopped the send resets."""
     now = now.astimezone(UTC)
+    if stopped_by == "credits":  # pay-as-you-go (usage/pool.py): no reset to wait for, a top-up lifts it
+        return RateLimited(
+            f"This send would exceed the plan's allowance of {limits.monthly} emails and the account's "
+            "pay-as-you-go credits; credits granted lift it at once.",
+            code="rate_limit_exceeded",
+        )
     if stopped_by == "daily":
         reset = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
         what = f"the daily cap of {limits.daily} emails"

@@ -10,6 +10,8 @@ from botocore.exceptions import ClientError
 from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
 from postline.usage.quota import EmailLimits
 
+CREDITS = "CREDITS"  # the sort key of an account's pay-as-you-go balance
+
 
 def usage_pk(account_id: str) -> str:
     return f"USAGE#{account_id}"
@@ -135,6 +137,39 @@ class DynamoCounterStore:
                     return name
             raise
         return None
+
+    # -- pay-as-you-go credits (usage/pool.py): one item per account, only ever ADDed to ---------------
+
+    def grant_credits(self, account_id: str, count: int) -> int:
+        """Adds prepaid credits (the operator's `postline account grant-credits`); the new balance."""
+        response = self._db.update_item(
+            TableName=self._table,
+            Key=key(usage_pk(account_id), CREDITS),
+            UpdateExpression="ADD credits :n",
+            ExpressionAttributeValues={":n": {"N": str(count)}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["credits"]["N"])
+
+    def take_credits(self, account_id: str, count: int) -> bool:
+        """Spends `count` credits at once if the balance holds them (conditional: never below zero)."""
+        try:
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(usage_pk(account_id), CREDITS),
+                UpdateExpression="ADD credits :minus",
+                ConditionExpression="credits >= :n",
+                ExpressionAttributeValues={":minus": {"N": str(-count)}, ":n": {"N": str(count)}},
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return False
+            raise
+        return True
+
+    def credits(self, account_id: str) -> int:
+        response = self._db.get_item(TableName=self._table, Key=key(usage_pk(account_id), CREDITS), ConsistentRead=True)
+        return int(from_attrs(response.get("Item") or {}).get("credits", 0))
 
     def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
         counter = "test_emails" if test else "emails"

@@ -50,7 +50,7 @@ def message_content_service() -> MessageContentService:
         messages=sending.message_store(),
         bodies=copy_store(),
         vault=sending.vault(),
-        domains=domains.sending_domains(),
+        domains=domains.organisation_domains(),
         links=tracking.links,
         checker=checker(),
         copies=kept_copies(),

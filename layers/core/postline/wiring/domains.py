@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import ContentKey, Dns, DomainRecords, Notifications, Outbound, Resources
-from postline.wiring import accounts, shared
+from postline.wiring import accounts, shared, subaccounts
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.domains.dns import DnsRecordLookup
+    from postline.domains.organisation import OrganisationDomains
     from postline.domains.ports import DkimKeys, RecordLookup
     from postline.domains.service import DomainService
     from postline.domains.store import DynamoSendingDomains
@@ -22,6 +23,15 @@ def sending_domains() -> DynamoSendingDomains:
     return DynamoSendingDomains(
         client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
     )
+
+
+@built_once()
+def organisation_domains() -> OrganisationDomains:
+    """What sending, delivery and content checks read: the account's own verified domains and
+    those its organisation shares with the company (domains/organisation.py)."""
+    from postline.domains.organisation import OrganisationDomains
+
+    return OrganisationDomains(sending_domains(), subaccounts.organisation())
 
 
 @built_once()
@@ -57,4 +67,5 @@ def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None 
         identities=SesIdentities(client("sesv2")) if settings(Outbound).transport == "ses" else None,
         ids=shared.ids(),
         clock=clock(),
+        organisation=subaccounts.organisation(),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.wiring import accounts, keys, shared
+from postline.wiring import accounts, keys, shared, subaccounts
 from postline.wiring.registry import clock
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -20,4 +20,5 @@ def operator_service() -> OperatorService:
         key_service=keys.key_service(),
         ids=shared.ids(),
         clock=clock(),
+        subaccounts=subaccounts.subaccount_store(),
     )

@@ -1,0 +1,73 @@
+"""Whose quota a send draws from (Usage's quota_source): its own plan's, or, for a subaccount
+configured `shared_pool`, its organisation's pool: the parent's monthly and daily counters under the
+parent's plan limits, taken by the same conditional transaction (usage/store.py), so sends of the
+parent and of every pooled subaccount together never pass the pool's limit by one email.
+
+Pay-as-you-go (`payg_credits`, set by the operator's `postline account grant-credits`): once the
+plan's allowance stops a live send, it spends prepaid credits instead (a conditional decrement, never
+below zero); at zero the send answers 429 rate_limit_exceeded without Retry-After (a top-up lifts it).
+
+PooledQuotas wraps the QuotaStore sending and delivery use; UsageService reads the same owner.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from postline.accounts.domain import QuotaSource
+from postline.usage.quota import EmailLimits, email_limits
+
+if TYPE_CHECKING:
+    from postline.accounts.domain import Account
+    from postline.usage.ports import AccountLookup, Credits, QuotaStore
+
+CREDITS_SPENT = "credits"  # what stopped a pay-as-you-go send: the plan's allowance and the credits
+
+
+def pool_owner(account: Account, accounts: AccountLookup) -> Account:
+    """The account whose counters and plan limits `account`'s live sends draw from."""
+    if account.quota_source is QuotaSource.SHARED_POOL and account.parent_account_id is not None:
+        parent = accounts.get_account(account.parent_account_id)
+        if parent is not None:
+            return parent
+    return account
+
+
+class PooledQuotas:
+    def __init__(self, own: QuotaStore, accounts: AccountLookup, credits: Credits | None = None) -> None:
+        self._own = own
+        self._accounts = accounts
+        self._credits = credits
+
+    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+        owner = self._owner(account_id, limits)
+        if owner is not None:
+            limits = email_limits(owner, test=False)
+            account_id = owner.id
+        stopped = self._own.consume_emails(account_id, count, month=month, day=day, limits=limits)
+        if stopped is None or limits.test or self._credits is None:
+            return stopped
+        payer = owner or self._accounts.get_account(account_id)
+        if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
+            return stopped
+        if not self._credits.take_credits(payer.id, count):
+            return CREDITS_SPENT
+        # Counted past the plan's limit too, so a release of this send (a failure before it is accepted)
+        # gives back plan emails it never took without reopening the plan: credits then count too much,
+        # never too little.
+        self._own.consume_emails(payer.id, count, month=month, day=day, limits=EmailLimits(None, None, test=False))
+        return None
+
+    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+        owner = None if test else self._owner(account_id, None)
+        self._own.release_emails(owner.id if owner else account_id, count, month=month, day=day, test=test)
+
+    def _owner(self, account_id: str, limits: EmailLimits | None) -> Account | None:
+        """The pool's owner when a live send of `account_id` draws from another account's pool."""
+        if limits is not None and limits.test:
+            return None  # the test allowance is each workspace's own
+        account = self._accounts.get_account(account_id)
+        if account is None:
+            return None
+        owner = pool_owner(account, self._accounts)
+        return owner if owner.id != account.id else None

@@ -1,0 +1,95 @@
+"""Domains shared with the company, on the embedded runtime over HTTP: the organisation shares a
+verified domain (the operator's `postline domain share`); a subaccount lists it read-only with its
+owner's name, sends live from it (delivered to the mail sink, DKIM d= the shared domain, the owner's
+return-path), and gets 403 shared_domain_owner_only for the owner's actions; another organisation
+and an unshared domain stay 404 / domain_not_verified."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from postline.accounts.domain import Plan
+from postline.domains.domain import DomainStatus, SendingDomain
+from postline.wiring import domains
+from tests.e2e.sending_support import (
+    DKIM_SELECTOR,
+    accepted,
+    dkim_private_pem,
+    events_of,
+    has_types,
+    mail_for,
+    parse,
+    recipient,
+    settle,
+)
+from tests.e2e.support import Api, assert_error, make_account
+
+pytestmark = pytest.mark.e2e
+
+
+def _verified_domain(account_id: str) -> SendingDomain:
+    domain = SendingDomain(
+        account_id=account_id,
+        id=f"dom_{uuid.uuid4().hex[:8]}",
+        created_at=datetime.now(UTC),
+        domain=f"shared-{uuid.uuid4().hex[:10]}.test",
+        status=DomainStatus.VERIFIED,
+        dkim_selector=DKIM_SELECTOR,
+        dkim_private_key=dkim_private_pem(),
+    )
+    domains.sending_domains().put_domain(domain)
+    return domain
+
+
+def test_a_subaccount_sends_from_a_domain_its_parent_shares_and_cannot_change_it(
+    runtime: Any, runtime_api: Api
+) -> None:
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(parent.live_key)
+    created = api.post("/v3/subaccounts", json={"name": "Acme", "slug": "acme"})
+    assert created.status_code == 201, created.text
+    acme = created.json()
+
+    def as_acme(method: str, path: str, **kwargs: Any) -> Any:
+        return api.request(method, path, headers={"On-Behalf-Of": "acme"}, **kwargs)
+
+    owned = _verified_domain(parent.id)
+    body = {"from": f"hi@{owned.domain}", "to": [recipient()], "subject": "S", "text": "t"}
+    # Not shared yet: the subaccount neither sees it nor sends from it.
+    assert_error(as_acme("GET", f"/v3/domains/{owned.id}"), 404, "not_found")
+    refused = accepted(as_acme("POST", "/v3/messages", json=body))
+    found = events_of(refused["id"], until=has_types("queued", "rejected"))
+    assert [e.data for e in found if e.type.value == "rejected"] == [{"reason": "domain_not_verified"}]
+
+    domains.domain_service().set_sharing(parent.id, owned.id, with_company=True)
+
+    listed = as_acme("GET", "/v3/domains").json()
+    [view] = [d for d in listed["items"] if d["id"] == owned.id]
+    assert (view["shared_with_company"], view["owner_workspace_name"]) == (True, "e2e")  # the parent's name
+    assert as_acme("GET", f"/v3/domains/{owned.id}").json()["domain"] == owned.domain
+
+    sent = accepted(as_acme("POST", "/v3/messages", json=body))
+    settle(runtime, sent["id"])
+    assert as_acme("GET", f"/v3/messages/{sent['id']}").json()["status"] == "delivered"
+    [copy] = mail_for(runtime, sent["id"])
+    assert f"d={owned.domain}" in str(parse(copy)["DKIM-Signature"]).replace(" ", "")
+    assert copy["mail_from"].endswith(f"@{owned.return_path_host}")  # the owner's return-path
+
+    # The owner's actions stay the owner's.
+    for method, path, kwargs in (
+        ("PATCH", f"/v3/domains/{owned.id}", {"json": {"tracking_subdomain": "links"}}),
+        ("DELETE", f"/v3/domains/{owned.id}", {}),
+        ("POST", f"/v3/domains/{owned.id}/verify", {}),
+        ("POST", f"/v3/domains/{owned.id}/dkim/rotate", {}),
+    ):
+        assert_error(as_acme(method, path, **kwargs), 403, "shared_domain_owner_only")
+    assert api.get(f"/v3/domains/{owned.id}").json()["status"] == "verified"
+
+    # Another organisation sees nothing of it.
+    other = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL).live_key)
+    assert_error(other.get(f"/v3/domains/{owned.id}"), 404, "not_found")
+    assert acme["parent_account_id"] == parent.id
