@@ -64,8 +64,8 @@ class PooledQuotas:
 
     def _owner(self, account_id: str, limits: EmailLimits | None) -> Account | None:
         """The pool's owner when a live send of `account_id` draws from another account's pool."""
-        if limits is not None and limits.test:
-            return None  # the test allowance is each workspace's own
+        if limits is not None and (limits.test or not limits.pooled):
+            return None  # the test allowance is each workspace's own; an unpooled account pays itself
         account = self._accounts.get_account(account_id)
         if account is None:
             return None

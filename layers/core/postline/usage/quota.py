@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from postline.accounts.domain import Account
+from postline.accounts.domain import Account, QuotaSource
 from postline.shared.errors import RateLimited
 
 
@@ -16,6 +16,9 @@ class EmailLimits:
     monthly: int | None  # None: no monthly stop
     daily: int | None  # None: no daily cap
     test: bool  # counted against the test allowance (monthly only) instead of the plan's quota
+    # The account's live sends draw from its organisation's pool (usage/pool.py reads the pool's owner
+    # only then: an account of its own costs no extra read per send).
+    pooled: bool = False
 
 
 def email_limits(account: Account, *, test: bool) -> EmailLimits:
@@ -25,7 +28,8 @@ def email_limits(account: Account, *, test: bool) -> EmailLimits:
     monthly = limits.monthly_emails
     if account.overage_enabled and limits.overage_ceiling is not None:
         monthly = limits.overage_ceiling  # overage: sending goes on, up to the absolute ceiling
-    return EmailLimits(monthly=monthly, daily=limits.daily_emails, test=False)
+    pooled = account.quota_source is QuotaSource.SHARED_POOL and account.parent_account_id is not None
+    return EmailLimits(monthly=monthly, daily=limits.daily_emails, test=False, pooled=pooled)
 
 
 def quota_refusal(stopped_by: str, limits: EmailLimits, now: datetime) -> RateLimited:
