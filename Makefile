@@ -80,7 +80,7 @@ sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
 test: lint typecheck drift cfn-lint sam-validate console-test $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
 
 unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest tests/unit tests/handlers -q

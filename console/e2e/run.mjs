@@ -63,7 +63,15 @@ page.on("response", (response) => {
   const url = new URL(response.url());
   // The content route (issue 28) may not exist yet: the page says "no preview" on its 404.
   const expected = response.status() === 404 && /^\/v3\/messages\/[^/]+\/content$/.test(url.pathname);
-  if (response.status() >= 400 && !expected) problems.push(`${response.status()} from ${response.request().method()} ${url.pathname}`);
+  if (response.status() >= 400 && !expected) {
+    // The reply's body says why (the spec's error shape); read before the page moves on.
+    const where = `${response.status()} from ${response.request().method()} ${url.pathname}${url.search}`;
+    problems.push(where);
+    response
+      .text()
+      .then((body) => (problems[problems.indexOf(where)] = `${where}: ${body.slice(0, 400)}`))
+      .catch(() => {});
+  }
 });
 
 let current = "start";

@@ -38,6 +38,7 @@ from devtools.local.cloudformation import (
     scalar,
 )
 from postline import wiring
+from postline.shared.base import Model
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
@@ -225,8 +226,35 @@ class LocalFunction:
         except BaseException:
             del sys.modules[module_name]
             raise
+        complete_shared_models()
         logger.debug("loaded %s from %s as %s", self.handler, path, module_name)
         return _Instance(getattr(module, attribute), getattr(module, "SETTINGS", None))
+
+
+_MODELS_BUILDING = threading.Lock()
+
+
+def complete_shared_models() -> None:
+    """Builds every layer model still deferred (postline/shared/base.py: `defer_build`), one
+    thread at a time. In AWS each execution environment has its own copy of the layer, so a model
+    is built by the one request that first uses it. Here every instance of every function shares
+    the layer's classes, and pydantic's lazy build is not safe across threads (pydantic#13419,
+    #11849): two cold routes using one model at once could see it half-built and fail their reply's
+    validation. A handler module imports everything its routes use, so after its load nothing it
+    touches is left to build lazily."""
+    with _MODELS_BUILDING:
+        pending = [model for model in _subclasses(Model) if not model.__pydantic_complete__]
+        for model in pending:
+            model.model_rebuild(raise_errors=False)
+
+
+def _subclasses(root: type[Model]) -> list[type[Model]]:
+    found, stack = [], [root]
+    while stack:
+        for child in stack.pop().__subclasses__():
+            found.append(child)
+            stack.append(child)
+    return found
 
 
 def load_functions(template: Template) -> dict[str, LocalFunction]:

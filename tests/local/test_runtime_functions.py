@@ -183,3 +183,19 @@ def test_log_keys_never_outlive_their_invocation(tmp_path: Path) -> None:
 
     lines = [json.loads(line) for line in written.getvalue().splitlines() if '"attempt"' in line]
     assert [line.get("delivery_id") for line in lines] == ["whd_first", None]
+
+
+def test_an_instance_starts_with_every_layer_model_it_imports_already_built(tmp_path: Path) -> None:
+    # Instances share the layer's classes, unlike Lambda's environments, and pydantic's lazy build
+    # (defer_build) is not thread-safe: two cold routes validating one half-built model at once
+    # answered 400 (a reply "failing" its own model) in the console's browser test.
+    (tmp_path / "uses_models.py").write_text(
+        "from pydantic import Field\n"
+        "from postline.shared.base import Model\n"
+        "class Fresh(Model):\n"
+        "    count: int = Field(ge=0)\n"
+        "def handler(event, context):\n"
+        "    return Fresh.__pydantic_complete__\n"
+    )
+    fresh = LocalFunction("ModelsFunction", "uses_models.handler", tmp_path, memory=128, timeout=5, events={})
+    assert fresh.invoke({}) is True

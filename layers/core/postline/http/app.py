@@ -116,6 +116,11 @@ def build_app(*routers: Router) -> APIGatewayRestResolver:
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response[str]:
         errors = exc.errors()
+        if any(error.get("loc", ("",))[0] == "response" for error in errors):
+            # Powertools reports a reply that fails its own model as a RequestValidationError (loc
+            # "response"): that is our defect, not the caller's, so 500 and the details in the log.
+            logger.error("the reply failed its response model", extra={"errors": errors[:5]})
+            return error_response(500, "internal_error", INTERNAL_ERROR)
         if is_json_error(errors):
             return error_response(400, "invalid_json", "The request body is not valid JSON.")
         return error_response(400, "validation_error", describe_validation_errors(errors))
