@@ -318,7 +318,12 @@ try {
     await page.getByLabel("HTML").fill("<h1>Welcome</h1><p>Hello {{name}}</p>");
     const frame = page.locator('iframe[title="Template preview"]');
     if ((await frame.getAttribute("sandbox")) !== "") throw new Error("the template preview is not sandboxed");
-    await page.frameLocator('iframe[title="Template preview"]').getByRole("heading", { name: "Welcome" }).waitFor();
+    // Rendered by the API with the sample variables: the value filled in, HTML-escaped.
+    await page.getByLabel("Sample variables (JSON)").fill('{"name": "<Ada>"}');
+    await page.frameLocator('iframe[title="Template preview"]').getByText("Hello <Ada>").waitFor();
+    await page.getByRole("region", { name: "Rendered preview" }).getByText("Subject: Welcome <Ada>").waitFor();
+    const srcdoc = (await frame.getAttribute("srcdoc")) ?? "";
+    if (!srcdoc.includes("default-src 'none'") || !srcdoc.includes("&lt;Ada&gt;")) throw new Error("the preview is not the API's escaped rendering under the CSP");
     await page.getByRole("button", { name: "Create template" }).click();
     await page.getByRole("row").filter({ hasText: `welcome-${run}` }).waitFor();
     await accessible("templates");

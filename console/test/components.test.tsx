@@ -188,16 +188,48 @@ describe("activity", () => {
 });
 
 describe("templates", () => {
-  it("previews the HTML being edited in a sandboxed frame", async () => {
-    const fetcher = (async () =>
-      new Response(JSON.stringify({ items: [], pagination: { page: 1, per_page: 50, total_count: 0, total_pages: 0 } }), {
+  it("previews the edited template as the API renders it, in a sandboxed frame under the preview CSP", async () => {
+    const renders: unknown[] = [];
+    const fetcher = (async (input: Request) => {
+      if (input.url.endsWith("/v3/templates/render")) {
+        const body = (await input.json()) as { html: string; vars: Record<string, string> };
+        renders.push(body);
+        const html = body.html.replace("{{name}}", (body.vars.name ?? "").replace("<", "&lt;").replace(">", "&gt;"));
+        const rendered = { template_id: null, version: null, subject: null, html, text_body: null, variables: ["name", "plan"], missing_variables: ["plan"] };
+        return new Response(JSON.stringify(rendered), { status: 200, headers: { "Content-Type": "application/json" } });
+      }
+      return new Response(JSON.stringify({ items: [], pagination: { page: 1, per_page: 50, total_count: 0, total_pages: 0 } }), {
         status: 200,
-      })) as unknown as typeof fetch;
+        headers: { "Content-Type": "application/json" },
+      });
+    }) as unknown as typeof fetch;
     const { Templates } = await import("../src/pages/More");
     render(<Templates api={createApi(() => "t", "http://api.test", fetcher)} />);
-    fireEvent.input(screen.getByLabelText("HTML"), { target: { value: "<h1>Hi</h1>" } });
+    fireEvent.input(screen.getByLabelText("HTML"), { target: { value: "<h1>Hi {{name}}</h1>" } });
+    fireEvent.input(screen.getByLabelText("Sample variables (JSON)"), { target: { value: '{"name": "<Ann>"}' } });
+    await waitFor(() => expect(screen.getByTitle("Template preview").getAttribute("srcdoc")).toContain("Hi &lt;Ann&gt;"));
     const frame = screen.getByTitle("Template preview");
     expect(frame.getAttribute("sandbox")).toBe("");
-    expect(frame.getAttribute("srcdoc")).toBe("<h1>Hi</h1>");
+    expect(frame.getAttribute("srcdoc")).toContain("default-src 'none'");
+    expect(screen.getByText("Not given (rendered empty): plan")).toBeTruthy();
+    expect(renders.at(-1)).toEqual({ subject: null, html: "<h1>Hi {{name}}</h1>", vars: { name: "<Ann>" } });
+  });
+
+  it("says so when the sample variables are not a JSON object, without asking the API", async () => {
+    let asked = 0;
+    const fetcher = (async (input: Request) => {
+      if (input.url.endsWith("/v3/templates/render")) asked += 1;
+      return new Response(JSON.stringify({ items: [], pagination: { page: 1, per_page: 50, total_count: 0, total_pages: 0 } }), {
+        status: 200,
+        headers: { "Content-Type": "application/json" },
+      });
+    }) as unknown as typeof fetch;
+    const { Templates } = await import("../src/pages/More");
+    render(<Templates api={createApi(() => "t", "http://api.test", fetcher)} />);
+    const before = asked;
+    fireEvent.input(screen.getByLabelText("Sample variables (JSON)"), { target: { value: "[1, 2]" } });
+    await waitFor(() => expect(screen.getByText("Sample variables must be a JSON object.")).toBeTruthy());
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(asked).toBe(before);
   });
 });

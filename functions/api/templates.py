@@ -1,4 +1,4 @@
-"""Templates: /v3/templates (list, create), /v3/templates/{id} (get, PATCH, DELETE)."""
+"""Templates: /v3/templates (list, create), /v3/templates/{id} (get, PATCH, DELETE), /v3/templates/render."""
 
 from typing import Annotated
 
@@ -14,7 +14,7 @@ from postline.http.params import PageNumber, PerPage
 from postline.keys.models import DeleteConfirmation
 from postline.shared.pagination import DEFAULT_PER_PAGE, Page
 from postline.templates.domain import Template
-from postline.templates.models import TemplateCreate, TemplateUpdate
+from postline.templates.models import RenderedTemplate, TemplateCreate, TemplatePreview, TemplateUpdate
 from postline.wiring import templates
 
 router = Router()
@@ -35,6 +35,18 @@ def list_templates(page: PageNumber = 1, per_page: PerPage = DEFAULT_PER_PAGE) -
 def create_template(request: Annotated[TemplateCreate, Body()]) -> Response[Template]:
     created = templates.template_service().create(principal(), request)
     return Response(status_code=201, content_type="application/json", body=created)
+
+
+@router.post(
+    "/v3/templates/render",
+    summary="Preview a template rendered with vars",
+    description="A saved template (`template_id`) or unsaved parts rendered as a send with these `vars` would "
+    "carry them: vars_schema checked and rendering limits applied as in a send (400 validation_error), "
+    "`missing_variables` named (they render empty). Nothing is stored or sent; a template's live preview.",
+    tags=["Templates"],
+)
+def render_template(request: Annotated[TemplatePreview, Body()]) -> RenderedTemplate:
+    return templates.template_service().render(principal(), request)
 
 
 @router.get("/v3/templates/<id>", summary="Get a template", tags=["Templates"])

@@ -349,3 +349,58 @@ def test_a_batch_rejects_only_the_recipient_whose_vars_break_a_limit(owner: Send
     (rejected,) = result["rejected_recipients"]
     assert (rejected["index"], rejected["to"]) == (1, greedy)
     assert "exceeds a rendering limit" in rejected["reason"]
+
+
+# -- previews ---------------------------------------------------------------------------------------
+
+
+def test_a_preview_renders_a_saved_template_as_a_send_would_and_names_the_missing_variables(owner: Sender) -> None:
+    template = create(owner.live, html="<h1>Hello {{ name }}</h1><p>{{ plan }}</p>")
+    preview = owner.live.post("/v3/templates/render", json={"template_id": template["id"], "vars": {"name": "<Ann>"}})
+    assert preview.status_code == 200, preview.text
+    assert preview.json() == {
+        "template_id": template["id"],
+        "version": 1,
+        "subject": "Welcome, <Ann>",
+        "html": "<h1>Hello &lt;Ann&gt;</h1><p></p>",
+        "text_body": "Hello <Ann>",
+        "variables": ["name", "plan"],
+        "missing_variables": ["plan"],
+    }
+    # What a send would refuse, the preview refuses with the same message.
+    refused = assert_error(
+        owner.live.post("/v3/templates/render", json={"template_id": template["id"]}), 400, "validation_error"
+    )
+    assert (
+        refused["error"]["message"]
+        == assert_error(send_with(owner, template["id"], {}), 400, "validation_error")["error"]["message"]
+    )
+    growing = create(owner.live, vars_schema=None, html=GROWING_WITH_VARS["nested-loops"])
+    limited = owner.live.post("/v3/templates/render", json={"template_id": growing["id"], "vars": {"n": 100000}})
+    assert "exceeds a rendering limit" in assert_error(limited, 400, "validation_error")["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"vars": {"name": "Ann"}},
+        {"template_id": "tpl_x", "html": "<p>{{ name }}</p>"},
+        {"html": "{% if %}"},
+        {"subject": "Hi {{ name }}", "vars": []},
+    ],
+    ids=["empty", "vars-only", "both-sources", "syntax-error", "vars-not-an-object"],
+)
+def test_an_unusable_preview_request_is_a_validation_error(owner: Sender, body: dict[str, Any]) -> None:
+    assert_error(owner.live.post("/v3/templates/render", json=body), 400, "validation_error")
+
+
+def test_a_preview_of_another_accounts_template_is_404_and_changes_nothing(owner: Sender, runtime: Any) -> None:
+    template = create(owner.live)
+    other = unverified_sender(runtime)
+    assert_error(
+        other.live.post("/v3/templates/render", json={"template_id": template["id"], "vars": {"name": "x"}}),
+        404,
+        "not_found",
+    )
+    assert owner.live.get(f"/v3/templates/{template['id']}").json()["version"] == 1

@@ -186,6 +186,18 @@ def test_template_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
     assert body(invoke("get_template", template_id=template["id"])) == updated
     assert template["id"] in [item["id"] for item in body(invoke("list_templates"))["items"]]
 
+    preview = body(invoke("render_template"))  # unsaved parts: the values escaped in html only
+    assert (preview["subject"], preview["html"], preview["text_body"]) == (
+        "Welcome, Ada <3",
+        "<h1>Hi Ada &lt;3</h1><p></p>",
+        "Hi Ada <3",
+    )
+    assert (preview["variables"], preview["missing_variables"], preview["template_id"]) == (
+        ["name", "plan"],
+        ["plan"],
+        None,
+    )
+
     assert invoke("delete_template", template_id=template["id"])["statusCode"] == 200
     assert invoke("get_template", template_id=template["id"])["statusCode"] == 404
 

@@ -1,9 +1,10 @@
 // Webhooks, templates, lists and verification.
 import { Fragment } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { type Api, type Schemas, must } from "../api/client";
 import { Loading, Page, Problem, useLoad } from "../components/ui";
 import { when } from "../format";
+import { safePreview } from "./Message";
 
 type Hook = Schemas["Webhook"];
 const HOOK_EVENTS = ["delivered", "bounced", "complained", "opened", "clicked", "unsubscribed", "failed"] as const;
@@ -155,6 +156,37 @@ export function Webhooks({ api }: { api: Api }) {
   );
 }
 
+const PREVIEW_PAUSE_MS = 300; // render once typing pauses, not on every key
+
+/** The API's own rendering of the editor's content with the sample vars (POST /v3/templates/render):
+ * what a send would carry, escaping and limits included. */
+function useRendered(api: Api, subject: string, html: string, vars: string) {
+  const [state, setState] = useState<{ rendered?: Schemas["RenderedTemplate"]; problem?: string }>({});
+  useEffect(() => {
+    let parsed: Record<string, unknown>;
+    try {
+      const value: unknown = vars.trim() ? JSON.parse(vars) : {};
+      if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
+      parsed = value as Record<string, unknown>;
+    } catch {
+      setState({ problem: "Sample variables must be a JSON object." });
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      const body = { subject: subject || null, html: html || null, vars: parsed };
+      api.POST("/v3/templates/render", { body }).then(({ data, error }) => {
+        if (live) setState(data ? { rendered: data } : { problem: error?.error.message ?? "The preview failed." });
+      }, (e: unknown) => live && setState({ problem: String(e) }));
+    }, PREVIEW_PAUSE_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [api, subject, html, vars]);
+  return state;
+}
+
 export function Templates({ api }: { api: Api }) {
   const list = useLoad(() => must(api.GET("/v3/templates", { params: { query: { per_page: 50 } } })), [api]);
   const { error, act } = useAction(list.reload);
@@ -162,6 +194,8 @@ export function Templates({ api }: { api: Api }) {
   const [name, setName] = useState("");
   const [subject, setSubject] = useState("");
   const [html, setHtml] = useState("<p>Hello {{name}}</p>");
+  const [vars, setVars] = useState('{"name": "Ada"}');
+  const preview = useRendered(api, subject, html, vars);
   const edit = (t: Schemas["Template"] | null) => {
     setEditing(t);
     setName(t?.name ?? "");
@@ -199,9 +233,26 @@ export function Templates({ api }: { api: Api }) {
             HTML
             <textarea rows={10} value={html} onInput={(e) => setHtml((e.target as HTMLTextAreaElement).value)} />
           </label>
-          {/* The source as a browser shows it, variables unfilled; no scripts, nothing remote. */}
-          <iframe title="Template preview" sandbox="" srcDoc={html} />
+          <label>
+            Sample variables (JSON)
+            <textarea rows={3} value={vars} onInput={(e) => setVars((e.target as HTMLTextAreaElement).value)} />
+          </label>
         </div>
+        <section class="preview-result" aria-label="Rendered preview" aria-live="polite">
+          {preview.problem && <p class="problem">{preview.problem}</p>}
+          {preview.rendered && (
+            <>
+              <p>
+                <strong>Subject:</strong> {preview.rendered.subject ?? "—"}
+              </p>
+              {preview.rendered.missing_variables.length > 0 && (
+                <p class="muted">Not given (rendered empty): {preview.rendered.missing_variables.join(", ")}</p>
+              )}
+              {/* As the API rendered it; sandboxed, no scripts, nothing remote, links not followable. */}
+              <iframe title="Template preview" sandbox="" srcDoc={safePreview(preview.rendered.html ?? "").srcdoc} />
+            </>
+          )}
+        </section>
         <div class="actions">
           <button type="submit">{editing ? "Save" : "Create template"}</button>
           {editing && (

@@ -113,6 +113,8 @@ ROUTES: tuple[Route, ...] = (
     Route("ListTemplates",   "GET",    "/v3/templates",           "templates", Access.READ, policies=(R,)),
     Route("CreateTemplate",  "POST",   "/v3/templates",           "templates", Access.WRITE, "template.created",
           policies=(W,)),
+    # A preview changes nothing, but it is a POST: as /v3/messages/check, full_access only.
+    Route("RenderTemplate",  "POST",   "/v3/templates/render",    "templates", Access.WRITE, policies=(R,)),
     Route("GetTemplate",     "GET",    "/v3/templates/{id}",      "templates", Access.READ, policies=(R,)),
     Route("UpdateTemplate",  "PATCH",  "/v3/templates/{id}",      "templates", Access.WRITE, "template.updated",
           policies=(W,)),

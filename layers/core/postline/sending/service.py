@@ -66,16 +66,14 @@ from postline.sending.models import (
 from postline.sending.ports import ContentVault, DispatchQueue, Idempotency, IpPoolNames, MessageStore, Sealed
 from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
-from postline.shared.header_text import header_text_problem
 from postline.shared.ids import keyed_id
-from postline.shared.message_fields import MAX_SUBJECT
 from postline.shared.pagination import Page, make_page
 from postline.shared.parallel import run_each
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
 from postline.templates.domain import Template, TemplateNotFound, check_vars
 from postline.templates.ports import Templates
-from postline.templates.rendering import RenderBudget, batch_deadline, render_text
+from postline.templates.rendering import RenderBudget, batch_deadline, render_subject, render_text
 from postline.usage.domain import day_key, month_key
 from postline.usage.ports import QuotaStore
 from postline.usage.quota import email_limits, quota_refusal
@@ -936,10 +934,7 @@ def _render(
         return subject or "", html, text
     check_vars(template, variables)
     if subject is None:
-        subject = render_text(template.subject, variables, budget=budget) or ""
-        problem = header_text_problem(subject) if len(subject) <= MAX_SUBJECT else f"longer than {MAX_SUBJECT}"
-        if problem:
-            raise ValidationFailed(f"subject: the rendered subject is unfit for a header: {problem}")
+        subject = render_subject(template.subject, variables, budget=budget)
     return (
         subject,
         html if html is not None else render_text(template.html, variables, html=True, budget=budget),

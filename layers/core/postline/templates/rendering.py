@@ -27,6 +27,7 @@ from inspect import signature, unwrap
 from typing import Any
 
 import jinja2
+import jinja2.meta
 import jinja2.runtime
 import jinja2.utils
 from jinja2 import nodes
@@ -34,6 +35,8 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from postline.shared.errors import ValidationFailed
+from postline.shared.header_text import header_text_problem
+from postline.shared.message_fields import MAX_SUBJECT
 
 # The documented limits of rendering one message (README, Templates; the OpenAPI description).
 MAX_RENDER_SECONDS = 1.0
@@ -498,6 +501,24 @@ def render_text(
         raise ValidationFailed(f"the template could not be rendered: {error}") from error
     finally:
         _active.reset(token)
+
+
+def render_subject(source: str | None, variables: dict[str, Any], *, budget: RenderBudget | None = None) -> str:
+    """A template's subject rendered, and fit for a header (one line, at most RFC 5322's 998)."""
+    subject = render_text(source, variables, budget=budget) or ""
+    problem = header_text_problem(subject) if len(subject) <= MAX_SUBJECT else f"longer than {MAX_SUBJECT}"
+    if problem:
+        raise ValidationFailed(f"subject: the rendered subject is unfit for a header: {problem}")
+    return subject
+
+
+def referenced_variables(*sources: str | None) -> list[str]:
+    """The top-level variable names the sources read, sorted (a preview names those not given)."""
+    names: set[str] = set()
+    for source in sources:
+        if source is not None:
+            names |= jinja2.meta.find_undeclared_variables(_environment(False).parse(source))
+    return sorted(names)
 
 
 def check_limits(parts: dict[str, tuple[str | None, bool]]) -> None:

@@ -1,4 +1,5 @@
-"""Templates: create, list, get, update (version + 1), delete. Every write is audited."""
+"""Templates: create, list, get, update (version + 1), delete, and a render preview. Every write is
+audited."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import NotFound
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
-from postline.templates.domain import Template
-from postline.templates.models import TemplateCreate, TemplateUpdate
+from postline.templates.domain import Template, check_vars
+from postline.templates.models import RenderedTemplate, TemplateCreate, TemplatePreview, TemplateUpdate
 from postline.templates.ports import TemplateStore
-from postline.templates.rendering import check_limits
+from postline.templates.rendering import RenderBudget, check_limits, referenced_variables, render_subject, render_text
 
 
 class TemplateService:
@@ -60,6 +61,29 @@ class TemplateService:
         audit = self._audit(principal, template_id, "template.deleted", now)
         self._templates.delete_template(principal.account.id, template_id, audit)
         return DeleteConfirmation(message=f"Template {template_id} was deleted.")
+
+    def render(self, principal: Principal, request: TemplatePreview) -> RenderedTemplate:
+        """The parts a send with `request.vars` would carry (vars_schema checked, the same limits),
+        nothing stored or sent. The subject is rendered only when the template has one: a send
+        without its own subject would be refused, which the preview does not need to repeat."""
+        if request.template_id is not None:
+            template = self.get(principal, request.template_id)
+            saved_id, version = template.id, template.version
+        else:
+            template = Template(id="preview", name="preview", **request.model_dump(exclude={"template_id", "vars"}))
+            saved_id, version = None, None
+        check_vars(template, request.vars)
+        budget = RenderBudget.start()
+        used = referenced_variables(template.subject, template.html, template.text_body)
+        return RenderedTemplate(
+            template_id=saved_id,
+            version=version,
+            subject=render_subject(template.subject, request.vars, budget=budget) if template.subject else None,
+            html=render_text(template.html, request.vars, html=True, budget=budget),
+            text_body=render_text(template.text_body, request.vars, budget=budget),
+            variables=used,
+            missing_variables=[name for name in used if name not in request.vars],
+        )
 
     def _audit(
         self, principal: Principal, target: str, action: str, now: datetime, details: str | None = None

@@ -848,6 +848,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a template rendered with vars
+         * @description A saved template (`template_id`) or unsaved parts rendered as a send with these `vars` would carry them: vars_schema checked and rendering limits applied as in a send (400 validation_error), `missing_variables` named (they render empty). Nothing is stored or sent; a template's live preview.
+         */
+        post: operations["RenderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/svc/keys": {
         parameters: {
             query?: never;
@@ -3671,6 +3691,44 @@ export interface components {
          */
         RemovalStatus: "pending" | "processing" | "done" | "failed";
         /**
+         * RenderedTemplate
+         * @description What a send with these vars would carry, without sending anything.
+         */
+        RenderedTemplate: {
+            /**
+             * Template Id
+             * @description The saved template rendered; null for unsaved parts.
+             */
+            template_id: string | null;
+            /**
+             * Version
+             * @description Its version; null for unsaved parts.
+             */
+            version: number | null;
+            /**
+             * Subject
+             * @description Rendered; null when the template has no subject.
+             */
+            subject: string | null;
+            /**
+             * Html
+             * @description Rendered, every value HTML-escaped; null when there is no html part.
+             */
+            html: string | null;
+            /** Text Body */
+            text_body: string | null;
+            /**
+             * Variables
+             * @description The variables the template reads, sorted.
+             */
+            variables: string[];
+            /**
+             * Missing Variables
+             * @description Those it reads that vars does not give: they render empty, as in a send.
+             */
+            missing_variables: string[];
+        };
+        /**
          * ResendFilter
          * @description One endpoint's original deliveries (not earlier resends) in a window, by status and type.
          */
@@ -4263,6 +4321,40 @@ export interface components {
             active?: boolean | null;
             /** Category */
             category?: string | null;
+        };
+        /**
+         * TemplatePreview
+         * @description POST /v3/templates/render: a saved template (template_id) or unsaved parts, with vars.
+         */
+        TemplatePreview: {
+            /**
+             * Template Id
+             * @description A saved template; or give the parts.
+             */
+            template_id?: string | null;
+            /**
+             * Subject
+             * @description Unsaved parts, as an editor holds them.
+             */
+            subject?: string | null;
+            /** Html */
+            html?: string | null;
+            /** Text Body */
+            text_body?: string | null;
+            /**
+             * Vars Schema
+             * @description Checked against vars, as a send would.
+             */
+            vars_schema?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Vars
+             * @description The variables, as a send's `vars`.
+             */
+            vars?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * TemplateUpdate
@@ -15638,6 +15730,154 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    RenderTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "template_id": "tpl_4f1c2a9e7b3d",
+                 *       "vars": {
+                 *         "name": "Ada",
+                 *         "order_id": "A-1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplatePreview"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderedTemplate"];
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */

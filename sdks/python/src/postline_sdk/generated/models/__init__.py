@@ -172,6 +172,7 @@ from .record_type import RecordType
 from .rejected_recipient import RejectedRecipient
 from .removal_counts import RemovalCounts
 from .removal_status import RemovalStatus
+from .rendered_template import RenderedTemplate
 from .resend_filter import ResendFilter
 from .resend_filter_event_type_0_item import ResendFilterEventType0Item
 from .resend_filter_status_item import ResendFilterStatusItem
@@ -214,6 +215,9 @@ from .suppression_type import SuppressionType
 from .template import Template
 from .template_create import TemplateCreate
 from .template_create_vars_schema_type_0 import TemplateCreateVarsSchemaType0
+from .template_preview import TemplatePreview
+from .template_preview_vars import TemplatePreviewVars
+from .template_preview_vars_schema_type_0 import TemplatePreviewVarsSchemaType0
 from .template_update import TemplateUpdate
 from .template_update_vars_schema_type_0 import TemplateUpdateVarsSchemaType0
 from .template_vars_schema_type_0 import TemplateVarsSchemaType0
@@ -417,6 +421,7 @@ __all__ = (
     "RejectedRecipient",
     "RemovalCounts",
     "RemovalStatus",
+    "RenderedTemplate",
     "ResendFilter",
     "ResendFilterEventType0Item",
     "ResendFilterStatusItem",
@@ -459,6 +464,9 @@ __all__ = (
     "Template",
     "TemplateCreate",
     "TemplateCreateVarsSchemaType0",
+    "TemplatePreview",
+    "TemplatePreviewVars",
+    "TemplatePreviewVarsSchemaType0",
     "TemplateUpdate",
     "TemplateUpdateVarsSchemaType0",
     "TemplateVarsSchemaType0",
