@@ -70,6 +70,7 @@ from postline.routes import (
     VERIFY_BULK_UPLOADS,
     VERIFY_BULK_WRITE,
     VERIFY_PROOFS,
+    WEBHOOK_SAMPLES,
     WEBHOOKS_READ,
     WEBHOOKS_WRITE,
     Route,
@@ -346,6 +347,14 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ResendQueue", "QueueName"]}}},
     ],
     RESENDS_READ: [{"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}],
+    WEBHOOK_SAMPLES: [
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": ["dynamodb:PutItem"], "Resource": _arn("WebhookDeliveriesTable")},
+            ]
+        },
+        {"StepFunctionsExecutionPolicy": {"StateMachineName": {"Fn::GetAtt": ["WebhookRetryStateMachine", "Name"]}}},
+    ],
     WEBHOOKS_WRITE: [_crud("ResourcesTable"), _content_key("kms:GenerateDataKey", "kms:Decrypt")],
     DOMAINS_READ: [_read("ResourcesTable"), _content_key("kms:Decrypt")],
     DOMAINS_WRITE: [

@@ -61,6 +61,7 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
         "vars_schema": {"type": "object", "required": ["name", "order_id"]},
     },
     "TemplateUpdate": {"subject": "Shipped: order {{order_id}}"},
+    "SampleRequest": {"event": "bounced"},
     "TemplatePreview": {"template_id": "tpl_4f1c2a9e7b3d", "vars": {"name": "Ada", "order_id": "A-1042"}},
     "ValidateRequest": {"email": "ada@example.com"},
     "EvaluateRequest": {"emails": ["ada@example.com", "grace@example.org"]},

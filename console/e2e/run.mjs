@@ -249,7 +249,7 @@ try {
     await shot("suppressions-import");
   });
 
-  await step("create a webhook and see its delivery attempt", async () => {
+  await step("create a webhook, see its delivery attempt and send a test event", async () => {
     const received = [];
     const receiver = createServer((request, response) => {
       let body = "";
@@ -286,6 +286,18 @@ try {
       }
       await resent.filter({ hasText: "succeeded" }).first().waitFor({ timeout: 2000 });
       if (received.length <= before) throw new Error("the resend reached no receiver");
+      // A sample event of a chosen type: one signed attempt, shown in the history as a test.
+      const beforeSample = received.length;
+      await card.getByLabel("Sample event").selectOption("bounced");
+      await card.getByRole("button", { name: /^Send test event/ }).click();
+      const sample = card.getByRole("row").filter({ hasText: "(test)" }).filter({ hasText: "succeeded" });
+      for (let i = 0; i < 90 && (await sample.count()) === 0; i++) {
+        await card.getByRole("button", { name: /^Refresh deliveries/ }).click();
+        await page.waitForTimeout(500);
+      }
+      await sample.first().waitFor({ timeout: 2000 });
+      const sampled = received.slice(beforeSample).find((r) => r.body.includes('"sample":true'));
+      if (!sampled || !sampled.body.includes('"event":"bounced"')) throw new Error("the receiver got no bounced sample event");
       await accessible("webhooks");
       await shot("webhooks");
 

@@ -1,5 +1,5 @@
-"""Webhook delivery history and resends: GET /v3/webhooks/{id}/deliveries,
-POST /v3/webhooks/deliveries/resend, GET /v3/webhooks/deliveries/resend/{id}."""
+"""Webhook delivery history, resends and samples: GET /v3/webhooks/{id}/deliveries,
+POST /v3/webhooks/deliveries/resend, GET /v3/webhooks/deliveries/resend/{id}, POST /v3/webhooks/{id}/test."""
 
 from datetime import datetime
 from typing import Annotated
@@ -16,7 +16,8 @@ from postline.http.context import principal
 from postline.http.errors import ErrorBody
 from postline.webhook_delivery.domain import DeliveryStatus
 from postline.webhook_delivery.history import DEFAULT_LIMIT, MAX_LIMIT, delivery_filters
-from postline.webhook_delivery.models import WebhookDeliveryPage
+from postline.webhook_delivery.models import WebhookDeliveryPage, WebhookDeliveryView
+from postline.webhook_delivery.samples import SampleRequest
 from postline.webhook_resend.models import ResendJobView, ResendRequest
 from postline.wiring import webhook_delivery, webhook_resend
 
@@ -75,6 +76,34 @@ def list_webhook_deliveries(
 def resend_webhook_deliveries(request: Annotated[ResendRequest, Body()]) -> Response[ResendJobView]:
     job = webhook_resend.webhook_resend_service().start(principal(), request)
     return Response(status_code=202, content_type="application/json", body=job)
+
+
+@router.post(
+    "/v3/webhooks/<id>/test",
+    summary="Send the endpoint a sample event",
+    description="A sample event of the given type (default: the first type the endpoint subscribes to) is "
+    "delivered to this enabled endpoint as a real one is (the same payload shape, signatures, auth and "
+    "egress addresses), marked `data.test` and `data.sample`, with ids no real message has (`msg_sample_...`). "
+    "It is a manual delivery: one attempt, never retried, never counted toward the endpoint's failure streak. "
+    "Answers 202 with the delivery; its attempt appears in GET /v3/webhooks/{id}/deliveries within seconds.",
+    tags=["Webhooks"],
+    responses={
+        202: {
+            "description": "Accepted: the sample's delivery.",
+            "content": {"application/json": {"model": WebhookDeliveryView}},
+        },
+        400: {
+            "description": "invalid_json or validation_error: an invalid body, or the endpoint is disabled.",
+            "content": {"application/json": {"model": ErrorBody}},
+        },
+    },
+)
+def send_sample_event(
+    id: Annotated[str, Path(min_length=1, max_length=64, description="The endpoint's id (wh_...).")],
+    request: Annotated[SampleRequest | None, Body()] = None,
+) -> Response[WebhookDeliveryView]:
+    sent = webhook_delivery.sample_deliveries().send(principal(), id, request or SampleRequest())
+    return Response(status_code=202, content_type="application/json", body=sent)
 
 
 @router.get("/v3/webhooks/deliveries/resend/<id>", summary="Get a resend job", tags=["Webhooks"])

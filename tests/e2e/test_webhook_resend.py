@@ -323,3 +323,66 @@ def test_resend_requests_are_checked_before_anything_is_created(
         f"delivery_ids: {failed['id']} go back to endpoint {hook['id']}, which was deleted" in gone["error"]["message"]
     )
     assert all(e["action"] != "webhook.deliveries_resent" for e in api.get("/v3/audit").json()["items"])
+
+
+# -- sample events (POST /v3/webhooks/{id}/test) ---------------------------------------------------
+
+
+def test_a_sample_event_reaches_the_endpoint_signed_once_and_is_never_retried(
+    runtime: Runtime, account: TestAccount, api: Api
+) -> None:
+    with Receiver(answers=[503]) as unavailable, Receiver() as healthy:
+        hook = create_endpoint(api, healthy.url, events=["bounced", "delivered"])
+        accepted = api.post(f"/v3/webhooks/{hook['id']}/test")  # no body: the endpoint's first type
+        assert accepted.status_code == 202, accepted.text
+        sample = accepted.json()
+        assert (sample["event"], sample["status"], sample["manual"], sample["attempts"]) == (
+            "bounced",
+            "pending",
+            True,
+            [],
+        )
+        assert runtime.drain(30) == []
+
+        (request,) = healthy.wait_for(1)
+        payload = json.loads(request.body)
+        assert payload["event"] == "bounced" and payload["message_id"].startswith("msg_sample_")
+        assert payload["data"]["test"] is True and payload["data"]["sample"] is True
+        assert payload["data"]["bounce_type"] == "hard"
+        assert request.headers["X-Webhook-Delivery-Id"] == sample["id"]
+        assert stripe.WebhookSignature.verify_header(
+            request.body.decode(), request.headers["X-Svc-Signature"], hook["secret"]
+        )
+        assert ed25519_valid(runtime, request)
+        (listed,) = deliveries(api, hook["id"])
+        assert (listed["id"], listed["status"], [a["response_code"] for a in listed["attempts"]]) == (
+            sample["id"],
+            "succeeded",
+            [200],
+        )
+
+        # A failing receiver: one attempt, never retried, not counted toward the failure streak.
+        api.request("PUT", f"/v3/webhooks/{hook['id']}", json={"url": unavailable.url})
+        chosen = api.post(f"/v3/webhooks/{hook['id']}/test", json={"event": "clicked"})
+        assert chosen.status_code == 202, chosen.text
+        assert runtime.drain(30) == []
+        runtime.advance(48 * 3600)
+        assert runtime.drain(30) == []
+        (failed,) = unavailable.wait_for(1)
+        assert json.loads(failed.body)["event"] == "clicked"
+        assert len(unavailable.requests) == 1
+        assert deliveries(api, hook["id"])[0]["status"] == "failed"
+        assert failure_streak(account, hook["id"]) == 0
+
+
+def test_a_sample_for_a_missing_disabled_or_foreign_endpoint_sends_nothing(runtime: Runtime, api: Api) -> None:
+    with Receiver() as healthy:
+        hook = create_endpoint(api, healthy.url)
+        assert_error(api.post(f"/v3/webhooks/{hook['id']}/test", json={"event": "duplicate"}), 400, "validation_error")
+        assert_error(api.post(f"/v3/webhooks/{hook['id']}/test", json={"kind": "x"}), 400, "validation_error")
+        other = Api(runtime.base_url, make_account().test_key)
+        assert_error(other.post(f"/v3/webhooks/{hook['id']}/test"), 404, "not_found")
+        api.request("PUT", f"/v3/webhooks/{hook['id']}", json={"enabled": False})
+        assert_error(api.post(f"/v3/webhooks/{hook['id']}/test"), 400, "validation_error")
+        assert runtime.drain(30) == []
+        assert healthy.requests == [] and deliveries(api, hook["id"]) == []

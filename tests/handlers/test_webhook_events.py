@@ -42,6 +42,10 @@ def test_webhook_lifecycle_through_the_sample_events(invoke: Invoke) -> None:
     assert read["statusCode"] == 200 and secret not in read["body"]
     assert endpoint["id"] in [item["id"] for item in body(invoke("list_webhooks"))["items"]]
 
+    sample = invoke("send_webhook_sample", webhook_id=endpoint["id"])
+    assert sample["statusCode"] == 202, sample["body"]
+    assert (body(sample)["event"], body(sample)["manual"], body(sample)["status"]) == ("bounced", True, "pending")
+
     paused = body(invoke("update_webhook", webhook_id=endpoint["id"]))
     assert (paused["status"], paused["disabled_reason"], paused["description"]) == (
         "disabled",

@@ -7,6 +7,7 @@ import { when } from "../format";
 import { safePreview } from "./Message";
 
 type Hook = Schemas["Webhook"];
+const SAMPLE_SETTLE_MS = 1500;
 const HOOK_EVENTS = ["delivered", "bounced", "complained", "opened", "clicked", "unsubscribed", "failed"] as const;
 
 function useAction(after: () => void) {
@@ -29,14 +30,34 @@ function Deliveries({ api, hook }: { api: Api; hook: Hook }) {
     [api, hook.id],
   );
   const { error, act } = useAction(page.reload);
+  const [sampleType, setSampleType] = useState<Schemas["EventType"]>(hook.events[0] ?? "delivered");
   const resend = (id: string) =>
     act(() => must(api.POST("/v3/webhooks/deliveries/resend", { body: { delivery_ids: [id] } })));
+  // The sample's one attempt is made a moment after the 202: look again once it has had time.
+  const sendSample = () =>
+    act(async () => {
+      await must(api.POST("/v3/webhooks/{id}/test", { params: { path: { id: hook.id } }, body: { event: sampleType } }));
+      setTimeout(page.reload, SAMPLE_SETTLE_MS);
+    });
   return (
     <div>
       <div class="actions">
         <h3>Delivery history</h3>
         <button type="button" class="small" onClick={page.reload} aria-label={`Refresh deliveries of ${hook.url}`}>
           Refresh
+        </button>
+        <label class="inline">
+          Sample event
+          <select value={sampleType} onChange={(e) => setSampleType((e.target as HTMLSelectElement).value as Schemas["EventType"])}>
+            {HOOK_EVENTS.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="small" onClick={() => void sendSample()} aria-label={`Send test event to ${hook.url}`}>
+          Send test event
         </button>
       </div>
       <Problem error={error ?? page.error} />
@@ -62,7 +83,7 @@ function Deliveries({ api, hook }: { api: Api; hook: Hook }) {
                   <td>{when(d.created_at)}</td>
                   <td>
                     {d.event}
-                    {d.manual && <span class="muted"> (resend)</span>}
+                    {d.manual && <span class="muted"> ({d.message_id.startsWith("msg_sample_") ? "test" : "resend"})</span>}
                   </td>
                   <td>{d.status}</td>
                   <td>

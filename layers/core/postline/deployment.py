@@ -97,6 +97,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.DELIVERIES_READ: (WebhookDeliveries,),
     r.RESENDS_WRITE: (Jobs, ResendQueue, WebhookDeliveries),
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
+    r.WEBHOOK_SAMPLES: (WebhookDeliveries, WebhookRetry),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.VERIFY: (Counters, Suppressions, Dns, Outbound, VerificationChecks, EgressPolicy),  # EgressPolicy: a direct probe

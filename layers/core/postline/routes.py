@@ -32,6 +32,7 @@ EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 DELIVERIES_READ = "webhook-deliveries:read"  # query an endpoint's delivery history
 RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, queue it
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
+WEBHOOK_SAMPLES = "webhook-samples"  # store a sample event's delivery and start its retry workflow
 DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
 VERIFY = "verify"  # verify addresses: credits and windows, per-domain facts, activity, complaints list, DNS, SMTP, RDAP
@@ -154,6 +155,8 @@ ROUTES: tuple[Route, ...] = (
           "webhook.deliveries_resent", policies=(RESENDS_WRITE, WEBHOOKS_READ, W)),
     Route("GetWebhookResend", "GET", "/v3/webhooks/deliveries/resend/{id}", "webhook_delivery", Access.READ,
           policies=(RESENDS_READ,)),
+    Route("SendWebhookSample", "POST", "/v3/webhooks/{id}/test", "webhook_delivery", Access.WRITE,
+          policies=(WEBHOOKS_READ, WEBHOOK_SAMPLES)),
     Route("ListDomains",     "GET",    "/v3/domains",             "domains",  Access.READ, live_only=True,
           policies=(DOMAINS_READ,)),
     Route("CreateDomain",    "POST",   "/v3/domains",             "domains",  Access.WRITE, "domain.created", True,

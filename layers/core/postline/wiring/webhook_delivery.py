@@ -11,6 +11,7 @@ from postline.wiring.registry import CurrentClock, built_once, client, clock, se
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.webhook_delivery.history_service import DeliveryHistoryService
     from postline.webhook_delivery.http_client import WebhookHttp
+    from postline.webhook_delivery.samples import SampleDeliveries
     from postline.webhook_delivery.service import WebhookDeliverer
     from postline.webhook_delivery.store import DynamoDeliveryStore
 
@@ -64,4 +65,17 @@ def delivery_history_service() -> DeliveryHistoryService:
 
     return DeliveryHistoryService(
         deliveries=webhook_deliveries(), endpoints=webhooks.webhook_endpoints(), hasher=keys.hasher(), clock=clock()
+    )
+
+
+def sample_deliveries() -> SampleDeliveries:
+    from postline.webhook_delivery.samples import SampleDeliveries
+    from postline.webhook_delivery.workflow import StepFunctionsRetry
+
+    return SampleDeliveries(
+        endpoints=webhooks.webhook_endpoints(),
+        deliveries=webhook_deliveries(),
+        workflow=StepFunctionsRetry(client("stepfunctions"), lambda: settings(WebhookRetry).state_machine_arn),
+        ids=shared.ids(),
+        clock=clock(),
     )

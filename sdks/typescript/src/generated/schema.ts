@@ -222,6 +222,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the endpoint a sample event
+         * @description A sample event of the given type (default: the first type the endpoint subscribes to) is delivered to this enabled endpoint as a real one is (the same payload shape, signatures, auth and egress addresses), marked `data.test` and `data.sample`, with ids no real message has (`msg_sample_...`). It is a manual delivery: one attempt, never retried, never counted toward the endpoint's failure streak. Answers 202 with the delivery; its attempt appears in GET /v3/webhooks/{id}/deliveries within seconds.
+         */
+        post: operations["SendWebhookSample"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/webhooks/deliveries/resend/{id}": {
         parameters: {
             query?: never;
@@ -3881,6 +3901,14 @@ export interface components {
             fix?: string | null;
             /** Points */
             points?: number | null;
+        };
+        /** SampleRequest */
+        SampleRequest: {
+            /**
+             * @description The event type to send; default: the first type the endpoint subscribes to.
+             * @example bounced
+             */
+            event?: components["schemas"]["EventType"] | null;
         };
         /** ScheduledMessage */
         ScheduledMessage: {
@@ -7599,6 +7627,153 @@ export interface operations {
                 };
             };
             /** @description Invalid request: invalid_json, validation_error, ... */
+            400: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed or revoked key: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description insufficient_scope, test_key_forbidden, ip_not_allowed, account_suspended, account_deleted, plan_limit_reached, organisation_only. */
+            403: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found: no such id in this account, no such route, or no such subaccount for On-Behalf-Of. */
+            404: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited: honour Retry-After. */
+            429: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description internal_error: retry with exponential backoff. */
+            500: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SendWebhookSample: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
+                "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                /** @description The endpoint's id (wh_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "bounced"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SampleRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description Accepted: the sample's delivery. */
+            202: {
+                headers: {
+                    /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Identifier of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description invalid_json or validation_error: an invalid body, or the endpoint is disabled. */
             400: {
                 headers: {
                     /** @description Size of the rate window (requests per minute): the account's, or for a request without one (a 401, a public route) its source address's. */

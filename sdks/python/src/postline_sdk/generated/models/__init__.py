@@ -184,6 +184,7 @@ from .risk import Risk
 from .row_error import RowError
 from .row_error_reason import RowErrorReason
 from .rule import Rule
+from .sample_request import SampleRequest
 from .scheduled_message import ScheduledMessage
 from .scheduled_message_cancellation import ScheduledMessageCancellation
 from .scope import Scope
@@ -433,6 +434,7 @@ __all__ = (
     "RowError",
     "RowErrorReason",
     "Rule",
+    "SampleRequest",
     "ScheduledMessage",
     "ScheduledMessageCancellation",
     "Scope",
