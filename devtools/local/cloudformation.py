@@ -27,6 +27,9 @@ PSEUDO_PARAMETERS = {
 }
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 class TemplateError(Exception):
     """The template asks for something the embedded runtime cannot honour."""
 
@@ -38,7 +41,9 @@ class Template:
 
     @classmethod
     def load(cls, path: Path) -> Template:
-        body = yaml.safe_load(path.read_text())
+        # libyaml's loader: the generated template is thousands of lines, and the pure-Python
+        # loader took seconds of every start.
+        body = yaml.load(path.read_text(), Loader=_LOADER)  # noqa: S506 (a safe loader)
         if not isinstance(body, dict) or not isinstance(body.get("Resources"), dict):
             raise TemplateError(f"{path} is not a CloudFormation template with Resources")
         return cls(path.resolve(), body)

@@ -75,6 +75,7 @@ class Emulator:
         self._process: subprocess.Popen[str] | None = None
         self._endpoint_url: str | None = None
         self._clients: dict[str, Any] = {}
+        self._session: boto3.session.Session | None = None
         self._lock = threading.Lock()
         self._http = urllib3.PoolManager(maxsize=8, retries=False)  # the pumps' long polls, one each
 
@@ -137,8 +138,11 @@ class Emulator:
         """
         with self._lock:
             if service not in self._clients:
-                session = boto3.session.Session(region_name=REGION, **_CREDENTIALS)
-                self._clients[service] = session.client(service, endpoint_url=self.endpoint_url)
+                # One session for all: it caches botocore's data files (endpoints, models), which a
+                # session per client parsed again each time.
+                if self._session is None:
+                    self._session = boto3.session.Session(region_name=REGION, **_CREDENTIALS)
+                self._clients[service] = self._session.client(service, endpoint_url=self.endpoint_url)
             return self._clients[service]
 
     def restored(self) -> dict[str, Any] | None:

@@ -28,6 +28,8 @@ from tests.fakes.shared import FixedClock
 LATER = datetime(2026, 3, 13, 12, 0, tzinfo=UTC)  # 2026-03-11 is the last day closed for 26 hours
 DAYS = [f"{date(2026, 3, 5) + timedelta(days=n)}" for n in range(7)]  # 03-05 .. 03-11
 ZONES = ("UTC", "Asia/Kolkata", "Asia/Kathmandu", "America/New_York")
+# Every zone is compared in the first test; the others need one whose +05:45 moves every boundary.
+ONE_ZONE = ("Asia/Kathmandu",)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -71,10 +73,10 @@ def counted(stack: InProcessStack, stream: Stream, rollups: DynamoRollups) -> Pr
     return principal
 
 
-def _answers(metrics: MetricsService, principal: Principal) -> list[dict[str, Any]]:
+def _answers(metrics: MetricsService, principal: Principal, zones: tuple[str, ...] = ZONES) -> list[dict[str, Any]]:
     """Every route's answer for the days around the change, in each zone, at several resolutions."""
     out: list[dict[str, Any]] = []
-    for name in ZONES:
+    for name in zones:
         zone = ZoneInfo(name)
         since, until = datetime(2026, 3, 6, tzinfo=zone), datetime(2026, 3, 11, 7, 45, tzinfo=zone)
         out.append(
@@ -135,7 +137,7 @@ def test_packing_changes_no_answer_in_any_zone_and_a_second_pass_nothing(
 
     again = PackingRun()
     assert packing.pack_account(account, again) and again.series == 0 and again.days == 0
-    assert _answers(metrics, counted) == before
+    assert _sort_keys(stack, account) == packed  # wrote nothing, so every answer stays
 
 
 class _DiesAfter:
@@ -158,19 +160,19 @@ def test_a_pass_dying_mid_day_changes_nothing_and_its_rerun_finishes(
     stack: InProcessStack, counted: Principal, rollups: DynamoRollups, metrics: MetricsService
 ) -> None:
     account = counted.account.id
-    before = _answers(metrics, counted)
+    before = _answers(metrics, counted, ONE_ZONE)
     dying = DynamoRollups(_DiesAfter(stack.client("dynamodb"), 3), stack.env["COUNTERS_TABLE"])
     with pytest.raises(RuntimeError):
         PackingService(store=dying, clock=FixedClock(LATER)).pack_account(account)
     keys = [sk for day_keys in _sort_keys(stack, account).values() for sk in day_keys]
     assert any(sk.endswith("#d") for sk in keys) and not all(sk.endswith("#d") for sk in keys)  # partly packed
-    assert _answers(metrics, counted) == before
+    assert _answers(metrics, counted, ONE_ZONE) == before
 
     run = PackingRun()
     assert PackingService(store=rollups, clock=FixedClock(LATER)).pack_account(account, run)
     assert run.changed == 0 and run.series > 0
     assert all(sk.endswith("#d") for day_keys in _sort_keys(stack, account).values() for sk in day_keys)
-    assert _answers(metrics, counted) == before
+    assert _answers(metrics, counted, ONE_ZONE) == before
 
 
 class _RacingWrite:
@@ -233,13 +235,13 @@ def test_a_day_too_big_for_one_item_keeps_its_hour_items(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     account = counted.account.id
-    before = _answers(metrics, counted)
+    before = _answers(metrics, counted, ONE_ZONE)
     monkeypatch.setattr(metrics_store, "PACKED_MAX_BYTES", 600)  # the busier series of a day
     result = rollups.pack_day(account, "test", "2026-03-08")
     assert result.too_large > 0 and result.series > 0
     keys = _sort_keys(stack, account)["2026-03-08"]
     assert any(sk.endswith("#d") for sk in keys) and any(not sk.endswith("#d") for sk in keys)
-    assert _answers(metrics, counted) == before
+    assert _answers(metrics, counted, ONE_ZONE) == before
 
 
 def test_a_series_read_takes_its_own_hour_and_packed_items_only(stack: InProcessStack, rollups: DynamoRollups) -> None:
