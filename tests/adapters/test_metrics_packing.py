@@ -57,16 +57,17 @@ def metrics(rollups: DynamoRollups) -> MetricsService:
 
 @pytest.fixture
 def counted(stack: InProcessStack, stream: Stream, rollups: DynamoRollups) -> Principal:
-    """Sends every 20 minutes from 2026-03-06 to 03-10 and two days of mixed traffic (bounces,
-    complaints, human and bot opens, clicks, latency) across the change."""
+    """Sends every 40 minutes from 2026-03-06 to 03-10 (in quarters 0, 1 and 3 of their hours) and
+    most of a day of mixed traffic (bounces, complaints, human and bot opens, clicks, latency)
+    across New York's change to summer time."""
     principal = _principal()
     account = principal.account.id
     start = datetime(2026, 3, 6, 1, 5, tzinfo=UTC)
     events = [
-        _event(account, EventType.SENT, start + timedelta(minutes=20 * n), f"m{n}_x", f"u{n}@gmail.com")
-        for n in range(4 * 72)
+        _event(account, EventType.SENT, start + timedelta(minutes=40 * n), f"m{n}_x", f"u{n}@gmail.com")
+        for n in range(4 * 36)
     ]
-    events += _day_of_traffic(account, datetime(2026, 3, 7, 22, 10, tzinfo=UTC), messages=60)
+    events += _day_of_traffic(account, datetime(2026, 3, 7, 22, 10, tzinfo=UTC), messages=30)
     _consume(
         RollupService(stream=StreamRecords(), rollups=rollups, clock=FixedClock(LATER)), _write(stack, stream, events)
     )
