@@ -489,6 +489,8 @@ def _ref(name: str) -> dict[str, Any]:
     return {"Ref": name}
 
 
+_COGNITO_ISSUER = "https://cognito-idp.${AWS::Region}.amazonaws.com/${ConsoleUserPool}"
+
 # Where each variable's value comes from: a resource of the template or one of its parameters.
 VALUES: dict[str, Any] = {
     "RESOURCES_TABLE": _ref("ResourcesTable"),
@@ -500,9 +502,17 @@ VALUES: dict[str, Any] = {
     "WEBHOOK_DELIVERIES_TABLE": _ref("WebhookDeliveriesTable"),
     "JOBS_TABLE": _ref("JobsTable"),
     "KEY_HASH_SECRET_ID": _ref("KeyHashSecret"),
-    "CONSOLE_JWKS": _ref("ConsoleJwks"),
-    "CONSOLE_JWT_AUDIENCE": _ref("ConsoleJwtAudience"),
-    "CONSOLE_JWT_ISSUER": _ref("ConsoleJwtIssuer"),
+    # With the console's Cognito pool (UseCognito) its keys, app clients and issuer; else the parameters.
+    "CONSOLE_JWKS": {"Fn::If": ["UseCognito", "", _ref("ConsoleJwks")]},
+    "CONSOLE_JWKS_URL": {"Fn::If": ["UseCognito", {"Fn::Sub": f"{_COGNITO_ISSUER}/.well-known/jwks.json"}, ""]},
+    "CONSOLE_JWT_AUDIENCE": {
+        "Fn::If": [
+            "UseCognito",
+            {"Fn::Join": [",", [_ref("ConsoleTestClient"), _ref("ConsoleLiveClient")]]},
+            _ref("ConsoleJwtAudience"),
+        ]
+    },
+    "CONSOLE_JWT_ISSUER": {"Fn::If": ["UseCognito", {"Fn::Sub": _COGNITO_ISSUER}, _ref("ConsoleJwtIssuer")]},
     "CONTENT_KEY_ID": _ref("ContentKey"),
     "TRACKING_SECRET_ID": _ref("TrackingSecret"),
     "CONTENT_BUCKET": _ref("ContentBucket"),
@@ -695,6 +705,11 @@ def placeholder_environment() -> dict[str, str]:
     parameters = yaml.safe_load(BASE.read_text())["Parameters"]
     environment = {}
     for name, value in VALUES.items():
+        if "Fn::If" in value:  # the defaults' branch: no condition holds with ConsoleHosting disabled
+            value = value["Fn::If"][2]
+            if not isinstance(value, dict):
+                environment[name] = str(value)
+                continue
         target = value.get("Ref") or value["Fn::GetAtt"][0]
         environment[name] = str(parameters[target]["Default"]) if target in parameters else target
     return environment

@@ -53,7 +53,7 @@ def in_process_stack(parameters: dict[str, str] | None = None) -> Iterator[InPro
             template = Template.load(ROOT / "template.yaml")
             values = template.parameter_values(parameters or {})
             stack = deploy(template, values, lambda service: boto3.client(service, region_name=REGION))
-            env = function_environment(template, Resolver(values, stack))
+            env = function_environment(template, Resolver(values, stack, template.conditions))
             for name, value in env.items():
                 patch.setenv(name, value)
             wiring.reset()

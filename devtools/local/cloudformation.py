@@ -49,6 +49,11 @@ class Template:
         return cls(path.resolve(), body)
 
     @property
+    def conditions(self) -> dict[str, Any]:
+        conditions: dict[str, Any] = self.body.get("Conditions") or {}
+        return conditions
+
+    @property
     def root(self) -> Path:
         """CodeUri and other relative paths are relative to the template's folder."""
         return self.path.parent
@@ -104,9 +109,12 @@ class Attributes(Protocol):
 
 
 class Resolver:
-    def __init__(self, parameters: Mapping[str, str], resources: Attributes) -> None:
+    def __init__(
+        self, parameters: Mapping[str, str], resources: Attributes, conditions: Mapping[str, Any] | None = None
+    ) -> None:
         self._parameters = parameters
         self._resources = resources
+        self._conditions = conditions or {}  # the template's Conditions, evaluated on the parameters
 
     def resolve(self, value: Any) -> Any:
         if isinstance(value, list):
@@ -124,7 +132,39 @@ class Resolver:
             return self._resources.get_att(logical_id, attribute)
         if name == "Fn::Sub":
             return self._sub(argument)
-        raise TemplateError(f"{name} is not supported by the local runtime (only Ref, Fn::GetAtt and Fn::Sub)")
+        if name == "Fn::If":
+            condition, when_true, when_false = argument
+            return self.resolve(when_true if self.holds(condition) else when_false)
+        if name == "Fn::Join":
+            separator, parts = argument
+            return separator.join(str(self.resolve(part)) for part in self.resolve(parts))
+        raise TemplateError(
+            f"{name} is not supported by the local runtime (only Ref, Fn::GetAtt, Fn::Sub, Fn::If and Fn::Join)"
+        )
+
+    def holds(self, condition: str) -> bool:
+        """A named condition of the template, as CloudFormation evaluates it on the parameters."""
+        if condition not in self._conditions:
+            raise TemplateError(f"no condition {condition} in the template")
+        return self._evaluate(self._conditions[condition])
+
+    def _evaluate(self, expression: Any) -> bool:
+        intrinsic = _intrinsic(expression) if isinstance(expression, dict) else None
+        if intrinsic is None:
+            raise TemplateError(f"not a condition: {expression!r}")
+        name, argument = intrinsic
+        if name == "Fn::Equals":
+            left, right = (str(self.resolve(side)) for side in argument)
+            return left == right
+        if name == "Fn::Not":
+            return not self._evaluate(argument[0])
+        if name == "Fn::And":
+            return all(self._evaluate(part) for part in argument)
+        if name == "Fn::Or":
+            return any(self._evaluate(part) for part in argument)
+        if name == "Condition":
+            return self.holds(argument)
+        raise TemplateError(f"{name} is not a condition function the local runtime evaluates")
 
     def _sub(self, argument: Any) -> str:
         """Fn::Sub: "${Name}" is a Ref, "${Name.Attribute}" a GetAtt, "${!Literal}" stays "${Literal}"."""
@@ -193,7 +233,7 @@ def _intrinsic(value: dict[str, Any]) -> tuple[str, Any] | None:
     if len(value) != 1:
         return None
     (name, argument), *_ = value.items()
-    if name == "Ref" or name.startswith("Fn::"):
+    if name in ("Ref", "Condition") or name.startswith("Fn::"):
         return name, argument
     return None
 

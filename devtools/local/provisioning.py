@@ -74,7 +74,7 @@ def deploy(
     (a stack update that only adds: a resource whose properties changed keeps its old ones)."""
     stack = Stack()
     existing = existing or {}
-    resolver = Resolver(parameters, stack)
+    resolver = Resolver(parameters, stack, template.conditions)
     emulated = {}
     for logical_id, resource in template.resources.items():
         if resource.get("Type") == FUNCTION:

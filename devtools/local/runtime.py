@@ -143,7 +143,7 @@ class Runtime:
             stack = self._stack = deploy(self._template, parameters, self._emulator.client, existing)
             if restored and (then := datetime.fromisoformat(restored["now"])) > self.clock.now():
                 self.clock.advance((then - self.clock.now()).total_seconds())  # time never runs back
-            resolver = Resolver(parameters, stack)
+            resolver = Resolver(parameters, stack, self._template.conditions)
             self._env = {
                 **self._emulator.environment(),
                 **function_environment(self._template, resolver),

@@ -342,7 +342,7 @@ def test_the_console_is_served_privately_beside_the_api_with_the_runtimes_header
 
     resources = template["Resources"]
     console = {name for name in resources if name.startswith("Console")}
-    assert all(resources[name].get("Condition") == "HasConsole" for name in console)
+    assert all(resources[name].get("Condition") in ("HasConsole", "UseCognito") for name in console)
     bucket = resources["ConsoleBucket"]["Properties"]
     assert all(bucket["PublicAccessBlockConfiguration"].values())
     statement = resources["ConsoleBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
@@ -361,3 +361,31 @@ def test_the_console_is_served_privately_beside_the_api_with_the_runtimes_header
     assert "CustomErrorResponses" not in config  # an API 403/404 must reach the console as the API said it
     headers = resources["ConsoleHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
     assert headers["ContentSecurityPolicy"]["ContentSecurityPolicy"] == CSP
+
+
+def test_the_consoles_cognito_pool_issues_the_console_jwts_the_api_verifies(template: dict[str, Any]) -> None:
+    resources = template["Resources"]
+    assert template["Conditions"]["UseCognito"]["Fn::And"][0] == {"Condition": "HasConsole"}
+    pool = resources["ConsoleUserPool"]["Properties"]
+    assert pool["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True  # invited users only
+    assert pool["LambdaConfig"]["PreTokenGeneration"] == {"Fn::GetAtt": ["ConsoleClaimsFunction", "Arn"]}
+    assert {a["Name"] for a in pool["Schema"]} == {"account_id", "scope"}
+    clients = {
+        resources[n]["Properties"]["ClientName"]: resources[n]["Properties"]
+        for n in ("ConsoleTestClient", "ConsoleLiveClient")
+    }
+    assert set(clients) == {"postline-console-test", "postline-console-live"}  # the trigger's environments
+    for client in clients.values():
+        assert client["GenerateSecret"] is False and client["AllowedOAuthFlows"] == ["code"]  # PKCE in a browser
+        assert client["CallbackURLs"] == [{"Fn::Sub": "https://${ConsoleDistribution.DomainName}/console/"}]
+    permission = resources["ConsoleClaimsPermission"]["Properties"]
+    assert permission["Principal"] == "cognito-idp.amazonaws.com"
+    assert permission["SourceArn"] == {"Fn::GetAtt": ["ConsoleUserPool", "Arn"]}
+    # Every API function verifies the pool's tokens when it exists, the parameters' otherwise.
+    env = resources["WhoAmIFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["CONSOLE_JWKS_URL"]["Fn::If"][0] == "UseCognito"
+    assert env["CONSOLE_JWKS_URL"]["Fn::If"][1]["Fn::Sub"].endswith("${ConsoleUserPool}/.well-known/jwks.json")
+    assert env["CONSOLE_JWT_AUDIENCE"]["Fn::If"][1] == {
+        "Fn::Join": [",", [{"Ref": "ConsoleTestClient"}, {"Ref": "ConsoleLiveClient"}]]
+    }
+    assert env["CONSOLE_JWKS"] == {"Fn::If": ["UseCognito", "", {"Ref": "ConsoleJwks"}]}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
@@ -29,6 +30,7 @@ from postline.ip_pools.domain import PoolType
 from postline.keys.access import Environment, Scope
 from postline.operator.service import OperatorService
 from postline.shared.errors import ApiError
+from postline.wiring import auth as auth_root
 from postline.wiring import domains, usage, verification
 from postline.wiring import events as events_root
 from postline.wiring import ip_pools as ip_pools_root
@@ -201,6 +203,18 @@ def _parser() -> argparse.ArgumentParser:
         help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
     )
     pack.add_argument("account_id")
+    console = commands.add_parser("console", help="the cloud console's users").add_subparsers(
+        dest="action", required=True
+    )
+    invite = console.add_parser("invite", help="invite a person into an account; Cognito emails a temporary password")
+    invite.add_argument("account_id")
+    invite.add_argument("email")
+    invite.add_argument("--scope", type=Scope, default=Scope.FULL_ACCESS, choices=list(Scope))
+    invite.add_argument(
+        "--pool-id",
+        default=os.environ.get("CONSOLE_USER_POOL_ID", ""),
+        help="the stack's ConsoleUserPoolId output (default: $CONSOLE_USER_POOL_ID)",
+    )
     _ip_parsers(commands)
     return parser
 
@@ -275,6 +289,11 @@ def run(args: argparse.Namespace) -> None:
         _print(tlsrpt_root.queue_tls_reports(args.day))
     elif args.command in ("ip-pool", "ip"):
         _ip_pools(args)
+    elif args.command == "console":
+        if not args.pool_id:
+            raise SystemExit("Give --pool-id or set CONSOLE_USER_POOL_ID (the stack's ConsoleUserPoolId output).")
+        account = operator.get_account(args.account_id)  # 404 before anyone is invited into nothing
+        _print(auth_root.console_users().invite(args.pool_id, args.email, account.id, args.scope))
     elif args.command == "sending":
         paused = args.action == "pause"
         operator.set_sending_paused(None if args.all else args.account_id, paused)

@@ -87,7 +87,8 @@ class KeyPepper(SettingsGroup):
 
 class Console(SettingsGroup):
     jwks: str = Field(alias="CONSOLE_JWKS")  # JSON Web Key Set of console signers; empty: no console tokens
-    audience: str = Field(alias="CONSOLE_JWT_AUDIENCE")
+    jwks_url: str = Field(default="", alias="CONSOLE_JWKS_URL")  # or where to fetch it (a Cognito user pool)
+    audience: str = Field(alias="CONSOLE_JWT_AUDIENCE")  # comma-separated when several (a pool's app clients)
     issuer: str = Field(alias="CONSOLE_JWT_ISSUER")  # empty: any issuer
 
 

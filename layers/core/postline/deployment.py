@@ -156,6 +156,7 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),
     "signing_key_rotation": (Resources, ContentKey),
+    "console_claims": (),  # the pool and the app client come in the trigger's event
     "domain_checks": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound),
     "retention": (Resources, Counters, Events, Messages, WebhookDeliveries, ContentBucket),
     "recipient_activity": (Counters,),
