@@ -1,5 +1,10 @@
 """The documentation's runnable examples, run as written against a `make run` of their own (the
-same command, on a fresh state and free ports), so the docs cannot rot (tests/docs/runnable.py)."""
+same command, on a fresh state and free ports), so the docs cannot rot (tests/docs/runnable.py).
+
+One runtime serves every document (a start costs more than most pages' examples): README.md first,
+then the site's pages in the nav's order, each in a shell of its own that sets what it uses
+(test_runnable.py checks that), so no page leans on another's variables. Pages do share the runtime's
+data, so each names what it creates (its own addresses, domains, lists) apart from the others'."""
 
 from __future__ import annotations
 
@@ -13,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.runnable import calls, runnable_examples, script, unannounced
+from tests.docs.runnable import calls, documents, runnable_examples, script, unannounced
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOCUMENTS = documents(ROOT)  # README.md, then the site's pages in its nav's order
 START_TIMEOUT = 180  # seconds: a cold start on a loaded 2-core machine
 
 
