@@ -70,7 +70,7 @@ docs: $(VENV)/.installed
 
 ## The site built into site/ (gitignored) with --strict: a broken link, anchor or nav entry fails.
 docs-build: $(VENV)/.installed
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 lint: $(VENV)/.installed $(SPECTRAL)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
