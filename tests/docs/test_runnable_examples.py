@@ -65,7 +65,9 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pa
         log.close()
 
 
-@pytest.mark.parametrize("document", [d for d in DOCUMENTS if runnable_examples(d)], ids=lambda d: str(d.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "document", [d for d in DOCUMENTS if runnable_examples(d)], ids=lambda d: str(d.relative_to(ROOT))
+)
 def test_the_runnable_examples_run_as_written(make_run: tuple[str, Path], document: Path) -> None:
     base_url, work = make_run
     text, starts = script(runnable_examples(document), base_url)
