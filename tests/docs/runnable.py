@@ -83,13 +83,18 @@ def runnable_examples(path: Path) -> list[Example]:
     return found
 
 
-def script(examples: list[Example], base_url: str) -> tuple[str, list[tuple[int, Example]]]:
-    """The examples as one bash script, and where each starts in it (for mapping lines back)."""
+def script(examples: list[Example], base_url: str, smtp_port: int = 2525) -> tuple[str, list[tuple[int, Example]]]:
+    """The examples as one bash script, and where each starts in it (for mapping lines back). The
+    runtime's addresses replace `make run`'s defaults where a block sets them: `BASE=http://127.0.0.1:3000`
+    and `SMTP_PORT=2525`."""
     lines = ["set -eo pipefail", *CURL_PROBE.strip().splitlines()]
     starts = []
     for example in examples:
         starts.append((len(lines) + 1, example))
-        lines += example.body.replace("BASE=http://127.0.0.1:3000", f"BASE={base_url}").splitlines()
+        body = example.body.replace("BASE=http://127.0.0.1:3000", f"BASE={base_url}")
+        lines += re.sub(
+            r"^(\s*)SMTP_PORT=2525\b", rf"\g<1>SMTP_PORT={smtp_port}", body, flags=re.MULTILINE
+        ).splitlines()
     return "\n".join(lines) + "\n", starts
 
 

@@ -48,6 +48,12 @@ def test_only_runnable_blocks_run_with_the_runtime_s_url(tmp_path: Path) -> None
     assert "BASE=http://127.0.0.1:4321" in text and "3000" not in text
 
 
+def test_the_submission_port_is_the_runtime_s() -> None:
+    example = Example(Path("smtp.md"), 1, "SMTP_PORT=2525   # make run's\nswaks --server 127.0.0.1:$SMTP_PORT\n")
+    text, _ = script([example], "http://x", 40125)
+    assert "SMTP_PORT=40125   # make run's" in text and "2525" not in text
+
+
 def test_each_call_maps_to_its_line_and_step(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text(DOC)
