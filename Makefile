@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean console console-test
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean console console-test docs docs-build
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ generate: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 drift: $(VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json
 	$(PY) -m infra.generate --check
 
+## The documentation site (docs/, mkdocs.yml) on 127.0.0.1:8000, rebuilt as its pages change.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+
+## The site built into site/ (gitignored) with --strict: a broken link, anchor or nav entry fails.
+docs-build: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 lint: $(VENV)/.installed $(SPECTRAL)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -79,7 +87,7 @@ cfn-lint: $(VENV)/.installed
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
-test: lint typecheck drift cfn-lint sam-validate console-test $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
+test: lint typecheck drift docs-build cfn-lint sam-validate console-test $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
 
 unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
@@ -91,4 +99,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local site .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

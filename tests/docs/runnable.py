@@ -1,6 +1,10 @@
 """Runnable examples in the documentation: fenced blocks whose info string says `runnable`
 (```sh runnable), run in order, one shell per file, against a `make run` of its own.
 
+The documents are README.md, then the site's pages in the order of mkdocs.yml's `nav` (then any page
+left out of it). Each page runs in a shell of its own, so it sets what it uses (`BASE=`, its keys)
+itself: a reader can start on any page with only `make run` running.
+
 Every `curl` in a block goes through a shell function that records the HTTP status of each call
 with its line. A script passes when the shell exits 0, no call failed to connect, no answer was a
 5xx, and every 4xx is one the step's own words announce (its comments name the status: "403
@@ -10,8 +14,12 @@ insufficient_scope", "400 without it").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 STEP = re.compile(r"^# ?\d+\.")  # "# 12. Events, ..." starts a step of a walk-through
@@ -32,6 +40,39 @@ class Example:
     body: str
 
 
+def documents(root: Path) -> list[Path]:
+    """README.md, then docs/ in the order of mkdocs.yml's nav, then pages the nav leaves out."""
+    config = yaml.safe_load((root / "mkdocs.yml").read_text())
+    docs = root / config.get("docs_dir", "docs")
+    in_nav = [docs / page for page in nav_pages(config.get("nav", []))]
+    rest = sorted(set(docs.rglob("*.md")) - set(in_nav))
+    return [root / "README.md", *in_nav, *rest]
+
+
+def nav_pages(nav: Any) -> Iterator[str]:
+    """The page paths of a MkDocs nav, in order (entries are "page.md", {title: page} or {title: [...]})."""
+    if isinstance(nav, str):
+        if not nav.startswith(("http://", "https://")):
+            yield nav
+    elif isinstance(nav, list):
+        for entry in nav:
+            yield from nav_pages(entry)
+    elif isinstance(nav, dict):
+        for value in nav.values():
+            yield from nav_pages(value)
+
+
+def uses_before_setting(examples: list[Example], name: str) -> bool:
+    """Whether a document's blocks read $name before any line of theirs sets it (`name=...`)."""
+    for example in examples:
+        for line in example.body.splitlines():
+            if re.match(rf"\s*{name}=", line):
+                return False
+            if re.search(rf"\${{?{name}\b", line):
+                return True
+    return False
+
+
 def runnable_examples(path: Path) -> list[Example]:
     text = path.read_text()
     found = []
@@ -42,13 +83,18 @@ def runnable_examples(path: Path) -> list[Example]:
     return found
 
 
-def script(examples: list[Example], base_url: str) -> tuple[str, list[tuple[int, Example]]]:
-    """The examples as one bash script, and where each starts in it (for mapping lines back)."""
+def script(examples: list[Example], base_url: str, smtp_port: int = 2525) -> tuple[str, list[tuple[int, Example]]]:
+    """The examples as one bash script, and where each starts in it (for mapping lines back). The
+    runtime's addresses replace `make run`'s defaults where a block sets them: `BASE=http://127.0.0.1:3000`
+    and `SMTP_PORT=2525`."""
     lines = ["set -eo pipefail", *CURL_PROBE.strip().splitlines()]
     starts = []
     for example in examples:
         starts.append((len(lines) + 1, example))
-        lines += example.body.replace("BASE=http://127.0.0.1:3000", f"BASE={base_url}").splitlines()
+        body = example.body.replace("BASE=http://127.0.0.1:3000", f"BASE={base_url}")
+        lines += re.sub(
+            r"^(\s*)SMTP_PORT=2525\b", rf"\g<1>SMTP_PORT={smtp_port}", body, flags=re.MULTILINE
+        ).splitlines()
     return "\n".join(lines) + "\n", starts
 
 

@@ -3,7 +3,7 @@ unsubscribes, is seen by webhooks, exported and verified; then POST /v3/data-rem
 Afterwards every DynamoDB table, every object of every bucket and every queue of the emulator is
 searched for the address (as written, lowercased, URL-encoded, and base64 as a MIME part holds it)
 and it is found nowhere; the erased bodies no longer decrypt; the receipt verifies with PyNaCl, in
-the README's five lines; and a send to the address is still refused (its unsubscribe kept as a
+the erasure page's five lines; and a send to the address is still refused (its unsubscribe kept as a
 keyed hash)."""
 
 from __future__ import annotations
@@ -295,10 +295,10 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
             sending.vault().open(message_id, after["sealed"])
         assert address not in json.dumps(after)
 
-    # The receipt, as a data-protection officer checks it: README's five lines, run as written.
+    # The receipt, as a data-protection officer checks it: the erasure page's five lines, run as written.
     receipt = done["receipt"]
     namespace = {"BASE": runtime.base_url, "ID": done["removal_id"], "AUTH": {"Authorization": f"Bearer {key}"}}
-    exec(readme_verification(), namespace)  # noqa: S102 (the README's own code)
+    exec(page_verification(), namespace)  # noqa: S102 (the erasure page's own code)
     assert namespace["r"] == receipt
     forged = json.dumps({**json.loads(receipt["payload"]), "counts": {**counts, "events": 0}}, sort_keys=True)
     with pytest.raises(BadSignatureError):
@@ -340,12 +340,11 @@ def token_of(removal: dict[str, Any]) -> str:
     return erasure_token(removal["address_hash"].removeprefix("hmac-sha256:"))
 
 
-def readme_verification() -> str:
-    """The Python block of README's erasure section that verifies a receipt."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    section = readme[readme.index("### Erasure (data removals)") :]
-    block = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "README's erasure section has no python block"
+def page_verification() -> str:
+    """The Python block of the erasure page (docs/guides/data-removals.md) that verifies a receipt."""
+    page = (Path(__file__).parents[2] / "docs" / "guides" / "data-removals.md").read_text()
+    block = re.search(r"```python\n(.*?)```", page, re.DOTALL)
+    assert block is not None, "the erasure page has no python block"
     lines = [line for line in block.group(1).splitlines() if line.strip()]
     assert len(lines) == 5, lines
     return block.group(1)
