@@ -21,7 +21,8 @@ from devtools.local.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 _IDLE_WAIT_SECONDS = 0.05
-_LONG_POLL_SECONDS = 1.0  # the SQS pumps' WaitTimeSeconds: a receive begun before holding ends by then
+# A receive begun before holding ends this soon after a wake (the emulator's SQS step re-checks each second).
+_WOKEN_WITHIN_SECONDS = 1.0
 _SETTLE_SECONDS = 30.0
 
 
@@ -43,7 +44,8 @@ def held(runtime: Runtime) -> Iterator[bool]:
     for pump in pumps:
         setattr(pump, "_poll", _idle(pump))  # noqa: B010 - an instance attribute shadows the method
     try:
-        time.sleep(_LONG_POLL_SECONDS + 0.2)
+        runtime.wake_polls()
+        time.sleep(_WOKEN_WITHIN_SECONDS + 0.2)
         runtime.drain(_SETTLE_SECONDS)  # a batch received just before holding finishes
         yield True
     finally:

@@ -33,6 +33,12 @@ class InProcessStack:
     def client(self, service: str) -> Any:
         return boto3.client(service, region_name=REGION)
 
+    def control_writes(self) -> int:
+        """What the runtime's emulator counts (devtools/moto_patches/control_writes.py); moto in
+        process counts nothing, so each look is a new count and the ticker's readers list again."""
+        self._looks = getattr(self, "_looks", 0) + 1
+        return self._looks
+
 
 @contextmanager
 def in_process_stack(parameters: dict[str, str] | None = None) -> Iterator[InProcessStack]:

@@ -53,6 +53,10 @@ EXTENSION_PATH = "/_emulator/"
 STATE_PATH = "/_emulator/state"  # snapshots of the emulator's state (persistence.py)
 # A long poll answering once a table's stream has more records (devtools/moto_patches/stream_writes.py).
 STREAM_WRITES_PATH = "/_postline/stream-writes"
+# Ends every long poll in progress: the runtime's stop (devtools/moto_patches/wakes.py).
+WAKE_PATH = "/_postline/wake"
+# How many writes schedules and executions have had: the ticker lists them again only when it grows.
+CONTROL_WRITES_PATH = "/_postline/control-writes"
 # How long the pipeline's DynamoDB requests let callers' go first (ForegroundFirstLock).
 BACKGROUND_PATIENCE_SECONDS = 0.5
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
@@ -175,6 +179,19 @@ class Emulator:
         if response.status != 200:
             raise OSError(f"the emulator answered {response.status} to a stream wait: {response.data[:200]!r}")
         return int(response.data)
+
+    def control_writes(self) -> int:
+        """How many writes the emulator's schedules and workflow executions have had."""
+        response = self._http.request("GET", self.endpoint_url + CONTROL_WRITES_PATH, timeout=START_TIMEOUT_SECONDS)
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} for its control writes: {response.data[:200]!r}")
+        return int(response.data)
+
+    def wake(self) -> None:
+        """Ends every long poll in progress (the pumps' SQS receives and stream waits) at once."""
+        response = self._http.request("POST", self.endpoint_url + WAKE_PATH, timeout=START_TIMEOUT_SECONDS)
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to a wake: {response.data[:200]!r}")
 
     def stream_records(self, shard_iterator: str, limit: int) -> dict[str, Any]:
         """GetRecords as its JSON answer: the records already in the form Lambda delivers them.
@@ -387,6 +404,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
 
     from devtools.moto_patches import (
         batch_duplicates,
+        control_writes,
         dynamodb_responses,
         json_requests,
         keep_alive,
@@ -399,6 +417,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         stream_reads,
         stream_writes,
         update_expressions,
+        wakes,
     )
 
     moto_transactions.install()  # transactions cost what they write, not what the tables hold
@@ -432,7 +451,9 @@ def serve(port: int, state_file: Path | None = None) -> None:
     def middleware(app: Any) -> Any:
         gate = SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app)))
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
-        return _StateEndpoint(stream_writes.wsgi(gate, STREAM_WRITES_PATH), gate, state_file, restored)
+        polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
+        polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
+        return _StateEndpoint(polls, gate, state_file, restored)
 
     server_app.install(middleware)
     collector.install()  # a full collection walks what is new, not every table and item again

@@ -45,11 +45,13 @@ Item = TypeVar("Item")
 REPORT_FAILURES = "ReportBatchItemFailures"
 _SQS_MAX_RECEIVE = 10  # messages per ReceiveMessage call
 _SQS_MAX_BATCH = 10  # entries per DeleteMessageBatch call
-_LONG_POLL_SECONDS = 1  # short enough that stop() returns promptly
+# An idle pump waits inside the emulator for as long as SQS allows: a quiet runtime makes a request
+# per pump every 20 s, not every second. stop() ends the waits at once (Emulator.wake).
+_LONG_POLL_SECONDS = 20
 _WINDOW_POLL_SECONDS = 0.1  # how often a batching window looks for more
 # An idle stream pump waits for its table's next stream record (the emulator answers at once when
-# one is written), at most this long at a time, so stop() stays prompt.
-_STREAM_WAIT_SECONDS = 1.0
+# one is written), at most this long at a time.
+_STREAM_WAIT_SECONDS = 20.0
 _MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
 LOCAL_MAX_CONCURRENCY = 4  # concurrent batches of one SQS event at most, on a laptop
 
@@ -104,10 +106,16 @@ class Pump(ABC):
             thread.start()
 
     @staticmethod
-    def stop_all(pumps: Sequence[Pump]) -> None:
-        """Signals every pump before waiting for any: each may be inside a long poll for a second."""
+    def stop_all(pumps: Sequence[Pump], wake: Callable[[], None] | None = None) -> None:
+        """Signals every pump, then `wake` ends the long polls they may be inside, before waiting
+        for any."""
         for pump in pumps:
             pump._stopping.set()
+        if wake is not None:
+            try:
+                wake()
+            except OSError as error:  # the emulator is gone: its polls ended with it
+                logger.debug("could not wake the pumps' long polls: %s", error)
         for pump in pumps:
             for thread in pump._threads:
                 thread.join()
@@ -129,9 +137,15 @@ class Pump(ABC):
                 self._stopping.wait(1)
 
 
-def gather(fetch: Callable[[int], list[Item]], settings: BatchSettings, stopping: threading.Event) -> list[Item]:
-    """Up to BatchSize items: what one fetch finds, then more until the batching window closes."""
-    batch = fetch(settings.batch_size)
+def gather(
+    fetch: Callable[[int], list[Item]],
+    settings: BatchSettings,
+    stopping: threading.Event,
+    first: Callable[[int], list[Item]] | None = None,
+) -> list[Item]:
+    """Up to BatchSize items: what one fetch (`first`, which may wait for them) finds, then more
+    until the batching window closes."""
+    batch = (first or fetch)(settings.batch_size)
     deadline = time.monotonic() + settings.window_seconds
     while batch and len(batch) < settings.batch_size and not stopping.is_set():
         remaining = deadline - time.monotonic()
@@ -217,7 +231,8 @@ class SqsPump(Pump):
                     self._parked.pop(message_id, None)
 
     def _poll(self) -> None:
-        messages = gather(self._receive, self._settings, self._stopping)
+        # The first receive long-polls; the batching window's look for more does not wait.
+        messages = gather(partial(self._receive, wait=0), self._settings, self._stopping, first=self._receive)
         if not messages:
             return
         received_at = self._clock.now()
@@ -241,11 +256,11 @@ class SqsPump(Pump):
             for failure in answer.get("Failed", []):
                 logger.warning("%s: could not delete a processed message: %s", self.name, failure)
 
-    def _receive(self, count: int) -> list[dict[str, Any]]:
+    def _receive(self, count: int, wait: int | None = None) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = self._sqs.receive_message(
             QueueUrl=self._queue_url,
             MaxNumberOfMessages=min(count, _SQS_MAX_RECEIVE),
-            WaitTimeSeconds=_LONG_POLL_SECONDS,
+            WaitTimeSeconds=_LONG_POLL_SECONDS if wait is None else wait,
             AttributeNames=["All"],
             MessageAttributeNames=["All"],
         ).get("Messages", [])

@@ -175,7 +175,7 @@ class Runtime:
             )
             for pump in self._pumps:
                 pump.start()
-            starting.callback(Pump.stop_all, self._pumps)
+            starting.callback(Pump.stop_all, self._pumps, self._emulator.wake)
             self._ticker.start()
             starting.callback(self._ticker.stop)
 
@@ -223,6 +223,10 @@ class Runtime:
         self.stop()
 
     # -- what callers use ------------------------------------------------------------------
+
+    def wake_polls(self) -> None:
+        """Ends the pumps' long polls in progress (each returns empty and polls again)."""
+        self._emulator.wake()
 
     @property
     def base_url(self) -> str:

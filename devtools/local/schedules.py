@@ -106,7 +106,8 @@ def rule_schedules(functions: Iterable[LocalFunction], start: datetime, activity
 
 
 class SchedulerSchedules:
-    """Runtime-created EventBridge Scheduler schedules, read from the emulator on every tick.
+    """Runtime-created EventBridge Scheduler schedules, listed from the emulator again whenever one
+    was written (its count of control writes), fired on the movable clock on every tick.
 
     The Ticker runs one tick at a time, so this keeps no lock of its own.
     """
@@ -119,10 +120,21 @@ class SchedulerSchedules:
         # Both keyed by (arn, last modified), so an updated schedule is read and judged afresh.
         self._details: dict[tuple[str, datetime], dict[str, Any]] = {}
         self._finished: set[tuple[str, datetime]] = set()  # fired, or not something we can fire
+        self._enabled: list[tuple[str, datetime]] = []  # as last listed
+        self._listed_at = -1  # the emulator's count of control writes when they were listed
 
     def fire_due(self, now: datetime) -> None:
+        written = self._emulator.control_writes()
+        if written != self._listed_at:  # a schedule was written since: list them again
+            self._list()
+            self._listed_at = written
+        for version in self._enabled:
+            if version not in self._finished:
+                self._fire_if_due(self._details[version], version, now)
+
+    def _list(self) -> None:
         scheduler = self._emulator.client("scheduler")
-        listed = set()
+        listed, enabled = set(), []
         for page in scheduler.get_paginator("list_schedules").paginate():
             for summary in page["Schedules"]:
                 version = (summary["Arn"], summary["LastModificationDate"])
@@ -133,10 +145,11 @@ class SchedulerSchedules:
                     self._details[version] = scheduler.get_schedule(
                         Name=summary["Name"], GroupName=summary["GroupName"]
                     )
-                self._fire_if_due(self._details[version], version, now)
+                enabled.append(version)
         # Forget schedules that were deleted or changed since.
         self._details = {version: detail for version, detail in self._details.items() if version in listed}
         self._finished &= listed
+        self._enabled = enabled
 
     def _fire_if_due(self, schedule: dict[str, Any], version: tuple[str, datetime], now: datetime) -> None:
         expression = expressions.parse(

@@ -67,9 +67,13 @@ class Workflows:
         self._functions = {function.arn: function for function in functions}
         self._activity = activity
         self._running: dict[str, Execution] = {}
+        self._discovered_at = -1  # the emulator's count of control writes at the last discovery
 
     def fire_due(self, now: datetime) -> None:
-        self._discover()
+        written = self._emulator.control_writes()
+        if written != self._discovered_at:  # an execution was started (or stopped) since
+            self._discover()
+            self._discovered_at = written
         for execution in list(self._running.values()):
             self._run(execution, now)
 

@@ -37,6 +37,7 @@ import moto.sqs.models as sqs_models
 from moto.sqs.exceptions import InvalidAttributeName, InvalidParameterValue, ReceiptHandleIsInvalid
 from moto.sqs.models import Message, Queue, SQSBackend
 
+from devtools.moto_patches import wakes
 from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
 # What this patch relies on, as moto 5.2.5 writes it: the rules it copies, and every place that
@@ -266,9 +267,10 @@ def _receive_message(
         )
     names = message_attribute_names or []
     polling_end = _moto("unix_time")() + wait_seconds_timeout
+    started = wakes.epoch()  # the runtime's stop ends a long poll early (wakes.py)
     result: list[Message] = []
     while not result:
-        if wait_seconds_timeout and _moto("unix_time")() > polling_end:
+        if wait_seconds_timeout and (_moto("unix_time")() > polling_end or wakes.epoch() != started):
             break
         to_dlq: list[Message] = []
         with queue._messages_lock:
@@ -301,7 +303,8 @@ def _receive_message(
                 break
             with queue._messages_lock:
                 queue._messages_lock.wait_for(
-                    lambda: _messages_get(queue).any_receivable(), timeout=_LONG_POLL_STEP_SECONDS
+                    lambda: _messages_get(queue).any_receivable() or wakes.epoch() != started,
+                    timeout=_LONG_POLL_STEP_SECONDS,
                 )
     return result
 

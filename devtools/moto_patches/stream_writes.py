@@ -25,6 +25,7 @@ from urllib.parse import parse_qs
 
 from moto.dynamodb.models.table import StreamShard
 
+from devtools.moto_patches import wakes
 from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
 _MAX_WAIT_SECONDS = 20.0
@@ -40,10 +41,22 @@ def _add(self: StreamShard, old: Any, new: Any) -> None:
 
 
 def wait(table: str, after: int, timeout: float) -> int:
-    """The table's record count, once it is above `after` or `timeout` seconds have passed."""
+    """The table's record count, once it is above `after`, `timeout` seconds have passed, or the
+    runtime woke every poll (wakes.py)."""
+    started = wakes.epoch()
     with _changed:
-        _changed.wait_for(lambda: _written.get(table, 0) > after, timeout=min(timeout, _MAX_WAIT_SECONDS))
+        _changed.wait_for(
+            lambda: _written.get(table, 0) > after or wakes.epoch() != started, timeout=min(timeout, _MAX_WAIT_SECONDS)
+        )
         return _written.get(table, 0)
+
+
+def _notify_waiters() -> None:
+    with _changed:
+        _changed.notify_all()
+
+
+wakes.on_wake(_notify_waiters)
 
 
 def wsgi(app: Any, path: str) -> Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]:

@@ -8,6 +8,9 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
+from devtools.local import pumps
 from devtools.local.activity import Activity
 from devtools.local.pumps import LOCAL_MAX_CONCURRENCY, BatchSettings, Pump, SqsPump
 from tests.aws_stack import InProcessStack
@@ -35,6 +38,13 @@ class SlowConsumer:
         with self._lock:
             self._running -= 1
             self.bodies += [record["body"] for record in event["Records"]]
+
+
+@pytest.fixture(autouse=True)
+def _short_long_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto in-process has no wake (the runtime's emulator does): a stopping pump's receive ends
+    when its long poll does."""
+    monkeypatch.setattr(pumps, "_LONG_POLL_SECONDS", 1)
 
 
 def _run(stack: InProcessStack, props: dict[str, Any], messages: int) -> tuple[SlowConsumer, int]:

@@ -1,0 +1,93 @@
+"""What keeps an idle `make run` nearly free (issue: idle cost): the pumps' long polls last 20 s
+and a wake ends every one in progress (devtools/moto_patches/wakes.py); the ticker lists schedules
+and executions again only when the emulator counted a write to them (control_writes.py).
+
+Against a real emulator child: its HTTP server, moto's queues, streams, schedules and workflows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from devtools.local.emulator import Emulator
+
+WAIT_BOUND_SECONDS = 10  # a wait still going after this failed to end (the polls themselves last 20 s)
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    running = Emulator(port=0)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _in_thread(work: Any) -> tuple[threading.Thread, list[Any]]:
+    answers: list[Any] = []
+    thread = threading.Thread(target=lambda: answers.append(work()), daemon=True)
+    thread.start()
+    return thread, answers
+
+
+def test_a_wake_ends_the_long_polls_in_progress_empty(emulator: Emulator) -> None:
+    sqs = emulator.client("sqs")
+    url = sqs.create_queue(QueueName="woken-queue")["QueueUrl"]
+    emulator.client("dynamodb").create_table(
+        TableName="woken-table",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+    )
+    receive, received = _in_thread(lambda: sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20).get("Messages", []))
+    stream, counted = _in_thread(lambda: emulator.stream_writes("woken-table", 0, 20))
+    receive.join(0.5)
+    assert receive.is_alive() and stream.is_alive()  # both are waiting
+    emulator.wake()
+    receive.join(WAIT_BOUND_SECONDS)
+    stream.join(WAIT_BOUND_SECONDS)
+    assert not receive.is_alive() and not stream.is_alive()
+    assert received == [[]] and counted == [0]  # woken, not answered: nothing was there
+    # A poll begun after the wake waits as before, and a message still answers it.
+    later, answered = _in_thread(lambda: sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20).get("Messages", []))
+    sqs.send_message(QueueUrl=url, MessageBody="after")
+    later.join(WAIT_BOUND_SECONDS)
+    assert [m["Body"] for m in answered[0]] == ["after"]
+
+
+def test_schedules_and_executions_count_their_writes_and_nothing_else(emulator: Emulator) -> None:
+    scheduler, sfn, sqs = emulator.client("scheduler"), emulator.client("stepfunctions"), emulator.client("sqs")
+    arn = sqs.get_queue_attributes(
+        QueueUrl=sqs.create_queue(QueueName="scheduled")["QueueUrl"], AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    start = emulator.control_writes()
+    target = {"Arn": arn, "RoleArn": "arn:aws:iam::123456789012:role/scheduler"}
+    scheduler.create_schedule(
+        Name="once", ScheduleExpression="at(2030-01-01T00:00:00)", FlexibleTimeWindow={"Mode": "OFF"}, Target=target
+    )
+    assert emulator.control_writes() > start
+    after_create = emulator.control_writes()
+    scheduler.list_schedules()
+    scheduler.get_schedule(Name="once")
+    machine = sfn.create_state_machine(
+        name="waits",
+        definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+        roleArn="arn:aws:iam::123456789012:role/sfn",
+    )["stateMachineArn"]
+    after_machine = emulator.control_writes()
+    assert after_machine > after_create  # creating a machine is a write too
+    sfn.list_executions(stateMachineArn=machine)
+    sfn.describe_state_machine(stateMachineArn=machine)
+    assert emulator.control_writes() == after_machine  # reads count nothing
+    sfn.start_execution(stateMachineArn=machine, input="{}")
+    assert emulator.control_writes() > after_machine
+    before_delete = emulator.control_writes()
+    scheduler.delete_schedule(Name="once")
+    assert emulator.control_writes() > before_delete
