@@ -1,5 +1,6 @@
 import { useMemo, useState } from "preact/hooks";
 import { createApi } from "./api/client";
+import type { CloudSignIn } from "./cloud-config";
 import { EnvBadge } from "./components/ui";
 import { Activity } from "./pages/Activity";
 import { Audit, Domains, Keys, Suppressions } from "./pages/Manage";
@@ -8,6 +9,12 @@ import { Lists, Templates, Verification, Webhooks } from "./pages/More";
 import { Overview } from "./pages/Overview";
 import { href, useRoute } from "./router";
 import { type Env, type Session, saveSession, switchEnv } from "./session";
+
+/** Off to the deployment's hosted sign-in (its code loaded only where there is one). */
+async function signInThrough(cloud: CloudSignIn, env: Env): Promise<void> {
+  const { startCloudSignIn } = await import("./cloud");
+  await startCloudSignIn(cloud, env);
+}
 
 export const PAGES: [string, string][] = [
   ["overview", "Overview"],
@@ -22,7 +29,7 @@ export const PAGES: [string, string][] = [
   ["audit", "Audit log"],
 ];
 
-export function App({ initial }: { initial: Session }) {
+export function App({ initial, cloud }: { initial: Session; cloud?: CloudSignIn | null }) {
   const [session, setSession] = useState(initial);
   const [problem, setProblem] = useState<string>();
   const route = useRoute();
@@ -32,6 +39,7 @@ export function App({ initial }: { initial: Session }) {
   const choose = async (env: Env) => {
     if (env === session.env) return;
     try {
+      if (cloud) return await signInThrough(cloud, env); // the other environment's client, by redirect
       const next = await switchEnv(session, env);
       saveSession(next);
       setSession(next);
@@ -144,7 +152,7 @@ export function App({ initial }: { initial: Session }) {
   );
 }
 
-export function SignedOut({ message }: { message?: string | undefined }) {
+export function SignedOut({ message, cloud }: { message?: string | undefined; cloud?: CloudSignIn | null }) {
   return (
     <main id="main" class="signed-out">
       <h1>Postline console</h1>
@@ -153,9 +161,17 @@ export function SignedOut({ message }: { message?: string | undefined }) {
           {message}
         </p>
       )}
-      <p>
-        Open the sign-in link <code>make run</code> printed (it works once). Restart <code>make run</code> for a new one.
-      </p>
+      {cloud ? (
+        <p>
+          <button type="button" onClick={() => void signInThrough(cloud, "live")}>
+            Sign in
+          </button>
+        </p>
+      ) : (
+        <p>
+          Open the sign-in link <code>make run</code> printed (it works once). Restart <code>make run</code> for a new one.
+        </p>
+      )}
     </main>
   );
 }

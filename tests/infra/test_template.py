@@ -360,7 +360,10 @@ def test_the_console_is_served_privately_beside_the_api_with_the_runtimes_header
     assert api["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
     assert "CustomErrorResponses" not in config  # an API 403/404 must reach the console as the API said it
     headers = resources["ConsoleHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
-    assert headers["ContentSecurityPolicy"]["ContentSecurityPolicy"] == CSP
+    cognito, own = headers["ContentSecurityPolicy"]["ContentSecurityPolicy"]["Fn::If"][1:]
+    assert own == CSP
+    hosted = "https://${ConsoleUserPoolDomain}.auth.${AWS::Region}.amazoncognito.com"
+    assert cognito == {"Fn::Sub": CSP.replace("connect-src 'self'", f"connect-src 'self' {hosted}")}
 
 
 def test_the_consoles_cognito_pool_issues_the_console_jwts_the_api_verifies(template: dict[str, Any]) -> None:
