@@ -104,6 +104,31 @@ def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -
     assert counters.usage(account, month="2026-11", day="2026-11-21")["emails"] == 4
 
 
+def test_a_charge_is_counted_once_whatever_its_retries_and_given_back_once(stack: InProcessStack) -> None:
+    """A list page's quota count names its charge: the page's retry after a crash between the count
+    and its messages' store (tests/faults/test_crash_jobs.py) is not counted again."""
+    counters = usage.counter_store()
+    account = f"acct_{uuid.uuid4().hex}"
+    limits = EmailLimits(monthly=10, daily=5, test=False)
+    month, day = "2026-11", "2026-11-21"
+
+    def used() -> tuple[int, int]:
+        counted = counters.usage(account, month=month, day=day)
+        return counted["emails"], counted["emails_daily"]
+
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert used() == (3, 3)
+    # counted already, even where a second count would pass the day's limit
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_2") == "daily"
+    counters.release_emails(account, 3, month=month, day=day, test=False, charge="lpage_1")
+    counters.release_emails(account, 3, month=month, day=day, test=False, charge="lpage_1")  # its retry
+    assert used() == (0, 0)
+    assert counters.consume_emails(account, 2, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert used() == (2, 2)
+
+
 def test_the_test_allowance_is_counted_apart_from_the_plan_quota(stack: InProcessStack) -> None:
     counters = usage.counter_store()
     account = f"acct_{uuid.uuid4().hex}"

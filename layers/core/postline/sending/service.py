@@ -429,7 +429,9 @@ class SendService:
         fresh = [item for item in prepared if item.message.id not in stored]
         screened = self._screen(principal, [item for item in fresh if item.message.to[0] not in failures], now)
         fresh = [item for item in fresh if item.message.to[0] in failures] + screened
-        committed = self._commit(principal, fresh, send_at, now, {})
+        # The page's charge: its retries (from the same checkpoint) find it, not a second count.
+        charge = keyed_id("lpage_", job.id, job.cursor or "")
+        committed = self._commit(principal, fresh, send_at, now, {}, charge=charge)
         self._count_accepted(principal, "list", committed)
         return self._page_result(principal, prepared, stored, failures)
 
@@ -739,8 +741,11 @@ class SendService:
         send_at: datetime | None,
         now: datetime,
         stored: dict[str, StoredMessage],
+        *,
+        charge: str | None = None,
     ) -> list[_Prepared]:
-        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored."""
+        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored. A `charge`
+        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing."""
         if stored:
             # That try queued each before storing it; its events are put again in case it was cut off
             # between a chunk's messages and their events (same keys: a no-op where they were written).
@@ -754,7 +759,9 @@ class SendService:
         limits = email_limits(principal.account, test=test)
         month, day = month_key(now), day_key(now)
         if count:
-            stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
+            stopped = self._quotas.consume_emails(
+                principal.account.id, count, month=month, day=day, limits=limits, charge=charge
+            )
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
         chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
@@ -783,7 +790,9 @@ class SendService:
             cut_off = [item for index in set(started) - set(finished) for item in chunks[index]]
             committed += self._emails_stored(cut_off)
             if count > committed:
-                self._quotas.release_emails(principal.account.id, count - committed, month=month, day=day, test=test)
+                self._quotas.release_emails(
+                    principal.account.id, count - committed, month=month, day=day, test=test, charge=charge
+                )
             raise
         return prepared
 

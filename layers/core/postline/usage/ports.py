@@ -27,13 +27,20 @@ class CounterStore(Protocol):
 
 
 class QuotaStore(Protocol):
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         """Atomically count `count` emails against the month and the day, unless that would pass a
-        limit; returns None when counted, else which limit stopped it ("monthly" or "daily")."""
+        limit; returns None when counted, else which limit stopped it ("monthly" or "daily"). With a
+        `charge` (a step's own name, the same on its retries), once: a charge counted already is
+        not counted again (None)."""
         ...
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
-        """Gives back emails counted for a send that then failed before it was accepted."""
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
+        """Gives back emails counted for a send that then failed before it was accepted (and forgets
+        the `charge` that counted them, at once)."""
         ...
 
 
