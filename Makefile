@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean console console-test
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults clean console console-test
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -89,6 +89,13 @@ unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
 ## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less).
 bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
+	$(MAKE) bench-faults
+
+## The crash harness's full sweep (tests/faults, issue 31): every worker struck at every AWS call, by a crash, a
+## throttle and a 5xx (`make test` runs a sample of the calls); prints each worker's (worker, k) cases held.
+bench-faults: $(VENV)/.installed
+	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -s -q \
+		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed"
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

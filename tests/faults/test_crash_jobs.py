@@ -27,8 +27,6 @@ worker one clean run lists its calls; `make test` then strikes a deterministic s
 
 from __future__ import annotations
 
-import os
-import re
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -43,18 +41,13 @@ from devtools.local.runtime import Runtime
 from postline.accounts.domain import Plan
 from tests.e2e.sending_support import iso, now, unverified_sender, verified_sender
 from tests.e2e.support import Api, make_account
-from tests.faults import test_crash_every_call, test_crash_webhooks
-from tests.faults.crash import CallFault, Fault
+from tests.faults import test_crash_daily, test_crash_every_call, test_crash_webhooks
+from tests.faults.crash import CallFault, sweep
 
 pytestmark = pytest.mark.e2e
 FINAL = {"delivered", "bounced", "failed", "rejected"}
 REDELIVERY_SECONDS = 1000  # past the queues' visibility timeouts (960 s)
-FULL = os.environ.get("FAULT_FULL") == "1"
 TEMPLATE = Path(__file__).resolve().parents[2] / "infra" / "template.base.yaml"
-FAULTS = (Fault.CRASH, Fault.THROTTLE, Fault.SERVER_ERROR)
-# A call that changes state (its operation's first word): a crash right after one leaves what a crash
-# before the next call leaves, plus that change; a crash after a read is one after the write before it.
-WRITE_VERBS = {"Put", "Update", "Delete", "Transact", "Send", "Create", "Start", "Complete", "Upload", "Copy", "Change"}
 
 
 def settle(runtime: Runtime) -> None:
@@ -200,8 +193,6 @@ WORKLOADS: dict[str, Callable[[Runtime, str], None]] = {
     "MetricsRollupFunction": metrics_rollup,
     "DataRemovalFunction": data_removal,
 }
-# The daily workers move the clock by days: a runtime of their own (test_crash_daily.py).
-DAILY = ("RetentionFunction", "MetricsPackingFunction")
 # Workers issue 31 does not name yet; each needs a workload here to leave this table.
 NOT_COVERED = {
     "FeedbackFunction": "SES feedback (bounces, complaints): not named by issue 31 part 1",
@@ -231,63 +222,12 @@ def template_workers() -> set[str]:
 
 
 def test_every_worker_has_a_crash_workload() -> None:
-    covered = [*test_crash_every_call.WORKERS, *test_crash_webhooks.WORKERS, *WORKLOADS, *DAILY]
+    covered = [*test_crash_every_call.WORKERS, *test_crash_webhooks.WORKERS, *WORKLOADS, *test_crash_daily.WORKLOADS]
     assert len(covered) == len(set(covered))
     assert set(covered) | set(NOT_COVERED) == template_workers(), "a worker without its crash workload"
     assert not set(covered) & set(NOT_COVERED)
 
 
-def is_write(call: str) -> bool:
-    operation = call.split(".")[1]
-    verb = re.findall(r"[A-Z][a-z]*", operation)[:1]
-    return operation == "BatchWriteItem" or verb[0] in WRITE_VERBS if verb else False
-
-
-def sample_ks(calls: list[str], fault: Fault) -> list[int]:
-    """The k to strike: every call under FAULT_FULL; otherwise a crash after the first, a middle and
-    the last write (its distinct moments: each leaves a different state to redo from), and a
-    transient error at the middle call."""
-    every = list(range(1, len(calls) + 1))
-    if FULL:
-        return every
-    if fault is Fault.CRASH:
-        return _spread([k for k in every if is_write(calls[k - 1])], 3)
-    return [(len(calls) + 1) // 2]
-
-
-def _spread(ks: list[int], most: int) -> list[int]:
-    if len(ks) <= most:
-        return ks
-    return sorted({ks[round(i * (len(ks) - 1) / (most - 1))] for i in range(most)})
-
-
-def clean_calls(runtime: Runtime, worker: str) -> list[str]:
-    """The calls of the invocation doing the workload's work (the busiest one), in the shorter of two
-    clean runs (a cold instance, or a cache due a refresh, makes more)."""
-    runs = []
-    for _ in range(2):
-        with CallFault(worker, 0) as counting:
-            WORKLOADS[worker](runtime, f"{worker} clean")
-        runs.append(max(counting.calls.values(), key=len, default=[]))
-    return min(runs, key=len)
-
-
 @pytest.mark.parametrize("worker", sorted(WORKLOADS))
 def test_a_fault_at_every_call_of_a_job_worker_keeps_its_counts_exact(runtime: Runtime, worker: str) -> None:
-    workload = WORKLOADS[worker]
-    calls = clean_calls(runtime, worker)
-    assert calls, f"{worker} made no AWS call: is its name right?"
-    run = 0
-    for fault in FAULTS if FULL else FAULTS[:2]:
-        held = []
-        for k in sample_ks(calls, fault):
-            with CallFault(worker, k, fault) as striking:
-                for _ in range(3):
-                    workload(runtime, f"{worker} {fault} at call {k} ({calls[k - 1]} in a clean run)")
-                    if striking.struck:
-                        break
-            assert striking.struck, f"{worker} k={k}: no invocation reached call {k} in three runs"
-            held.append(f"{k}:{striking.struck}")
-        run += len(held)
-        print(f"FAULT-CASES {worker} {fault}: {len(held)} of {len(calls)} calls held: {held}")
-    print(f"FAULT-CASES {worker}: {run} cases held; its calls: {calls}")
+    sweep(worker, lambda case: WORKLOADS[worker](runtime, case), CallFault)
