@@ -94,7 +94,7 @@ bench: $(VENV)/.installed
 ## The crash harness's full sweep (tests/faults, issue 31): every worker struck at every AWS call, by a crash, a
 ## throttle and a 5xx (`make test` runs a sample of the calls); prints each worker's (worker, k) cases held.
 bench-faults: $(VENV)/.installed
-	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -s -q \
+	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -rP -q \
 		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed"
 
 clean:

@@ -8,7 +8,7 @@ moved past the queues' visibility timeouts); then the workload's invariants are 
 what it made:
 - ListJobFunction: a send to a list of three members: done with 3 accepted, each member mailed
   once (by Message-ID and recipient) with one final event each, member_count and the account's
-  quota (sent this month) exact.
+  quota (sent this month) exact; every other run pay-as-you-go, its credits spent exactly 3.
 - SuppressionJobFunction: a CSV import (added and skipped exact, the entries listed) and an export
   (row_count and the file's lines exact).
 - ExportFunction: an event export (row_count = the events listed, the file's lines too).
@@ -21,12 +21,13 @@ RetentionFunction and MetricsPackingFunction move the clock by days: tests/fault
 
 The cases come from the template: every worker it defines (test_every_worker_has_a_crash_workload)
 has a workload here or in the other files of tests/faults, or a reason in NOT_COVERED. For each
-worker one clean run lists its calls; `make test` then strikes a deterministic sample of them
-(sample_ks), `FAULT_FULL=1` every k (make bench-faults).
+worker two clean runs list its calls; `make test` then strikes a deterministic sample of them
+(crash.py's sample_ks), `FAULT_FULL=1` every k with each fault (make bench-faults).
 """
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -38,7 +39,11 @@ import requests
 import yaml
 
 from devtools.local.runtime import Runtime
-from postline.accounts.domain import Plan
+from postline.accounts.domain import PLAN_LIMITS, Plan, QuotaSource
+from postline.usage.domain import day_key, month_key
+from postline.usage.quota import EmailLimits
+from postline.wiring import operator as operator_root
+from postline.wiring import usage
 from tests.e2e.sending_support import iso, now, unverified_sender, verified_sender
 from tests.e2e.support import Api, make_account
 from tests.faults import test_crash_daily, test_crash_every_call, test_crash_webhooks
@@ -66,9 +71,33 @@ def mailed(runtime: Runtime, subject: str) -> Counter[tuple[str | None, str]]:
     )
 
 
+_LIST_RUNS = itertools.count()
+
+
+def clear_of_month_end(runtime: Runtime) -> None:
+    """On to the next month when this one ends within a case's redeliveries: the quota's counters
+    are the month's (the session's clock is far along after many redeliveries)."""
+    moment = now(runtime)
+    following = (moment.replace(day=1) + timedelta(days=32)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if following - moment < timedelta(hours=3):
+        runtime.advance((following - moment).total_seconds() + 60)
+
+
 def list_send(runtime: Runtime, case: str) -> None:
+    """Every other run pay-as-you-go: the plan's allowance spent, the page paid with credits."""
+    clear_of_month_end(runtime)
     sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
     api = sender.live
+    payg = next(_LIST_RUNS) % 2 == 1
+    allowance = 0
+    if payg:
+        moment = now(runtime)
+        allowance = PLAN_LIMITS[Plan.PROFESSIONAL].monthly_emails
+        unlimited = EmailLimits(None, None, test=False)
+        counters = usage.counter_store()
+        counters.consume_emails(sender.id, allowance, month=month_key(moment), day=day_key(moment), limits=unlimited)
+        counters.grant_credits(sender.id, 5)
+        operator_root.operator_service().set_quota_source(sender.id, QuotaSource.PAYG_CREDITS, "granted 5 credits")
     run = uuid.uuid4().hex[:8]
     members = [{"address": f"m{n}.{run}@example.com", "name": f"M{n}"} for n in range(3)]
     created = api.post("/v3/lists", json={"address": f"news-{run}@lists.example", "name": "News"})
@@ -90,8 +119,10 @@ def list_send(runtime: Runtime, case: str) -> None:
     events = api.get("/v3/events", params={"limit": 100}).json()["items"]
     finals = Counter(event["recipient"] for event in events if event["type"] in FINAL)
     assert finals == Counter(m["address"] for m in members), f"{case}: final events {dict(finals)}"
-    usage = api.get("/v3/usage").json()
-    assert usage["emails"]["used"] == 3, f"{case}: the quota counted {usage['emails']}"
+    counted = api.get("/v3/usage").json()
+    assert counted["emails"]["used"] == allowance + 3, f"{case}: the quota counted {counted['emails']}"
+    if payg:
+        assert usage.counter_store().credits(sender.id) == 2, f"{case}: credits spent but 3"
 
 
 def suppression_import_export(runtime: Runtime, case: str) -> None:

@@ -101,7 +101,7 @@ class Balance:
     def __init__(self, credits: int) -> None:
         self.balance = credits
 
-    def take_credits(self, account_id: str, count: int) -> bool:
+    def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
         if self.balance < count:
             return False
         self.balance -= count

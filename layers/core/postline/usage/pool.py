@@ -52,7 +52,7 @@ class PooledQuotas:
         payer = owner or self._accounts.get_account(account_id)
         if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
             return stopped
-        if not self._credits.take_credits(payer.id, count):
+        if not self._credits.take_credits(payer.id, count, charge=charge, day=day):
             return CREDITS_SPENT
         # Counted past the plan's limit too, so a release of this send (a failure before it is accepted)
         # gives back plan emails it never took without reopening the plan: credits then count too much,

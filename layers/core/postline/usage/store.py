@@ -163,18 +163,29 @@ class DynamoCounterStore:
         )
         return int(response["Attributes"]["credits"]["N"])
 
-    def take_credits(self, account_id: str, count: int) -> bool:
-        """Spends `count` credits at once if the balance holds them (conditional: never below zero)."""
+    def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
+        """Spends `count` credits at once if the balance holds them (conditional: never below zero).
+        With a `charge` (and the `day` it is counted on), once: a charge taken already is True."""
+        update = {
+            "TableName": self._table,
+            "Key": key(usage_pk(account_id), CREDITS),
+            "UpdateExpression": "ADD credits :minus",
+            "ConditionExpression": "credits >= :n",
+            "ExpressionAttributeValues": {":minus": {"N": str(-count)}, ":n": {"N": str(count)}},
+        }
         try:
-            self._db.update_item(
-                TableName=self._table,
-                Key=key(usage_pk(account_id), CREDITS),
-                UpdateExpression="ADD credits :minus",
-                ConditionExpression="credits >= :n",
-                ExpressionAttributeValues={":minus": {"N": str(-count)}, ":n": {"N": str(count)}},
-            )
+            if charge is None:
+                self._db.update_item(**update)
+            else:
+                marker = self._charge_marker(account_id, day, f"{charge}#credits")
+                self._db.transact_write_items(TransactItems=[{"Update": update}, {"Put": marker}])
         except ClientError as error:
             if conditional_failed(error):
+                return False
+            codes = cancellation_codes(error)
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                return True  # taken by an earlier try of the same step
+            if codes[:1] == ["ConditionalCheckFailed"]:
                 return False
             raise
         return True
