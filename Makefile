@@ -86,7 +86,7 @@ unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
 
 ## Throughput, latency (ratios against the bare storage calls) and growth at two sizes (not part of `make test`; ~20 min,
-## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less).
+## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less); then the crash harness's sweep.
 bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
 	$(MAKE) bench-faults

@@ -75,8 +75,8 @@ _LIST_RUNS = itertools.count()
 
 
 def clear_of_month_end(runtime: Runtime) -> None:
-    """On to the next month when this one ends within a case's redeliveries: the quota's counters
-    are the month's (the session's clock is far along after many redeliveries)."""
+    """On to the next month when this one ends within a case's redeliveries: the quota's and the
+    credits' counters are the month's (the session's clock is far along after many redeliveries)."""
     moment = now(runtime)
     following = (moment.replace(day=1) + timedelta(days=32)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     if following - moment < timedelta(hours=3):
@@ -166,6 +166,7 @@ def event_export(runtime: Runtime, case: str) -> None:
 
 
 def bulk_verification(runtime: Runtime, case: str) -> None:
+    clear_of_month_end(runtime)  # the credits used are the month's
     api = Api(runtime.base_url, make_account(plan=Plan.PROFESSIONAL).live_key)
     used = api.get("/v3/usage").json()["verify_credits"]["used"]
     emails = ["valid@simulator.postline.dev", "invalid@simulator.postline.dev", "not-an-address"]
