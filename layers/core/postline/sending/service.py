@@ -238,7 +238,7 @@ class SendService:
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now)
-        fresh = self._commit(principal, prepared, send_at, now, stored)
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
         self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
@@ -294,7 +294,7 @@ class SendService:
             prepared.append(item)
         stored, now = self._stored_before(prepared, names, now)
         prepared = self._screen(principal, prepared, now)
-        fresh = self._commit(principal, prepared, send_at, now, stored)
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
         self._count_accepted(principal, "batch", fresh, invalid=len(rejected))
         return BatchSendResult(
             batch_id=batch_id,
@@ -860,6 +860,10 @@ class _Names:
 
     def batch(self) -> str:
         return keyed_id("batch_", *self.key) if self.key else self.ids.new_id("batch_")
+
+    def charge(self) -> str | None:
+        """A keyed send's quota charge (usage/ports.py): a retry of a try that died after counting finds it."""
+        return keyed_id("charge_", *self.key) if self.key else None
 
     def list_send(self) -> str:
         return keyed_id("lsend_", *self.key) if self.key else self.ids.new_id("lsend_")
