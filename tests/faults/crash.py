@@ -266,11 +266,17 @@ def _spread(ks: list[int], most: int) -> list[int]:
     return sorted({ks[round(i * (len(ks) - 1) / (most - 1))] for i in range(most)})
 
 
-def sweep(worker: str, workload: Callable[[str], None], arm: Callable[[str, int, Fault], Striking]) -> list[str]:
+Arm = Callable[[str, int, Fault], Striking]  # (function, k, fault) -> CallFault or ChildFault, to enter
+
+
+def sweep(worker: str, workload: Callable[[str], None], arm: Arm) -> list[str]:
     """Runs `workload` (which checks its invariants, naming the case it is told) twice clean to list
     the worker's calls (the shorter: a cold instance, or a cache due a refresh, makes more), then
     once per (fault, k) of the sample with the worker's first invocation to reach call k struck
-    (again, up to three times, until one does). Returns the cases held, "fault k:call"."""
+    (again, up to three times, until one does). A worker whose work depends on what earlier runs
+    left (a daily pass's days to walk) may come to make fewer calls than k: then its last call is
+    struck instead, and a full sweep's larger k are not run again. Returns the cases held,
+    "fault k:call"."""
     runs = []
     for _ in range(2):
         with arm(worker, 0, Fault.CRASH) as counting:
@@ -281,13 +287,31 @@ def sweep(worker: str, workload: Callable[[str], None], arm: Callable[[str, int,
     held = []
     for fault in list(Fault) if FULL else [Fault.CRASH, Fault.THROTTLE]:
         for k in sample_ks(calls, fault):
-            with arm(worker, k, fault) as striking:
-                for _ in range(3):
-                    workload(f"{worker} {fault} at call {k} ({calls[k - 1]} in a clean run)")
-                    if striking.struck:
-                        break
-                struck = striking.struck
-            assert struck, f"{worker} k={k}: no invocation reached call {k} in three runs"
+            struck, reach = strike(worker, workload, arm, k, fault, f"{calls[k - 1]} in a clean run")
+            if struck is None:  # no invocation made k calls: the last call it made, instead
+                assert 0 < reach < k, f"{worker} k={k}: no invocation reached call {k} in three runs"
+                struck, _ = strike(worker, workload, arm, reach, fault, f"the last call, for {k}")
+                assert struck, f"{worker} k={reach}: no invocation reached call {reach} in three runs"
+                held.append(f"{fault} {reach}:{struck} (for {k})")
+                break
             held.append(f"{fault} {k}:{struck}")
     print(f"FAULT-CASES {worker}: {len(held)} cases run and held of {len(calls)} calls: {held}")
     return held
+
+
+def strike(
+    worker: str,
+    workload: Callable[[str], None],
+    arm: Arm,
+    k: int,
+    fault: Fault,
+    at: str,
+) -> tuple[str | None, int]:
+    """Runs `workload` until an invocation of `worker` reaches call k and is struck (three runs at
+    most); (the call struck or None, the most calls an invocation made)."""
+    with arm(worker, k, fault) as striking:
+        for _ in range(3):
+            workload(f"{worker} {fault} at call {k} ({at})")
+            if striking.struck:
+                break
+        return striking.struck, len(striking.busiest())
