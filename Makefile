@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench clean console console-test docs docs-build
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults clean console console-test docs docs-build
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -94,9 +94,16 @@ unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
 	$(VENV)/bin/pytest tests/unit tests/handlers -q
 
 ## Throughput, latency (ratios against the bare storage calls) and growth at two sizes (not part of `make test`; ~20 min,
-## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less).
+## most of it the 1,000,000-event account: `make bench ARGS="--events 200000"` for less); then the crash harness's sweep.
 bench: $(VENV)/.installed
 	$(PY) -m bench $(ARGS)
+	$(MAKE) bench-faults
+
+## The crash harness's full sweep (tests/faults, issue 31): every worker struck at every AWS call, by a crash, a
+## throttle and a 5xx (`make test` runs a sample of the calls); prints each worker's (worker, k) cases held.
+bench-faults: $(VENV)/.installed
+	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -rP -q \
+		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed"
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local site .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

@@ -123,8 +123,9 @@ def console_token(runtime: Runtime) -> Callable[..., str]:
 class RuntimeProcess:
     """`python -m devtools.local` in a child process, its output collected line by line."""
 
-    def __init__(self, template: Path, state_dir: Path, args: Sequence[str]) -> None:
-        command = [sys.executable, "-m", "devtools.local", "--template", str(template)]
+    def __init__(self, template: Path, state_dir: Path, args: Sequence[str], *, module: str = "devtools.local") -> None:
+        # module: another entry point that runs devtools.local's main (tests/faults/child.py)
+        command = [sys.executable, "-m", module, "--template", str(template)]
         command += ["--state-dir", str(state_dir)]
         command += [arg for server in ("api", "aws", "mail", "smtp") for arg in (f"--{server}-port", "0")]
         command += ["--no-spamd"]  # the session's runtime has the content check's spamd; these children need none
@@ -185,8 +186,10 @@ Spawn = Callable[..., AbstractContextManager[RuntimeProcess]]
 
 
 @contextmanager
-def spawned_runtime(state_dir: Path, *args: str, template: Path = TEMPLATE) -> Iterator[RuntimeProcess]:
-    child = RuntimeProcess(template, state_dir, args)
+def spawned_runtime(
+    state_dir: Path, *args: str, template: Path = TEMPLATE, module: str = "devtools.local"
+) -> Iterator[RuntimeProcess]:
+    child = RuntimeProcess(template, state_dir, args, module=module)
     try:
         child.wait_until_ready()
         yield child
@@ -196,7 +199,7 @@ def spawned_runtime(state_dir: Path, *args: str, template: Path = TEMPLATE) -> I
 
 @pytest.fixture(scope="session")
 def spawn() -> Spawn:
-    """spawn(state_dir, *flags, template=...): `python -m devtools.local` on free ports, until exit."""
+    """spawn(state_dir, *flags, template=..., module=...): `python -m devtools.local` on free ports, until exit."""
     return spawned_runtime
 
 

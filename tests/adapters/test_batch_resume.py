@@ -192,6 +192,41 @@ def test_a_keyed_single_send_cut_off_after_storing_is_not_queued_again(stack: In
     assert _service(sending.message_store()).send(principal, request, call) == accepted  # a replay now
 
 
+class DyingQuotas:
+    """The real counters, cut off once right after a count (before the send stores anything)."""
+
+    def __init__(self) -> None:
+        self._inner = usage.counter_store()
+        self.died = False
+
+    def consume_emails(self, *args: Any, **kwargs: Any) -> str | None:
+        stopped = self._inner.consume_emails(*args, **kwargs)
+        if not self.died:
+            self.died = True
+            raise Killed
+        return stopped
+
+    def release_emails(self, *args: Any, **kwargs: Any) -> None:
+        self._inner.release_emails(*args, **kwargs)
+
+
+def test_a_keyed_send_cut_off_after_its_count_is_not_counted_again_by_its_retry(stack: InProcessStack) -> None:
+    principal = _principal()
+    body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
+    request = SendRequest.model_validate(body)
+    call = IdempotentCall("count-cut-off", body, remaining_ms=lambda: 0)
+    dying = _service(sending.message_store())
+    dying._quotas = DyingQuotas()
+    with pytest.raises(Killed):
+        dying.send(principal, request, call)
+    assert _test_emails_used(principal) == 1 and _drain_jobs() == Counter()
+
+    accepted = _service(sending.message_store()).send(principal, request, call)
+
+    assert _drain_jobs() == Counter([accepted.id])
+    assert _test_emails_used(principal) == 1
+
+
 def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: InProcessStack) -> None:
     test = _principal(Environment.TEST)
     live = _principal(Environment.LIVE, account_id=test.account.id)

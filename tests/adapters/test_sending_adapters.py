@@ -6,9 +6,11 @@ from __future__ import annotations
 import base64
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
+from postline.accounts.domain import Account, Plan, QuotaSource
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Attachment, Content, Message, Schedule
 from postline.sending.queue import SqsDispatchQueue
@@ -16,7 +18,8 @@ from postline.sending.store import _message_item
 from postline.sending.vault import INLINE_LIMIT
 from postline.shared.delayed_queue import DelayedQueue
 from postline.suppressions.domain import SuppressionType
-from postline.usage.quota import EmailLimits
+from postline.usage.pool import PooledQuotas
+from postline.usage.quota import EmailLimits, email_limits
 from postline.wiring import sending, suppressions, usage
 from tests.aws_stack import InProcessStack
 
@@ -102,6 +105,78 @@ def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -
     assert counters.consume_emails(account, 6, month="2026-11", day="2026-11-22", limits=no_daily_cap) == "monthly"
     counters.release_emails(account, 1, month="2026-11", day="2026-11-21", test=False)
     assert counters.usage(account, month="2026-11", day="2026-11-21")["emails"] == 4
+
+
+def test_a_charge_is_counted_once_whatever_its_retries_and_given_back_once(stack: InProcessStack) -> None:
+    """A list page's quota count names its charge: the page's retry after a crash between the count
+    and its messages' store (tests/faults/test_crash_jobs.py) is not counted again."""
+    counters = usage.counter_store()
+    account = f"acct_{uuid.uuid4().hex}"
+    limits = EmailLimits(monthly=10, daily=5, test=False)
+    month, day = "2026-11", "2026-11-21"
+
+    def used() -> tuple[int, int]:
+        counted = counters.usage(account, month=month, day=day)
+        return counted["emails"], counted["emails_daily"]
+
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert used() == (3, 3)
+    # counted already, even where a second count would pass the day's limit
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert counters.consume_emails(account, 3, month=month, day=day, limits=limits, charge="lpage_2") == "daily"
+    counters.release_emails(account, 3, month=month, day=day, test=False, charge="lpage_1")
+    counters.release_emails(account, 3, month=month, day=day, test=False, charge="lpage_1")  # its retry
+    assert used() == (0, 0)
+    assert counters.consume_emails(account, 2, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert used() == (2, 2)
+
+
+def test_a_payg_charge_cut_off_after_its_credits_takes_none_again_on_its_retry(stack: InProcessStack) -> None:
+    """The plan's allowance spent, a page's credits are taken, then its worker dies before the count
+    past the plan's limit: the retry neither takes the credits again nor counts the emails twice."""
+    counters = usage.counter_store()
+    account = Account(
+        id=f"acct_{uuid.uuid4().hex}", plan=Plan.FREE, quota_source=QuotaSource.PAYG_CREDITS, created_at=NOW
+    )
+    month, day = "2026-11", "2026-11-21"
+    counters.grant_credits(account.id, 5)
+    limits = email_limits(account, test=False)
+    spent = EmailLimits(None, None, test=False)  # the month's allowance (and the day's cap) spent
+    assert counters.consume_emails(account.id, limits.monthly or 0, month=month, day=day, limits=spent) is None
+
+    class Dies(Exception):
+        pass
+
+    class DiesAfterTheCredits:
+        """The counter store, whose first count past the plan's limit dies before it is made."""
+
+        died = False
+
+        def consume_emails(self, *args: Any, **kwargs: Any) -> str | None:
+            if kwargs["limits"].monthly is None and not self.died:
+                self.died = True
+                raise Dies
+            return counters.consume_emails(*args, **kwargs)
+
+        def release_emails(self, *args: Any, **kwargs: Any) -> None:
+            counters.release_emails(*args, **kwargs)
+
+    quotas = PooledQuotas(DiesAfterTheCredits(), _Lookup(account), credits=counters)
+    with pytest.raises(Dies):
+        quotas.consume_emails(account.id, 3, month=month, day=day, limits=limits, charge="lpage_1")
+    assert quotas.consume_emails(account.id, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert quotas.consume_emails(account.id, 3, month=month, day=day, limits=limits, charge="lpage_1") is None
+    assert counters.credits(account.id) == 2
+    assert counters.usage(account.id, month=month, day=day)["emails"] == (limits.monthly or 0) + 3
+
+
+class _Lookup:
+    def __init__(self, account: Account) -> None:
+        self._account = account
+
+    def get_account(self, account_id: str) -> Account | None:
+        return self._account if account_id == self._account.id else None
 
 
 def test_the_test_allowance_is_counted_apart_from_the_plan_quota(stack: InProcessStack) -> None:

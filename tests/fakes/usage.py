@@ -73,10 +73,14 @@ class UnlimitedQuotas:
     def __init__(self) -> None:
         self.released: list[tuple[str, int, str, str, bool]] = []
 
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         return None
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
         self.released.append((account_id, count, month, day, test))
 
 

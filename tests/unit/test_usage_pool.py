@@ -36,11 +36,15 @@ class Recorded:
         self.consumed: list[tuple[str, EmailLimits]] = []
         self.released: list[tuple[str, bool]] = []
 
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         self.consumed.append((account_id, limits))
         return None
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
         self.released.append((account_id, test))
 
 
@@ -86,8 +90,10 @@ def test_usage_of_a_pooled_subaccount_shows_the_pool() -> None:
 class Stopping(Recorded):
     """QuotaStore whose plan allowance is spent: every live send stops on the month."""
 
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
-        super().consume_emails(account_id, count, month=month, day=day, limits=limits)
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
+        super().consume_emails(account_id, count, month=month, day=day, limits=limits, charge=charge)
         return None if limits.test else "monthly"
 
 
@@ -95,7 +101,7 @@ class Balance:
     def __init__(self, credits: int) -> None:
         self.balance = credits
 
-    def take_credits(self, account_id: str, count: int) -> bool:
+    def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
         if self.balance < count:
             return False
         self.balance -= count

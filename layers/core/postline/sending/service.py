@@ -236,7 +236,7 @@ class SendService:
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now)
-        fresh = self._commit(principal, prepared, send_at, now, stored)
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
         self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
@@ -292,7 +292,7 @@ class SendService:
             prepared.append(item)
         stored, now = self._stored_before(prepared, names, now)
         prepared = self._screen(principal, prepared, now)
-        fresh = self._commit(principal, prepared, send_at, now, stored)
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
         self._count_accepted(principal, "batch", fresh, invalid=len(rejected))
         return BatchSendResult(
             batch_id=batch_id,
@@ -427,7 +427,9 @@ class SendService:
         fresh = [item for item in prepared if item.message.id not in stored]
         screened = self._screen(principal, [item for item in fresh if item.message.to[0] not in failures], now)
         fresh = [item for item in fresh if item.message.to[0] in failures] + screened
-        committed = self._commit(principal, fresh, send_at, now, {})
+        # The page's charge: its retries (from the same checkpoint) find it, not a second count.
+        charge = keyed_id("lpage_", job.id, job.cursor or "")
+        committed = self._commit(principal, fresh, send_at, now, {}, charge=charge)
         self._count_accepted(principal, "list", committed)
         return self._page_result(principal, prepared, stored, failures)
 
@@ -737,8 +739,11 @@ class SendService:
         send_at: datetime | None,
         now: datetime,
         stored: dict[str, StoredMessage],
+        *,
+        charge: str | None = None,
     ) -> list[_Prepared]:
-        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored."""
+        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored. A `charge`
+        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing."""
         if stored:
             # That try queued each before storing it; its events are put again in case it was cut off
             # between a chunk's messages and their events (same keys: a no-op where they were written).
@@ -752,7 +757,9 @@ class SendService:
         limits = email_limits(principal.account, test=test)
         month, day = month_key(now), day_key(now)
         if count:
-            stopped = self._quotas.consume_emails(principal.account.id, count, month=month, day=day, limits=limits)
+            stopped = self._quotas.consume_emails(
+                principal.account.id, count, month=month, day=day, limits=limits, charge=charge
+            )
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
         chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
@@ -781,7 +788,9 @@ class SendService:
             cut_off = [item for index in set(started) - set(finished) for item in chunks[index]]
             committed += self._emails_stored(cut_off)
             if count > committed:
-                self._quotas.release_emails(principal.account.id, count - committed, month=month, day=day, test=test)
+                self._quotas.release_emails(
+                    principal.account.id, count - committed, month=month, day=day, test=test, charge=charge
+                )
             raise
         return prepared
 
@@ -849,6 +858,10 @@ class _Names:
 
     def batch(self) -> str:
         return keyed_id("batch_", *self.key) if self.key else self.ids.new_id("batch_")
+
+    def charge(self) -> str | None:
+        """A keyed send's quota charge (usage/ports.py): a retry of a try that died after counting finds it."""
+        return keyed_id("charge_", *self.key) if self.key else None
 
     def list_send(self) -> str:
         return keyed_id("lsend_", *self.key) if self.key else self.ids.new_id("lsend_")

@@ -39,28 +39,35 @@ class PooledQuotas:
         self._accounts = accounts
         self._credits = credits
 
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         owner = self._owner(account_id, limits)
         if owner is not None:
             limits = email_limits(owner, test=False)
             account_id = owner.id
-        stopped = self._own.consume_emails(account_id, count, month=month, day=day, limits=limits)
+        stopped = self._own.consume_emails(account_id, count, month=month, day=day, limits=limits, charge=charge)
         if stopped is None or limits.test or self._credits is None:
             return stopped
         payer = owner or self._accounts.get_account(account_id)
         if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
             return stopped
-        if not self._credits.take_credits(payer.id, count):
+        if not self._credits.take_credits(payer.id, count, charge=charge, day=day):
             return CREDITS_SPENT
         # Counted past the plan's limit too, so a release of this send (a failure before it is accepted)
         # gives back plan emails it never took without reopening the plan: credits then count too much,
         # never too little.
-        self._own.consume_emails(payer.id, count, month=month, day=day, limits=EmailLimits(None, None, test=False))
+        # The charge goes with this count: a retry after it finds the charge and takes no credits again.
+        unlimited = EmailLimits(None, None, test=False)
+        self._own.consume_emails(payer.id, count, month=month, day=day, limits=unlimited, charge=charge)
         return None
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
         owner = None if test else self._owner(account_id, None)
-        self._own.release_emails(owner.id if owner else account_id, count, month=month, day=day, test=test)
+        payer = owner.id if owner else account_id
+        self._own.release_emails(payer, count, month=month, day=day, test=test, charge=charge)
 
     def _owner(self, account_id: str, limits: EmailLimits | None) -> Account | None:
         """The pool's owner when a live send of `account_id` draws from another account's pool."""

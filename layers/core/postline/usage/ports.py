@@ -27,21 +27,29 @@ class CounterStore(Protocol):
 
 
 class QuotaStore(Protocol):
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         """Atomically count `count` emails against the month and the day, unless that would pass a
-        limit; returns None when counted, else which limit stopped it ("monthly" or "daily")."""
+        limit; returns None when counted, else which limit stopped it ("monthly" or "daily"). With a
+        `charge` (a step's own name, the same on its retries), once: a charge counted already is
+        not counted again (None)."""
         ...
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
-        """Gives back emails counted for a send that then failed before it was accepted."""
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
+        """Gives back emails counted for a send that then failed before it was accepted (and forgets
+        the `charge` that counted them, at once)."""
         ...
 
 
 class Credits(Protocol):
     """Pay-as-you-go credits: prepaid emails an account spends once its plan's allowance is spent."""
 
-    def take_credits(self, account_id: str, count: int) -> bool:
-        """Atomically spends `count` credits if the balance holds them; False (nothing spent) otherwise."""
+    def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
+        """Atomically spends `count` credits if the balance holds them; False (nothing spent) otherwise.
+        With a `charge` (as consume_emails', counted on `day`), once: a charge taken already is True."""
         ...
 
     def credits(self, account_id: str) -> int: ...

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -10,6 +11,9 @@ from botocore.exceptions import ClientError
 from postline.shared.dynamo import cancellation_codes, conditional_failed, from_attrs, key
 from postline.usage.quota import EmailLimits
 
+# How long a charge's marker is kept: longer than any retry of the step that counted it (a list page's
+# message comes back for at most a few hours).
+CHARGE_DAYS = 3
 CREDITS = "CREDITS"  # the sort key of an account's pay-as-you-go balance
 
 
@@ -107,9 +111,13 @@ class DynamoCounterStore:
             "emails_daily": int(daily.get("emails", 0)),
         }
 
-    def consume_emails(self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits) -> str | None:
+    def consume_emails(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
+    ) -> str | None:
         # Month and day in one transaction, each conditional on its own headroom: two concurrent
-        # sends can never both take the last emails of a quota.
+        # sends can never both take the last emails of a quota. A `charge` is written in the same
+        # transaction, once: a retry of a step that died after this (before it stored its messages)
+        # finds it and is not counted again.
         counter = "test_emails" if limits.test else "emails"
         windows = [("monthly", f"M#{month}", limits.monthly), ("daily", f"D#{day}", limits.daily)]
         if limits.test:
@@ -128,10 +136,14 @@ class DynamoCounterStore:
                 update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :cap"
                 update["ExpressionAttributeValues"][":cap"] = {"N": str(limit - count)}
             updates.append({"Update": update})
+        if charge is not None:
+            updates.append({"Put": self._charge_marker(account_id, day, charge)})
         try:
             self._db.transact_write_items(TransactItems=updates)
         except ClientError as error:
             codes = cancellation_codes(error)
+            if charge is not None and codes[len(windows) : len(windows) + 1] == ["ConditionalCheckFailed"]:
+                return None  # counted by an earlier try of the same step
             for (name, _, _), code in zip(windows, codes, strict=False):
                 if code == "ConditionalCheckFailed":
                     return name
@@ -151,18 +163,29 @@ class DynamoCounterStore:
         )
         return int(response["Attributes"]["credits"]["N"])
 
-    def take_credits(self, account_id: str, count: int) -> bool:
-        """Spends `count` credits at once if the balance holds them (conditional: never below zero)."""
+    def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
+        """Spends `count` credits at once if the balance holds them (conditional: never below zero).
+        With a `charge` (and the `day` it is counted on), once: a charge taken already is True."""
+        update = {
+            "TableName": self._table,
+            "Key": key(usage_pk(account_id), CREDITS),
+            "UpdateExpression": "ADD credits :minus",
+            "ConditionExpression": "credits >= :n",
+            "ExpressionAttributeValues": {":minus": {"N": str(-count)}, ":n": {"N": str(count)}},
+        }
         try:
-            self._db.update_item(
-                TableName=self._table,
-                Key=key(usage_pk(account_id), CREDITS),
-                UpdateExpression="ADD credits :minus",
-                ConditionExpression="credits >= :n",
-                ExpressionAttributeValues={":minus": {"N": str(-count)}, ":n": {"N": str(count)}},
-            )
+            if charge is None:
+                self._db.update_item(**update)
+            else:
+                marker = self._charge_marker(account_id, day, f"{charge}#credits")
+                self._db.transact_write_items(TransactItems=[{"Update": update}, {"Put": marker}])
         except ClientError as error:
             if conditional_failed(error):
+                return False
+            codes = cancellation_codes(error)
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                return True  # taken by an earlier try of the same step
+            if codes[:1] == ["ConditionalCheckFailed"]:
                 return False
             raise
         return True
@@ -171,12 +194,45 @@ class DynamoCounterStore:
         response = self._db.get_item(TableName=self._table, Key=key(usage_pk(account_id), CREDITS), ConsistentRead=True)
         return int(from_attrs(response.get("Item") or {}).get("credits", 0))
 
-    def release_emails(self, account_id: str, count: int, *, month: str, day: str, test: bool) -> None:
+    def release_emails(
+        self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
+    ) -> None:
+        """Gives `count` back; with the `charge` that counted them, in one transaction that forgets
+        it, so that the step's retry is counted afresh (and never given back twice)."""
         counter = "test_emails" if test else "emails"
-        for sk in [f"M#{month}"] + ([] if test else [f"D#{day}"]):
-            self._db.update_item(
-                TableName=self._table,
-                Key=key(usage_pk(account_id), sk),
-                UpdateExpression=f"ADD {counter} :n",
-                ExpressionAttributeValues={":n": {"N": str(-count)}},
-            )
+        updates: list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": key(usage_pk(account_id), sk),
+                    "UpdateExpression": f"ADD {counter} :n",
+                    "ExpressionAttributeValues": {":n": {"N": str(-count)}},
+                }
+            }
+            for sk in [f"M#{month}"] + ([] if test else [f"D#{day}"])
+        ]
+        if charge is None:
+            for update in updates:
+                self._db.update_item(**update["Update"])
+            return
+        marker = self._charge_marker(account_id, day, charge)
+        forget = {"TableName": self._table, "Key": key(marker["Item"]["pk"]["S"], marker["Item"]["sk"]["S"])}
+        forget["ConditionExpression"] = "attribute_exists(pk)"
+        try:
+            self._db.transact_write_items(TransactItems=[*updates, {"Delete": forget}])
+        except ClientError as error:
+            if cancellation_codes(error)[-1:] != ["ConditionalCheckFailed"]:
+                raise
+            # given back already (this release's retry): nothing left to give
+
+    def _charge_marker(self, account_id: str, day: str, charge: str) -> dict[str, Any]:
+        """The item that records a charge: kept CHARGE_DAYS past the day it was counted on (TTL)."""
+        expires = datetime.combine(date.fromisoformat(day) + timedelta(days=CHARGE_DAYS), time(), tzinfo=UTC)
+        return {
+            "TableName": self._table,
+            "Item": {
+                **key(usage_pk(account_id), f"CHARGE#{charge}"),
+                "expires_at": {"N": str(int(expires.timestamp()))},
+            },
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
