@@ -2242,6 +2242,11 @@ export interface components {
             shared_external: boolean;
             /** Owner Workspace Name */
             owner_workspace_name: string | null;
+            /**
+             * External Accounts
+             * @description The accounts outside the organisation granted sending from it: the owner's view only (null where another workspace reads a domain shared with it).
+             */
+            external_accounts: string[] | null;
         };
         /** DomainCreate */
         DomainCreate: {
@@ -2296,13 +2301,23 @@ export interface components {
         DomainStatus: "verified" | "pending" | "unverified" | "partially_verified" | "verification_failed" | "verification_timeout";
         /**
          * DomainUpdate
-         * @description PATCH: the fields present change (null removes).
+         * @description PATCH: the fields present change (null removes). Sharing is the owner workspace's.
          */
         DomainUpdate: {
             /** Tracking Subdomain */
             tracking_subdomain?: string | null;
             /** Region */
             region?: string | null;
+            /**
+             * Shared With Company
+             * @description Every other workspace of the organisation (its parent, its subaccounts) may send from it once it is verified; they read it but cannot change, check, rotate or delete it.
+             */
+            shared_with_company?: boolean | null;
+            /**
+             * External Accounts
+             * @description Accounts outside the organisation (by account id, at most 25) granted sending from it: the whole list, replacing the current one ([] or null revokes every grant). shared_external is true while it is not empty.
+             */
+            external_accounts?: string[] | null;
         };
         /**
          * EgressAddresses
@@ -8043,7 +8058,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "tracking_subdomain": "click"
+                 *       "tracking_subdomain": "click",
+                 *       "shared_with_company": true,
+                 *       "external_accounts": [
+                 *         "acct_3f9c2d7e1b8a4c60"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["DomainUpdate"];
