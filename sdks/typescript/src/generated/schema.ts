@@ -16345,6 +16345,8 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page. */
                 cursor?: string | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -16659,6 +16661,8 @@ export interface operations {
                 domain?: string | null;
                 /** @description Add the previous window of equal length. */
                 compare?: "previous_period" | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -16828,6 +16832,8 @@ export interface operations {
                 tag?: string | null;
                 /** @description Only messages from this sending domain. */
                 domain?: string | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -16997,6 +17003,8 @@ export interface operations {
                 limit?: number;
                 /** @description Add each row's sort count per day. */
                 include_trend?: boolean;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */

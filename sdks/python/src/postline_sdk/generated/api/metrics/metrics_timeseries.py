@@ -26,6 +26,7 @@ def _get_kwargs(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -82,6 +83,13 @@ def _get_kwargs(
     else:
         json_domain = domain
     params["domain"] = json_domain
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -165,6 +173,7 @@ def sync_detailed(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsTimeseries]:
     """Counts per hour, day, week or month
@@ -181,6 +190,9 @@ def sync_detailed(
         group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -199,6 +211,7 @@ def sync_detailed(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -219,6 +232,7 @@ def sync(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsTimeseries | None:
     """Counts per hour, day, week or month
@@ -235,6 +249,9 @@ def sync(
         group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -254,6 +271,7 @@ def sync(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -268,6 +286,7 @@ async def asyncio_detailed(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsTimeseries]:
     """Counts per hour, day, week or month
@@ -284,6 +303,9 @@ async def asyncio_detailed(
         group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -302,6 +324,7 @@ async def asyncio_detailed(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -320,6 +343,7 @@ async def asyncio(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsTimeseries | None:
     """Counts per hour, day, week or month
@@ -336,6 +360,9 @@ async def asyncio(
         group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -356,6 +383,7 @@ async def asyncio(
             group_by=group_by,
             tag=tag,
             domain=domain,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed
