@@ -3483,6 +3483,21 @@ export interface components {
          * @enum {string}
          */
         PartName: "spamassassin" | "authentication" | "bulk_sender" | "content";
+        /**
+         * PaygCredits
+         * @description Not shown by the spec: the pay-as-you-go balance, present while the quota is paid with credits
+         *     (quota_source payg_credits, or a pooled subaccount whose organisation pays with them): prepaid
+         *     emails left, spent once the plan's allowance is; at 0 a live send is 429 without Retry-After.
+         */
+        PaygCredits: {
+            /** Remaining */
+            remaining: number;
+            /**
+             * Account Id
+             * @description Whose balance: the account itself, or the organisation whose pool it draws on.
+             */
+            account_id: string;
+        };
         /** Percentiles */
         Percentiles: {
             /** P50 Ms */
@@ -4481,6 +4496,7 @@ export interface components {
             test_allowance: components["schemas"]["TestAllowance"];
             /** Rate Limit Per Minute */
             rate_limit_per_minute: number | null;
+            payg_credits?: components["schemas"]["PaygCredits"] | null;
         };
         /** ValidateRequest */
         ValidateRequest: {
