@@ -253,3 +253,37 @@ def test_writes_are_audited_in_both_logs_and_on_behalf_in_the_subaccounts(org: O
         org.subs["acme"]["id"],
     )
     assert entry["actor_id"] == whoami["api_key"]["id"]  # the organisation's key did it
+
+
+def test_a_write_on_behalf_is_also_in_the_organisations_log_saying_who_and_for_which_subaccount(
+    org: Organisation,
+) -> None:
+    acme = org.on_behalf("acme")
+    whoami = org.api.get("/v3/whoami").json()
+    acme_id = org.subs["acme"]["id"]
+    template = acme("POST", "/v3/templates", json={"name": "t", "subject": "s"}).json()["id"]
+    assert acme("PATCH", f"/v3/templates/{template}", json={"name": "renamed"}).status_code == 200
+    assert acme("DELETE", f"/v3/templates/{template}").status_code == 200
+    theirs = [e for e in acme("GET", "/v3/audit").json()["items"] if e["target"] == template]
+    ours = [e for e in org.api.get("/v3/audit").json()["items"] if e["target"] == template]
+    assert (
+        [e["action"] for e in ours]
+        == [e["action"] for e in theirs]
+        == [
+            "template.deleted",
+            "template.updated",
+            "template.created",
+        ]
+    )
+    for mine, its in zip(ours, theirs, strict=True):
+        assert (mine["account_id"], its["account_id"]) == (org.account.id, acme_id)
+        assert mine["actor_id"] == its["actor_id"] == whoami["api_key"]["id"]  # who acted
+        assert mine["details"].startswith(f"on behalf of subaccount acme ({acme_id})")  # for which subaccount
+        assert mine["id"] != its["id"] and mine["created_at"] == its["created_at"]
+    # A refused write records nothing anywhere, and the organisation's own writes are not "on behalf".
+    before = org.api.get("/v3/audit").json()["pagination"]["total_count"]
+    assert acme("DELETE", f"/v3/templates/{template}").status_code == 404
+    assert org.api.get("/v3/audit").json()["pagination"]["total_count"] == before
+    own = org.api.post("/v3/templates", json={"name": "own", "subject": "s"}).json()["id"]
+    [entry] = [e for e in org.api.get("/v3/audit").json()["items"] if e["target"] == own]
+    assert entry["details"] is None or "on behalf" not in entry["details"]
