@@ -126,3 +126,18 @@ def test_entries_made_while_collecting_are_seen_and_the_organisations_copy_says_
     assert copy.details == "on behalf of subaccount acme (sub_1): name"
     bare = organisation_copy(first, entry_id="copy_2", organisation_id="acct_org", subaccount="acme (sub_1)")
     assert bare.details == "on behalf of subaccount acme (sub_1)"
+
+
+def test_entries_made_by_a_requests_parallel_tasks_are_collected_too() -> None:
+    from postline.audit.service import entries_made, new_audit_entry
+    from postline.shared.parallel import run_each
+    from tests.fakes.shared import SequentialIds
+
+    ids, actor = SequentialIds(), Actor(ActorType.USER, id="key_org")
+
+    def make(n: int) -> Any:
+        return lambda: new_audit_entry(ids, actor, "sub_1", "list.member_added", f"m{n}", now=AT)
+
+    with entries_made() as made:
+        run_each([make(n) for n in range(6)], lambda index: None, workers=3)
+    assert sorted(entry.target or "" for entry in made) == [f"m{n}" for n in range(6)]
