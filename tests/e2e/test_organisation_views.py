@@ -1,8 +1,8 @@
 """What an organisation sees of its subaccounts, on the embedded runtime over HTTP: their events and
 metrics only through On-Behalf-Of or the explicit `subaccount` filter of GET /v3/events and
-GET /v3/metrics/* (any scope of the organisation's key); its own reads never include them, a
-sibling's filter never shows another's, and another organisation or a subaccount's own key is
-refused (404 / 403 organisation_only)."""
+GET /v3/metrics/* (any scope of the organisation's key), or the breakdown by subaccount; its own
+reads never include them, a sibling's filter never shows another's, and another organisation or a
+subaccount's own key is refused (404 / 403 organisation_only)."""
 
 from __future__ import annotations
 
@@ -91,3 +91,17 @@ def test_the_organisation_reads_a_subaccounts_events_and_metrics_only_by_asking(
         "/v3/metrics/breakdown", params={**window, "subaccount": "globex", "dimension": "recipient_domain"}
     ).json()
     assert [(row["key"], row["sent"]) for row in breakdown["data"]] == [("example.com", 1)]
+
+    # The breakdown by subaccount: a row per subaccount (key its id, label its slug), none of its own.
+    by_sub = api.get("/v3/metrics/breakdown", params={**window, "dimension": "subaccount"})
+    assert by_sub.status_code == 200, by_sub.text
+    globex_id = api.get("/v3/subaccounts/globex").json()["id"]
+    rows = [(row["key"], row["label"], row["sent"]) for row in by_sub.json()["data"]]
+    assert rows == [(acme_id, "acme", 2), (globex_id, "globex", 1)] and by_sub.json()["total"] == 2
+    assert_error(
+        api.get(
+            "/v3/metrics/breakdown", params={**window, "dimension": "subaccount"}, headers={"On-Behalf-Of": "acme"}
+        ),
+        403,
+        "organisation_only",
+    )

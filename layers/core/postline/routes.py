@@ -144,8 +144,9 @@ ROUTES: tuple[Route, ...] = (
           policies=(METRICS_READ,)),
     Route("MetricsTimeseries", "GET",  "/v3/metrics/timeseries",  "metrics",  Access.READ, memory=512, timeout=29,
           policies=(METRICS_READ,)),
+    # R: the breakdown by subaccount lists the organisation's subaccounts.
     Route("MetricsBreakdown",  "GET",  "/v3/metrics/breakdown",   "metrics",  Access.READ, memory=512, timeout=29,
-          policies=(METRICS_READ,)),
+          policies=(METRICS_READ, R)),
     Route("ListWebhookDeliveries", "GET", "/v3/webhooks/{id}/deliveries", "webhook_delivery", Access.READ,
           policies=(WEBHOOKS_READ, DELIVERIES_READ)),
     Route("ResendWebhookDeliveries", "POST", "/v3/webhooks/deliveries/resend", "webhook_delivery", Access.WRITE,

@@ -2198,7 +2198,7 @@ export interface components {
          * Dimension
          * @enum {string}
          */
-        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client";
+        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client" | "subaccount";
         /**
          * DisabledReason
          * @enum {string}
