@@ -78,7 +78,13 @@ def metrics_timeseries(
     until: Until = None,
     timezone: Timezone = "UTC",
     resolution: Annotated[Resolution, Query(description="Bucket size; default day.")] = Resolution.DAY,
-    group_by: Annotated[Literal["domain", "status"] | None, Query(description="Also split by this.")] = None,
+    group_by: Annotated[
+        Literal["domain", "status", "subaccount"] | None,
+        Query(
+            description="Also split by this. subaccount (an organisation's key): `data` is its subaccounts' "
+            "together, a group per subaccount (key: its id)."
+        ),
+    ] = None,
     tag: Tag = None,
     domain: Domain = None,
     subaccount: SubaccountFilter = None,

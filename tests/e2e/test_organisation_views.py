@@ -105,3 +105,10 @@ def test_the_organisation_reads_a_subaccounts_events_and_metrics_only_by_asking(
         403,
         "organisation_only",
     )
+
+    # The timeseries grouped by subaccount: `data` is the subaccounts' together, a group each.
+    grouped = api.get("/v3/metrics/timeseries", params={**window, "group_by": "subaccount", "resolution": "hour"})
+    assert grouped.status_code == 200, grouped.text
+    assert sum(point["sent"] for point in grouped.json()["data"]) == 3
+    sums = {g["key"]: sum(p["sent"] for p in g["data"]) for g in grouped.json()["groups"]}
+    assert sums == {acme_id: 2, globex_id: 1}

@@ -142,9 +142,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
     Route("MetricsSummary",    "GET",  "/v3/metrics/summary",     "metrics",  Access.READ, memory=512, timeout=29,
           policies=(METRICS_READ,)),
+    # R: the timeseries and the breakdown by subaccount list the organisation's subaccounts.
     Route("MetricsTimeseries", "GET",  "/v3/metrics/timeseries",  "metrics",  Access.READ, memory=512, timeout=29,
-          policies=(METRICS_READ,)),
-    # R: the breakdown by subaccount lists the organisation's subaccounts.
+          policies=(METRICS_READ, R)),
     Route("MetricsBreakdown",  "GET",  "/v3/metrics/breakdown",   "metrics",  Access.READ, memory=512, timeout=29,
           policies=(METRICS_READ, R)),
     Route("ListWebhookDeliveries", "GET", "/v3/webhooks/{id}/deliveries", "webhook_delivery", Access.READ,

@@ -511,7 +511,10 @@ class MetricsService:
         if group_by == "domain" and tag is not None:
             raise ValidationFailed("group_by=domain cannot be combined with tag")
         starts = bucket_starts(window.since, window.until, window.zone, resolution)
-        totals = self._read(principal, window, series=series)
+        if group_by == "subaccount":
+            totals, _ = self._by_subaccount(principal, window, series=series)
+        else:
+            totals = self._read(principal, window, series=series)
         buckets = _by_bucket(totals, window, resolution)
         data = [data_point(start.astimezone(window.zone), buckets.get(start, Tally())) for start in starts]
         groups: list[MetricsGroup] | None = None
@@ -530,6 +533,19 @@ class MetricsService:
                     data=[data_point(s.astimezone(window.zone), t) for s, t in sorted(found.items()) if not t.idle],
                 )
                 for key, found in sorted(by_domain.items())
+            ]
+        elif group_by == "subaccount":
+            by_sub: dict[str, dict[datetime, Tally]] = {}
+            for (name, start), tally in totals.items():
+                if window.holds(start):
+                    bucket = bucket_start(start, window.zone, resolution)
+                    by_sub.setdefault(name.split("#", 1)[1], {}).setdefault(bucket, Tally()).merge(tally)
+            groups = [
+                MetricsGroup(
+                    key=key,
+                    data=[data_point(s.astimezone(window.zone), t) for s, t in sorted(found.items()) if not t.idle],
+                )
+                for key, found in sorted(by_sub.items())
             ]
         elif group_by == "status":
             groups = []
@@ -606,10 +622,10 @@ class MetricsService:
         )
 
     def _by_subaccount(
-        self, principal: Principal, window: Window
+        self, principal: Principal, window: Window, *, series: str = ALL
     ) -> tuple[dict[tuple[str, datetime], Tally], dict[str, str]]:
-        """Each subaccount's whole-account series (in the caller's mode) as a series of its id, and
-        the slug of each id; the reads share the query's time budget evenly."""
+        """Each subaccount's `series` (its whole account's by default; in the caller's mode) as a series
+        of its id, and the slug of each id; the reads share the query's time budget evenly."""
         if principal.account.parent_account_id is not None:
             raise Forbidden(
                 "The breakdown by subaccount is its organisation's; this request acts in a subaccount.",
@@ -621,7 +637,7 @@ class MetricsService:
         budget = self._budget_seconds / max(1, len(subaccounts))
         tallies: dict[tuple[str, datetime], Tally] = {}
         for sub in subaccounts:
-            found = self._read(replace(principal, account=sub), window, series=ALL, budget_seconds=budget)
+            found = self._read(replace(principal, account=sub), window, series=series, budget_seconds=budget)
             for (_, start), tally in found.items():
                 tallies.setdefault((series_key(Dimension.SUBACCOUNT, sub.id), start), Tally()).merge(tally)
         return tallies, {sub.id: sub.slug or sub.id for sub in subaccounts}

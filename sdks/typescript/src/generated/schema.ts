@@ -3286,7 +3286,7 @@ export interface components {
             timezone: string;
             period: components["schemas"]["Period"];
             /** Group By */
-            group_by: ("domain" | "status") | null;
+            group_by: ("domain" | "status" | "subaccount") | null;
             /**
              * Groups
              * @description Present when group_by is set.
@@ -16842,8 +16842,8 @@ export interface operations {
                 timezone?: string;
                 /** @description Bucket size; default day. */
                 resolution?: components["schemas"]["Resolution"];
-                /** @description Also split by this. */
-                group_by?: ("domain" | "status") | null;
+                /** @description Also split by this. subaccount (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key: its id). */
+                group_by?: ("domain" | "status" | "subaccount") | null;
                 /** @description Only events carrying this tag. */
                 tag?: string | null;
                 /** @description Only messages from this sending domain. */

@@ -187,7 +187,9 @@ def sync_detailed(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
         subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
@@ -246,7 +248,9 @@ def sync(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
         subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
@@ -300,7 +304,9 @@ async def asyncio_detailed(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
         subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
@@ -357,7 +363,9 @@ async def asyncio(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
         subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
