@@ -29,7 +29,11 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
         ],
     },
     "DomainCreate": {"domain": "acme.example", "tracking_subdomain": "links"},
-    "DomainUpdate": {"tracking_subdomain": "click"},
+    "DomainUpdate": {
+        "tracking_subdomain": "click",
+        "shared_with_company": True,
+        "external_accounts": ["acct_3f9c2d7e1b8a4c60"],
+    },
     "KeyCreate": {"name": "checkout service", "scope": "send_only", "env": "live", "ip_allowlist": []},
     "KeyUpdate": {"name": "checkout service (eu)"},
     "ListCreate": {"address": "news@lists.acme.example", "name": "Newsletter", "description": "Monthly product news"},

@@ -17,6 +17,7 @@ from postline.http import params
 from postline.http.app import lambda_handler
 from postline.http.context import principal
 from postline.http.errors import query_timeout_response
+from postline.http.subaccount import SubaccountFilter, principal_in
 from postline.wiring import events, exports
 
 router = Router()
@@ -53,13 +54,14 @@ def list_events(
     until: Annotated[datetime | None, params.until("Events")] = None,
     limit: Annotated[int, params.limit(MAX_LIMIT, DEFAULT_LIMIT)] = DEFAULT_LIMIT,
     cursor: params.Cursor = None,
+    subaccount: SubaccountFilter = None,
 ) -> EventListPage:
     query = router.current_event.multi_value_query_string_parameters
     filters = event_filters(
         query, event=event, recipient=recipient, tag=tag, message_id=message_id, since=since, until=until,
         ip_pool=ip_pool, ip=ip,
     )  # fmt: skip
-    return events.event_service().list_page(principal(), filters, limit=limit, cursor=cursor)
+    return events.event_service().list_page(principal_in(subaccount), filters, limit=limit, cursor=cursor)
 
 
 @router.post(

@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from postline import wiring
 from postline.http import params
 from postline.http.app import lambda_handler
-from postline.http.context import principal
 from postline.http.errors import query_timeout_response
+from postline.http.subaccount import SubaccountFilter, principal_in
 from postline.metrics.domain import Dimension, Resolution
 from postline.metrics.models import MetricsBreakdown, MetricsSummary, MetricsTimeseries
 from postline.wiring import metrics
@@ -50,9 +50,16 @@ def metrics_summary(
     compare: Annotated[
         Literal["previous_period"] | None, Query(description="Add the previous window of equal length.")
     ] = None,
+    subaccount: SubaccountFilter = None,
 ) -> MetricsSummary:
     return metrics.metrics_service().summary(
-        principal(), since=since, until=until, timezone=timezone, tag=tag, domain=domain, compare=compare is not None
+        principal_in(subaccount),
+        since=since,
+        until=until,
+        timezone=timezone,
+        tag=tag,
+        domain=domain,
+        compare=compare is not None,
     )
 
 
@@ -71,12 +78,19 @@ def metrics_timeseries(
     until: Until = None,
     timezone: Timezone = "UTC",
     resolution: Annotated[Resolution, Query(description="Bucket size; default day.")] = Resolution.DAY,
-    group_by: Annotated[Literal["domain", "status"] | None, Query(description="Also split by this.")] = None,
+    group_by: Annotated[
+        Literal["domain", "status", "subaccount"] | None,
+        Query(
+            description="Also split by this. subaccount (an organisation's key): `data` is its subaccounts' "
+            "together, a group per subaccount (key: its id)."
+        ),
+    ] = None,
     tag: Tag = None,
     domain: Domain = None,
+    subaccount: SubaccountFilter = None,
 ) -> MetricsTimeseries:
     return metrics.metrics_service().timeseries(
-        principal(),
+        principal_in(subaccount),
         since=since,
         until=until,
         timezone=timezone,
@@ -110,9 +124,10 @@ def metrics_breakdown(
     ] = "sent",
     limit: Annotated[int, params.limit(100, 10)] = 10,
     include_trend: Annotated[bool, Query(description="Add each row's sort count per day.")] = False,
+    subaccount: SubaccountFilter = None,
 ) -> MetricsBreakdown:
     return metrics.metrics_service().breakdown(
-        principal(),
+        principal_in(subaccount),
         dimension=dimension,
         since=since,
         until=until,

@@ -143,3 +143,34 @@ def test_a_domain_verified_by_another_container_sends_at_once(
     )
     assert sender.is_verified(account.id, domain.domain)
     assert sender.verified_domain(account.id, domain.domain) is not None
+
+
+def test_grants_to_outside_accounts_are_written_and_revoked_with_the_domain(
+    stack: InProcessStack, store: DynamoSendingDomains, account: Account
+) -> None:
+    grantee, other = f"acct_{uuid.uuid4().hex}", f"acct_{uuid.uuid4().hex}"
+    domain = _domain(account, status=DomainStatus.VERIFIED)
+    store.create_domain(domain, max_domains=5, audit=_audit(account.id))
+    assert store.granted_domain(grantee, domain.domain) is None and store.granted_domains(grantee) == []
+    granted = domain.model_copy(update={"external_accounts": [grantee, other], "shared_external": True})
+    assert store.save_domain(granted, expected_revision=0, audit=None, granted=[grantee, other])
+    found = store.granted_domain(grantee, domain.domain.upper())
+    assert found is not None and (found.account_id, found.dkim_private_key) == (account.id, PEM)  # the owner's key
+    assert [d.id for d in store.granted_domains(other)] == [domain.id]
+    # Revoked in the transaction that changes the list: the grantee's next read finds nothing.
+    revoked = granted.model_copy(update={"external_accounts": [other]})
+    assert store.save_domain(revoked, expected_revision=1, audit=None, revoked=[grantee])
+    assert store.granted_domain(grantee, domain.domain) is None and store.granted_domains(grantee) == []
+    # A grant item the domain's list no longer names grants nothing (the list is the authority).
+    assert store.save_domain(revoked.model_copy(update={"external_accounts": []}), expected_revision=2, audit=None)
+    assert store.granted_domain(other, domain.domain) is None
+    # Deleting the domain deletes its grants.
+    again = store.get_domain(account.id, domain.id)
+    assert again is not None
+    assert store.save_domain(again.model_copy(update={"external_accounts": [other]}), expected_revision=3, audit=None)
+    store.delete_domain(again.model_copy(update={"external_accounts": [other]}), _audit(account.id, "domain.deleted"))
+    items = stack.client("dynamodb").query(
+        TableName=stack.env["RESOURCES_TABLE"], KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": account_pk(other)}},
+    )["Items"]  # fmt: skip
+    assert items == []

@@ -12,6 +12,7 @@ import pytest
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from postline.subaccounts.domain import PurgeJob, PurgePhase
 from postline.subaccounts.store import DynamoSubaccountStore
 from postline.wiring import accounts
 from postline.wiring import audit as audit_root
@@ -46,6 +47,11 @@ def _create(store: DynamoSubaccountStore, sub: Account, limit: int = 25) -> Acco
     parent = sub.parent_account_id or ""
     store.create_subaccount(sub, max_subaccounts=limit, audits=[_audit(parent, target=sub.id), _audit(sub.id)])
     return sub
+
+
+def _purge(sub: Account) -> PurgeJob:
+    return PurgeJob(account_id=sub.id, parent_account_id=sub.parent_account_id or "", slug=sub.slug or "",
+                    created_at=NOW)  # fmt: skip
 
 
 def _actions(account_id: str) -> list[str]:
@@ -88,7 +94,7 @@ def test_the_plans_count_rides_on_the_parents_item(store: DynamoSubaccountStore)
         _create(store, refused, limit=2)
     assert caught.value.code == "plan_limit_reached"
     assert accounts.account_store().get_account(refused.id) is None
-    store.delete_subaccount(first, [_audit(parent.id, "subaccount.deleted")])
+    store.delete_subaccount(first, [_audit(parent.id, "subaccount.deleted")], _purge(first))
     _create(store, refused, limit=2)  # a deletion gives its place back
     assert [a.id for a in store.list_subaccounts(parent.id, page=1, per_page=25)[0]] == [second.id, refused.id]
 
@@ -132,7 +138,9 @@ def test_the_operators_account_writes_leave_the_organisations_fields_alone(store
 def test_delete_trashes_it_frees_its_slug_and_later_writes_meet_it_gone(store: DynamoSubaccountStore) -> None:
     parent = _parent()
     sub = _create(store, _sub(parent, "acme"))
-    store.delete_subaccount(sub, [_audit(parent.id, "subaccount.deleted"), _audit(sub.id, "subaccount.deleted")])
+    store.delete_subaccount(
+        sub, [_audit(parent.id, "subaccount.deleted"), _audit(sub.id, "subaccount.deleted")], _purge(sub)
+    )
     stored = accounts.account_store().get_account(sub.id)
     assert stored is not None and stored.status is AccountStatus.TRASHED
     assert store.find_subaccount(parent.id, sub.id) is None and store.find_subaccount(parent.id, "acme") is None
@@ -142,8 +150,24 @@ def test_delete_trashes_it_frees_its_slug_and_later_writes_meet_it_gone(store: D
     with pytest.raises(Conflict):
         store.update_subaccount(sub.model_copy(update={"name": "late"}), ["name"], [])
     with pytest.raises(Conflict):
-        store.delete_subaccount(sub, [])
+        store.delete_subaccount(sub, [], _purge(sub))
     with pytest.raises(NotFound):
         store.update_subaccount(_sub(parent, "never"), ["name"], [])
     again = _create(store, _sub(parent, "acme"))
     assert store.find_subaccount(parent.id, "acme") == accounts.account_store().get_account(again.id)
+
+
+def test_a_deletion_stores_its_purge_job_whose_progress_is_saved_and_whose_end_is_audited(
+    store: DynamoSubaccountStore,
+) -> None:
+    parent = _parent()
+    sub = _create(store, _sub(parent, "acme"))
+    store.delete_subaccount(sub, [_audit(parent.id, "subaccount.deleted")], _purge(sub))
+    [job] = [j for j in store.due_purges(100) if j.account_id == sub.id]
+    assert (job.parent_account_id, job.slug, job.phase) == (parent.id, "acme", PurgePhase.KEYS)
+    store.save_purge(job.model_copy(update={"phase": PurgePhase.ITEMS, "removed": {"domains": 2}}))
+    [saved] = [j for j in store.due_purges(100) if j.account_id == sub.id]
+    assert (saved.phase, saved.removed) == (PurgePhase.ITEMS, {"domains": 2})
+    store.finish_purge(saved, _audit(parent.id, "subaccount.purged", sub.id))
+    assert [j for j in store.due_purges(100) if j.account_id == sub.id] == []
+    assert "subaccount.purged" in _actions(parent.id)

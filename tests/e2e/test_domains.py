@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 FIELDS = {
     "id", "domain", "status", "spf", "dkim", "dmarc", "region", "dkim_selector", "tracking_subdomain", "dns_records",
     "sent_count", "reputation", "created_at", "verified_at", "shared_with_company", "shared_external",
-    "owner_workspace_name",
+    "owner_workspace_name", "external_accounts",
 }  # fmt: skip
 
 

@@ -66,6 +66,11 @@ def test_two_subaccounts_sending_at_once_never_pass_the_pool(runtime: Any, runti
         body = {"from": f"hi@{domain}", "to": [recipient()], "subject": "S", "text": "t"}
         response = api.post("/v3/messages", json=body, headers={"On-Behalf-Of": slug})
         assert response.status_code == 429 or response.json()["status"] == "queued", response.text
+        if response.status_code == 429:  # the refusal names the organisation's pool and its limit
+            message = response.json()["error"]["message"]
+            assert f"monthly quota of {limit} emails of the organisation's shared pool (e2e, account {parent.id})" in (
+                message
+            ), message
         return int(response.status_code)
 
     with ThreadPoolExecutor(max_workers=SENDS) as pool:
@@ -101,8 +106,13 @@ def test_payg_credits_are_spent_past_the_plans_allowance_and_a_top_up_lifts_the_
     assert "Retry-After" in stopped.headers  # the plan's stop: its window resets
     granted = run_cli(runtime, "account", "grant-credits", account.id, "2")
     assert granted == {"id": account.id, "quota_source": "payg_credits", "credits": 2}
-    assert api.get("/v3/usage").json()["quota_source"] == "payg_credits"
+    shown = api.get("/v3/usage").json()
+    assert (shown["quota_source"], shown["payg_credits"]) == (
+        "payg_credits",
+        {"remaining": 2, "account_id": account.id},
+    )
     assert [send().status_code for _ in range(2)] == [202, 202]
+    assert api.get("/v3/usage").json()["payg_credits"]["remaining"] == 0
     at_zero = send()
     assert_error(at_zero, 429, "rate_limit_exceeded")
     assert "Retry-After" not in at_zero.headers  # no window to wait for: a top-up lifts it

@@ -14,6 +14,7 @@ import pytest
 
 from postline.accounts.domain import Plan
 from postline.domains.domain import DomainStatus, SendingDomain
+from postline.domains.service import OWNER_ONLY
 from postline.wiring import domains
 from tests.e2e.sending_support import (
     DKIM_SELECTOR,
@@ -93,3 +94,52 @@ def test_a_subaccount_sends_from_a_domain_its_parent_shares_and_cannot_change_it
     other = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL).live_key)
     assert_error(other.get(f"/v3/domains/{owned.id}"), 404, "not_found")
     assert acme["parent_account_id"] == parent.id
+
+
+def test_the_owner_shares_through_the_api_with_its_company_and_grants_an_outside_account(
+    runtime: Any, runtime_api: Api
+) -> None:
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(parent.live_key)
+    assert api.post("/v3/subaccounts", json={"name": "Globex", "slug": "globex"}).status_code == 201
+    outsider = make_account(plan=Plan.PROFESSIONAL)
+    outside = runtime_api.with_key(outsider.live_key)
+    owned = _verified_domain(parent.id)
+    body = {"from": f"hi@{owned.domain}", "to": [recipient()], "subject": "S", "text": "t"}
+
+    def as_globex(method: str, path: str, **kwargs: Any) -> Any:
+        return api.request(method, path, headers={"On-Behalf-Of": "globex"}, **kwargs)
+
+    shared = api.patch(
+        f"/v3/domains/{owned.id}", json={"shared_with_company": True, "external_accounts": [outsider.id]}
+    )
+    assert shared.status_code == 200, shared.text
+    view = shared.json()
+    assert (view["shared_with_company"], view["shared_external"], view["external_accounts"]) == (
+        True,
+        True,
+        [outsider.id],
+    )
+    [entry] = [e for e in api.get("/v3/audit").json()["items"] if e["action"] == "domain.updated"]
+    assert entry["target"] == owned.id and "external_accounts" in entry["details"]
+
+    # The company's workspace and the outside account both send from it, signed as the owner's.
+    for send in (lambda: as_globex("POST", "/v3/messages", json=body), lambda: outside.post("/v3/messages", json=body)):
+        sent = accepted(send())
+        settle(runtime, sent["id"])
+        [copy] = mail_for(runtime, sent["id"])
+        assert f"d={owned.domain}" in str(parse(copy)["DKIM-Signature"]).replace(" ", "")
+    read = outside.get(f"/v3/domains/{owned.id}").json()
+    assert (read["shared_external"], read["external_accounts"], read["owner_workspace_name"]) == (True, None, "e2e")
+    assert_error(outside.patch(f"/v3/domains/{owned.id}", json={"external_accounts": []}), 403, OWNER_ONLY)
+    assert_error(outside.delete(f"/v3/domains/{owned.id}"), 403, OWNER_ONLY)
+    assert_error(
+        api.patch(f"/v3/domains/{owned.id}", json={"external_accounts": ["acct_nobody"]}), 400, "validation_error"
+    )
+
+    # Revoked: the outside account's next send is refused at once, and the domain is gone from its view.
+    assert api.patch(f"/v3/domains/{owned.id}", json={"external_accounts": []}).json()["shared_external"] is False
+    refused = accepted(outside.post("/v3/messages", json=body))
+    found = events_of(refused["id"], until=has_types("queued", "rejected"))
+    assert [e.data for e in found if e.type.value == "rejected"] == [{"reason": "domain_not_verified"}]
+    assert_error(outside.get(f"/v3/domains/{owned.id}"), 404, "not_found")

@@ -253,3 +253,84 @@ def test_writes_are_audited_in_both_logs_and_on_behalf_in_the_subaccounts(org: O
         org.subs["acme"]["id"],
     )
     assert entry["actor_id"] == whoami["api_key"]["id"]  # the organisation's key did it
+
+
+def test_a_write_on_behalf_is_also_in_the_organisations_log_saying_who_and_for_which_subaccount(
+    org: Organisation,
+) -> None:
+    acme = org.on_behalf("acme")
+    whoami = org.api.get("/v3/whoami").json()
+    acme_id = org.subs["acme"]["id"]
+    template = acme("POST", "/v3/templates", json={"name": "t", "subject": "s"}).json()["id"]
+    assert acme("PATCH", f"/v3/templates/{template}", json={"name": "renamed"}).status_code == 200
+    assert acme("DELETE", f"/v3/templates/{template}").status_code == 200
+    theirs = [e for e in acme("GET", "/v3/audit").json()["items"] if e["target"] == template]
+    ours = [e for e in org.api.get("/v3/audit").json()["items"] if e["target"] == template]
+    assert (
+        [e["action"] for e in ours]
+        == [e["action"] for e in theirs]
+        == [
+            "template.deleted",
+            "template.updated",
+            "template.created",
+        ]
+    )
+    for mine, its in zip(ours, theirs, strict=True):
+        assert (mine["account_id"], its["account_id"]) == (org.account.id, acme_id)
+        assert mine["actor_id"] == its["actor_id"] == whoami["api_key"]["id"]  # who acted
+        assert mine["details"].startswith(f"on behalf of subaccount acme ({acme_id})")  # for which subaccount
+        assert mine["id"] != its["id"] and mine["created_at"] == its["created_at"]
+    # A refused write records nothing anywhere, and the organisation's own writes are not "on behalf".
+    before = org.api.get("/v3/audit").json()["pagination"]["total_count"]
+    assert acme("DELETE", f"/v3/templates/{template}").status_code == 404
+    assert org.api.get("/v3/audit").json()["pagination"]["total_count"] == before
+    own = org.api.post("/v3/templates", json={"name": "own", "subject": "s"}).json()["id"]
+    [entry] = [e for e in org.api.get("/v3/audit").json()["items"] if e["target"] == own]
+    assert entry["details"] is None or "on behalf" not in entry["details"]
+
+
+def test_a_deleted_subaccounts_data_is_purged_in_the_background_and_the_organisation_told(
+    runtime: Any, org: Organisation
+) -> None:
+    from postline.shared.dynamo import from_attrs
+    from postline.shared.resources_table import account_pk
+    from postline.wiring import lists, suppressions
+    from tests.support import eventually
+
+    acme, acme_id = org.on_behalf("acme"), org.subs["acme"]["id"]
+    domain = acme("POST", "/v3/domains", json={"domain": f"acme-{uuid.uuid4().hex[:8]}.test"}).json()
+    assert acme("POST", "/v3/templates", json={"name": "t", "subject": "s"}).status_code == 201
+    listed = acme("POST", "/v3/lists", json={"address": f"news@{domain['domain']}", "name": "News"}).json()
+    for n in range(3):
+        assert (
+            acme("POST", f"/v3/lists/{listed['id']}/members", json={"address": f"m{n}@example.com"}).status_code == 201
+        )
+    bounces = {"type": "bounces", "entries": [{"email": f"b{n}@example.com"} for n in range(2)]}
+    assert acme("POST", "/v3/suppressions/bulk", json=bounces).status_code == 200
+    globex_template = org.on_behalf("globex")("POST", "/v3/templates", json={"name": "g", "subject": "s"}).json()
+
+    deleted = org.api.delete("/v3/subaccounts/acme")
+    assert "purged in the background" in deleted.json()["message"]
+    runtime.advance(5 * 60 + 1)  # the purge worker's schedule
+    drain(runtime)
+
+    def purged() -> dict[str, Any]:
+        entries = org.api.get("/v3/audit").json()["items"]
+        [entry] = [e for e in entries if e["action"] == "subaccount.purged"]
+        return dict(entry)
+
+    entry = eventually(purged, 60, waiting_for="the purge to finish")
+    assert (entry["target"], entry["actor_type"]) == (acme_id, "system")
+    assert "1 domains" in entry["details"] and "4 list_members" in entry["details"]  # 3 members, the list's item
+    assert "2 suppressions" in entry["details"]
+    assert domains.sending_domains().list_domains(acme_id) == []
+    assert lists.lists_store().get_list(acme_id, listed["id"]) is None
+    assert suppressions.suppressions().suppressed(acme_id, ["b0@example.com", "b1@example.com"]) == set()
+    resources = domains.sending_domains()._db  # the runtime's tables, as the stores see them
+    left = resources.query(
+        TableName=domains.sending_domains()._table, KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": account_pk(acme_id)}},
+    )["Items"]  # fmt: skip
+    assert [from_attrs(item)["sk"] for item in left] == ["ACCOUNT"]  # the trashed tombstone only
+    # The sibling keeps everything.
+    assert org.on_behalf("globex")("GET", f"/v3/templates/{globex_template['id']}").status_code == 200

@@ -3,6 +3,7 @@ sees them, the domain store, DNS, DKIM keys, the provider's identities and owner
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from postline.shared.errors import Forbidden, NotFound, ValidationFailed
 if TYPE_CHECKING:
     from postline.domains.ports import (
         DkimKeys,
+        DomainGrants,
         DomainStore,
         OwnerNotices,
         ProviderIdentities,
@@ -61,7 +63,14 @@ class InMemoryDomains:
         self.audit.append(audit)
 
     def save_domain(
-        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+        self,
+        domain: SendingDomain,
+        *,
+        expected_revision: int,
+        audit: AuditEntry | None,
+        rekeyed: bool = False,
+        granted: Sequence[str] = (),
+        revoked: Sequence[str] = (),
     ) -> bool:
         stored = self.domains.get((domain.account_id, domain.domain))
         if stored is None or stored.revision != expected_revision:
@@ -76,6 +85,26 @@ class InMemoryDomains:
         if self.domains.pop((domain.account_id, domain.domain), None) is None:
             raise NotFound(f"sending domain {domain.id} not found")
         self.audit.append(audit)
+
+    # -- as sending sees them (SendingDomains, DomainGrants) --
+
+    def is_verified(self, account_id: str, domain: str) -> bool:
+        return self.verified_domain(account_id, domain) is not None
+
+    def verified_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        found = self.domains.get((account_id, domain))
+        return found.model_copy() if found is not None and found.verified else None
+
+    def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
+        stored = self.domains[(account_id, domain)]
+        self.domains[(account_id, domain)] = stored.model_copy(update={"sent_count": stored.sent_count + copies})
+
+    def granted_domains(self, account_id: str) -> list[SendingDomain]:
+        """Derived from each domain's own list (the store keeps an index of it)."""
+        return [d.model_copy() for _, d in sorted(self.domains.items()) if account_id in d.external_accounts]
+
+    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        return next((d for d in self.granted_domains(account_id) if d.domain == domain and d.verified), None)
 
     def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
         due = [d for d in self.domains.values() if d.next_check_at is not None and d.next_check_at <= now]
@@ -144,6 +173,8 @@ class ScriptedIdentities:
 if TYPE_CHECKING:
     _sending_domains: SendingDomains = OneVerifiedDomain()
     _domains: DomainStore = InMemoryDomains()
+    _grants: DomainGrants = InMemoryDomains()
+    _sending_in_memory: SendingDomains = InMemoryDomains()
     _lookup: RecordLookup = ZoneLookup()
     _dkim_keys: DkimKeys = FixedDkimKeys("private pem", "public base64")
     _notices: OwnerNotices = RecordingNotices()

@@ -9,11 +9,11 @@ from postline.accounts.domain import Account
 from postline.audit.domain import AuditEntry
 from postline.shared.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from postline.shared.pagination import page_window
-from postline.subaccounts.domain import belongs_to, is_slug, is_subaccount_id
+from postline.subaccounts.domain import PurgeJob, belongs_to, is_slug, is_subaccount_id
 from tests.fakes.keys import InMemoryStore
 
 if TYPE_CHECKING:
-    from postline.subaccounts.ports import SubaccountStore
+    from postline.subaccounts.ports import AccountData, DomainPurge, PurgeJobs, SubaccountStore
 
 
 class InMemorySubaccounts:
@@ -24,6 +24,7 @@ class InMemorySubaccounts:
     def __init__(self, store: InMemoryStore) -> None:
         self._store = store
         self._slugs: dict[tuple[str, str], str] = {}  # (parent, slug) -> subaccount id
+        self.purges: dict[str, PurgeJob] = {}  # subaccount id -> its purge job
 
     def find_subaccount(self, parent_id: str, reference: str) -> Account | None:
         found = reference if is_subaccount_id(reference) else None
@@ -55,11 +56,24 @@ class InMemorySubaccounts:
         for audit in audits:
             self._store.record(audit)
 
-    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry]) -> None:
+    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry], purge: PurgeJob) -> None:
         self._stored(account)["status"] = "trashed"
         del self._slugs[(account.parent_account_id or "", account.slug or "")]
         for audit in audits:
             self._store.record(audit)
+        self.purges[purge.account_id] = purge
+
+    # -- PurgeJobs --
+
+    def due_purges(self, limit: int) -> list[PurgeJob]:
+        return [job.model_copy() for _, job in sorted(self.purges.items())][:limit]
+
+    def save_purge(self, job: PurgeJob) -> None:
+        self.purges[job.account_id] = job.model_copy()
+
+    def finish_purge(self, job: PurgeJob, audit: AuditEntry) -> None:
+        del self.purges[job.account_id]
+        self._store.record(audit)
 
     def _stored(self, account: Account) -> dict[str, Any]:
         stored = self._store._accounts.get(account.id)
@@ -70,6 +84,42 @@ class InMemorySubaccounts:
         return stored
 
 
+class StoredData:
+    """AccountData and DomainPurge over plain collections of what each account holds, by kind
+    ("list_members", "suppressions", "uploads", "items", "domains"): each call removes up to `limit`."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, str], list[str]] = {}  # (account, kind) -> its things
+        self.calls = 0
+
+    def hold(self, account_id: str, kind: str, count: int) -> None:
+        self.held[(account_id, kind)] = [f"{kind}-{n}" for n in range(count)]
+
+    def _remove(self, account_id: str, kind: str, limit: int) -> int:
+        self.calls += 1
+        things = self.held.get((account_id, kind), [])
+        removed, self.held[(account_id, kind)] = things[:limit], things[limit:]
+        return len(removed)
+
+    def delete_list_members(self, account_id: str, limit: int) -> int:
+        return self._remove(account_id, "list_members", limit)
+
+    def delete_suppressions(self, account_id: str, limit: int) -> int:
+        return self._remove(account_id, "suppressions", limit)
+
+    def delete_upload_files(self, account_id: str, limit: int) -> int:
+        return self._remove(account_id, "uploads", limit)
+
+    def delete_items(self, account_id: str, limit: int) -> int:
+        return self._remove(account_id, "items", limit)
+
+    def purge_domains(self, account_id: str, limit: int) -> int:
+        return self._remove(account_id, "domains", limit)
+
+
 # Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
 if TYPE_CHECKING:
     _subaccounts: SubaccountStore = InMemorySubaccounts(InMemoryStore())
+    _purges: PurgeJobs = InMemorySubaccounts(InMemoryStore())
+    _data: AccountData = StoredData()
+    _domain_purge: DomainPurge = StoredData()

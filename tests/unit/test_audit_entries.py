@@ -102,3 +102,42 @@ def test_audit_log_shows_only_the_callers_account(world: World) -> None:
 
     assert [(e.account_id, e.action) for e in page.items] == [(mine.id, "account.created")]
     assert page.pagination.total_count == 1
+
+
+def test_entries_made_while_collecting_are_seen_and_the_organisations_copy_says_for_whom() -> None:
+    from postline.audit.service import entries_made, new_audit_entry, organisation_copy
+    from tests.fakes.shared import SequentialIds
+
+    ids, actor = SequentialIds(), Actor(ActorType.USER, id="key_org", ip_address="203.0.113.9")
+    outside = new_audit_entry(ids, actor, "sub_1", "template.created", "tpl_0", now=AT)
+    with entries_made() as made:
+        first = new_audit_entry(ids, actor, "sub_1", "template.created", "tpl_1", now=AT)
+        second = new_audit_entry(ids, actor, "sub_1", "template.updated", "tpl_1", "name", now=AT)
+    new_audit_entry(ids, actor, "sub_1", "template.deleted", "tpl_1", now=AT)  # closed: not collected
+    assert made == [first, second] and outside not in made
+    copy = organisation_copy(second, entry_id="copy_1", organisation_id="acct_org", subaccount="acme (sub_1)")
+    assert (copy.id, copy.account_id, copy.actor_id, copy.ip_address) == (
+        "copy_1",
+        "acct_org",
+        "key_org",
+        "203.0.113.9",
+    )
+    assert (copy.action, copy.target, copy.created_at) == ("template.updated", "tpl_1", AT)
+    assert copy.details == "on behalf of subaccount acme (sub_1): name"
+    bare = organisation_copy(first, entry_id="copy_2", organisation_id="acct_org", subaccount="acme (sub_1)")
+    assert bare.details == "on behalf of subaccount acme (sub_1)"
+
+
+def test_entries_made_by_a_requests_parallel_tasks_are_collected_too() -> None:
+    from postline.audit.service import entries_made, new_audit_entry
+    from postline.shared.parallel import run_each
+    from tests.fakes.shared import SequentialIds
+
+    ids, actor = SequentialIds(), Actor(ActorType.USER, id="key_org")
+
+    def make(n: int) -> Any:
+        return lambda: new_audit_entry(ids, actor, "sub_1", "list.member_added", f"m{n}", now=AT)
+
+    with entries_made() as made:
+        run_each([make(n) for n in range(6)], lambda index: None, workers=3)
+    assert sorted(entry.target or "" for entry in made) == [f"m{n}" for n in range(6)]

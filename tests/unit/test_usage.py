@@ -63,6 +63,7 @@ def test_free_plan_usage_reports_monthly_and_daily_allowances() -> None:
             "verifications": {"limit": 1_000, "used": 0, "remaining": 1_000},
         },
         "rate_limit_per_minute": None,  # null = platform default
+        "payg_credits": None,  # null unless the quota is paid with credits
     }
 
 

@@ -135,3 +135,54 @@ def test_the_credits_refusal_has_no_retry_after() -> None:
     refusal = quota_refusal("credits", email_limits(OWN, test=False), NOW)
     assert (refusal.status, refusal.code, refusal.retry_after) == (429, "rate_limit_exceeded", None)
     assert quota_refusal("monthly", email_limits(OWN, test=False), NOW).retry_after is not None
+
+
+def test_a_pooled_send_refused_names_the_organisations_pool_and_its_limits() -> None:
+    class PoolSpent(Recorded):
+        def consume_emails(
+            self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits
+        ) -> str | None:
+            super().consume_emails(account_id, count, month=month, day=day, limits=limits)
+            return "monthly"
+
+    own_limits = email_limits(POOLED, test=False)
+    stopped = PooledQuotas(PoolSpent(), Accounts()).consume_emails("pooled", 1, month=MONTH, day=DAY, limits=own_limits)
+    assert stopped == "monthly"
+    refusal = quota_refusal(stopped, own_limits, NOW)
+    pool_limit = PLAN_LIMITS[Plan.PROFESSIONAL].monthly_emails
+    assert f"monthly quota of {pool_limit} emails of the organisation's shared pool (Org, account parent)" in (
+        refusal.message
+    )
+    assert refusal.retry_after is not None
+    # An account of its own keeps its own words.
+    alone = PooledQuotas(PoolSpent(), Accounts()).consume_emails(
+        "own", 1, month=MONTH, day=DAY, limits=email_limits(OWN, test=False)
+    )
+    assert alone is not None and "pool" not in quota_refusal(alone, email_limits(OWN, test=False), NOW).message
+
+
+def test_a_pool_paid_with_credits_refuses_naming_the_pool_and_usage_shows_its_balance() -> None:
+    payg_org = PARENT.model_copy(update={"quota_source": QuotaSource.PAYG_CREDITS})
+
+    class PaygOrg(Accounts):
+        def get_account(self, account_id: str) -> Account | None:
+            return payg_org if account_id == "parent" else super().get_account(account_id)
+
+    balance = Balance(1)
+    quotas = PooledQuotas(Stopping(), PaygOrg(), credits=balance)
+    limits = email_limits(POOLED, test=False)
+    assert quotas.consume_emails("pooled", 1, month=MONTH, day=DAY, limits=limits) is None
+    stopped = quotas.consume_emails("pooled", 1, month=MONTH, day=DAY, limits=limits)
+    assert stopped == "credits"
+    assert stopped is not None
+    refusal = quota_refusal(stopped, limits, NOW)
+    assert "pay-as-you-go credits of the organisation's shared pool (Org, account parent)" in refusal.message
+    assert refusal.retry_after is None
+
+    balance.balance = 42
+    service = UsageService(counters=InMemoryCounters(), clock=FixedClock(NOW), accounts=PaygOrg(), credits=balance)
+    seen = service.get(_principal(POOLED))
+    assert seen.payg_credits is not None
+    assert (seen.payg_credits.remaining, seen.payg_credits.account_id) == (42, "parent")
+    assert service.get(_principal(payg_org)).payg_credits is not None
+    assert service.get(_principal(OWN)).payg_credits is None  # its own plan: no balance shown

@@ -142,7 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     share.add_argument("account_id")
     share.add_argument("domain_id")
     share.add_argument("--with-company", choices=["on", "off"])
-    share.add_argument("--external", choices=["on", "off"])
+    share.add_argument(
+        "--external-accounts", help="comma-separated account ids granted sending from it ('' revokes every grant)"
+    )
     share.add_argument("--owner-workspace", help="the owning workspace's name ('' clears it)")
 
     events = commands.add_parser("events", help="events table maintenance").add_subparsers(dest="action", required=True)
@@ -344,7 +346,9 @@ def _domain(args: argparse.Namespace) -> None:
                 args.account_id,
                 args.domain_id,
                 with_company=None if args.with_company is None else args.with_company == "on",
-                external=None if args.external is None else args.external == "on",
+                external_accounts=None
+                if args.external_accounts is None
+                else [a.strip() for a in args.external_accounts.split(",") if a.strip()],
                 owner_workspace_name=args.owner_workspace,
             )
         )

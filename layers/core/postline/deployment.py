@@ -176,6 +176,8 @@ WORKER_SETTINGS: dict[str, Groups] = {
     # KeyPepper: a list send's suppression check reads erased addresses' keyed hashes (data_removals).
     "list_jobs": tuple(dict.fromkeys([Resources, Counters, KeyPepper, *POLICY_SETTINGS[r.SEND]])),
     "uploads_sweep": (Resources, ExportFiles, TrackingSecret),  # settles, releases and expires uploads
+    # Deleted subaccounts' data: keys, domains (the domain service's settings), lists, suppressions, files.
+    "subaccount_purge": (Resources, ContentKey, Dns, DomainRecords, Notifications, Outbound, Suppressions, ExportFiles),
     # Erasure reaches into every table and the two buckets; it signs its receipt (ContentKey).
     "eraser": (
         Resources,

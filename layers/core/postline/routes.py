@@ -145,10 +145,11 @@ ROUTES: tuple[Route, ...] = (
     Route("GetEventExport",  "GET",    "/v3/events/export/{id}",  "events",   Access.READ, policies=(EXPORTS_READ,)),
     Route("MetricsSummary",    "GET",  "/v3/metrics/summary",     "metrics",  Access.READ, memory=512, timeout=29,
           policies=(METRICS_READ,)),
+    # R: the timeseries and the breakdown by subaccount list the organisation's subaccounts.
     Route("MetricsTimeseries", "GET",  "/v3/metrics/timeseries",  "metrics",  Access.READ, memory=512, timeout=29,
-          policies=(METRICS_READ,)),
+          policies=(METRICS_READ, R)),
     Route("MetricsBreakdown",  "GET",  "/v3/metrics/breakdown",   "metrics",  Access.READ, memory=512, timeout=29,
-          policies=(METRICS_READ,)),
+          policies=(METRICS_READ, R)),
     Route("ListWebhookDeliveries", "GET", "/v3/webhooks/{id}/deliveries", "webhook_delivery", Access.READ,
           policies=(WEBHOOKS_READ, DELIVERIES_READ)),
     Route("ResendWebhookDeliveries", "POST", "/v3/webhooks/deliveries/resend", "webhook_delivery", Access.WRITE,

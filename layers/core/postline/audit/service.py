@@ -4,6 +4,9 @@ audit area sits below the keys that identify callers); and how every service mak
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 
 from postline.audit.domain import Actor, AuditEntry, audit_entry
@@ -21,6 +24,29 @@ class AuditService:
         return make_page(items, page=page, per_page=per_page, total_count=total)
 
 
+# The entries new_audit_entry makes while a collection is open (entries_made): the HTTP layer copies
+# those of a write made on behalf of a subaccount into its organisation's log.
+_made: ContextVar[list[AuditEntry] | None] = ContextVar("postline_audit_entries_made", default=None)
+
+
+@contextmanager
+def entries_made() -> Iterator[list[AuditEntry]]:
+    """Collects every entry new_audit_entry makes in this context (this thread) until it closes."""
+    made: list[AuditEntry] = []
+    token = _made.set(made)
+    try:
+        yield made
+    finally:
+        _made.reset(token)
+
+
+def organisation_copy(entry: AuditEntry, *, entry_id: str, organisation_id: str, subaccount: str) -> AuditEntry:
+    """The organisation's record of `entry`, a write its credential made on behalf of a subaccount:
+    the same actor, action, target and time, in the organisation's log, saying for which subaccount."""
+    details = f"on behalf of subaccount {subaccount}" + (f": {entry.details}" if entry.details else "")
+    return entry.model_copy(update={"id": entry_id, "account_id": organisation_id, "details": details})
+
+
 def new_audit_entry(
     ids: IdFactory,
     actor: Actor,
@@ -35,7 +61,7 @@ def new_audit_entry(
     platform's), did what (`action`) to what (`target`), at the time of the change, under a new id
     (staff and system actors redacted: audit/domain.py audit_entry). A store writes it in the
     transaction of the change it describes, or AuditStore.record on its own."""
-    return audit_entry(
+    entry = audit_entry(
         entry_id=ids.new_id(),
         account_id=account_id,
         actor=actor,
@@ -44,3 +70,7 @@ def new_audit_entry(
         details=details,
         now=now,
     )
+    made = _made.get()
+    if made is not None:
+        made.append(entry)
+    return entry

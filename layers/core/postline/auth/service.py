@@ -160,6 +160,24 @@ class Authenticator:
             raise Forbidden(f"Subaccount {reference} is {_BLOCKED_WORDS[blocked]}.", code=blocked)
         return replace(principal, account=subaccount, credential_account=principal.account)
 
+    def read_in_subaccount(self, principal: Principal, reference: str) -> Principal:
+        """The principal reading in the subaccount `reference` names (its id or slug): the `subaccount`
+        filter of GET /v3/events and /v3/metrics/*. Only an organisation's own credential may (any
+        scope: it only reads), only for its own subaccounts (any other name is 404, as ids are
+        scoped); a suspended one's history stays readable, a deleted one is 404."""
+        reference = reference.strip()
+        if not reference or len(reference) > MAX_ON_BEHALF_OF_LENGTH:
+            raise ValidationFailed("subaccount: a subaccount's id or slug.")
+        if principal.account.parent_account_id is not None:
+            raise Forbidden(
+                f"This request acts in subaccount {principal.account.id}; the subaccount filter is its organisation's.",
+                code=ORGANISATION_ONLY,
+            )
+        subaccount = self._subaccounts.find_subaccount(principal.account.id, reference)
+        if subaccount is None:
+            raise NotFound(f"No subaccount {reference} in this organisation.")
+        return replace(principal, account=subaccount, credential_account=principal.account)
+
     def count_request(self, principal: Principal) -> ratelimit.RateDecision:
         now = self._clock.now()
         start = ratelimit.window_start(now)

@@ -19,6 +19,7 @@ VERIFY_WINDOW = timedelta(hours=72)
 GRACE = timedelta(hours=72)
 FIRST_RECHECK = timedelta(minutes=5)  # pending domains: 5, 10, 20, 40 min, ... up to MAX_PENDING_RECHECK
 MAX_PENDING_RECHECK = timedelta(hours=2)
+MAX_EXTERNAL_ACCOUNTS = 25  # a domain's grants to outside accounts: one transaction writes them all
 GRACE_RECHECK = timedelta(hours=1)  # a verified domain missing a record, during its grace
 VERIFIED_RECHECK = timedelta(days=1)
 DEFAULT_RETURN_PATH = "pm-bounces"  # the bounce subdomain: SPF and MX live there
@@ -105,7 +106,10 @@ class SendingDomain(Model):
     sent_count: int = 0
     reputation: int | None = None
     shared_with_company: bool = False
-    shared_external: bool = False
+    shared_external: bool = False  # kept equal to bool(external_accounts) by the service
+    # Accounts outside its own (any other account, named by id) granted sending from it
+    # (domains/organisation.py); each has a grant item in its own partition (domains/store.py).
+    external_accounts: list[str] = Field(default_factory=list)
     owner_workspace_name: str | None = None
     verified_at: datetime | None = None  # the last time it became verified
     checked_at: datetime | None = None

@@ -7,7 +7,15 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from postline.domains.domain import DnsRecord, DomainStatus, Finding, RecordPurpose, RecordType, SendingDomain
+from postline.domains.domain import (
+    MAX_EXTERNAL_ACCOUNTS,
+    DnsRecord,
+    DomainStatus,
+    Finding,
+    RecordPurpose,
+    RecordType,
+    SendingDomain,
+)
 from postline.shared.base import Model
 
 # One DNS label (RFC 1035 letters, digits, inner hyphens): the tracking host's first label.
@@ -15,6 +23,7 @@ Label = Annotated[
     str,
     StringConstraints(strip_whitespace=True, to_lower=True, pattern=r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$"),
 ]
+AccountId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
 Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]$", max_length=32)]
 
 
@@ -38,10 +47,21 @@ class DomainCreate(_Strict):
 
 
 class DomainUpdate(_Strict):
-    """PATCH: the fields present change (null removes)."""
+    """PATCH: the fields present change (null removes). Sharing is the owner workspace's."""
 
     tracking_subdomain: Label | None = None
     region: Region | None = None
+    shared_with_company: bool | None = Field(
+        default=None,
+        description="Every other workspace of the organisation (its parent, its subaccounts) may send from it "
+        "once it is verified; they read it but cannot change, check, rotate or delete it.",
+    )
+    external_accounts: Annotated[list[AccountId], Field(max_length=MAX_EXTERNAL_ACCOUNTS)] | None = Field(
+        default=None,
+        description=f"Accounts outside the organisation (by account id, at most {MAX_EXTERNAL_ACCOUNTS}) granted "
+        "sending from it: the whole list, replacing the current one ([] or null revokes every grant). "
+        "shared_external is true while it is not empty.",
+    )
 
 
 class DomainRecordView(Model):
@@ -72,6 +92,10 @@ class Domain(Model):
     shared_with_company: bool
     shared_external: bool
     owner_workspace_name: str | None
+    external_accounts: list[str] | None = Field(
+        description="The accounts outside the organisation granted sending from it: the owner's view only "
+        "(null where another workspace reads a domain shared with it)."
+    )
 
 
 class DomainList(Model):
@@ -110,4 +134,5 @@ def domain_view(domain: SendingDomain) -> Domain:
         shared_with_company=domain.shared_with_company,
         shared_external=domain.shared_external,
         owner_workspace_name=domain.owner_workspace_name,
+        external_accounts=list(domain.external_accounts),
     )

@@ -7,6 +7,10 @@ shared_domain_owner_only, domains/service.py).
 OrganisationDomains wraps the store's SendingDomains for sending, delivery and content checks: the
 account's own domain of that name first, else the first shared one of its organisation. Unsharing
 stops new sends as soon as the store's per-container cache of verified domains (a minute) lets go.
+
+A domain's owner may also grant sending from it to named accounts outside its organisation
+(`external_accounts`, `shared_external` while any): the same, found through the grant items in
+the grantee's partition, read at once, so a revoked grant stops the grantee's next send.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
     from postline.domains.domain import SendingDomain
-    from postline.domains.ports import SendingDomains
+    from postline.domains.ports import DomainGrants, SendingDomains
     from postline.subaccounts.organisation import Organisation
 
 
@@ -25,9 +29,11 @@ def shared_with(domain: SendingDomain | None) -> bool:
 
 
 class OrganisationDomains:
-    def __init__(self, own: SendingDomains, organisation: Organisation) -> None:
+    def __init__(self, own: SendingDomains, organisation: Organisation, grants: DomainGrants | None = None) -> None:
+        """grants: the outside accounts' grants (None: the company's sharing only)."""
         self._own = own
         self._organisation = organisation
+        self._grants = grants
 
     def is_verified(self, account_id: str, domain: str) -> bool:
         return self._own.is_verified(account_id, domain) or self._shared(account_id, domain) is not None
@@ -44,10 +50,19 @@ class OrganisationDomains:
         self._own.count_sent(shared.account_id if shared else account_id, domain, copies)
 
     def _shared(self, account_id: str, domain: str) -> SendingDomain | None:
+        """Shared with its company first, else granted to it by name (external_accounts), from an
+        owner whose keys still work."""
         account = self._organisation.account(account_id)
         if account is None:
             return None
-        return shared_domain(self._own, self._organisation.other_workspaces(account), domain)
+        company = shared_domain(self._own, self._organisation.other_workspaces(account), domain)
+        if company is not None:
+            return company
+        granted = self._grants.granted_domain(account_id, domain) if self._grants is not None else None
+        if granted is None:
+            return None
+        owner = self._organisation.account(granted.account_id)
+        return granted if owner is not None and owner.blocked_code() is None else None
 
 
 def shared_domain(own: SendingDomains, workspaces: list[Account], domain: str) -> SendingDomain | None:

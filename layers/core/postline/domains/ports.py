@@ -5,6 +5,7 @@ Adapters implement these; tests pass fakes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -26,6 +27,16 @@ class SendingDomains(Protocol):
         ...
 
 
+class DomainGrants(Protocol):
+    """Domains granted to outside accounts (external_accounts), as sending sees them."""
+
+    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        """A verified domain of that name another account grants `account_id` sending from (its
+        external_accounts name it), with the owner's DKIM key; None otherwise. Read at once: a
+        revoked grant stops new sends on the next one."""
+        ...
+
+
 class DomainStore(Protocol):
     """The account's sending domains, DKIM private keys sealed in storage."""
 
@@ -41,14 +52,28 @@ class DomainStore(Protocol):
         ...
 
     def save_domain(
-        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+        self,
+        domain: SendingDomain,
+        *,
+        expected_revision: int,
+        audit: AuditEntry | None,
+        rekeyed: bool = False,
+        granted: Sequence[str] = (),
+        revoked: Sequence[str] = (),
     ) -> bool:
         """Writes the domain (and its revision + 1) if it still has the revision it was read with;
         False when another check or edit wrote it meanwhile, or it was deleted. `rekeyed`: its
-        private keys changed (a rotation), so they are sealed and written too."""
+        private keys changed (a rotation), so they are sealed and written too. `granted`, `revoked`:
+        the outside accounts its external_accounts gained and lost, whose grants change with it."""
         ...
 
-    def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None: ...
+    def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None:
+        """Deletes it and its grants to outside accounts."""
+        ...
+
+    def granted_domains(self, account_id: str) -> list[SendingDomain]:
+        """The domains other accounts grant `account_id` sending from (any status), as stored."""
+        ...
 
     def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
         """Up to `limit` domains whose next check is due, most overdue first."""

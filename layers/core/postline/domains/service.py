@@ -12,11 +12,12 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from postline.accounts.domain import Account
+from postline.accounts.domain import Account, AccountStatus
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
 from postline.domains.domain import (
     GRACE,
+    MAX_EXTERNAL_ACCOUNTS,
     REQUIRED,
     DnsRecord,
     DnsSettings,
@@ -125,8 +126,13 @@ class DomainService:
         return domain
 
     def update(self, principal: Principal, domain_id: str, request: DomainUpdate) -> Domain:
+        """The fields present change; sharing (shared_with_company, external_accounts) is one of them."""
         self._owned(principal, domain_id)
         changes = {name: getattr(request, name) for name in request.model_fields_set}
+        if "shared_with_company" in changes and changes["shared_with_company"] is None:
+            raise ValidationFailed("shared_with_company: true or false, not null.")
+        if "external_accounts" in changes:
+            changes.update(self._external(principal.account.id, changes["external_accounts"] or []))
 
         def change(current: SendingDomain) -> Written | None:
             updated = current.model_copy(update=changes)
@@ -172,15 +178,37 @@ class DomainService:
     # -- shared with the company ----------------------------------------------------------------------
 
     def _shared(self, principal: Principal) -> list[tuple[SendingDomain, Account]]:
-        """The domains the organisation's other workspaces share with the company, with their owner."""
+        """The domains the organisation's other workspaces share with the company, then those outside
+        accounts grant this one (external_accounts), with their owner."""
         if self._organisation is None:
             return []
-        return [
+        company = [
             (domain, owner)
             for owner in self._organisation.other_workspaces(principal.account)
             for domain in self._domains.list_domains(owner.id)
             if domain.shared_with_company
         ]
+        seen = {domain.id for domain, _ in company}
+        granted = []
+        for domain in self._domains.granted_domains(principal.account.id):
+            owner = self._organisation.account(domain.account_id)
+            if domain.id not in seen and owner is not None and owner.blocked_code() is None:
+                granted.append((domain, owner))
+        return company + granted
+
+    def _external(self, account_id: str, accounts: list[str]) -> dict[str, object]:
+        """The changes naming `accounts` (ids, in order, once each) as the outside accounts granted
+        sending from a domain of `account_id`: each an existing account other than the owner."""
+        named = list(dict.fromkeys(accounts))
+        if len(named) > MAX_EXTERNAL_ACCOUNTS:
+            raise ValidationFailed(f"external_accounts: at most {MAX_EXTERNAL_ACCOUNTS} accounts.")
+        for other in named:
+            if other == account_id:
+                raise ValidationFailed("external_accounts: the domain's own account needs no grant.")
+            found = self._organisation.account(other) if self._organisation is not None else None
+            if found is None or found.status is AccountStatus.TRASHED:
+                raise ValidationFailed(f"external_accounts: no account {other}.")
+        return {"external_accounts": named, "shared_external": bool(named)}
 
     def _owned(self, principal: Principal, domain_id: str) -> SendingDomain:
         """The account's own domain; 403 for one another workspace shares with it, 404 otherwise."""
@@ -198,8 +226,9 @@ class DomainService:
 
     @staticmethod
     def _shared_view(domain: SendingDomain, owner: Account) -> Domain:
-        view = domain_view(domain)
-        return view.model_copy(update={"owner_workspace_name": view.owner_workspace_name or owner.name or owner.id})
+        """Read-only, saying whose; the owner's grants to other accounts are the owner's to see."""
+        name = domain.owner_workspace_name or owner.name or owner.id
+        return domain_view(domain).model_copy(update={"owner_workspace_name": name, "external_accounts": None})
 
     # -- the schedule -----------------------------------------------------------------------------------
 
@@ -239,15 +268,16 @@ class DomainService:
         domain_id: str,
         *,
         with_company: bool | None = None,
-        external: bool | None = None,
+        external_accounts: list[str] | None = None,
         owner_workspace_name: str | None = None,
     ) -> Domain:
-        """Sharing is set by operators only; None leaves a field as it is ("" clears the workspace)."""
+        """The operator's sharing (the owner's is PATCH /v3/domains/{id}); None leaves a field as it is
+        ([] revokes every external grant, "" clears the workspace)."""
         changes: dict[str, object] = {}
         if with_company is not None:
             changes["shared_with_company"] = with_company
-        if external is not None:
-            changes["shared_external"] = external
+        if external_accounts is not None:
+            changes.update(self._external(account_id, external_accounts))
         if owner_workspace_name is not None:
             changes["owner_workspace_name"] = owner_workspace_name or None
 
@@ -257,6 +287,21 @@ class DomainService:
             return updated, self._audit(Actor.staff(), updated, "domain.sharing_changed", self._clock.now(), details)
 
         return domain_view(self._write(account_id, domain_id, change))
+
+    def purge_domains(self, account_id: str, limit: int) -> int:
+        """A deleted subaccount's purge (subaccounts/purge_service.py): deletes up to `limit` of its
+        domains, with their grants and provider identities, audited in its log as the system's."""
+        deleted = 0
+        for domain in self._domains.list_domains(account_id)[:limit]:
+            audit = self._audit(Actor.system(), domain, "domain.deleted", self._clock.now(), "subaccount deleted")
+            try:
+                self._domains.delete_domain(domain, audit)
+            except NotFound:  # deleted meanwhile
+                continue
+            if self._identities is not None:
+                self._identities.delete(domain)
+            deleted += 1
+        return deleted
 
     def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
         """The operator's forced check of one domain."""
@@ -334,7 +379,17 @@ class DomainService:
                 return current
             updated, audit = written
             rekeyed = _rekeyed(current, updated)
-            if self._domains.save_domain(updated, expected_revision=current.revision, audit=audit, rekeyed=rekeyed):
+            granted = [a for a in updated.external_accounts if a not in current.external_accounts]
+            revoked = [a for a in current.external_accounts if a not in updated.external_accounts]
+            saved = self._domains.save_domain(
+                updated,
+                expected_revision=current.revision,
+                audit=audit,
+                rekeyed=rekeyed,
+                granted=granted,
+                revoked=revoked,
+            )
+            if saved:
                 self._warn_if_lost(current, updated)
                 return updated
         raise Conflict(f"sending domain {domain_id} keeps changing; retry")

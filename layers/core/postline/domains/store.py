@@ -11,12 +11,19 @@ most). The plan limit is the account item's domain_count, moved in the same tran
 domain. Domains with a check due carry `due` and `next_check_at`, the keys of the sparse index
 by_next_check the scheduled re-check reads. `revision` guards against a check and an edit writing
 over each other; `sent_count` is only ever ADDed to, by sending.
+
+A grant to an outside account (external_accounts) is an item in the grantee's partition,
+ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written and deleted in
+the transaction that changes the domain's list: the grantee finds what it may send from with one
+Query of its own partition, and the domain's own list stays the authority (a grant it no longer
+names grants nothing).
 """
 
 from __future__ import annotations
 
 import base64
 import time
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +38,7 @@ from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
 
 PREFIX = "DOMAIN#"
+GRANT = "DOMGRANT#"
 DUE_INDEX = "by_next_check"
 DUE = "DOMAIN"  # the by_next_check partition: every domain with a check due
 _CACHE_SECONDS = 60.0
@@ -41,6 +49,10 @@ _FIXED = {"account_id", "domain", "id", "created_at", "sent_count", "revision", 
 
 def domain_sk(domain: str) -> str:
     return f"{PREFIX}{domain.lower()}"
+
+
+def grant_sk(domain: str, owner_id: str) -> str:
+    return f"{GRANT}{domain.lower()}#{owner_id}"
 
 
 class DynamoSendingDomains:
@@ -80,6 +92,36 @@ class DynamoSendingDomains:
             ExpressionAttributeValues={":copies": {"N": str(copies)}},
         )
 
+    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        for owner_id, _ in self._grants(account_id, f"{GRANT}{domain.lower()}#"):
+            found = self.verified_domain(owner_id, domain)
+            if found is not None and account_id in found.external_accounts:
+                return found
+        return None
+
+    def granted_domains(self, account_id: str) -> list[SendingDomain]:
+        found = (self.get_domain(owner_id, domain_id) for owner_id, domain_id in self._grants(account_id, GRANT))
+        return [domain for domain in found if domain is not None and account_id in domain.external_accounts]
+
+    def _grants(self, account_id: str, prefix: str) -> list[tuple[str, str]]:
+        """(owner, domain id) of the grant items in the grantee's partition under `prefix`."""
+        paginator = self._db.get_paginator("query")
+        pages = paginator.paginate(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={":pk": {"S": account_pk(account_id)}, ":prefix": {"S": prefix}},
+            ConsistentRead=True,
+        )
+        items = (from_attrs(attrs) for page in pages for attrs in page["Items"])
+        return [(str(item["owner_account_id"]), str(item["domain_id"])) for item in items]
+
+    def _grant_ops(self, domain: SendingDomain, granted: Sequence[str], revoked: Sequence[str]) -> list[dict[str, Any]]:
+        sk = grant_sk(domain.domain, domain.account_id)
+        data = to_attrs({"owner_account_id": domain.account_id, "domain_id": domain.id, "domain": domain.domain})
+        puts = [{"Put": {"TableName": self._table, "Item": {**key(account_pk(a), sk), **data}}} for a in granted]
+        deletes = [{"Delete": {"TableName": self._table, "Key": key(account_pk(a), sk)}} for a in revoked]
+        return puts + deletes
+
     # -- the resource -----------------------------------------------------------------------------------
 
     def get_domain(self, account_id: str, domain_id: str) -> SendingDomain | None:
@@ -116,7 +158,14 @@ class DynamoSendingDomains:
         )
 
     def save_domain(
-        self, domain: SendingDomain, *, expected_revision: int, audit: AuditEntry | None, rekeyed: bool = False
+        self,
+        domain: SendingDomain,
+        *,
+        expected_revision: int,
+        audit: AuditEntry | None,
+        rekeyed: bool = False,
+        granted: Sequence[str] = (),
+        revoked: Sequence[str] = (),
     ) -> bool:
         data = self._sealed(domain) if rekeyed else self._data(domain)
         names, values = {"#revision": "revision"}, {":expected": {"N": str(expected_revision)}, ":one": {"N": "1"}}
@@ -142,7 +191,12 @@ class DynamoSendingDomains:
             }
         }
         try:
-            self._db.transact_write_items(TransactItems=[update, *([audit_put(self._table, audit)] if audit else [])])
+            ops = [
+                update,
+                *([audit_put(self._table, audit)] if audit else []),
+                *self._grant_ops(domain, granted, revoked),
+            ]
+            self._db.transact_write_items(TransactItems=ops)
         except ClientError as exc:
             if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
                 return False  # deleted, or written by another check or edit since it was read
@@ -169,6 +223,7 @@ class DynamoSendingDomains:
                 }
             },
             audit_put(self._table, audit),
+            *self._grant_ops(domain, (), domain.external_accounts),
         ]
         transact(self._db, ops, missing=f"sending domain {domain.id} not found")
         self._cache.pop((domain.account_id, domain.domain), None)

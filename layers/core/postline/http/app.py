@@ -24,6 +24,8 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from postline.audit.domain import AuditEntry
+from postline.audit.service import entries_made, organisation_copy
 from postline.auth.service import RouteRule
 from postline.http import body, context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
@@ -32,7 +34,7 @@ from postline.observability import logger, metrics, tracer
 from postline.routes import find_route
 from postline.shared.errors import ApiError, NotFound
 from postline.subaccounts.domain import ON_BEHALF_OF
-from postline.wiring import auth
+from postline.wiring import audit, auth, shared
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."
@@ -70,6 +72,30 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
     if admission.refusal is not None:
         raise admission.refusal
     state.principal = admission.principal
+
+
+def _copy_to_organisation(made: list[AuditEntry], response: dict[str, Any]) -> None:
+    """A write made on behalf of a subaccount is audited in the subaccount's log, in the transaction of
+    the change (its area's); once it succeeded, each of those entries is also recorded in the
+    organisation's log: who acted (the organisation's credential), for which subaccount. A failure
+    here is logged: the write stands and the subaccount's entry records it."""
+    principal = context.current().principal
+    if principal is None or principal.credential_account is None or int(response.get("statusCode", 500)) >= 300:
+        return
+    subaccount = f"{principal.account.slug or principal.account.name} ({principal.account.id})"
+    for entry in made:
+        if entry.account_id != principal.account.id:
+            continue
+        copy = organisation_copy(
+            entry,
+            entry_id=shared.ids().new_id(),
+            organisation_id=principal.credential_account.id,
+            subaccount=subaccount,
+        )
+        try:
+            audit.audit_store().record(copy)
+        except Exception:
+            logger.exception("the organisation's copy of an audit entry was not written", extra={"action": copy.action})
 
 
 def _check_body(event: APIGatewayProxyEvent) -> None:
@@ -175,7 +201,9 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
                 # Powertools matches a route's pattern with `$`, which also matches before a final newline:
                 # GET /v3/domains/%0A (id "\n", which names nothing) would reach the list route instead.
                 raise NotFound("No such resource in this account.")
-            response: dict[str, Any] = app.resolve(event, lambda_context)
+            with entries_made() as made:
+                response: dict[str, Any] = app.resolve(event, lambda_context)
+            _copy_to_organisation(made, response)
         except ApiError as exc:
             response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
         except Exception:

@@ -75,6 +75,9 @@ class Dimension(StrEnum):
     COMPLAINT_TYPE = "complaint_type"
     COUNTRY = "country"
     CLIENT = "client"
+    # An organisation's subaccounts: a row per subaccount, from each one's own roll-ups (never a series
+    # of the organisation's own; metrics/service.py reads them at query time).
+    SUBACCOUNT = "subaccount"
 
 
 # Series that also keep latency sketches: those a summary can be filtered on.

@@ -127,7 +127,7 @@ class MetricsTimeseries(Model):
     data_as_of: datetime
     timezone: str
     period: Period
-    group_by: Literal["domain", "status"] | None
+    group_by: Literal["domain", "status", "subaccount"] | None
     groups: list[MetricsGroup] | None = Field(default=None, description="Present when group_by is set.")
 
 

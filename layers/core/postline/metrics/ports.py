@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from postline.events.counts import CountKey
 from postline.events.domain import Event
+
+if TYPE_CHECKING:
+    from postline.accounts.domain import Account
 
 # A message+recipient's first open ("open") or click ("click"): (account, message, kind, recipient).
 Pair = tuple[str, str, str, str]
@@ -131,3 +134,9 @@ class PackingStore(Protocol):
     def accounts_with_history(self, position: dict[str, Any] | None, limit: int) -> tuple[list[str], Any]: ...
 
     def history_from(self, account_id: str) -> date | None: ...
+
+
+class Workspaces(Protocol):
+    """An organisation's subaccounts: the rows of the breakdown by subaccount."""
+
+    def list_subaccounts(self, parent_id: str, *, page: int, per_page: int) -> tuple[list[Account], int]: ...

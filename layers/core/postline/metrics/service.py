@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from postline.accounts.domain import Account
 from postline.events.counts import CountKey, count_additions, merge_additions
 from postline.events.domain import Event, EventType
 from postline.keys.identity import Principal
@@ -56,11 +57,13 @@ from postline.metrics.models import (
     TrendPoint,
 )
 from postline.metrics.origins import client_of, country_of
-from postline.metrics.ports import Chunk, DayEvents, ItemKey, Pair, PositionedEvents, RollupItem, Rollups
+from postline.metrics.ports import Chunk, DayEvents, ItemKey, Pair, PositionedEvents, RollupItem, Rollups, Workspaces
 from postline.metrics.sketches import bin_of, percentiles
 from postline.shared import stream_watermarks
-from postline.shared.errors import QueryTimeout, ValidationFailed
+from postline.shared.errors import Forbidden, QueryTimeout, ValidationFailed
 from postline.shared.ports import Clock
+from postline.subaccounts.domain import ORGANISATION_ONLY
+from postline.subaccounts.organisation import MAX_WORKSPACES
 
 MAX_ACTIONS = 100  # TransactWriteItems' limit
 MAX_ATTRIBUTES = 80  # additions in one item's update (the expression stays far below 4 KB)
@@ -441,10 +444,12 @@ SORTS = {
 
 
 class MetricsService:
-    def __init__(self, *, rollups: Rollups, clock: Clock, budget_ms: int) -> None:
+    def __init__(self, *, rollups: Rollups, clock: Clock, budget_ms: int, workspaces: Workspaces | None = None) -> None:
+        """workspaces: an organisation's subaccounts, for the breakdown by subaccount (None: none)."""
         self._rollups = rollups
         self._clock = clock
         self._budget_seconds = budget_ms / 1000
+        self._workspaces = workspaces
 
     def summary(
         self,
@@ -506,7 +511,10 @@ class MetricsService:
         if group_by == "domain" and tag is not None:
             raise ValidationFailed("group_by=domain cannot be combined with tag")
         starts = bucket_starts(window.since, window.until, window.zone, resolution)
-        totals = self._read(principal, window, series=series)
+        if group_by == "subaccount":
+            totals, _ = self._by_subaccount(principal, window, series=series)
+        else:
+            totals = self._read(principal, window, series=series)
         buckets = _by_bucket(totals, window, resolution)
         data = [data_point(start.astimezone(window.zone), buckets.get(start, Tally())) for start in starts]
         groups: list[MetricsGroup] | None = None
@@ -525,6 +533,19 @@ class MetricsService:
                     data=[data_point(s.astimezone(window.zone), t) for s, t in sorted(found.items()) if not t.idle],
                 )
                 for key, found in sorted(by_domain.items())
+            ]
+        elif group_by == "subaccount":
+            by_sub: dict[str, dict[datetime, Tally]] = {}
+            for (name, start), tally in totals.items():
+                if window.holds(start):
+                    bucket = bucket_start(start, window.zone, resolution)
+                    by_sub.setdefault(name.split("#", 1)[1], {}).setdefault(bucket, Tally()).merge(tally)
+            groups = [
+                MetricsGroup(
+                    key=key,
+                    data=[data_point(s.astimezone(window.zone), t) for s, t in sorted(found.items()) if not t.idle],
+                )
+                for key, found in sorted(by_sub.items())
             ]
         elif group_by == "status":
             groups = []
@@ -561,7 +582,11 @@ class MetricsService:
     ) -> MetricsBreakdown:
         now = self._clock.now()
         window = window_of(since, until, timezone, now)
-        tallies = self._read(principal, window, dimension=dimension.value)
+        labels: dict[str, str] = {}
+        if dimension is Dimension.SUBACCOUNT:
+            tallies, labels = self._by_subaccount(principal, window)
+        else:
+            tallies = self._read(principal, window, dimension=dimension.value)
         rows: dict[str, Tally] = {}
         daily: dict[str, dict[datetime, Tally]] = {}
         for (name, start), tally in tallies.items():
@@ -584,7 +609,8 @@ class MetricsService:
                     TrendPoint(timestamp=day.astimezone(window.zone), value=found.get(day, Tally()).get(counter))
                     for day in days
                 ]
-            data.append(_row(dimension, value, tally, trend))
+            row = _row(dimension, value, tally, trend)
+            data.append(row.model_copy(update={"label": labels[value]}) if value in labels else row)
         return MetricsBreakdown(
             data_as_of=now,
             dimension=dimension.value,
@@ -595,8 +621,35 @@ class MetricsService:
             data=data,
         )
 
+    def _by_subaccount(
+        self, principal: Principal, window: Window, *, series: str = ALL
+    ) -> tuple[dict[tuple[str, datetime], Tally], dict[str, str]]:
+        """Each subaccount's `series` (its whole account's by default; in the caller's mode) as a series
+        of its id, and the slug of each id; the reads share the query's time budget evenly."""
+        if principal.account.parent_account_id is not None:
+            raise Forbidden(
+                "The breakdown by subaccount is its organisation's; this request acts in a subaccount.",
+                code=ORGANISATION_ONLY,
+            )
+        subaccounts: list[Account] = []
+        if self._workspaces is not None:
+            subaccounts, _ = self._workspaces.list_subaccounts(principal.account.id, page=1, per_page=MAX_WORKSPACES)
+        budget = self._budget_seconds / max(1, len(subaccounts))
+        tallies: dict[tuple[str, datetime], Tally] = {}
+        for sub in subaccounts:
+            found = self._read(replace(principal, account=sub), window, series=series, budget_seconds=budget)
+            for (_, start), tally in found.items():
+                tallies.setdefault((series_key(Dimension.SUBACCOUNT, sub.id), start), Tally()).merge(tally)
+        return tallies, {sub.id: sub.slug or sub.id for sub in subaccounts}
+
     def _read(
-        self, principal: Principal, window: Window, *, series: str | None = None, dimension: str | None = None
+        self,
+        principal: Principal,
+        window: Window,
+        *,
+        series: str | None = None,
+        dimension: str | None = None,
+        budget_seconds: float | None = None,
     ) -> dict[tuple[str, datetime], Tally]:
         try:
             items = self._rollups.read(
@@ -605,7 +658,7 @@ class MetricsService:
                 utc_days(window.since, window.until),
                 series=series,
                 dimension=dimension,
-                budget_seconds=self._budget_seconds,
+                budget_seconds=self._budget_seconds if budget_seconds is None else budget_seconds,
             )
         except TimeoutError as error:
             raise QueryTimeout(

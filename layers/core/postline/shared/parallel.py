@@ -8,6 +8,7 @@ the first failure while still learning which tasks finished, which the caller's 
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -22,7 +23,8 @@ def run_each(tasks: Sequence[Callable[[], None]], done: Callable[[int], None], w
     ones are waited for (and reported if they finish), then the failure is raised.
 
     The workers are named after the calling thread, so that traces and the bench's call recorder
-    attribute their calls to the request that made them."""
+    attribute their calls to the request that made them, and each task runs in a copy of the
+    calling thread's context (its context variables: the request's, the audit entries it collects)."""
     if len(tasks) <= 1 or workers <= 1:
         for index, task in enumerate(tasks):
             task()
@@ -30,7 +32,9 @@ def run_each(tasks: Sequence[Callable[[], None]], done: Callable[[int], None], w
         return
     prefix = f"{threading.current_thread().name} > part"
     with ThreadPoolExecutor(max_workers=min(workers, len(tasks)), thread_name_prefix=prefix) as pool:
-        futures: dict[Future[None], int] = {pool.submit(task): index for index, task in enumerate(tasks)}
+        futures: dict[Future[None], int] = {
+            pool.submit(contextvars.copy_context().run, task): index for index, task in enumerate(tasks)
+        }
         pending = set(futures)
         failure: BaseException | None = None
         while pending and failure is None:

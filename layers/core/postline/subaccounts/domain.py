@@ -13,9 +13,13 @@ a slug may not look like a UUID, so a reference is never both.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from enum import StrEnum
 
+from pydantic import Field
+
 from postline.accounts.domain import Account, AccountStatus
+from postline.shared.base import Model
 
 SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"  # a DNS label's shape: 1-63, no hyphen at the ends
 _SLUG = re.compile(SLUG_PATTERN)
@@ -58,3 +62,33 @@ def belongs_to(account: Account, parent_id: str) -> bool:
 def status_of(account: Account) -> SubaccountStatus:
     """Suspended while its keys are refused: by its parent's switch or by the operator."""
     return SubaccountStatus.SUSPENDED if account.blocked_code() else SubaccountStatus.ACTIVE
+
+
+class PurgePhase(StrEnum):
+    """What a deleted subaccount's purge removes, in this order (subaccounts/purge_service.py)."""
+
+    KEYS = "keys"  # any key left (deletion revokes them at once; one made meanwhile is caught here)
+    DOMAINS = "domains"  # its sending domains, their grants and provider identities
+    LIST_MEMBERS = "list_members"  # its lists' members (a partition per list), each list's item counted too
+    SUPPRESSIONS = "suppressions"  # its suppression lists (the suppressions table)
+    UPLOADS = "uploads"  # its hosted files (the bucket)
+    ITEMS = "items"  # the rest of its partition: templates, lists, webhooks, uploads, audit log, ...
+
+
+class PurgeJob(Model):
+    """A deleted subaccount's purge: made in the deletion's transaction, moved on a bounded step at a
+    time (the phase it is in, and what each phase removed so far), finished by an entry in the
+    organisation's log. Its account item stays, trashed: the id stays 404 and its keys refused."""
+
+    account_id: str
+    parent_account_id: str
+    slug: str
+    phase: PurgePhase = PurgePhase.KEYS
+    removed: dict[str, int] = Field(default_factory=dict)
+    created_at: datetime
+
+
+def next_phase(phase: PurgePhase) -> PurgePhase | None:
+    phases = list(PurgePhase)
+    index = phases.index(phase) + 1
+    return phases[index] if index < len(phases) else None

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from postline.accounts.domain import Account
     from postline.audit.domain import AuditEntry
     from postline.keys.domain import ApiKey
+    from postline.subaccounts.domain import PurgeJob
 
 
 class SubaccountLookup(Protocol):
@@ -36,8 +37,9 @@ class SubaccountStore(SubaccountLookup, Protocol):
         belongs to its parent and is not deleted."""
         ...
 
-    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry]) -> None:
-        """Trashes the account, frees its slug and its place in the parent's count."""
+    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry], purge: PurgeJob) -> None:
+        """Trashes the account, frees its slug and its place in the parent's count, and stores the
+        purge job of its data, in one transaction."""
         ...
 
 
@@ -53,3 +55,39 @@ class AccountLookup(Protocol):
     """An organisation's accounts by id (subaccounts/organisation.py: the parent of a subaccount)."""
 
     def get_account(self, account_id: str) -> Account | None: ...
+
+
+class PurgeJobs(Protocol):
+    """Deleted subaccounts' purges waiting for their next step."""
+
+    def due_purges(self, limit: int) -> list[PurgeJob]: ...
+
+    def save_purge(self, job: PurgeJob) -> None:
+        """Records the job's progress (its phase and counts), so the next run resumes there."""
+        ...
+
+    def finish_purge(self, job: PurgeJob, audit: AuditEntry) -> None:
+        """Removes the job, recording `audit` (in the organisation's log) in the same transaction."""
+        ...
+
+
+class AccountData(Protocol):
+    """A deleted subaccount's stored data, removed at most `limit` items (or files) a call; each
+    returns how many it removed, 0 once there is nothing left of its kind."""
+
+    def delete_list_members(self, account_id: str, limit: int) -> int: ...
+
+    def delete_suppressions(self, account_id: str, limit: int) -> int: ...
+
+    def delete_upload_files(self, account_id: str, limit: int) -> int: ...
+
+    def delete_items(self, account_id: str, limit: int) -> int:
+        """Items of its partition but its account item (kept, trashed, as the tombstone)."""
+        ...
+
+
+class DomainPurge(Protocol):
+    def purge_domains(self, account_id: str, limit: int) -> int:
+        """Deletes up to `limit` of the account's sending domains (with their grants and provider
+        identities); how many it deleted."""
+        ...

@@ -13,7 +13,7 @@ from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
 from postline.shared.pagination import Page, make_page
 from postline.shared.ports import Clock, IdFactory
-from postline.subaccounts.domain import ORGANISATION_ONLY
+from postline.subaccounts.domain import ORGANISATION_ONLY, PurgeJob
 from postline.subaccounts.models import Subaccount, SubaccountCreate, SubaccountUpdate, subaccount_of
 from postline.subaccounts.ports import SubaccountKeys, SubaccountStore
 
@@ -97,9 +97,16 @@ class SubaccountService:
 
     def delete(self, principal: Principal, reference: str) -> DeleteConfirmation:
         """Gone at once (404, out of the list, its slug free again, its keys refused), then each of
-        its keys revoked (at most its plan's key limit). Its data is not purged yet (README, Subaccounts)."""
+        its keys revoked (at most its plan's key limit); its data is purged in the background
+        (purge_service.py), from a job stored in the deletion's transaction."""
         current = self._require(principal, reference)
-        self._subaccounts.delete_subaccount(current, self._audits(principal, current, "subaccount.deleted"))
+        purge = PurgeJob(
+            account_id=current.id,
+            parent_account_id=principal.account.id,
+            slug=current.slug or "",
+            created_at=self._clock.now(),
+        )
+        self._subaccounts.delete_subaccount(current, self._audits(principal, current, "subaccount.deleted"), purge)
         keys = self._keys.list_keys(current.id)
         for api_key in keys:
             audit = new_audit_entry(
@@ -114,7 +121,9 @@ class SubaccountService:
             with contextlib.suppress(NotFound):  # deleted meanwhile
                 self._keys.delete_key(api_key, audit)
         return DeleteConfirmation(
-            message=f"Subaccount {current.id} ({current.slug}) deleted; its {len(keys)} API keys are revoked."
+            message=f"Subaccount {current.id} ({current.slug}) deleted; its {len(keys)} API keys are revoked. "
+            "Its domains, lists, suppressions, templates, webhooks and files are purged in the background "
+            "(subaccount.purged in the audit log once done)."
         )
 
     def _switch(self, principal: Principal, current: Account, *, suspended: bool) -> Subaccount:

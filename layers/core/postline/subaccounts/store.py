@@ -6,6 +6,8 @@
                                            slug's uniqueness in the organisation
     ACCT#<parent>      ACCOUNT             the parent's `subaccount_count`: the plan limit, counted in
                                            the transaction that creates or deletes a subaccount
+    PURGE              SUBACCT#<id>        a deleted subaccount's purge job, stored by the deletion's
+                                           transaction, removed by its last step (purge_service.py)
 
 The subaccount's account item is the one authority on it (name, status); the parent's item only
 finds it. Every write is one transaction with its audit entries (the parent's log and the
@@ -21,7 +23,7 @@ from postline.accounts.domain import Account, AccountStatus
 from postline.accounts.store import parse_account
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
-from postline.shared.dynamo import batch_get, from_attrs, key, query_page, to_value
+from postline.shared.dynamo import batch_get, from_attrs, key, query_page, to_attrs, to_value
 from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import (
     ACCOUNT_SK,
@@ -31,9 +33,10 @@ from postline.shared.resources_table import (
     put_op,
     transact,
 )
-from postline.subaccounts.domain import belongs_to, is_slug, is_subaccount_id
+from postline.subaccounts.domain import PurgeJob, belongs_to, is_slug, is_subaccount_id
 
 SUBACCOUNT = "SUBACCT#"
+PURGES = "PURGE"  # the partition of purge jobs: few at a time (an organisation deletes rarely)
 COUNTER = "subaccount_count"
 _BELONGS = "parent_account_id = :parent AND #status <> :trashed"
 
@@ -112,7 +115,7 @@ class DynamoSubaccountStore:
         transact(self._db, ops, missing=f"subaccount {account.id} not found",
                  conflict=f"subaccount {account.id} changed concurrently; retry")  # fmt: skip
 
-    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry]) -> None:
+    def delete_subaccount(self, account: Account, audits: Sequence[AuditEntry], purge: PurgeJob) -> None:
         parent_pk = account_pk(_parent(account))
         trash = {
             "Update": {
@@ -136,9 +139,32 @@ class DynamoSubaccountStore:
                 }
             },
             *(audit_put(self._table, audit) for audit in audits),
+            put_op(self._table, PURGES, subaccount_sk(account.id), purge.model_dump(mode="json")),
         ]
         transact(self._db, ops, missing=f"subaccount {account.id} not found",
                  conflict=f"subaccount {account.id} changed concurrently; retry")  # fmt: skip
+
+    # -- purges of deleted subaccounts (purge_service.py) ----------------------------------------------
+
+    def due_purges(self, limit: int) -> list[PurgeJob]:
+        response = self._db.query(
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": PURGES}},
+            Limit=limit,
+            ConsistentRead=True,
+        )
+        return [PurgeJob.model_validate(from_attrs(item)) for item in response["Items"]]
+
+    def save_purge(self, job: PurgeJob) -> None:
+        self._db.put_item(
+            TableName=self._table,
+            Item={**key(PURGES, subaccount_sk(job.account_id)), **to_attrs(job.model_dump(mode="json"))},
+        )
+
+    def finish_purge(self, job: PurgeJob, audit: AuditEntry) -> None:
+        done = {"Delete": {"TableName": self._table, "Key": key(PURGES, subaccount_sk(job.account_id))}}
+        transact(self._db, [done, audit_put(self._table, audit)])
 
     @staticmethod
     def _belongs_values(account: Account) -> dict[str, Any]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import Field
+
 from postline.accounts.domain import Account, Plan, QuotaSource
 from postline.shared.base import Model
 from postline.usage.domain import BillingPeriod, billing_period
@@ -45,6 +47,17 @@ class TestAllowance(Model):
     verifications: Allowance
 
 
+class PaygCredits(Model):
+    """Not shown by the spec: the pay-as-you-go balance, present while the quota is paid with credits
+    (quota_source payg_credits, or a pooled subaccount whose organisation pays with them): prepaid
+    emails left, spent once the plan's allowance is; at 0 a live send is 429 without Retry-After."""
+
+    remaining: int
+    account_id: str = Field(
+        description="Whose balance: the account itself, or the organisation whose pool it draws on."
+    )
+
+
 class Usage(Model):
     plan: Plan
     quota_source: QuotaSource
@@ -54,6 +67,7 @@ class Usage(Model):
     verify_credits: VerifyCredits
     test_allowance: TestAllowance
     rate_limit_per_minute: int | None
+    payg_credits: PaygCredits | None = None
 
 
 def _remaining(limit: int | None, used: int) -> int | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.accounts.domain import QuotaSource
-from postline.usage.quota import EmailLimits, email_limits
+from postline.usage.quota import EmailLimits, PoolStop, email_limits
 
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
@@ -47,13 +47,15 @@ class PooledQuotas:
             limits = email_limits(owner, test=False)
             account_id = owner.id
         stopped = self._own.consume_emails(account_id, count, month=month, day=day, limits=limits, charge=charge)
-        if stopped is None or limits.test or self._credits is None:
-            return stopped
+        if stopped is None:
+            return None
+        if limits.test or self._credits is None:
+            return _named(stopped, owner, limits)
         payer = owner or self._accounts.get_account(account_id)
         if payer is None or payer.quota_source is not QuotaSource.PAYG_CREDITS:
-            return stopped
+            return _named(stopped, owner, limits)
         if not self._credits.take_credits(payer.id, count, charge=charge, day=day):
-            return CREDITS_SPENT
+            return _named(CREDITS_SPENT, owner, limits)
         # Counted past the plan's limit too, so a release of this send (a failure before it is accepted)
         # gives back plan emails it never took without reopening the plan: credits then count too much,
         # never too little.
@@ -78,3 +80,8 @@ class PooledQuotas:
             return None
         owner = pool_owner(account, self._accounts)
         return owner if owner.id != account.id else None
+
+
+def _named(stopped: str, owner: Account | None, limits: EmailLimits) -> str:
+    """What stopped the send; for a pooled one, with the pool's owner and limits (the 429 names them)."""
+    return stopped if owner is None else PoolStop(stopped, pool=owner, limits=limits)

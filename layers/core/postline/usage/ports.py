@@ -44,15 +44,21 @@ class QuotaStore(Protocol):
         ...
 
 
-class Credits(Protocol):
+class CreditBalance(Protocol):
+    """What /v3/usage shows of pay-as-you-go credits."""
+
+    def credits(self, account_id: str) -> int:
+        """The account's prepaid emails left (0 when none were ever granted)."""
+        ...
+
+
+class Credits(CreditBalance, Protocol):
     """Pay-as-you-go credits: prepaid emails an account spends once its plan's allowance is spent."""
 
     def take_credits(self, account_id: str, count: int, *, charge: str | None = None, day: str = "") -> bool:
         """Atomically spends `count` credits if the balance holds them; False (nothing spent) otherwise.
         With a `charge` (as consume_emails', counted on `day`), once: a charge taken already is True."""
         ...
-
-    def credits(self, account_id: str) -> int: ...
 
 
 class AccountLookup(Protocol):

@@ -28,10 +28,10 @@ def sending_domains() -> DynamoSendingDomains:
 @built_once()
 def organisation_domains() -> OrganisationDomains:
     """What sending, delivery and content checks read: the account's own verified domains and
-    those its organisation shares with the company (domains/organisation.py)."""
+    those its organisation shares with the company or other accounts grant it (domains/organisation.py)."""
     from postline.domains.organisation import OrganisationDomains
 
-    return OrganisationDomains(sending_domains(), subaccounts.organisation())
+    return OrganisationDomains(sending_domains(), subaccounts.organisation(), grants=sending_domains())
 
 
 @built_once()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import Counters, MetricsQuery
+from postline.wiring import subaccounts
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -36,4 +37,9 @@ def packing_service() -> PackingService:
 def metrics_service() -> MetricsService:
     from postline.metrics.service import MetricsService
 
-    return MetricsService(rollups=rollups(), clock=clock(), budget_ms=settings(MetricsQuery).budget_ms)
+    return MetricsService(
+        rollups=rollups(),
+        clock=clock(),
+        budget_ms=settings(MetricsQuery).budget_ms,
+        workspaces=subaccounts.subaccount_store(),
+    )

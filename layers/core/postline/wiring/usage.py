@@ -32,4 +32,6 @@ def pooled_quotas() -> PooledQuotas:
 def usage_service() -> UsageService:
     from postline.usage.service import UsageService
 
-    return UsageService(counters=counter_store(), clock=clock(), accounts=accounts.account_store())
+    return UsageService(
+        counters=counter_store(), clock=clock(), accounts=accounts.account_store(), credits=counter_store()
+    )

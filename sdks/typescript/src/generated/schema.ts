@@ -2238,7 +2238,7 @@ export interface components {
          * Dimension
          * @enum {string}
          */
-        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client";
+        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client" | "subaccount";
         /**
          * DisabledReason
          * @enum {string}
@@ -2282,6 +2282,11 @@ export interface components {
             shared_external: boolean;
             /** Owner Workspace Name */
             owner_workspace_name: string | null;
+            /**
+             * External Accounts
+             * @description The accounts outside the organisation granted sending from it: the owner's view only (null where another workspace reads a domain shared with it).
+             */
+            external_accounts: string[] | null;
         };
         /** DomainCreate */
         DomainCreate: {
@@ -2336,13 +2341,23 @@ export interface components {
         DomainStatus: "verified" | "pending" | "unverified" | "partially_verified" | "verification_failed" | "verification_timeout";
         /**
          * DomainUpdate
-         * @description PATCH: the fields present change (null removes).
+         * @description PATCH: the fields present change (null removes). Sharing is the owner workspace's.
          */
         DomainUpdate: {
             /** Tracking Subdomain */
             tracking_subdomain?: string | null;
             /** Region */
             region?: string | null;
+            /**
+             * Shared With Company
+             * @description Every other workspace of the organisation (its parent, its subaccounts) may send from it once it is verified; they read it but cannot change, check, rotate or delete it.
+             */
+            shared_with_company?: boolean | null;
+            /**
+             * External Accounts
+             * @description Accounts outside the organisation (by account id, at most 25) granted sending from it: the whole list, replacing the current one ([] or null revokes every grant). shared_external is true while it is not empty.
+             */
+            external_accounts?: string[] | null;
         };
         /**
          * EgressAddresses
@@ -3311,7 +3326,7 @@ export interface components {
             timezone: string;
             period: components["schemas"]["Period"];
             /** Group By */
-            group_by: ("domain" | "status") | null;
+            group_by: ("domain" | "status" | "subaccount") | null;
             /**
              * Groups
              * @description Present when group_by is set.
@@ -3508,6 +3523,21 @@ export interface components {
          * @enum {string}
          */
         PartName: "spamassassin" | "authentication" | "bulk_sender" | "content";
+        /**
+         * PaygCredits
+         * @description Not shown by the spec: the pay-as-you-go balance, present while the quota is paid with credits
+         *     (quota_source payg_credits, or a pooled subaccount whose organisation pays with them): prepaid
+         *     emails left, spent once the plan's allowance is; at 0 a live send is 429 without Retry-After.
+         */
+        PaygCredits: {
+            /** Remaining */
+            remaining: number;
+            /**
+             * Account Id
+             * @description Whose balance: the account itself, or the organisation whose pool it draws on.
+             */
+            account_id: string;
+        };
         /** Percentiles */
         Percentiles: {
             /** P50 Ms */
@@ -4586,6 +4616,7 @@ export interface components {
             test_allowance: components["schemas"]["TestAllowance"];
             /** Rate Limit Per Minute */
             rate_limit_per_minute: number | null;
+            payg_credits?: components["schemas"]["PaygCredits"] | null;
         };
         /** ValidateRequest */
         ValidateRequest: {
@@ -8310,7 +8341,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "tracking_subdomain": "click"
+                 *       "tracking_subdomain": "click",
+                 *       "shared_with_company": true,
+                 *       "external_accounts": [
+                 *         "acct_3f9c2d7e1b8a4c60"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["DomainUpdate"];
@@ -16741,6 +16776,8 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page. */
                 cursor?: string | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -17055,6 +17092,8 @@ export interface operations {
                 domain?: string | null;
                 /** @description Add the previous window of equal length. */
                 compare?: "previous_period" | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -17218,12 +17257,14 @@ export interface operations {
                 timezone?: string;
                 /** @description Bucket size; default day. */
                 resolution?: components["schemas"]["Resolution"];
-                /** @description Also split by this. */
-                group_by?: ("domain" | "status") | null;
+                /** @description Also split by this. subaccount (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key: its id). */
+                group_by?: ("domain" | "status" | "subaccount") | null;
                 /** @description Only events carrying this tag. */
                 tag?: string | null;
                 /** @description Only messages from this sending domain. */
                 domain?: string | null;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
@@ -17393,6 +17434,8 @@ export interface operations {
                 limit?: number;
                 /** @description Add each row's sort count per day. */
                 include_trend?: boolean;
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
             };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */

@@ -154,6 +154,7 @@ from .page_webhook import PageWebhook
 from .pagination import Pagination
 from .part import Part
 from .part_name import PartName
+from .payg_credits import PaygCredits
 from .percentiles import Percentiles
 from .period import Period
 from .plan import Plan
@@ -404,6 +405,7 @@ __all__ = (
     "Pagination",
     "Part",
     "PartName",
+    "PaygCredits",
     "Percentiles",
     "Period",
     "Plan",

@@ -9,6 +9,7 @@ class Dimension(StrEnum):
     MAILBOX_PROVIDER = "mailbox_provider"
     RECIPIENT_DOMAIN = "recipient_domain"
     SENDING_DOMAIN = "sending_domain"
+    SUBACCOUNT = "subaccount"
     TAG = "tag"
     TEMPLATE = "template"
 

@@ -40,6 +40,8 @@ class Domain:
         shared_with_company (bool):
         shared_external (bool):
         owner_workspace_name (None | str):
+        external_accounts (list[str] | None): The accounts outside the organisation granted sending from it: the owner's
+            view only (null where another workspace reads a domain shared with it).
     """
 
     id: str
@@ -59,6 +61,7 @@ class Domain:
     shared_with_company: bool
     shared_external: bool
     owner_workspace_name: None | str
+    external_accounts: list[str] | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -110,6 +113,13 @@ class Domain:
         owner_workspace_name: None | str
         owner_workspace_name = self.owner_workspace_name
 
+        external_accounts: list[str] | None
+        if isinstance(self.external_accounts, list):
+            external_accounts = self.external_accounts
+
+        else:
+            external_accounts = self.external_accounts
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -131,6 +141,7 @@ class Domain:
                 "shared_with_company": shared_with_company,
                 "shared_external": shared_external,
                 "owner_workspace_name": owner_workspace_name,
+                "external_accounts": external_accounts,
             }
         )
 
@@ -218,6 +229,21 @@ class Domain:
 
         owner_workspace_name = _parse_owner_workspace_name(d.pop("owner_workspace_name"))
 
+        def _parse_external_accounts(data: object) -> list[str] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                external_accounts_type_0 = cast(list[str], data)
+
+                return external_accounts_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None, data)
+
+        external_accounts = _parse_external_accounts(d.pop("external_accounts"))
+
         domain = cls(
             id=id,
             domain=domain,
@@ -236,6 +262,7 @@ class Domain:
             shared_with_company=shared_with_company,
             shared_external=shared_external,
             owner_workspace_name=owner_workspace_name,
+            external_accounts=external_accounts,
         )
 
         domain.additional_properties = d

@@ -17,15 +17,22 @@ T = TypeVar("T", bound="DomainUpdate")
 
 @_attrs_define
 class DomainUpdate:
-    """PATCH: the fields present change (null removes).
+    """PATCH: the fields present change (null removes). Sharing is the owner workspace's.
 
     Attributes:
         tracking_subdomain (None | str | Unset):
         region (None | str | Unset):
+        shared_with_company (bool | None | Unset): Every other workspace of the organisation (its parent, its
+            subaccounts) may send from it once it is verified; they read it but cannot change, check, rotate or delete it.
+        external_accounts (list[str] | None | Unset): Accounts outside the organisation (by account id, at most 25)
+            granted sending from it: the whole list, replacing the current one ([] or null revokes every grant).
+            shared_external is true while it is not empty.
     """
 
     tracking_subdomain: None | str | Unset = UNSET
     region: None | str | Unset = UNSET
+    shared_with_company: bool | None | Unset = UNSET
+    external_accounts: list[str] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         tracking_subdomain: None | str | Unset
@@ -40,6 +47,21 @@ class DomainUpdate:
         else:
             region = self.region
 
+        shared_with_company: bool | None | Unset
+        if isinstance(self.shared_with_company, Unset):
+            shared_with_company = UNSET
+        else:
+            shared_with_company = self.shared_with_company
+
+        external_accounts: list[str] | None | Unset
+        if isinstance(self.external_accounts, Unset):
+            external_accounts = UNSET
+        elif isinstance(self.external_accounts, list):
+            external_accounts = self.external_accounts
+
+        else:
+            external_accounts = self.external_accounts
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -47,6 +69,10 @@ class DomainUpdate:
             field_dict["tracking_subdomain"] = tracking_subdomain
         if region is not UNSET:
             field_dict["region"] = region
+        if shared_with_company is not UNSET:
+            field_dict["shared_with_company"] = shared_with_company
+        if external_accounts is not UNSET:
+            field_dict["external_accounts"] = external_accounts
 
         return field_dict
 
@@ -72,9 +98,37 @@ class DomainUpdate:
 
         region = _parse_region(d.pop("region", UNSET))
 
+        def _parse_shared_with_company(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        shared_with_company = _parse_shared_with_company(d.pop("shared_with_company", UNSET))
+
+        def _parse_external_accounts(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                external_accounts_type_0 = cast(list[str], data)
+
+                return external_accounts_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        external_accounts = _parse_external_accounts(d.pop("external_accounts", UNSET))
+
         domain_update = cls(
             tracking_subdomain=tracking_subdomain,
             region=region,
+            shared_with_company=shared_with_company,
+            external_accounts=external_accounts,
         )
 
         return domain_update

@@ -10,12 +10,14 @@ from ..types import UNSET, Unset
 
 from ..models.plan import Plan
 from ..models.quota_source import QuotaSource
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
     from ..models.billing_period import BillingPeriod
     from ..models.daily_quota import DailyQuota
     from ..models.email_quota import EmailQuota
+    from ..models.payg_credits import PaygCredits
     from ..models.test_allowance import TestAllowance
     from ..models.verify_credits import VerifyCredits
 
@@ -38,6 +40,7 @@ class Usage:
             test_allowance),
             which sends and verifications each draw from on their own counter; 429 when one runs out.
         rate_limit_per_minute (int | None):
+        payg_credits (None | PaygCredits | Unset):
     """
 
     plan: Plan
@@ -48,12 +51,14 @@ class Usage:
     verify_credits: VerifyCredits
     test_allowance: TestAllowance
     rate_limit_per_minute: int | None
+    payg_credits: None | PaygCredits | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.billing_period import BillingPeriod  # noqa: PLC0415
         from ..models.daily_quota import DailyQuota  # noqa: PLC0415
         from ..models.email_quota import EmailQuota  # noqa: PLC0415
+        from ..models.payg_credits import PaygCredits  # noqa: PLC0415
         from ..models.test_allowance import TestAllowance  # noqa: PLC0415
         from ..models.verify_credits import VerifyCredits  # noqa: PLC0415
 
@@ -78,6 +83,14 @@ class Usage:
         rate_limit_per_minute: int | None
         rate_limit_per_minute = self.rate_limit_per_minute
 
+        payg_credits: dict[str, Any] | None | Unset
+        if isinstance(self.payg_credits, Unset):
+            payg_credits = UNSET
+        elif isinstance(self.payg_credits, PaygCredits):
+            payg_credits = self.payg_credits.to_dict()
+        else:
+            payg_credits = self.payg_credits
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -92,6 +105,8 @@ class Usage:
                 "rate_limit_per_minute": rate_limit_per_minute,
             }
         )
+        if payg_credits is not UNSET:
+            field_dict["payg_credits"] = payg_credits
 
         return field_dict
 
@@ -100,6 +115,7 @@ class Usage:
         from ..models.billing_period import BillingPeriod  # noqa: PLC0415
         from ..models.daily_quota import DailyQuota  # noqa: PLC0415
         from ..models.email_quota import EmailQuota  # noqa: PLC0415
+        from ..models.payg_credits import PaygCredits  # noqa: PLC0415
         from ..models.test_allowance import TestAllowance  # noqa: PLC0415
         from ..models.verify_credits import VerifyCredits  # noqa: PLC0415
 
@@ -138,6 +154,23 @@ class Usage:
 
         rate_limit_per_minute = _parse_rate_limit_per_minute(d.pop("rate_limit_per_minute"))
 
+        def _parse_payg_credits(data: object) -> None | PaygCredits | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                payg_credits_type_0 = PaygCredits.from_dict(data)
+
+                return payg_credits_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PaygCredits | Unset, data)
+
+        payg_credits = _parse_payg_credits(d.pop("payg_credits", UNSET))
+
         usage = cls(
             plan=plan,
             quota_source=quota_source,
@@ -147,6 +180,7 @@ class Usage:
             verify_credits=verify_credits,
             test_allowance=test_allowance,
             rate_limit_per_minute=rate_limit_per_minute,
+            payg_credits=payg_credits,
         )
 
         usage.additional_properties = d

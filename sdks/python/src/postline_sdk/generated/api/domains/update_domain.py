@@ -108,7 +108,8 @@ def sync_detailed(
     Args:
         id (str): The domain's id (dom_...).
         on_behalf_of (str | Unset):
-        body (DomainUpdate): PATCH: the fields present change (null removes).
+        body (DomainUpdate): PATCH: the fields present change (null removes). Sharing is the owner
+            workspace's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,7 +144,8 @@ def sync(
     Args:
         id (str): The domain's id (dom_...).
         on_behalf_of (str | Unset):
-        body (DomainUpdate): PATCH: the fields present change (null removes).
+        body (DomainUpdate): PATCH: the fields present change (null removes). Sharing is the owner
+            workspace's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -173,7 +175,8 @@ async def asyncio_detailed(
     Args:
         id (str): The domain's id (dom_...).
         on_behalf_of (str | Unset):
-        body (DomainUpdate): PATCH: the fields present change (null removes).
+        body (DomainUpdate): PATCH: the fields present change (null removes). Sharing is the owner
+            workspace's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,7 +209,8 @@ async def asyncio(
     Args:
         id (str): The domain's id (dom_...).
         on_behalf_of (str | Unset):
-        body (DomainUpdate): PATCH: the fields present change (null removes).
+        body (DomainUpdate): PATCH: the fields present change (null removes). Sharing is the owner
+            workspace's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

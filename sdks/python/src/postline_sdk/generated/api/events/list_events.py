@@ -28,6 +28,7 @@ def _get_kwargs(
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
     cursor: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -106,6 +107,13 @@ def _get_kwargs(
     else:
         json_cursor = cursor
     params["cursor"] = json_cursor
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -192,6 +200,7 @@ def sync_detailed(
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
     cursor: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | EventListPage]:
     """List events, newest first
@@ -212,6 +221,9 @@ def sync_detailed(
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
         cursor (None | str | Unset): next_cursor of the previous page.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -233,6 +245,7 @@ def sync_detailed(
         until=until,
         limit=limit,
         cursor=cursor,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -256,6 +269,7 @@ def sync(
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
     cursor: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | EventListPage | None:
     """List events, newest first
@@ -276,6 +290,9 @@ def sync(
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
         cursor (None | str | Unset): next_cursor of the previous page.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -298,6 +315,7 @@ def sync(
         until=until,
         limit=limit,
         cursor=cursor,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -315,6 +333,7 @@ async def asyncio_detailed(
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
     cursor: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | EventListPage]:
     """List events, newest first
@@ -335,6 +354,9 @@ async def asyncio_detailed(
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
         cursor (None | str | Unset): next_cursor of the previous page.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -356,6 +378,7 @@ async def asyncio_detailed(
         until=until,
         limit=limit,
         cursor=cursor,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -377,6 +400,7 @@ async def asyncio(
     until: datetime.datetime | None | Unset = UNSET,
     limit: int | Unset = 25,
     cursor: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | EventListPage | None:
     """List events, newest first
@@ -397,6 +421,9 @@ async def asyncio(
         until (datetime.datetime | None | Unset): Events at or before (ISO 8601).
         limit (int | Unset): 1-300; default 25. Default: 25.
         cursor (None | str | Unset): next_cursor of the previous page.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -420,6 +447,7 @@ async def asyncio(
             until=until,
             limit=limit,
             cursor=cursor,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed

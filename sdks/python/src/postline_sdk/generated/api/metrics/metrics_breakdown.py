@@ -26,6 +26,7 @@ def _get_kwargs(
     sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
     limit: int | Unset = 10,
     include_trend: bool | Unset = False,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -66,6 +67,13 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["include_trend"] = include_trend
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -149,6 +157,7 @@ def sync_detailed(
     sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
     limit: int | Unset = 10,
     include_trend: bool | Unset = False,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsBreakdown]:
     """Counts and rates per value of a dimension
@@ -165,6 +174,9 @@ def sync_detailed(
             Default: MetricsBreakdownSort.SENT.
         limit (int | Unset): 1-100; default 10. Default: 10.
         include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -183,6 +195,7 @@ def sync_detailed(
         sort=sort,
         limit=limit,
         include_trend=include_trend,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -203,6 +216,7 @@ def sync(
     sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
     limit: int | Unset = 10,
     include_trend: bool | Unset = False,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsBreakdown | None:
     """Counts and rates per value of a dimension
@@ -219,6 +233,9 @@ def sync(
             Default: MetricsBreakdownSort.SENT.
         limit (int | Unset): 1-100; default 10. Default: 10.
         include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -238,6 +255,7 @@ def sync(
         sort=sort,
         limit=limit,
         include_trend=include_trend,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -252,6 +270,7 @@ async def asyncio_detailed(
     sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
     limit: int | Unset = 10,
     include_trend: bool | Unset = False,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsBreakdown]:
     """Counts and rates per value of a dimension
@@ -268,6 +287,9 @@ async def asyncio_detailed(
             Default: MetricsBreakdownSort.SENT.
         limit (int | Unset): 1-100; default 10. Default: 10.
         include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -286,6 +308,7 @@ async def asyncio_detailed(
         sort=sort,
         limit=limit,
         include_trend=include_trend,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -304,6 +327,7 @@ async def asyncio(
     sort: MetricsBreakdownSort | Unset = MetricsBreakdownSort.SENT,
     limit: int | Unset = 10,
     include_trend: bool | Unset = False,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsBreakdown | None:
     """Counts and rates per value of a dimension
@@ -320,6 +344,9 @@ async def asyncio(
             Default: MetricsBreakdownSort.SENT.
         limit (int | Unset): 1-100; default 10. Default: 10.
         include_trend (bool | Unset): Add each row's sort count per day. Default: False.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -340,6 +367,7 @@ async def asyncio(
             sort=sort,
             limit=limit,
             include_trend=include_trend,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed

@@ -24,6 +24,7 @@ def _get_kwargs(
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
     compare: Literal["previous_period"] | None | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -72,6 +73,13 @@ def _get_kwargs(
     else:
         json_compare = compare
     params["compare"] = json_compare
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -154,6 +162,7 @@ def sync_detailed(
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
     compare: Literal["previous_period"] | None | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsSummary]:
     """Delivery, engagement and latency over a window
@@ -169,6 +178,9 @@ def sync_detailed(
         domain (None | str | Unset): Only messages from this sending domain.
         compare (Literal['previous_period'] | None | Unset): Add the previous window of equal
             length.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -186,6 +198,7 @@ def sync_detailed(
         tag=tag,
         domain=domain,
         compare=compare,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -205,6 +218,7 @@ def sync(
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
     compare: Literal["previous_period"] | None | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsSummary | None:
     """Delivery, engagement and latency over a window
@@ -220,6 +234,9 @@ def sync(
         domain (None | str | Unset): Only messages from this sending domain.
         compare (Literal['previous_period'] | None | Unset): Add the previous window of equal
             length.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -238,6 +255,7 @@ def sync(
         tag=tag,
         domain=domain,
         compare=compare,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -251,6 +269,7 @@ async def asyncio_detailed(
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
     compare: Literal["previous_period"] | None | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsSummary]:
     """Delivery, engagement and latency over a window
@@ -266,6 +285,9 @@ async def asyncio_detailed(
         domain (None | str | Unset): Only messages from this sending domain.
         compare (Literal['previous_period'] | None | Unset): Add the previous window of equal
             length.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -283,6 +305,7 @@ async def asyncio_detailed(
         tag=tag,
         domain=domain,
         compare=compare,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -300,6 +323,7 @@ async def asyncio(
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
     compare: Literal["previous_period"] | None | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsSummary | None:
     """Delivery, engagement and latency over a window
@@ -315,6 +339,9 @@ async def asyncio(
         domain (None | str | Unset): Only messages from this sending domain.
         compare (Literal['previous_period'] | None | Unset): Add the previous window of equal
             length.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -334,6 +361,7 @@ async def asyncio(
             tag=tag,
             domain=domain,
             compare=compare,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed

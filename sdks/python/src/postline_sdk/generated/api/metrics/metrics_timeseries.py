@@ -26,6 +26,7 @@ def _get_kwargs(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -82,6 +83,13 @@ def _get_kwargs(
     else:
         json_domain = domain
     params["domain"] = json_domain
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -165,6 +173,7 @@ def sync_detailed(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsTimeseries]:
     """Counts per hour, day, week or month
@@ -178,9 +187,14 @@ def sync_detailed(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -199,6 +213,7 @@ def sync_detailed(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -219,6 +234,7 @@ def sync(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsTimeseries | None:
     """Counts per hour, day, week or month
@@ -232,9 +248,14 @@ def sync(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -254,6 +275,7 @@ def sync(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -268,6 +290,7 @@ async def asyncio_detailed(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | MetricsTimeseries]:
     """Counts per hour, day, week or month
@@ -281,9 +304,14 @@ async def asyncio_detailed(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -302,6 +330,7 @@ async def asyncio_detailed(
         group_by=group_by,
         tag=tag,
         domain=domain,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -320,6 +349,7 @@ async def asyncio(
     group_by: MetricsTimeseriesGroupByType0 | None | Unset = UNSET,
     tag: None | str | Unset = UNSET,
     domain: None | str | Unset = UNSET,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | MetricsTimeseries | None:
     """Counts per hour, day, week or month
@@ -333,9 +363,14 @@ async def asyncio(
         timezone (str | Unset): IANA time zone of the buckets and period; default UTC. Default:
             'UTC'.
         resolution (Resolution | Unset):
-        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this.
+        group_by (MetricsTimeseriesGroupByType0 | None | Unset): Also split by this. subaccount
+            (an organisation's key): `data` is its subaccounts' together, a group per subaccount (key:
+            its id).
         tag (None | str | Unset): Only events carrying this tag.
         domain (None | str | Unset): Only messages from this sending domain.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -356,6 +391,7 @@ async def asyncio(
             group_by=group_by,
             tag=tag,
             domain=domain,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed
