@@ -140,9 +140,9 @@ def test_the_credits_refusal_has_no_retry_after() -> None:
 def test_a_pooled_send_refused_names_the_organisations_pool_and_its_limits() -> None:
     class PoolSpent(Recorded):
         def consume_emails(
-            self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits
+            self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
         ) -> str | None:
-            super().consume_emails(account_id, count, month=month, day=day, limits=limits)
+            super().consume_emails(account_id, count, month=month, day=day, limits=limits, charge=charge)
             return "monthly"
 
     own_limits = email_limits(POOLED, test=False)
