@@ -40,6 +40,7 @@ from postline.routes import (
     EVENTS_READ,
     EXPORTS_READ,
     EXPORTS_WRITE,
+    IP_POOLS_SES,
     LIST_SENDS_CANCEL,
     LIST_SENDS_READ,
     LISTS_DELETE,
@@ -118,6 +119,8 @@ def _content_key(*actions: str) -> dict[str, Any]:
         "Statement": [{"Effect": "Allow", "Action": list(actions), "Resource": {"Fn::GetAtt": ["ContentKey", "Arn"]}}]
     }
 
+
+_SES_ARN = "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
 
 POLICIES: dict[str, list[dict[str, Any]]] = {
     AUTH: [
@@ -347,6 +350,26 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
         {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ResendQueue", "QueueName"]}}},
     ],
     RESENDS_READ: [{"Statement": [{"Effect": "Allow", "Action": ["dynamodb:GetItem"], "Resource": _arn("JobsTable")}]}],
+    IP_POOLS_SES: [
+        {
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": [
+                        "ses:CreateDedicatedIpPool",
+                        "ses:DeleteDedicatedIpPool",
+                        "ses:CreateConfigurationSet",
+                        "ses:DeleteConfigurationSet",
+                        "ses:CreateConfigurationSetEventDestination",
+                    ],
+                    "Resource": [
+                        {"Fn::Sub": f"{_SES_ARN}:dedicated-ip-pool/postline-*"},
+                        {"Fn::Sub": f"{_SES_ARN}:configuration-set/postline-*"},
+                    ],
+                }
+            ]
+        }
+    ],
     WEBHOOK_SAMPLES: [
         {
             "Statement": [
@@ -525,6 +548,7 @@ VALUES: dict[str, Any] = {
     "PUBLIC_BASE_URL": _ref("PublicBaseUrl"),
     "OUTBOUND_TRANSPORT": _ref("OutboundTransport"),
     "SES_CONFIGURATION_SET": _ref("SesConfigurationSet"),
+    "FEEDBACK_TOPIC_ARN": _ref("FeedbackTopic"),
     "SMTP_RELAY": _ref("SmtpRelay"),
     "SMTP_HELO_NAME": _ref("SmtpHeloName"),
     "SMTP_MX_PORT": _ref("SmtpMxPort"),

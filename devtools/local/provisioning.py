@@ -173,6 +173,14 @@ def _queue(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> De
     return Deployed(url, {"Arn": arn, "QueueName": name, "QueueUrl": url})
 
 
+def _topic(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
+    """A topic, for the ARNs functions are given (an IP pool's SES configuration set reports to the
+    feedback topic); nothing subscribes locally, where SES does not send."""
+    name = props.get("TopicName") or physical_name(logical_id)
+    arn = clients("sns").create_topic(Name=name)["TopicArn"]
+    return Deployed(arn, {"TopicArn": arn, "TopicName": name})
+
+
 def _bucket(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
     name = props.get("BucketName") or physical_name(logical_id).lower()
     clients("s3").create_bucket(Bucket=name)
@@ -253,6 +261,7 @@ _CREATORS: dict[str, Callable[[ClientFactory, str, dict[str, Any]], Deployed]] =
     "AWS::DynamoDB::Table": _table,
     "AWS::SQS::Queue": _queue,
     "AWS::S3::Bucket": _bucket,
+    "AWS::SNS::Topic": _topic,
     "AWS::SecretsManager::Secret": _secret,
     "AWS::KMS::Key": _kms_key,
     "AWS::IAM::Role": _role,

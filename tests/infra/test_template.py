@@ -392,3 +392,24 @@ def test_the_consoles_cognito_pool_issues_the_console_jwts_the_api_verifies(temp
         "Fn::Join": [",", [{"Ref": "ConsoleTestClient"}, {"Ref": "ConsoleLiveClient"}]]
     }
     assert env["CONSOLE_JWKS"] == {"Fn::If": ["UseCognito", "", {"Ref": "ConsoleJwks"}]}
+
+
+def test_a_pools_create_and_delete_may_make_and_remove_its_ses_pool_and_configuration_set(
+    template: dict[str, Any],
+) -> None:
+    resources = template["Resources"]
+    for name in ("CreateIpPoolFunction", "DeleteIpPoolFunction"):
+        statements = [s for p in resources[name]["Properties"]["Policies"] for s in p.get("Statement", [])]
+        (ses,) = [s for s in statements if any(a.startswith("ses:") for a in s["Action"])]
+        assert {"ses:CreateDedicatedIpPool", "ses:CreateConfigurationSet", "ses:DeleteDedicatedIpPool"} <= set(
+            ses["Action"]
+        )
+        assert all(
+            r["Fn::Sub"].endswith(("dedicated-ip-pool/postline-*", "configuration-set/postline-*"))
+            for r in ses["Resource"]
+        )
+        assert resources[name]["Properties"]["Environment"]["Variables"]["FEEDBACK_TOPIC_ARN"] == {
+            "Ref": "FeedbackTopic"
+        }
+    reads = [s for p in resources["ListIpPoolsFunction"]["Properties"]["Policies"] for s in p.get("Statement", [])]
+    assert not any(a.startswith("ses:") for s in reads for a in s["Action"])

@@ -134,6 +134,13 @@ class Outbound(SettingsGroup):
     smtp_mx_port: int = Field(alias="SMTP_MX_PORT", ge=1, le=65535)
 
 
+class PoolProvisioning(SettingsGroup):
+    """What an IP pool's create and delete need for its SES counterpart (ip_pools/ses.py)."""
+
+    transport: Literal["ses", "smtp"] = Field(alias="OUTBOUND_TRANSPORT")
+    feedback_topic_arn: str = Field(alias="FEEDBACK_TOPIC_ARN")  # where a pool's configuration set reports
+
+
 class TlsReports(SettingsGroup):
     """Who signs the relay's TLS-RPT reports (RFC 8460): organization-name, and contact-info, which
     is also the From of mailed reports; its domain names the submitter."""

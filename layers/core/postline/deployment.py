@@ -35,6 +35,7 @@ from postline.config import (
     MetricsQuery,
     Notifications,
     Outbound,
+    PoolProvisioning,
     PublicUrl,
     RelayQueue,
     ResendQueue,
@@ -98,6 +99,7 @@ POLICY_SETTINGS: dict[str, Groups] = {
     r.RESENDS_WRITE: (Jobs, ResendQueue, WebhookDeliveries),
     r.RESENDS_READ: (Jobs, ResendQueue, WebhookDeliveries),
     r.WEBHOOK_SAMPLES: (WebhookDeliveries, WebhookRetry),
+    r.IP_POOLS_SES: (PoolProvisioning,),
     r.DOMAINS_READ: (ContentKey,),
     r.DOMAINS_WRITE: (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     r.VERIFY: (Counters, Suppressions, Dns, Outbound, VerificationChecks, EgressPolicy),  # EgressPolicy: a direct probe

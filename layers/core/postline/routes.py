@@ -32,6 +32,7 @@ EXPORTS_READ = "exports:read"  # read export jobs, presign their files
 DELIVERIES_READ = "webhook-deliveries:read"  # query an endpoint's delivery history
 RESENDS_WRITE = "webhook-resends:write"  # read deliveries, store a resend job, queue it
 RESENDS_READ = "webhook-resends:read"  # read resend jobs
+IP_POOLS_SES = "ip-pools:ses"  # make and delete a pool's SES dedicated IP pool and configuration set
 WEBHOOK_SAMPLES = "webhook-samples"  # store a sample event's delivery and start its retry workflow
 DOMAINS_READ = "domains:read"  # read sending domains, decrypting their DKIM keys
 DOMAINS_WRITE = "domains:write"  # write them (DKIM keys sealed), check their DNS, notify owners
@@ -268,12 +269,12 @@ ROUTES: tuple[Route, ...] = (
           policies=(DATA_REMOVALS_READ,)),
     Route("ListIpPools",     "GET",    "/v3/ip-pools",            "ip_pools", Access.READ, policies=(R,)),
     Route("CreateIpPool",    "POST",   "/v3/ip-pools",            "ip_pools", Access.WRITE, "ip_pool.created",
-          True, policies=(W,)),
+          True, policies=(W, IP_POOLS_SES)),
     Route("GetIpPool",       "GET",    "/v3/ip-pools/{id}",       "ip_pools", Access.READ, policies=(R,)),
     Route("UpdateIpPool",    "PATCH",  "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.updated",
           True, policies=(W,)),
     Route("DeleteIpPool",    "DELETE", "/v3/ip-pools/{id}",       "ip_pools", Access.WRITE, "ip_pool.deleted",
-          True, policies=(W,)),
+          True, policies=(W, IP_POOLS_SES)),
     Route("AssignIp",        "POST",   "/v3/ip-pools/{id}/ips",   "ip_pools", Access.WRITE, "ip_pool.ip_assigned",
           True, policies=(W,)),
     Route("ListIps",         "GET",    "/v3/ips",                 "ip_pools", Access.READ, policies=(R,)),

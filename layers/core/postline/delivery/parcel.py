@@ -29,3 +29,5 @@ class Parcel:
     ip_pool: str | None = None
     source_ip: str | None = None
     ip_pool_overflow: str | None = None  # the warming pool whose day's cap sent it to the shared pool
+    # With SES: the pool's configuration set (its SES dedicated IP pool); None: the deployment's own.
+    ses_configuration_set: str | None = None

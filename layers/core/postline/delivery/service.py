@@ -375,14 +375,20 @@ class Dispatcher:
         )
 
     def _source(self, message: Message, recipient: str) -> dict[str, str | None]:
-        """The parcel's ip_pool, source_ip and ip_pool_overflow: live copies only (test copies are simulated)."""
+        """The parcel's ip_pool, source_ip, ip_pool_overflow and SES configuration set: live copies only
+        (test copies are simulated)."""
         if self._sources is None or message.test:
             return {}
         key, today = f"{message.id}:{recipient}", self._clock.now().date()
         picked = self._sources.pick(message.account_id, message.ip_pool, key, today)
         if picked is None:
             return {}
-        return {"ip_pool": picked.pool_id, "source_ip": picked.ip, "ip_pool_overflow": picked.overflowed_from}
+        return {
+            "ip_pool": picked.pool_id,
+            "source_ip": picked.ip,
+            "ip_pool_overflow": picked.overflowed_from,
+            "ses_configuration_set": picked.ses_configuration_set,
+        }
 
     def _record(
         self,

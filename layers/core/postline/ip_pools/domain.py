@@ -39,6 +39,14 @@ class PoolType(StrEnum):
 ACCOUNT_POOL_TYPES = (PoolType.DEDICATED, PoolType.WARMING)
 
 
+class Scaling(StrEnum):
+    """How SES fills a pool's addresses (the SES transport only): standard, the ones the operator
+    allocates; managed, addresses SES leases, warms and scales to the pool's volume by itself."""
+
+    STANDARD = "standard"
+    MANAGED = "managed"
+
+
 class Provider(StrEnum):
     CLOUD_RELAY = "cloud-relay"  # Postline's relay task (SMTP from the pool's addresses) or SES
     ALT_POSTAL = "alt-postal"  # a second backend, listed for the interface's enum
@@ -58,6 +66,10 @@ class Pool(Model):
     ip_details: dict[str, dict[str, Any]] | None = None
     created_at: datetime
     warming_since: date | None = None  # the warm-up ramp's day 1 (UTC): set when the pool becomes warming
+    # With the SES transport: the configuration set sends through this pool use (its SES dedicated IP
+    # pool), made when the pool was; None where mail leaves from the relay's addresses instead.
+    ses_configuration_set: str | None = None
+    scaling: Scaling = Field(default_factory=lambda: Scaling.STANDARD)
     version: int = 0
 
     @property
@@ -99,8 +111,10 @@ def warmup_cap(pool: Pool, today: date) -> int | None:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a copy leaves from: the pool (its id) and address, and the warming pool it overflowed from."""
+    """Where a copy leaves from: the pool (its id) and address, and the warming pool it overflowed from;
+    with SES, the pool's configuration set (SES picks the address)."""
 
     pool_id: str | None
     ip: str | None
     overflowed_from: str | None = None
+    ses_configuration_set: str | None = None

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
 
-from postline.ip_pools.domain import Pool, PoolType, Provider, normalize_ip
+from postline.ip_pools.domain import Pool, PoolType, Provider, Scaling, normalize_ip
 from postline.shared.base import Model
 
 PoolName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
@@ -37,6 +37,11 @@ class IpPoolCreate(_Strict):
     type: AccountPoolType = PoolType.DEDICATED
     region: Region | None = None
     default: bool = Field(default=False, description="Make it the account's default pool.")
+    scaling: Scaling = Field(
+        default=Scaling.STANDARD,
+        description="With the SES transport: standard (the addresses the operator allocates) or managed "
+        "(SES leases, warms and scales addresses to the pool's volume; `ips` stays empty). Ignored by the relay.",
+    )
 
 
 class IpPoolUpdate(_Strict):

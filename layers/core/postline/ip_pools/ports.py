@@ -52,6 +52,19 @@ class IpPoolStore(Protocol):
         ...
 
 
+class SesPools(Protocol):
+    """A pool's counterpart in SES: a dedicated IP pool and the configuration set that sends through
+    it (ip_pools/ses.py). Both idempotent by the pool's id."""
+
+    def provision(self, pool: Pool) -> str | None:
+        """Makes them; the configuration set's name, or None when mail does not go through SES."""
+        ...
+
+    def retire(self, pool: Pool) -> None:
+        """Deletes them (nothing to do when there are none)."""
+        ...
+
+
 class WarmupCounts(Protocol):
     def take(self, pool_id: str, day: date) -> int:
         """Counts one more copy of the pool's on `day` (UTC); returns the day's count with it."""

@@ -9,6 +9,7 @@ sets the staff-managed reputation and ip_details. Every write is audited in its 
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from datetime import date
@@ -29,19 +30,22 @@ from postline.ip_pools.domain import (
     without,
 )
 from postline.ip_pools.models import Ip, IpAssign, IpPool, IpPoolCreate, IpPoolUpdate, ips_of, pool_view
-from postline.ip_pools.ports import IpPoolStore, WarmupCounts
+from postline.ip_pools.ports import IpPoolStore, SesPools, WarmupCounts
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
 from postline.shared.pagination import Page, slice_page
 from postline.shared.ports import Clock, IdFactory
 
+logger = logging.getLogger(__name__)
+
 
 class IpPoolService:
-    def __init__(self, *, pools: IpPoolStore, ids: IdFactory, clock: Clock) -> None:
+    def __init__(self, *, pools: IpPoolStore, ids: IdFactory, clock: Clock, ses: SesPools | None = None) -> None:
         self._pools = pools
         self._ids = ids
         self._clock = clock
+        self._ses = ses  # the SES transport's counterpart of each pool (None: the relay binds addresses)
 
     def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[IpPool]:
         """The platform's pools first (read-only), then the account's, each oldest first."""
@@ -70,9 +74,19 @@ class IpPoolService:
             type=request.type,
             created_at=self._clock.now(),
             warming_since=self._clock.now().date() if request.type is PoolType.WARMING else None,
+            scaling=request.scaling,
         )
+        # SES's pool and configuration set first, named by the pool's id: a pool is never stored
+        # without them, and a store that fails (the plan's count, a race) takes them back.
+        if self._ses is not None:
+            pool = pool.model_copy(update={"ses_configuration_set": self._ses.provision(pool)})
         audit = self._audit(principal.actor(), account.id, "ip_pool.created", pool, f"{pool.name} ({pool.type})")
-        self._pools.create_pool(pool, max_pools=limit, make_default=request.default, audit=audit)
+        try:
+            self._pools.create_pool(pool, max_pools=limit, make_default=request.default, audit=audit)
+        except Exception:
+            if self._ses is not None:
+                self._ses.retire(pool)
+            raise
         return pool_view(pool, pool.id if request.default else account.default_ip_pool_id)
 
     def update(self, principal: Principal, pool_id: str, request: IpPoolUpdate) -> IpPool:
@@ -110,6 +124,11 @@ class IpPoolService:
         was_default = current.id == principal.account.default_ip_pool_id
         audit = self._audit(principal.actor(), principal.account.id, "ip_pool.deleted", current, current.name)
         self._pools.delete_pool(current, was_default=was_default, audit=audit)
+        if self._ses is not None:
+            try:
+                self._ses.retire(current)
+            except Exception:  # the pool is gone; an SES leftover sends nothing and costs nothing
+                logger.exception("ip pool %s: its SES pool and configuration set were not deleted", current.id)
         return DeleteConfirmation(message=f"IP pool {current.id} ({current.name}) deleted.")
 
     def list_ips(self, principal: Principal, *, page: int, per_page: int) -> Page[Ip]:
@@ -260,13 +279,15 @@ class SourcePicker:
             cap = warmup_cap(pool, today)
             if cap is not None and self._warmup is not None and self._warmup.take(pool.id, today) > cap:
                 overflowed, pool = pool.id, None  # past today's step of the ramp: the shared pool takes it
+        if pool is not None and not pool.ips and pool.ses_configuration_set:
+            return Source(pool.id, None, overflowed, pool.ses_configuration_set)  # SES picks (managed scaling)
         if pool is None or not pool.ips:
             shared = [p for p in self._platform_pools() if p.type is PoolType.SHARED and p.ips]
             pool = shared[0] if shared else None
         if pool is None:
             return Source(None, None, overflowed) if overflowed else None
         index = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(pool.ips)
-        return Source(pool.id, pool.ips[index], overflowed)
+        return Source(pool.id, pool.ips[index], overflowed, pool.ses_configuration_set)
 
     def _platform_pools(self) -> list[Pool]:
         now = self._monotonic()

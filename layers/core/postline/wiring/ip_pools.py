@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import Resources
+from postline.config import PoolProvisioning, Resources
 from postline.wiring import shared
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
+    from postline.ip_pools.ses import SesDedicatedPools
     from postline.ip_pools.store import DynamoIpPoolStore
 
 
@@ -23,7 +24,17 @@ def ip_pool_store() -> DynamoIpPoolStore:
 def ip_pool_service() -> IpPoolService:
     from postline.ip_pools.service import IpPoolService
 
-    return IpPoolService(pools=ip_pool_store(), ids=shared.ids(), clock=clock())
+    return IpPoolService(pools=ip_pool_store(), ids=shared.ids(), clock=clock(), ses=ses_pools())
+
+
+@built_once()
+def ses_pools() -> SesDedicatedPools:
+    from postline.ip_pools.ses import SesDedicatedPools
+
+    provisioning = settings(PoolProvisioning)
+    return SesDedicatedPools(
+        client("sesv2"), enabled=provisioning.transport == "ses", feedback_topic_arn=provisioning.feedback_topic_arn
+    )
 
 
 def ip_pool_admin() -> IpPoolAdmin:

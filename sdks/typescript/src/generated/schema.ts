@@ -2857,6 +2857,11 @@ export interface components {
              * @default false
              */
             default?: boolean;
+            /**
+             * @description With the SES transport: standard (the addresses the operator allocates) or managed (SES leases, warms and scales addresses to the pool's volume; `ips` stays empty). Ignored by the relay.
+             * @default standard
+             */
+            scaling?: components["schemas"]["Scaling"];
         };
         /**
          * IpPoolUpdate
@@ -3940,6 +3945,13 @@ export interface components {
              */
             event?: components["schemas"]["EventType"] | null;
         };
+        /**
+         * Scaling
+         * @description How SES fills a pool's addresses (the SES transport only): standard, the ones the operator
+         *     allocates; managed, addresses SES leases, warms and scales to the pool's volume by itself.
+         * @enum {string}
+         */
+        Scaling: "standard" | "managed";
         /** ScheduledMessage */
         ScheduledMessage: {
             /** Id */

@@ -30,8 +30,10 @@ class SesTransport:
             "Content": {"Raw": {"Data": parcel.mime}},
             "EmailTags": [{"Name": MESSAGE_TAG, "Value": parcel.message_id}],
         }
-        if self._configuration_set:
-            request["ConfigurationSetName"] = self._configuration_set
+        # A pool's own configuration set sends through its SES dedicated IP pool (ip_pools/ses.py).
+        configuration_set = parcel.ses_configuration_set or self._configuration_set
+        if configuration_set:
+            request["ConfigurationSetName"] = configuration_set
         try:
             response = self._ses.send_email(**request)
         except ClientError as error:

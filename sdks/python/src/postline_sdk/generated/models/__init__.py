@@ -186,6 +186,7 @@ from .row_error import RowError
 from .row_error_reason import RowErrorReason
 from .rule import Rule
 from .sample_request import SampleRequest
+from .scaling import Scaling
 from .scheduled_message import ScheduledMessage
 from .scheduled_message_cancellation import ScheduledMessageCancellation
 from .scope import Scope
@@ -437,6 +438,7 @@ __all__ = (
     "RowErrorReason",
     "Rule",
     "SampleRequest",
+    "Scaling",
     "ScheduledMessage",
     "ScheduledMessageCancellation",
     "Scope",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.pool_type import PoolType
+from ..models.scaling import Scaling
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -24,12 +25,16 @@ class IpPoolCreate:
         type_ (PoolType | Unset):
         region (None | str | Unset):
         default (bool | Unset): Make it the account's default pool. Default: False.
+        scaling (Scaling | Unset): How SES fills a pool's addresses (the SES transport only): standard, the ones the
+            operator
+            allocates; managed, addresses SES leases, warms and scales to the pool's volume by itself.
     """
 
     name: str
     type_: PoolType | Unset = UNSET
     region: None | str | Unset = UNSET
     default: bool | Unset = False
+    scaling: Scaling | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -46,6 +51,10 @@ class IpPoolCreate:
 
         default = self.default
 
+        scaling: str | Unset = UNSET
+        if not isinstance(self.scaling, Unset):
+            scaling = self.scaling.value
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -59,6 +68,8 @@ class IpPoolCreate:
             field_dict["region"] = region
         if default is not UNSET:
             field_dict["default"] = default
+        if scaling is not UNSET:
+            field_dict["scaling"] = scaling
 
         return field_dict
 
@@ -85,11 +96,19 @@ class IpPoolCreate:
 
         default = d.pop("default", UNSET)
 
+        _scaling = d.pop("scaling", UNSET)
+        scaling: Scaling | Unset
+        if isinstance(_scaling, Unset):
+            scaling = UNSET
+        else:
+            scaling = Scaling(_scaling)
+
         ip_pool_create = cls(
             name=name,
             type_=type_,
             region=region,
             default=default,
+            scaling=scaling,
         )
 
         return ip_pool_create
