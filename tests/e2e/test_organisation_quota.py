@@ -49,8 +49,13 @@ def test_two_subaccounts_sending_at_once_never_pass_the_pool(runtime: Any, runti
     for slug in ("acme", "globex"):
         assert api.post("/v3/subaccounts", json={"name": slug, "slug": slug}).status_code == 201
         senders.append((slug, _domain(api.get(f"/v3/subaccounts/{slug}").json()["id"])))
-    # The parent's pool (its plan's monthly quota) with only ROOM emails left this month.
+    # The parent's pool (its plan's monthly quota) with only ROOM emails left this month. The shared
+    # runtime's clock is wherever earlier tests moved it: away from a month's end first, so that the
+    # sends below count in the month the room was made in.
     moment = now(runtime)
+    if moment.day >= 27:
+        runtime.advance(6 * 86400)
+        moment = now(runtime)
     stored = operator.operator_service().get_account(parent.id)
     limit = PLAN_LIMITS[Plan.PROFESSIONAL].monthly_emails
     month, day = month_key(moment), day_key(moment)
