@@ -385,10 +385,28 @@ def _webhooks(hooks: Webhooks) -> list[str]:
         f"   {'event -> webhook':28}{_ms(hooks.latency.mean)}{_ms(hooks.latency.p50)}{_ms(hooks.latency.p99)}",
         f"   {'bare POST':28}{_ms(hooks.bare.mean)}{_ms(hooks.bare.p50)}{_ms(hooks.bare.p99)}",
         f"   ratio: p50 {hooks.ratio_p50:.0f}x, p99 {hooks.ratio_p99:.0f}x{aim}.",
+        *_webhook_extras(hooks),
         "   The stream pump (devtools/local/pumps.py) waits on the emulator for its table's next stream record,",
         "   so it reads an event as it is written; the",
         "   latency is the fan-out's storage calls (endpoints, delivery record, signing) and the attempt.",
     ]
+
+
+def _webhook_extras(hooks: Webhooks) -> list[str]:
+    lines = []
+    if hooks.warmup:
+        cold = "none arrived" if hooks.cold_seconds is None else f"the first took {hooks.cold_seconds * 1000:.0f} ms"
+        lines.append(
+            f"   Before them {hooks.warmup} untimed events, each waited for, wake the stream consumers' cold starts"
+            f" ({cold})."
+        )
+    if hooks.runtime_cpu_per_event is not None and hooks.emulator_cpu_per_event is not None:
+        both = hooks.runtime_cpu_per_event + hooks.emulator_cpu_per_event
+        lines.append(
+            f"   CPU per event {both * 1000:.1f} ms (runtime {hooks.runtime_cpu_per_event * 1000:.1f}, emulator"
+            f" {hooks.emulator_cpu_per_event * 1000:.1f}): at {hooks.rate:g}/s {both * hooks.rate:.2f} cores' worth."
+        )
+    return lines
 
 
 def _events_query(query: EventsQuery) -> list[str]:
