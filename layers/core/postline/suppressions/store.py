@@ -119,10 +119,11 @@ class DynamoSuppressions:
         erased_hashes: Callable[[str, list[str]], list[str]] | None = None,
     ) -> None:
         """audit_table: the resources table, where the API's writes record their audit entries;
-        workers: the batch calls of `present` and `put_many` made at once (the import worker's
-        chunks: 10 BatchGetItem and 40 BatchWriteItem calls a chunk of 1,000 rows); erased_hashes:
-        (account id, address) -> the keyed hash erased addresses are kept under, so `suppressed`
-        still honours them (None: readers that never send)."""
+        workers: the batch calls of `suppressed`, `present` and `put_many` made at once (the import
+        worker's chunks: 10 BatchGetItem and 40 BatchWriteItem calls a chunk of 1,000 rows; a 5,000
+        batch's check: 250 BatchGetItem calls); erased_hashes: (account id, addresses) -> the keyed
+        hash each erased address is kept under, in order, so `suppressed` still honours them (None:
+        readers that never send)."""
         self._db = client
         self._table = table
         self._audit_table = audit_table
@@ -143,7 +144,7 @@ class DynamoSuppressions:
             hashed = {erased_sk(sk): email for sk, email in zip(hashes, emails, strict=True)}
             keys += [{"pk": pk, "sk": {"S": sk}} for sk in hashed]
         found: dict[str, list[Suppression]] = {}
-        for attrs in batch_get(self._db, self._table, keys):
+        for attrs in batch_get(self._db, self._table, keys, workers=self._workers):
             sk = attrs["sk"]["S"]
             if sk in hashed:  # an erased address: its objection, kept as the list types alone
                 email = hashed[sk]

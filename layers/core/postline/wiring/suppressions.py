@@ -36,11 +36,16 @@ def suppressions() -> DynamoSuppressions:
 def send_suppressions() -> DynamoSuppressions:
     """The send path's check (`suppressed`): keys this code builds, up to 25,000 for a 5,000 batch, so
     on the bulk client (botocore's walk of each key against the API model skipped; DynamoDB still
-    validates each request)."""
+    validates each request), eight reads at a time."""
+    from postline.shared.parallel import MAX_WORKERS
     from postline.suppressions.store import DynamoSuppressions
 
     return DynamoSuppressions(
-        bulk_client("dynamodb"), settings(Suppressions).table, settings(Resources).table, erased_hashes=erased_hashes
+        bulk_client("dynamodb"),
+        settings(Suppressions).table,
+        settings(Resources).table,
+        workers=MAX_WORKERS,
+        erased_hashes=erased_hashes,
     )
 
 
