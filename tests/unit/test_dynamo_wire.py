@@ -78,11 +78,36 @@ def test_other_operations_and_services_are_botocores() -> None:
     assert fast._serializer.serialize_to_request(parameters, model) == _client()._serializer.serialize_to_request(
         parameters, model
     )
-    sqs = boto3.session.Session().client(
-        "sqs", region_name="us-east-1", aws_access_key_id="testing", aws_secret_access_key="testing"
+    s3 = boto3.session.Session().client(
+        "s3", region_name="us-east-1", aws_access_key_id="testing", aws_secret_access_key="testing"
     )
-    assert send_as_built(sqs)._serializer is sqs._serializer  # not DynamoDB: unchanged
+    assert send_as_built(s3)._serializer is s3._serializer  # nothing of it sent as built: unchanged
     assert send_as_built(fast)._serializer is fast._serializer  # once
+
+
+def test_an_sqs_batch_body_is_what_botocore_serializes() -> None:
+    def sqs() -> Any:
+        return boto3.session.Session().client(
+            "sqs",
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            config=Config(parameter_validation=False),
+        )
+
+    plain, fast = sqs(), send_as_built(sqs())
+    model = plain.meta.service_model.operation_model("SendMessageBatch")
+    parameters = {
+        "QueueUrl": "http://127.0.0.1:4566/000000000000/send",
+        "Entries": [
+            {"Id": str(i), "MessageBody": '{"message_id":"msg_é","attempt":1}', "DelaySeconds": i} for i in range(10)
+        ],
+    }
+    expected = plain._serializer.serialize_to_request(parameters, model)
+    assert fast._serializer.serialize_to_request(parameters, model) == expected
+    other = plain.meta.service_model.operation_model("SendMessage")
+    one = {"QueueUrl": parameters["QueueUrl"], "MessageBody": "x"}
+    assert fast._serializer.serialize_to_request(one, other) == plain._serializer.serialize_to_request(one, other)
 
 
 def test_a_value_dynamodb_has_no_wire_form_for_is_refused() -> None:

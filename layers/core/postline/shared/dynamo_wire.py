@@ -1,5 +1,6 @@
 """DynamoDB batch requests sent as built: on a bulk client (wiring/registry.py `bulk_client`), the
-body of a BatchWriteItem or BatchGetItem is its parameters dumped to JSON as they are.
+body of a BatchWriteItem or BatchGetItem (and of SQS's SendMessageBatch, the send queue's jobs) is
+its parameters dumped to JSON as they are.
 
 Why: botocore's JSON serializer walks the API model over every attribute of every item to produce
 exactly that JSON (DynamoDB's shapes rename no member and its wire format is the AttributeValue
@@ -19,7 +20,8 @@ import base64
 import json
 from typing import Any
 
-AS_BUILT = frozenset({"BatchWriteItem", "BatchGetItem"})
+# Per service (both JSON protocols), the operations whose bodies are sent as built.
+AS_BUILT = {"dynamodb": frozenset({"BatchWriteItem", "BatchGetItem"}), "sqs": frozenset({"SendMessageBatch"})}
 
 
 def _blob(value: object) -> str:
@@ -31,11 +33,12 @@ def _blob(value: object) -> str:
 class AsBuiltSerializer:
     """botocore's serializer for every operation, except AS_BUILT's bodies (see the module's doc)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, operations: frozenset[str]) -> None:
         self._inner = inner
+        self._operations = operations
 
     def serialize_to_request(self, parameters: dict[str, Any], operation_model: Any) -> dict[str, Any]:
-        if operation_model.name not in AS_BUILT:
+        if operation_model.name not in self._operations:
             return dict(self._inner.serialize_to_request(parameters, operation_model))
         serialized = dict(self._inner.serialize_to_request({}, operation_model))
         serialized["body"] = json.dumps(parameters, default=_blob).encode("utf-8")
@@ -43,13 +46,10 @@ class AsBuiltSerializer:
 
 
 def send_as_built(client: Any) -> Any:
-    """`client` (a DynamoDB client without parameter validation) with AS_BUILT's bodies dumped as
-    given; a client of another shape is returned unchanged."""
+    """`client` (a client without parameter validation) with AS_BUILT's bodies dumped as given; a
+    client of another service is returned unchanged."""
     inner = getattr(client, "_serializer", None)
-    if (
-        inner is not None
-        and not isinstance(inner, AsBuiltSerializer)
-        and client.meta.service_model.service_name == "dynamodb"
-    ):
-        client._serializer = AsBuiltSerializer(inner)  # botocore keeps one serializer per client
+    operations = AS_BUILT.get(client.meta.service_model.service_name)
+    if inner is not None and operations and not isinstance(inner, AsBuiltSerializer):
+        client._serializer = AsBuiltSerializer(inner, operations)  # botocore keeps one serializer per client
     return client
