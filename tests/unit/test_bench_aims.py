@@ -99,3 +99,4 @@ def test_the_webhook_section_reports_its_cold_start_and_cpu_per_event() -> None:
     text = "\n".join(_webhooks(hooks))
     assert "5 untimed events" in text and "the first took 412 ms" in text
     assert "CPU per event 18.8 ms (runtime 9.3, emulator 9.5): at 200/s 3.76 cores' worth." in text
+    assert "p99 803-966 ms before issue 33" in text  # the issue's figure beside the aim's
