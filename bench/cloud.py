@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from bench.recorder import Call
+from postline.sending.service import STORE_CHUNK
 
 # USD, us-east-1 list prices (on-demand, no free tier), from each service's public pricing page as
 # of 2026-11. Lambda is arm64, as template.yaml deploys it.
@@ -98,6 +99,7 @@ API_GATEWAY_MS = 15.0  # REST API's own latency in front of the function (CloudW
 LAMBDA_INVOKE_MS = 5.0  # a warm invocation's own overhead
 WEBHOOK_STATE_TRANSITIONS = 4  # a retry schedule that ends at its first scheduled attempt: wait, attempt, choice, end
 
+_SUPPRESSION_KEYS = 5  # a recipient's keys in the send path's check: four types and its erased hash
 _ITEM_OVERHEAD_BYTES = 100  # DynamoDB adds about this much to an item's size for indexes
 _DEFAULT_ITEM_BYTES = 400  # an item read only by COUNT, whose size no response shows
 _FREE_SERVICES = {"dynamodbstreams", "sts", "cloudformation", "logs"}  # triggers' stream reads are free
@@ -464,17 +466,18 @@ SEND_CALLS: dict[str, tuple[int, str]] = {
 
 def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     """POST /v3/messages.batch of `recipients` distinct deliverable recipients carrying `tags` tags,
-    no Idempotency-Key: the send's calls, with suppressions read 100 keys (25 recipients, four
-    types each) a call, one SQS batch per chunk of 10 messages, and each chunk's items (a message,
-    its queued event and one item per tag for the tag's index) written 25 a BatchWriteItem."""
-    chunks = [min(10, recipients - start) for start in range(0, recipients, 10)]
+    no Idempotency-Key: the send's calls, with suppressions read 100 keys (20 recipients: four
+    types and the erased address's key each) a call, messages committed in chunks of STORE_CHUNK
+    (50): a chunk's jobs 10 to an SQS batch, then its items (a message, its queued event and one
+    item per tag for the tag's index) written 25 a BatchWriteItem."""
+    chunks = [min(STORE_CHUNK, recipients - start) for start in range(0, recipients, STORE_CHUNK)]
     return {
-        "dynamodb.BatchGetItem": 1 + math.ceil(recipients / 25),
+        "dynamodb.BatchGetItem": 1 + math.ceil(recipients * _SUPPRESSION_KEYS / 100),
         "dynamodb.UpdateItem": 1,
         "dynamodb.GetItem": 1,  # a lone recipient is looked up as a list's address only if the account has lists
         "dynamodb.TransactWriteItems": 1,
         "kms.GenerateDataKey": 1,
-        "sqs.SendMessageBatch": len(chunks),
+        "sqs.SendMessageBatch": sum(math.ceil(size / 10) for size in chunks),
         "dynamodb.BatchWriteItem": sum(math.ceil(size * (2 + tags) / 25) for size in chunks),
     }
 

@@ -85,6 +85,13 @@ def _plan(shape: Any) -> Parse:
                 # members), then put in the shape's order, as moto's walk of the members puts them.
                 if value is None:
                     return None
+                if len(value) == 1:  # most of them: an attribute value ({"S": ...}), nothing to order
+                    ((json_name, raw),) = value.items()
+                    one = by_json_name.get(json_name)
+                    if one is None or raw is None:
+                        return {}
+                    _, name, member = one
+                    return {name: raw if member is None else member(raw)}
                 found = [
                     (*by_json_name[json_name], raw)
                     for json_name, raw in value.items()

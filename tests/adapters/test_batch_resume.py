@@ -130,7 +130,7 @@ def empty_queue(stack: InProcessStack) -> None:
     _drain_jobs()
 
 
-BATCH = 35  # four chunks of STORE_CHUNK
+BATCH = 3 * STORE_CHUNK + 5  # four chunks of STORE_CHUNK
 
 
 def _batch_request() -> tuple[BatchSendRequest, dict[str, Any]]:

@@ -217,6 +217,23 @@ def test_the_import_workers_store_makes_its_batch_calls_eight_at_a_time_with_the
     assert store.find(account_id, SuppressionType.BOUNCES, emails[999]) == entries[999]
 
 
+def test_the_send_paths_check_reads_eight_at_a_time_with_the_same_result(
+    store: DynamoSuppressions, principal: Principal
+) -> None:
+    """suppressions.send_suppressions(): a batch's check (five keys a recipient, 100 a call) side by
+    side on the bulk client, erased addresses hashed in one go: what the plain store finds."""
+    checking = suppressions.send_suppressions()
+    assert checking._workers == 8 and checking._erased_hashes is not None
+    counting = CountingClient(checking._db)
+    parallel = DynamoSuppressions(counting, store._table, store._audit_table, workers=8)
+    account_id = principal.account.id
+    emails = [f"s{n}@check.example" for n in range(230)]
+    store.put_many([new_suppression(account_id, SuppressionType.BOUNCES, email, NOW) for email in emails[::7]])
+    assert parallel.suppressed(account_id, emails) == set(emails[::7]) == store.suppressed(account_id, emails)
+    assert counting.calls == {"batch_get_item": 10}  # 230 x 4 keys (no erased hashes here), 100 a call
+    assert checking.suppressed(account_id, [e.upper() for e in emails]) == set(emails[::7])
+
+
 def test_bulk_delete_counts_removed_and_not_found(
     service: SuppressionService, store: DynamoSuppressions, principal: Principal, clock: FixedClock
 ) -> None:

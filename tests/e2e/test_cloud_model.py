@@ -37,7 +37,7 @@ def test_a_send_makes_exactly_the_calls_the_model_prices(runtime: Any) -> None:
     assert dict(usual) == {name: count for name, (count, _) in cloud.SEND_CALLS.items()}
 
 
-@pytest.mark.parametrize("recipients", [1, 37, 60])
+@pytest.mark.parametrize("recipients", [1, 37, 60, 99])
 def test_a_batch_makes_exactly_the_calls_the_model_prices(runtime: Any, recipients: int) -> None:
     sender = verified_sender(runtime)
     accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # the key's first use

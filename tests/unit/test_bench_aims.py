@@ -77,3 +77,26 @@ def test_the_webhook_model_reads_the_template_and_polls_an_idle_shard() -> None:
     windowed = cloud.webhook_latency(dataclasses.replace(mapping, window_ms=1000), 20)
     assert windowed.p99_ms > 1000  # a batching window holds a batch's first record that long
     assert cloud.fan_out_calls(3) == {"dynamodb.PutItem": 6, "dynamodb.UpdateItem": 3}
+
+
+def test_the_webhook_section_reports_its_cold_start_and_cpu_per_event() -> None:
+    from bench.report import _webhooks  # the section's lines
+
+    latency = Latencies.of([0.02] * 200)
+    hooks = Webhooks(
+        events=200,
+        rate=200.0,
+        delivered=200,
+        latency=latency,
+        bare=latency,
+        ratio_p50=1,
+        ratio_p99=1,
+        warmup=5,
+        cold_seconds=0.412,
+        runtime_cpu_per_event=0.0093,
+        emulator_cpu_per_event=0.0095,
+    )
+    text = "\n".join(_webhooks(hooks))
+    assert "5 untimed events" in text and "the first took 412 ms" in text
+    assert "CPU per event 18.8 ms (runtime 9.3, emulator 9.5): at 200/s 3.76 cores' worth." in text
+    assert "p99 803-966 ms before issue 33" in text  # the issue's figure beside the aim's

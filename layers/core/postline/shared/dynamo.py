@@ -39,13 +39,48 @@ def _plain(value: Any) -> Any:
 
 
 def to_attrs(data: dict[str, Any]) -> dict[str, Any]:
-    # Through JSON so floats become Decimal (the serializer refuses float) and datetimes strings.
-    clean = json.loads(json.dumps(data, default=str), parse_float=Decimal)
-    return {k: _attribute(v) for k, v in clean.items() if v is not None}
+    """The attributes of `data` as it reads back from JSON (so floats become Decimal, which the
+    serializer takes, and other values their `str`), None values left out."""
+    if any(type(k) is not str for k in data):
+        data = json.loads(json.dumps(data, default=str))  # JSON's keys are strings
+    return {k: to_value(v) for k, v in data.items() if v is not None}
 
 
 def to_value(value: Any) -> Any:
-    return _attribute(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+    """The attribute of `value` as it reads back from JSON: built directly when it holds only JSON's
+    own types (what `model_dump(mode="json")` makes: the send path's items), else through JSON."""
+    try:
+        return _json_attribute(value)
+    except _NotJson:
+        return _attribute(json.loads(json.dumps(value, default=str), parse_float=Decimal))
+
+
+class _NotJson(Exception):
+    """A value JSON would change (a float, a date, a tuple, a str subclass, a non-str key, ...)."""
+
+
+def _json_attribute(value: Any) -> dict[str, Any]:
+    """_attribute of `value`, which must read back from JSON as itself (else _NotJson)."""
+    kind = type(value)
+    if kind is str:
+        return {"S": value}
+    if kind is dict:
+        attrs = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _NotJson
+            attrs[k] = _json_attribute(v)
+        return {"M": attrs}
+    if kind is list:
+        return {"L": [_json_attribute(v) for v in value]}
+    if kind is bool:
+        return {"BOOL": value}
+    if value is None:
+        return {"NULL": True}
+    if kind is int:
+        serialized: dict[str, Any] = _serializer.serialize(value)
+        return serialized
+    raise _NotJson
 
 
 def _attribute(value: Any) -> dict[str, Any]:

@@ -149,8 +149,13 @@ def bulk_client(service: str) -> Any:
     """A client for requests whose items this code builds (the import worker's lists, the message
     store): botocore's check
     of each request against the API model, which walks every attribute of every item, is skipped;
-    DynamoDB still validates each request."""
-    return boto3.session.Session().client(service, config=BOTO_CONFIG.merge(Config(parameter_validation=False)))
+    DynamoDB still validates each request. Its batch reads and writes (and SQS's batch sends) send
+    their bodies as built (shared/dynamo_wire.py: botocore's serializer walks every attribute again)."""
+    from postline.shared.dynamo_wire import send_as_built
+
+    return send_as_built(
+        boto3.session.Session().client(service, config=BOTO_CONFIG.merge(Config(parameter_validation=False)))
+    )
 
 
 @built_once()

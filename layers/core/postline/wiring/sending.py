@@ -56,7 +56,7 @@ def send_service() -> SendService:
         vault=vault(),
         queue=dispatch_queue(),
         quotas=usage.pooled_quotas(),
-        suppressions=suppressions.suppressions(),
+        suppressions=suppressions.send_suppressions(),
         domains=domains.organisation_domains(),
         templates=templates.template_store(),
         accounts=accounts.account_store(),

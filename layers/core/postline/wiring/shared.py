@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from postline.config import Dns, EgressPolicy, SendQueue
 from postline.shared.ports import Meter
-from postline.wiring.registry import built_once, client, clock, settings
+from postline.wiring.registry import built_once, bulk_client, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.egress.guard import EgressGuard
@@ -40,12 +40,13 @@ def mx_resolver() -> MxResolver:
 
 
 def delayed_queue(url: str, arn: str) -> DelayedQueue:
-    """A queue whose long waits are EventBridge Scheduler schedules (the send queue's settings)."""
+    """A queue whose long waits are EventBridge Scheduler schedules (the send queue's settings). Its
+    SQS batches are sent as built (bulk_client: a 5,000 batch's 500 SendMessageBatch calls)."""
     from postline.shared.delayed_queue import DelayedQueue
 
     queue = settings(SendQueue)
     return DelayedQueue(
-        client("sqs"),
+        bulk_client("sqs"),
         client("scheduler"),
         queue_url=url,
         queue_arn=arn,
