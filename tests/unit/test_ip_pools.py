@@ -184,6 +184,11 @@ def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools:
     picked = [picker.pick(pro.id, "warm", f"m{n}:a", day1) for n in range(cap + 3)]
     assert all(p is not None and p.pool_id == warm.id and p.overflowed_from is None for p in picked[:cap])
     assert picked[cap:] == [Source(pools.shared.id, "198.51.100.1", warm.id)] * 3
+    # A test copy (simulated) names the warming pool without spending or heeding the day's cap.
+    spent = counts.take(warm.id, day1)
+    simulated = picker.pick(pro.id, "warm", "t1:a", day1, simulated=True)
+    assert simulated is not None and (simulated.pool_id, simulated.overflowed_from) == (warm.id, None)
+    assert counts.take(warm.id, day1) == spent + 1
     day5 = day1 + timedelta(days=4)
     assert warmup_cap(pools.store.pools[(pro.id, warm.id)], day5) == WARMUP_RAMP[4] * 2
     assert all(picker.pick(pro.id, "warm", f"n{n}:a", day5).pool_id == warm.id for n in range(cap + 3))  # type: ignore[union-attr]

@@ -265,10 +265,13 @@ class SourcePicker:
         self._monotonic = monotonic
         self._platform: tuple[float, list[Pool]] | None = None
 
-    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
+    def pick(
+        self, account_id: str, reference: str | None, key: str, today: date, *, simulated: bool = False
+    ) -> Source | None:
+        """simulated: a test copy's (named on its events only): the warm-up ramp is neither counted nor applied."""
         pool = self._named(account_id, reference) if reference else None
         overflowed: str | None = None
-        if pool is not None and pool.ips:
+        if pool is not None and pool.ips and not simulated:
             cap = warmup_cap(pool, today)
             if cap is not None and self._warmup is not None and self._warmup.take(pool.id, today) > cap:
                 overflowed, pool = pool.id, None  # past today's step of the ramp: the shared pool takes it
