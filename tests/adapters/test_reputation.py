@@ -21,9 +21,9 @@ from postline.events.domain import Event, EventType
 from postline.events.store import StreamRecords
 from postline.ip_pools.domain import Pool, PoolType
 from postline.ip_pools.store import DynamoIpPoolStore
-from postline.metrics.reputation import SCORED_SPAN
+from postline.metrics.reputation import SCORED_SPAN, WINDOW
 from postline.metrics.reputation_service import EVERY, ReputationService
-from postline.metrics.reputation_store import DynamoReputations
+from postline.metrics.reputation_store import DynamoReputations, reputation_key
 from postline.metrics.service import RollupService
 from postline.metrics.store import DynamoRollups
 from tests.adapters.test_metrics_rollups import Stream, _consume, _write
@@ -183,6 +183,10 @@ def test_the_window_is_30_days_and_test_mode_is_apart_and_audited_without_a_noti
     world.clock.advance(EVERY.total_seconds())
     world.send(200)
     assert world.store.domain_scores(world.account, "live") == {DOMAIN: 100}
+    item = world.stack.client("dynamodb").get_item(
+        TableName=world.stack.env["COUNTERS_TABLE"], Key=reputation_key(world.account, "live")
+    )["Item"]
+    assert int(item["expires_at"]["N"]) == int((world.clock.now() + WINDOW).timestamp())  # no mail left by then
 
     world.send(200, EventType.BOUNCED, live=False)  # test mode: its own roll-ups and snapshot
     assert world.store.domain_scores(world.account, "test") == {DOMAIN: 0}

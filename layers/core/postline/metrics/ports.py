@@ -149,7 +149,14 @@ class ReputationStore(Protocol):
     def snapshot(self, account_id: str, mode: str) -> Snapshot | None: ...
 
     def save(
-        self, account_id: str, mode: str, snapshot: Snapshot, *, read_version: int, audits: list[AuditEntry]
+        self,
+        account_id: str,
+        mode: str,
+        snapshot: Snapshot,
+        *,
+        read_version: int,
+        audits: list[AuditEntry],
+        expires_at: int | None = None,
     ) -> bool:
         """The snapshot and the audit entries in one write; False (nothing written) when another
         save happened since `read_version`."""

@@ -95,7 +95,10 @@ class ReputationService:
         after = Snapshot.of(scores, own_pools=set(own), version=before.version + 1)
         crossed = sorted(after.danger - before.danger)
         audits = [self._audit(account_id, mode, crossing, after, own) for crossing in crossed]
-        if not self._store.save(account_id, mode, after, read_version=before.version, audits=audits):
+        expires = int((now + WINDOW).timestamp())
+        if not self._store.save(
+            account_id, mode, after, read_version=before.version, audits=audits, expires_at=expires
+        ):
             logger.info("reputation of %s (%s) saved meanwhile by another evaluation", account_id, mode)
             return before
         if mode == "live":

@@ -2,7 +2,8 @@
 
     REP#<account>   <mode>   `claimed_at` (the last evaluation's start: the throttle), `scores` (JSON:
                              domains, pools, ips -> 0-100 or null), `danger` (JSON list of
-                             `domain:<name>` / `pool:<id>` in danger), `version`
+                             `domain:<name>` / `pool:<id>` in danger), `version`, `expires_at` (30
+                             days after the last evaluation: then no mail is left in the window)
 
 The domain and pool routes read one item per request; the roll-up consumer writes it (reputation_
 service.py). A save that raises alerts writes their audit entries in the same transaction, so a
@@ -67,10 +68,18 @@ class DynamoReputations:
         )
 
     def save(
-        self, account_id: str, mode: str, snapshot: Snapshot, *, read_version: int, audits: list[AuditEntry]
+        self,
+        account_id: str,
+        mode: str,
+        snapshot: Snapshot,
+        *,
+        read_version: int,
+        audits: list[AuditEntry],
+        expires_at: int | None = None,
     ) -> bool:
         """Writes the snapshot (version read_version + 1) and the audit entries in one transaction;
-        False when another evaluation saved since `read_version` was read (nothing is written)."""
+        False when another evaluation saved since `read_version` was read (nothing is written).
+        expires_at: the item's TTL (an account that stops sending has no window left to score)."""
         values = {
             ":scores": {"S": json.dumps({"domains": snapshot.domains, "pools": snapshot.pools, "ips": snapshot.ips})},
             ":danger": {"S": json.dumps(sorted(snapshot.danger))},
@@ -82,6 +91,9 @@ class DynamoReputations:
             "UpdateExpression": "SET scores = :scores, danger = :danger, version = :next",
             "ExpressionAttributeValues": values,
         }
+        if expires_at is not None:
+            update["UpdateExpression"] += ", expires_at = :ttl"
+            values[":ttl"] = {"N": str(expires_at)}
         if read_version:
             update["ConditionExpression"] = "version = :read"
             values[":read"] = {"N": str(read_version)}
