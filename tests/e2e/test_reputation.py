@@ -101,3 +101,30 @@ def test_simulated_complaints_lower_a_pools_reputation_and_raise_one_alert(runti
     run_cli(runtime, "ip-pool", "set-reputation", pool["id"], "77", "--account", sender.id)
     staffed = sender.test.get(f"/v3/ip-pools/{pool['id']}").json()
     assert staffed["reputation"] == 77 and staffed["ip_details"] == {ip: {"reputation": 0}}  # staff's wins
+
+
+def test_live_mail_scores_the_domain_on_the_domain_routes(runtime: Any) -> None:
+    """The domain routes (live keys) show the live mail's reputation: MIN_SENT copies through the
+    relay to the mail sink, all delivered, score 100; the pool they left from too."""
+    sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
+    pool = sender.live.post("/v3/ip-pools", json={"name": "live", "default": True}).json()
+    ip = unused_loopback_ip()
+    run_cli(runtime, "ip", "allocate", ip, "--pool", pool["id"], "--account", sender.id)
+    (listed,) = sender.live.get("/v3/domains").json()["items"]
+    assert listed["reputation"] is None
+    _batch(runtime, sender.live, sender, MIN_SENT - 1)
+    _counted(sender.live, MIN_SENT - 1, 0)
+    runtime.advance(EVERY.total_seconds() + 1)
+    _batch(runtime, sender.live, sender, 1)
+    drain(runtime)
+
+    def scored() -> dict[str, Any]:
+        domain: dict[str, Any] = sender.live.get(f"/v3/domains/{listed['id']}").json()
+        assert domain["reputation"] == 100, domain
+        return domain
+
+    eventually(scored, 30, waiting_for="the domain's reputation")
+    assert [d["reputation"] for d in sender.live.get("/v3/domains").json()["items"]] == [100]
+    seen = sender.live.get(f"/v3/ip-pools/{pool['id']}").json()
+    assert (seen["reputation"], seen["ip_details"]) == (100, {ip: {"reputation": 100}})
+    assert sender.test.get(f"/v3/ip-pools/{pool['id']}").json()["reputation"] is None  # test mode: none sent
