@@ -25,11 +25,14 @@ So 70 is SES's review line for either rate, 0 its pause line, and 40 the danger 
 it is Gmail's and Yahoo's never-exceed 0.3%, which sits midway between SES's review and pause lines;
 for bounces, where no mailbox provider publishes a line, the same midpoint of SES's (7.5%).
 
-    score >= 70        healthy: below every line a provider reviews at
-    40 < score < 70    watch: past a review line
+    score > 70         healthy: below every line a provider reviews at
+    40 < score <= 70   watch: at or past a review line
     score <= 40        danger (DANGER_LINE): a domain or pool of the account's that crosses it raises
                        an audit entry and a notice to the owner, once per crossing (metrics/
                        reputation_service.py)
+
+Each domain, pool and address is scored apart, per mode (live mail, and test mode's simulated mail,
+as the metrics routes answer).
 
 Null below MIN_SENT copies in the window: with fewer, one complaint is already past 1% and the score
 would say more about chance than about the sender (Google's Postmaster Tools likewise shows nothing
@@ -38,8 +41,9 @@ for low volumes).
 What is scored (series of the roll-ups; metrics/domain.py series_of)
     a domain    `sending_domain#<name>`, every event of mail from it
     a pool      every `sending_ip#<pool id>#<address>` series of the pool: each `sent`, `bounced` and
-                `complained` event carrying the pool and address its copy left from (live copies
-                through the SMTP relay; delivery/service.py puts them on the events). Only those
+                `complained` event carrying the pool and address its copy left from (copies through
+                the SMTP relay, and test copies naming the ones a live copy would use; delivery/
+                service.py puts them on the events). Only those
                 three counters: one more item per sent copy, none for the other events.
     an address  the same series, summed over the account's pools (an address moved between its
                 pools keeps its history)
