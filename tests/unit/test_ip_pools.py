@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from postline.accounts.domain import PLAN_LIMITS, Account, Plan
-from postline.ip_pools.domain import WARMUP_RAMP, PoolType, Source, warmup_cap
-from postline.ip_pools.models import IpAssign, IpPoolCreate, IpPoolUpdate
+from postline.ip_pools.domain import WARMUP_RAMP, Pool, PoolType, Source, warmup_cap
+from postline.ip_pools.models import IpAssign, IpPoolCreate, IpPoolUpdate, pool_view
 from postline.ip_pools.service import IpPoolAdmin, IpPoolService, SourcePicker
 from postline.keys.identity import Principal
 from postline.shared.errors import ApiError, Forbidden, NotFound, ValidationFailed
@@ -184,7 +184,34 @@ def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools:
     picked = [picker.pick(pro.id, "warm", f"m{n}:a", day1) for n in range(cap + 3)]
     assert all(p is not None and p.pool_id == warm.id and p.overflowed_from is None for p in picked[:cap])
     assert picked[cap:] == [Source(pools.shared.id, "198.51.100.1", warm.id)] * 3
+    # A test copy (simulated) names the warming pool without spending or heeding the day's cap.
+    spent = counts.take(warm.id, day1)
+    simulated = picker.pick(pro.id, "warm", "t1:a", day1, simulated=True)
+    assert simulated is not None and (simulated.pool_id, simulated.overflowed_from) == (warm.id, None)
+    assert counts.take(warm.id, day1) == spent + 1
     day5 = day1 + timedelta(days=4)
     assert warmup_cap(pools.store.pools[(pro.id, warm.id)], day5) == WARMUP_RAMP[4] * 2
     assert all(picker.pick(pro.id, "warm", f"n{n}:a", day5).pool_id == warm.id for n in range(cap + 3))  # type: ignore[union-attr]
     assert warmup_cap(pools.store.pools[(pro.id, warm.id)], day1 + timedelta(days=len(WARMUP_RAMP))) is None
+
+
+def test_computed_reputation_shows_only_where_staff_set_none() -> None:
+    when = FixedClock().now()
+    pool = Pool(
+        id="p1", account_id="acct_1", name="mine", type=PoolType.DEDICATED, created_at=when,
+        ips=["192.0.2.1", "192.0.2.2", "192.0.2.3"],
+        ip_details={"192.0.2.1": {"ptr": "mta1.example"}, "192.0.2.2": {"reputation": 90}},
+    )  # fmt: skip
+    scores = ({"p1": 35}, {"192.0.2.1": 60, "192.0.2.2": 10, "192.0.2.3": None, "203.0.113.9": 5})
+    view = pool_view(pool, None, scores)
+    assert view.reputation == 35
+    assert view.ip_details == {
+        "192.0.2.1": {"ptr": "mta1.example", "reputation": 60},  # staff's metadata kept, computed added
+        "192.0.2.2": {"reputation": 90},  # staff's reputation wins
+    }  # 192.0.2.3: below the minimum volume, nothing; 203.0.113.9: not the pool's
+    assert pool.ip_details == {"192.0.2.1": {"ptr": "mta1.example"}, "192.0.2.2": {"reputation": 90}}
+    staffed = pool_view(pool.model_copy(update={"reputation": 80}), None, scores)
+    assert staffed.reputation == 80
+    platform = pool.model_copy(update={"account_id": None, "ip_details": None})
+    assert (pool_view(platform, None, scores).reputation, pool_view(platform, None, scores).ip_details) == (None, None)
+    assert pool_view(pool.model_copy(update={"ip_details": None}), None, ({}, {})).ip_details is None

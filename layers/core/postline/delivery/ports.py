@@ -32,8 +32,11 @@ class TlsSessions(Protocol):
 class SourceAddresses(Protocol):
     """Which IP pool and source address a copy leaves from (ip_pools/service.py SourcePicker)."""
 
-    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
+    def pick(
+        self, account_id: str, reference: str | None, key: str, today: date, *, simulated: bool = False
+    ) -> Source | None:
         """The pool `reference` names (id or name; None: the shared platform pool) and one of its
         addresses chosen by `key`, or the shared pool's past a warming pool's cap for `today`; None:
-        no pool holds an address (the host's own address)."""
+        no pool holds an address (the host's own address). `simulated`: a test copy's, named on its
+        events only: it spends nothing of a warming pool's day."""
         ...

@@ -375,12 +375,14 @@ class Dispatcher:
         )
 
     def _source(self, message: Message, recipient: str) -> dict[str, str | None]:
-        """The parcel's ip_pool, source_ip, ip_pool_overflow and SES configuration set: live copies only
-        (test copies are simulated)."""
-        if self._sources is None or message.test:
+        """The parcel's ip_pool, source_ip, ip_pool_overflow and SES configuration set. A test copy is
+        simulated: it names the pool and address a live one would leave from on its events (so test
+        mode's pool reputation and event filters work), without spending a warming pool's day (the
+        simulator binds nothing)."""
+        if self._sources is None:
             return {}
         key, today = f"{message.id}:{recipient}", self._clock.now().date()
-        picked = self._sources.pick(message.account_id, message.ip_pool, key, today)
+        picked = self._sources.pick(message.account_id, message.ip_pool, key, today, simulated=message.test)
         if picked is None:
             return {}
         return {

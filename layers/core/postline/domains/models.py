@@ -115,7 +115,9 @@ def _record(record: DnsRecord) -> DomainRecordView:
     )
 
 
-def domain_view(domain: SendingDomain) -> Domain:
+def domain_view(domain: SendingDomain, *, reputation: int | None = None) -> Domain:
+    """reputation: computed from the metrics roll-ups (domains/ports.py DomainReputations); a stored
+    one, if any, wins."""
     return Domain(
         id=domain.id,
         domain=domain.domain,
@@ -128,7 +130,7 @@ def domain_view(domain: SendingDomain) -> Domain:
         tracking_subdomain=domain.tracking_subdomain,
         dns_records=[_record(record) for record in domain.records],
         sent_count=domain.sent_count,
-        reputation=domain.reputation,
+        reputation=domain.reputation if domain.reputation is not None else reputation,
         created_at=domain.created_at,
         verified_at=domain.verified_at,
         shared_with_company=domain.shared_with_company,

@@ -108,3 +108,10 @@ class OwnerNotices(Protocol):
     def email_owner(self, account_id: str, subject: str, text: str) -> None:
         """A notice to the account's owner; never raises."""
         ...
+
+
+class DomainReputations(Protocol):
+    def domain_scores(self, account_id: str, mode: str) -> dict[str, int | None]:
+        """The account's sending domains' reputation (name -> 0-100, None below the minimum volume)
+        in a mode (live or test), as last computed from the metrics roll-ups (metrics/reputation.py)."""
+        ...

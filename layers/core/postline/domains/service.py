@@ -33,7 +33,14 @@ from postline.domains.domain import (
 )
 from postline.domains.models import Domain, DomainCreate, DomainList, DomainUpdate, domain_view
 from postline.domains.names import sending_domain_name
-from postline.domains.ports import DkimKeys, DomainStore, OwnerNotices, ProviderIdentities, RecordLookup
+from postline.domains.ports import (
+    DkimKeys,
+    DomainReputations,
+    DomainStore,
+    OwnerNotices,
+    ProviderIdentities,
+    RecordLookup,
+)
 from postline.domains.records import appended_twice, compare
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
@@ -61,9 +68,11 @@ class DomainService:
         ids: IdFactory,
         clock: Clock,
         organisation: Organisation | None = None,
+        reputations: DomainReputations | None = None,
     ) -> None:
         """identities: SES's, where SES sends (None for SMTP). organisation: the workspaces whose
-        domains shared with the company this one lists and reads (None: its own only)."""
+        domains shared with the company this one lists and reads (None: its own only).
+        reputations: each domain's computed reputation (None: always null)."""
         self._domains = domains
         self._lookup = lookup
         self._keys = keys
@@ -73,24 +82,41 @@ class DomainService:
         self._ids = ids
         self._clock = clock
         self._organisation = organisation
+        self._reputations = reputations
 
     # -- the routes -------------------------------------------------------------------------------------
 
     def list_all(self, principal: Principal) -> DomainList:
         """Its own domains, then those its organisation's other workspaces share with the company
         (read-only here, owner_workspace_name saying whose)."""
-        items = [domain_view(domain) for domain in self._domains.list_domains(principal.account.id)]
-        items += [self._shared_view(domain, owner) for domain, owner in self._shared(principal)]
+        mode = principal.env.value
+        own = self._scored(principal.account.id, mode)
+        items = [
+            domain_view(domain, reputation=own.get(domain.domain.lower()))
+            for domain in self._domains.list_domains(principal.account.id)
+        ]
+        items += [self._shared_view(domain, owner, mode) for domain, owner in self._shared(principal)]
         return DomainList(items=items, total_count=len(items))
 
     def get(self, principal: Principal, domain_id: str) -> Domain:
         domain = self._domains.get_domain(principal.account.id, domain_id)
         if domain is not None:
-            return domain_view(domain)
+            return self._view(principal, domain)
         shared = next(((d, owner) for d, owner in self._shared(principal) if d.id == domain_id), None)
         if shared is None:
             raise NotFound(f"No sending domain {domain_id} in this account.")
-        return self._shared_view(*shared)
+        return self._shared_view(*shared, principal.env.value)
+
+    def _view(self, principal: Principal, domain: SendingDomain) -> Domain:
+        scores = self._scored(principal.account.id, principal.env.value)
+        return domain_view(domain, reputation=scores.get(domain.domain.lower()))
+
+    def _scored(self, account_id: str, mode: str) -> dict[str, int | None]:
+        """The account's domains' reputation in the caller's mode (live mail for a live key, the
+        simulator's for a test key: as the metrics routes answer); {} without a source."""
+        if self._reputations is None:
+            return {}
+        return self._reputations.domain_scores(account_id, mode)
 
     def create(self, principal: Principal, request: DomainCreate) -> Domain:
         return domain_view(self.add(principal.account, request, principal.actor()))
@@ -145,7 +171,7 @@ class DomainService:
             details = "changed: " + ", ".join(changed)
             return updated, self._audit(principal.actor(), updated, "domain.updated", self._clock.now(), details)
 
-        return domain_view(self._write(principal.account.id, domain_id, change))
+        return self._view(principal, self._write(principal.account.id, domain_id, change))
 
     def rotate_dkim(self, principal: Principal, domain_id: str) -> Domain:
         """A new DKIM key under a new selector, to publish beside the current one, which keeps signing
@@ -161,7 +187,7 @@ class DomainService:
             details = f"next selector {updated.next_dkim_selector}"
             return updated, self._audit(principal.actor(), updated, "domain.dkim_rotated", now, details)
 
-        return domain_view(self._write(principal.account.id, domain_id, change))
+        return self._view(principal, self._write(principal.account.id, domain_id, change))
 
     def delete(self, principal: Principal, domain_id: str) -> DeleteConfirmation:
         domain = self._owned(principal, domain_id)
@@ -173,7 +199,7 @@ class DomainService:
     def verify(self, principal: Principal, domain_id: str) -> Domain:
         """Checks the domain's records now (the owner has just published them)."""
         self._owned(principal, domain_id)
-        return domain_view(self._write(principal.account.id, domain_id, self._checking(principal.actor())))
+        return self._view(principal, self._write(principal.account.id, domain_id, self._checking(principal.actor())))
 
     # -- shared with the company ----------------------------------------------------------------------
 
@@ -224,11 +250,12 @@ class DomainService:
             )
         raise NotFound(f"No sending domain {domain_id} in this account.")
 
-    @staticmethod
-    def _shared_view(domain: SendingDomain, owner: Account) -> Domain:
-        """Read-only, saying whose; the owner's grants to other accounts are the owner's to see."""
-        name = domain.owner_workspace_name or owner.name or owner.id
-        return domain_view(domain).model_copy(update={"owner_workspace_name": name, "external_accounts": None})
+    def _shared_view(self, domain: SendingDomain, owner: Account, mode: str) -> Domain:
+        """Read-only, saying whose; its reputation is its owner's mail from it (the owner's roll-ups);
+        the owner's grants to other accounts are the owner's to see."""
+        view = domain_view(domain, reputation=self._scored(owner.id, mode).get(domain.domain.lower()))
+        name = view.owner_workspace_name or owner.name or owner.id
+        return view.model_copy(update={"owner_workspace_name": name, "external_accounts": None})
 
     # -- the schedule -----------------------------------------------------------------------------------
 

@@ -66,8 +66,14 @@ class IpPool(Model):
     region: str | None
     type: PoolType
     ips: list[str]
-    reputation: int | None = Field(description="0-100, staff-managed; read-only.")
-    ip_details: dict[str, dict[str, Any]] | None = Field(description="Per-IP metadata, staff-managed; read-only.")
+    reputation: int | None = Field(
+        description="0-100, read-only: staff's value when they set one, else (the account's own pools) computed "
+        "from the last 30 days' bounce and complaint rates of the pool's mail; null below 100 copies."
+    )
+    ip_details: dict[str, dict[str, Any]] | None = Field(
+        description="Per-IP metadata, staff-managed; read-only. An address's computed reputation (0-100) is "
+        "under its `reputation` key where staff set none."
+    )
     created_at: datetime
     warming_since: date | None = Field(description="A warming pool's day 1 of the warm-up ramp (UTC); null otherwise.")
     default: bool = Field(description="Whether it is the account's default pool.")
@@ -83,11 +89,26 @@ class Ip(Model):
     region: str | None
 
 
-def pool_view(pool: Pool, default_pool_id: str | None) -> IpPool:
-    return IpPool(
-        **pool.model_dump(exclude={"version"}),
-        default=pool.id == default_pool_id and not pool.platform,
-    )
+def pool_view(
+    pool: Pool,
+    default_pool_id: str | None,
+    scores: tuple[dict[str, int | None], dict[str, int | None]] | None = None,
+) -> IpPool:
+    """scores: the account's computed reputations (pool id -> score, address -> score), shown where
+    staff set nothing: the pool's `reputation` when staff's is null, an address's `reputation` key in
+    `ip_details` when staff's entry for it has none. A platform pool shows staff's values only."""
+    fields = pool.model_dump(exclude={"version"})
+    if scores is not None and not pool.platform:
+        pools, ips = scores
+        if fields["reputation"] is None:
+            fields["reputation"] = pools.get(pool.id)
+        details = {ip: dict(entry) for ip, entry in (pool.ip_details or {}).items()}
+        for ip in pool.ips:
+            computed = ips.get(ip)
+            if computed is not None and "reputation" not in details.get(ip, {}):
+                details[ip] = {**details.get(ip, {}), "reputation": computed}
+        fields["ip_details"] = details or pool.ip_details
+    return IpPool(**fields, default=pool.id == default_pool_id and not pool.platform)
 
 
 def ips_of(pool: Pool) -> list[Ip]:

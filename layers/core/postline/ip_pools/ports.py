@@ -69,3 +69,11 @@ class WarmupCounts(Protocol):
     def take(self, pool_id: str, day: date) -> int:
         """Counts one more copy of the pool's on `day` (UTC); returns the day's count with it."""
         ...
+
+
+class PoolReputations(Protocol):
+    def pool_scores(self, account_id: str, mode: str) -> tuple[dict[str, int | None], dict[str, int | None]]:
+        """(pool id -> reputation, address -> reputation) of the account's own pools and addresses in a
+        mode, as last computed from the metrics roll-ups (metrics/reputation.py); 0-100, None below
+        the minimum volume."""
+        ...

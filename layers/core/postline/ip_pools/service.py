@@ -30,7 +30,7 @@ from postline.ip_pools.domain import (
     without,
 )
 from postline.ip_pools.models import Ip, IpAssign, IpPool, IpPoolCreate, IpPoolUpdate, ips_of, pool_view
-from postline.ip_pools.ports import IpPoolStore, SesPools, WarmupCounts
+from postline.ip_pools.ports import IpPoolStore, PoolReputations, SesPools, WarmupCounts
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -41,21 +41,40 @@ logger = logging.getLogger(__name__)
 
 
 class IpPoolService:
-    def __init__(self, *, pools: IpPoolStore, ids: IdFactory, clock: Clock, ses: SesPools | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        pools: IpPoolStore,
+        ids: IdFactory,
+        clock: Clock,
+        ses: SesPools | None = None,
+        reputations: PoolReputations | None = None,
+    ) -> None:
+        """ses: the SES transport's counterpart of each pool (None: the relay binds addresses);
+        reputations: the computed reputation of the account's pools and addresses (None: staff's only)."""
         self._pools = pools
         self._ids = ids
         self._clock = clock
-        self._ses = ses  # the SES transport's counterpart of each pool (None: the relay binds addresses)
+        self._ses = ses
+        self._reputations = reputations
+
+    def _scores(self, principal: Principal) -> tuple[dict[str, int | None], dict[str, int | None]] | None:
+        """In the caller's mode, as the metrics routes answer (a test key: its simulated mail's)."""
+        if self._reputations is None:
+            return None
+        return self._reputations.pool_scores(principal.account.id, principal.env.value)
 
     def list_page(self, principal: Principal, *, page: int, per_page: int) -> Page[IpPool]:
         """The platform's pools first (read-only), then the account's, each oldest first."""
         account = principal.account
         pools = [*self._pools.list_pools(None), *self._pools.list_pools(account.id)]
-        views = [pool_view(pool, account.default_ip_pool_id) for pool in pools]
+        scores = self._scores(principal)
+        views = [pool_view(pool, account.default_ip_pool_id, scores) for pool in pools]
         return slice_page(views, page=page, per_page=per_page)
 
     def get(self, principal: Principal, pool_id: str) -> IpPool:
-        return pool_view(self._visible(principal, pool_id), principal.account.default_ip_pool_id)
+        pool = self._visible(principal, pool_id)
+        return pool_view(pool, principal.account.default_ip_pool_id, self._scores(principal))
 
     def create(self, principal: Principal, request: IpPoolCreate) -> IpPool:
         account = principal.account
@@ -103,7 +122,7 @@ class IpPoolService:
         default_change = None if default is None or default == was_default else default
         fields = {name: value for name, value in changes.items() if getattr(current, name) != value}
         if not fields and default_change is None:
-            return pool_view(current, account.default_ip_pool_id)
+            return pool_view(current, account.default_ip_pool_id, self._scores(principal))
         if fields.get("type") is PoolType.WARMING:  # the ramp starts again at day 1
             fields["warming_since"] = self._clock.now().date()
         updated = current.model_copy(update={**fields, "version": current.version + 1})
@@ -112,7 +131,7 @@ class IpPoolService:
         audit = self._audit(principal.actor(), account.id, "ip_pool.updated", updated, details)
         self._pools.save_pool(updated, default=default_change, audit=audit)
         now_default = default_change if default_change is not None else was_default
-        return pool_view(updated, updated.id if now_default else None)
+        return pool_view(updated, updated.id if now_default else None, self._scores(principal))
 
     def delete(self, principal: Principal, pool_id: str) -> DeleteConfirmation:
         current = self._own(principal, pool_id)
@@ -272,10 +291,13 @@ class SourcePicker:
         self._monotonic = monotonic
         self._platform: tuple[float, list[Pool]] | None = None
 
-    def pick(self, account_id: str, reference: str | None, key: str, today: date) -> Source | None:
+    def pick(
+        self, account_id: str, reference: str | None, key: str, today: date, *, simulated: bool = False
+    ) -> Source | None:
+        """simulated: a test copy's (named on its events only): the warm-up ramp is neither counted nor applied."""
         pool = self._named(account_id, reference) if reference else None
         overflowed: str | None = None
-        if pool is not None and pool.ips:
+        if pool is not None and pool.ips and not simulated:
             cap = warmup_cap(pool, today)
             if cap is not None and self._warmup is not None and self._warmup.take(pool.id, today) > cap:
                 overflowed, pool = pool.id, None  # past today's step of the ramp: the shared pool takes it

@@ -80,6 +80,18 @@ class Dimension(StrEnum):
     SUBACCOUNT = "subaccount"
 
 
+# The series of the copies sent from a pool's address, `sending_ip#<pool id>#<address>`, for
+# reputation (metrics/reputation.py): not a breakdown dimension of the metrics routes. Only the
+# events below count in it, and only their own counters. Named to sort right after
+# `sending_domain#`, so one key range of a day partition holds both.
+SOURCE = "sending_ip"
+SOURCE_EVENTS = (EventType.SENT, EventType.BOUNCED, EventType.COMPLAINED)
+
+
+def source_series(pool_id: str, ip: str) -> str:
+    return f"{SOURCE}#{pool_id}#{ip}"
+
+
 # Series that also keep latency sketches: those a summary can be filtered on.
 SKETCHED = (ALL, Dimension.SENDING_DOMAIN.value, Dimension.TAG.value)
 
@@ -212,6 +224,8 @@ def series_of(event: Event, *, country: str | None = None, client: str | None = 
     yield ALL
     if event.sending_domain:
         yield series_key(Dimension.SENDING_DOMAIN, event.sending_domain.lower())
+    if event.type in SOURCE_EVENTS and event.data.get("ip_pool") and event.data.get("ip"):
+        yield source_series(str(event.data["ip_pool"]), str(event.data["ip"]))
     if event.recipient and "@" in event.recipient:
         domain = event.recipient.rsplit("@", 1)[1].lower()
         yield series_key(Dimension.RECIPIENT_DOMAIN, domain)

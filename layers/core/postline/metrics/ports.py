@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from postline.events.counts import CountKey
@@ -11,6 +11,9 @@ from postline.events.domain import Event
 
 if TYPE_CHECKING:
     from postline.accounts.domain import Account
+    from postline.audit.domain import AuditEntry
+    from postline.ip_pools.domain import Pool
+    from postline.metrics.reputation import Snapshot
 
 # A message+recipient's first open ("open") or click ("click"): (account, message, kind, recipient).
 Pair = tuple[str, str, str, str]
@@ -111,6 +114,7 @@ class Rollups(Protocol):
         *,
         series: str | None = None,
         dimension: str | None = None,
+        span: tuple[str, str] | None = None,
         budget_seconds: float,
     ) -> list[RollupItem]: ...
 
@@ -140,3 +144,46 @@ class Workspaces(Protocol):
     """An organisation's subaccounts: the rows of the breakdown by subaccount."""
 
     def list_subaccounts(self, parent_id: str, *, page: int, per_page: int) -> tuple[list[Account], int]: ...
+
+
+class ReputationStore(Protocol):
+    """Reputation snapshots (metrics/reputation_store.py)."""
+
+    def claim(self, account_id: str, mode: str, now: datetime, every: timedelta) -> bool:
+        """Whether the caller evaluates the account now: true at most once per `every`."""
+        ...
+
+    def snapshot(self, account_id: str, mode: str) -> Snapshot | None: ...
+
+    def save(
+        self,
+        account_id: str,
+        mode: str,
+        snapshot: Snapshot,
+        *,
+        read_version: int,
+        audits: list[AuditEntry],
+        expires_at: int | None = None,
+    ) -> bool:
+        """The snapshot and the audit entries in one write; False (nothing written) when another
+        save happened since `read_version`."""
+        ...
+
+
+class PoolNames(Protocol):
+    def list_pools(self, account_id: str | None) -> list[Pool]:
+        """The account's own IP pools (ip_pools/ports.py IpPoolStore)."""
+        ...
+
+
+class OwnerNotices(Protocol):
+    def email_owner(self, account_id: str, subject: str, text: str) -> None:
+        """A notice to the account's owner; never raises."""
+        ...
+
+
+class AfterBatch(Protocol):
+    def after_batch(self, touched: list[tuple[str, str]]) -> int:
+        """Called with the (account, mode) pairs whose sends, bounces or complaints a batch counted,
+        once it is committed; never raises (reputation_service.py ReputationService)."""
+        ...

@@ -19,6 +19,7 @@ from postline.metrics.domain import (
     MAX_WINDOW_DAYS,
     PROVIDER_LABELS,
     SKETCHED,
+    SOURCE_EVENTS,
     Counter,
     Dimension,
     Latency,
@@ -57,7 +58,17 @@ from postline.metrics.models import (
     TrendPoint,
 )
 from postline.metrics.origins import client_of, country_of
-from postline.metrics.ports import Chunk, DayEvents, ItemKey, Pair, PositionedEvents, RollupItem, Rollups, Workspaces
+from postline.metrics.ports import (
+    AfterBatch,
+    Chunk,
+    DayEvents,
+    ItemKey,
+    Pair,
+    PositionedEvents,
+    RollupItem,
+    Rollups,
+    Workspaces,
+)
 from postline.metrics.sketches import bin_of, percentiles
 from postline.shared import stream_watermarks
 from postline.shared.errors import Forbidden, QueryTimeout, ValidationFailed
@@ -88,10 +99,13 @@ def stream_lag(records: list[dict[str, Any]], now: datetime) -> float | None:
 class RollupService:
     """Adds each new event of a stream batch to its account's roll-ups, exactly once (store.py)."""
 
-    def __init__(self, *, stream: PositionedEvents, rollups: Rollups, clock: Clock) -> None:
+    def __init__(
+        self, *, stream: PositionedEvents, rollups: Rollups, clock: Clock, reputation: AfterBatch | None = None
+    ) -> None:
         self._stream = stream
         self._rollups = rollups
         self._clock = clock
+        self._reputation = reputation  # evaluates the accounts the batch moved (reputation_service.py)
 
     def consume(self, records: list[dict[str, Any]]) -> int:
         """Counts a batch; returns how many events it counted now (0 for a replay). Raises when a
@@ -114,6 +128,7 @@ class RollupService:
         seen = self._rollups.seen_pairs(wanted) if wanted else set()
         now_epoch = int(self._clock.now().timestamp())
         chunk, counted = Chunk(), 0
+        moved: dict[tuple[str, str], None] = {}  # (account, mode) whose sends, bounces or complaints it counts
         for partition, seq, event, plan in plans:
             adds: dict[ItemKey, dict[str, int]] = {}
             pair: Pair | None = None
@@ -142,7 +157,11 @@ class RollupService:
                 seen.add(pair)
             chunk.watermarks[partition] = (marks.get(partition), seq)
             counted += plan is not None
+            if plan is not None and event.type in SOURCE_EVENTS:
+                moved[(event.account_id, mode_of(event))] = None
         self._flush(chunk, marks, now_epoch)
+        if self._reputation is not None and moved:
+            self._reputation.after_batch(list(moved))
         return counted
 
     def rebuild_day(self, account_id: str, day: date, events: DayEvents) -> int:

@@ -79,9 +79,17 @@ def packed_sk(series: str) -> str:
     return f"{series}#{PACKED}"
 
 
-def day_condition(*, series: str | None, dimension: str | None) -> tuple[str, dict[str, Any]]:
+def day_condition(
+    *, series: str | None, dimension: str | None, span: tuple[str, str] | None = None
+) -> tuple[str, dict[str, Any]]:
     """A day partition's Query (KeyConditionExpression, its values but :pk) for the hour items of one
-    series, or of every series of a dimension."""
+    series, of every series of a dimension, or of every series of the dimensions from span[0] to
+    span[1] (in key order: one Query for dimensions that sort next to each other)."""
+    if span is not None:
+        return "pk = :pk AND sk BETWEEN :low AND :high", {
+            ":low": {"S": f"{span[0]}#"},
+            ":high": {"S": f"{span[1]}$"},  # `$` follows `#`: after every `<last dimension>#...` key
+        }
     if series is not None:
         return "pk = :pk AND sk BETWEEN :low AND :high", {
             ":low": {"S": rollup_sk(series, 0)},
@@ -362,12 +370,13 @@ class DynamoRollups:
         *,
         series: str | None = None,
         dimension: str | None = None,
+        span: tuple[str, str] | None = None,
         budget_seconds: float,
     ) -> list[RollupItem]:
-        """The hour items of `days`: one series (`series`), or every series of a dimension.
-        Raises TimeoutError past the budget."""
+        """The hour items of `days`: one series (`series`), every series of a dimension, or of the
+        dimensions in a key range (`span`, day_condition). Raises TimeoutError past the budget."""
         deadline = time.monotonic() + budget_seconds
-        condition, bounds = day_condition(series=series, dimension=dimension)
+        condition, bounds = day_condition(series=series, dimension=dimension, span=span)
 
         def day_items(day: str) -> list[RollupItem]:
             found: list[RollupItem] = []

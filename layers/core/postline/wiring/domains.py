@@ -68,4 +68,15 @@ def domain_service(*, keys: DkimKeys | None = None, lookup: RecordLookup | None 
         ids=shared.ids(),
         clock=clock(),
         organisation=subaccounts.organisation(),
+        reputations=_Reputations(),
     )
+
+
+class _Reputations:
+    """The metrics roll-ups' reputation snapshots (domains/ports.py DomainReputations), built when
+    first read: only the domain routes read them (COUNTERS_READ), not the domain checks."""
+
+    def domain_scores(self, account_id: str, mode: str) -> dict[str, int | None]:
+        from postline.wiring import metrics
+
+        return metrics.reputations().domain_scores(account_id, mode)

@@ -24,7 +24,9 @@ def ip_pool_store() -> DynamoIpPoolStore:
 def ip_pool_service() -> IpPoolService:
     from postline.ip_pools.service import IpPoolService
 
-    return IpPoolService(pools=ip_pool_store(), ids=shared.ids(), clock=clock(), ses=ses_pools())
+    return IpPoolService(
+        pools=ip_pool_store(), ids=shared.ids(), clock=clock(), ses=ses_pools(), reputations=_Reputations()
+    )
 
 
 @built_once()
@@ -49,3 +51,13 @@ def source_picker() -> SourcePicker:
     from postline.ip_pools.store import DynamoWarmupCounts
 
     return SourcePicker(pools=ip_pool_store(), warmup=DynamoWarmupCounts(client("dynamodb"), settings(Resources).table))
+
+
+class _Reputations:
+    """The metrics roll-ups' reputation snapshots (ip_pools/ports.py PoolReputations), built when
+    first read (the routes; never the send path's source picker)."""
+
+    def pool_scores(self, account_id: str, mode: str) -> tuple[dict[str, int | None], dict[str, int | None]]:
+        from postline.wiring import metrics
+
+        return metrics.reputations().pool_scores(account_id, mode)

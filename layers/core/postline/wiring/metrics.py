@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import Counters, MetricsQuery
-from postline.wiring import subaccounts
+from postline.config import Counters, MetricsQuery, Notifications, Resources
+from postline.wiring import accounts, ip_pools, shared, subaccounts
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.metrics.packing import PackingService
+    from postline.metrics.reputation_service import ReputationService
+    from postline.metrics.reputation_store import DynamoReputations
     from postline.metrics.service import MetricsService, RollupService
     from postline.metrics.store import DynamoRollups
 
@@ -25,7 +27,35 @@ def rollup_service() -> RollupService:
     from postline.events.store import StreamRecords
     from postline.metrics.service import RollupService
 
-    return RollupService(stream=StreamRecords(), rollups=rollups(), clock=clock())
+    return RollupService(stream=StreamRecords(), rollups=rollups(), clock=clock(), reputation=reputation_service())
+
+
+def reputations() -> DynamoReputations:
+    """The reputation snapshots: the consumer writes them, the domain and pool routes read them."""
+    from postline.metrics.reputation_store import DynamoReputations
+
+    return DynamoReputations(client("dynamodb"), settings(Counters).table, settings(Resources).table)
+
+
+def reputation_service() -> ReputationService:
+    from postline.delivery.owner_notices import OwnerNotifier
+    from postline.delivery.transports.smtp import Relay
+    from postline.metrics.reputation_service import ReputationService
+
+    notifications = settings(Notifications)
+    return ReputationService(
+        rollups=rollups(),
+        store=reputations(),
+        pools=ip_pools.ip_pool_store(),
+        notices=OwnerNotifier(
+            accounts.account_store(),
+            notifications.sender,
+            ses=client("sesv2"),
+            relay=Relay.parse(notifications.smtp_relay),
+        ),
+        ids=shared.ids(),
+        clock=clock(),
+    )
 
 
 def packing_service() -> PackingService:

@@ -2812,12 +2812,12 @@ export interface components {
             ips: string[];
             /**
              * Reputation
-             * @description 0-100, staff-managed; read-only.
+             * @description 0-100, read-only: staff's value when they set one, else (the account's own pools) computed from the last 30 days' bounce and complaint rates of the pool's mail; null below 100 copies.
              */
             reputation: number | null;
             /**
              * Ip Details
-             * @description Per-IP metadata, staff-managed; read-only.
+             * @description Per-IP metadata, staff-managed; read-only. An address's computed reputation (0-100) is under its `reputation` key where staff set none.
              */
             ip_details: {
                 [key: string]: {

@@ -31,8 +31,10 @@ class IpPool:
         region (None | str):
         type_ (PoolType):
         ips (list[str]):
-        reputation (int | None): 0-100, staff-managed; read-only.
-        ip_details (IpPoolIpDetailsType0 | None): Per-IP metadata, staff-managed; read-only.
+        reputation (int | None): 0-100, read-only: staff's value when they set one, else (the account's own pools)
+            computed from the last 30 days' bounce and complaint rates of the pool's mail; null below 100 copies.
+        ip_details (IpPoolIpDetailsType0 | None): Per-IP metadata, staff-managed; read-only. An address's computed
+            reputation (0-100) is under its `reputation` key where staff set none.
         created_at (datetime.datetime):
         warming_since (datetime.date | None): A warming pool's day 1 of the warm-up ramp (UTC); null otherwise.
         default (bool): Whether it is the account's default pool.
