@@ -4919,6 +4919,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service",
+                     *       "prefix": "pl_live_02Jy",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "last_used_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyDetail"];
                 };
             };
@@ -5057,6 +5071,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "API key key_aea21bc2443d113c3089db437f02 deleted; its secret no longer works."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -5204,6 +5223,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service (eu)",
+                     *       "prefix": "pl_live_02Jy",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "last_used_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyDetail"];
                 };
             };
@@ -5359,6 +5392,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service (eu)",
+                     *       "prefix": "pl_live_BSYu",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "key": "pl_live_<key: shown once>",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyRotated"];
                 };
             };
@@ -5514,6 +5561,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "status": "delivered",
+                     *       "from": "Acme <hello@postline.test>",
+                     *       "to": [
+                     *         "ada@example.com"
+                     *       ],
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "tags": [
+                     *         "shipping"
+                     *       ],
+                     *       "headers": {},
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "send_at": null,
+                     *       "delivered_at": "2026-11-28T09:30:00Z",
+                     *       "opened_at": null,
+                     *       "clicked_at": null,
+                     *       "content_check": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageView"];
                 };
             };
@@ -5652,6 +5720,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_3c99f414c1959892c8a4a3b3a10f",
+                     *       "status": "cancelled",
+                     *       "message": "The scheduled send was cancelled."
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduledMessageCancellation"];
                 };
             };
@@ -5790,6 +5865,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "test": false,
+                     *       "source": "rebuilt",
+                     *       "check": null,
+                     *       "recipients": [
+                     *         {
+                     *           "recipient": "ada@example.com",
+                     *           "headers": [
+                     *             {
+                     *               "name": "DKIM-Signature",
+                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795859963; h=from : to : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=IQcAh0DxB203zuiyWJHbSEmYNVYUKKZkCo2PdxZf8bA=; b=SU1QGnoQcex98pA/4TDJtn4uOmA6j34w7muD48l/Sf2N584YHtD7hnnOkf450jyYgoAt4 fTMQ33GLtQkkTGl3qAHILjK+T/8dkVKsiKQTlxZg9I2PYov1srZRQme9TayzydkySBHdn9O iWAU8+4lJZJeUHeoJFbYx1lgdP+Pvut1mfMdfQ2R3DcLc2jk1ZLKJmPN3KzugCmnHPU4+SQ Pdi6dIFRGN4OUJ8NWRaRspJm8QhHCrTcRlu3hiD12IH8Q3HcoDqrf1GBPSSDxHMnCGyeDPu vtPQwkK+arnFpDUi6QCgAfGEfQGwQl0TaD9Eh9cmCTm8r03xDKhnPJEAe+Sg=="
+                     *             },
+                     *             {
+                     *               "name": "From",
+                     *               "value": "Acme <hello@postline.test>"
+                     *             },
+                     *             {
+                     *               "name": "To",
+                     *               "value": "ada@example.com"
+                     *             },
+                     *             {
+                     *               "name": "Subject",
+                     *               "value": "Your order {{order_id}} has shipped"
+                     *             },
+                     *             {
+                     *               "name": "Date",
+                     *               "value": "Sat, 28 Nov 2026 09:59:20 +0000"
+                     *             },
+                     *             {
+                     *               "name": "Message-ID",
+                     *               "value": "<msg_2b1a5e37eb87afde885e275b4300@postline.test>"
+                     *             },
+                     *             {
+                     *               "name": "X-Postline-Message-Id",
+                     *               "value": "msg_2b1a5e37eb87afde885e275b4300"
+                     *             },
+                     *             {
+                     *               "name": "List-Unsubscribe",
+                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.ZTc-U8C9sb0ttV_pcvofeQ>"
+                     *             },
+                     *             {
+                     *               "name": "List-Unsubscribe-Post",
+                     *               "value": "List-Unsubscribe=One-Click"
+                     *             },
+                     *             {
+                     *               "name": "MIME-Version",
+                     *               "value": "1.0"
+                     *             },
+                     *             {
+                     *               "name": "Content-Type",
+                     *               "value": "multipart/alternative; boundary=\"===============6603823671610278919==\""
+                     *             }
+                     *           ],
+                     *           "parts": [
+                     *             {
+                     *               "content_type": "text/plain",
+                     *               "charset": "utf-8",
+                     *               "disposition": null,
+                     *               "filename": null,
+                     *               "size_bytes": 40,
+                     *               "content": "Hi {{name}}, your order is on its way.\r\n"
+                     *             },
+                     *             {
+                     *               "content_type": "text/html",
+                     *               "charset": "utf-8",
+                     *               "disposition": null,
+                     *               "filename": null,
+                     *               "size_bytes": 356,
+                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.DdIh1WSncfmZnMAIfDlMlA\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
+                     *             }
+                     *           ],
+                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795859963; h=from : to :\r\n subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=IQcAh0DxB203zuiyWJHbSEmYNVYUKKZkCo2PdxZf8bA=;\r\n b=SU1QGnoQcex98pA/4TDJtn4uOmA6j34w7muD48l/Sf2N584YHtD7hnnOkf450jyYgoAt4\r\n fTMQ33GLtQkkTGl3qAHILjK+T/8dkVKsiKQTlxZg9I2PYov1srZRQme9TayzydkySBHdn9O\r\n iWAU8+4lJZJeUHeoJFbYx1lgdP+Pvut1mfMdfQ2R3DcLc2jk1ZLKJmPN3KzugCmnHPU4+SQ\r\n Pdi6dIFRGN4OUJ8NWRaRspJm8QhHCrTcRlu3hiD12IH8Q3HcoDqrf1GBPSSDxHMnCGyeDPu\r\n vtPQwkK+arnFpDUi6QCgAfGEfQGwQl0TaD9Eh9cmCTm8r03xDKhnPJEAe+Sg==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:59:20 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.ZTc-U8C9sb0ttV_pcvofeQ>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============6603823671610278919==\"\r\n\r\n--===============6603823671610278919==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============6603823671610278919==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.DdIh1WSncfmZnMAIfDlMlA\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============6603823671610278919==--\r\n"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageContent"];
                 };
             };
@@ -5928,6 +6081,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 1,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -6066,6 +6241,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Template tpl_bd4fa9804612154a21809ff58c94 was deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -6213,6 +6393,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Shipped: order {{order_id}}",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 2,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -6908,6 +7110,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status to the orders service",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_Dwxf",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -7055,6 +7282,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_Dwxf",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "secret": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -7210,6 +7463,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Webhook endpoint wh_a50b60ab0acc07bd877c05e312ec deleted; it receives no more events."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -7348,6 +7606,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_iQfz",
+                     *         "previous_key_id": "whsec_Dwxf",
+                     *         "previous_expires_at": "2026-11-28T09:30:00Z"
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "secret": "whsec_<secret: shown once>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -7503,6 +7787,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "55b557e5-f161-48a0-a958-559d57d47cf8",
+                     *       "status": "completed",
+                     *       "filename": "events-20261128T093000Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
+                     *       "row_count": 11,
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/55b557e5-f161-48a0-a958-559d57d47cf8.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExportJobView"];
                 };
             };
@@ -7654,6 +7951,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "whd_e0499991787d84000ce367ff421c",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *           "event": "bounced",
+                     *           "message_id": "msg_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *           "status": "failed",
+                     *           "manual": true,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "next_attempt_at": null,
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "outcome": "retryable",
+                     *               "response_code": null,
+                     *               "latency_ms": 2,
+                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "whd_de34198bf998c9800c80fe452912ce61",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_c965f04b70382aa22069875fe5d010f0",
+                     *           "event": "delivered",
+                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
+                     *           "status": "retrying",
+                     *           "manual": false,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "outcome": "retryable",
+                     *               "response_code": null,
+                     *               "latency_ms": 2,
+                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "whd_6c2cb409f41410e56d1f982985c02cb8",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_f57fa750f4ec1d31b666699cb56a320a",
+                     *           "event": "delivered",
+                     *           "message_id": "msg_8f2167ef073ea6126aa6994aca4c",
+                     *           "status": "retrying",
+                     *           "manual": false,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "outcome": "retryable",
+                     *               "response_code": null,
+                     *               "latency_ms": 3,
+                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "whd_c4a62e1264e43ad7598907f4fb42408d",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_4085173af1c3c72e72ba60d18a35a8d8",
+                     *           "event": "delivered",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "status": "retrying",
+                     *           "manual": false,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "outcome": "retryable",
+                     *               "response_code": null,
+                     *               "latency_ms": 1,
+                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
@@ -7801,6 +8198,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whd_e0499991787d84000ce367ff421c",
+                     *       "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "event_id": "evt_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *       "event": "bounced",
+                     *       "message_id": "msg_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *       "status": "pending",
+                     *       "manual": true,
+                     *       "resent_from": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "next_attempt_at": null,
+                     *       "attempts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryView"];
                 };
             };
@@ -7939,6 +8352,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rsd_3bd8f4c2ed97ec127987a1e3f015",
+                     *       "status": "completed",
+                     *       "endpoint_id": null,
+                     *       "mode": "delivery_ids",
+                     *       "matched": 1,
+                     *       "attempted": 1,
+                     *       "succeeded": 0,
+                     *       "failed": 1,
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResendJobView"];
                 };
             };
@@ -8077,6 +8505,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "links",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "links.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8215,6 +8711,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Sending domain acme.example deleted; it no longer sends."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -8366,6 +8867,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8521,6 +9090,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "missing",
+                     *           "detail": "recommended"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8676,6 +9313,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl20261128093000._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1GEqpWJpO3o3Kw0J4iosWk2zCN2GEu++8bCgGzZRDd8H7LBeE+qMaH8sZYnMTpPitz2fdUvwsBkrm4VqGKvZFLgEr26dSN3lzQ8CSxIpqEcbFS6ap8PIbShb+7xTuacD631Ss+PQ5/XvuiWS5ohBF39M3zgM5MSYbZkGMBfEk66vUBGxgJHmuxJWzYt02zuy1xGMuEmq9St9S0SAWl/cAJTFBYx9RwRBH/IX/BRFhfF4BjBwTMTyEti6pj9C8lzTaaYJ0Dpyac9mBXrxODvIqjKNrkPfKvJRYPc7IZ2FvEBSDHOlM4/qNg8DF3wUX9zi6dfvdIeN/DxUjIUnA0nJcQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim_next",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "missing",
+                     *           "detail": "recommended"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8831,6 +9545,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "completed",
+                     *       "filename": null,
+                     *       "total_count": 2,
+                     *       "processed_count": 2,
+                     *       "summary": {
+                     *         "valid": 0,
+                     *         "invalid": 2,
+                     *         "catch_all": 0,
+                     *         "unknown": 0,
+                     *         "do_not_mail": 0,
+                     *         "spamtrap": 0,
+                     *         "abuse": 0
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "webhook_url": null,
+                     *       "error_message": null,
+                     *       "can_retry": false,
+                     *       "skipped": 0,
+                     *       "errors": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJob"];
                 };
             };
@@ -8969,6 +9708,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "deleted",
+                     *       "filename": null,
+                     *       "total_count": 2,
+                     *       "processed_count": 2,
+                     *       "summary": {
+                     *         "valid": 0,
+                     *         "invalid": 2,
+                     *         "catch_all": 0,
+                     *         "unknown": 0,
+                     *         "do_not_mail": 0,
+                     *         "spamtrap": 0,
+                     *         "abuse": 0
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "webhook_url": null,
+                     *       "error_message": null,
+                     *       "can_retry": false,
+                     *       "skipped": 0,
+                     *       "errors": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJob"];
                 };
             };
@@ -9110,6 +9874,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "verification_id": "ver_a0ebdb9dbb5ad371b453a972bb79",
+                     *           "address": "ada@example.com",
+                     *           "is_valid": false,
+                     *           "result": "invalid",
+                     *           "status": "invalid",
+                     *           "sub_status": "no_dns_entries",
+                     *           "recommendation": "suppress",
+                     *           "confidence": 0.95,
+                     *           "risk": "undeliverable",
+                     *           "reason": "example.com does not exist",
+                     *           "did_you_mean": null,
+                     *           "account": "ada",
+                     *           "domain": "example.com",
+                     *           "mx_provider": null,
+                     *           "mx_record": null,
+                     *           "mx_found": false,
+                     *           "is_catch_all": false,
+                     *           "is_disposable": false,
+                     *           "is_role_address": false,
+                     *           "is_free_provider": false,
+                     *           "smtp_check": null,
+                     *           "domain_age_days": null,
+                     *           "activity": {
+                     *             "seen": true,
+                     *             "first_seen_at": "2026-11-28T09:30:00Z",
+                     *             "last_seen_at": "2026-11-28T09:30:00Z",
+                     *             "total_sends": 2,
+                     *             "delivered": 2,
+                     *             "bounced": 0,
+                     *             "opened": 0,
+                     *             "clicked": 0,
+                     *             "complained": 0,
+                     *             "unsubscribed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "verification_id": "ver_fff65787fdbd9a74e760a828e904",
+                     *           "address": "grace@example.org",
+                     *           "is_valid": false,
+                     *           "result": "invalid",
+                     *           "status": "invalid",
+                     *           "sub_status": "no_dns_entries",
+                     *           "recommendation": "suppress",
+                     *           "confidence": 0.95,
+                     *           "risk": "undeliverable",
+                     *           "reason": "example.org does not exist",
+                     *           "did_you_mean": null,
+                     *           "account": "grace",
+                     *           "domain": "example.org",
+                     *           "mx_provider": null,
+                     *           "mx_record": null,
+                     *           "mx_found": false,
+                     *           "is_catch_all": false,
+                     *           "is_disposable": false,
+                     *           "is_role_address": false,
+                     *           "is_free_provider": false,
+                     *           "smtp_check": null,
+                     *           "domain_age_days": null,
+                     *           "activity": {
+                     *             "seen": false,
+                     *             "first_seen_at": null,
+                     *             "last_seen_at": null,
+                     *             "total_sends": 0,
+                     *             "delivered": 0,
+                     *             "bounced": 0,
+                     *             "opened": 0,
+                     *             "clicked": 0,
+                     *             "complained": 0,
+                     *             "unsubscribed": 0
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "page": 1,
+                     *       "limit": 100
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkResultsPage"];
                 };
             };
@@ -9248,6 +10093,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "filename": "vjob_896de74f259b7aeae979dffad2b0-results.csv",
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/verifications/acct_5734653ff347891fb5c745982ee5/vjob_896de74f259b7aeae979dffad2b0.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "expires_at": "2026-11-28T09:30:00Z",
+                     *       "rows": 2,
+                     *       "size_bytes": 706,
+                     *       "fingerprint": "bf7eb04d479203d6210f7102c3fe6d6f2ab10e75124b41a054f6259b8a7bb655",
+                     *       "signature": "2XLIZNn8KnkIVNvcX68l2rXGYpufbXhBYC0OvJA7+2Z+3WwjFoQXuq5UDU++6n7TjMwr1doOd/S7Ca9iILvuDQ==",
+                     *       "kid": "ed25519-20261128-hoyTAm9Y",
+                     *       "registry": "postline:verification-proofs:v1",
+                     *       "issued": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkResultFile"];
                 };
             };
@@ -9402,6 +10262,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ade73def-552b-499d-a54c-53eb711beb52",
+                     *       "type": "unsubscribes",
+                     *       "status": "done",
+                     *       "filename": "unsubscribes.csv",
+                     *       "total_rows": 1,
+                     *       "processed_rows": 1,
+                     *       "added": 1,
+                     *       "skipped": 0,
+                     *       "errors": [],
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionImportView"];
                 };
             };
@@ -9539,6 +10415,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
+                     *       "status": "completed",
+                     *       "filename": "suppressions-bounces-20261128T093000Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
+                     *       "row_count": 3,
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/ac9736c6-9a1a-4b27-ab04-25de40829d44.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExportJobView"];
                 };
             };
@@ -9677,6 +10566,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -9825,6 +10726,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ada@example.com removed from the unsubscribes list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -9975,6 +10881,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "gone@example.com removed from the bounces list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -10113,6 +11024,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Monthly product news",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -10251,6 +11173,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "List news@postline.test deleted; its 1 members follow."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -10398,6 +11325,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Product news, twice a month",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -10543,6 +11481,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *           "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "address": "ada@example.com",
+                     *           "name": "Ada",
+                     *           "vars": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "subscribed": true,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "8e0def4b-75df-441e-a785-103f75d37b63",
+                     *           "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "address": "grace@example.com",
+                     *           "name": null,
+                     *           "vars": null,
+                     *           "subscribed": true,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 2,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_ListMember_"];
                 };
             };
@@ -10694,6 +11664,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "vars": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "subscribed": true,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -10850,6 +11833,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created": 1,
+                     *       "updated": 1,
+                     *       "skipped": [],
+                     *       "member_count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkMembersResult"];
                 };
             };
@@ -11007,6 +11998,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "ada@example.com",
+                     *       "name": "Ada",
+                     *       "vars": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "subscribed": true,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -11147,6 +12151,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ada@example.com removed from the list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -11296,6 +12305,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "8e0def4b-75df-441e-a785-103f75d37b63",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "grace@example.com",
+                     *       "name": null,
+                     *       "vars": null,
+                     *       "subscribed": false,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -11453,6 +12473,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "list_send": true,
+                     *       "list_send_id": "lsend_c8cc9f23a350972a51c80b9a5ac4",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "to": "news@postline.test",
+                     *       "status": "pending",
+                     *       "members": 0,
+                     *       "accepted": 0,
+                     *       "suppressed": 0,
+                     *       "rejected": 0,
+                     *       "failed": 0,
+                     *       "failed_recipients": null,
+                     *       "error_message": null,
+                     *       "cancel_requested_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListSendResult"];
                 };
             };
@@ -11593,6 +12632,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "list_send": true,
+                     *       "list_send_id": "lsend_c8cc9f23a350972a51c80b9a5ac4",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "to": "news@postline.test",
+                     *       "status": "cancelled",
+                     *       "members": 0,
+                     *       "accepted": 0,
+                     *       "suppressed": 0,
+                     *       "rejected": 0,
+                     *       "failed": 0,
+                     *       "failed_recipients": null,
+                     *       "error_message": null,
+                     *       "cancel_requested_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListSendResult"];
                 };
             };
@@ -11748,6 +12806,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -11886,6 +12954,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Subaccount ec06e480-b408-4765-a5ea-5068e1ea4048 (acme-eu) deleted; its 0 API keys are revoked. Its domains, lists, suppressions, templates, webhooks and files are purged in the background (subaccount.purged in the audit log once done)."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -12050,6 +13123,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12205,6 +13288,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "suspended",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12360,6 +13453,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12515,6 +13618,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -12670,6 +13786,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Upload up_d512c6e825226ee222db32e6702c deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -12851,6 +13972,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -13023,6 +14157,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_efc4eb7b8adaa059b4d9fa7e785e",
+                     *       "filename": "deck.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 2048,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -13195,6 +14342,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://s3.amazonaws.com/postline-local-exportsbucket/uploads/acct_5734653ff347891fb5c745982ee5/up_d512c6e825226ee222db32e6702c?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadDownloadLink"];
                 };
             };
@@ -13660,6 +14813,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removal_id": "4c53fa24-36ab-4e58-a3ee-01d29a55f649",
+                     *       "status": "done",
+                     *       "email": "g***@e***.com",
+                     *       "counts": {
+                     *         "messages": 1,
+                     *         "events": 3,
+                     *         "verifications": 1,
+                     *         "upload_downloads": 0,
+                     *         "dek_tombstoned": 1,
+                     *         "body_deks_destroyed": 1,
+                     *         "exports_purged": 1,
+                     *         "already_erased": false
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "address_hash": "hmac-sha256:c1fc849b0f1512291deb174de74ef217707a301c4304afb405ef756d1e67fbe1",
+                     *       "receipt": {
+                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:c1fc849b0f1512291deb174de74ef217707a301c4304afb405ef756d1e67fbe1\",\"completed_at\":\"2026-11-28T09:30:00Z\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:00Z\",\"version\":\"postline.erasure-receipt.v1\"}",
+                     *         "alg": "EdDSA",
+                     *         "kid": "ed25519-20261128-hoyTAm9Y",
+                     *         "public_key": "Nvl97beF-LNlwzgrc6VPiJ2Fze3EZLdyJfGohdJohQE",
+                     *         "signature": "d9Bly78Ubhf3xNJey6BiVbarmxiT8Sfyx9pJiepBUWRBIh/G3JhzEgmHgkLOUNS29rcjh3Q3wDLzxdislBsADQ=="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DataRemoval"];
                 };
             };
@@ -13798,6 +14979,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "warming",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -13936,6 +15133,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "IP pool 77aff3d9-65ba-4214-aa63-c51e88f13eef (transactional-eu) deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -14100,6 +15302,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "dedicated",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -14264,6 +15482,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ip": "192.0.2.17",
+                     *       "pool_id": "563b72a8-cb35-43f3-a818-9ad8067011b0",
+                     *       "pool_name": "marketing",
+                     *       "provider": "cloud-relay",
+                     *       "region": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Ip"];
                 };
             };
@@ -14416,6 +15643,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account": {
+                     *         "id": "acct_5734653ff347891fb5c745982ee5",
+                     *         "name": "Development",
+                     *         "plan": "professional",
+                     *         "status": "active"
+                     *       },
+                     *       "api_key": {
+                     *         "id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *         "scope": "full_access",
+                     *         "environment": "live"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Identity"];
                 };
             };
@@ -14551,6 +15793,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "plan": "professional",
+                     *       "quota_source": "own_plan",
+                     *       "period": {
+                     *         "start": "2026-11-28T09:30:00Z",
+                     *         "end": "2026-11-28T09:30:00Z"
+                     *       },
+                     *       "emails": {
+                     *         "limit": 50000,
+                     *         "used": 0,
+                     *         "remaining": 50000,
+                     *         "ceiling": 50000,
+                     *         "overage_enabled": false
+                     *       },
+                     *       "daily": null,
+                     *       "verify_credits": {
+                     *         "limit": 5000,
+                     *         "used": 0,
+                     *         "remaining": 5000
+                     *       },
+                     *       "test_allowance": {
+                     *         "emails": {
+                     *           "limit": 10000,
+                     *           "used": 0,
+                     *           "remaining": 10000
+                     *         },
+                     *         "verifications": {
+                     *           "limit": 10000,
+                     *           "used": 0,
+                     *           "remaining": 10000
+                     *         }
+                     *       },
+                     *       "rate_limit_per_minute": null,
+                     *       "payg_credits": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Usage"];
                 };
             };
@@ -14691,6 +15970,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "name": "Development (live)",
+                     *           "prefix": "pl_live_6J64",
+                     *           "scope": "full_access",
+                     *           "env": "live",
+                     *           "verify_before_send": null,
+                     *           "test_outcomes": null,
+                     *           "ip_allowlist": [],
+                     *           "last_used_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "key_e810636ae0f6c3ce6a4af29f9ce1",
+                     *           "name": "Development (test)",
+                     *           "prefix": "pl_test_duMC",
+                     *           "scope": "full_access",
+                     *           "env": "test",
+                     *           "verify_before_send": null,
+                     *           "test_outcomes": {
+                     *             "send": {
+                     *               "delivered": 1
+                     *             },
+                     *             "verify": {
+                     *               "valid": 1
+                     *             }
+                     *           },
+                     *           "ip_allowlist": [],
+                     *           "last_used_at": null,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 3,
+                     *         "total_pages": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_KeyDetail_"];
                 };
             };
@@ -14838,6 +16160,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service",
+                     *       "prefix": "pl_live_02Jy",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "key": "pl_live_<key: shown once>",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyCreated"];
                 };
             };
@@ -14978,6 +16311,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0ab45d41-81fa-43f2-ac78-605ad780994a",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "actor_id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "actor_type": "user",
+                     *           "actor_email": null,
+                     *           "action": "template.deleted",
+                     *           "target": "tpl_bd4fa9804612154a21809ff58c94",
+                     *           "details": null,
+                     *           "ip_address": "127.0.0.1",
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "aa5daae8-9924-4961-a056-29abeb427afe",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "actor_id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "actor_type": "user",
+                     *           "actor_email": null,
+                     *           "action": "ip_pool.deleted",
+                     *           "target": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *           "details": "transactional-eu",
+                     *           "ip_address": "127.0.0.1",
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 56,
+                     *         "total_pages": 28
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_AuditEntry_"];
                 };
             };
@@ -15140,6 +16509,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "status": "queued",
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "from": "Acme <hello@postline.test>",
+                     *       "to": [
+                     *         "ada@example.com"
+                     *       ],
+                     *       "tags": [
+                     *         "shipping"
+                     *       ],
+                     *       "headers": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageAccepted"] | components["schemas"]["ListSendResult"];
                 };
             };
@@ -15328,6 +16712,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "batch_ec13fd8707724507c47170dbc177",
+                     *       "accepted": 2,
+                     *       "rejected": 0,
+                     *       "message_ids": [
+                     *         "msg_8f2167ef073ea6126aa6994aca4c",
+                     *         "msg_26842735e45d3d17a5ac68c0dbad"
+                     *       ],
+                     *       "rejected_recipients": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchSendResult"] | components["schemas"]["ListSendResult"];
                 };
             };
@@ -15485,6 +16881,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "msg_3c99f414c1959892c8a4a3b3a10f",
+                     *           "from": "Acme <hello@postline.test>",
+                     *           "to": [
+                     *             "ada@example.com"
+                     *           ],
+                     *           "subject": "Your order {{order_id}} has shipped",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "send_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_ScheduledMessage_"];
                 };
             };
@@ -15645,6 +17066,163 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "score": 100,
+                     *       "verdict": "good",
+                     *       "parts": [
+                     *         {
+                     *           "name": "spamassassin",
+                     *           "weight": 35,
+                     *           "status": "unavailable",
+                     *           "earned": 0,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "spamd",
+                     *               "status": "unavailable",
+                     *               "detail": "spamassassin: unavailable (no spamd reachable); the other parts still ran.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "authentication",
+                     *           "weight": 25,
+                     *           "status": "pass",
+                     *           "earned": 25,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "spf",
+                     *               "status": "pass",
+                     *               "detail": "SPF passes for the return path pm-bounces.postline.test, aligned with postline.test.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dkim",
+                     *               "status": "pass",
+                     *               "detail": "Signed with DKIM as d=postline.test (selector pl202611), aligned with From.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dmarc",
+                     *               "status": "pass",
+                     *               "detail": "A DMARC record is published at _dmarc.postline.test; SPF and DKIM align with it.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "bulk_sender",
+                     *           "weight": 20,
+                     *           "status": "pass",
+                     *           "earned": 20,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "one_click_unsubscribe",
+                     *               "status": "pass",
+                     *               "detail": "RFC 8058 one-click unsubscribe is offered.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dmarc_record",
+                     *               "status": "pass",
+                     *               "detail": "DMARC record at _dmarc.postline.test: found.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "aligned_from",
+                     *               "status": "pass",
+                     *               "detail": "From postline.test is DKIM-signed by d=postline.test.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "complaint_rate",
+                     *               "status": "pass",
+                     *               "detail": "No live sends measured from this domain lately.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "content",
+                     *           "weight": 20,
+                     *           "status": "pass",
+                     *           "earned": 20,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "text_part",
+                     *               "status": "pass",
+                     *               "detail": "A text/plain part is present.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "html_size",
+                     *               "status": "pass",
+                     *               "detail": "HTML is 356 bytes (Gmail clips past 104,448).",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "image_ratio",
+                     *               "status": "pass",
+                     *               "detail": "0 image(s), 38 characters of text.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "image_alt",
+                     *               "status": "pass",
+                     *               "detail": "Every image has alt text.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "link_hosts",
+                     *               "status": "pass",
+                     *               "detail": "Every link points at the sending or tracking domain.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "url_shorteners",
+                     *               "status": "pass",
+                     *               "detail": "No URL shortener links.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "list_unsubscribe",
+                     *               "status": "pass",
+                     *               "detail": "List-Unsubscribe matches the tracking domain.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContentCheck"];
                 };
             };
@@ -15785,6 +17363,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *           "name": "order-shipped",
+                     *           "description": null,
+                     *           "subject": "Your order {{order_id}} has shipped",
+                     *           "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *           "text_body": "Hi {{name}}, your order is on its way.",
+                     *           "vars_schema": {
+                     *             "type": "object",
+                     *             "required": [
+                     *               "name",
+                     *               "order_id"
+                     *             ]
+                     *           },
+                     *           "version": 1,
+                     *           "active": true,
+                     *           "category": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "updated_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Template_"];
                 };
             };
@@ -15939,6 +17549,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 1,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -16087,6 +17719,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "template_id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "version": 2,
+                     *       "subject": "Shipped: order A-1042",
+                     *       "html": "<p>Hi Ada, your order is on its way.</p>",
+                     *       "text_body": "Hi Ada, your order is on its way.",
+                     *       "variables": [
+                     *         "name",
+                     *         "order_id"
+                     *       ],
+                     *       "missing_variables": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["RenderedTemplate"];
                 };
             };
@@ -16219,6 +17865,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig",
+                     *           "kid": "ed25519-20261128-hoyTAm9Y",
+                     *           "x": "Nvl97beF-LNlwzgrc6VPiJ2Fze3EZLdyJfGohdJohQE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SigningKeySet"];
                 };
             };
@@ -16351,6 +18011,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ipv4": [],
+                     *       "static": false,
+                     *       "used_for": [
+                     *         "smtp_relay",
+                     *         "webhooks"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["EgressAddresses"];
                 };
             };
@@ -16491,6 +18161,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "events": [
+                     *             "delivered",
+                     *             "bounced",
+                     *             "complained"
+                     *           ],
+                     *           "description": "delivery status to the orders service",
+                     *           "enabled": true,
+                     *           "status": "active",
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "auth": {
+                     *             "mode": "hmac",
+                     *             "header": "X-Svc-Signature",
+                     *             "key_id": "whsec_Dwxf",
+                     *             "previous_key_id": null,
+                     *             "previous_expires_at": null
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "updated_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Webhook_"];
                 };
             };
@@ -16644,6 +18349,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status to the orders service",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_Dwxf",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "secret": "whsec_<secret: shown once>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -16802,6 +18533,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "evt_c965f04b70382aa22069875fe5d010f0",
+                     *           "type": "delivered",
+                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
+                     *           "recipient": "grace@example.com",
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "smtp_response": "250 Message accepted for delivery",
+                     *             "mx": "127.0.0.1",
+                     *             "delivery_ms": 56,
+                     *             "total_ms": 1501,
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_95e119495a25961d0be868aff66a9bfc",
+                     *           "type": "sent",
+                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
+                     *           "recipient": "grace@example.com",
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "smtp_response": "250 Message accepted for delivery",
+                     *             "mx": "127.0.0.1",
+                     *             "processing_ms": 1445,
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJmaW5nZXJwcmludCI6IjdlZjI5Njg5ZmQ4OGUyNGUyNWZkZjYwZjlhZGQ3ZjFlIiwidG90YWxfY291bnQiOjExLCJzaW5jZSI6IjIwMjYtMTEtMjhUMDk6NTk6MTUuOTg4NDQ0WiIsInVudGlsIjoiMjAyNi0xMS0yOFQwOTo1OToyMy43ODQzMThaIiwiYXQiOiIyMDI2LTExLTI4VDA5OjU5OjIyLjMzMjIxOVoiLCJldmVudF9pZCI6ImV2dF80NzE5MjQ4NjMyNTlkNmNkYWMzZTRjMGM4N2IwMzUzZiIsImRheXMiOiJnQSJ9.93f13dacaedb6373405ab06a2a1c63f2",
+                     *       "total_count": 11
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventListPage"];
                 };
             };
@@ -16968,6 +18743,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "export_id": "55b557e5-f161-48a0-a958-559d57d47cf8",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventExportAccepted"];
                 };
             };
@@ -17118,6 +18899,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "period": {
+                     *         "since": "2026-11-28T09:30:00Z",
+                     *         "until": "2026-11-28T09:30:00Z"
+                     *       },
+                     *       "timezone": "UTC",
+                     *       "delivery": {
+                     *         "sent": 3,
+                     *         "delivered": 3,
+                     *         "bounced": 0,
+                     *         "bounces": {
+                     *           "hard": 0,
+                     *           "soft": 0,
+                     *           "suppressed": 0,
+                     *           "undetermined": 0,
+                     *           "hard_rate": 0,
+                     *           "soft_rate": 0,
+                     *           "suppressed_rate": 0,
+                     *           "undetermined_rate": 0
+                     *         },
+                     *         "complained": 0,
+                     *         "delayed": 0,
+                     *         "rejected": 1,
+                     *         "failed": 0,
+                     *         "delivery_rate": 1,
+                     *         "bounce_rate": 0,
+                     *         "complaint_rate": 0
+                     *       },
+                     *       "engagement": {
+                     *         "opens": 0,
+                     *         "opens_direct": 0,
+                     *         "unique_opens": 0,
+                     *         "clicks": 0,
+                     *         "unique_clicks": 0,
+                     *         "unsubscribes": 0,
+                     *         "open_rate": 0,
+                     *         "click_rate": 0,
+                     *         "unsubscribe_rate": 0
+                     *       },
+                     *       "latency": {
+                     *         "processing": {
+                     *           "p50_ms": 1380,
+                     *           "p95_ms": 1380,
+                     *           "p99_ms": 1380
+                     *         },
+                     *         "delivery": {
+                     *           "p50_ms": 41,
+                     *           "p95_ms": 41,
+                     *           "p99_ms": 41
+                     *         },
+                     *         "total": {
+                     *           "p50_ms": 1408,
+                     *           "p95_ms": 1408,
+                     *           "p99_ms": 1408
+                     *         }
+                     *       },
+                     *       "comparison": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsSummary"];
                 };
             };
@@ -17289,6 +19131,424 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "sent": 3,
+                     *           "delivered": 3,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 1,
+                     *           "failed": 0
+                     *         }
+                     *       ],
+                     *       "resolution": "day",
+                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "timezone": "UTC",
+                     *       "period": {
+                     *         "since": "2026-11-28T09:30:00Z",
+                     *         "until": "2026-11-28T09:30:00Z"
+                     *       },
+                     *       "group_by": null,
+                     *       "groups": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsTimeseries"];
                 };
             };
@@ -17460,6 +19720,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "dimension": "tag",
+                     *       "period": {
+                     *         "since": "2026-11-28T09:30:00Z",
+                     *         "until": "2026-11-28T09:30:00Z"
+                     *       },
+                     *       "timezone": "UTC",
+                     *       "sort": "sent",
+                     *       "total": 1,
+                     *       "data": [
+                     *         {
+                     *           "key": "shipping",
+                     *           "label": null,
+                     *           "sent": 3,
+                     *           "delivered": 3,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unique_opens": 0,
+                     *           "unique_clicks": 0,
+                     *           "failed": 0,
+                     *           "delivery_rate": 1,
+                     *           "bounce_rate": 0,
+                     *           "complaint_rate": 0,
+                     *           "open_rate": 0,
+                     *           "click_rate": 0,
+                     *           "trend": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsBreakdown"];
                 };
             };
@@ -17625,6 +19919,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rsd_3bd8f4c2ed97ec127987a1e3f015",
+                     *       "status": "queued",
+                     *       "endpoint_id": null,
+                     *       "mode": "delivery_ids",
+                     *       "matched": 0,
+                     *       "attempted": 0,
+                     *       "succeeded": 0,
+                     *       "failed": 0,
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "completed_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResendJobView"];
                 };
             };
@@ -17760,6 +20069,136 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *           "domain": "acme.example",
+                     *           "status": "pending",
+                     *           "spf": false,
+                     *           "dkim": false,
+                     *           "dmarc": false,
+                     *           "region": null,
+                     *           "dkim_selector": "pl202611",
+                     *           "tracking_subdomain": "links",
+                     *           "dns_records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pl202611._domainkey.acme.example",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *               "ok": false,
+                     *               "purpose": "dkim",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pm-bounces.acme.example",
+                     *               "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *               "ok": false,
+                     *               "purpose": "spf",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "MX",
+                     *               "host": "pm-bounces.acme.example",
+                     *               "value": "10 bounces.postline.invalid",
+                     *               "ok": false,
+                     *               "purpose": "return_path_mx",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "_dmarc.acme.example",
+                     *               "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *               "ok": false,
+                     *               "purpose": "dmarc",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "CNAME",
+                     *               "host": "links.acme.example",
+                     *               "value": "track.postline.invalid",
+                     *               "ok": false,
+                     *               "purpose": "tracking",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             }
+                     *           ],
+                     *           "sent_count": 0,
+                     *           "reputation": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "verified_at": null,
+                     *           "shared_with_company": false,
+                     *           "shared_external": false,
+                     *           "owner_workspace_name": null,
+                     *           "external_accounts": []
+                     *         },
+                     *         {
+                     *           "id": "dom_6a92e159f284729a85413a7f1804",
+                     *           "domain": "postline.test",
+                     *           "status": "verified",
+                     *           "spf": true,
+                     *           "dkim": true,
+                     *           "dmarc": true,
+                     *           "region": null,
+                     *           "dkim_selector": "pl202611",
+                     *           "tracking_subdomain": null,
+                     *           "dns_records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pl202611._domainkey.postline.test",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAlU65s6IyPGoBEfuoXHTb36I4iQKmd7jWcif9jtRkdHHdRaqkbTYeKwfEASCYWOS/FhAtvCEzt5+Liv5gRa5MwF1mFJMplznKrojn7zbcHv4KEyTi6TPwYPsG/O4cMFxIdADmp9PLwxbRqC6u0RAtBYEuz2oIxyY771loW1mDG1dWMgYUJ6smV1FthJZGPdcxIe2QlxjZ+bGTfloPn+9gkH4ZJZ0Js6TOWyqiyCFmy+2SDYUVkATBGANBQpfWDbAJCqdfJKYhknfu9vfGxJZGNrn+AbJUAUagua5u7g6pYzaRYA9EpuNR9RFAHpfqf/BW41l/Ej/mMssSBPBQYfilWwIDAQAB",
+                     *               "ok": true,
+                     *               "purpose": "dkim",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pm-bounces.postline.test",
+                     *               "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *               "ok": true,
+                     *               "purpose": "spf",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "MX",
+                     *               "host": "pm-bounces.postline.test",
+                     *               "value": "10 bounces.postline.invalid",
+                     *               "ok": true,
+                     *               "purpose": "return_path_mx",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "_dmarc.postline.test",
+                     *               "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@postline.test",
+                     *               "ok": true,
+                     *               "purpose": "dmarc",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             }
+                     *           ],
+                     *           "sent_count": 3,
+                     *           "reputation": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "verified_at": "2026-11-28T09:30:00Z",
+                     *           "shared_with_company": false,
+                     *           "shared_external": false,
+                     *           "owner_workspace_name": null,
+                     *           "external_accounts": []
+                     *         }
+                     *       ],
+                     *       "total_count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["DomainList"];
                 };
             };
@@ -17905,6 +20344,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "links",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "links.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18049,6 +20556,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verification_id": "ver_f63afbf88061ab31a8e972a1f815",
+                     *       "address": "ada@example.com",
+                     *       "is_valid": false,
+                     *       "result": "invalid",
+                     *       "status": "invalid",
+                     *       "sub_status": "no_dns_entries",
+                     *       "recommendation": "suppress",
+                     *       "confidence": 0.95,
+                     *       "risk": "undeliverable",
+                     *       "reason": "example.com does not exist",
+                     *       "did_you_mean": null,
+                     *       "account": "ada",
+                     *       "domain": "example.com",
+                     *       "mx_provider": null,
+                     *       "mx_record": null,
+                     *       "mx_found": false,
+                     *       "is_catch_all": false,
+                     *       "is_disposable": false,
+                     *       "is_role_address": false,
+                     *       "is_free_provider": false,
+                     *       "smtp_check": null,
+                     *       "domain_age_days": null,
+                     *       "activity": {
+                     *         "seen": true,
+                     *         "first_seen_at": "2026-11-28T09:30:00Z",
+                     *         "last_seen_at": "2026-11-28T09:30:00Z",
+                     *         "total_sends": 2,
+                     *         "delivered": 2,
+                     *         "bounced": 0,
+                     *         "opened": 0,
+                     *         "clicked": 0,
+                     *         "complained": 0,
+                     *         "unsubscribed": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationResult"];
                 };
             };
@@ -18214,6 +20759,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "queued",
+                     *       "total_count": 2,
+                     *       "message": "Queued: 2 distinct addresses in 1 chunks.",
+                     *       "upload_url": null,
+                     *       "upload_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJobAccepted"];
                 };
             };
@@ -18378,6 +20933,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total_count": 2,
+                     *       "unique_count": 2,
+                     *       "duplicate_count": 0,
+                     *       "syntax_errors": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "disposable": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "role_based": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "free_provider": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "typo_detected": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "quality_score": 100,
+                     *       "estimated_deliverable_pct": 100,
+                     *       "recommendation": "good",
+                     *       "sample_size": 2,
+                     *       "margin_of_error_pct": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmailListEvaluation"];
                 };
             };
@@ -18523,6 +21110,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verified": true,
+                     *       "signature": "valid",
+                     *       "fingerprint": "matches",
+                     *       "registry": "postline:verification-proofs:v1",
+                     *       "issued": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProofVerificationResult"];
                 };
             };
@@ -18671,6 +21267,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "abf874a0-f0c7-4fcc-a502-1c1909ad4741",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "type": "bounces",
+                     *           "email": "old@example.com",
+                     *           "reason": null,
+                     *           "source": "manual",
+                     *           "override_unsubscribes": false,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "afdb1a38-80a4-46d1-a43d-96640828f22b",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "type": "bounces",
+                     *           "email": "gone@example.com",
+                     *           "reason": "mailbox closed",
+                     *           "source": "manual",
+                     *           "override_unsubscribes": false,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 5,
+                     *         "total_pages": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Suppression_"];
                 };
             };
@@ -18817,6 +21445,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -18834,6 +21474,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -19004,6 +21656,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "added": 2,
+                     *       "skipped": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkSuppressionResult"];
                 };
             };
@@ -19152,6 +21810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removed": 1,
+                     *       "not_found": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkSuppressionDeleteResult"];
                 };
             };
@@ -19298,6 +21962,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "import_id": "ade73def-552b-499d-a54c-53eb711beb52",
+                     *       "status": "pending",
+                     *       "upload_url": null,
+                     *       "upload_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionImportAccepted"];
                 };
             };
@@ -19442,6 +22114,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "export_id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionExportAccepted"];
                 };
             };
@@ -19582,6 +22260,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "address": "news@postline.test",
+                     *           "name": "Newsletter",
+                     *           "description": "Monthly product news",
+                     *           "member_count": 0,
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_MailingList_"];
                 };
             };
@@ -19728,6 +22427,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Monthly product news",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -19885,6 +22595,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *           "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "name": "Acme Europe",
+                     *           "slug": "acme-eu",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Subaccount_"];
                 };
             };
@@ -20030,6 +22760,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -20165,6 +22905,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "up_d512c6e825226ee222db32e6702c",
+                     *           "filename": "price-list.pdf",
+                     *           "content_type": "application/pdf",
+                     *           "size_bytes": 22,
+                     *           "url": null,
+                     *           "download_count": 0,
+                     *           "expires_at": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "status": "ready"
+                     *         }
+                     *       ],
+                     *       "used_bytes": 22,
+                     *       "quota_bytes": 100000000
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadList"];
                 };
             };
@@ -20311,6 +23070,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "status": "ready",
+                     *       "upload": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadCreated"];
                 };
             };
@@ -20456,6 +23229,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removal_id": "4c53fa24-36ab-4e58-a3ee-01d29a55f649",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DataRemovalAccepted"] | components["schemas"]["DataRemovalBatchAccepted"];
                 };
             };
@@ -20596,6 +23375,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "name": "transactional-eu",
+                     *           "provider": "cloud-relay",
+                     *           "region": "eu-west-1",
+                     *           "type": "warming",
+                     *           "ips": [],
+                     *           "reputation": null,
+                     *           "ip_details": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "warming_since": "2026-11-28",
+                     *           "default": false
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_IpPool_"];
                 };
             };
@@ -20742,6 +23547,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "warming",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -20882,6 +23703,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "ip": "192.0.2.17",
+                     *           "pool_id": "563b72a8-cb35-43f3-a818-9ad8067011b0",
+                     *           "pool_name": "marketing",
+                     *           "provider": "cloud-relay",
+                     *           "region": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Ip_"];
                 };
             };
