@@ -4,10 +4,13 @@
 
 Starts the embedded runtime in this process (a fresh state dir, the development account), makes
 each operation's documented call over HTTP with the development account's live key, seeding what
-it needs first (a template, a webhook, a domain, a list, an upload, ...), and writes the answers to
-infra/openapi_response_examples.json, keyed by operationId and status. The answers are made stable
-and readable first: ids keep their prefix and length but get a fixed body, timestamps all read
-2026-11-28T09:30:00Z, and secrets (keys, webhook secrets, signed URLs, DKIM keys) are placeholders.
+it needs first (a template, a webhook, a domain, a list, an upload, an IP pool, ...), and writes the
+answers to infra/openapi_response_examples.json, keyed by operationId and status. The answers are
+made stable and readable first: ids keep their prefix and length but get a fixed body; the capture
+starts at 2026-11-28T09:30:00Z (every time keeps its distance from the start, to the second;
+midnights, a period's bounds, stay); the runtime's addresses read https://api.postline.example and
+https://s3.amazonaws.com; secrets (API keys, webhook secrets, presigned signatures) are placeholders.
+Public keys, signatures and fingerprints are real, so they change at every capture.
 
 Run by hand when a response changes shape (tests/infra/test_openapi_examples.py fails then);
 `make generate` puts each example on its response. An entry under "hand_written" was not captured
@@ -24,25 +27,28 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
 import requests
 
 from infra.openapi_examples import REQUEST_EXAMPLES as REQ
+from infra.openapi_examples import response_examples
 from postline.wiring import ip_pools as ip_pools_root
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "infra" / "openapi_response_examples.json"
 TEMPLATE = ROOT / "template.yaml"
-INSTANT = "2026-11-28T09:30:00"
+INSTANT = datetime(2026, 11, 28, 9, 30, tzinfo=UTC)  # when the capture "started", in every example
 SENDER_NAME = "Acme"
 
-_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(Z|[+-]\d{2}:\d{2})?")
 _PREFIXED_ID = re.compile(r"\b([a-z]{2,12})_([0-9A-Za-z]{8,40})\b")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-_COMPACT_TIMESTAMP = re.compile(r"(?<!\d)20\d{6}(T?)\d{6}(?!\d)")  # 20261128T095629Z, selector pl20261128095632
+_COMPACT_TIMESTAMP = re.compile(r"(?<!\d)(20\d{6})(T?)(\d{6})(?!\d)")  # 20261128T095629Z, selector pl20261128095632
+_MAIL_DATE = re.compile(r"\w{3}, \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}")  # a Date: header
 _SECRET_FIELDS = {"secret", "signing_secret", "password", "private_key"}
 _API_KEY = re.compile(r"^(pl_(?:live|test)_)\S+$")
 _PRESIGNED = {"policy": "<policy>", "x-amz-signature": "<signature>", "x-amz-security-token": "<token>"}
@@ -53,8 +59,9 @@ S3_ORIGIN = "https://s3.amazonaws.com"  # S3 (path-style), where the emulator li
 class Stabiliser:
     """The same volatile value always becomes the same stable one, within one capture."""
 
-    def __init__(self, origins: dict[str, str]) -> None:
+    def __init__(self, origins: dict[str, str], started: datetime) -> None:
         self._seen: dict[str, str] = {}
+        self._started = started  # the runtime's clock when the capture began: it reads INSTANT
         self._origins = origins  # the runtime's addresses (their ports change at every start) -> stable ones
 
     def _stable(self, value: str, length: int, alphabet: str) -> str:
@@ -81,11 +88,29 @@ class Stabiliser:
         raw = self._stable(match.group(0), 32, "0123456789abcdef")
         return f"{raw[:8]}-{raw[8:12]}-4{raw[13:16]}-a{raw[17:20]}-{raw[20:]}"
 
+    def moment(self, when: datetime) -> datetime:
+        """The same distance from INSTANT as from the capture's start, to the second; a calendar
+        boundary (midnight: a day, a month, a period) stays as it is."""
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        if (when.hour, when.minute, when.second, when.microsecond) == (0, 0, 0, 0):
+            return when
+        return (INSTANT + timedelta(seconds=round((when - self._started).total_seconds()))).astimezone(when.tzinfo)
+
+    def _timestamp(self, match: re.Match[str]) -> str:
+        stable = self.moment(datetime.fromisoformat(match.group(0))).replace(tzinfo=None).isoformat()
+        suffix = match.group(1) or ""
+        return stable + ("+00:00" if suffix == "+00:00" else "Z" if suffix else "")
+
+    def _compact(self, match: re.Match[str]) -> str:
+        moment = self.moment(datetime.strptime(match.group(1) + match.group(3), "%Y%m%d%H%M%S").replace(tzinfo=UTC))
+        return moment.strftime("%Y%m%d") + match.group(2) + moment.strftime("%H%M%S")
+
     def text(self, value: str) -> str:
         for local, stable in self._origins.items():
             value = value.replace(local, stable)
-        value = _COMPACT_TIMESTAMP.sub(lambda m: f"20261128{m.group(1)}093000", value)
-        value = _TIMESTAMP.sub(lambda m: INSTANT + ("Z" if m.group(1) else ""), value)
+        value = _COMPACT_TIMESTAMP.sub(self._compact, value)
+        value = _MAIL_DATE.sub(lambda m: format_datetime(self.moment(parsedate_to_datetime(m.group(0)))), value)
+        value = _TIMESTAMP.sub(self._timestamp, value)
         value = _UUID.sub(self._uuid, value)
         return _PREFIXED_ID.sub(self._prefixed, value)
 
@@ -191,7 +216,8 @@ def capture(runtime: Any) -> Capture:
         api.call("GetMessageContent", "GET", f"/v3/messages/{sent['id']}/content")
 
     # Events and metrics
-    api.call("ListEvents", "GET", "/v3/events", params={"limit": 2})
+    if sent:  # one message's story, so that the example does not depend on which work finished first
+        api.call("ListEvents", "GET", "/v3/events", params={"message_id": sent["id"], "limit": 3})
     now = runtime.clock.now() - timedelta(seconds=1)
     window = {"since": (now - timedelta(days=1)).isoformat(), "until": now.isoformat()}
     export = api.call("ExportEvents", "POST", "/v3/events/export", json={**window, "format": "csv"})
@@ -203,7 +229,9 @@ def capture(runtime: Any) -> Capture:
             lambda job: job.get("status") not in {"pending", "running", "queued"},
         )
     api.call("MetricsSummary", "GET", "/v3/metrics/summary")
-    api.call("MetricsTimeseries", "GET", "/v3/metrics/timeseries", params={"resolution": "day"})
+    yesterday = (now - timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    days = {"since": yesterday.isoformat(), "until": now.isoformat(), "resolution": "day"}
+    api.call("MetricsTimeseries", "GET", "/v3/metrics/timeseries", params=days)
     api.call("MetricsBreakdown", "GET", "/v3/metrics/breakdown", params={"dimension": "tag", "limit": 3})
 
     # Webhooks
@@ -360,15 +388,17 @@ def main() -> int:
     from devtools.local.runtime import Runtime
 
     with tempfile.TemporaryDirectory() as state, Runtime(TEMPLATE, Path(state)) as runtime:
+        started = runtime.clock.now()
         captured = capture(runtime)
         origins = {runtime.base_url.rstrip("/"): API_ORIGIN, runtime.endpoint_url.rstrip("/"): S3_ORIGIN}
     previous = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else {}
     hand_written: dict[str, Any] = previous.get("hand_written", {})
-    stabiliser = Stabiliser(origins)
+    stabiliser = Stabiliser(origins, started)
     responses = {op: stabiliser.value(by_status) for op, by_status in sorted(captured.found.items())}
     document = {
         "about": "Real answers of the embedded runtime, captured by `python -m infra.capture_examples` "
-        "(ids, times and secrets made stable); hand_written: what could not be captured, and why.",
+        "(ids, times and secrets made stable). hand_written: {operationId: {reason, examples: {status: body}}} "
+        "for what could not be captured, kept by a new capture.",
         "responses": responses,
         "hand_written": {op: entry for op, entry in sorted(hand_written.items()) if op not in responses},
     }
@@ -379,7 +409,23 @@ def main() -> int:
             f"{'not captured' if operation not in responses else 'a call failed'}: {operation}: {reason}",
             file=sys.stderr,
         )
-    return 0
+    written = response_examples()
+    missing = [f"{op} {status}" for op, status in json_answers() if status not in written.get(op, {})]
+    for answer in missing:
+        print(f"no example: {answer}", file=sys.stderr)
+    return 1 if missing else 0
+
+
+def json_answers() -> list[tuple[str, str]]:
+    """(operationId, status) of every JSON success response infra/openapi.json documents."""
+    document = json.loads((ROOT / "infra" / "openapi.json").read_text())
+    return [
+        (op["operationId"], status)
+        for path_item in document["paths"].values()
+        for op in path_item.values()
+        for status, response in op["responses"].items()
+        if status.startswith("2") and "application/json" in response.get("content", {})
+    ]
 
 
 if __name__ == "__main__":

@@ -99,3 +99,8 @@ def test_a_schema_violation_is_caught() -> None:
     example = dict(RESPONSE_EXAMPLES[operation][status])
     example.pop(sorted(example)[0])
     assert list(_validator(ANSWERS[(operation, status)]["schema"]).iter_errors(example))
+
+
+def test_every_json_success_response_has_an_example() -> None:
+    assert ANSWERS, "the document has JSON success responses"
+    assert sorted(key for key, content in ANSWERS.items() if "example" not in content) == []

@@ -4923,14 +4923,14 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service",
-                     *       "prefix": "pl_live_02Jy",
+                     *       "prefix": "pl_live_IT8I",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "verify_before_send": null,
                      *       "test_outcomes": null,
                      *       "ip_allowlist": [],
                      *       "last_used_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["KeyDetail"];
@@ -5227,14 +5227,14 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service (eu)",
-                     *       "prefix": "pl_live_02Jy",
+                     *       "prefix": "pl_live_IT8I",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "verify_before_send": null,
                      *       "test_outcomes": null,
                      *       "ip_allowlist": [],
                      *       "last_used_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["KeyDetail"];
@@ -5396,14 +5396,14 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service (eu)",
-                     *       "prefix": "pl_live_BSYu",
+                     *       "prefix": "pl_live_A0VF",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "key": "pl_live_<key: shown once>",
                      *       "verify_before_send": null,
                      *       "test_outcomes": null,
                      *       "ip_allowlist": [],
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["KeyRotated"];
@@ -5574,9 +5574,9 @@ export interface operations {
                      *         "shipping"
                      *       ],
                      *       "headers": {},
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:03Z",
                      *       "send_at": null,
-                     *       "delivered_at": "2026-11-28T09:30:00Z",
+                     *       "delivered_at": "2026-11-28T09:30:04Z",
                      *       "opened_at": null,
                      *       "clicked_at": null,
                      *       "content_check": null
@@ -5877,7 +5877,7 @@ export interface operations {
                      *           "headers": [
                      *             {
                      *               "name": "DKIM-Signature",
-                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795859963; h=from : to : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=IQcAh0DxB203zuiyWJHbSEmYNVYUKKZkCo2PdxZf8bA=; b=SU1QGnoQcex98pA/4TDJtn4uOmA6j34w7muD48l/Sf2N584YHtD7hnnOkf450jyYgoAt4 fTMQ33GLtQkkTGl3qAHILjK+T/8dkVKsiKQTlxZg9I2PYov1srZRQme9TayzydkySBHdn9O iWAU8+4lJZJeUHeoJFbYx1lgdP+Pvut1mfMdfQ2R3DcLc2jk1ZLKJmPN3KzugCmnHPU4+SQ Pdi6dIFRGN4OUJ8NWRaRspJm8QhHCrTcRlu3hiD12IH8Q3HcoDqrf1GBPSSDxHMnCGyeDPu vtPQwkK+arnFpDUi6QCgAfGEfQGwQl0TaD9Eh9cmCTm8r03xDKhnPJEAe+Sg=="
+                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795860686; h=from : to : cc : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=mhRwXOPHGIIk7rZJ3b6ywjDdhy1XM/+izG8XOorQZhA=; b=LkEuK+ffd8NV/Ihn8eVpCP6qZUj7qFPWT6FFMgInsAO7bhl0QBWZAGTbVkjny+WDk14ot PV4qrZIo1WUux82WFaZSxZD0V0YDLxcs59joF6jPNWpaXm7HtAEeV0kykateMSQecFfHB+4 dHZVJxhTWz3hvZU9BGlLbjQue1neB8v4koYvLQ9fmDuJuFZWJ+ZVsgkoROE8SyT63jWK+Pd Nf4umWiQquvYQSkhEM7yuO8pqU4LVCZap7tV8SLVtCcd+4mA/nAgoH2eoCyA5/d/KtiJq/K 2GpuTMfng4j2DiRZDdzO0df2CQtYWRkvaDm/e5SJc5LpYRap1bHTgo/RsuyQ=="
                      *             },
                      *             {
                      *               "name": "From",
@@ -5893,7 +5893,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "Date",
-                     *               "value": "Sat, 28 Nov 2026 09:59:20 +0000"
+                     *               "value": "Sat, 28 Nov 2026 09:30:03 +0000"
                      *             },
                      *             {
                      *               "name": "Message-ID",
@@ -5905,7 +5905,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "List-Unsubscribe",
-                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.ZTc-U8C9sb0ttV_pcvofeQ>"
+                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.hl6WgxfKMbHCgozIeJch2A>"
                      *             },
                      *             {
                      *               "name": "List-Unsubscribe-Post",
@@ -5917,7 +5917,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "Content-Type",
-                     *               "value": "multipart/alternative; boundary=\"===============6603823671610278919==\""
+                     *               "value": "multipart/alternative; boundary=\"===============4677429953961654959==\""
                      *             }
                      *           ],
                      *           "parts": [
@@ -5935,10 +5935,10 @@ export interface operations {
                      *               "disposition": null,
                      *               "filename": null,
                      *               "size_bytes": 356,
-                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.DdIh1WSncfmZnMAIfDlMlA\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
+                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.W8bc_YNkMWMZq539pBMb3g\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
                      *             }
                      *           ],
-                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795859963; h=from : to :\r\n subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=IQcAh0DxB203zuiyWJHbSEmYNVYUKKZkCo2PdxZf8bA=;\r\n b=SU1QGnoQcex98pA/4TDJtn4uOmA6j34w7muD48l/Sf2N584YHtD7hnnOkf450jyYgoAt4\r\n fTMQ33GLtQkkTGl3qAHILjK+T/8dkVKsiKQTlxZg9I2PYov1srZRQme9TayzydkySBHdn9O\r\n iWAU8+4lJZJeUHeoJFbYx1lgdP+Pvut1mfMdfQ2R3DcLc2jk1ZLKJmPN3KzugCmnHPU4+SQ\r\n Pdi6dIFRGN4OUJ8NWRaRspJm8QhHCrTcRlu3hiD12IH8Q3HcoDqrf1GBPSSDxHMnCGyeDPu\r\n vtPQwkK+arnFpDUi6QCgAfGEfQGwQl0TaD9Eh9cmCTm8r03xDKhnPJEAe+Sg==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:59:20 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.ZTc-U8C9sb0ttV_pcvofeQ>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============6603823671610278919==\"\r\n\r\n--===============6603823671610278919==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============6603823671610278919==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMTk4NDExNGM5MTNlNzhjMGI3MTJjYTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMTk4NTM2ZWI2ZWNhNTRiNzU1YTdjNWMiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.DdIh1WSncfmZnMAIfDlMlA\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============6603823671610278919==--\r\n"
+                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795860686; h=from : to :\r\n cc : subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=mhRwXOPHGIIk7rZJ3b6ywjDdhy1XM/+izG8XOorQZhA=;\r\n b=LkEuK+ffd8NV/Ihn8eVpCP6qZUj7qFPWT6FFMgInsAO7bhl0QBWZAGTbVkjny+WDk14ot\r\n PV4qrZIo1WUux82WFaZSxZD0V0YDLxcs59joF6jPNWpaXm7HtAEeV0kykateMSQecFfHB+4\r\n dHZVJxhTWz3hvZU9BGlLbjQue1neB8v4koYvLQ9fmDuJuFZWJ+ZVsgkoROE8SyT63jWK+Pd\r\n Nf4umWiQquvYQSkhEM7yuO8pqU4LVCZap7tV8SLVtCcd+4mA/nAgoH2eoCyA5/d/KtiJq/K\r\n 2GpuTMfng4j2DiRZDdzO0df2CQtYWRkvaDm/e5SJc5LpYRap1bHTgo/RsuyQ==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:30:03 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.hl6WgxfKMbHCgozIeJch2A>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============4677429953961654959==\"\r\n\r\n--===============4677429953961654959==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============4677429953961654959==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.W8bc_YNkMWMZq539pBMb3g\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============4677429953961654959==--\r\n"
                      *         }
                      *       ]
                      *     }
@@ -6099,8 +6099,8 @@ export interface operations {
                      *       "version": 1,
                      *       "active": true,
                      *       "category": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Template"];
@@ -6411,8 +6411,8 @@ export interface operations {
                      *       "version": 2,
                      *       "active": true,
                      *       "category": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Template"];
@@ -7127,12 +7127,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_Dwxf",
+                     *         "key_id": "whsec_vT1x",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Webhook"];
@@ -7299,12 +7299,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_Dwxf",
+                     *         "key_id": "whsec_vT1x",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:07Z",
                      *       "secret": null
                      *     }
                      */
@@ -7623,12 +7623,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_iQfz",
-                     *         "previous_key_id": "whsec_Dwxf",
-                     *         "previous_expires_at": "2026-11-28T09:30:00Z"
+                     *         "key_id": "whsec_yCba",
+                     *         "previous_key_id": "whsec_vT1x",
+                     *         "previous_expires_at": "2026-11-29T09:30:07Z"
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:07Z",
                      *       "secret": "whsec_<secret: shown once>"
                      *     }
                      */
@@ -7791,13 +7791,13 @@ export interface operations {
                      * @example {
                      *       "id": "55b557e5-f161-48a0-a958-559d57d47cf8",
                      *       "status": "completed",
-                     *       "filename": "events-20261128T093000Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
+                     *       "filename": "events-20261128T093006Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
                      *       "row_count": 11,
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/55b557e5-f161-48a0-a958-559d57d47cf8.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z",
-                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:06Z",
+                     *       "completed_at": "2026-11-28T09:30:06Z",
+                     *       "expires_at": "2026-12-05T09:30:06Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ExportJobView"];
@@ -7958,21 +7958,21 @@ export interface operations {
                      *           "id": "whd_e0499991787d84000ce367ff421c",
                      *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *           "event_id": "evt_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
                      *           "event": "bounced",
-                     *           "message_id": "msg_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *           "message_id": "msg_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
                      *           "status": "failed",
                      *           "manual": true,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:07Z",
                      *           "next_attempt_at": null,
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "at": "2026-11-28T09:30:07Z",
                      *               "outcome": "retryable",
                      *               "response_code": null,
-                     *               "latency_ms": 2,
+                     *               "latency_ms": 0,
                      *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
                      *             }
                      *           ]
@@ -7981,18 +7981,18 @@ export interface operations {
                      *           "id": "whd_de34198bf998c9800c80fe452912ce61",
                      *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_c965f04b70382aa22069875fe5d010f0",
+                     *           "event_id": "evt_6c2cb409f41410e56d1f982985c02cb8",
                      *           "event": "delivered",
-                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
+                     *           "message_id": "msg_2440663e6abd11e22c002eb5cbd4",
                      *           "status": "retrying",
                      *           "manual": false,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:04Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "at": "2026-11-28T09:30:04Z",
                      *               "outcome": "retryable",
                      *               "response_code": null,
                      *               "latency_ms": 2,
@@ -8001,47 +8001,47 @@ export interface operations {
                      *           ]
                      *         },
                      *         {
-                     *           "id": "whd_6c2cb409f41410e56d1f982985c02cb8",
+                     *           "id": "whd_8058ea2e1a351e1194eaaabd6aa9cbd4",
                      *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_f57fa750f4ec1d31b666699cb56a320a",
+                     *           "event_id": "evt_c4a62e1264e43ad7598907f4fb42408d",
                      *           "event": "delivered",
-                     *           "message_id": "msg_8f2167ef073ea6126aa6994aca4c",
+                     *           "message_id": "msg_1359bf08808f689030b5a65d9f76",
                      *           "status": "retrying",
                      *           "manual": false,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:04Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "at": "2026-11-28T09:30:04Z",
                      *               "outcome": "retryable",
                      *               "response_code": null,
-                     *               "latency_ms": 3,
+                     *               "latency_ms": 10,
                      *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "id": "whd_c4a62e1264e43ad7598907f4fb42408d",
+                     *           "id": "whd_66143b2e7864d0ac9af085e8d4600052",
                      *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_4085173af1c3c72e72ba60d18a35a8d8",
+                     *           "event_id": "evt_c965f04b70382aa22069875fe5d010f0",
                      *           "event": "delivered",
                      *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
                      *           "status": "retrying",
                      *           "manual": false,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:04Z",
+                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:00Z",
+                     *               "at": "2026-11-28T09:30:04Z",
                      *               "outcome": "retryable",
                      *               "response_code": null,
-                     *               "latency_ms": 1,
+                     *               "latency_ms": 19,
                      *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
                      *             }
                      *           ]
@@ -8203,13 +8203,13 @@ export interface operations {
                      *       "id": "whd_e0499991787d84000ce367ff421c",
                      *       "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *       "url": "https://hooks.acme.example/postline",
-                     *       "event_id": "evt_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *       "event_id": "evt_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
                      *       "event": "bounced",
-                     *       "message_id": "msg_sample_8c0d00a5-5684-4f42-b337-4319a6820048",
+                     *       "message_id": "msg_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
                      *       "status": "pending",
                      *       "manual": true,
                      *       "resent_from": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:07Z",
                      *       "next_attempt_at": null,
                      *       "attempts": []
                      *     }
@@ -8363,8 +8363,8 @@ export interface operations {
                      *       "succeeded": 0,
                      *       "failed": 1,
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "completed_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ResendJobView"];
@@ -8520,7 +8520,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -8565,7 +8565,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -8882,7 +8882,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -8927,7 +8927,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9105,7 +9105,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "missing",
@@ -9150,7 +9150,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9328,7 +9328,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "missing",
@@ -9336,8 +9336,8 @@ export interface operations {
                      *         },
                      *         {
                      *           "type": "TXT",
-                     *           "host": "pl20261128093000._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1GEqpWJpO3o3Kw0J4iosWk2zCN2GEu++8bCgGzZRDd8H7LBeE+qMaH8sZYnMTpPitz2fdUvwsBkrm4VqGKvZFLgEr26dSN3lzQ8CSxIpqEcbFS6ap8PIbShb+7xTuacD631Ss+PQ5/XvuiWS5ohBF39M3zgM5MSYbZkGMBfEk66vUBGxgJHmuxJWzYt02zuy1xGMuEmq9St9S0SAWl/cAJTFBYx9RwRBH/IX/BRFhfF4BjBwTMTyEti6pj9C8lzTaaYJ0Dpyac9mBXrxODvIqjKNrkPfKvJRYPc7IZ2FvEBSDHOlM4/qNg8DF3wUX9zi6dfvdIeN/DxUjIUnA0nJcQIDAQAB",
+                     *           "host": "pl20261128093008._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvBwb1PK8PSdah+jZVXvvyshouz/9EGNvsJorLAfxtnZbMyMxI8bxklYwBSlRZHUyIveIB3WEB0KwX+ib+8zTp2Z1TZfWarSLIMx1b7o9ac28ZljoxubnQyoo41slQeimIA3E93LTLXgK5S4uIu4JR7ggUNLviFVMI5EeLOPOj7scXAi7PgyYBFeRIwFyrW4IqborrHAA0H2rN175hKZqAoaosDVjb2bZoMOBx8hvsUAjf3/96fYSw25UKNpSVZiWIR2ykTsFnlBeiJnEcu9PZxH4ScFDkABudMzZvkWZqlmsj1v66oGm5P2KUN2I/GvibGd48Mv00m12YYD1tIt7bQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim_next",
                      *           "status": "unchecked",
@@ -9382,7 +9382,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9561,8 +9561,8 @@ export interface operations {
                      *         "spamtrap": 0,
                      *         "abuse": 0
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:10Z",
+                     *       "completed_at": "2026-11-28T09:30:10Z",
                      *       "webhook_url": null,
                      *       "error_message": null,
                      *       "can_retry": false,
@@ -9724,8 +9724,8 @@ export interface operations {
                      *         "spamtrap": 0,
                      *         "abuse": 0
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:10Z",
+                     *       "completed_at": "2026-11-28T09:30:10Z",
                      *       "webhook_url": null,
                      *       "error_message": null,
                      *       "can_retry": false,
@@ -9902,8 +9902,8 @@ export interface operations {
                      *           "domain_age_days": null,
                      *           "activity": {
                      *             "seen": true,
-                     *             "first_seen_at": "2026-11-28T09:30:00Z",
-                     *             "last_seen_at": "2026-11-28T09:30:00Z",
+                     *             "first_seen_at": "2026-11-28T09:30:03Z",
+                     *             "last_seen_at": "2026-11-28T09:30:04Z",
                      *             "total_sends": 2,
                      *             "delivered": 2,
                      *             "bounced": 0,
@@ -10098,14 +10098,14 @@ export interface operations {
                      *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
                      *       "filename": "vjob_896de74f259b7aeae979dffad2b0-results.csv",
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/verifications/acct_5734653ff347891fb5c745982ee5/vjob_896de74f259b7aeae979dffad2b0.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
-                     *       "expires_at": "2026-11-28T09:30:00Z",
+                     *       "expires_at": "2026-11-28T09:45:10Z",
                      *       "rows": 2,
                      *       "size_bytes": 706,
-                     *       "fingerprint": "bf7eb04d479203d6210f7102c3fe6d6f2ab10e75124b41a054f6259b8a7bb655",
-                     *       "signature": "2XLIZNn8KnkIVNvcX68l2rXGYpufbXhBYC0OvJA7+2Z+3WwjFoQXuq5UDU++6n7TjMwr1doOd/S7Ca9iILvuDQ==",
-                     *       "kid": "ed25519-20261128-hoyTAm9Y",
+                     *       "fingerprint": "8c60710d7a53d3cadda6cbba7f6dc6b56bcb3f2804ed20c91191925e662264eb",
+                     *       "signature": "KTuk4dr1GdKQ1ZbQL5BScgVSoekf5O9KNyuYNEo4N5ArYVs/mbwvLg2JPcKUbFDbHcHY26fSHURbqi3c1kzsAw==",
+                     *       "kid": "ed25519-20261128-UpvydQYK",
                      *       "registry": "postline:verification-proofs:v1",
-                     *       "issued": "2026-11-28T09:30:00Z"
+                     *       "issued": "2026-11-28T09:30:10Z"
                      *     }
                      */
                     "application/json": components["schemas"]["BulkResultFile"];
@@ -10274,8 +10274,8 @@ export interface operations {
                      *       "skipped": 0,
                      *       "errors": [],
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:11Z",
+                     *       "completed_at": "2026-11-28T09:30:11Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SuppressionImportView"];
@@ -10419,13 +10419,13 @@ export interface operations {
                      * @example {
                      *       "id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
                      *       "status": "completed",
-                     *       "filename": "suppressions-bounces-20261128T093000Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
+                     *       "filename": "suppressions-bounces-20261128T093011Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
                      *       "row_count": 3,
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/ac9736c6-9a1a-4b27-ab04-25de40829d44.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z",
-                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:11Z",
+                     *       "completed_at": "2026-11-28T09:30:11Z",
+                     *       "expires_at": "2026-12-05T09:30:11Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ExportJobView"];
@@ -10575,7 +10575,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:11Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -11032,7 +11032,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Monthly product news",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -11333,7 +11333,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Product news, twice a month",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -11493,7 +11493,7 @@ export interface operations {
                      *             "plan": "pro"
                      *           },
                      *           "subscribed": true,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:12Z"
                      *         },
                      *         {
                      *           "id": "8e0def4b-75df-441e-a785-103f75d37b63",
@@ -11502,7 +11502,7 @@ export interface operations {
                      *           "name": null,
                      *           "vars": null,
                      *           "subscribed": true,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:12Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11674,7 +11674,7 @@ export interface operations {
                      *         "plan": "pro"
                      *       },
                      *       "subscribed": true,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12008,7 +12008,7 @@ export interface operations {
                      *         "plan": "pro"
                      *       },
                      *       "subscribed": true,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12313,7 +12313,7 @@ export interface operations {
                      *       "name": null,
                      *       "vars": null,
                      *       "subscribed": false,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12488,7 +12488,7 @@ export interface operations {
                      *       "failed_recipients": null,
                      *       "error_message": null,
                      *       "cancel_requested_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:13Z",
                      *       "completed_at": null
                      *     }
                      */
@@ -12646,9 +12646,9 @@ export interface operations {
                      *       "failed": 0,
                      *       "failed_recipients": null,
                      *       "error_message": null,
-                     *       "cancel_requested_at": "2026-11-28T09:30:00Z",
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z"
+                     *       "cancel_requested_at": "2026-11-28T09:30:13Z",
+                     *       "created_at": "2026-11-28T09:30:13Z",
+                     *       "completed_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListSendResult"];
@@ -12813,7 +12813,7 @@ export interface operations {
                      *       "name": "Acme Europe",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13130,7 +13130,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13295,7 +13295,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "suspended",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13460,7 +13460,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13627,7 +13627,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:13Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -13980,8 +13980,8 @@ export interface operations {
                      *       "size_bytes": 22,
                      *       "url": null,
                      *       "download_count": 0,
-                     *       "expires_at": "2026-11-28T09:30:00Z",
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "expires_at": "2027-01-31T23:18:39Z",
+                     *       "created_at": "2026-11-28T09:30:13Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -14166,7 +14166,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:14Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -14345,7 +14345,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "url": "https://s3.amazonaws.com/postline-local-exportsbucket/uploads/acct_5734653ff347891fb5c745982ee5/up_d512c6e825226ee222db32e6702c?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
-                     *       "expires_at": "2026-11-28T09:30:00Z"
+                     *       "expires_at": "2026-11-28T09:35:14Z"
                      *     }
                      */
                     "application/json": components["schemas"]["UploadDownloadLink"];
@@ -14828,15 +14828,15 @@ export interface operations {
                      *         "exports_purged": 1,
                      *         "already_erased": false
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "completed_at": "2026-11-28T09:30:00Z",
-                     *       "address_hash": "hmac-sha256:c1fc849b0f1512291deb174de74ef217707a301c4304afb405ef756d1e67fbe1",
+                     *       "created_at": "2026-11-28T09:30:14Z",
+                     *       "completed_at": "2026-11-28T09:30:15Z",
+                     *       "address_hash": "hmac-sha256:5776c5645d6cc9e7b32bc1ce6627090c5f63d6f774f4c84f818c204cd156f8cf",
                      *       "receipt": {
-                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:c1fc849b0f1512291deb174de74ef217707a301c4304afb405ef756d1e67fbe1\",\"completed_at\":\"2026-11-28T09:30:00Z\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:00Z\",\"version\":\"postline.erasure-receipt.v1\"}",
+                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:5776c5645d6cc9e7b32bc1ce6627090c5f63d6f774f4c84f818c204cd156f8cf\",\"completed_at\":\"2026-11-28T09:30:15+00:00\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:14+00:00\",\"version\":\"postline.erasure-receipt.v1\"}",
                      *         "alg": "EdDSA",
-                     *         "kid": "ed25519-20261128-hoyTAm9Y",
-                     *         "public_key": "Nvl97beF-LNlwzgrc6VPiJ2Fze3EZLdyJfGohdJohQE",
-                     *         "signature": "d9Bly78Ubhf3xNJey6BiVbarmxiT8Sfyx9pJiepBUWRBIh/G3JhzEgmHgkLOUNS29rcjh3Q3wDLzxdislBsADQ=="
+                     *         "kid": "ed25519-20261128-UpvydQYK",
+                     *         "public_key": "I4fzjgIcxLHzHMcxctfYdkpvAaiP9suaJj_TXTNcODY",
+                     *         "signature": "pq1vcyQL2mwKfhdGgvF0JIfX25InxbZlyEw39IsQ9DGMqmo0UvqWUit/Tj1i7WAFsVXeKT+ZBYgU3EC2XnR4Dg=="
                      *       },
                      *       "error": null
                      *     }
@@ -14990,7 +14990,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:15Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
@@ -15313,7 +15313,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:15Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
@@ -15798,8 +15798,8 @@ export interface operations {
                      *       "plan": "professional",
                      *       "quota_source": "own_plan",
                      *       "period": {
-                     *         "start": "2026-11-28T09:30:00Z",
-                     *         "end": "2026-11-28T09:30:00Z"
+                     *         "start": "2026-11-01T00:00:00Z",
+                     *         "end": "2026-12-01T00:00:00Z"
                      *       },
                      *       "emails": {
                      *         "limit": 50000,
@@ -15976,19 +15976,19 @@ export interface operations {
                      *         {
                      *           "id": "key_dabd6fa9190fa61d2a73e14ef170",
                      *           "name": "Development (live)",
-                     *           "prefix": "pl_live_6J64",
+                     *           "prefix": "pl_live_d9v7",
                      *           "scope": "full_access",
                      *           "env": "live",
                      *           "verify_before_send": null,
                      *           "test_outcomes": null,
                      *           "ip_allowlist": [],
-                     *           "last_used_at": "2026-11-28T09:30:00Z",
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "last_used_at": "2026-11-28T09:30:01Z",
+                     *           "created_at": "2026-11-28T09:29:59Z"
                      *         },
                      *         {
                      *           "id": "key_e810636ae0f6c3ce6a4af29f9ce1",
                      *           "name": "Development (test)",
-                     *           "prefix": "pl_test_duMC",
+                     *           "prefix": "pl_test_tPoP",
                      *           "scope": "full_access",
                      *           "env": "test",
                      *           "verify_before_send": null,
@@ -16002,7 +16002,7 @@ export interface operations {
                      *           },
                      *           "ip_allowlist": [],
                      *           "last_used_at": null,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:29:59Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -16164,11 +16164,11 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service",
-                     *       "prefix": "pl_live_02Jy",
+                     *       "prefix": "pl_live_IT8I",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "key": "pl_live_<key: shown once>",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["KeyCreated"];
@@ -16324,7 +16324,7 @@ export interface operations {
                      *           "target": "tpl_bd4fa9804612154a21809ff58c94",
                      *           "details": null,
                      *           "ip_address": "127.0.0.1",
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:16Z"
                      *         },
                      *         {
                      *           "id": "aa5daae8-9924-4961-a056-29abeb427afe",
@@ -16336,7 +16336,7 @@ export interface operations {
                      *           "target": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
                      *           "details": "transactional-eu",
                      *           "ip_address": "127.0.0.1",
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:16Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -16513,7 +16513,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_2b1a5e37eb87afde885e275b4300",
                      *       "status": "queued",
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:03Z",
                      *       "from": "Acme <hello@postline.test>",
                      *       "to": [
                      *         "ada@example.com"
@@ -16714,12 +16714,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "batch_id": "batch_ec13fd8707724507c47170dbc177",
+                     *       "batch_id": "batch_f63afbf88061ab31a8e972a1f815",
                      *       "accepted": 2,
                      *       "rejected": 0,
                      *       "message_ids": [
-                     *         "msg_8f2167ef073ea6126aa6994aca4c",
-                     *         "msg_26842735e45d3d17a5ac68c0dbad"
+                     *         "msg_1359bf08808f689030b5a65d9f76",
+                     *         "msg_2440663e6abd11e22c002eb5cbd4"
                      *       ],
                      *       "rejected_recipients": null
                      *     }
@@ -16894,8 +16894,8 @@ export interface operations {
                      *           "tags": [
                      *             "shipping"
                      *           ],
-                     *           "send_at": "2026-11-28T09:30:00Z",
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "send_at": "2026-11-30T09:30:04Z",
+                     *           "created_at": "2026-11-28T09:30:04Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -17383,8 +17383,8 @@ export interface operations {
                      *           "version": 1,
                      *           "active": true,
                      *           "category": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
-                     *           "updated_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:01Z",
+                     *           "updated_at": "2026-11-28T09:30:01Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -17567,8 +17567,8 @@ export interface operations {
                      *       "version": 1,
                      *       "active": true,
                      *       "category": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Template"];
@@ -17873,8 +17873,8 @@ export interface operations {
                      *           "crv": "Ed25519",
                      *           "alg": "EdDSA",
                      *           "use": "sig",
-                     *           "kid": "ed25519-20261128-hoyTAm9Y",
-                     *           "x": "Nvl97beF-LNlwzgrc6VPiJ2Fze3EZLdyJfGohdJohQE"
+                     *           "kid": "ed25519-20261128-UpvydQYK",
+                     *           "x": "I4fzjgIcxLHzHMcxctfYdkpvAaiP9suaJj_TXTNcODY"
                      *         }
                      *       ]
                      *     }
@@ -18180,12 +18180,12 @@ export interface operations {
                      *           "auth": {
                      *             "mode": "hmac",
                      *             "header": "X-Svc-Signature",
-                     *             "key_id": "whsec_Dwxf",
+                     *             "key_id": "whsec_vT1x",
                      *             "previous_key_id": null,
                      *             "previous_expires_at": null
                      *           },
-                     *           "created_at": "2026-11-28T09:30:00Z",
-                     *           "updated_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:01Z",
+                     *           "updated_at": "2026-11-28T09:30:01Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -18366,12 +18366,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_Dwxf",
+                     *         "key_id": "whsec_vT1x",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
-                     *       "created_at": "2026-11-28T09:30:00Z",
-                     *       "updated_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z",
                      *       "secret": "whsec_<secret: shown once>"
                      *     }
                      */
@@ -18539,42 +18539,56 @@ export interface operations {
                      *         {
                      *           "id": "evt_c965f04b70382aa22069875fe5d010f0",
                      *           "type": "delivered",
-                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
-                     *           "recipient": "grace@example.com",
-                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:04Z",
                      *           "tags": [
                      *             "shipping"
                      *           ],
                      *           "metadata": {
                      *             "smtp_response": "250 Message accepted for delivery",
                      *             "mx": "127.0.0.1",
-                     *             "delivery_ms": 56,
-                     *             "total_ms": 1501,
+                     *             "delivery_ms": 48,
+                     *             "total_ms": 1264,
                      *             "order_id": "A-1042"
                      *           },
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:04Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_c73d94b41175a78c0f38b395c24ce918",
+                     *           "type": "sent",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:04Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "smtp_response": "250 Message accepted for delivery",
+                     *             "mx": "127.0.0.1",
+                     *             "processing_ms": 1216,
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:04Z"
                      *         },
                      *         {
                      *           "id": "evt_95e119495a25961d0be868aff66a9bfc",
-                     *           "type": "sent",
-                     *           "message_id": "msg_26842735e45d3d17a5ac68c0dbad",
-                     *           "recipient": "grace@example.com",
-                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "type": "queued",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:03Z",
                      *           "tags": [
                      *             "shipping"
                      *           ],
                      *           "metadata": {
-                     *             "smtp_response": "250 Message accepted for delivery",
-                     *             "mx": "127.0.0.1",
-                     *             "processing_ms": 1445,
                      *             "order_id": "A-1042"
                      *           },
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:03Z"
                      *         }
                      *       ],
-                     *       "has_more": true,
-                     *       "next_cursor": "eyJmaW5nZXJwcmludCI6IjdlZjI5Njg5ZmQ4OGUyNGUyNWZkZjYwZjlhZGQ3ZjFlIiwidG90YWxfY291bnQiOjExLCJzaW5jZSI6IjIwMjYtMTEtMjhUMDk6NTk6MTUuOTg4NDQ0WiIsInVudGlsIjoiMjAyNi0xMS0yOFQwOTo1OToyMy43ODQzMThaIiwiYXQiOiIyMDI2LTExLTI4VDA5OjU5OjIyLjMzMjIxOVoiLCJldmVudF9pZCI6ImV2dF80NzE5MjQ4NjMyNTlkNmNkYWMzZTRjMGM4N2IwMzUzZiIsImRheXMiOiJnQSJ9.93f13dacaedb6373405ab06a2a1c63f2",
-                     *       "total_count": 11
+                     *       "has_more": false,
+                     *       "next_cursor": null,
+                     *       "total_count": 3
                      *     }
                      */
                     "application/json": components["schemas"]["EventListPage"];
@@ -18901,10 +18915,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "data_as_of": "2026-11-28T09:30:07Z",
                      *       "period": {
-                     *         "since": "2026-11-28T09:30:00Z",
-                     *         "until": "2026-11-28T09:30:00Z"
+                     *         "since": "2026-10-29T09:18:40Z",
+                     *         "until": "2026-11-28T09:33:40Z"
                      *       },
                      *       "timezone": "UTC",
                      *       "delivery": {
@@ -18942,19 +18956,19 @@ export interface operations {
                      *       },
                      *       "latency": {
                      *         "processing": {
-                     *           "p50_ms": 1380,
-                     *           "p95_ms": 1380,
-                     *           "p99_ms": 1380
+                     *           "p50_ms": 1224,
+                     *           "p95_ms": 1224,
+                     *           "p99_ms": 1224
                      *         },
                      *         "delivery": {
-                     *           "p50_ms": 41,
-                     *           "p95_ms": 41,
-                     *           "p99_ms": 41
+                     *           "p50_ms": 19,
+                     *           "p95_ms": 19,
+                     *           "p99_ms": 19
                      *         },
                      *         "total": {
-                     *           "p50_ms": 1408,
-                     *           "p95_ms": 1408,
-                     *           "p99_ms": 1408
+                     *           "p50_ms": 1274,
+                     *           "p95_ms": 1274,
+                     *           "p99_ms": 1274
                      *         }
                      *       },
                      *       "comparison": null
@@ -19135,7 +19149,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "timestamp": "2026-11-27T00:00:00Z",
                      *           "sent": 0,
                      *           "delivered": 0,
                      *           "bounced": 0,
@@ -19148,384 +19162,7 @@ export interface operations {
                      *           "failed": 0
                      *         },
                      *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
-                     *           "sent": 0,
-                     *           "delivered": 0,
-                     *           "bounced": 0,
-                     *           "complained": 0,
-                     *           "opened": 0,
-                     *           "clicked": 0,
-                     *           "unsubscribed": 0,
-                     *           "delayed": 0,
-                     *           "rejected": 0,
-                     *           "failed": 0
-                     *         },
-                     *         {
-                     *           "timestamp": "2026-11-28T09:30:00Z",
+                     *           "timestamp": "2026-11-28T00:00:00Z",
                      *           "sent": 3,
                      *           "delivered": 3,
                      *           "bounced": 0,
@@ -19539,11 +19176,11 @@ export interface operations {
                      *         }
                      *       ],
                      *       "resolution": "day",
-                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "data_as_of": "2026-11-28T09:30:07Z",
                      *       "timezone": "UTC",
                      *       "period": {
-                     *         "since": "2026-11-28T09:30:00Z",
-                     *         "until": "2026-11-28T09:30:00Z"
+                     *         "since": "2026-11-27T00:00:00Z",
+                     *         "until": "2026-11-28T09:33:40Z"
                      *       },
                      *       "group_by": null,
                      *       "groups": null
@@ -19722,11 +19359,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data_as_of": "2026-11-28T09:30:00Z",
+                     *       "data_as_of": "2026-11-28T09:30:07Z",
                      *       "dimension": "tag",
                      *       "period": {
-                     *         "since": "2026-11-28T09:30:00Z",
-                     *         "until": "2026-11-28T09:30:00Z"
+                     *         "since": "2026-10-29T09:18:40Z",
+                     *         "until": "2026-11-28T09:33:40Z"
                      *       },
                      *       "timezone": "UTC",
                      *       "sort": "sent",
@@ -19930,7 +19567,7 @@ export interface operations {
                      *       "succeeded": 0,
                      *       "failed": 0,
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "completed_at": null
                      *     }
                      */
@@ -20086,7 +19723,7 @@ export interface operations {
                      *             {
                      *               "type": "TXT",
                      *               "host": "pl202611._domainkey.acme.example",
-                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *               "ok": false,
                      *               "purpose": "dkim",
                      *               "status": "unchecked",
@@ -20131,7 +19768,7 @@ export interface operations {
                      *           ],
                      *           "sent_count": 0,
                      *           "reputation": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:08Z",
                      *           "verified_at": null,
                      *           "shared_with_company": false,
                      *           "shared_external": false,
@@ -20152,7 +19789,7 @@ export interface operations {
                      *             {
                      *               "type": "TXT",
                      *               "host": "pl202611._domainkey.postline.test",
-                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAlU65s6IyPGoBEfuoXHTb36I4iQKmd7jWcif9jtRkdHHdRaqkbTYeKwfEASCYWOS/FhAtvCEzt5+Liv5gRa5MwF1mFJMplznKrojn7zbcHv4KEyTi6TPwYPsG/O4cMFxIdADmp9PLwxbRqC6u0RAtBYEuz2oIxyY771loW1mDG1dWMgYUJ6smV1FthJZGPdcxIe2QlxjZ+bGTfloPn+9gkH4ZJZ0Js6TOWyqiyCFmy+2SDYUVkATBGANBQpfWDbAJCqdfJKYhknfu9vfGxJZGNrn+AbJUAUagua5u7g6pYzaRYA9EpuNR9RFAHpfqf/BW41l/Ej/mMssSBPBQYfilWwIDAQAB",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvB+lno+oB2gmntKB/1kCAVl5cyAIRaEa9F21tLLvrlzHDR6/k612SkkL2Kn3gx/4OcTpPJU5OyfKt0aNjxekWWK9sgEEaaNwc/I9+RvBaby9lB6vw3SGCnr7XheX4lug21WeJf2g4k75oXmaP17iDrpzIKKUS8Pw6gqhvC0dE1chg1t+b16THXBAEJlFvCI40r2Dlvjwk6XhyBohFJ5M3REVvhgBQ2BeVyYzEIYf22asBtpP7bobFvyZDJzQVu0JkJOe+weYVAZXAodiAPOx4+XCF4ZcA6PX5o59rzC07HiOo1xXr9wQAPXkBeWLMEuQPIMz/kApvLMWXj1mY7MqFQIDAQAB",
                      *               "ok": true,
                      *               "purpose": "dkim",
                      *               "status": "found",
@@ -20188,7 +19825,7 @@ export interface operations {
                      *           ],
                      *           "sent_count": 3,
                      *           "reputation": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:29:59Z",
                      *           "verified_at": "2026-11-28T09:30:00Z",
                      *           "shared_with_company": false,
                      *           "shared_external": false,
@@ -20359,7 +19996,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0NAsTsvzu4/G44nhcgjsUbtw3txVmWwYpJzHiQnjlAjgNkdTlkOasCGMvdcYgL6wftpMAIMKBbw66gulkjMQzuAGgqG5U3o9ASG44MHdpam1su6Ka4cg1B2HUNRfHEte344G7HSnG4qyTcGoQzy6d1EBXT3WBsYy3gZxrGdHQlHjC0Dwk4Bw300ReaWrZdnV4enYDrsQN6v7jGjdin1M5E79No+i3uqM8AHV16vKC9u3/0j2yPV9UvaMNm7/kkgNKI/u3VotLvymKUPrPVgb7RDl1DSL5PN/ezmpYMy+YdpPipvLpwOwMygAApyobPbjhXK15Nmra5Yp2zKU7txoQwIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -20404,7 +20041,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -20558,7 +20195,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "verification_id": "ver_f63afbf88061ab31a8e972a1f815",
+                     *       "verification_id": "ver_15546ae0c6bc721680294467dd00",
                      *       "address": "ada@example.com",
                      *       "is_valid": false,
                      *       "result": "invalid",
@@ -20582,8 +20219,8 @@ export interface operations {
                      *       "domain_age_days": null,
                      *       "activity": {
                      *         "seen": true,
-                     *         "first_seen_at": "2026-11-28T09:30:00Z",
-                     *         "last_seen_at": "2026-11-28T09:30:00Z",
+                     *         "first_seen_at": "2026-11-28T09:30:03Z",
+                     *         "last_seen_at": "2026-11-28T09:30:04Z",
                      *         "total_sends": 2,
                      *         "delivered": 2,
                      *         "bounced": 0,
@@ -21116,7 +20753,7 @@ export interface operations {
                      *       "signature": "valid",
                      *       "fingerprint": "matches",
                      *       "registry": "postline:verification-proofs:v1",
-                     *       "issued": "2026-11-28T09:30:00Z"
+                     *       "issued": "2026-11-28T09:30:10Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProofVerificationResult"];
@@ -21278,7 +20915,7 @@ export interface operations {
                      *           "reason": null,
                      *           "source": "manual",
                      *           "override_unsubscribes": false,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:11Z"
                      *         },
                      *         {
                      *           "id": "afdb1a38-80a4-46d1-a43d-96640828f22b",
@@ -21288,7 +20925,7 @@ export interface operations {
                      *           "reason": "mailbox closed",
                      *           "source": "manual",
                      *           "override_unsubscribes": false,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:11Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -21454,7 +21091,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:11Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -21483,7 +21120,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:11Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -22270,7 +21907,7 @@ export interface operations {
                      *           "name": "Newsletter",
                      *           "description": "Monthly product news",
                      *           "member_count": 0,
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:12Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -22435,7 +22072,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Monthly product news",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:12Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -22604,7 +22241,7 @@ export interface operations {
                      *           "name": "Acme Europe",
                      *           "slug": "acme-eu",
                      *           "status": "active",
-                     *           "created_at": "2026-11-28T09:30:00Z"
+                     *           "created_at": "2026-11-28T09:30:13Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -22767,7 +22404,7 @@ export interface operations {
                      *       "name": "Acme Europe",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *       "created_at": "2026-11-28T09:30:13Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -22916,7 +22553,7 @@ export interface operations {
                      *           "url": null,
                      *           "download_count": 0,
                      *           "expires_at": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:13Z",
                      *           "status": "ready"
                      *         }
                      *       ],
@@ -23079,7 +22716,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:13Z",
                      *       "status": "ready",
                      *       "upload": null
                      *     }
@@ -23388,7 +23025,7 @@ export interface operations {
                      *           "ips": [],
                      *           "reputation": null,
                      *           "ip_details": null,
-                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:30:15Z",
                      *           "warming_since": "2026-11-28",
                      *           "default": false
                      *         }
@@ -23558,7 +23195,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "created_at": "2026-11-28T09:30:15Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
