@@ -25,10 +25,12 @@ import json
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +167,23 @@ def _poll(fetch: Callable[[], Any], done: Callable[[Any], bool], seconds: float 
         time.sleep(0.5)
 
 
-def capture(runtime: Any) -> Capture:
+HOOKS_ORIGIN = "https://hooks.acme.example"  # the webhook receiver, which listens on loopback here
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    """A webhook endpoint that takes every event: 200, empty."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def capture(runtime: Any, hooks: str) -> Capture:
     """Every operation's call, in the order a user would make them, seeding what each needs."""
     dev = runtime.dev
     api = Capture(runtime.base_url, dev["keys"]["live"])
@@ -198,7 +216,8 @@ def capture(runtime: Any) -> Capture:
         preview = {**REQ["TemplatePreview"], "template_id": template["id"]}
         api.call("RenderTemplate", "POST", "/v3/templates/render", json=preview)
 
-    hook = api.call("CreateWebhook", "POST", "/v3/webhooks", json=REQ["WebhookCreate"])  # before the sends
+    receiver = {**REQ["WebhookCreate"], "url": f"{hooks}/postline"}
+    hook = api.call("CreateWebhook", "POST", "/v3/webhooks", json=receiver)  # before the sends
 
     # Messages
     message = {**REQ["SendRequest"], "from": sender}
@@ -242,7 +261,9 @@ def capture(runtime: Any) -> Capture:
         api.call("RotateWebhookSecret", "POST", f"/v3/webhooks/{hook['id']}/secret/rotate")
         api.call("SendWebhookSample", "POST", f"/v3/webhooks/{hook['id']}/test", json={"event": "bounced"})
         drain()
-        deliveries = api.call("ListWebhookDeliveries", "GET", f"/v3/webhooks/{hook['id']}/deliveries")
+        deliveries = api.call(
+            "ListWebhookDeliveries", "GET", f"/v3/webhooks/{hook['id']}/deliveries", params={"limit": 2}
+        )
         # a sample cannot be resent: an event's delivery can
         ids = [d["id"] for d in (deliveries or {}).get("deliveries", []) if not d["event_id"].startswith("evt_sample")]
         if ids:
@@ -387,10 +408,17 @@ def capture(runtime: Any) -> Capture:
 def main() -> int:
     from devtools.local.runtime import Runtime
 
-    with tempfile.TemporaryDirectory() as state, Runtime(TEMPLATE, Path(state)) as runtime:
-        started = runtime.clock.now()
-        captured = capture(runtime)
-        origins = {runtime.base_url.rstrip("/"): API_ORIGIN, runtime.endpoint_url.rstrip("/"): S3_ORIGIN}
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    hooks = f"http://127.0.0.1:{receiver.server_address[1]}"
+    try:
+        with tempfile.TemporaryDirectory() as state, Runtime(TEMPLATE, Path(state)) as runtime:
+            started = runtime.clock.now()
+            captured = capture(runtime, hooks)
+            origins = {runtime.base_url.rstrip("/"): API_ORIGIN, runtime.endpoint_url.rstrip("/"): S3_ORIGIN}
+    finally:
+        receiver.shutdown()
+    origins[hooks] = HOOKS_ORIGIN
     previous = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else {}
     hand_written: dict[str, Any] = previous.get("hand_written", {})
     stabiliser = Stabiliser(origins, started)

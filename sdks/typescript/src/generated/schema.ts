@@ -4923,7 +4923,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service",
-                     *       "prefix": "pl_live_IT8I",
+                     *       "prefix": "pl_live_o63B",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "verify_before_send": null,
@@ -5227,7 +5227,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service (eu)",
-                     *       "prefix": "pl_live_IT8I",
+                     *       "prefix": "pl_live_o63B",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "verify_before_send": null,
@@ -5396,7 +5396,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service (eu)",
-                     *       "prefix": "pl_live_A0VF",
+                     *       "prefix": "pl_live_dlXs",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "key": "pl_live_<key: shown once>",
@@ -5574,9 +5574,9 @@ export interface operations {
                      *         "shipping"
                      *       ],
                      *       "headers": {},
-                     *       "created_at": "2026-11-28T09:30:03Z",
+                     *       "created_at": "2026-11-28T09:30:02Z",
                      *       "send_at": null,
-                     *       "delivered_at": "2026-11-28T09:30:04Z",
+                     *       "delivered_at": "2026-11-28T09:30:02Z",
                      *       "opened_at": null,
                      *       "clicked_at": null,
                      *       "content_check": null
@@ -5877,7 +5877,7 @@ export interface operations {
                      *           "headers": [
                      *             {
                      *               "name": "DKIM-Signature",
-                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795860686; h=from : to : cc : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=mhRwXOPHGIIk7rZJ3b6ywjDdhy1XM/+izG8XOorQZhA=; b=LkEuK+ffd8NV/Ihn8eVpCP6qZUj7qFPWT6FFMgInsAO7bhl0QBWZAGTbVkjny+WDk14ot PV4qrZIo1WUux82WFaZSxZD0V0YDLxcs59joF6jPNWpaXm7HtAEeV0kykateMSQecFfHB+4 dHZVJxhTWz3hvZU9BGlLbjQue1neB8v4koYvLQ9fmDuJuFZWJ+ZVsgkoROE8SyT63jWK+Pd Nf4umWiQquvYQSkhEM7yuO8pqU4LVCZap7tV8SLVtCcd+4mA/nAgoH2eoCyA5/d/KtiJq/K 2GpuTMfng4j2DiRZDdzO0df2CQtYWRkvaDm/e5SJc5LpYRap1bHTgo/RsuyQ=="
+                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795860848; h=from : to : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=oH2otmzRL8VTPlE+zBRwkMhwJpIvKBjEzNzg2ofrOUo=; b=BG3ejFXEwbKX6LP9oOQgAww/XydnvVOK1zpRnvTGVc2FZvcCDOnRU5m3sZU9Gscu88w+f ihb0KB/VhhGA2z35InQUdW4W/CDMWjrEj5TtOBD/hpSvLAxQbePMEdSd09aqNobQALDgpUh Uum6xO0yEjYwwABDm+DKeqlph/WnwCV6TTeHRBnNNwFgWmO1MwNZB1kDWbnldC5/X8LKgT3 O3Xm5IsoZIsUiGGakIJPyb1d40jZujf/DtK555JN2n4INTambQ01RRu6kP+Qvv6i2EJ7wUK kYFkz/nuGM59eLZ8b9f7OYNLs86MuKF8Lfk9Osh3LG26AwCsQgGWMkO/ff3A=="
                      *             },
                      *             {
                      *               "name": "From",
@@ -5893,7 +5893,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "Date",
-                     *               "value": "Sat, 28 Nov 2026 09:30:03 +0000"
+                     *               "value": "Sat, 28 Nov 2026 09:30:02 +0000"
                      *             },
                      *             {
                      *               "name": "Message-ID",
@@ -5905,7 +5905,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "List-Unsubscribe",
-                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.hl6WgxfKMbHCgozIeJch2A>"
+                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.d4DekbrLi7iarHQvKzScfw>"
                      *             },
                      *             {
                      *               "name": "List-Unsubscribe-Post",
@@ -5917,7 +5917,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "name": "Content-Type",
-                     *               "value": "multipart/alternative; boundary=\"===============4677429953961654959==\""
+                     *               "value": "multipart/alternative; boundary=\"===============0427167977124204325==\""
                      *             }
                      *           ],
                      *           "parts": [
@@ -5935,10 +5935,10 @@ export interface operations {
                      *               "disposition": null,
                      *               "filename": null,
                      *               "size_bytes": 356,
-                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.W8bc_YNkMWMZq539pBMb3g\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
+                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.TAlvU9zPgdqHyZwUxVWdfw\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
                      *             }
                      *           ],
-                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795860686; h=from : to :\r\n cc : subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=mhRwXOPHGIIk7rZJ3b6ywjDdhy1XM/+izG8XOorQZhA=;\r\n b=LkEuK+ffd8NV/Ihn8eVpCP6qZUj7qFPWT6FFMgInsAO7bhl0QBWZAGTbVkjny+WDk14ot\r\n PV4qrZIo1WUux82WFaZSxZD0V0YDLxcs59joF6jPNWpaXm7HtAEeV0kykateMSQecFfHB+4\r\n dHZVJxhTWz3hvZU9BGlLbjQue1neB8v4koYvLQ9fmDuJuFZWJ+ZVsgkoROE8SyT63jWK+Pd\r\n Nf4umWiQquvYQSkhEM7yuO8pqU4LVCZap7tV8SLVtCcd+4mA/nAgoH2eoCyA5/d/KtiJq/K\r\n 2GpuTMfng4j2DiRZDdzO0df2CQtYWRkvaDm/e5SJc5LpYRap1bHTgo/RsuyQ==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:30:03 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.hl6WgxfKMbHCgozIeJch2A>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============4677429953961654959==\"\r\n\r\n--===============4677429953961654959==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============4677429953961654959==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWEzNDgyZmRlMjExNTQxYzM5ODQ2MTUiLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWEzNTk3NDlhNjQwOTZjY2Y1YzQzNTgiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.W8bc_YNkMWMZq539pBMb3g\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============4677429953961654959==--\r\n"
+                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795860848; h=from : to :\r\n subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=oH2otmzRL8VTPlE+zBRwkMhwJpIvKBjEzNzg2ofrOUo=;\r\n b=BG3ejFXEwbKX6LP9oOQgAww/XydnvVOK1zpRnvTGVc2FZvcCDOnRU5m3sZU9Gscu88w+f\r\n ihb0KB/VhhGA2z35InQUdW4W/CDMWjrEj5TtOBD/hpSvLAxQbePMEdSd09aqNobQALDgpUh\r\n Uum6xO0yEjYwwABDm+DKeqlph/WnwCV6TTeHRBnNNwFgWmO1MwNZB1kDWbnldC5/X8LKgT3\r\n O3Xm5IsoZIsUiGGakIJPyb1d40jZujf/DtK555JN2n4INTambQ01RRu6kP+Qvv6i2EJ7wUK\r\n kYFkz/nuGM59eLZ8b9f7OYNLs86MuKF8Lfk9Osh3LG26AwCsQgGWMkO/ff3A==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:30:02 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.d4DekbrLi7iarHQvKzScfw>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============0427167977124204325==\"\r\n\r\n--===============0427167977124204325==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============0427167977124204325==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.TAlvU9zPgdqHyZwUxVWdfw\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============0427167977124204325==--\r\n"
                      *         }
                      *       ]
                      *     }
@@ -7127,7 +7127,7 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_vT1x",
+                     *         "key_id": "whsec_6xxw",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
@@ -7299,12 +7299,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_vT1x",
+                     *         "key_id": "whsec_6xxw",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
                      *       "created_at": "2026-11-28T09:30:01Z",
-                     *       "updated_at": "2026-11-28T09:30:07Z",
+                     *       "updated_at": "2026-11-28T09:30:04Z",
                      *       "secret": null
                      *     }
                      */
@@ -7623,12 +7623,12 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_yCba",
-                     *         "previous_key_id": "whsec_vT1x",
-                     *         "previous_expires_at": "2026-11-29T09:30:07Z"
+                     *         "key_id": "whsec_VxmV",
+                     *         "previous_key_id": "whsec_6xxw",
+                     *         "previous_expires_at": "2026-11-29T09:30:04Z"
                      *       },
                      *       "created_at": "2026-11-28T09:30:01Z",
-                     *       "updated_at": "2026-11-28T09:30:07Z",
+                     *       "updated_at": "2026-11-28T09:30:04Z",
                      *       "secret": "whsec_<secret: shown once>"
                      *     }
                      */
@@ -7791,13 +7791,13 @@ export interface operations {
                      * @example {
                      *       "id": "55b557e5-f161-48a0-a958-559d57d47cf8",
                      *       "status": "completed",
-                     *       "filename": "events-20261128T093006Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
-                     *       "row_count": 11,
+                     *       "filename": "events-20261128T093003Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
+                     *       "row_count": 3,
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/55b557e5-f161-48a0-a958-559d57d47cf8.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:06Z",
-                     *       "completed_at": "2026-11-28T09:30:06Z",
-                     *       "expires_at": "2026-12-05T09:30:06Z"
+                     *       "created_at": "2026-11-28T09:30:04Z",
+                     *       "completed_at": "2026-11-28T09:30:04Z",
+                     *       "expires_at": "2026-12-05T09:30:04Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ExportJobView"];
@@ -7958,22 +7958,22 @@ export interface operations {
                      *           "id": "whd_e0499991787d84000ce367ff421c",
                      *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
+                     *           "event_id": "evt_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
                      *           "event": "bounced",
-                     *           "message_id": "msg_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
-                     *           "status": "failed",
+                     *           "message_id": "msg_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
+                     *           "status": "succeeded",
                      *           "manual": true,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:07Z",
+                     *           "created_at": "2026-11-28T09:30:04Z",
                      *           "next_attempt_at": null,
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:07Z",
-                     *               "outcome": "retryable",
-                     *               "response_code": null,
-                     *               "latency_ms": 0,
-                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *               "at": "2026-11-28T09:30:05Z",
+                     *               "outcome": "succeeded",
+                     *               "response_code": 200,
+                     *               "latency_ms": 5,
+                     *               "error": null
                      *             }
                      *           ]
                      *         },
@@ -7984,71 +7984,25 @@ export interface operations {
                      *           "event_id": "evt_6c2cb409f41410e56d1f982985c02cb8",
                      *           "event": "delivered",
                      *           "message_id": "msg_2440663e6abd11e22c002eb5cbd4",
-                     *           "status": "retrying",
+                     *           "status": "succeeded",
                      *           "manual": false,
                      *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:04Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
+                     *           "created_at": "2026-11-28T09:30:03Z",
+                     *           "next_attempt_at": null,
                      *           "attempts": [
                      *             {
                      *               "number": 1,
-                     *               "at": "2026-11-28T09:30:04Z",
-                     *               "outcome": "retryable",
-                     *               "response_code": null,
+                     *               "at": "2026-11-28T09:30:03Z",
+                     *               "outcome": "succeeded",
+                     *               "response_code": 200,
                      *               "latency_ms": 2,
-                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
-                     *             }
-                     *           ]
-                     *         },
-                     *         {
-                     *           "id": "whd_8058ea2e1a351e1194eaaabd6aa9cbd4",
-                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
-                     *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_c4a62e1264e43ad7598907f4fb42408d",
-                     *           "event": "delivered",
-                     *           "message_id": "msg_1359bf08808f689030b5a65d9f76",
-                     *           "status": "retrying",
-                     *           "manual": false,
-                     *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:04Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
-                     *           "attempts": [
-                     *             {
-                     *               "number": 1,
-                     *               "at": "2026-11-28T09:30:04Z",
-                     *               "outcome": "retryable",
-                     *               "response_code": null,
-                     *               "latency_ms": 10,
-                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
-                     *             }
-                     *           ]
-                     *         },
-                     *         {
-                     *           "id": "whd_66143b2e7864d0ac9af085e8d4600052",
-                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
-                     *           "url": "https://hooks.acme.example/postline",
-                     *           "event_id": "evt_c965f04b70382aa22069875fe5d010f0",
-                     *           "event": "delivered",
-                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
-                     *           "status": "retrying",
-                     *           "manual": false,
-                     *           "resent_from": null,
-                     *           "created_at": "2026-11-28T09:30:04Z",
-                     *           "next_attempt_at": "2026-11-28T09:30:34Z",
-                     *           "attempts": [
-                     *             {
-                     *               "number": 1,
-                     *               "at": "2026-11-28T09:30:04Z",
-                     *               "outcome": "retryable",
-                     *               "response_code": null,
-                     *               "latency_ms": 19,
-                     *               "error": "connection failed: HTTPSConnection(host='hooks.acme.example', port=443): Failed to resolve 'hooks.acme.example' ([Errno -2] Name or service not known)"
+                     *               "error": null
                      *             }
                      *           ]
                      *         }
                      *       ],
-                     *       "has_more": false,
-                     *       "next_cursor": null
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJmaW5nZXJwcmludCI6ImYzZDYwNjZlMmQ5ZDU3NTAzNzllNjQzZjYzNzBlYzg1Iiwic2luY2UiOiIyMDI1LTExLTI4VDEwOjE0OjA5LjkwOTY2MFoiLCJ1bnRpbCI6IjIwMjYtMTEtMjhUMTA6MTQ6MDkuOTA5NjYwWiIsImF0IjoiMjAyNi0xMS0yOFQxMDoxNDowNy45NjE2MDlaIiwiZGVsaXZlcnlfaWQiOiJ3aGRfMzM5YmIwYTNhZmQ4OWE2ZTVmOTQwYzRhZTk4NmVkNDMifQ.133769d5192d823e06ab3429ac5afff4"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
@@ -8203,13 +8157,13 @@ export interface operations {
                      *       "id": "whd_e0499991787d84000ce367ff421c",
                      *       "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
                      *       "url": "https://hooks.acme.example/postline",
-                     *       "event_id": "evt_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
+                     *       "event_id": "evt_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
                      *       "event": "bounced",
-                     *       "message_id": "msg_sample_8547d72b-9a74-4f19-a20f-43fb56f5d532",
+                     *       "message_id": "msg_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
                      *       "status": "pending",
                      *       "manual": true,
                      *       "resent_from": null,
-                     *       "created_at": "2026-11-28T09:30:07Z",
+                     *       "created_at": "2026-11-28T09:30:04Z",
                      *       "next_attempt_at": null,
                      *       "attempts": []
                      *     }
@@ -8360,11 +8314,11 @@ export interface operations {
                      *       "mode": "delivery_ids",
                      *       "matched": 1,
                      *       "attempted": 1,
-                     *       "succeeded": 0,
-                     *       "failed": 1,
+                     *       "succeeded": 1,
+                     *       "failed": 0,
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
-                     *       "completed_at": "2026-11-28T09:30:08Z"
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "completed_at": "2026-11-28T09:30:05Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ResendJobView"];
@@ -8520,7 +8474,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -8565,7 +8519,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -8882,7 +8836,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -8927,7 +8881,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9105,7 +9059,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "missing",
@@ -9150,7 +9104,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9328,7 +9282,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "missing",
@@ -9336,8 +9290,8 @@ export interface operations {
                      *         },
                      *         {
                      *           "type": "TXT",
-                     *           "host": "pl20261128093008._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvBwb1PK8PSdah+jZVXvvyshouz/9EGNvsJorLAfxtnZbMyMxI8bxklYwBSlRZHUyIveIB3WEB0KwX+ib+8zTp2Z1TZfWarSLIMx1b7o9ac28ZljoxubnQyoo41slQeimIA3E93LTLXgK5S4uIu4JR7ggUNLviFVMI5EeLOPOj7scXAi7PgyYBFeRIwFyrW4IqborrHAA0H2rN175hKZqAoaosDVjb2bZoMOBx8hvsUAjf3/96fYSw25UKNpSVZiWIR2ykTsFnlBeiJnEcu9PZxH4ScFDkABudMzZvkWZqlmsj1v66oGm5P2KUN2I/GvibGd48Mv00m12YYD1tIt7bQIDAQAB",
+                     *           "host": "pl20261128093005._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAunYSEDbtoqEw1Rq1w2Xf391oUIC7ptMDQmqmXe/a61vb57ffp1EnBHUjotcwHcUBeuoX/TFbl2FyDJwTBqOu5T2JB3vThMHrmnM4B8lyUCDn7r3PnMiVAb493Z4GlexZiPhPec9YXYjOz54vwbnzacNdlhfAqTmaGgB7QcZqemf5wRY18VpVI5WKSugr8K9qE8zRUQXv8xsU/afDf28yQTCMB/MKsF3PLFKAT7i7cAfGpjtzatgtJZLvdZws3cxirlJMmVoP8gG1gLSwzIF9IZVS8MnyanRJ/sY7Kd9rkwiwQkKYRZanTkk2kztT1goa1cuDuJonhbJ0HW6GkUYTaQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim_next",
                      *           "status": "unchecked",
@@ -9382,7 +9336,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -9561,8 +9515,8 @@ export interface operations {
                      *         "spamtrap": 0,
                      *         "abuse": 0
                      *       },
-                     *       "created_at": "2026-11-28T09:30:10Z",
-                     *       "completed_at": "2026-11-28T09:30:10Z",
+                     *       "created_at": "2026-11-28T09:30:06Z",
+                     *       "completed_at": "2026-11-28T09:30:06Z",
                      *       "webhook_url": null,
                      *       "error_message": null,
                      *       "can_retry": false,
@@ -9724,8 +9678,8 @@ export interface operations {
                      *         "spamtrap": 0,
                      *         "abuse": 0
                      *       },
-                     *       "created_at": "2026-11-28T09:30:10Z",
-                     *       "completed_at": "2026-11-28T09:30:10Z",
+                     *       "created_at": "2026-11-28T09:30:06Z",
+                     *       "completed_at": "2026-11-28T09:30:06Z",
                      *       "webhook_url": null,
                      *       "error_message": null,
                      *       "can_retry": false,
@@ -9902,8 +9856,8 @@ export interface operations {
                      *           "domain_age_days": null,
                      *           "activity": {
                      *             "seen": true,
-                     *             "first_seen_at": "2026-11-28T09:30:03Z",
-                     *             "last_seen_at": "2026-11-28T09:30:04Z",
+                     *             "first_seen_at": "2026-11-28T09:30:02Z",
+                     *             "last_seen_at": "2026-11-28T09:30:03Z",
                      *             "total_sends": 2,
                      *             "delivered": 2,
                      *             "bounced": 0,
@@ -10098,14 +10052,14 @@ export interface operations {
                      *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
                      *       "filename": "vjob_896de74f259b7aeae979dffad2b0-results.csv",
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/verifications/acct_5734653ff347891fb5c745982ee5/vjob_896de74f259b7aeae979dffad2b0.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
-                     *       "expires_at": "2026-11-28T09:45:10Z",
+                     *       "expires_at": "2026-11-28T09:45:07Z",
                      *       "rows": 2,
                      *       "size_bytes": 706,
-                     *       "fingerprint": "8c60710d7a53d3cadda6cbba7f6dc6b56bcb3f2804ed20c91191925e662264eb",
-                     *       "signature": "KTuk4dr1GdKQ1ZbQL5BScgVSoekf5O9KNyuYNEo4N5ArYVs/mbwvLg2JPcKUbFDbHcHY26fSHURbqi3c1kzsAw==",
-                     *       "kid": "ed25519-20261128-UpvydQYK",
+                     *       "fingerprint": "186478e8e6154284980d9fa72d05c50705f602f0658901fa45cfc701fae4b4a9",
+                     *       "signature": "rWeprdkLbxsHTE85s6hP3OarEg4z0sn6OOBwHcj28PH66eQqMZCxNnhikHq17U7ljluaTStLMnhNtqmmi07DCA==",
+                     *       "kid": "ed25519-20261128-ixG1AXq8",
                      *       "registry": "postline:verification-proofs:v1",
-                     *       "issued": "2026-11-28T09:30:10Z"
+                     *       "issued": "2026-11-28T09:30:06Z"
                      *     }
                      */
                     "application/json": components["schemas"]["BulkResultFile"];
@@ -10274,8 +10228,8 @@ export interface operations {
                      *       "skipped": 0,
                      *       "errors": [],
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:11Z",
-                     *       "completed_at": "2026-11-28T09:30:11Z"
+                     *       "created_at": "2026-11-28T09:30:07Z",
+                     *       "completed_at": "2026-11-28T09:30:07Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SuppressionImportView"];
@@ -10419,13 +10373,13 @@ export interface operations {
                      * @example {
                      *       "id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
                      *       "status": "completed",
-                     *       "filename": "suppressions-bounces-20261128T093011Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
+                     *       "filename": "suppressions-bounces-20261128T093007Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
                      *       "row_count": 3,
                      *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/ac9736c6-9a1a-4b27-ab04-25de40829d44.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:11Z",
-                     *       "completed_at": "2026-11-28T09:30:11Z",
-                     *       "expires_at": "2026-12-05T09:30:11Z"
+                     *       "created_at": "2026-11-28T09:30:07Z",
+                     *       "completed_at": "2026-11-28T09:30:07Z",
+                     *       "expires_at": "2026-12-05T09:30:07Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ExportJobView"];
@@ -10575,7 +10529,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:11Z"
+                     *       "created_at": "2026-11-28T09:30:07Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -11032,7 +10986,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Monthly product news",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -11333,7 +11287,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Product news, twice a month",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -11493,7 +11447,7 @@ export interface operations {
                      *             "plan": "pro"
                      *           },
                      *           "subscribed": true,
-                     *           "created_at": "2026-11-28T09:30:12Z"
+                     *           "created_at": "2026-11-28T09:30:08Z"
                      *         },
                      *         {
                      *           "id": "8e0def4b-75df-441e-a785-103f75d37b63",
@@ -11502,7 +11456,7 @@ export interface operations {
                      *           "name": null,
                      *           "vars": null,
                      *           "subscribed": true,
-                     *           "created_at": "2026-11-28T09:30:12Z"
+                     *           "created_at": "2026-11-28T09:30:08Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11674,7 +11628,7 @@ export interface operations {
                      *         "plan": "pro"
                      *       },
                      *       "subscribed": true,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12008,7 +11962,7 @@ export interface operations {
                      *         "plan": "pro"
                      *       },
                      *       "subscribed": true,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12313,7 +12267,7 @@ export interface operations {
                      *       "name": null,
                      *       "vars": null,
                      *       "subscribed": false,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListMember"];
@@ -12488,7 +12442,7 @@ export interface operations {
                      *       "failed_recipients": null,
                      *       "error_message": null,
                      *       "cancel_requested_at": null,
-                     *       "created_at": "2026-11-28T09:30:13Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "completed_at": null
                      *     }
                      */
@@ -12646,9 +12600,9 @@ export interface operations {
                      *       "failed": 0,
                      *       "failed_recipients": null,
                      *       "error_message": null,
-                     *       "cancel_requested_at": "2026-11-28T09:30:13Z",
-                     *       "created_at": "2026-11-28T09:30:13Z",
-                     *       "completed_at": "2026-11-28T09:30:13Z"
+                     *       "cancel_requested_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "completed_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ListSendResult"];
@@ -12813,7 +12767,7 @@ export interface operations {
                      *       "name": "Acme Europe",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:13Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13130,7 +13084,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:13Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13295,7 +13249,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "suspended",
-                     *       "created_at": "2026-11-28T09:30:13Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13460,7 +13414,7 @@ export interface operations {
                      *       "name": "Acme Europe GmbH",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:13Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -13627,7 +13581,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:13Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -13980,8 +13934,8 @@ export interface operations {
                      *       "size_bytes": 22,
                      *       "url": null,
                      *       "download_count": 0,
-                     *       "expires_at": "2027-01-31T23:18:39Z",
-                     *       "created_at": "2026-11-28T09:30:13Z",
+                     *       "expires_at": "2027-01-31T23:15:54Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -14166,7 +14120,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:14Z",
+                     *       "created_at": "2026-11-28T09:30:09Z",
                      *       "status": "ready"
                      *     }
                      */
@@ -14345,7 +14299,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "url": "https://s3.amazonaws.com/postline-local-exportsbucket/uploads/acct_5734653ff347891fb5c745982ee5/up_d512c6e825226ee222db32e6702c?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
-                     *       "expires_at": "2026-11-28T09:35:14Z"
+                     *       "expires_at": "2026-11-28T09:35:09Z"
                      *     }
                      */
                     "application/json": components["schemas"]["UploadDownloadLink"];
@@ -14828,15 +14782,15 @@ export interface operations {
                      *         "exports_purged": 1,
                      *         "already_erased": false
                      *       },
-                     *       "created_at": "2026-11-28T09:30:14Z",
-                     *       "completed_at": "2026-11-28T09:30:15Z",
-                     *       "address_hash": "hmac-sha256:5776c5645d6cc9e7b32bc1ce6627090c5f63d6f774f4c84f818c204cd156f8cf",
+                     *       "created_at": "2026-11-28T09:30:09Z",
+                     *       "completed_at": "2026-11-28T09:30:09Z",
+                     *       "address_hash": "hmac-sha256:6c91328da0026386566e7475aa954e9db6d11539b4c94ab833e21d301a56ee40",
                      *       "receipt": {
-                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:5776c5645d6cc9e7b32bc1ce6627090c5f63d6f774f4c84f818c204cd156f8cf\",\"completed_at\":\"2026-11-28T09:30:15+00:00\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:14+00:00\",\"version\":\"postline.erasure-receipt.v1\"}",
+                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:6c91328da0026386566e7475aa954e9db6d11539b4c94ab833e21d301a56ee40\",\"completed_at\":\"2026-11-28T09:30:09+00:00\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:09+00:00\",\"version\":\"postline.erasure-receipt.v1\"}",
                      *         "alg": "EdDSA",
-                     *         "kid": "ed25519-20261128-UpvydQYK",
-                     *         "public_key": "I4fzjgIcxLHzHMcxctfYdkpvAaiP9suaJj_TXTNcODY",
-                     *         "signature": "pq1vcyQL2mwKfhdGgvF0JIfX25InxbZlyEw39IsQ9DGMqmo0UvqWUit/Tj1i7WAFsVXeKT+ZBYgU3EC2XnR4Dg=="
+                     *         "kid": "ed25519-20261128-ixG1AXq8",
+                     *         "public_key": "Jr4ZdoXgGF3vHfd6mgYg90FkA6VjntKn-tbrwAWqpDU",
+                     *         "signature": "HSiiHF+I7jJosZLiYIQmHLXPj2oed29D3Fd+j+Q0qJ2H2ouWjry09H7TyHkQt8NKnpbfLPnRKME4hdWI4p5RDQ=="
                      *       },
                      *       "error": null
                      *     }
@@ -14990,7 +14944,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:15Z",
+                     *       "created_at": "2026-11-28T09:30:10Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
@@ -15313,7 +15267,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:15Z",
+                     *       "created_at": "2026-11-28T09:30:10Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
@@ -15976,19 +15930,19 @@ export interface operations {
                      *         {
                      *           "id": "key_dabd6fa9190fa61d2a73e14ef170",
                      *           "name": "Development (live)",
-                     *           "prefix": "pl_live_d9v7",
+                     *           "prefix": "pl_live_Q6ki",
                      *           "scope": "full_access",
                      *           "env": "live",
                      *           "verify_before_send": null,
                      *           "test_outcomes": null,
                      *           "ip_allowlist": [],
-                     *           "last_used_at": "2026-11-28T09:30:01Z",
+                     *           "last_used_at": "2026-11-28T09:30:00Z",
                      *           "created_at": "2026-11-28T09:29:59Z"
                      *         },
                      *         {
                      *           "id": "key_e810636ae0f6c3ce6a4af29f9ce1",
                      *           "name": "Development (test)",
-                     *           "prefix": "pl_test_tPoP",
+                     *           "prefix": "pl_test_DyRU",
                      *           "scope": "full_access",
                      *           "env": "test",
                      *           "verify_before_send": null,
@@ -16164,7 +16118,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_aea21bc2443d113c3089db437f02",
                      *       "name": "checkout service",
-                     *       "prefix": "pl_live_IT8I",
+                     *       "prefix": "pl_live_o63B",
                      *       "scope": "send_only",
                      *       "env": "live",
                      *       "key": "pl_live_<key: shown once>",
@@ -16324,7 +16278,7 @@ export interface operations {
                      *           "target": "tpl_bd4fa9804612154a21809ff58c94",
                      *           "details": null,
                      *           "ip_address": "127.0.0.1",
-                     *           "created_at": "2026-11-28T09:30:16Z"
+                     *           "created_at": "2026-11-28T09:30:10Z"
                      *         },
                      *         {
                      *           "id": "aa5daae8-9924-4961-a056-29abeb427afe",
@@ -16336,7 +16290,7 @@ export interface operations {
                      *           "target": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
                      *           "details": "transactional-eu",
                      *           "ip_address": "127.0.0.1",
-                     *           "created_at": "2026-11-28T09:30:16Z"
+                     *           "created_at": "2026-11-28T09:30:10Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -16513,7 +16467,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_2b1a5e37eb87afde885e275b4300",
                      *       "status": "queued",
-                     *       "created_at": "2026-11-28T09:30:03Z",
+                     *       "created_at": "2026-11-28T09:30:02Z",
                      *       "from": "Acme <hello@postline.test>",
                      *       "to": [
                      *         "ada@example.com"
@@ -16714,11 +16668,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "batch_id": "batch_f63afbf88061ab31a8e972a1f815",
+                     *       "batch_id": "batch_8f2167ef073ea6126aa6994aca4c",
                      *       "accepted": 2,
                      *       "rejected": 0,
                      *       "message_ids": [
-                     *         "msg_1359bf08808f689030b5a65d9f76",
+                     *         "msg_b33851c1832cc507ff251b62b198",
                      *         "msg_2440663e6abd11e22c002eb5cbd4"
                      *       ],
                      *       "rejected_recipients": null
@@ -16894,8 +16848,8 @@ export interface operations {
                      *           "tags": [
                      *             "shipping"
                      *           ],
-                     *           "send_at": "2026-11-30T09:30:04Z",
-                     *           "created_at": "2026-11-28T09:30:04Z"
+                     *           "send_at": "2026-11-30T09:30:02Z",
+                     *           "created_at": "2026-11-28T09:30:03Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -17873,8 +17827,8 @@ export interface operations {
                      *           "crv": "Ed25519",
                      *           "alg": "EdDSA",
                      *           "use": "sig",
-                     *           "kid": "ed25519-20261128-UpvydQYK",
-                     *           "x": "I4fzjgIcxLHzHMcxctfYdkpvAaiP9suaJj_TXTNcODY"
+                     *           "kid": "ed25519-20261128-ixG1AXq8",
+                     *           "x": "Jr4ZdoXgGF3vHfd6mgYg90FkA6VjntKn-tbrwAWqpDU"
                      *         }
                      *       ]
                      *     }
@@ -18180,7 +18134,7 @@ export interface operations {
                      *           "auth": {
                      *             "mode": "hmac",
                      *             "header": "X-Svc-Signature",
-                     *             "key_id": "whsec_vT1x",
+                     *             "key_id": "whsec_6xxw",
                      *             "previous_key_id": null,
                      *             "previous_expires_at": null
                      *           },
@@ -18366,7 +18320,7 @@ export interface operations {
                      *       "auth": {
                      *         "mode": "hmac",
                      *         "header": "X-Svc-Signature",
-                     *         "key_id": "whsec_vT1x",
+                     *         "key_id": "whsec_6xxw",
                      *         "previous_key_id": null,
                      *         "previous_expires_at": null
                      *       },
@@ -18541,49 +18495,49 @@ export interface operations {
                      *           "type": "delivered",
                      *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
                      *           "recipient": "ada@example.com",
-                     *           "timestamp": "2026-11-28T09:30:04Z",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
                      *           "tags": [
                      *             "shipping"
                      *           ],
                      *           "metadata": {
                      *             "smtp_response": "250 Message accepted for delivery",
                      *             "mx": "127.0.0.1",
-                     *             "delivery_ms": 48,
-                     *             "total_ms": 1264,
+                     *             "delivery_ms": 28,
+                     *             "total_ms": 481,
                      *             "order_id": "A-1042"
                      *           },
-                     *           "created_at": "2026-11-28T09:30:04Z"
+                     *           "created_at": "2026-11-28T09:30:02Z"
                      *         },
                      *         {
                      *           "id": "evt_c73d94b41175a78c0f38b395c24ce918",
                      *           "type": "sent",
                      *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
                      *           "recipient": "ada@example.com",
-                     *           "timestamp": "2026-11-28T09:30:04Z",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
                      *           "tags": [
                      *             "shipping"
                      *           ],
                      *           "metadata": {
                      *             "smtp_response": "250 Message accepted for delivery",
                      *             "mx": "127.0.0.1",
-                     *             "processing_ms": 1216,
+                     *             "processing_ms": 453,
                      *             "order_id": "A-1042"
                      *           },
-                     *           "created_at": "2026-11-28T09:30:04Z"
+                     *           "created_at": "2026-11-28T09:30:02Z"
                      *         },
                      *         {
                      *           "id": "evt_95e119495a25961d0be868aff66a9bfc",
                      *           "type": "queued",
                      *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
                      *           "recipient": "ada@example.com",
-                     *           "timestamp": "2026-11-28T09:30:03Z",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
                      *           "tags": [
                      *             "shipping"
                      *           ],
                      *           "metadata": {
                      *             "order_id": "A-1042"
                      *           },
-                     *           "created_at": "2026-11-28T09:30:03Z"
+                     *           "created_at": "2026-11-28T09:30:02Z"
                      *         }
                      *       ],
                      *       "has_more": false,
@@ -18915,10 +18869,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data_as_of": "2026-11-28T09:30:07Z",
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
                      *       "period": {
-                     *         "since": "2026-10-29T09:18:40Z",
-                     *         "until": "2026-11-28T09:33:40Z"
+                     *         "since": "2026-10-29T09:15:55Z",
+                     *         "until": "2026-11-28T09:30:55Z"
                      *       },
                      *       "timezone": "UTC",
                      *       "delivery": {
@@ -18956,19 +18910,19 @@ export interface operations {
                      *       },
                      *       "latency": {
                      *         "processing": {
-                     *           "p50_ms": 1224,
-                     *           "p95_ms": 1224,
-                     *           "p99_ms": 1224
+                     *           "p50_ms": 518,
+                     *           "p95_ms": 518,
+                     *           "p99_ms": 518
                      *         },
                      *         "delivery": {
-                     *           "p50_ms": 19,
-                     *           "p95_ms": 19,
-                     *           "p99_ms": 19
+                     *           "p50_ms": 29,
+                     *           "p95_ms": 29,
+                     *           "p99_ms": 29
                      *         },
                      *         "total": {
-                     *           "p50_ms": 1274,
-                     *           "p95_ms": 1274,
-                     *           "p99_ms": 1274
+                     *           "p50_ms": 561,
+                     *           "p95_ms": 561,
+                     *           "p99_ms": 561
                      *         }
                      *       },
                      *       "comparison": null
@@ -19176,11 +19130,11 @@ export interface operations {
                      *         }
                      *       ],
                      *       "resolution": "day",
-                     *       "data_as_of": "2026-11-28T09:30:07Z",
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
                      *       "timezone": "UTC",
                      *       "period": {
                      *         "since": "2026-11-27T00:00:00Z",
-                     *         "until": "2026-11-28T09:33:40Z"
+                     *         "until": "2026-11-28T09:30:55Z"
                      *       },
                      *       "group_by": null,
                      *       "groups": null
@@ -19359,11 +19313,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data_as_of": "2026-11-28T09:30:07Z",
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
                      *       "dimension": "tag",
                      *       "period": {
-                     *         "since": "2026-10-29T09:18:40Z",
-                     *         "until": "2026-11-28T09:33:40Z"
+                     *         "since": "2026-10-29T09:15:55Z",
+                     *         "until": "2026-11-28T09:30:55Z"
                      *       },
                      *       "timezone": "UTC",
                      *       "sort": "sent",
@@ -19567,7 +19521,7 @@ export interface operations {
                      *       "succeeded": 0,
                      *       "failed": 0,
                      *       "error_message": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "completed_at": null
                      *     }
                      */
@@ -19723,7 +19677,7 @@ export interface operations {
                      *             {
                      *               "type": "TXT",
                      *               "host": "pl202611._domainkey.acme.example",
-                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *               "ok": false,
                      *               "purpose": "dkim",
                      *               "status": "unchecked",
@@ -19768,7 +19722,7 @@ export interface operations {
                      *           ],
                      *           "sent_count": 0,
                      *           "reputation": null,
-                     *           "created_at": "2026-11-28T09:30:08Z",
+                     *           "created_at": "2026-11-28T09:30:05Z",
                      *           "verified_at": null,
                      *           "shared_with_company": false,
                      *           "shared_external": false,
@@ -19789,7 +19743,7 @@ export interface operations {
                      *             {
                      *               "type": "TXT",
                      *               "host": "pl202611._domainkey.postline.test",
-                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvB+lno+oB2gmntKB/1kCAVl5cyAIRaEa9F21tLLvrlzHDR6/k612SkkL2Kn3gx/4OcTpPJU5OyfKt0aNjxekWWK9sgEEaaNwc/I9+RvBaby9lB6vw3SGCnr7XheX4lug21WeJf2g4k75oXmaP17iDrpzIKKUS8Pw6gqhvC0dE1chg1t+b16THXBAEJlFvCI40r2Dlvjwk6XhyBohFJ5M3REVvhgBQ2BeVyYzEIYf22asBtpP7bobFvyZDJzQVu0JkJOe+weYVAZXAodiAPOx4+XCF4ZcA6PX5o59rzC07HiOo1xXr9wQAPXkBeWLMEuQPIMz/kApvLMWXj1mY7MqFQIDAQAB",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhr5DWVh8WljOzCI2KXoeZTLY/Q2cIwC318J2M2Jyy0aq97hwSDMZha1nbXSXo89b8jRhv5kVywFfLMsbQJopTJgWPdoe0icQO642ANWl5zwz/KzMGB3SHulsOEm3tXGGoPz3QtCaHWN2iL2Ss0N6IEShI0CktCG/9/njsCGoSnTfU5X2JLPseGLFqvcwaynuKnfbQ/IsVvF/skTWE4i1y04EKdCDThsOtXJbiV9BnzeqpEXoA5DsF7+ffZ1GbIJ5x/U/GjrbFIddN4QOhQgyWRt8PWeYfwA/wNeQczInY06QAHfn945puO8E6XUENiSUImc4wPomQiwGEdvYcjhiQQIDAQAB",
                      *               "ok": true,
                      *               "purpose": "dkim",
                      *               "status": "found",
@@ -19825,7 +19779,7 @@ export interface operations {
                      *           ],
                      *           "sent_count": 3,
                      *           "reputation": null,
-                     *           "created_at": "2026-11-28T09:29:59Z",
+                     *           "created_at": "2026-11-28T09:30:00Z",
                      *           "verified_at": "2026-11-28T09:30:00Z",
                      *           "shared_with_company": false,
                      *           "shared_external": false,
@@ -19996,7 +19950,7 @@ export interface operations {
                      *         {
                      *           "type": "TXT",
                      *           "host": "pl202611._domainkey.acme.example",
-                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyPYUHQn3Be2cSl1AyrjkGUPm0pE1e3+6A8h5qDRfUDxKdLTmlh7TrkNkLXtieAgC+jn7LvaSsvXfK+whz68B0UAVqx5fY7cBBmTFa19GFVJoCispKSPZ71NTAoSCX9n+HbpM/fh/6abS0uLdSw4NEJ2B6kmoJmLg2FJHtA699i7AtPzEmZX7v7z0XC44biSdN4fRapXp4GUJCkFleqkbbF2abfyTQPvg7s25ygMc2WJbR4Nrh+SyqClhdiBmOKz0LkP3rDKdW6OjEu9CSY7Pc9X1oauloNRiv6rQ8aFJFoMaH6HOm+OEXNHSoWnIjSggmwkQC8oQ88tVYwEEinkUswIDAQAB",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
                      *           "ok": false,
                      *           "purpose": "dkim",
                      *           "status": "unchecked",
@@ -20041,7 +19995,7 @@ export interface operations {
                      *       ],
                      *       "sent_count": 0,
                      *       "reputation": null,
-                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:05Z",
                      *       "verified_at": null,
                      *       "shared_with_company": false,
                      *       "shared_external": false,
@@ -20195,7 +20149,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "verification_id": "ver_15546ae0c6bc721680294467dd00",
+                     *       "verification_id": "ver_1359bf08808f689030b5a65d9f76",
                      *       "address": "ada@example.com",
                      *       "is_valid": false,
                      *       "result": "invalid",
@@ -20219,8 +20173,8 @@ export interface operations {
                      *       "domain_age_days": null,
                      *       "activity": {
                      *         "seen": true,
-                     *         "first_seen_at": "2026-11-28T09:30:03Z",
-                     *         "last_seen_at": "2026-11-28T09:30:04Z",
+                     *         "first_seen_at": "2026-11-28T09:30:02Z",
+                     *         "last_seen_at": "2026-11-28T09:30:03Z",
                      *         "total_sends": 2,
                      *         "delivered": 2,
                      *         "bounced": 0,
@@ -20753,7 +20707,7 @@ export interface operations {
                      *       "signature": "valid",
                      *       "fingerprint": "matches",
                      *       "registry": "postline:verification-proofs:v1",
-                     *       "issued": "2026-11-28T09:30:10Z"
+                     *       "issued": "2026-11-28T09:30:06Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProofVerificationResult"];
@@ -20911,21 +20865,21 @@ export interface operations {
                      *           "id": "abf874a0-f0c7-4fcc-a502-1c1909ad4741",
                      *           "account_id": "acct_5734653ff347891fb5c745982ee5",
                      *           "type": "bounces",
-                     *           "email": "old@example.com",
-                     *           "reason": null,
+                     *           "email": "gone@example.com",
+                     *           "reason": "mailbox closed",
                      *           "source": "manual",
                      *           "override_unsubscribes": false,
-                     *           "created_at": "2026-11-28T09:30:11Z"
+                     *           "created_at": "2026-11-28T09:30:07Z"
                      *         },
                      *         {
                      *           "id": "afdb1a38-80a4-46d1-a43d-96640828f22b",
                      *           "account_id": "acct_5734653ff347891fb5c745982ee5",
                      *           "type": "bounces",
-                     *           "email": "gone@example.com",
-                     *           "reason": "mailbox closed",
+                     *           "email": "old@example.com",
+                     *           "reason": null,
                      *           "source": "manual",
                      *           "override_unsubscribes": false,
-                     *           "created_at": "2026-11-28T09:30:11Z"
+                     *           "created_at": "2026-11-28T09:30:07Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -21091,7 +21045,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:11Z"
+                     *       "created_at": "2026-11-28T09:30:07Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -21120,7 +21074,7 @@ export interface operations {
                      *       "reason": "asked by phone",
                      *       "source": "manual",
                      *       "override_unsubscribes": false,
-                     *       "created_at": "2026-11-28T09:30:11Z"
+                     *       "created_at": "2026-11-28T09:30:07Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Suppression"];
@@ -21907,7 +21861,7 @@ export interface operations {
                      *           "name": "Newsletter",
                      *           "description": "Monthly product news",
                      *           "member_count": 0,
-                     *           "created_at": "2026-11-28T09:30:12Z"
+                     *           "created_at": "2026-11-28T09:30:08Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -22072,7 +22026,7 @@ export interface operations {
                      *       "name": "Newsletter",
                      *       "description": "Monthly product news",
                      *       "member_count": 0,
-                     *       "created_at": "2026-11-28T09:30:12Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MailingList"];
@@ -22241,7 +22195,7 @@ export interface operations {
                      *           "name": "Acme Europe",
                      *           "slug": "acme-eu",
                      *           "status": "active",
-                     *           "created_at": "2026-11-28T09:30:13Z"
+                     *           "created_at": "2026-11-28T09:30:08Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -22404,7 +22358,7 @@ export interface operations {
                      *       "name": "Acme Europe",
                      *       "slug": "acme-eu",
                      *       "status": "active",
-                     *       "created_at": "2026-11-28T09:30:13Z"
+                     *       "created_at": "2026-11-28T09:30:08Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Subaccount"];
@@ -22553,7 +22507,7 @@ export interface operations {
                      *           "url": null,
                      *           "download_count": 0,
                      *           "expires_at": null,
-                     *           "created_at": "2026-11-28T09:30:13Z",
+                     *           "created_at": "2026-11-28T09:30:08Z",
                      *           "status": "ready"
                      *         }
                      *       ],
@@ -22716,7 +22670,7 @@ export interface operations {
                      *       "url": null,
                      *       "download_count": 0,
                      *       "expires_at": null,
-                     *       "created_at": "2026-11-28T09:30:13Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
                      *       "status": "ready",
                      *       "upload": null
                      *     }
@@ -23025,7 +22979,7 @@ export interface operations {
                      *           "ips": [],
                      *           "reputation": null,
                      *           "ip_details": null,
-                     *           "created_at": "2026-11-28T09:30:15Z",
+                     *           "created_at": "2026-11-28T09:30:10Z",
                      *           "warming_since": "2026-11-28",
                      *           "default": false
                      *         }
@@ -23195,7 +23149,7 @@ export interface operations {
                      *       "ips": [],
                      *       "reputation": null,
                      *       "ip_details": null,
-                     *       "created_at": "2026-11-28T09:30:15Z",
+                     *       "created_at": "2026-11-28T09:30:10Z",
                      *       "warming_since": "2026-11-28",
                      *       "default": false
                      *     }
