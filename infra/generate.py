@@ -21,7 +21,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
 from infra import sdks
-from infra.openapi_examples import REQUEST_EXAMPLES, TAGS
+from infra.openapi_examples import REQUEST_EXAMPLES, TAGS, response_examples
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.events.counts import SETTLE
 from postline.http import body
@@ -859,6 +859,7 @@ def render_openapi() -> str:
 
     document["components"]["parameters"] = {"OnBehalfOf": ON_BEHALF_OF_PARAMETER}
     seen = set()
+    answers = response_examples()
     for route in ROUTES:
         operation = document["paths"].get(route.path, {}).get(route.method.lower())
         if operation is None:
@@ -875,6 +876,11 @@ def render_openapi() -> str:
             operation["x-audit-action"] = route.audit  # the action its audit entry records
         responses = operation["responses"]
         responses.pop("422", None)
+        for status, example in answers.get(route.name, {}).items():
+            json_answer = responses.get(status, {}).get("content", {}).get("application/json")
+            if json_answer is None:
+                raise SystemExit(f"{route.name} has an example of a {status} it does not answer with JSON")
+            json_answer["example"] = example
         for response in responses.values():
             response["headers"] = {**_headers(RATE_HEADERS), **response.get("headers", {})}  # a route's own win
         for status, text in ERROR_STATUSES.items():

@@ -1,14 +1,33 @@
 """What infra/openapi.json says beyond the code: an example of every JSON request body, by schema
-name, and a line on each tag (the API reference's sections).
+name, an example of every JSON success response, by operationId and status, and a line on each tag
+(the API reference's sections).
 
-`make generate` puts each on its schema (`examples`), where the API reference and the SDKs' docs
-show it; Spectral (`make lint`) fails on a request body without one, and
-tests/infra/test_openapi_examples.py holds each to its model, so an example cannot be wrong.
+`make generate` puts each on its body or response (`example`), where the API reference and the
+SDKs' docs show it; Spectral (`make lint`) fails on a request body or a JSON 2xx response without
+one, and tests/infra/test_openapi_examples.py holds each to its model or schema, so an example
+cannot be wrong. The response examples are real answers of the embedded runtime, captured into
+infra/openapi_response_examples.json by `python -m infra.capture_examples`.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
+
+RESPONSE_EXAMPLES_FILE = Path(__file__).resolve().parent / "openapi_response_examples.json"
+
+
+def response_examples() -> dict[str, dict[str, Any]]:
+    """{operationId: {status: example}}: the captured answers, then the hand-written ones."""
+    if not RESPONSE_EXAMPLES_FILE.exists():
+        return {}
+    document = json.loads(RESPONSE_EXAMPLES_FILE.read_text())
+    examples: dict[str, dict[str, Any]] = {op: dict(by_status) for op, by_status in document["responses"].items()}
+    for operation, entry in document.get("hand_written", {}).items():
+        examples.setdefault(operation, {}).update(entry["examples"])
+    return examples
+
 
 _MESSAGE: dict[str, Any] = {
     "from": "Acme <hello@acme.example>",

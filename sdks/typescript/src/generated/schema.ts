@@ -4931,6 +4931,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service",
+                     *       "prefix": "pl_live_o63B",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "last_used_at": null,
+                     *       "created_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyDetail"];
                 };
             };
@@ -5069,6 +5083,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "API key key_aea21bc2443d113c3089db437f02 deleted; its secret no longer works."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -5216,6 +5235,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service (eu)",
+                     *       "prefix": "pl_live_o63B",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "last_used_at": null,
+                     *       "created_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyDetail"];
                 };
             };
@@ -5371,6 +5404,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service (eu)",
+                     *       "prefix": "pl_live_dlXs",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "key": "pl_live_<key: shown once>",
+                     *       "verify_before_send": null,
+                     *       "test_outcomes": null,
+                     *       "ip_allowlist": [],
+                     *       "created_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyRotated"];
                 };
             };
@@ -5526,6 +5573,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "status": "delivered",
+                     *       "from": "Acme <hello@postline.test>",
+                     *       "to": [
+                     *         "ada@example.com"
+                     *       ],
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "tags": [
+                     *         "shipping"
+                     *       ],
+                     *       "headers": {},
+                     *       "created_at": "2026-11-28T09:30:02Z",
+                     *       "send_at": null,
+                     *       "delivered_at": "2026-11-28T09:30:02Z",
+                     *       "opened_at": null,
+                     *       "clicked_at": null,
+                     *       "content_check": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageView"];
                 };
             };
@@ -5664,6 +5732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_3c99f414c1959892c8a4a3b3a10f",
+                     *       "status": "cancelled",
+                     *       "message": "The scheduled send was cancelled."
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduledMessageCancellation"];
                 };
             };
@@ -5802,6 +5877,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "test": false,
+                     *       "source": "rebuilt",
+                     *       "check": null,
+                     *       "recipients": [
+                     *         {
+                     *           "recipient": "ada@example.com",
+                     *           "headers": [
+                     *             {
+                     *               "name": "DKIM-Signature",
+                     *               "value": "v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test; i=@postline.test; q=dns/txt; s=pl202611; t=1795860848; h=from : to : subject : date : message-id : mime-version : content-type : list-unsubscribe : list-unsubscribe-post; bh=oH2otmzRL8VTPlE+zBRwkMhwJpIvKBjEzNzg2ofrOUo=; b=BG3ejFXEwbKX6LP9oOQgAww/XydnvVOK1zpRnvTGVc2FZvcCDOnRU5m3sZU9Gscu88w+f ihb0KB/VhhGA2z35InQUdW4W/CDMWjrEj5TtOBD/hpSvLAxQbePMEdSd09aqNobQALDgpUh Uum6xO0yEjYwwABDm+DKeqlph/WnwCV6TTeHRBnNNwFgWmO1MwNZB1kDWbnldC5/X8LKgT3 O3Xm5IsoZIsUiGGakIJPyb1d40jZujf/DtK555JN2n4INTambQ01RRu6kP+Qvv6i2EJ7wUK kYFkz/nuGM59eLZ8b9f7OYNLs86MuKF8Lfk9Osh3LG26AwCsQgGWMkO/ff3A=="
+                     *             },
+                     *             {
+                     *               "name": "From",
+                     *               "value": "Acme <hello@postline.test>"
+                     *             },
+                     *             {
+                     *               "name": "To",
+                     *               "value": "ada@example.com"
+                     *             },
+                     *             {
+                     *               "name": "Subject",
+                     *               "value": "Your order {{order_id}} has shipped"
+                     *             },
+                     *             {
+                     *               "name": "Date",
+                     *               "value": "Sat, 28 Nov 2026 09:30:02 +0000"
+                     *             },
+                     *             {
+                     *               "name": "Message-ID",
+                     *               "value": "<msg_2b1a5e37eb87afde885e275b4300@postline.test>"
+                     *             },
+                     *             {
+                     *               "name": "X-Postline-Message-Id",
+                     *               "value": "msg_2b1a5e37eb87afde885e275b4300"
+                     *             },
+                     *             {
+                     *               "name": "List-Unsubscribe",
+                     *               "value": "<https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.d4DekbrLi7iarHQvKzScfw>"
+                     *             },
+                     *             {
+                     *               "name": "List-Unsubscribe-Post",
+                     *               "value": "List-Unsubscribe=One-Click"
+                     *             },
+                     *             {
+                     *               "name": "MIME-Version",
+                     *               "value": "1.0"
+                     *             },
+                     *             {
+                     *               "name": "Content-Type",
+                     *               "value": "multipart/alternative; boundary=\"===============0427167977124204325==\""
+                     *             }
+                     *           ],
+                     *           "parts": [
+                     *             {
+                     *               "content_type": "text/plain",
+                     *               "charset": "utf-8",
+                     *               "disposition": null,
+                     *               "filename": null,
+                     *               "size_bytes": 40,
+                     *               "content": "Hi {{name}}, your order is on its way.\r\n"
+                     *             },
+                     *             {
+                     *               "content_type": "text/html",
+                     *               "charset": "utf-8",
+                     *               "disposition": null,
+                     *               "filename": null,
+                     *               "size_bytes": 356,
+                     *               "content": "<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.TAlvU9zPgdqHyZwUxVWdfw\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n"
+                     *             }
+                     *           ],
+                     *           "raw": "DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/simple; d=postline.test;\r\n i=@postline.test; q=dns/txt; s=pl202611; t=1795860848; h=from : to :\r\n subject : date : message-id : mime-version : content-type :\r\n list-unsubscribe : list-unsubscribe-post;\r\n bh=oH2otmzRL8VTPlE+zBRwkMhwJpIvKBjEzNzg2ofrOUo=;\r\n b=BG3ejFXEwbKX6LP9oOQgAww/XydnvVOK1zpRnvTGVc2FZvcCDOnRU5m3sZU9Gscu88w+f\r\n ihb0KB/VhhGA2z35InQUdW4W/CDMWjrEj5TtOBD/hpSvLAxQbePMEdSd09aqNobQALDgpUh\r\n Uum6xO0yEjYwwABDm+DKeqlph/WnwCV6TTeHRBnNNwFgWmO1MwNZB1kDWbnldC5/X8LKgT3\r\n O3Xm5IsoZIsUiGGakIJPyb1d40jZujf/DtK555JN2n4INTambQ01RRu6kP+Qvv6i2EJ7wUK\r\n kYFkz/nuGM59eLZ8b9f7OYNLs86MuKF8Lfk9Osh3LG26AwCsQgGWMkO/ff3A==\r\nFrom: Acme <hello@postline.test>\r\nTo: ada@example.com\r\nSubject: Your order {{order_id}} has shipped\r\nDate: Sat, 28 Nov 2026 09:30:02 +0000\r\nMessage-ID: <msg_2b1a5e37eb87afde885e275b4300@postline.test>\r\nX-Postline-Message-Id: msg_2b1a5e37eb87afde885e275b4300\r\nList-Unsubscribe: <https://api.postline.example/v3/track/unsubscribe/eyJraW5kIjoidSIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.d4DekbrLi7iarHQvKzScfw>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"===============0427167977124204325==\"\r\n\r\n--===============0427167977124204325==\r\nContent-Type: text/plain; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHi {{name}}, your order is on its way.\r\n\r\n--===============0427167977124204325==\r\nContent-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: 7bit\r\nMIME-Version: 1.0\r\n\r\n<p>Hi {{name}}, your order is on its way.</p><img src=\"https://api.postline.example/v3/track/open/eyJraW5kIjoibyIsImFjY291bnRfaWQiOiJhY2N0XzAxYTIyMWE1Y2Y4ZmM2OGU2NjAxNWMwMGFjYzciLCJtZXNzYWdlX2lkIjoibXNnXzAxYTIyMWE1ZGEyNmE2OTdjMzFjYWQ5ZTg0YjkiLCJyZWNpcGllbnQiOiJhZGFAZXhhbXBsZS5jb20ifQ.TAlvU9zPgdqHyZwUxVWdfw\" width=\"1\" height=\"1\" alt=\"\" style=\"display:none\" />\r\n\r\n--===============0427167977124204325==--\r\n"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageContent"];
                 };
             };
@@ -5940,6 +6093,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 1,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -6078,6 +6253,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Template tpl_bd4fa9804612154a21809ff58c94 was deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -6225,6 +6405,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Shipped: order {{order_id}}",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 2,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -6920,6 +7122,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status to the orders service",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_6xxw",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -7067,6 +7294,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_6xxw",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:04Z",
+                     *       "secret": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -7222,6 +7475,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Webhook endpoint wh_a50b60ab0acc07bd877c05e312ec deleted; it receives no more events."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -7360,6 +7618,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_VxmV",
+                     *         "previous_key_id": "whsec_6xxw",
+                     *         "previous_expires_at": "2026-11-29T09:30:04Z"
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:04Z",
+                     *       "secret": "whsec_<secret: shown once>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -7515,6 +7799,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "55b557e5-f161-48a0-a958-559d57d47cf8",
+                     *       "status": "completed",
+                     *       "filename": "events-20261128T093003Z-55b557e5-f161-48a0-a958-559d57d47cf8.csv",
+                     *       "row_count": 3,
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/55b557e5-f161-48a0-a958-559d57d47cf8.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:04Z",
+                     *       "completed_at": "2026-11-28T09:30:04Z",
+                     *       "expires_at": "2026-12-05T09:30:04Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExportJobView"];
                 };
             };
@@ -7666,6 +7963,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "whd_e0499991787d84000ce367ff421c",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
+                     *           "event": "bounced",
+                     *           "message_id": "msg_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
+                     *           "status": "succeeded",
+                     *           "manual": true,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:04Z",
+                     *           "next_attempt_at": null,
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:05Z",
+                     *               "outcome": "succeeded",
+                     *               "response_code": 200,
+                     *               "latency_ms": 5,
+                     *               "error": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "whd_de34198bf998c9800c80fe452912ce61",
+                     *           "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "event_id": "evt_6c2cb409f41410e56d1f982985c02cb8",
+                     *           "event": "delivered",
+                     *           "message_id": "msg_2440663e6abd11e22c002eb5cbd4",
+                     *           "status": "succeeded",
+                     *           "manual": false,
+                     *           "resent_from": null,
+                     *           "created_at": "2026-11-28T09:30:03Z",
+                     *           "next_attempt_at": null,
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "at": "2026-11-28T09:30:03Z",
+                     *               "outcome": "succeeded",
+                     *               "response_code": 200,
+                     *               "latency_ms": 2,
+                     *               "error": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJmaW5nZXJwcmludCI6ImYzZDYwNjZlMmQ5ZDU3NTAzNzllNjQzZjYzNzBlYzg1Iiwic2luY2UiOiIyMDI1LTExLTI4VDEwOjE0OjA5LjkwOTY2MFoiLCJ1bnRpbCI6IjIwMjYtMTEtMjhUMTA6MTQ6MDkuOTA5NjYwWiIsImF0IjoiMjAyNi0xMS0yOFQxMDoxNDowNy45NjE2MDlaIiwiZGVsaXZlcnlfaWQiOiJ3aGRfMzM5YmIwYTNhZmQ4OWE2ZTVmOTQwYzRhZTk4NmVkNDMifQ.133769d5192d823e06ab3429ac5afff4"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
@@ -7813,6 +8164,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whd_e0499991787d84000ce367ff421c",
+                     *       "endpoint_id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "event_id": "evt_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
+                     *       "event": "bounced",
+                     *       "message_id": "msg_sample_67e52157-c0ac-4f75-a3fd-ccb395e52036",
+                     *       "status": "pending",
+                     *       "manual": true,
+                     *       "resent_from": null,
+                     *       "created_at": "2026-11-28T09:30:04Z",
+                     *       "next_attempt_at": null,
+                     *       "attempts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryView"];
                 };
             };
@@ -7951,6 +8318,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rsd_3bd8f4c2ed97ec127987a1e3f015",
+                     *       "status": "completed",
+                     *       "endpoint_id": null,
+                     *       "mode": "delivery_ids",
+                     *       "matched": 1,
+                     *       "attempted": 1,
+                     *       "succeeded": 1,
+                     *       "failed": 0,
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "completed_at": "2026-11-28T09:30:05Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResendJobView"];
                 };
             };
@@ -8089,6 +8471,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "links",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "links.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8227,6 +8677,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Sending domain acme.example deleted; it no longer sends."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -8378,6 +8833,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8533,6 +9056,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "missing",
+                     *           "detail": "recommended"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8688,6 +9279,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "click",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl20261128093005._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAunYSEDbtoqEw1Rq1w2Xf391oUIC7ptMDQmqmXe/a61vb57ffp1EnBHUjotcwHcUBeuoX/TFbl2FyDJwTBqOu5T2JB3vThMHrmnM4B8lyUCDn7r3PnMiVAb493Z4GlexZiPhPec9YXYjOz54vwbnzacNdlhfAqTmaGgB7QcZqemf5wRY18VpVI5WKSugr8K9qE8zRUQXv8xsU/afDf28yQTCMB/MKsF3PLFKAT7i7cAfGpjtzatgtJZLvdZws3cxirlJMmVoP8gG1gLSwzIF9IZVS8MnyanRJ/sY7Kd9rkwiwQkKYRZanTkk2kztT1goa1cuDuJonhbJ0HW6GkUYTaQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim_next",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "missing",
+                     *           "detail": "recommended"
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "click.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "missing",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -8843,6 +9511,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "completed",
+                     *       "filename": null,
+                     *       "total_count": 2,
+                     *       "processed_count": 2,
+                     *       "summary": {
+                     *         "valid": 0,
+                     *         "invalid": 2,
+                     *         "catch_all": 0,
+                     *         "unknown": 0,
+                     *         "do_not_mail": 0,
+                     *         "spamtrap": 0,
+                     *         "abuse": 0
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:06Z",
+                     *       "completed_at": "2026-11-28T09:30:06Z",
+                     *       "webhook_url": null,
+                     *       "error_message": null,
+                     *       "can_retry": false,
+                     *       "skipped": 0,
+                     *       "errors": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJob"];
                 };
             };
@@ -8981,6 +9674,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "deleted",
+                     *       "filename": null,
+                     *       "total_count": 2,
+                     *       "processed_count": 2,
+                     *       "summary": {
+                     *         "valid": 0,
+                     *         "invalid": 2,
+                     *         "catch_all": 0,
+                     *         "unknown": 0,
+                     *         "do_not_mail": 0,
+                     *         "spamtrap": 0,
+                     *         "abuse": 0
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:06Z",
+                     *       "completed_at": "2026-11-28T09:30:06Z",
+                     *       "webhook_url": null,
+                     *       "error_message": null,
+                     *       "can_retry": false,
+                     *       "skipped": 0,
+                     *       "errors": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJob"];
                 };
             };
@@ -9122,6 +9840,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "verification_id": "ver_a0ebdb9dbb5ad371b453a972bb79",
+                     *           "address": "ada@example.com",
+                     *           "is_valid": false,
+                     *           "result": "invalid",
+                     *           "status": "invalid",
+                     *           "sub_status": "no_dns_entries",
+                     *           "recommendation": "suppress",
+                     *           "confidence": 0.95,
+                     *           "risk": "undeliverable",
+                     *           "reason": "example.com does not exist",
+                     *           "did_you_mean": null,
+                     *           "account": "ada",
+                     *           "domain": "example.com",
+                     *           "mx_provider": null,
+                     *           "mx_record": null,
+                     *           "mx_found": false,
+                     *           "is_catch_all": false,
+                     *           "is_disposable": false,
+                     *           "is_role_address": false,
+                     *           "is_free_provider": false,
+                     *           "smtp_check": null,
+                     *           "domain_age_days": null,
+                     *           "activity": {
+                     *             "seen": true,
+                     *             "first_seen_at": "2026-11-28T09:30:02Z",
+                     *             "last_seen_at": "2026-11-28T09:30:03Z",
+                     *             "total_sends": 2,
+                     *             "delivered": 2,
+                     *             "bounced": 0,
+                     *             "opened": 0,
+                     *             "clicked": 0,
+                     *             "complained": 0,
+                     *             "unsubscribed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "verification_id": "ver_fff65787fdbd9a74e760a828e904",
+                     *           "address": "grace@example.org",
+                     *           "is_valid": false,
+                     *           "result": "invalid",
+                     *           "status": "invalid",
+                     *           "sub_status": "no_dns_entries",
+                     *           "recommendation": "suppress",
+                     *           "confidence": 0.95,
+                     *           "risk": "undeliverable",
+                     *           "reason": "example.org does not exist",
+                     *           "did_you_mean": null,
+                     *           "account": "grace",
+                     *           "domain": "example.org",
+                     *           "mx_provider": null,
+                     *           "mx_record": null,
+                     *           "mx_found": false,
+                     *           "is_catch_all": false,
+                     *           "is_disposable": false,
+                     *           "is_role_address": false,
+                     *           "is_free_provider": false,
+                     *           "smtp_check": null,
+                     *           "domain_age_days": null,
+                     *           "activity": {
+                     *             "seen": false,
+                     *             "first_seen_at": null,
+                     *             "last_seen_at": null,
+                     *             "total_sends": 0,
+                     *             "delivered": 0,
+                     *             "bounced": 0,
+                     *             "opened": 0,
+                     *             "clicked": 0,
+                     *             "complained": 0,
+                     *             "unsubscribed": 0
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "page": 1,
+                     *       "limit": 100
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkResultsPage"];
                 };
             };
@@ -9260,6 +10059,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "filename": "vjob_896de74f259b7aeae979dffad2b0-results.csv",
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/verifications/acct_5734653ff347891fb5c745982ee5/vjob_896de74f259b7aeae979dffad2b0.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "expires_at": "2026-11-28T09:45:07Z",
+                     *       "rows": 2,
+                     *       "size_bytes": 706,
+                     *       "fingerprint": "186478e8e6154284980d9fa72d05c50705f602f0658901fa45cfc701fae4b4a9",
+                     *       "signature": "rWeprdkLbxsHTE85s6hP3OarEg4z0sn6OOBwHcj28PH66eQqMZCxNnhikHq17U7ljluaTStLMnhNtqmmi07DCA==",
+                     *       "kid": "ed25519-20261128-ixG1AXq8",
+                     *       "registry": "postline:verification-proofs:v1",
+                     *       "issued": "2026-11-28T09:30:06Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkResultFile"];
                 };
             };
@@ -9414,6 +10228,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ade73def-552b-499d-a54c-53eb711beb52",
+                     *       "type": "unsubscribes",
+                     *       "status": "done",
+                     *       "filename": "unsubscribes.csv",
+                     *       "total_rows": 1,
+                     *       "processed_rows": 1,
+                     *       "added": 1,
+                     *       "skipped": 0,
+                     *       "errors": [],
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:07Z",
+                     *       "completed_at": "2026-11-28T09:30:07Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionImportView"];
                 };
             };
@@ -9551,6 +10381,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
+                     *       "status": "completed",
+                     *       "filename": "suppressions-bounces-20261128T093007Z-ac9736c6-9a1a-4b27-ab04-25de40829d44.csv",
+                     *       "row_count": 3,
+                     *       "download_url": "https://s3.amazonaws.com/postline-local-exportsbucket/exports/acct_5734653ff347891fb5c745982ee5/ac9736c6-9a1a-4b27-ab04-25de40829d44.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:07Z",
+                     *       "completed_at": "2026-11-28T09:30:07Z",
+                     *       "expires_at": "2026-12-05T09:30:07Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExportJobView"];
                 };
             };
@@ -9689,6 +10532,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:07Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -9837,6 +10692,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ada@example.com removed from the unsubscribes list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -9987,6 +10847,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "gone@example.com removed from the bounces list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -10125,6 +10990,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Monthly product news",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -10263,6 +11139,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "List news@postline.test deleted; its 1 members follow."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -10410,6 +11291,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Product news, twice a month",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -10555,6 +11447,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *           "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "address": "ada@example.com",
+                     *           "name": "Ada",
+                     *           "vars": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "subscribed": true,
+                     *           "created_at": "2026-11-28T09:30:08Z"
+                     *         },
+                     *         {
+                     *           "id": "8e0def4b-75df-441e-a785-103f75d37b63",
+                     *           "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "address": "grace@example.com",
+                     *           "name": null,
+                     *           "vars": null,
+                     *           "subscribed": true,
+                     *           "created_at": "2026-11-28T09:30:08Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 2,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_ListMember_"];
                 };
             };
@@ -10706,6 +11630,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "vars": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "subscribed": true,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -10862,6 +11799,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created": 1,
+                     *       "updated": 1,
+                     *       "skipped": [],
+                     *       "member_count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkMembersResult"];
                 };
             };
@@ -11019,6 +11964,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1a1aa91c-11c6-49ab-a8fe-d95d17ea637c",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "ada@example.com",
+                     *       "name": "Ada",
+                     *       "vars": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "subscribed": true,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -11159,6 +12117,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ada@example.com removed from the list."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -11308,6 +12271,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "8e0def4b-75df-441e-a785-103f75d37b63",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "address": "grace@example.com",
+                     *       "name": null,
+                     *       "vars": null,
+                     *       "subscribed": false,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListMember"];
                 };
             };
@@ -11465,6 +12439,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "list_send": true,
+                     *       "list_send_id": "lsend_c8cc9f23a350972a51c80b9a5ac4",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "to": "news@postline.test",
+                     *       "status": "pending",
+                     *       "members": 0,
+                     *       "accepted": 0,
+                     *       "suppressed": 0,
+                     *       "rejected": 0,
+                     *       "failed": 0,
+                     *       "failed_recipients": null,
+                     *       "error_message": null,
+                     *       "cancel_requested_at": null,
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "completed_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListSendResult"];
                 };
             };
@@ -11605,6 +12598,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "list_send": true,
+                     *       "list_send_id": "lsend_c8cc9f23a350972a51c80b9a5ac4",
+                     *       "list_id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "to": "news@postline.test",
+                     *       "status": "cancelled",
+                     *       "members": 0,
+                     *       "accepted": 0,
+                     *       "suppressed": 0,
+                     *       "rejected": 0,
+                     *       "failed": 0,
+                     *       "failed_recipients": null,
+                     *       "error_message": null,
+                     *       "cancel_requested_at": "2026-11-28T09:30:08Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "completed_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListSendResult"];
                 };
             };
@@ -11760,6 +12772,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -11898,6 +12920,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Subaccount ec06e480-b408-4765-a5ea-5068e1ea4048 (acme-eu) deleted; its 0 API keys are revoked. Its domains, lists, suppressions, templates, webhooks and files are purged in the background (subaccount.purged in the audit log once done)."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -12062,6 +13089,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12217,6 +13254,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "suspended",
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12372,6 +13419,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe GmbH",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -12527,6 +13584,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -12682,6 +13752,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Upload up_d512c6e825226ee222db32e6702c deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -12863,6 +13938,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": "2027-01-31T23:15:54Z",
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -13035,6 +14123,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_efc4eb7b8adaa059b4d9fa7e785e",
+                     *       "filename": "deck.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 2048,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:09Z",
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadOut"];
                 };
             };
@@ -13207,6 +14308,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://s3.amazonaws.com/postline-local-exportsbucket/uploads/acct_5734653ff347891fb5c745982ee5/up_d512c6e825226ee222db32e6702c?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=...",
+                     *       "expires_at": "2026-11-28T09:35:09Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadDownloadLink"];
                 };
             };
@@ -13672,6 +14779,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removal_id": "4c53fa24-36ab-4e58-a3ee-01d29a55f649",
+                     *       "status": "done",
+                     *       "email": "g***@e***.com",
+                     *       "counts": {
+                     *         "messages": 1,
+                     *         "events": 3,
+                     *         "verifications": 1,
+                     *         "upload_downloads": 0,
+                     *         "dek_tombstoned": 1,
+                     *         "body_deks_destroyed": 1,
+                     *         "exports_purged": 1,
+                     *         "already_erased": false
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:09Z",
+                     *       "completed_at": "2026-11-28T09:30:09Z",
+                     *       "address_hash": "hmac-sha256:6c91328da0026386566e7475aa954e9db6d11539b4c94ab833e21d301a56ee40",
+                     *       "receipt": {
+                     *         "payload": "{\"account_id\":\"acct_5734653ff347891fb5c745982ee5\",\"accounts\":[\"acct_5734653ff347891fb5c745982ee5\"],\"address_hash\":\"hmac-sha256:6c91328da0026386566e7475aa954e9db6d11539b4c94ab833e21d301a56ee40\",\"completed_at\":\"2026-11-28T09:30:09+00:00\",\"counts\":{\"already_erased\":false,\"body_deks_destroyed\":1,\"dek_tombstoned\":1,\"events\":3,\"exports_purged\":1,\"messages\":1,\"upload_downloads\":0,\"verifications\":1},\"removal_id\":\"4c53fa24-36ab-4e58-a3ee-01d29a55f649\",\"requested_at\":\"2026-11-28T09:30:09+00:00\",\"version\":\"postline.erasure-receipt.v1\"}",
+                     *         "alg": "EdDSA",
+                     *         "kid": "ed25519-20261128-ixG1AXq8",
+                     *         "public_key": "Jr4ZdoXgGF3vHfd6mgYg90FkA6VjntKn-tbrwAWqpDU",
+                     *         "signature": "HSiiHF+I7jJosZLiYIQmHLXPj2oed29D3Fd+j+Q0qJ2H2ouWjry09H7TyHkQt8NKnpbfLPnRKME4hdWI4p5RDQ=="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DataRemoval"];
                 };
             };
@@ -13810,6 +14945,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "warming",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:10Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -13948,6 +15099,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "IP pool 77aff3d9-65ba-4214-aa63-c51e88f13eef (transactional-eu) deleted."
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteConfirmation"];
                 };
             };
@@ -14112,6 +15268,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "dedicated",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:10Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -14276,6 +15448,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ip": "192.0.2.17",
+                     *       "pool_id": "563b72a8-cb35-43f3-a818-9ad8067011b0",
+                     *       "pool_name": "marketing",
+                     *       "provider": "cloud-relay",
+                     *       "region": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Ip"];
                 };
             };
@@ -14428,6 +15609,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account": {
+                     *         "id": "acct_5734653ff347891fb5c745982ee5",
+                     *         "name": "Development",
+                     *         "plan": "professional",
+                     *         "status": "active"
+                     *       },
+                     *       "api_key": {
+                     *         "id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *         "scope": "full_access",
+                     *         "environment": "live"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Identity"];
                 };
             };
@@ -14563,6 +15759,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "plan": "professional",
+                     *       "quota_source": "own_plan",
+                     *       "period": {
+                     *         "start": "2026-11-01T00:00:00Z",
+                     *         "end": "2026-12-01T00:00:00Z"
+                     *       },
+                     *       "emails": {
+                     *         "limit": 50000,
+                     *         "used": 0,
+                     *         "remaining": 50000,
+                     *         "ceiling": 50000,
+                     *         "overage_enabled": false
+                     *       },
+                     *       "daily": null,
+                     *       "verify_credits": {
+                     *         "limit": 5000,
+                     *         "used": 0,
+                     *         "remaining": 5000
+                     *       },
+                     *       "test_allowance": {
+                     *         "emails": {
+                     *           "limit": 10000,
+                     *           "used": 0,
+                     *           "remaining": 10000
+                     *         },
+                     *         "verifications": {
+                     *           "limit": 10000,
+                     *           "used": 0,
+                     *           "remaining": 10000
+                     *         }
+                     *       },
+                     *       "rate_limit_per_minute": null,
+                     *       "payg_credits": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Usage"];
                 };
             };
@@ -14703,6 +15936,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "name": "Development (live)",
+                     *           "prefix": "pl_live_Q6ki",
+                     *           "scope": "full_access",
+                     *           "env": "live",
+                     *           "verify_before_send": null,
+                     *           "test_outcomes": null,
+                     *           "ip_allowlist": [],
+                     *           "last_used_at": "2026-11-28T09:30:00Z",
+                     *           "created_at": "2026-11-28T09:29:59Z"
+                     *         },
+                     *         {
+                     *           "id": "key_e810636ae0f6c3ce6a4af29f9ce1",
+                     *           "name": "Development (test)",
+                     *           "prefix": "pl_test_DyRU",
+                     *           "scope": "full_access",
+                     *           "env": "test",
+                     *           "verify_before_send": null,
+                     *           "test_outcomes": {
+                     *             "send": {
+                     *               "delivered": 1
+                     *             },
+                     *             "verify": {
+                     *               "valid": 1
+                     *             }
+                     *           },
+                     *           "ip_allowlist": [],
+                     *           "last_used_at": null,
+                     *           "created_at": "2026-11-28T09:29:59Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 3,
+                     *         "total_pages": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_KeyDetail_"];
                 };
             };
@@ -14850,6 +16126,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_aea21bc2443d113c3089db437f02",
+                     *       "name": "checkout service",
+                     *       "prefix": "pl_live_o63B",
+                     *       "scope": "send_only",
+                     *       "env": "live",
+                     *       "key": "pl_live_<key: shown once>",
+                     *       "created_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyCreated"];
                 };
             };
@@ -14990,6 +16277,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0ab45d41-81fa-43f2-ac78-605ad780994a",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "actor_id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "actor_type": "user",
+                     *           "actor_email": null,
+                     *           "action": "template.deleted",
+                     *           "target": "tpl_bd4fa9804612154a21809ff58c94",
+                     *           "details": null,
+                     *           "ip_address": "127.0.0.1",
+                     *           "created_at": "2026-11-28T09:30:10Z"
+                     *         },
+                     *         {
+                     *           "id": "aa5daae8-9924-4961-a056-29abeb427afe",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "actor_id": "key_dabd6fa9190fa61d2a73e14ef170",
+                     *           "actor_type": "user",
+                     *           "actor_email": null,
+                     *           "action": "ip_pool.deleted",
+                     *           "target": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *           "details": "transactional-eu",
+                     *           "ip_address": "127.0.0.1",
+                     *           "created_at": "2026-11-28T09:30:10Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 56,
+                     *         "total_pages": 28
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_AuditEntry_"];
                 };
             };
@@ -15152,6 +16475,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *       "status": "queued",
+                     *       "created_at": "2026-11-28T09:30:02Z",
+                     *       "from": "Acme <hello@postline.test>",
+                     *       "to": [
+                     *         "ada@example.com"
+                     *       ],
+                     *       "tags": [
+                     *         "shipping"
+                     *       ],
+                     *       "headers": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageAccepted"] | components["schemas"]["ListSendResult"];
                 };
             };
@@ -15340,6 +16678,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "batch_8f2167ef073ea6126aa6994aca4c",
+                     *       "accepted": 2,
+                     *       "rejected": 0,
+                     *       "message_ids": [
+                     *         "msg_b33851c1832cc507ff251b62b198",
+                     *         "msg_2440663e6abd11e22c002eb5cbd4"
+                     *       ],
+                     *       "rejected_recipients": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BatchSendResult"] | components["schemas"]["ListSendResult"];
                 };
             };
@@ -15497,6 +16847,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "msg_3c99f414c1959892c8a4a3b3a10f",
+                     *           "from": "Acme <hello@postline.test>",
+                     *           "to": [
+                     *             "ada@example.com"
+                     *           ],
+                     *           "subject": "Your order {{order_id}} has shipped",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "send_at": "2026-11-30T09:30:02Z",
+                     *           "created_at": "2026-11-28T09:30:03Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_ScheduledMessage_"];
                 };
             };
@@ -15657,6 +17032,163 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "score": 100,
+                     *       "verdict": "good",
+                     *       "parts": [
+                     *         {
+                     *           "name": "spamassassin",
+                     *           "weight": 35,
+                     *           "status": "unavailable",
+                     *           "earned": 0,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "spamd",
+                     *               "status": "unavailable",
+                     *               "detail": "spamassassin: unavailable (no spamd reachable); the other parts still ran.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "authentication",
+                     *           "weight": 25,
+                     *           "status": "pass",
+                     *           "earned": 25,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "spf",
+                     *               "status": "pass",
+                     *               "detail": "SPF passes for the return path pm-bounces.postline.test, aligned with postline.test.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dkim",
+                     *               "status": "pass",
+                     *               "detail": "Signed with DKIM as d=postline.test (selector pl202611), aligned with From.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dmarc",
+                     *               "status": "pass",
+                     *               "detail": "A DMARC record is published at _dmarc.postline.test; SPF and DKIM align with it.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "bulk_sender",
+                     *           "weight": 20,
+                     *           "status": "pass",
+                     *           "earned": 20,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "one_click_unsubscribe",
+                     *               "status": "pass",
+                     *               "detail": "RFC 8058 one-click unsubscribe is offered.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "dmarc_record",
+                     *               "status": "pass",
+                     *               "detail": "DMARC record at _dmarc.postline.test: found.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "aligned_from",
+                     *               "status": "pass",
+                     *               "detail": "From postline.test is DKIM-signed by d=postline.test.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "complaint_rate",
+                     *               "status": "pass",
+                     *               "detail": "No live sends measured from this domain lately.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         },
+                     *         {
+                     *           "name": "content",
+                     *           "weight": 20,
+                     *           "status": "pass",
+                     *           "earned": 20,
+                     *           "fix": null,
+                     *           "rules": [
+                     *             {
+                     *               "id": "text_part",
+                     *               "status": "pass",
+                     *               "detail": "A text/plain part is present.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "html_size",
+                     *               "status": "pass",
+                     *               "detail": "HTML is 356 bytes (Gmail clips past 104,448).",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "image_ratio",
+                     *               "status": "pass",
+                     *               "detail": "0 image(s), 38 characters of text.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "image_alt",
+                     *               "status": "pass",
+                     *               "detail": "Every image has alt text.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "link_hosts",
+                     *               "status": "pass",
+                     *               "detail": "Every link points at the sending or tracking domain.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "url_shorteners",
+                     *               "status": "pass",
+                     *               "detail": "No URL shortener links.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             },
+                     *             {
+                     *               "id": "list_unsubscribe",
+                     *               "status": "pass",
+                     *               "detail": "List-Unsubscribe matches the tracking domain.",
+                     *               "fix": null,
+                     *               "points": null
+                     *             }
+                     *           ],
+                     *           "spam_score": null,
+                     *           "spam_threshold": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContentCheck"];
                 };
             };
@@ -15797,6 +17329,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *           "name": "order-shipped",
+                     *           "description": null,
+                     *           "subject": "Your order {{order_id}} has shipped",
+                     *           "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *           "text_body": "Hi {{name}}, your order is on its way.",
+                     *           "vars_schema": {
+                     *             "type": "object",
+                     *             "required": [
+                     *               "name",
+                     *               "order_id"
+                     *             ]
+                     *           },
+                     *           "version": 1,
+                     *           "active": true,
+                     *           "category": null,
+                     *           "created_at": "2026-11-28T09:30:01Z",
+                     *           "updated_at": "2026-11-28T09:30:01Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Template_"];
                 };
             };
@@ -15951,6 +17515,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "name": "order-shipped",
+                     *       "description": null,
+                     *       "subject": "Your order {{order_id}} has shipped",
+                     *       "html": "<p>Hi {{name}}, your order is on its way.</p>",
+                     *       "text_body": "Hi {{name}}, your order is on its way.",
+                     *       "vars_schema": {
+                     *         "type": "object",
+                     *         "required": [
+                     *           "name",
+                     *           "order_id"
+                     *         ]
+                     *       },
+                     *       "version": 1,
+                     *       "active": true,
+                     *       "category": null,
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -16099,6 +17685,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "template_id": "tpl_bd4fa9804612154a21809ff58c94",
+                     *       "version": 2,
+                     *       "subject": "Shipped: order A-1042",
+                     *       "html": "<p>Hi Ada, your order is on its way.</p>",
+                     *       "text_body": "Hi Ada, your order is on its way.",
+                     *       "variables": [
+                     *         "name",
+                     *         "order_id"
+                     *       ],
+                     *       "missing_variables": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["RenderedTemplate"];
                 };
             };
@@ -16231,6 +17831,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig",
+                     *           "kid": "ed25519-20261128-ixG1AXq8",
+                     *           "x": "Jr4ZdoXgGF3vHfd6mgYg90FkA6VjntKn-tbrwAWqpDU"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SigningKeySet"];
                 };
             };
@@ -16363,6 +17977,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ipv4": [],
+                     *       "static": false,
+                     *       "used_for": [
+                     *         "smtp_relay",
+                     *         "webhooks"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["EgressAddresses"];
                 };
             };
@@ -16503,6 +18127,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *           "url": "https://hooks.acme.example/postline",
+                     *           "events": [
+                     *             "delivered",
+                     *             "bounced",
+                     *             "complained"
+                     *           ],
+                     *           "description": "delivery status to the orders service",
+                     *           "enabled": true,
+                     *           "status": "active",
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "auth": {
+                     *             "mode": "hmac",
+                     *             "header": "X-Svc-Signature",
+                     *             "key_id": "whsec_6xxw",
+                     *             "previous_key_id": null,
+                     *             "previous_expires_at": null
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:01Z",
+                     *           "updated_at": "2026-11-28T09:30:01Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Webhook_"];
                 };
             };
@@ -16656,6 +18315,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_a50b60ab0acc07bd877c05e312ec",
+                     *       "url": "https://hooks.acme.example/postline",
+                     *       "events": [
+                     *         "delivered",
+                     *         "bounced",
+                     *         "complained"
+                     *       ],
+                     *       "description": "delivery status to the orders service",
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "auth": {
+                     *         "mode": "hmac",
+                     *         "header": "X-Svc-Signature",
+                     *         "key_id": "whsec_6xxw",
+                     *         "previous_key_id": null,
+                     *         "previous_expires_at": null
+                     *       },
+                     *       "created_at": "2026-11-28T09:30:01Z",
+                     *       "updated_at": "2026-11-28T09:30:01Z",
+                     *       "secret": "whsec_<secret: shown once>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -16814,6 +18499,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "evt_c965f04b70382aa22069875fe5d010f0",
+                     *           "type": "delivered",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "smtp_response": "250 Message accepted for delivery",
+                     *             "mx": "127.0.0.1",
+                     *             "delivery_ms": 28,
+                     *             "total_ms": 481,
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:02Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_c73d94b41175a78c0f38b395c24ce918",
+                     *           "type": "sent",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "smtp_response": "250 Message accepted for delivery",
+                     *             "mx": "127.0.0.1",
+                     *             "processing_ms": 453,
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:02Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_95e119495a25961d0be868aff66a9bfc",
+                     *           "type": "queued",
+                     *           "message_id": "msg_2b1a5e37eb87afde885e275b4300",
+                     *           "recipient": "ada@example.com",
+                     *           "timestamp": "2026-11-28T09:30:02Z",
+                     *           "tags": [
+                     *             "shipping"
+                     *           ],
+                     *           "metadata": {
+                     *             "order_id": "A-1042"
+                     *           },
+                     *           "created_at": "2026-11-28T09:30:02Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null,
+                     *       "total_count": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventListPage"];
                 };
             };
@@ -16980,6 +18723,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "export_id": "55b557e5-f161-48a0-a958-559d57d47cf8",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventExportAccepted"];
                 };
             };
@@ -17130,6 +18879,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
+                     *       "period": {
+                     *         "since": "2026-10-29T09:15:55Z",
+                     *         "until": "2026-11-28T09:30:55Z"
+                     *       },
+                     *       "timezone": "UTC",
+                     *       "delivery": {
+                     *         "sent": 3,
+                     *         "delivered": 3,
+                     *         "bounced": 0,
+                     *         "bounces": {
+                     *           "hard": 0,
+                     *           "soft": 0,
+                     *           "suppressed": 0,
+                     *           "undetermined": 0,
+                     *           "hard_rate": 0,
+                     *           "soft_rate": 0,
+                     *           "suppressed_rate": 0,
+                     *           "undetermined_rate": 0
+                     *         },
+                     *         "complained": 0,
+                     *         "delayed": 0,
+                     *         "rejected": 1,
+                     *         "failed": 0,
+                     *         "delivery_rate": 1,
+                     *         "bounce_rate": 0,
+                     *         "complaint_rate": 0
+                     *       },
+                     *       "engagement": {
+                     *         "opens": 0,
+                     *         "opens_direct": 0,
+                     *         "unique_opens": 0,
+                     *         "clicks": 0,
+                     *         "unique_clicks": 0,
+                     *         "unsubscribes": 0,
+                     *         "open_rate": 0,
+                     *         "click_rate": 0,
+                     *         "unsubscribe_rate": 0
+                     *       },
+                     *       "latency": {
+                     *         "processing": {
+                     *           "p50_ms": 518,
+                     *           "p95_ms": 518,
+                     *           "p99_ms": 518
+                     *         },
+                     *         "delivery": {
+                     *           "p50_ms": 29,
+                     *           "p95_ms": 29,
+                     *           "p99_ms": 29
+                     *         },
+                     *         "total": {
+                     *           "p50_ms": 561,
+                     *           "p95_ms": 561,
+                     *           "p99_ms": 561
+                     *         }
+                     *       },
+                     *       "comparison": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsSummary"];
                 };
             };
@@ -17301,6 +19111,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "timestamp": "2026-11-27T00:00:00Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 0,
+                     *           "failed": 0
+                     *         },
+                     *         {
+                     *           "timestamp": "2026-11-28T00:00:00Z",
+                     *           "sent": 3,
+                     *           "delivered": 3,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unsubscribed": 0,
+                     *           "delayed": 0,
+                     *           "rejected": 1,
+                     *           "failed": 0
+                     *         }
+                     *       ],
+                     *       "resolution": "day",
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
+                     *       "timezone": "UTC",
+                     *       "period": {
+                     *         "since": "2026-11-27T00:00:00Z",
+                     *         "until": "2026-11-28T09:30:55Z"
+                     *       },
+                     *       "group_by": null,
+                     *       "groups": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsTimeseries"];
                 };
             };
@@ -17472,6 +19323,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data_as_of": "2026-11-28T09:30:04Z",
+                     *       "dimension": "tag",
+                     *       "period": {
+                     *         "since": "2026-10-29T09:15:55Z",
+                     *         "until": "2026-11-28T09:30:55Z"
+                     *       },
+                     *       "timezone": "UTC",
+                     *       "sort": "sent",
+                     *       "total": 1,
+                     *       "data": [
+                     *         {
+                     *           "key": "shipping",
+                     *           "label": null,
+                     *           "sent": 3,
+                     *           "delivered": 3,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "unique_opens": 0,
+                     *           "unique_clicks": 0,
+                     *           "failed": 0,
+                     *           "delivery_rate": 1,
+                     *           "bounce_rate": 0,
+                     *           "complaint_rate": 0,
+                     *           "open_rate": 0,
+                     *           "click_rate": 0,
+                     *           "trend": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["MetricsBreakdown"];
                 };
             };
@@ -17637,6 +19522,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rsd_3bd8f4c2ed97ec127987a1e3f015",
+                     *       "status": "queued",
+                     *       "endpoint_id": null,
+                     *       "mode": "delivery_ids",
+                     *       "matched": 0,
+                     *       "attempted": 0,
+                     *       "succeeded": 0,
+                     *       "failed": 0,
+                     *       "error_message": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "completed_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResendJobView"];
                 };
             };
@@ -17772,6 +19672,136 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *           "domain": "acme.example",
+                     *           "status": "pending",
+                     *           "spf": false,
+                     *           "dkim": false,
+                     *           "dmarc": false,
+                     *           "region": null,
+                     *           "dkim_selector": "pl202611",
+                     *           "tracking_subdomain": "links",
+                     *           "dns_records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pl202611._domainkey.acme.example",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *               "ok": false,
+                     *               "purpose": "dkim",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pm-bounces.acme.example",
+                     *               "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *               "ok": false,
+                     *               "purpose": "spf",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "MX",
+                     *               "host": "pm-bounces.acme.example",
+                     *               "value": "10 bounces.postline.invalid",
+                     *               "ok": false,
+                     *               "purpose": "return_path_mx",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "_dmarc.acme.example",
+                     *               "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *               "ok": false,
+                     *               "purpose": "dmarc",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "CNAME",
+                     *               "host": "links.acme.example",
+                     *               "value": "track.postline.invalid",
+                     *               "ok": false,
+                     *               "purpose": "tracking",
+                     *               "status": "unchecked",
+                     *               "detail": null
+                     *             }
+                     *           ],
+                     *           "sent_count": 0,
+                     *           "reputation": null,
+                     *           "created_at": "2026-11-28T09:30:05Z",
+                     *           "verified_at": null,
+                     *           "shared_with_company": false,
+                     *           "shared_external": false,
+                     *           "owner_workspace_name": null,
+                     *           "external_accounts": []
+                     *         },
+                     *         {
+                     *           "id": "dom_6a92e159f284729a85413a7f1804",
+                     *           "domain": "postline.test",
+                     *           "status": "verified",
+                     *           "spf": true,
+                     *           "dkim": true,
+                     *           "dmarc": true,
+                     *           "region": null,
+                     *           "dkim_selector": "pl202611",
+                     *           "tracking_subdomain": null,
+                     *           "dns_records": [
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pl202611._domainkey.postline.test",
+                     *               "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAhr5DWVh8WljOzCI2KXoeZTLY/Q2cIwC318J2M2Jyy0aq97hwSDMZha1nbXSXo89b8jRhv5kVywFfLMsbQJopTJgWPdoe0icQO642ANWl5zwz/KzMGB3SHulsOEm3tXGGoPz3QtCaHWN2iL2Ss0N6IEShI0CktCG/9/njsCGoSnTfU5X2JLPseGLFqvcwaynuKnfbQ/IsVvF/skTWE4i1y04EKdCDThsOtXJbiV9BnzeqpEXoA5DsF7+ffZ1GbIJ5x/U/GjrbFIddN4QOhQgyWRt8PWeYfwA/wNeQczInY06QAHfn945puO8E6XUENiSUImc4wPomQiwGEdvYcjhiQQIDAQAB",
+                     *               "ok": true,
+                     *               "purpose": "dkim",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "pm-bounces.postline.test",
+                     *               "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *               "ok": true,
+                     *               "purpose": "spf",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "MX",
+                     *               "host": "pm-bounces.postline.test",
+                     *               "value": "10 bounces.postline.invalid",
+                     *               "ok": true,
+                     *               "purpose": "return_path_mx",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             },
+                     *             {
+                     *               "type": "TXT",
+                     *               "host": "_dmarc.postline.test",
+                     *               "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@postline.test",
+                     *               "ok": true,
+                     *               "purpose": "dmarc",
+                     *               "status": "found",
+                     *               "detail": null
+                     *             }
+                     *           ],
+                     *           "sent_count": 3,
+                     *           "reputation": null,
+                     *           "created_at": "2026-11-28T09:30:00Z",
+                     *           "verified_at": "2026-11-28T09:30:00Z",
+                     *           "shared_with_company": false,
+                     *           "shared_external": false,
+                     *           "owner_workspace_name": null,
+                     *           "external_accounts": []
+                     *         }
+                     *       ],
+                     *       "total_count": 2
+                     *     }
+                     */
                     "application/json": components["schemas"]["DomainList"];
                 };
             };
@@ -17917,6 +19947,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dom_1ceeef3969fd5ff504fe814b3bc9",
+                     *       "domain": "acme.example",
+                     *       "status": "pending",
+                     *       "spf": false,
+                     *       "dkim": false,
+                     *       "dmarc": false,
+                     *       "region": null,
+                     *       "dkim_selector": "pl202611",
+                     *       "tracking_subdomain": "links",
+                     *       "dns_records": [
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pl202611._domainkey.acme.example",
+                     *           "value": "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbTWPkvPNe6RL8wbEFK0NrbWFjeAEy7NlZbyGDFnMQ0womTjtc6+lODbOwWZ6lZc0eiuZMvYFq80TM5uex0bfnAZSEDZmWTdRYH078hSRZnALVqN/Rngw9hkMKLwv1w/0psPRZdA/jLOP99+mM4SgWqmbbXKg/R/j0+rQauTuTJ2boDGlHeX2cPxYaOLByLR+/eqDsHtDxuBkiBpEjAGDA8hga9vobnMxlS5u5pNk9SDKX97fPJ7ROFtNEpVi+8DYnNvGwGFTj/jMIFyP+ApWAamdov39c8ym50BFnJQvwkPJaAyB+RREIaN8JFX0qwvHBpX4xBYIW7FlkzT3PWaeQIDAQAB",
+                     *           "ok": false,
+                     *           "purpose": "dkim",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "v=spf1 include:spf.postline.invalid ~all",
+                     *           "ok": false,
+                     *           "purpose": "spf",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "MX",
+                     *           "host": "pm-bounces.acme.example",
+                     *           "value": "10 bounces.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "return_path_mx",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "TXT",
+                     *           "host": "_dmarc.acme.example",
+                     *           "value": "v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.example",
+                     *           "ok": false,
+                     *           "purpose": "dmarc",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         },
+                     *         {
+                     *           "type": "CNAME",
+                     *           "host": "links.acme.example",
+                     *           "value": "track.postline.invalid",
+                     *           "ok": false,
+                     *           "purpose": "tracking",
+                     *           "status": "unchecked",
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "sent_count": 0,
+                     *       "reputation": null,
+                     *       "created_at": "2026-11-28T09:30:05Z",
+                     *       "verified_at": null,
+                     *       "shared_with_company": false,
+                     *       "shared_external": false,
+                     *       "owner_workspace_name": null,
+                     *       "external_accounts": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -18061,6 +20159,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verification_id": "ver_1359bf08808f689030b5a65d9f76",
+                     *       "address": "ada@example.com",
+                     *       "is_valid": false,
+                     *       "result": "invalid",
+                     *       "status": "invalid",
+                     *       "sub_status": "no_dns_entries",
+                     *       "recommendation": "suppress",
+                     *       "confidence": 0.95,
+                     *       "risk": "undeliverable",
+                     *       "reason": "example.com does not exist",
+                     *       "did_you_mean": null,
+                     *       "account": "ada",
+                     *       "domain": "example.com",
+                     *       "mx_provider": null,
+                     *       "mx_record": null,
+                     *       "mx_found": false,
+                     *       "is_catch_all": false,
+                     *       "is_disposable": false,
+                     *       "is_role_address": false,
+                     *       "is_free_provider": false,
+                     *       "smtp_check": null,
+                     *       "domain_age_days": null,
+                     *       "activity": {
+                     *         "seen": true,
+                     *         "first_seen_at": "2026-11-28T09:30:02Z",
+                     *         "last_seen_at": "2026-11-28T09:30:03Z",
+                     *         "total_sends": 2,
+                     *         "delivered": 2,
+                     *         "bounced": 0,
+                     *         "opened": 0,
+                     *         "clicked": 0,
+                     *         "complained": 0,
+                     *         "unsubscribed": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationResult"];
                 };
             };
@@ -18226,6 +20362,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "vjob_896de74f259b7aeae979dffad2b0",
+                     *       "status": "queued",
+                     *       "total_count": 2,
+                     *       "message": "Queued: 2 distinct addresses in 1 chunks.",
+                     *       "upload_url": null,
+                     *       "upload_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkVerificationJobAccepted"];
                 };
             };
@@ -18390,6 +20536,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total_count": 2,
+                     *       "unique_count": 2,
+                     *       "duplicate_count": 0,
+                     *       "syntax_errors": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "disposable": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "role_based": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "free_provider": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "typo_detected": {
+                     *         "count": 0,
+                     *         "percentage": 0
+                     *       },
+                     *       "quality_score": 100,
+                     *       "estimated_deliverable_pct": 100,
+                     *       "recommendation": "good",
+                     *       "sample_size": 2,
+                     *       "margin_of_error_pct": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmailListEvaluation"];
                 };
             };
@@ -18535,6 +20713,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verified": true,
+                     *       "signature": "valid",
+                     *       "fingerprint": "matches",
+                     *       "registry": "postline:verification-proofs:v1",
+                     *       "issued": "2026-11-28T09:30:06Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProofVerificationResult"];
                 };
             };
@@ -18683,6 +20870,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "abf874a0-f0c7-4fcc-a502-1c1909ad4741",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "type": "bounces",
+                     *           "email": "gone@example.com",
+                     *           "reason": "mailbox closed",
+                     *           "source": "manual",
+                     *           "override_unsubscribes": false,
+                     *           "created_at": "2026-11-28T09:30:07Z"
+                     *         },
+                     *         {
+                     *           "id": "afdb1a38-80a4-46d1-a43d-96640828f22b",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "type": "bounces",
+                     *           "email": "old@example.com",
+                     *           "reason": null,
+                     *           "source": "manual",
+                     *           "override_unsubscribes": false,
+                     *           "created_at": "2026-11-28T09:30:07Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 5,
+                     *         "total_pages": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Suppression_"];
                 };
             };
@@ -18829,6 +21048,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:07Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -18846,6 +21077,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0755b5e8-64fa-4a61-a3cd-e90c024aa223",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "type": "unsubscribes",
+                     *       "email": "ada@example.com",
+                     *       "reason": "asked by phone",
+                     *       "source": "manual",
+                     *       "override_unsubscribes": false,
+                     *       "created_at": "2026-11-28T09:30:07Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
@@ -19016,6 +21259,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "added": 2,
+                     *       "skipped": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkSuppressionResult"];
                 };
             };
@@ -19164,6 +21413,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removed": 1,
+                     *       "not_found": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkSuppressionDeleteResult"];
                 };
             };
@@ -19310,6 +21565,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "import_id": "ade73def-552b-499d-a54c-53eb711beb52",
+                     *       "status": "pending",
+                     *       "upload_url": null,
+                     *       "upload_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionImportAccepted"];
                 };
             };
@@ -19454,6 +21717,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "export_id": "ac9736c6-9a1a-4b27-ab04-25de40829d44",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SuppressionExportAccepted"];
                 };
             };
@@ -19594,6 +21863,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "address": "news@postline.test",
+                     *           "name": "Newsletter",
+                     *           "description": "Monthly product news",
+                     *           "member_count": 0,
+                     *           "created_at": "2026-11-28T09:30:08Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_MailingList_"];
                 };
             };
@@ -19740,6 +22030,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "f5f86761-6b28-4626-ae15-cd6f34bb1d7e",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "address": "news@postline.test",
+                     *       "name": "Newsletter",
+                     *       "description": "Monthly product news",
+                     *       "member_count": 0,
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingList"];
                 };
             };
@@ -19897,6 +22198,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *           "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "name": "Acme Europe",
+                     *           "slug": "acme-eu",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-28T09:30:08Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 1,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Subaccount_"];
                 };
             };
@@ -20042,6 +22363,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ec06e480-b408-4765-a5ea-5068e1ea4048",
+                     *       "parent_account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "Acme Europe",
+                     *       "slug": "acme-eu",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-28T09:30:08Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subaccount"];
                 };
             };
@@ -20177,6 +22508,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "up_d512c6e825226ee222db32e6702c",
+                     *           "filename": "price-list.pdf",
+                     *           "content_type": "application/pdf",
+                     *           "size_bytes": 22,
+                     *           "url": null,
+                     *           "download_count": 0,
+                     *           "expires_at": null,
+                     *           "created_at": "2026-11-28T09:30:08Z",
+                     *           "status": "ready"
+                     *         }
+                     *       ],
+                     *       "used_bytes": 22,
+                     *       "quota_bytes": 100000000
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadList"];
                 };
             };
@@ -20323,6 +22673,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "up_d512c6e825226ee222db32e6702c",
+                     *       "filename": "price-list.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "size_bytes": 22,
+                     *       "url": null,
+                     *       "download_count": 0,
+                     *       "expires_at": null,
+                     *       "created_at": "2026-11-28T09:30:08Z",
+                     *       "status": "ready",
+                     *       "upload": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadCreated"];
                 };
             };
@@ -20468,6 +22832,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "removal_id": "4c53fa24-36ab-4e58-a3ee-01d29a55f649",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DataRemovalAccepted"] | components["schemas"]["DataRemovalBatchAccepted"];
                 };
             };
@@ -20608,6 +22978,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *           "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *           "name": "transactional-eu",
+                     *           "provider": "cloud-relay",
+                     *           "region": "eu-west-1",
+                     *           "type": "warming",
+                     *           "ips": [],
+                     *           "reputation": null,
+                     *           "ip_details": null,
+                     *           "created_at": "2026-11-28T09:30:10Z",
+                     *           "warming_since": "2026-11-28",
+                     *           "default": false
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 2,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_IpPool_"];
                 };
             };
@@ -20754,6 +23150,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "77aff3d9-65ba-4214-aa63-c51e88f13eef",
+                     *       "account_id": "acct_5734653ff347891fb5c745982ee5",
+                     *       "name": "transactional-eu",
+                     *       "provider": "cloud-relay",
+                     *       "region": "eu-west-1",
+                     *       "type": "warming",
+                     *       "ips": [],
+                     *       "reputation": null,
+                     *       "ip_details": null,
+                     *       "created_at": "2026-11-28T09:30:10Z",
+                     *       "warming_since": "2026-11-28",
+                     *       "default": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IpPool"];
                 };
             };
@@ -20894,6 +23306,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "ip": "192.0.2.17",
+                     *           "pool_id": "563b72a8-cb35-43f3-a818-9ad8067011b0",
+                     *           "pool_name": "marketing",
+                     *           "provider": "cloud-relay",
+                     *           "region": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Page_Ip_"];
                 };
             };
