@@ -34,13 +34,17 @@ ENTRY_FIELDS = {
 }
 # Management writes are audited. Sends, their cancellation and the tracking links are recorded as
 # events of their message instead, and verifications as the usage they spend: the audit log is for
-# who changed the account's setup. A content check (message_content) changes nothing.
+# who changed the account's setup. A content check (message_content) and a template preview change
+# nothing; a webhook's sample event is recorded in the endpoint's delivery history, as a send is in
+# its events.
+UNCHANGING = ("RenderTemplate", "SendWebhookSample")
 WRITE_ROUTES = [
     route
     for route in ROUTES
     if route.method != "GET"
     and route.access not in (Access.SEND, Access.CANCEL_OWN_SEND, Access.PUBLIC)
     and route.module not in ("verification", "message_content")
+    and route.name not in UNCHANGING
 ]
 
 
