@@ -249,21 +249,17 @@ def is_write(call: str) -> bool:
 
 
 def sample_ks(calls: list[str], fault: Fault) -> list[int]:
-    """The k to strike: every call under FAULT_FULL; otherwise a crash after the first, a middle and
-    the last write (its distinct moments: each leaves a different state to redo from), and a
-    transient error at the middle call."""
+    """The k to strike: every call under FAULT_FULL; otherwise (make test's CPU) a crash after the
+    write a third of the way through the writes and after the last (a crash's distinct moments are
+    after writes: each leaves a different state to redo from), and a transient error at the middle
+    call."""
     every = list(range(1, len(calls) + 1))
     if FULL:
         return every
     if fault is Fault.CRASH:
-        return _spread([k for k in every if is_write(calls[k - 1])], 3)
+        writes = [k for k in every if is_write(calls[k - 1])]
+        return sorted({writes[(len(writes) - 1) // 3], writes[-1]}) if writes else [len(calls)]
     return [(len(calls) + 1) // 2]
-
-
-def _spread(ks: list[int], most: int) -> list[int]:
-    if len(ks) <= most:
-        return ks
-    return sorted({ks[round(i * (len(ks) - 1) / (most - 1))] for i in range(most)})
 
 
 Arm = Callable[[str, int, Fault], Striking]  # (function, k, fault) -> CallFault or ChildFault, to enter
