@@ -4,11 +4,11 @@ Each function's handler module is loaded by file path into a module of its own, 
 that share a file still have separate globals, like separate containers. Handlers import only
 the layer (`postline`), never their siblings: shared code lives in the layer. A function runs
 concurrent invocations in separate instances (each its own copy of the module, one invocation
-at a time, as one Lambda execution environment: Powertools' resolver keeps the current event on
-the app object), and abandons an invocation past its Timeout. Each invocation may read only the
-settings groups its module declares (`SETTINGS`): the environment here is every function's at
-once, so without that check a function whose declaration forgot a group would pass here and
-fail its cold start in AWS.
+at a time, as one Lambda execution environment; Powertools keeps its current event on a class, so
+powertools_context.py makes that per invocation), and abandons an invocation past its Timeout.
+Each invocation may read only the settings groups its module declares (`SETTINGS`): the
+environment here is every function's at once, so without that check a function whose declaration
+forgot a group would pass here and fail its cold start in AWS.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devtools.local import powertools_context
 from devtools.local.cloudformation import (
     ACCOUNT_ID,
     REGION,
@@ -42,6 +43,7 @@ from postline.shared.base import Model
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
+powertools_context.install()  # concurrent instances share Powertools: its current event per invocation
 # What the gateway, pumps and schedules read of each event type; anything else is reported.
 _EMULATED_EVENT_PROPERTIES = {
     "Api": {"Path", "Method", "RestApiId"},

@@ -199,3 +199,39 @@ def test_an_instance_starts_with_every_layer_model_it_imports_already_built(tmp_
     )
     fresh = LocalFunction("ModelsFunction", "uses_models.handler", tmp_path, memory=128, timeout=5, events={})
     assert fresh.invoke({}) is True
+
+
+POWERTOOLS_MODULE = """
+import sys, threading, types
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+app = APIGatewayRestResolver()
+# One barrier for both instances (each loads this module as its own copy).
+MEET = sys.modules.setdefault("echo_meet", types.SimpleNamespace(barrier=threading.Barrier(2, timeout=5))).barrier
+@app.get("/echo")
+def echo():
+    asked = app.current_event.query_string_parameters["n"]
+    MEET.wait()  # both invocations are inside resolve at once
+    return {"asked": asked, "seen": app.current_event.query_string_parameters["n"]}
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+
+
+def test_concurrent_invocations_each_resolve_their_own_event(tmp_path: Path) -> None:
+    # Powertools keeps the event it resolves on a class (BaseRouter.current_event): instances share
+    # it in one process, and two requests at once answered each other's query (a console 400).
+    (tmp_path / "echo.py").write_text(POWERTOOLS_MODULE)
+    echo = LocalFunction("EchoFunction", "echo.handler", tmp_path, memory=128, timeout=10, events={})
+
+    def event(n: int) -> dict[str, object]:
+        return {"httpMethod": "GET", "path": "/echo", "resource": "/echo", "queryStringParameters": {"n": str(n)},
+                "headers": {}, "requestContext": {"requestId": f"r{n}"}, "body": None}  # fmt: skip
+
+    answers: dict[int, object] = {}
+    calls = [threading.Thread(target=lambda n=n: answers.update({n: echo.invoke(event(n))})) for n in (1, 2)]
+    for call in calls:
+        call.start()
+    for call in calls:
+        call.join()
+    for n in (1, 2):
+        assert json.loads(answers[n]["body"]) == {"asked": str(n), "seen": str(n)}  # type: ignore[index]
