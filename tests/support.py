@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -50,3 +50,21 @@ def eventually(
             counted = f"{tries} tries" if tries > 1 else "1 try"
             raise AssertionError(f"gave up waiting for {what} after {timeout:g} s ({counted}); {last}") from error
         time.sleep(min(interval, remaining))
+
+
+class SesEventDestinations:
+    """An SESv2 client on moto, except CreateConfigurationSetEventDestination, which moto lacks (an IP
+    pool's SES counterpart makes one: ip_pools/ses.py): that call is recorded here once its
+    configuration set is found in moto; every other goes to moto."""
+
+    def __init__(self, sesv2: Any) -> None:
+        self._sesv2 = sesv2
+        self.destinations: dict[str, dict[str, Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sesv2, name)
+
+    def create_configuration_set_event_destination(self, **request: Any) -> dict[str, Any]:
+        self._sesv2.get_configuration_set(ConfigurationSetName=request["ConfigurationSetName"])  # it must exist
+        self.destinations[request["ConfigurationSetName"]] = request["EventDestination"]
+        return {}

@@ -26,6 +26,7 @@ from postline.wiring import accounts, shared
 from postline.wiring import ip_pools as ip_pools_root
 from tests.aws_stack import InProcessStack
 from tests.fakes.shared import FixedClock
+from tests.support import SesEventDestinations
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 TOPIC = "arn:aws:sns:us-east-1:123456789012:feedback"
@@ -42,26 +43,9 @@ def _principal(plan: Plan = Plan.PROFESSIONAL) -> Principal:
     return Principal(account=stored, scope=Scope.FULL_ACCESS, env=Environment.LIVE, source_ip="127.0.0.1")
 
 
-class _EventDestinations:
-    """moto's SESv2 lacks CreateConfigurationSetEventDestination: that one call is recorded here,
-    every other goes to moto."""
-
-    def __init__(self, sesv2: Any) -> None:
-        self._sesv2 = sesv2
-        self.destinations: dict[str, dict[str, Any]] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sesv2, name)
-
-    def create_configuration_set_event_destination(self, **request: Any) -> dict[str, Any]:
-        self._sesv2.get_configuration_set(ConfigurationSetName=request["ConfigurationSetName"])  # it must exist
-        self.destinations[request["ConfigurationSetName"]] = request["EventDestination"]
-        return {}
-
-
 def _service(stack: InProcessStack, *, enabled: bool, ses: Any = None) -> IpPoolService:
     pools = SesDedicatedPools(
-        ses or _EventDestinations(stack.client("sesv2")), enabled=enabled, feedback_topic_arn=TOPIC
+        ses or SesEventDestinations(stack.client("sesv2")), enabled=enabled, feedback_topic_arn=TOPIC
     )
     return IpPoolService(pools=ip_pools_root.ip_pool_store(), ids=shared.ids(), clock=FixedClock(NOW), ses=pools)
 
@@ -84,7 +68,7 @@ def _configuration_set(stack: InProcessStack, name: str) -> dict[str, Any] | Non
 
 def test_a_pool_gets_its_ses_pool_and_configuration_set_and_loses_them_when_deleted(stack: InProcessStack) -> None:
     principal = _principal()
-    ses = _EventDestinations(stack.client("sesv2"))
+    ses = SesEventDestinations(stack.client("sesv2"))
     service = _service(stack, enabled=True, ses=ses)
     created = service.create(principal, IpPoolCreate(name="transactional", scaling=Scaling.MANAGED))
     name = f"postline-{created.id}"

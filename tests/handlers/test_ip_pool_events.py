@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
 
@@ -13,28 +12,12 @@ from postline.ip_pools.ses import SesDedicatedPools
 from postline.wiring import ip_pools as ip_pools_root
 from postline.wiring import registry
 from tests.handlers.conftest import Invoke, body
-
-
-class _EventDestinations:
-    """moto's SESv2 lacks CreateConfigurationSetEventDestination (the SES transport's pool makes
-    one: ip_pools/ses.py): that call is recorded here, every other goes to moto."""
-
-    def __init__(self, sesv2: Any) -> None:
-        self._sesv2 = sesv2
-        self.made: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sesv2, name)
-
-    def create_configuration_set_event_destination(self, **request: Any) -> dict[str, Any]:
-        self._sesv2.get_configuration_set(ConfigurationSetName=request["ConfigurationSetName"])
-        self.made.append(request["ConfigurationSetName"])
-        return {}
+from tests.support import SesEventDestinations
 
 
 @pytest.fixture(autouse=True)
-def _ses(monkeypatch: pytest.MonkeyPatch) -> _EventDestinations:
-    sesv2 = _EventDestinations(registry.client("sesv2"))
+def _ses(monkeypatch: pytest.MonkeyPatch) -> SesEventDestinations:
+    sesv2 = SesEventDestinations(registry.client("sesv2"))
     provisioning = wiring.settings(PoolProvisioning)
     pools = SesDedicatedPools(
         sesv2, enabled=provisioning.transport == "ses", feedback_topic_arn=provisioning.feedback_topic_arn
