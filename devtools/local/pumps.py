@@ -48,6 +48,7 @@ _SQS_MAX_BATCH = 10  # entries per DeleteMessageBatch call
 # An idle pump waits inside the emulator for as long as SQS allows: a quiet runtime makes a request
 # per pump every 20 s, not every second. stop() ends the waits at once (Emulator.wake).
 _LONG_POLL_SECONDS = 20
+_WAKE_AGAIN_SECONDS = 0.5  # how often stop() wakes the polls again while a pump still runs
 _WINDOW_POLL_SECONDS = 0.1  # how often a batching window looks for more
 # An idle stream pump waits for its table's next stream record (the emulator answers at once when
 # one is written), at most this long at a time.
@@ -107,18 +108,23 @@ class Pump(ABC):
 
     @staticmethod
     def stop_all(pumps: Sequence[Pump], wake: Callable[[], None] | None = None) -> None:
-        """Signals every pump, then `wake` ends the long polls they may be inside, before waiting
-        for any."""
+        """Signals every pump, then `wake` ends the long polls they may be inside until every
+        thread has ended: a pump that checked its signal just before it was set may start its poll
+        after a wake, and would wait out the poll's 20 s."""
         for pump in pumps:
             pump._stopping.set()
-        if wake is not None:
+        threads = [thread for pump in pumps for thread in pump._threads]
+        while wake is not None and any(thread.is_alive() for thread in threads):
             try:
                 wake()
             except OSError as error:  # the emulator is gone: its polls ended with it
                 logger.debug("could not wake the pumps' long polls: %s", error)
-        for pump in pumps:
-            for thread in pump._threads:
-                thread.join()
+                break
+            again = time.monotonic() + _WAKE_AGAIN_SECONDS
+            for thread in threads:
+                thread.join(max(again - time.monotonic(), 0))
+        for thread in threads:
+            thread.join()
 
     @abstractmethod
     def idle(self) -> bool:

@@ -1,7 +1,7 @@
 """A crash at every AWS call of the delivery path's workers, and a transient AWS error at each:
 nothing lost, nothing sent twice (issue 31's harness: tests/faults/crash.py).
 
-For each worker and each k from 1 to the calls a clean run of it makes, a live send to two
+For each worker and each k the sweep picks from the calls a clean run of it makes, a live send to two
 recipients goes through the embedded runtime while the worker's first invocation to reach call k
 dies right after it (or that call fails with a throttling error). The runtime redelivers as
 Lambda and SQS would (a failed batch comes back after its visibility timeout; the clock is moved
@@ -19,7 +19,7 @@ import requests
 
 from devtools.local.runtime import Runtime
 from tests.e2e.support import Api
-from tests.faults.crash import CallFault, Fault
+from tests.faults.crash import CallFault, sweep
 
 pytestmark = pytest.mark.e2e
 FINAL = {"delivered", "bounced", "failed", "rejected"}
@@ -63,35 +63,11 @@ def check(runtime: Runtime, api: Api, sent: tuple[str, list[str], str], case: st
     assert sorted(mailed.values()) == [1, 1], f"{case}: the mail sink holds {dict(mailed)}"
 
 
-def clean_calls(runtime: Runtime, api: Api, worker: str) -> int:
-    """How many counted calls the invocation doing the workload's work makes (the busiest one): the
-    least of two clean runs (an invocation that finds a cache cold, or due a refresh, makes more)."""
-    counts = []
-    for _ in range(2):
-        with CallFault(worker, 0) as counting:
-            sent = send(api)
-            settle(runtime)
-        check(runtime, api, sent, f"{worker} clean")
-        counts.append(counting.most_calls())
-    assert min(counts) > 0, f"{worker} made no AWS call: is its name right?"
-    return min(counts)
-
-
 @pytest.mark.parametrize("worker", WORKERS)
-@pytest.mark.parametrize("fault", [Fault.CRASH, Fault.THROTTLE])
-def test_a_fault_at_every_call_loses_nothing_and_sends_nothing_twice(
-    runtime: Runtime, api: Api, worker: str, fault: Fault
-) -> None:
-    calls = clean_calls(runtime, api, worker)
-    held = []
-    for k in range(1, calls + 1):
-        with CallFault(worker, k, fault) as striking:
-            for _ in range(3):  # until an invocation reaches call k (each send checked all the same)
-                sent = send(api)
-                settle(runtime)
-                check(runtime, api, sent, f"{worker} {fault} at call {k} ({striking.struck})")
-                if striking.struck:
-                    break
-        assert striking.struck, f"{worker} k={k}: no invocation reached call {k} in three sends"
-        held.append(striking.struck)
-    print(f"{worker} {fault}: {len(held)} cases held: {held}")
+def test_a_fault_at_every_call_loses_nothing_and_sends_nothing_twice(runtime: Runtime, api: Api, worker: str) -> None:
+    def workload(case: str) -> None:
+        sent = send(api)
+        settle(runtime)
+        check(runtime, api, sent, case)
+
+    sweep(worker, workload, CallFault)
