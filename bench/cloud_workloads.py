@@ -7,6 +7,7 @@ delivery with three webhook deliveries, and a first page of GET /v3/events with 
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from devtools.local.runtime import Runtime
 from postline.config import SendQueue
 
 _DELIVERY_TIMEOUT_SECONDS = 120.0
-_PROBES = 5
+_PROBES = 20  # sends recorded, each modeled: their p50 and p99 (the usual one's calls are priced)
 _WEBHOOKS = 3
 SES_PER_MILLION = cloud.PRICES["ses.message"] * 1e6
 
@@ -34,6 +35,7 @@ class Recorded:
     batch: list[Call]
     delivered: list[Call]  # a live message from its send until its webhooks were delivered and all settled
     webhook_bodies: list[bytes]
+    probes: list[list[Call]] = field(default_factory=list)  # every send recorded (`send` is the usual one)
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,23 @@ class CloudModel:
     webhook_latency: list[cloud.WebhookLatency] = field(default_factory=list)
     fan_out_calls: dict[str, int] = field(default_factory=dict)
     fan_out_calls_expected: dict[str, int] = field(default_factory=dict)
+    # Each recorded send's modeled time (its critical path, as the code ran its calls), and the usual
+    # send's time were its calls made one after another, as before they went side by side.
+    send_ms: list[float] = field(default_factory=list)
+    send_sequential_ms: float = 0.0
+
+    @property
+    def send_p50_ms(self) -> float:
+        return _percentile(self.send_ms, 0.50)
+
+    @property
+    def send_p99_ms(self) -> float:
+        return _percentile(self.send_ms, 0.99)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(len(ordered) * share) - 1))] if ordered else 0.0
 
 
 def record(
@@ -103,7 +122,7 @@ def record(
             raise RuntimeError(f"{len(bodies)} of {_WEBHOOKS} webhook deliveries arrived")
     for endpoint in endpoints:
         api.delete(f"/v3/webhooks/{endpoint}")
-    return Recorded(send, batch_calls, delivered, bodies)
+    return Recorded(send, batch_calls, delivered, bodies, probes)
 
 
 def events_page(api: ApiClient, recorder: CallRecorder) -> tuple[list[Call], int]:
@@ -133,6 +152,8 @@ def build(
     webhooks = cloud.model("three webhook deliveries", webhook_calls, memory)
     webhooks.usage.count("nat.gigabyte", sum(map(len, bodies)) / 1e9)  # the POSTs leave through the NAT gateway
     modeled_send = cloud.model("POST /v3/messages", send, memory, api_requests=1)
+    requests = [_request(probe, memory) for probe in recorded.probes or [send]]
+    usual = _request(send, memory)
     modeled_batch = cloud.model(f"POST /v3/messages.batch ({batch:,})", batch_calls, memory, api_requests=1)
     delivery = cloud.model("a live message's delivery", after, memory, ses_messages=1)
     per_message_batch = modeled_batch.dollars / batch
@@ -166,7 +187,14 @@ def build(
             ]
         ),
         fan_out_calls_expected=cloud.fan_out_calls(_WEBHOOKS),
+        send_ms=[cloud.request_ms(calls, compute_ms=cloud.compute_ms(calls)) for calls in requests],
+        send_sequential_ms=cloud.sequential_ms(usual, compute_ms=cloud.compute_ms(usual)),
     )
+
+
+def _request(calls: list[Call], memory: dict[str, int]) -> list[Call]:
+    """A request's calls made in its function's invocation (as cloud.model times one)."""
+    return [call for group in cloud.invocations(calls, memory).values() for call in group]
 
 
 def _page_name(status: int) -> str:

@@ -147,6 +147,10 @@ def missed(results: Results) -> list[str]:
     ]
     if results.cloud is not None:
         model = results.cloud
+        if model.send_ms and model.send_p50_ms > cloud.SEND_AIM_MS:
+            found.append(
+                f"h. a send models at p50 {model.send_p50_ms:.0f} ms in AWS (aim <= {cloud.SEND_AIM_MS:.0f} ms)"
+            )
         if model.batch.milliseconds >= CLOUD_BATCH_AIM_MS:
             found.append(f"h. a 5,000 batch models at {model.batch.milliseconds / 1000:.2f} s in AWS (aim < 10 s)")
         if model.send_calls != model.send_calls_expected or model.batch_calls != model.batch_calls_expected:
@@ -527,6 +531,7 @@ def _cloud(model: CloudModel) -> list[str]:
         "h. the cloud model (bench/cloud.py): the calls recorded here, at us-east-1 list prices and typical"
         " in-region latencies",
         *_modeled(model.send, per=1),
+        *_send_latency(model),
         _calls_verdict("a send's calls", model.send_calls, model.send_calls_expected),
         *_modeled(model.batch, per=model.batch_recipients),
         f"   modeled {model.batch.milliseconds / 1000:.2f} s"
@@ -546,6 +551,17 @@ def _cloud(model: CloudModel) -> list[str]:
             f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
         )
     return lines
+
+
+def _send_latency(model: CloudModel) -> list[str]:
+    if not model.send_ms:
+        return []
+    verdict = "within" if model.send_p50_ms <= cloud.SEND_AIM_MS else "ABOVE"
+    return [
+        f"   a send's modeled time over {len(model.send_ms)} sends: p50 {model.send_p50_ms:.0f} ms,"
+        f" p99 {model.send_p99_ms:.0f} ms (aim p50 <= {cloud.SEND_AIM_MS:.0f} ms: {verdict}); the usual send's"
+        f" calls one after another would take {model.send_sequential_ms:.0f} ms",
+    ]
 
 
 def _cloud_webhooks(model: CloudModel) -> list[str]:

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from postline import wiring
 from postline.accounts.domain import Plan
@@ -28,8 +29,10 @@ from postline.sending.ports import Sealed
 from postline.sending.service import STORE_CHUNK, SendService
 from postline.sending.store import DynamoMessageStore
 from postline.shared.dynamo import key
+from postline.shared.errors import ApiError
 from postline.shared.ids import keyed_id
-from postline.usage.domain import month_key
+from postline.usage.domain import day_key, month_key
+from postline.usage.quota import email_limits
 from postline.usage.store import usage_pk
 from postline.wiring import accounts as accounts_root
 from postline.wiring import auth, sending, shared, usage, webhooks
@@ -219,12 +222,64 @@ def test_a_keyed_send_cut_off_after_its_count_is_not_counted_again_by_its_retry(
     dying._quotas = DyingQuotas()
     with pytest.raises(Killed):
         dying.send(principal, request, call)
-    assert _test_emails_used(principal) == 1 and _drain_jobs() == Counter()
+    # A single send's job is queued beside its count: the cut-off left a job for a message not stored.
+    first_jobs = _drain_jobs()
+    assert _test_emails_used(principal) == 1 and len(first_jobs) == 1
 
     accepted = _service(sending.message_store()).send(principal, request, call)
 
+    assert first_jobs == Counter([accepted.id])  # the message its retry stored: delivered once (dispatcher)
     assert _drain_jobs() == Counter([accepted.id])
     assert _test_emails_used(principal) == 1
+
+
+def test_a_single_send_refused_by_the_quota_counts_and_stores_nothing(stack: InProcessStack) -> None:
+    """Its job went out beside the count: it names a message never stored, which the dispatcher drops."""
+    principal = _principal()
+    limits = email_limits(principal.account, test=True)
+    assert limits.monthly is not None
+    now = wiring.clock().now()
+    usage.counter_store().consume_emails(
+        principal.account.id, limits.monthly, month=month_key(now), day=day_key(now), limits=limits
+    )
+    request = SendRequest.model_validate(
+        {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
+    )
+
+    with pytest.raises(ApiError) as refused:
+        _service(sending.message_store()).send(principal, request)
+
+    assert (refused.value.status, refused.value.code) == (429, "rate_limit_exceeded")
+    assert _test_emails_used(principal) == limits.monthly
+    jobs = _drain_jobs()
+    assert len(jobs) <= 1 and not sending.message_store().stored(list(jobs))
+
+
+class FailingQueue:
+    """The real send queue, whose enqueue fails as SQS would."""
+
+    def enqueue(self, *args: Any, **kwargs: Any) -> None:
+        raise ClientError({"Error": {"Code": "InternalError", "Message": "down"}}, "SendMessageBatch")
+
+    def unschedule(self, message_id: str) -> None:
+        sending.dispatch_queue().unschedule(message_id)
+
+
+def test_a_single_send_whose_job_cannot_be_queued_gives_its_count_back(stack: InProcessStack) -> None:
+    principal = _principal()
+    body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
+    request = SendRequest.model_validate(body)
+    service = _service(sending.message_store())
+    service._queue = FailingQueue()
+    call = IdempotentCall("queue-down", body, remaining_ms=lambda: 0)
+
+    with pytest.raises(ClientError):
+        service.send(principal, request, call)
+
+    assert _test_emails_used(principal) == 0
+    message_id = keyed_id("msg_", principal.account.id, "test", "messages", "queue-down", "0")
+    assert not sending.message_store().stored([message_id]) and _drain_jobs() == Counter()
+    assert _events_of(message_id) == []
 
 
 def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: InProcessStack) -> None:

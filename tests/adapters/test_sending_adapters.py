@@ -11,16 +11,17 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import Account, Plan, QuotaSource
+from postline.config import ContentBucket, ContentKey
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Attachment, Content, Message, Schedule
 from postline.sending.queue import SqsDispatchQueue
 from postline.sending.store import _message_item
-from postline.sending.vault import INLINE_LIMIT
+from postline.sending.vault import INLINE_LIMIT, KEK_MAX_AGE_SECONDS, KmsVault
 from postline.shared.delayed_queue import DelayedQueue
 from postline.suppressions.domain import SuppressionType
 from postline.usage.pool import PooledQuotas
 from postline.usage.quota import EmailLimits, email_limits
-from postline.wiring import sending, suppressions, usage
+from postline.wiring import client, sending, settings, suppressions, usage
 from tests.aws_stack import InProcessStack
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -41,6 +42,46 @@ def test_content_is_sealed_per_message_and_opens_only_for_its_message(stack: InP
     assert vault.open("msg_1", sealed[0]) == first
     with pytest.raises(Exception):  # noqa: B017, PT011 - AES-GCM refuses content moved to another message
         vault.open("msg_2", sealed[0])
+
+
+class CountingKms:
+    """The emulator's KMS, counting the data keys it was asked for."""
+
+    def __init__(self) -> None:
+        self._kms = client("kms")
+        self.generated = 0
+
+    def generate_data_key(self, **params: Any) -> Any:
+        self.generated += 1
+        return self._kms.generate_data_key(**params)
+
+    def decrypt(self, **params: Any) -> Any:
+        return self._kms.decrypt(**params)
+
+
+def test_an_instance_seals_with_one_kms_data_key_for_five_minutes_or_its_message_bound(stack: InProcessStack) -> None:
+    kms, clock = CountingKms(), [1000.0]
+    key_id, bucket = settings(ContentKey).key_id, settings(ContentBucket).bucket
+    vault = KmsVault(kms, client("s3"), key_id, bucket, clock=lambda: clock[0], kek_max_messages=4)
+    first = vault.seal([("msg_a", Content(text="a"))])[0]
+    clock[0] += KEK_MAX_AGE_SECONDS - 1
+    second = vault.seal([("msg_b", Content(text="b"))])[0]
+    assert kms.generated == 1 and first["kek"] == second["kek"] and first["dek"] != second["dek"]
+    clock[0] += 1
+    third = vault.seal([("msg_c", Content(text="c"))])[0]
+    assert kms.generated == 2 and third["kek"] != second["kek"]  # five minutes old: a new one
+    vault.seal([("msg_d", Content(text="d"))] * 3)  # uses its KEK up (4 messages), and no further
+    assert kms.generated == 2
+    vault.seal([("msg_e", Content(text="e"))])
+    assert kms.generated == 3
+    # Each opens as the dispatcher opens it (its own vault, the KEK from KMS), and only for its message.
+    reader = sending.vault()
+    assert [reader.open(m, sealed) for m, sealed in (("msg_a", first), ("msg_b", second))] == [
+        Content(text="a"),
+        Content(text="b"),
+    ]
+    with pytest.raises(Exception):  # noqa: B017, PT011 - AES-GCM refuses content moved to another message
+        reader.open("msg_b", first)
 
 
 def test_large_content_goes_to_s3_as_ciphertext(stack: InProcessStack) -> None:

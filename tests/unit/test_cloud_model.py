@@ -108,6 +108,40 @@ def test_a_request_waits_for_its_own_calls_and_its_busiest_worker() -> None:
     assert cloud.request_ms(calls) == expected
 
 
+def test_a_request_takes_its_critical_path_runs_one_after_another_and_nested_runs_alike() -> None:
+    """As the send path makes them: auth alone; run 4 (the pause beside the suppressions); run 9 (the
+    quota beside the job, the job's worker itself running two side by side in run 12); the message."""
+    root = "Thread-1 (process_request_thread) > postline-local-SendMessageFunction"
+    calls = [
+        _call("dynamodb.BatchGetItem", {}, thread=root),
+        _call("dynamodb.GetItem", {}, thread=f"{root} > part4_0"),
+        _call("dynamodb.BatchGetItem", {}, thread=f"{root} > part4_1"),
+        _call("dynamodb.TransactWriteItems", {}, thread=f"{root} > part9_0"),
+        _call("sqs.SendMessage", {}, thread=f"{root} > part9_1 > part12_0"),
+        _call("sqs.SendMessageBatch", {}, thread=f"{root} > part9_1 > part12_1"),
+        _call("dynamodb.BatchWriteItem", {}, thread=root),
+    ]
+    path = 10 + max(5, 10) + max(15, max(15, 20)) + 12
+    assert cloud.critical_ms(calls) == path
+    assert cloud.request_ms(calls) == cloud.API_GATEWAY_MS + cloud.LAMBDA_INVOKE_MS + path
+    assert cloud.sequential_ms(calls) == cloud.API_GATEWAY_MS + cloud.LAMBDA_INVOKE_MS + 10 + 5 + 10 + 15 + 15 + 20 + 12
+
+
+def test_compute_is_the_span_less_the_calls_and_the_runs_waited_for() -> None:
+    root = "request"
+    calls = [
+        Call(root, "dynamodb", "GetItem", {}, 0.000, 0.005),
+        Call(f"{root} > part3_0", "dynamodb", "GetItem", {}, 0.006, 0.004),  # run 3: 0.006-0.012
+        Call(f"{root} > part3_1", "dynamodb", "GetItem", {}, 0.007, 0.005),
+        Call(root, "dynamodb", "GetItem", {}, 0.015, 0.005),  # ends at 0.020
+    ]
+    assert cloud.compute_ms(calls) == pytest.approx((0.020 - 0.010 - 0.006) * 1000)
+
+
+def test_a_sealing_key_kept_by_the_instance_is_not_priced_per_send() -> None:
+    assert cloud.usage_of([_call("kms.GenerateDataKey", {})]).units == {}
+
+
 def test_each_invocation_is_one_lambda_request_with_its_workers() -> None:
     memory = cloud.function_memory(TEMPLATE)
     root = "pump DispatcherFunction > postline-local-DispatcherFunction"

@@ -1,4 +1,5 @@
-"""run_each: every task runs, `done` hears of each finished one, the first failure stops the rest."""
+"""run_each: every task runs, `done` hears of each finished one, the first failure stops the rest;
+side_by_side and outcomes: independent calls at once, failures in the order given."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from postline.shared.parallel import run_each
+from postline.shared.parallel import outcomes, run_each, side_by_side
 
 
 class Boom(Exception):
@@ -75,3 +76,67 @@ def test_one_task_or_one_worker_runs_inline_in_order() -> None:
     order: list[str] = []
     run_each([lambda: order.append(threading.current_thread().name)] * 2, lambda _: None, workers=1)
     assert order == [threading.current_thread().name] * 2
+
+
+def test_each_run_names_its_own_workers() -> None:
+    """The cloud model times each run as its busiest worker, runs one after another: a run's workers
+    share a number no other run's have."""
+    names: list[set[str]] = [set(), set()]
+
+    def outer() -> None:
+        for run in names:
+            run_each([lambda run=run: run.add(threading.current_thread().name)] * 2, lambda _: None, workers=2)
+
+    thread = threading.Thread(target=outer, name="request 8")
+    thread.start()
+    thread.join()
+
+    runs = [{name.removeprefix("request 8 > part").split("_")[0] for name in run} for run in names]
+    assert all(len(run) == 1 for run in runs) and runs[0] != runs[1]
+
+
+def test_side_by_side_runs_both_at_once_and_returns_both_results() -> None:
+    both = threading.Barrier(2, timeout=5)  # neither returns before the other started
+
+    def first() -> int:
+        both.wait()
+        return 1
+
+    def second() -> str:
+        both.wait()
+        return "two"
+
+    assert side_by_side(first, second) == (1, "two")
+
+
+def test_side_by_side_raises_the_first_calls_failure_as_one_after_another_would() -> None:
+    class Other(Exception):
+        pass
+
+    ran: list[str] = []
+
+    def first() -> None:
+        time.sleep(0.05)  # fails after the second did: still the one raised
+        raise Boom
+
+    def second() -> None:
+        ran.append("second")
+        raise Other
+
+    with pytest.raises(Boom):
+        side_by_side(first, second)
+    with pytest.raises(Other):
+        side_by_side(lambda: 1, second)
+    assert ran == ["second", "second"]
+
+
+def test_outcomes_hands_back_every_result_and_failure_in_order() -> None:
+    failure = Boom()
+
+    def fails() -> None:
+        raise failure
+
+    results, failures = outcomes(lambda: 1, fails, lambda: 3)
+
+    assert results == [1, None, 3]
+    assert failures == [None, failure, None]

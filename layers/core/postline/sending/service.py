@@ -6,6 +6,12 @@ hold (503), the template and its vars, rejected-before-send screening (still 202
 scheduled) and the message stored with its events. The queue goes before the table on purpose:
 a job whose message was never stored is dropped by the dispatcher, while a stored message
 whose job was never queued would wait forever.
+
+Calls that do not depend on each other go side by side (a send's time in AWS is its round trips):
+a single send reads the operator's hold, its template and its recipients' suppressions at once,
+then applies their answers in the order above; and a message going out now is queued while the
+quota counts it, so that a refusal (429) leaves at most a job for a message never stored, which
+the dispatcher drops, and never a count without its message (a failed queue gives the count back).
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ from postline.sending.screening import SUPPRESSED, rejections, routed_to_sandbox
 from postline.shared.errors import Forbidden, NotFound, ServiceUnavailable, ValidationFailed
 from postline.shared.ids import keyed_id
 from postline.shared.pagination import Page, make_page
-from postline.shared.parallel import run_each
+from postline.shared.parallel import outcomes, run_each
 from postline.shared.ports import Clock, IdFactory, Meter
 from postline.suppressions.ports import Suppressions
 from postline.templates.domain import Template, TemplateNotFound, check_vars
@@ -217,12 +223,30 @@ class SendService:
         request.check_attachments()
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        self._check_not_paused(principal)
+        reads = self._reads_of_one(principal, request.template_id, [*request.to, *request.cc, *request.bcc])
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
-        template = self._template(principal, request.template_id)
+        template = reads.answer("template", None)
         item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
-        return self._accept_one(principal, item, names, send_at, now, send="single")
+        suppressed = reads.answer("suppressed", set())
+        return self._accept_one(principal, item, names, send_at, now, send="single", suppressed=suppressed)
+
+    def _reads_of_one(self, principal: Principal, template_id: str | None, addresses: list[str]) -> _Reads:
+        """A single send's reads, which do not depend on each other, side by side: the operator's hold
+        (a live send's), the template and the recipients' suppressions. The hold is applied here (503);
+        the caller takes the others' answers (or their failures) where it checked them one after
+        another, so a send answers what it always answered."""
+        reads: dict[str, Callable[[], Any]] = {}
+        if principal.env is Environment.LIVE:
+            reads["paused"] = self._accounts.platform_sending_paused
+        if template_id is not None:
+            reads["template"] = lambda: self._template(principal, template_id)
+        if addresses:
+            reads["suppressed"] = lambda: self._suppressions.suppressed(principal.account.id, addresses)
+        results, failures = outcomes(*reads.values())
+        found = _Reads(dict(zip(reads, zip(results, failures, strict=True), strict=True)))
+        self._check_not_paused(principal, platform_paused=found.answer("paused", False))
+        return found
 
     def _accept_one(
         self,
@@ -233,12 +257,13 @@ class SendService:
         now: datetime,
         *,
         send: str,
+        suppressed: set[str] | None = None,
     ) -> MessageAccepted:
         """Screens, counts, queues and stores one prepared message (what an earlier try of a keyed send
-        stored is not stored again); the 202's body."""
+        stored is not stored again); the 202's body. `suppressed`: its recipients' suppressions, read already."""
         message = item.message
         stored, now = self._stored_before([item], names, now)
-        prepared = self._screen(principal, [item], now)
+        prepared = self._screen(principal, [item], now, suppressed)
         fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
         self._count_accepted(principal, send, fresh)
         return MessageAccepted(
@@ -590,7 +615,7 @@ class SendService:
             )
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        self._check_not_paused(principal)
+        suppressed = self._reads_of_one(principal, None, request.recipients).answer("suppressed", set())
         now = self._clock.now()
         message = self._new_message(
             principal,
@@ -608,7 +633,7 @@ class SendService:
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
-        return self._accept_one(principal, item, names, None, now, send=SMTP)
+        return self._accept_one(principal, item, names, None, now, send=SMTP, suppressed=suppressed)
 
     def preview(self, principal: Principal, request: SendRequest) -> tuple[Message, Content]:
         """What POST /v3/messages would store for `request` (validated and rendered the same way), stored
@@ -663,10 +688,13 @@ class SendService:
             raise NotFound(f"No message {message_id} in this account.")
         return message
 
-    def _check_not_paused(self, principal: Principal) -> None:
-        if principal.env is Environment.LIVE and live_sending_paused(
-            principal.account, self._accounts.platform_sending_paused()
-        ):
+    def _check_not_paused(self, principal: Principal, *, platform_paused: bool | None = None) -> None:
+        """503 while the operator holds live sending; `platform_paused`: the platform's hold, read already."""
+        if principal.env is not Environment.LIVE:
+            return
+        if platform_paused is None:
+            platform_paused = self._accounts.platform_sending_paused()
+        if live_sending_paused(principal.account, platform_paused):
             raise ServiceUnavailable(
                 "Live sending is paused by the operator; retry later.",
                 code="sending_paused",
@@ -681,13 +709,17 @@ class SendService:
             raise TemplateNotFound(f"No active template {template_id} in this account.")
         return template
 
-    def _screen(self, principal: Principal, prepared: list[_Prepared], now: datetime) -> list[_Prepared]:
-        """Queued events for everyone; rejected-before-send recipients get their rejected event."""
+    def _screen(
+        self, principal: Principal, prepared: list[_Prepared], now: datetime, suppressed: set[str] | None = None
+    ) -> list[_Prepared]:
+        """Queued events for everyone; rejected-before-send recipients get their rejected event.
+        `suppressed`: the recipients' suppressions when the caller read them already."""
         account = principal.account
         retention = retention_days(account, now)
         verified: dict[str, bool] = {}
-        addresses = [r for item in prepared for r in item.message.all_recipients]
-        suppressed = self._suppressions.suppressed(account.id, addresses) if addresses else set()
+        if suppressed is None:
+            addresses = [r for item in prepared for r in item.message.all_recipients]
+            suppressed = self._suppressions.suppressed(account.id, addresses) if addresses else set()
         for item in prepared:
             message = item.message
             recipients = message.all_recipients
@@ -759,13 +791,30 @@ class SendService:
         test = principal.env is Environment.TEST
         limits = email_limits(principal.account, test=test)
         month, day = month_key(now), day_key(now)
+        chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
+        # One message going out now is queued while the quota counts it (see the module's docstring);
+        # a batch's or a scheduled send's jobs wait for the count, as a refusal would leave many.
+        early = len(prepared) == 1 and send_at is None and prepared[0].deliverable
         if count:
-            stopped = self._quotas.consume_emails(
-                principal.account.id, count, month=month, day=day, limits=limits, charge=charge
-            )
+
+            def consume() -> str | None:
+                return self._quotas.consume_emails(
+                    principal.account.id, count, month=month, day=day, limits=limits, charge=charge
+                )
+
+            if early:
+                (stopped, _), (counting, queueing) = outcomes(consume, lambda: self._enqueue(chunks[0], send_at))
+                if counting is not None:
+                    raise counting
+                if stopped is None and queueing is not None:
+                    self._quotas.release_emails(
+                        principal.account.id, count, month=month, day=day, test=test, charge=charge
+                    )
+                    raise queueing
+            else:
+                stopped = consume()
             if stopped is not None:
                 raise quota_refusal(stopped, limits, now)
-        chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
         started: list[int] = []  # chunks whose queueing began
         finished: list[int] = []  # chunks queued and stored: those are sent, whatever follows
         try:
@@ -777,7 +826,8 @@ class SendService:
             def commit(index: int) -> Callable[[], None]:
                 def task() -> None:
                     started.append(index)
-                    self._commit_chunk(chunks[index], sealed[index * STORE_CHUNK : (index + 1) * STORE_CHUNK], send_at)
+                    sealed_chunk = sealed[index * STORE_CHUNK : (index + 1) * STORE_CHUNK]
+                    self._commit_chunk(chunks[index], sealed_chunk, send_at, queued=early and index == 0)
 
                 return task
 
@@ -797,9 +847,19 @@ class SendService:
             raise
         return prepared
 
-    def _commit_chunk(self, chunk: list[_Prepared], sealed: list[Sealed], send_at: datetime | None) -> None:
-        """Queues a chunk's jobs, then stores its messages and events: the time between a job and its
-        message stays a few milliseconds however large the batch (a dispatcher taking a job first waits)."""
+    def _commit_chunk(
+        self, chunk: list[_Prepared], sealed: list[Sealed], send_at: datetime | None, *, queued: bool = False
+    ) -> None:
+        """Queues a chunk's jobs (unless `queued` already), then stores its messages and events: the time
+        between a job and its message stays a few milliseconds however large the batch (a dispatcher
+        taking a job first waits)."""
+        if not queued:
+            self._enqueue(chunk, send_at)
+        events = [event for item in chunk for event in item.events]
+        self._messages.create([item.message for item in chunk], sealed, events)
+
+    def _enqueue(self, chunk: list[_Prepared], send_at: datetime | None) -> None:
+        """The dispatch jobs of a chunk's deliverable messages."""
         queued_at = self._clock.now()  # a resumed try's `now` is its first try's
         jobs = [
             DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=queued_at)
@@ -808,8 +868,6 @@ class SendService:
         ]
         if jobs:
             self._queue.enqueue(jobs, not_before=send_at)
-        events = [event for item in chunk for event in item.events]
-        self._messages.create([item.message for item in chunk], sealed, events)
 
     def _emails_stored(self, chunk: list[_Prepared]) -> int:
         """The emails of a chunk cut off while it was stored that made it in anyway (they will be sent,
@@ -835,6 +893,20 @@ class SendService:
         for reason, count in reasons.items():
             if count:
                 self._meter.count(RECIPIENTS_REJECTED, count, reason=reason, **dimensions)
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """What reads made side by side found: by name, each one's result or its failure."""
+
+    found: dict[str, tuple[Any, BaseException | None]]
+
+    def answer(self, read: str, default: Any) -> Any:
+        """The read's result (`default` when it was not made); its failure is raised here."""
+        result, failure = self.found.get(read, (default, None))
+        if failure is not None:
+            raise failure
+        return result
 
 
 @dataclass(frozen=True)
