@@ -466,9 +466,10 @@ def model(
 # --- the calls an operation makes (checked against recordings) ----------------------------------
 
 # POST /v3/messages, one recipient, no Idempotency-Key, with what each call is for, in the order
-# the code makes them: auth (the key and its account), the request window, then side by side the
-# platform's pause and the recipient's suppressions, then side by side the quota and the job, then
-# the message. Its sealing key comes from the instance's cache (kms.GenerateDataKey: _AMORTIZED).
+# the code makes them on a warm instance: side by side auth (the key and its account) and the
+# account's request window, then side by side the platform's pause and the recipient's
+# suppressions, then side by side the quota and the job, then the message. Its sealing key comes
+# from the instance's cache (kms.GenerateDataKey: _AMORTIZED).
 SEND_CALLS: dict[str, tuple[int, str]] = {
     "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
     "dynamodb.UpdateItem": (1, "the account's per-minute request window"),

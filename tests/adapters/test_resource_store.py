@@ -152,6 +152,8 @@ def test_rate_windows_count_per_account_and_window(stack: InProcessStack) -> Non
     assert [counters.count_request(account_id, 60, expires_at=180) for _ in range(3)] == [1, 2, 3]
     assert counters.count_request(account_id, 120, expires_at=240) == 1
     assert counters.count_request(uuid.uuid4().hex, 60, expires_at=180) == 1
+    counters.uncount_request(account_id, 60)  # a refused request's count taken back
+    assert counters.count_request(account_id, 60, expires_at=180) == 3
 
 
 def test_a_cached_hash_lookup_never_revives_a_deleted_or_rotated_key(keys: DynamoKeyStore) -> None:
@@ -164,3 +166,4 @@ def test_a_cached_hash_lookup_never_revives_a_deleted_or_rotated_key(keys: Dynam
     assert stale_ids == (account.id, key.id)  # the cache may still answer...
     current, _ = keys.get_key_with_account(*stale_ids)
     assert current is not None and current.key_hash == "h2"  # ...but the key item, which auth compares, says no
+    assert keys.known_key("h1") == stale_ids and keys.known_key("h2") is None  # known only once found

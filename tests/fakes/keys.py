@@ -67,6 +67,7 @@ class InMemoryStore:
         self._key_counts: dict[str, int] = {}
         self._keys: dict[tuple[str, str], dict[str, Any]] = {}
         self._hash_lookup: dict[str, tuple[str, str]] = {}
+        self._known: dict[str, tuple[str, str]] = {}  # what find_key_by_hash found: the store's instance cache
         self._audit: list[AuditEntry] = []
         self._platform_paused = False
         self.touch_calls: list[tuple[str, datetime]] = []  # every touch_last_used call
@@ -120,7 +121,13 @@ class InMemoryStore:
     # -- keys ----------------------------------------------------------------------------------------
 
     def find_key_by_hash(self, key_hash: str) -> tuple[str, str] | None:
-        return self._hash_lookup.get(key_hash)
+        found = self._hash_lookup.get(key_hash)
+        if found is not None:
+            self._known[key_hash] = found  # as the store's instance cache keeps it, past a rotation
+        return found
+
+    def known_key(self, key_hash: str) -> tuple[str, str] | None:
+        return self._known.get(key_hash)
 
     def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]:
         return self.get_key(account_id, key_id), self.get_account(account_id)

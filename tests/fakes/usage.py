@@ -28,6 +28,9 @@ class InMemoryCounters:
         self.expiries.setdefault(slot, expires_at)
         return self.windows[slot]
 
+    def uncount_request(self, account_id: str, window_start: int) -> None:
+        self.windows[(account_id, window_start)] -= 1
+
     def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
         slot = (source, window_start)
         self.source_windows[slot] = self.source_windows.get(slot, 0) + 1

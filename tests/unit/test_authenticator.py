@@ -6,6 +6,7 @@ Order, each with its own code: 401 unauthorized -> 403 account status -> 403 ip_
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from postline.auth.service import MAX_BEARER_LENGTH, RATE_LIMITED, Authenticator
 from postline.keys.access import Access, Environment, Scope
 from postline.keys.domain import AllowlistEntry
 from postline.keys.identity import Principal
+from postline.keys.models import KeyUpdate
 from postline.shared.errors import ApiError, Forbidden, RateLimited, Unauthorized
 from tests.fakes.shared import dims
 
@@ -575,3 +577,72 @@ def test_other_refusals_count_nothing(world: World) -> None:
     request(world, f"Bearer {read_only.key}")
 
     assert world.meter.counts == {}
+
+
+# -- the account's window counted beside the key's read (a warm instance) ---------------------------
+
+
+class ThreadNoting:
+    """The fake counters, noting which thread counted each account request."""
+
+    def __init__(self, inner: Any, *, fail_take_back: bool = False) -> None:
+        self._inner = inner
+        self.threads: list[str] = []
+        self._fail_take_back = fail_take_back
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def count_request(self, *args: Any, **kwargs: Any) -> int:
+        self.threads.append(threading.current_thread().name)
+        return int(self._inner.count_request(*args, **kwargs))
+
+    def uncount_request(self, *args: Any, **kwargs: Any) -> None:
+        if self._fail_take_back:
+            raise RuntimeError("the counters table is down")
+        self._inner.uncount_request(*args, **kwargs)
+
+
+def test_a_known_keys_window_is_counted_beside_its_read_and_decides_the_same(world: World) -> None:
+    noting = ThreadNoting(world.counters)
+    world.auth._counters = noting
+    secret = world.key(world.account()).key
+    first = world.auth.admit([f"Bearer {secret}"], "203.0.113.9", READ)  # finds the key: one after the other
+    second = world.auth.admit([f"Bearer {secret}"], "203.0.113.9", READ)  # knows it: side by side
+
+    assert first.refusal is None and second.refusal is None and first.rate and second.rate
+    assert (first.rate.used, second.rate.used) == (1, 2) and first.rate.limit == second.rate.limit
+    assert " > part" not in noting.threads[0] and " > part" in noting.threads[1]
+    assert world.counters.source_windows == {}
+
+
+@pytest.mark.parametrize("change", ["suspend", "delete", "allowlist"])
+def test_a_known_key_refused_now_counts_in_the_source_window_only(world: World, change: str) -> None:
+    account = world.account()
+    created = world.key(account)
+    request(world, f"Bearer {created.key}")  # this instance now knows the key's account
+    if change == "suspend":
+        world.operator.set_status(account.id, AccountStatus.SUSPENDED)
+    elif change == "delete":
+        world.keys.delete(world.console_principal(account), created.id)
+    else:
+        allowlist = KeyUpdate(ip_allowlist=[AllowlistEntry(cidr="192.0.2.0/24")])
+        world.keys.update(world.console_principal(account), created.id, allowlist)
+
+    admission = world.auth.admit([f"Bearer {created.key}"], "203.0.113.9", READ)
+
+    assert admission.refusal is not None and admission.refusal.status in (401, 403)
+    assert list(world.counters.windows.values()) == [1]  # the first request; the refused one taken back
+    assert list(world.counters.source_windows.values()) == [1]
+
+
+def test_a_take_back_that_fails_still_answers_the_refusal(world: World) -> None:
+    world.auth._counters = ThreadNoting(world.counters, fail_take_back=True)
+    account = world.account()
+    created = world.key(account)
+    request(world, f"Bearer {created.key}")
+    world.operator.set_status(account.id, AccountStatus.SUSPENDED)
+
+    admission = world.auth.admit([f"Bearer {created.key}"], "203.0.113.9", READ)
+
+    assert isinstance(admission.refusal, Forbidden) and admission.refusal.code == "account_suspended"

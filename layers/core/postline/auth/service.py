@@ -10,6 +10,10 @@ A subaccount's credential is refused with its organisation's code too, while the
 account is suspended or deleted. With On-Behalf-Of, the request acts in the subaccount: the
 principal's account is the subaccount, and its rate window is the one counted; a refused
 On-Behalf-Of counts in the credential's own account's window.
+A warm instance knows a key's account before reading it (a key's hash names one key forever,
+keys/store.py), so without On-Behalf-Of it counts the account's window beside the key's read, one
+round trip instead of two; a request that authentication then refuses takes that count back, so
+it counts in its source address's window only, as above.
 The rate window counts every authenticated request, including ones then refused for scope. A
 request refused before it (401, 403 account status or IP allowlist), and every request to a public
 route (`admit_public`), counts in its source address's window instead, so each response can report
@@ -20,6 +24,7 @@ is 429 rate_limited, ahead of the 401.
 from __future__ import annotations
 
 import hmac
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -32,6 +37,7 @@ from postline.keys.domain import env_of_secret, ip_allowed
 from postline.keys.identity import Principal
 from postline.keys.ports import KeyStore, SecretHasher
 from postline.shared.errors import ApiError, Forbidden, NotFound, RateLimited, Unauthorized, ValidationFailed
+from postline.shared.parallel import outcomes
 from postline.shared.ports import Clock, Meter
 from postline.subaccounts.domain import ON_BEHALF_OF, ORGANISATION_ONLY
 from postline.subaccounts.ports import SubaccountLookup
@@ -42,6 +48,7 @@ RATE_LIMITED = "RateLimited"  # metric: 429 rate_limited answers, by window (acc
 MAX_BEARER_LENGTH = 4096
 MAX_ON_BEHALF_OF_LENGTH = 100
 _BLOCKED_WORDS = {"account_suspended": "suspended", "account_deleted": "deleted"}
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -94,7 +101,7 @@ class Authenticator:
         and every On-Behalf-Of header. A refusal after the window was counted still carries the
         decision, so even a 403 or 429 reports the rate headers."""
         try:
-            principal = self.authenticate(_sole(authorizations), source_ip)
+            principal, counted = self._authenticate_counting(_sole(authorizations), source_ip, not on_behalf_of)
         except ApiError as refusal:
             source_rate = self.count_source_request(source_ip)
             return Admission(None, source_rate, refusal if source_rate.allowed else self._refuse(source_rate, "source"))
@@ -103,7 +110,7 @@ class Authenticator:
         except ApiError as refusal:
             rate = self.count_request(principal)  # the credential's own account's window
             return Admission(principal, rate, refusal if rate.allowed else self._refuse(rate, "account"))
-        rate = self.count_request(principal)
+        rate = counted or self.count_request(principal)
         try:
             if not rate.allowed:
                 raise self._refuse(rate, "account")
@@ -112,6 +119,46 @@ class Authenticator:
             return Admission(principal, rate, refusal)
         self.touch(principal)
         return Admission(principal, rate, None)
+
+    def _authenticate_counting(
+        self, authorization: str | None, source_ip: str | None, counting: bool
+    ) -> tuple[Principal, ratelimit.RateDecision | None]:
+        """`authenticate`, with the account's window counted beside it when `counting` and this instance
+        knows the key's account (else the decision is None: counted after). A refusal takes the count
+        back; a count that failed fails the request, as it would one after the other."""
+        account_id = self._known_account(authorization) if counting else None
+        if account_id is None:
+            return self.authenticate(authorization, source_ip), None
+        now = self._clock.now()
+        start = ratelimit.window_start(now)
+        (principal, used), (refused, failed) = outcomes(
+            lambda: self.authenticate(authorization, source_ip),
+            lambda: self._counters.count_request(account_id, start, expires_at=start + 2 * ratelimit.WINDOW_SECONDS),
+        )
+        if refused is not None or principal.account.id != account_id:
+            if failed is None:
+                self._take_back(account_id, start)
+            if refused is not None:
+                raise refused
+            return principal, None
+        if failed is not None:
+            raise failed
+        return principal, ratelimit.decide(limit=principal.account.effective_rate_limit, used=used, now=now)
+
+    def _known_account(self, authorization: str | None) -> str | None:
+        """The account of the API key in the header, when this instance found it before (no read)."""
+        try:
+            token = _bearer(authorization)
+        except ApiError:
+            return None
+        known = self._keys.known_key(self._hasher.hash(token)) if env_of_secret(token) is not None else None
+        return known[0] if known else None
+
+    def _take_back(self, account_id: str, window_start: int) -> None:
+        try:
+            self._counters.uncount_request(account_id, window_start)
+        except Exception:  # the refusal still answers; the window counts one too many until it ends
+            logger.exception("a refused request's count was not taken back from its account's window")
 
     def admit_public(self, source_ip: str | None) -> Admission:
         """A public route (no key): counted in the source address's window, refused past its limit."""

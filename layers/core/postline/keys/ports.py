@@ -23,6 +23,11 @@ class KeyStore(Protocol):
         """(account_id, key_id) of the key whose secret hashes to key_hash, if any."""
         ...
 
+    def known_key(self, key_hash: str) -> tuple[str, str] | None:
+        """What `find_key_by_hash` found for key_hash before in this instance, without a read (None: not
+        known here). A hint, not a check: the key may have been rotated or deleted since."""
+        ...
+
     def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]:
         """Both read strongly consistent in one round trip: a rotated secret must fail at once."""
         ...

@@ -54,6 +54,9 @@ class DynamoKeyStore:
             self._key_ids.popitem(last=False)
         return self._key_ids[key_hash]
 
+    def known_key(self, key_hash: str) -> tuple[str, str] | None:
+        return self._key_ids.get(key_hash)
+
     def get_key_with_account(self, account_id: str, key_id: str) -> tuple[ApiKey | None, Account | None]:
         pk = account_pk(account_id)
         response = self._db.batch_get_item(

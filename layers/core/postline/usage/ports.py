@@ -17,6 +17,11 @@ class CounterStore(Protocol):
         """Atomically add one request to the account's window; returns the new count."""
         ...
 
+    def uncount_request(self, account_id: str, window_start: int) -> None:
+        """Takes one request back out of the account's window: one counted beside its authentication
+        (auth/service.py), which then refused it (it counts in its source address's window instead)."""
+        ...
+
     def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
         """Atomically add one request to a source address's window (ratelimit.source_key); the new count."""
         ...

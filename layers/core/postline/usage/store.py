@@ -29,6 +29,15 @@ class DynamoCounterStore:
     def count_request(self, account_id: str, window_start: int, *, expires_at: int) -> int:
         return self._count(f"RATE#{account_id}", window_start, expires_at)
 
+    def uncount_request(self, account_id: str, window_start: int) -> None:
+        self._db.update_item(
+            TableName=self._table,
+            Key=key(f"RATE#{account_id}", str(window_start)),
+            UpdateExpression="ADD requests :minus",
+            ConditionExpression="attribute_exists(requests)",
+            ExpressionAttributeValues={":minus": {"N": "-1"}},
+        )
+
     def count_source_request(self, source: str, window_start: int, *, expires_at: int) -> int:
         return self._count(f"RATE_IP#{source}", window_start, expires_at)
 
