@@ -414,7 +414,8 @@ def function_of(thread: str, memory: Mapping[str, int]) -> str | None:
 
 def invocations(calls: Iterable[Call], memory: Mapping[str, int]) -> dict[tuple[str, int], list[Call]]:
     """The calls of each Lambda invocation, by (function, invocation thread's serial). A request's
-    workers ("<thread> > part_N") belong to the latest invocation on that thread's name."""
+    workers ("<thread> > part<run>_<worker>") belong to the invocation they worked for (the recorder's
+    caller_serial; without it, the latest invocation on that thread's name)."""
     latest: dict[str, int] = {}
     groups: dict[tuple[str, int], list[Call]] = defaultdict(list)
     for call in sorted(calls, key=lambda c: c.started):
@@ -422,7 +423,7 @@ def invocations(calls: Iterable[Call], memory: Mapping[str, int]) -> dict[tuple[
         if function is None:
             continue  # a pump's poll, the ticker, the bench itself
         if " > part" in call.thread:
-            serial = latest.get(call.thread.split(" > part")[0], call.thread_serial)
+            serial = call.caller_serial or latest.get(call.thread.split(" > part")[0], call.thread_serial)
         else:
             latest[call.thread] = serial = call.thread_serial
         groups[(function, serial)].append(call)

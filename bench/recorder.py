@@ -2,7 +2,8 @@
 
 The embedded runtime's handlers run in this process, on the gateway's request threads, so a
 recorder installed here sees exactly the calls a request made, in order, with their parameters.
-Recording costs two clock reads and a list append per call, on both sides of every comparison.
+Recording costs two clock reads and a list append per call, on both sides of every comparison (a
+side-by-side worker's call also looks its caller up among the live threads).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from botocore.client import BaseClient
 
 REQUEST_THREAD_MARK = "process_request_thread"  # werkzeug's threaded server names its request threads so
+_PART = " > part"  # shared/parallel.run_each's workers: "<caller> > part<run>_<worker>"
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class Call:
     seconds: float
     response: dict[str, Any] | None = None  # what the call returned (None when it raised); not copied
     thread_serial: int = 0  # one per thread ever seen: an invocation's thread, even where names repeat
+    # The serial of the thread a side-by-side worker ("<caller> > part<run>_<worker>") works for (its
+    # caller, alive and waiting for it); a thread's own otherwise.
+    caller_serial: int = 0
 
     @property
     def name(self) -> str:
@@ -115,9 +120,18 @@ class CallRecorder:
         if self._paused.is_set():
             return
         thread = threading.current_thread()
+        caller = thread
+        if _PART in thread.name:
+            name = thread.name.split(_PART)[0]
+            caller = next((alive for alive in threading.enumerate() if alive.name == name), thread)
         with self._lock:
-            serial = self._serials.get(thread) or self._serials.setdefault(thread, next(self._next_serial))
-            self._calls.append(Call(thread.name, service, operation, params, started, seconds, response, serial))
+            serial, caller_serial = self._serial(thread), self._serial(caller)
+            self._calls.append(
+                Call(thread.name, service, operation, params, started, seconds, response, serial, caller_serial)
+            )
+
+    def _serial(self, thread: threading.Thread) -> int:
+        return self._serials.get(thread) or self._serials.setdefault(thread, next(self._next_serial))
 
 
 def request_calls(calls: list[Call]) -> list[Call]:
