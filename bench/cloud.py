@@ -479,6 +479,21 @@ SEND_CALLS: dict[str, tuple[int, str]] = {
     "sqs.SendMessageBatch": (1, "the dispatch job"),
     "dynamodb.BatchWriteItem": (1, "the message and its queued event"),
 }
+# The same calls as the code makes them on a warm instance: each group side by side, the groups one
+# after another (tests/e2e/test_cloud_model.py checks a real send's critical path against it).
+SEND_PATH: tuple[tuple[str, ...], ...] = (
+    ("dynamodb.BatchGetItem", "dynamodb.UpdateItem"),  # the key and its account; the request window
+    ("dynamodb.GetItem", "dynamodb.BatchGetItem"),  # the platform's pause; the recipient's suppressions
+    ("dynamodb.TransactWriteItems", "sqs.SendMessageBatch"),  # the quota; the job
+    ("dynamodb.BatchWriteItem",),  # the message and its queued event
+)
+
+
+def path_ms(path: Iterable[Iterable[str]]) -> float:
+    """Groups of calls made side by side, one group after another: the sum of each group's slowest."""
+    return sum(max(LATENCY_MS.get(name, DEFAULT_LATENCY_MS) for name in group) for group in path)
+
+
 # A send's modeled p50 (issue 33, aim 6): the published API acceptance p50s are 22 ms for SendGrid,
 # 33 ms for Postmark, ~79 ms for Resend, 127-144 ms for SES.
 SEND_AIM_MS = 50.0

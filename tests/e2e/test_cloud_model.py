@@ -35,6 +35,25 @@ def test_a_send_makes_exactly_the_calls_the_model_prices(runtime: Any) -> None:
     usual = Counter(tuple(sorted(mix.items())) for mix in mixes).most_common(1)[0][0]
 
     assert dict(usual) == {name: count for name, (count, _) in cloud.SEND_CALLS.items()}
+    assert Counter(name for group in cloud.SEND_PATH for name in group) == Counter(dict(usual))
+
+
+def test_a_send_makes_its_calls_side_by_side_as_the_model_times_them(runtime: Any) -> None:
+    """The critical path of a real send's calls (as the code ran them: each side-by-side run as its
+    busiest worker) is the one cloud.SEND_PATH lays out."""
+    sender = verified_sender(runtime)
+    paths = []
+    for _ in range(3):
+        with CallRecorder() as recorder:
+            accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))
+            calls = request_calls(recorder.since(0))
+        paths.append(cloud.critical_ms(calls))
+
+    assert (
+        Counter(paths).most_common(1)[0][0]
+        == cloud.path_ms(cloud.SEND_PATH)
+        < sum(cloud.LATENCY_MS[name] for group in cloud.SEND_PATH for name in group)
+    )
 
 
 @pytest.mark.parametrize("recipients", [1, 37, 60, 99])
