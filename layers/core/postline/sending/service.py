@@ -12,11 +12,15 @@ a single send reads the operator's hold, its template and its recipients' suppre
 then applies their answers in the order above; and a message going out now is queued while the
 quota counts it, so that a refusal (429) leaves at most a job for a message never stored, which
 the dispatcher drops, and never a count without its message (a failed queue gives the count back).
+An account the quota refused in the last minute (on this instance) queues after its count again:
+a client retrying past its quota leaves no stream of jobs for the dispatcher to drop.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +101,34 @@ RECIPIENTS_ACCEPTED = "RecipientsAccepted"  # recipients queued for delivery
 RECIPIENTS_REJECTED = "RecipientsRejected"  # by `reason`: a batch's invalid ones, the rejected before send
 SMTP = "smtp"  # the use case (idempotency scope, `send` dimension) of a message submitted over SMTP
 INVALID = "invalid"  # the reason of a batch recipient that failed validation or repeats an address
+REFUSED_MEMORY_SECONDS = 60.0  # how long an instance queues an account's sends after their count, once refused
+
+
+class _Refusals:
+    """The accounts the quota refused lately, per instance (a bounded, thread-safe memory)."""
+
+    def __init__(self, seconds: float, size: int = 10_000) -> None:
+        self._seconds = seconds
+        self._size = size
+        self._until: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def note(self, account_id: str) -> None:
+        with self._lock:
+            if len(self._until) >= self._size:
+                self._until.clear()  # forgetting costs only an orphan job per account
+            self._until[account_id] = time.monotonic() + self._seconds
+
+    def lately(self, account_id: str) -> bool:
+        with self._lock:
+            until = self._until.get(account_id)
+            if until is not None and until <= time.monotonic():
+                del self._until[account_id]
+                until = None
+            return until is not None
+
+
+_REFUSED = _Refusals(REFUSED_MEMORY_SECONDS)
 
 
 @dataclass
@@ -794,7 +826,12 @@ class SendService:
         chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
         # One message going out now is queued while the quota counts it (see the module's docstring);
         # a batch's or a scheduled send's jobs wait for the count, as a refusal would leave many.
-        early = len(prepared) == 1 and send_at is None and prepared[0].deliverable
+        early = (
+            len(prepared) == 1
+            and send_at is None
+            and prepared[0].deliverable
+            and not _REFUSED.lately(principal.account.id)
+        )
         if count:
 
             def consume() -> str | None:
@@ -814,6 +851,7 @@ class SendService:
             else:
                 stopped = consume()
             if stopped is not None:
+                _REFUSED.note(principal.account.id)
                 raise quota_refusal(stopped, limits, now)
         started: list[int] = []  # chunks whose queueing began
         finished: list[int] = []  # chunks queued and stored: those are sent, whatever follows
