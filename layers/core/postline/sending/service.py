@@ -827,7 +827,8 @@ class SendService:
         # One message going out now is queued while the quota counts it (see the module's docstring);
         # a batch's or a scheduled send's jobs wait for the count, as a refusal would leave many.
         early = (
-            len(prepared) == 1
+            count > 0
+            and len(prepared) == 1
             and send_at is None
             and prepared[0].deliverable
             and not _REFUSED.lately(principal.account.id)
