@@ -20,7 +20,8 @@ billed as SQS requests); DynamoDB stream reads by Lambda triggers are free.
 
 The tables are typical published figures, not measurements: replace LATENCY_MS with your own
 X-Ray p50s to model your deployment. A model is as good as its call counts, and those are
-exact: tests/e2e/test_cloud_model.py checks that a send makes the calls SEND_CALLS lists.
+exact: tests/e2e/test_cloud_model.py checks that a send makes the calls SEND_CALLS lists, side by
+side as SEND_PATH groups them.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import pytest
 
 from bench import cloud, report
 from bench.__main__ import main
+from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
 from bench.events import Webhooks
 from bench.run import BatchSend, Options, Results
@@ -100,3 +101,20 @@ def test_the_webhook_section_reports_its_cold_start_and_cpu_per_event() -> None:
     assert "5 untimed events" in text and "the first took 412 ms" in text
     assert "CPU per event 18.8 ms (runtime 9.3, emulator 9.5): at 200/s 3.76 cores' worth." in text
     assert "p99 803-966 ms before issue 33" in text  # the issue's figure beside the aim's
+
+
+def test_a_send_modeled_above_its_p50_aim_is_missed_and_its_line_says_so() -> None:
+    usage = cloud.Usage()
+    modeled = cloud.Modeled("x", 0.0, usage, {})
+    model = CloudModel(
+        send=modeled, send_calls={}, send_calls_expected={}, batch=modeled, batch_recipients=1, batch_calls={},
+        batch_calls_expected={}, delivery=modeled, webhooks=modeled, events_page=None, events=0, per_million={},
+        ses_per_million=100.0, send_ms=[40.0, 49.0, 60.0], send_sequential_ms=90.0, send_calls_ms=[38.0, 45.0, 55.0],
+    )  # fmt: skip
+    assert report.missed(_results(cloud=model)) == []  # p50 49 ms
+    lines = "\n".join(report._send_latency(model))
+    assert "p50 49 ms, p99 60 ms (aim p50 <= 50 ms: within)" in lines and "p50 45 ms" in lines and "90 ms" in lines
+
+    slower = dataclasses.replace(model, send_ms=[48.0, 55.0, 60.0])
+    assert report.missed(_results(cloud=slower)) == ["h. a send models at p50 55 ms in AWS (aim <= 50 ms)"]
+    assert "(aim p50 <= 50 ms: ABOVE)" in "\n".join(report._send_latency(slower))
