@@ -99,6 +99,9 @@ class InMemoryDomains:
         stored = self.domains[(account_id, domain)]
         self.domains[(account_id, domain)] = stored.model_copy(update={"sent_count": stored.sent_count + copies})
 
+    def current_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        return self.verified_domain(account_id, domain)
+
     def granted_domains(self, account_id: str) -> list[SendingDomain]:
         """Derived from each domain's own list (the store keeps an index of it)."""
         return [d.model_copy() for _, d in sorted(self.domains.items()) if account_id in d.external_accounts]

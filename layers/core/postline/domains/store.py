@@ -3,7 +3,9 @@
 The DKIM private key is stored encrypted with KMS under the content key (a 2048-bit PEM is well
 inside KMS Encrypt's 4 KB) and never leaves the store in an API reply. The API's send screening
 only asks whether a domain is verified (no KMS call); the dispatcher decrypts the key once per
-container. Verified items are cached per container for a minute for those two reads.
+container. Verified items are cached per container for a minute for those two reads, which are an
+account's own domain; another account's domain it sends from (shared with the company or granted)
+is read at once (current_domain), so unsharing it stops the next send.
 
 The name is the sort key, so a name is unique in the account by construction; the API addresses
 a domain by its id, found with one Query of the account's domains (the plan bounds them, 100 at
@@ -83,6 +85,14 @@ class DynamoSendingDomains:
             return None
         return self._domain(data)
 
+    def current_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        """As verified_domain, from the table at once (for another workspace's send: the owner's
+        unshare, written by another container, must stop it at once)."""
+        data = self._item(account_id, domain, cached=False)
+        if data is None or data["status"] != DomainStatus.VERIFIED:
+            return None
+        return self._domain(data)
+
     def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
         self._db.update_item(
             TableName=self._table,
@@ -94,7 +104,7 @@ class DynamoSendingDomains:
 
     def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
         for owner_id, _ in self._grants(account_id, f"{GRANT}{domain.lower()}#"):
-            found = self.verified_domain(owner_id, domain)
+            found = self.current_domain(owner_id, domain)
             if found is not None and account_id in found.external_accounts:
                 return found
         return None
@@ -269,17 +279,18 @@ class DynamoSendingDomains:
             self._keys[blob] = plaintext.decode()
         return self._keys[blob]
 
-    def _item(self, account_id: str, domain: str) -> dict[str, Any] | None:
+    def _item(self, account_id: str, domain: str, *, cached: bool = True) -> dict[str, Any] | None:
+        """cached=False: read at once, and the cache is left as it is."""
         cache_key = (account_id, domain.lower())
-        cached = self._cache.get(cache_key)
-        if cached is not None and time.monotonic() - cached[0] < _CACHE_SECONDS:
-            return cached[1]
+        held = self._cache.get(cache_key) if cached else None
+        if held is not None and time.monotonic() - held[0] < _CACHE_SECONDS:
+            return held[1]
         item = self._db.get_item(
             TableName=self._table, Key=key(account_pk(account_id), domain_sk(domain)), ConsistentRead=True
         ).get("Item")
         data = from_attrs(item) if item else None
         # Only verified domains are remembered: one verified meanwhile (by the verify route's function,
         # another container) sends at once, while a lost status lags at most a minute behind its grace.
-        if data is not None and data["status"] == DomainStatus.VERIFIED:
+        if cached and data is not None and data["status"] == DomainStatus.VERIFIED:
             self._cache[cache_key] = (time.monotonic(), data)
         return data
