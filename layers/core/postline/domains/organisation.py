@@ -22,9 +22,8 @@ check would be a read as well.
 
 Messages already accepted still go: delivery reads with `accepted=True`, which finds the
 organisation's domain the message was screened against even once it is unshared (one shared now
-first), signed with its owner's key. A message accepted under an external grant revoked before its
-delivery goes too, but unsigned, under Postline's return-path: the grant item that led to the
-owner is gone.
+first), signed with its owner's key; one accepted under an external grant revoked since finds the
+owner through the grant's item, which stays marked revoked (domains/store.py).
 """
 
 from __future__ import annotations
@@ -84,7 +83,7 @@ class OrganisationDomains:
             company = shared_domain(self._grants.current_domain, workspaces, domain)
         if company is not None:
             return company
-        granted = self._grants.granted_domain(account_id, domain)
+        granted = self._grants.granted_domain(account_id, domain, revoked_too=self._accepted)
         if granted is None:
             return None
         owner = self._organisation.account(granted.account_id)

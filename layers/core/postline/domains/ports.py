@@ -37,10 +37,11 @@ class DomainGrants(Protocol):
         cache), with its DKIM key; None otherwise."""
         ...
 
-    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+    def granted_domain(self, account_id: str, domain: str, *, revoked_too: bool = False) -> SendingDomain | None:
         """A verified domain of that name another account grants `account_id` sending from (its
         external_accounts name it), with the owner's DKIM key; None otherwise. Read at once: a
-        revoked grant stops new sends on the next one."""
+        revoked grant stops new sends on the next one. revoked_too: also one granted once and
+        revoked since (for delivering a message accepted under the grant)."""
         ...
 
 

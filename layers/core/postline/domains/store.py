@@ -15,10 +15,11 @@ by_next_check the scheduled re-check reads. `revision` guards against a check an
 over each other; `sent_count` is only ever ADDed to, by sending.
 
 A grant to an outside account (external_accounts) is an item in the grantee's partition,
-ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written and deleted in
-the transaction that changes the domain's list: the grantee finds what it may send from with one
-Query of its own partition, and the domain's own list stays the authority (a grant it no longer
-names grants nothing).
+ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written in the
+transaction that changes the domain's list: the grantee finds what it may send from with one Query
+of its own partition, and the domain's own list stays the authority (a grant it no longer names
+grants nothing). A revoked grant's item stays, marked `revoked`, so the grantee's messages accepted
+before still find the owner's DKIM key at delivery; deleting the domain deletes its current grants.
 """
 
 from __future__ import annotations
@@ -102,8 +103,13 @@ class DynamoSendingDomains:
             ExpressionAttributeValues={":copies": {"N": str(copies)}},
         )
 
-    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+    def granted_domain(self, account_id: str, domain: str, *, revoked_too: bool = False) -> SendingDomain | None:
         for owner_id, _ in self._grants(account_id, f"{GRANT}{domain.lower()}#"):
+            if revoked_too:  # for a message accepted under the grant: the owner's domain as it is
+                found = self.verified_domain(owner_id, domain)
+                if found is not None:
+                    return found
+                continue
             found = self.current_domain(owner_id, domain)
             if found is not None and account_id in found.external_accounts:
                 return found
@@ -125,10 +131,18 @@ class DynamoSendingDomains:
         items = (from_attrs(attrs) for page in pages for attrs in page["Items"])
         return [(str(item["owner_account_id"]), str(item["domain_id"])) for item in items]
 
-    def _grant_ops(self, domain: SendingDomain, granted: Sequence[str], revoked: Sequence[str]) -> list[dict[str, Any]]:
+    def _grant_ops(
+        self, domain: SendingDomain, granted: Sequence[str], revoked: Sequence[str], *, keep_revoked: bool = False
+    ) -> list[dict[str, Any]]:
+        """keep_revoked: a revoked grant's item stays, marked `revoked` (it grants nothing: the domain's
+        list is the authority), so the grantee's messages accepted under it still find the owner's key."""
         sk = grant_sk(domain.domain, domain.account_id)
-        data = to_attrs({"owner_account_id": domain.account_id, "domain_id": domain.id, "domain": domain.domain})
+        fields = {"owner_account_id": domain.account_id, "domain_id": domain.id, "domain": domain.domain}
+        data, gone = to_attrs(fields), to_attrs({**fields, "revoked": True})
         puts = [{"Put": {"TableName": self._table, "Item": {**key(account_pk(a), sk), **data}}} for a in granted]
+        if keep_revoked:
+            marks = [{"Put": {"TableName": self._table, "Item": {**key(account_pk(a), sk), **gone}}} for a in revoked]
+            return puts + marks
         deletes = [{"Delete": {"TableName": self._table, "Key": key(account_pk(a), sk)}} for a in revoked]
         return puts + deletes
 
@@ -204,7 +218,7 @@ class DynamoSendingDomains:
             ops = [
                 update,
                 *([audit_put(self._table, audit)] if audit else []),
-                *self._grant_ops(domain, granted, revoked),
+                *self._grant_ops(domain, granted, revoked, keep_revoked=True),
             ]
             self._db.transact_write_items(TransactItems=ops)
         except ClientError as exc:
