@@ -83,9 +83,12 @@ def test_each_run_names_its_own_workers() -> None:
     share a number no other run's have."""
     names: list[set[str]] = [set(), set()]
 
+    def noted(run: set[str]) -> Callable[[], None]:
+        return lambda: run.add(threading.current_thread().name)
+
     def outer() -> None:
         for run in names:
-            run_each([lambda run=run: run.add(threading.current_thread().name)] * 2, lambda _: None, workers=2)
+            run_each([noted(run)] * 2, lambda _: None, workers=2)
 
     thread = threading.Thread(target=outer, name="request 8")
     thread.start()
@@ -140,3 +143,18 @@ def test_outcomes_hands_back_every_result_and_failure_in_order() -> None:
 
     assert results == [1, None, 3]
     assert failures == [None, failure, None]
+
+
+def test_each_task_up_to_the_workers_has_a_worker_of_its_own_however_quick() -> None:
+    """A worker done with its task before the next was handed out would take that one too, and the
+    two would run one after the other: no task starts before all are handed out."""
+    lock = threading.Lock()
+    for _ in range(20):
+        names: set[str] = set()
+
+        def task(names: set[str] = names) -> None:
+            with lock:
+                names.add(threading.current_thread().name)
+
+        run_each([task] * 8, lambda _: None, workers=8)
+        assert len(names) == 8

@@ -35,10 +35,25 @@ def run_each(tasks: Sequence[Callable[[], None]], done: Callable[[int], None], w
             done(index)
         return
     prefix = f"{threading.current_thread().name} > part{next(_POOLS)}"
+    # No task starts before all are handed out: a worker that finished its first task before the next
+    # was submitted (this thread kept off the CPU a moment) would take it, and the two would run one
+    # after the other on a busy machine. So each of the first `workers` tasks has a worker of its own.
+    go = threading.Event()
+
+    def gated(task: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            go.wait()
+            task()
+
+        return run
+
     with ThreadPoolExecutor(max_workers=min(workers, len(tasks)), thread_name_prefix=prefix) as pool:
-        futures: dict[Future[None], int] = {
-            pool.submit(contextvars.copy_context().run, task): index for index, task in enumerate(tasks)
-        }
+        try:
+            futures: dict[Future[None], int] = {
+                pool.submit(contextvars.copy_context().run, gated(task)): index for index, task in enumerate(tasks)
+            }
+        finally:
+            go.set()
         pending = set(futures)
         failure: BaseException | None = None
         while pending and failure is None:
