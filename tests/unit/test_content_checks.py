@@ -23,6 +23,7 @@ from postline.content_checks.domain import (
     parse_report,
 )
 from postline.content_checks.service import ContentChecker, KeptCopies, copy_name
+from postline.delivery.copies import check_basis
 from postline.delivery.service import Dispatcher
 from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.events.domain import EventType
@@ -360,3 +361,25 @@ def test_a_batch_reuses_a_check_only_for_the_same_rendered_content() -> None:
     assert shorteners("msg_3") == "warn" and checks["msg_3"] != checks["msg_1"]
     (sent,) = [e for e in messages.events if e.type is EventType.SENT and e.message_id == "msg_3"]
     assert sent.data["score"] == checks["msg_3"]["score"]  # type: ignore[index]
+
+
+def _basis(**changes: Any) -> str:
+    message = Message.model_validate(
+        {"id": "msg_1", "account_id": "acct_1", "key_id": "key_1", "test": True, "batch_id": "batch_1",
+         "from": f"hi@{DOMAIN}", "to": ["ann@example.com"], "subject": "Shipped", "created_at": DEFAULT_START}
+    )  # fmt: skip
+    content = Content(html="<p>Hi</p>", text="Hi", vars={"name": "Ann"})
+    message = message.model_copy(update={k: v for k, v in changes.items() if k in Message.model_fields})
+    content = content.model_copy(update={k: v for k, v in changes.items() if k in Content.model_fields})
+    return check_basis(message, content)
+
+
+def test_the_check_basis_ignores_recipients_and_ids_and_sees_what_the_check_reads() -> None:
+    same = [_basis(), _basis(id="msg_2", to=["bob@example.com"], cc=["cy@example.com"], vars={"name": "Bob"})]
+    assert len(set(same)) == 1
+    changed = [
+        _basis(subject="Shipped!"), _basis(html="<p>Hi <a href='https://bit.ly/x'>x</a></p>"), _basis(text="Hi!"),
+        _basis(headers={"List-Unsubscribe": "<mailto:u@example.com>"}), _basis(track_clicks=False),
+        _basis(reply_to="help@example.com"), _basis(list_id="list_1"),
+    ]  # fmt: skip
+    assert len({*same, *changed}) == 1 + len(changed)
