@@ -133,6 +133,26 @@ def test_addresses_are_allocated_by_the_operator_and_moved_by_the_account(pools:
     assert [p.name for p in pools.service.list_page(pools.principal(pro), page=1, per_page=25).items] == ["shared", "b"]
 
 
+def test_a_relay_elastic_ip_keeps_its_allocation_id_wherever_it_moves(pools: Pools) -> None:
+    """`postline ip allocate <EIP> --allocation-id eipalloc-...`: the address's staff details say which
+    of the relay's Elastic IPs it is, in whichever of the account's pools it is, until released."""
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    a = pools.service.create(pools.principal(pro), IpPoolCreate(name="a"))
+    b = pools.service.create(pools.principal(pro), IpPoolCreate(name="b"))
+    refused(ValidationFailed, "validation_error", pools.admin.allocate, "203.0.113.7", account_id=pro.id,
+            pool_id=a.id, allocation_id="i-0abc")  # fmt: skip
+    pools.admin.allocate("203.0.113.7", account_id=pro.id, pool_id=a.id, allocation_id="eipalloc-0f1e2d3c4b5a69788")
+    pools.admin.allocate("203.0.113.8", account_id=pro.id, pool_id=a.id)
+    entry = {"allocation_id": "eipalloc-0f1e2d3c4b5a69788"}
+    assert pools.service.get(pools.principal(pro), a.id).ip_details == {"203.0.113.7": entry}
+
+    pools.service.assign_ip(pools.principal(pro), b.id, IpAssign(ip="203.0.113.7"))
+    assert pools.service.get(pools.principal(pro), a.id).ip_details is None
+    assert pools.service.get(pools.principal(pro), b.id).ip_details == {"203.0.113.7": entry}
+    pools.admin.release("203.0.113.7")
+    assert pools.service.get(pools.principal(pro), b.id).ip_details is None
+
+
 def test_staff_fields_are_set_by_the_operator_only(pools: Pools) -> None:
     pro = pools.world.account(plan=Plan.PROFESSIONAL)
     pool = pools.service.create(pools.principal(pro), IpPoolCreate(name="a"))

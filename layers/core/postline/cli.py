@@ -242,6 +242,9 @@ def _ip_parsers(commands: Any) -> None:
     allocate.add_argument("ip")
     allocate.add_argument("--pool", required=True, help="the pool's id")
     allocate.add_argument("--account", help="the account (default: a platform pool)")
+    allocate.add_argument(
+        "--allocation-id", help="the relay's Elastic IP this address is (stack output RelayAddress<N>AllocationId)"
+    )
     ip.add_parser("release", help="take an address back from whoever holds it").add_argument("ip")
 
 
@@ -357,7 +360,7 @@ def _domain(args: argparse.Namespace) -> None:
 def _ip_pools(args: argparse.Namespace) -> None:
     admin = ip_pools_root.ip_pool_admin()
     if args.command == "ip" and args.action == "allocate":
-        _print(admin.allocate(args.ip, account_id=args.account, pool_id=args.pool))
+        _print(admin.allocate(args.ip, account_id=args.account, pool_id=args.pool, allocation_id=args.allocation_id))
     elif args.command == "ip":
         _print(admin.release(args.ip))
     elif args.action == "list":

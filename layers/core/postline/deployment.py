@@ -38,6 +38,7 @@ from postline.config import (
     PoolProvisioning,
     PublicUrl,
     RelayQueue,
+    RelaySources,
     ResendQueue,
     Resources,
     SendQueue,
@@ -205,7 +206,8 @@ SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.
 
 # The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over,
 # and the daily TLS-RPT reports (postline/tlsrpt), which it sends itself (mailto: over its SMTP).
-RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress)  # Egress: the reports' sending-mta-ip
+# RelaySources: the private address carrying each pool address (the relay host's Elastic IPs).
+RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress, RelaySources)  # Egress: the reports' sending-mta-ip
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)

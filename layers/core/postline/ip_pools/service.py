@@ -18,14 +18,17 @@ from typing import Any
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
 from postline.ip_pools.domain import (
+    ALLOCATION_ID,
     PLAN_LIMIT_REACHED,
     PLATFORM_POOL_READ_ONLY,
     Pool,
     PoolType,
     Provider,
     Source,
+    details_without,
     normalize_ip,
     warmup_cap,
+    with_details,
     with_ip,
     without,
 )
@@ -167,8 +170,16 @@ class IpPoolService:
         source = self._pools.get_pool(account.id, holder[1])
         if source is None:
             raise NotFound(f"IP {request.ip}'s pool {holder[1]} is gone; retry")
-        moved_from = source.model_copy(update={"ips": without(source.ips, request.ip), "version": source.version + 1})
-        moved_to = target.model_copy(update={"ips": with_ip(target.ips, request.ip), "version": target.version + 1})
+        # The address's staff details (its Elastic IP's allocation id) go with it.
+        entry = (source.ip_details or {}).get(request.ip)
+        moved_from = source.model_copy(update={
+            "ips": without(source.ips, request.ip), "ip_details": details_without(source.ip_details, request.ip),
+            "version": source.version + 1,
+        })  # fmt: skip
+        moved_to = target.model_copy(update={
+            "ips": with_ip(target.ips, request.ip), "version": target.version + 1,
+            "ip_details": with_details(target.ip_details, request.ip, entry) if entry else target.ip_details,
+        })  # fmt: skip
         details = f"{request.ip} from {source.name} to {target.name}"
         audit = self._audit(principal.actor(), account.id, "ip_pool.ip_assigned", target, details)
         self._pools.move_ip(request.ip, moved_from, moved_to, audit)
@@ -222,11 +233,18 @@ class IpPoolAdmin:
         )
         return pool
 
-    def allocate(self, ip: str, *, account_id: str | None, pool_id: str) -> Pool:
-        """The address into a pool of the account's (None: a platform pool), now its alone."""
+    def allocate(self, ip: str, *, account_id: str | None, pool_id: str, allocation_id: str | None = None) -> Pool:
+        """The address into a pool of the account's (None: a platform pool), now its alone.
+        allocation_id: the relay's Elastic IP this address is (its RelayAddress<N>AllocationId output),
+        kept in the pool's `ip_details.<ip>.allocation_id` wherever the address moves."""
         ip = _address(ip)
         pool = self._require(account_id, pool_id)
-        updated = pool.model_copy(update={"ips": with_ip(pool.ips, ip), "version": pool.version + 1})
+        update: dict[str, Any] = {"ips": with_ip(pool.ips, ip), "version": pool.version + 1}
+        if allocation_id is not None:
+            if not ALLOCATION_ID.fullmatch(allocation_id):
+                raise ValidationFailed(f"allocation_id: {allocation_id!r} is not an Elastic IP's (eipalloc-<hex>)")
+            update["ip_details"] = with_details(pool.ip_details, ip, {"allocation_id": allocation_id})
+        updated = pool.model_copy(update=update)
         self._pools.allocate_ip(ip, updated, self._audit(account_id, "ip.allocated", pool, ip))
         return updated
 
@@ -236,7 +254,12 @@ class IpPoolAdmin:
         if holder is None:
             raise NotFound(f"IP {ip} is not allocated")
         pool = self._require(*holder)
-        updated = pool.model_copy(update={"ips": without(pool.ips, ip), "version": pool.version + 1})
+        update = {
+            "ips": without(pool.ips, ip),
+            "ip_details": details_without(pool.ip_details, ip),
+            "version": pool.version + 1,
+        }
+        updated = pool.model_copy(update=update)
         self._pools.release_ip(ip, updated, self._audit(holder[0], "ip.released", pool, ip))
         return updated
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import Dns, Outbound, RelayQueue
+from postline.config import Dns, Outbound, RelayQueue, RelaySources
 from postline.wiring import (
     accounts,
     content_checks,
@@ -51,9 +51,16 @@ def transports() -> dict[str, Transport]:
             ),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
             tls_sessions=tlsrpt.tls_sessions(),
+            local_address=local_address,
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+def local_address(source: str) -> str:
+    """The address the relay binds for a pool's `source` address (RelaySources): read when a copy names
+    one, which only the relay task delivers (the dispatcher hands live SMTP copies over)."""
+    return settings(RelaySources).bindings().get(source, source)
 
 
 def transport_for(message: Message) -> Transport:
