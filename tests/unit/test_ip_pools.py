@@ -190,6 +190,28 @@ def test_the_source_is_the_named_pools_else_the_shared_pools(pools: Pools) -> No
     assert picker.pick(pro.id, None, "m1:a", TODAY) is None
 
 
+def test_with_ses_the_source_is_the_pools_configuration_set_and_its_reports_map_back(pools: Pools) -> None:
+    """SES picks (and warms) the address in a pool's configuration set: the source names the pool and
+    the set only, and the set's name in SES's reports leads back to the pool."""
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    relayed = pools.service.create(pools.principal(pro), IpPoolCreate(name="relayed"))
+    pools.admin.allocate("127.0.0.41", account_id=pro.id, pool_id=relayed.id)
+    ses_pool = pools.service.create(pools.principal(pro), IpPoolCreate(name="ses", type=PoolType.WARMING))
+    stored = pools.store.get_pool(pro.id, ses_pool.id)
+    assert stored is not None
+    pools.store.pools[(pro.id, ses_pool.id)] = stored.model_copy(update={"ses_configuration_set": "postline-x"})
+    pools.admin.allocate("127.0.0.42", account_id=pro.id, pool_id=ses_pool.id)
+    picker = SourcePicker(pools=pools.store, warmup=InMemoryWarmupCounts(), ses=True)
+
+    assert picker.pick(pro.id, "ses", "m1:a", TODAY) == Source(ses_pool.id, None, None, "postline-x")
+    for reference in ("relayed", None):  # no configuration set of its own: the deployment's
+        assert picker.pick(pro.id, reference, "m1:a", TODAY) is None
+    assert picker.pool_of_configuration_set(pro.id, "postline-x") == ses_pool.id
+    assert picker.pool_of_configuration_set(pro.id, "postline") is None
+    other = pools.world.account(plan=Plan.PROFESSIONAL)
+    assert picker.pool_of_configuration_set(other.id, "postline-x") is None  # another account's pool
+
+
 def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools: Pools) -> None:
     pro = pools.world.account(plan=Plan.PROFESSIONAL)
     warm = pools.service.create(pools.principal(pro), IpPoolCreate(name="warm", type=PoolType.WARMING))

@@ -307,8 +307,17 @@ class SourcePicker:
     PLATFORM_TTL = 60.0  # seconds a process keeps the platform's pools (read for every copy otherwise)
 
     def __init__(
-        self, *, pools: IpPoolStore, warmup: WarmupCounts | None = None, monotonic: Callable[[], float] = time.monotonic
+        self,
+        *,
+        pools: IpPoolStore,
+        warmup: WarmupCounts | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        ses: bool = False,
     ) -> None:
+        """ses: the SES transport's picker. A pool's copies go through its configuration set and SES
+        picks the address (and warms it): the source names the pool and the set, never an address
+        SES may not use, and the ramp is SES's (no count here)."""
+        self._ses = ses
         self._pools = pools
         self._warmup = warmup  # counts a warming pool's copies per day (None: no ramp enforced)
         self._monotonic = monotonic
@@ -319,6 +328,10 @@ class SourcePicker:
     ) -> Source | None:
         """simulated: a test copy's (named on its events only): the warm-up ramp is neither counted nor applied."""
         pool = self._named(account_id, reference) if reference else None
+        if self._ses:
+            if pool is None or not pool.ses_configuration_set:
+                return None  # the deployment's own configuration set
+            return Source(pool.id, None, None, pool.ses_configuration_set)
         overflowed: str | None = None
         if pool is not None and pool.ips and not simulated:
             cap = warmup_cap(pool, today)
@@ -339,6 +352,11 @@ class SourcePicker:
         if self._platform is None or now - self._platform[0] > self.PLATFORM_TTL:
             self._platform = (now, self._pools.list_pools(None))
         return self._platform[1]
+
+    def pool_of_configuration_set(self, account_id: str, name: str) -> str | None:
+        """The account's pool whose SES configuration set is `name` (what SES's reports name in the
+        `ses:configuration-set` tag: delivery/ports.py SesPools), None for any other set."""
+        return next((p.id for p in self._pools.list_pools(account_id) if p.ses_configuration_set == name), None)
 
     def exists(self, account_id: str, reference: str) -> bool:
         """Whether a send's ip_pool names the account's pool or a platform pool (sending/ports.py IpPoolNames)."""

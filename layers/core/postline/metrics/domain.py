@@ -224,8 +224,8 @@ def series_of(event: Event, *, country: str | None = None, client: str | None = 
     yield ALL
     if event.sending_domain:
         yield series_key(Dimension.SENDING_DOMAIN, event.sending_domain.lower())
-    if event.type in SOURCE_EVENTS and event.data.get("ip_pool") and event.data.get("ip"):
-        yield source_series(str(event.data["ip_pool"]), str(event.data["ip"]))
+    if event.type in SOURCE_EVENTS and event.data.get("ip_pool"):  # no ip: SES picked the address
+        yield source_series(str(event.data["ip_pool"]), str(event.data.get("ip") or ""))
     if event.recipient and "@" in event.recipient:
         domain = event.recipient.rsplit("@", 1)[1].lower()
         yield series_key(Dimension.RECIPIENT_DOMAIN, domain)

@@ -103,8 +103,8 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         checker=content_checks.checker(),  # test-mode copies: kept and checked
         copies=content_checks.kept_copies(),
         # IP pools bind source addresses on the SMTP transport (the relay task's role may count the
-        # warm-up); SES's dedicated pools per IP pool are not built yet, so SES sends ignore pools.
-        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else None,
+        # warm-up); with SES a pool's copies go through its configuration set, SES picking the address.
+        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else ip_pools.ses_source_picker(),
     )
 
 
@@ -112,6 +112,7 @@ def feedback_service() -> FeedbackService:
     from postline.delivery.feedback import FeedbackService
 
     return FeedbackService(
+        pools=ip_pools.ses_source_picker(),  # SES's reports name the pool's configuration set
         messages=sending.message_store(),
         suppressions=suppressions.suppressions(),
         retention_days=accounts.retention_days,
