@@ -175,8 +175,13 @@ def resources(fargate_task: dict[str, Any]) -> dict[str, Any]:
             "IamInstanceProfile": _ref("RelayHostProfile"),
             "NetworkInterfaces": [{"NetworkInterfaceId": _ref(INTERFACE), "DeviceIndex": "0"}],
             "MetadataOptions": {"HttpTokens": "required"},
+            # The cluster to join; task roles in host network mode are off unless the agent is told.
+            # Amazon Linux 2023's amazon-ec2-net-utils brings the interface's secondary addresses up.
             "UserData": {
-                "Fn::Base64": {"Fn::Sub": "#!/bin/bash\necho ECS_CLUSTER=${SmtpCluster} >> /etc/ecs/ecs.config\n"}
+                "Fn::Base64": {
+                    "Fn::Sub": "#!/bin/bash\ncat >> /etc/ecs/ecs.config <<EOF\nECS_CLUSTER=${SmtpCluster}\n"
+                    "ECS_ENABLE_TASK_IAM_ROLE_NETWORK_HOST=true\nEOF\n"
+                }
             },
             "Tags": [{"Key": "Name", "Value": {"Fn::Sub": "${AWS::StackName}-relay-host"}}],
         },

@@ -18,6 +18,7 @@ from tests.e2e.ip_pool_support import unused_loopback_ip
 from tests.e2e.sending_support import accepted, drain, events_of, mail_for, mail_to, recipient, settle, verified_sender
 from tests.e2e.support import Api, assert_error, make_account, run_cli
 from tests.e2e.test_smtp_submission import client, mail, submit
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -157,7 +158,8 @@ def test_an_smtp_submission_names_its_pool_in_x_svc_ip_pool(runtime: Any) -> Non
 def test_a_warming_pool_overflows_on_day_1_and_carries_more_on_day_5(runtime: Any) -> None:
     """One address on its ramp: day 1 carries WARMUP_RAMP[0] copies, the rest leave from the shared
     pool (here the host's own address) and say so on their events; four days later (the movable
-    clock) the same batch goes all through the warming pool."""
+    clock) the same batch goes all through the warming pool; the ip_pool metrics breakdown counts the
+    overflow as a row of its own."""
     sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
     api = sender.live
     pool = api.post("/v3/ip-pools", json={"name": "warming", "type": "warming", "default": True}).json()
@@ -187,6 +189,16 @@ def test_a_warming_pool_overflows_on_day_1_and_carries_more_on_day_5(runtime: An
     second = batch()
     peers = Counter(copy["peer"] for message_id in second for copy in mail_for(runtime, message_id))
     assert peers == Counter({ip: cap + extra})
+
+    # The overflow is a metrics dimension: the ip_pool breakdown's `<pool>:overflow` row.
+    def rows() -> dict[str, int]:
+        found = api.get("/v3/metrics/breakdown", params={"dimension": "ip_pool"})
+        assert found.status_code == 200, found.text
+        sent = {row["key"]: row["sent"] for row in found.json()["data"]}
+        assert sent == {pool["id"]: 2 * cap + extra, f"{pool['id']}:overflow": extra}, sent
+        return sent
+
+    eventually(rows, 30, waiting_for="the roll-ups to count the pool's copies")
 
 
 def test_a_list_send_leaves_from_its_pools_address(runtime: Any) -> None:

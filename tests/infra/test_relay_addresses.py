@@ -127,6 +127,7 @@ def test_the_relay_host_runs_the_relay_task_in_host_network_mode(template: dict[
     assert service["Cluster"] == {"Ref": "SmtpCluster"}
     user_data = resources["RelayHost"]["Properties"]["UserData"]["Fn::Base64"]["Fn::Sub"]
     assert "ECS_CLUSTER=${SmtpCluster}" in user_data
+    assert "ECS_ENABLE_TASK_IAM_ROLE_NETWORK_HOST=true" in user_data  # the task's role in host network mode
     registration = resources["RelayHostProbeRegistration"]["Properties"]
     assert registration["ServiceId"] == {"Fn::GetAtt": ["RelayProbeDiscovery", "Id"]}
 

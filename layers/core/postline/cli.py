@@ -205,6 +205,12 @@ def _parser() -> argparse.ArgumentParser:
         help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
     )
     pack.add_argument("account_id")
+    reputation_now = metrics.add_parser(
+        "reputation",
+        help="score an account's domains, IP pools and addresses now, as the roll-ups do at most every 5 minutes",
+    )
+    reputation_now.add_argument("account_id")
+    reputation_now.add_argument("--mode", choices=["live", "test"], default="live", help="which mail (default: live)")
     console = commands.add_parser("console", help="the cloud console's users").add_subparsers(
         dest="action", required=True
     )
@@ -280,6 +286,10 @@ def run(args: argparse.Namespace) -> None:
         _backfill_event_keys(args.segments)
     elif args.command == "metrics" and args.action == "pack":
         _pack_metrics(args.account_id)
+    elif args.command == "metrics" and args.action == "reputation":
+        snapshot = metrics_root.reputation_service().evaluate(args.account_id, args.mode)
+        _print({"account_id": args.account_id, "mode": args.mode, "domains": snapshot.domains,
+                "ip_pools": snapshot.pools, "ips": snapshot.ips})  # fmt: skip
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "retention":

@@ -213,7 +213,9 @@ RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress, RelaySources)  # Egress
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
-    "metrics": (Events,),  # and Counters, which every command reads
+    # and Counters, which every command reads; Notifications: `metrics reputation` tells the owner of a
+    # live domain or pool that crossed the danger line, as the roll-up consumer does
+    "metrics": (Events, Notifications),
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     # run: puts a report job on the relay queue, as the daily schedule does; dkim: the reports' key
     "tlsrpt": (RelayQueue, ContentKey, TlsReports, Dns),

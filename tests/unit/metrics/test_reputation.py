@@ -155,6 +155,13 @@ def test_only_sends_bounces_and_complaints_with_a_source_count_in_its_series() -
     for kind in (EventType.SENT, EventType.BOUNCED, EventType.COMPLAINED):
         plan = contribution(_event(kind, ip_pool="pool-1"))
         assert plan is not None and [s for s in plan.series if s.startswith("sending_ip#")] == ["sending_ip#pool-1#"]
+    # The ip_pool dimension: the pool a copy went through, or the warming pool it overflowed from.
+    through = contribution(_event(EventType.SENT, ip_pool="pool-1", ip="10.0.0.1"))
+    assert through is not None and "ip_pool#pool-1" in through.series
+    overflowed = contribution(_event(EventType.SENT, ip_pool="shared-1", ip="10.0.0.9", ip_pool_overflow="pool-1"))
+    assert overflowed is not None and [s for s in overflowed.series if s.startswith("ip_pool#")] == [
+        "ip_pool#pool-1:overflow"
+    ]
     # an open's `ip` is the reader's, not a source
     opened = contribution(_event(EventType.OPENED, ip="203.0.113.9", user_agent="Mozilla/5.0 Safari"))
     assert opened is not None and not any(s.startswith("sending_ip#") for s in opened.series)
