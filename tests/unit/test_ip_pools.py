@@ -199,17 +199,20 @@ def test_with_ses_the_source_is_the_pools_configuration_set_and_its_reports_map_
     ses_pool = pools.service.create(pools.principal(pro), IpPoolCreate(name="ses", type=PoolType.WARMING))
     stored = pools.store.get_pool(pro.id, ses_pool.id)
     assert stored is not None
-    pools.store.pools[(pro.id, ses_pool.id)] = stored.model_copy(update={"ses_configuration_set": "postline-x"})
+    pools.store.pools[(pro.id, ses_pool.id)] = stored.model_copy(
+        update={"ses_configuration_set": f"postline-{ses_pool.id}"}
+    )
     pools.admin.allocate("127.0.0.42", account_id=pro.id, pool_id=ses_pool.id)
     picker = SourcePicker(pools=pools.store, warmup=InMemoryWarmupCounts(), ses=True)
 
-    assert picker.pick(pro.id, "ses", "m1:a", TODAY) == Source(ses_pool.id, None, None, "postline-x")
+    assert picker.pick(pro.id, "ses", "m1:a", TODAY) == Source(ses_pool.id, None, None, f"postline-{ses_pool.id}")
     for reference in ("relayed", None):  # no configuration set of its own: the deployment's
         assert picker.pick(pro.id, reference, "m1:a", TODAY) is None
-    assert picker.pool_of_configuration_set(pro.id, "postline-x") == ses_pool.id
+    assert picker.pool_of_configuration_set(pro.id, f"postline-{ses_pool.id}") == ses_pool.id
     assert picker.pool_of_configuration_set(pro.id, "postline") is None
+    assert picker.pool_of_configuration_set(pro.id, f"postline-{relayed.id}") is None  # no set of its own
     other = pools.world.account(plan=Plan.PROFESSIONAL)
-    assert picker.pool_of_configuration_set(other.id, "postline-x") is None  # another account's pool
+    assert picker.pool_of_configuration_set(other.id, f"postline-{ses_pool.id}") is None  # another account's pool
 
 
 def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools: Pools) -> None:

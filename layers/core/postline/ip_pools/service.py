@@ -34,6 +34,7 @@ from postline.ip_pools.domain import (
 )
 from postline.ip_pools.models import Ip, IpAssign, IpPool, IpPoolCreate, IpPoolUpdate, ips_of, pool_view
 from postline.ip_pools.ports import IpPoolStore, PoolReputations, SesPools, WarmupCounts
+from postline.ip_pools.ses import PREFIX as SES_PREFIX
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -356,7 +357,10 @@ class SourcePicker:
     def pool_of_configuration_set(self, account_id: str, name: str) -> str | None:
         """The account's pool whose SES configuration set is `name` (what SES's reports name in the
         `ses:configuration-set` tag: delivery/ports.py SesPools), None for any other set."""
-        return next((p.id for p in self._pools.list_pools(account_id) if p.ses_configuration_set == name), None)
+        if not name.startswith(SES_PREFIX):  # a pool's set is named after it: one read, and only for those
+            return None
+        pool = self._pools.get_pool(account_id, name.removeprefix(SES_PREFIX))
+        return pool.id if pool is not None and pool.ses_configuration_set == name else None
 
     def exists(self, account_id: str, reference: str) -> bool:
         """Whether a send's ip_pool names the account's pool or a platform pool (sending/ports.py IpPoolNames)."""
