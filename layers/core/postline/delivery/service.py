@@ -249,7 +249,7 @@ class Dispatcher:
                 check = self._keep_copy(message, content, parcel, signer, check)
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
-            if parcel.source_ip is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
+            if parcel.ip_pool is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
                 source = {
                     "ip_pool": parcel.ip_pool,
                     "ip": parcel.source_ip,
