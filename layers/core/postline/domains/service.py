@@ -339,6 +339,10 @@ class DomainService:
             deleted += 1
         return deleted
 
+    def count_domains(self, account_id: str) -> int:
+        """A deleted subaccount's purge counts its domains before deleting them."""
+        return len(self._domains.list_domains(account_id))
+
     def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
         """The operator's forced check of one domain."""
         return self._write(account_id, domain_id, self._checking(Actor.staff()))
