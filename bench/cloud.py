@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -189,16 +190,19 @@ class _Sizes:
     UpdateItem is billed for the whole item, which only an earlier write or read of it shows."""
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[str, str], int] = {}
+        self._by_key: dict[tuple[str, str], Mapping[str, Any]] = {}
         self._by_table: dict[str, list[int]] = defaultdict(list)
 
     def saw(self, table: str, item: Mapping[str, Any]) -> None:
-        size = item_bytes(item)
-        self._by_key[(table, _key_of(item))] = size
-        self._by_table[table].append(size)
+        self._by_key[(table, _key_of(item))] = item
+        self._by_table[table].append(item_bytes(item))
 
     def of(self, table: str, key: Mapping[str, Any]) -> int:
-        return self._by_key.get((table, _key_of(key)), 0)
+        return item_bytes(self.item(table, key))
+
+    def item(self, table: str, key: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The item as last seen ({} when never seen)."""
+        return self._by_key.get((table, _key_of(key)), {})
 
     def mean(self, table: str) -> int:
         sizes = self._by_table.get(table)
@@ -209,8 +213,11 @@ def _key_of(item: Mapping[str, Any]) -> str:
     return json.dumps({name: item[name] for name in ("pk", "sk") if name in item}, sort_keys=True, default=str)
 
 
-def usage_of(calls: Iterable[Call], *, ses_messages: int = 0) -> Usage:
-    """The billable units of these calls (and of `ses_messages` messages sent through SES)."""
+def usage_of(
+    calls: Iterable[Call], *, ses_messages: int = 0, indexes: Mapping[str, tuple[Index, ...]] | None = None
+) -> Usage:
+    """The billable units of these calls (and of `ses_messages` messages sent through SES); with the
+    template's `indexes` (table_indexes), the global secondary indexes' writes too."""
     calls = list(calls)
     sizes = _Sizes()
     for call in calls:  # sizes first: an update before the recording's read of the same item is still priced
@@ -224,6 +231,8 @@ def usage_of(calls: Iterable[Call], *, ses_messages: int = 0) -> Usage:
         usage.calls[call.name] = usage.calls.get(call.name, 0) + 1
         for unit, value in _units(call, sizes).items():
             usage.count(unit, value)
+        if indexes and call.service == "dynamodb":
+            usage.count("dynamodb.write_unit", _index_write_units(call, sizes, indexes))
     if ses_messages:
         usage.calls["ses.SendRawEmail"] = usage.calls.get("ses.SendRawEmail", 0) + ses_messages
         usage.count("ses.message", ses_messages)
@@ -321,6 +330,61 @@ def _dynamodb_units(
     return {"dynamodb.write_unit": writes, "dynamodb.read_unit": reads}
 
 
+def _index_write_units(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[Index, ...]]) -> float:
+    """The writes DynamoDB makes to the global secondary indexes of the items this call writes: a put
+    or delete of an item holding an index's keys is a write of its projection there; an update is one
+    when it changes a projected attribute, two (a delete and a put) when it changes the index's key.
+    Not doubled in a transaction: only the base table's writes are (an assumption the pricing page
+    does not settle)."""
+    operation, params = call.operation, call.params
+    writes: list[tuple[str, str, Mapping[str, Any]]] = []  # (table, kind, params of one item's write)
+    if operation == "PutItem":
+        writes.append((params["TableName"], "Put", params))
+    elif operation in ("UpdateItem", "DeleteItem"):
+        writes.append((params["TableName"], operation.removesuffix("Item"), params))
+    elif operation == "BatchWriteItem":
+        for table, requests in params["RequestItems"].items():
+            for request in requests:
+                ((kind, body),) = request.items()
+                writes.append((table, kind.removesuffix("Request"), body))
+    elif operation == "TransactWriteItems":
+        for entry in params["TransactItems"]:
+            ((kind, body),) = entry.items()
+            if kind != "ConditionCheck":
+                writes.append((body["TableName"], kind, body))
+    units = 0.0
+    for table, kind, body in writes:
+        table_indexes = next((found for name, found in indexes.items() if table.endswith(name)), ())
+        if kind == "Put":
+            units += sum(
+                _write_units(i.projected_bytes(body["Item"])) for i in table_indexes if _holds(body["Item"], i)
+            )
+            continue
+        stored = sizes.item(table, body["Key"])
+        if kind == "Delete":
+            units += sum(_write_units(i.projected_bytes(stored)) for i in table_indexes if _holds(stored, i))
+            continue
+        touched = _named(body)
+        for index in table_indexes:
+            if touched & set(index.keys):  # its key moves: out of the index under the old key, in under the new
+                units += (2 if _holds(stored, index) else 1) * _write_units(index.projected_bytes(stored))
+            elif _holds(stored, index) and (index.projection == "ALL" or touched & index.include):
+                units += _write_units(index.projected_bytes(stored))
+    return units
+
+
+def _holds(item: Mapping[str, Any], index: Index) -> bool:
+    return all(key in item for key in index.keys)
+
+
+def _named(update: Mapping[str, Any]) -> set[str]:
+    """The attribute names an update expression writes (by placeholder or as written)."""
+    expression = re.sub(r":\w+", " ", str(update.get("UpdateExpression", "")))  # values, not names
+    names = update.get("ExpressionAttributeNames", {})
+    words = set(re.findall(r"#?[A-Za-z_][A-Za-z0-9_]*", expression)) - {"SET", "REMOVE", "ADD", "DELETE"}
+    return {names.get(word, word) for word in words}
+
+
 def _sqs_requests(operation: str, params: dict[str, Any]) -> int:
     if operation == "SendMessage":
         return max(1, math.ceil(len(params["MessageBody"].encode()) / 65_536))
@@ -389,6 +453,46 @@ def function_memory(template: Path) -> dict[str, int]:
     }
 
 
+@dataclass(frozen=True)
+class Index:
+    """A global secondary index: DynamoDB writes it, billed as a write of the projected item, for
+    every base-table write of an item holding its key attributes (and a delete for one that held them)."""
+
+    name: str
+    keys: tuple[str, ...]  # the index's key attributes
+    projection: str  # ALL, KEYS_ONLY or INCLUDE
+    include: frozenset[str] = frozenset()
+
+    def projected_bytes(self, item: Mapping[str, Any]) -> int:
+        if self.projection == "ALL":
+            return item_bytes(item)
+        kept = {*self.keys, "pk", "sk", *self.include}
+        return item_bytes({name: value for name, value in item.items() if name in kept})
+
+
+def table_indexes(template: Path) -> dict[str, tuple[Index, ...]]:
+    """Each table's global secondary indexes in the template, by logical id (a deployed table's name
+    ends with it, as the embedded runtime names them)."""
+    document = yaml.safe_load(template.read_text())
+    indexes: dict[str, tuple[Index, ...]] = {}
+    for name, resource in document["Resources"].items():
+        if resource.get("Type") != "AWS::DynamoDB::Table":
+            continue
+        found = []
+        for index in resource.get("Properties", {}).get("GlobalSecondaryIndexes", []):
+            projection = index.get("Projection", {})
+            found.append(
+                Index(
+                    index["IndexName"],
+                    tuple(key["AttributeName"] for key in index["KeySchema"]),
+                    projection.get("ProjectionType", "ALL"),
+                    frozenset(projection.get("NonKeyAttributes", [])),
+                )
+            )
+        indexes[name] = tuple(found)
+    return indexes
+
+
 def function_of(thread: str, memory: Mapping[str, int]) -> str | None:
     """The function a call's thread ran in: the embedded runtime names an invocation's thread
     "<caller> > <stack>-<LogicalId>" (and a request's workers add "> part_N")."""
@@ -436,9 +540,10 @@ def model(
     *,
     api_requests: int = 0,
     ses_messages: int = 0,
+    indexes: Mapping[str, tuple[Index, ...]] | None = None,
 ) -> Modeled:
-    """An operation's recorded calls, modeled in AWS."""
-    usage = usage_of(calls, ses_messages=ses_messages)
+    """An operation's recorded calls, modeled in AWS (`indexes`: the template's, table_indexes)."""
+    usage = usage_of(calls, ses_messages=ses_messages, indexes=indexes)
     lambdas, counts = lambda_usage(calls, memory)
     usage.add(lambdas)
     if api_requests:

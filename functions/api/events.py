@@ -15,9 +15,8 @@ from postline.events.query import DEFAULT_LIMIT, MAX_LIMIT, PublicEventType, eve
 from postline.exports.models import EventExportAccepted, EventExportRequest, ExportJobView
 from postline.http import params
 from postline.http.app import lambda_handler
-from postline.http.context import principal
 from postline.http.errors import query_timeout_response
-from postline.http.subaccount import SubaccountFilter, principal_in
+from postline.http.subaccount import SubaccountFilter, acting_in, principal_in
 from postline.wiring import events, exports
 
 router = Router()
@@ -69,20 +68,24 @@ def list_events(
     summary="Export events as CSV",
     description="Starts a CSV export of a window within retention (columns id, type, message_id, recipient, "
     "timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of a "
-    "new one. More than 1,000,000 rows fails the export.",
+    "new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one of its "
+    "subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).",
     tags=["Events"],
     responses={202: {"description": "Accepted.", "content": {"application/json": {"model": EventExportAccepted}}}},
 )
-def export_events(request: Annotated[EventExportRequest, Body()]) -> Response[EventExportAccepted]:
-    accepted = exports.export_service().start(principal(), request)
+def export_events(
+    request: Annotated[EventExportRequest, Body()], subaccount: SubaccountFilter = None
+) -> Response[EventExportAccepted]:
+    accepted = exports.export_service().start(acting_in(subaccount), request)
     return Response(status_code=202, content_type="application/json", body=accepted)
 
 
 @router.get("/v3/events/export/<id>", summary="Get an event export", tags=["Events"])
 def get_event_export(
     id: Annotated[str, Path(min_length=1, max_length=64, description="The export's id.")],
+    subaccount: SubaccountFilter = None,
 ) -> ExportJobView:
-    return exports.export_service().get(principal(), id)
+    return exports.export_service().get(principal_in(subaccount), id)
 
 
 SETTINGS = wiring.cold_start(__file__)  # what its routes read (postline/deployment.py), loaded now

@@ -146,6 +146,24 @@ def test_a_domain_verified_by_another_container_sends_at_once(
     assert sender.verified_domain(account.id, domain.domain) is not None
 
 
+def test_an_unshare_by_another_container_is_read_at_once_by_current_domain(
+    stack: InProcessStack, store: DynamoSendingDomains, account: Account
+) -> None:
+    # The owner's own sends keep the cache (verified_domain); another workspace's screening reads
+    # current_domain, which sees the unshare the domains route's container (`store`) wrote.
+    sender = DynamoSendingDomains(
+        stack.client("dynamodb"), stack.env["RESOURCES_TABLE"], stack.client("kms"), stack.env["CONTENT_KEY_ID"]
+    )
+    domain = _domain(account, status=DomainStatus.VERIFIED, shared_with_company=True)
+    store.create_domain(domain, max_domains=5, audit=_audit(account.id))
+    assert sender.verified_domain(account.id, domain.domain).shared_with_company  # type: ignore[union-attr]
+    unshared = domain.model_copy(update={"shared_with_company": False})
+    assert store.save_domain(unshared, expected_revision=0, audit=None)
+    current = sender.current_domain(account.id, domain.domain)
+    assert current is not None and not current.shared_with_company
+    assert sender.verified_domain(account.id, domain.domain) is not None  # the owner's own: still verified
+
+
 def test_grants_to_outside_accounts_are_written_and_revoked_with_the_domain(
     stack: InProcessStack, store: DynamoSendingDomains, account: Account
 ) -> None:
@@ -162,6 +180,10 @@ def test_grants_to_outside_accounts_are_written_and_revoked_with_the_domain(
     revoked = granted.model_copy(update={"external_accounts": [other]})
     assert store.save_domain(revoked, expected_revision=1, audit=None, revoked=[grantee])
     assert store.granted_domain(grantee, domain.domain) is None and store.granted_domains(grantee) == []
+    # Its item stays, marked revoked: a message accepted under the grant still finds the owner's key.
+    kept = store.granted_domain(grantee, domain.domain, revoked_too=True)
+    assert kept is not None and (kept.account_id, kept.dkim_private_key) == (account.id, PEM)
+    assert store.granted_domain(f"acct_{uuid.uuid4().hex}", domain.domain, revoked_too=True) is None
     # A grant item the domain's list no longer names grants nothing (the list is the authority).
     assert store.save_domain(revoked.model_copy(update={"external_accounts": []}), expected_revision=2, audit=None)
     assert store.granted_domain(other, domain.domain) is None

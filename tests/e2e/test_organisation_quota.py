@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from postline import cli
 from postline.accounts.domain import PLAN_LIMITS, Plan
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.usage.domain import day_key, month_key
@@ -124,3 +125,49 @@ def test_payg_credits_are_spent_past_the_plans_allowance_and_a_top_up_lifts_the_
     run_cli(runtime, "account", "grant-credits", account.id, "1")
     assert send().status_code == 202
     assert usage.counter_store().credits(account.id) == 0
+
+
+def test_the_operator_moves_a_subaccount_between_the_pool_and_its_own_plan(
+    runtime: Any, runtime_api: Api, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`postline account set-quota-source`: the first as an operator runs it, the rest in-process."""
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(parent.live_key)
+    created = api.post("/v3/subaccounts", json={"name": "Own", "slug": "own"})
+    assert created.status_code == 201, created.text
+    sub = created.json()["id"]
+    domain = _domain(sub)
+
+    def as_own(method: str, path: str, **kwargs: Any) -> Any:
+        return api.request(method, path, headers={"On-Behalf-Of": "own"}, **kwargs)
+
+    body = {"from": f"hi@{domain}", "to": [recipient()], "subject": "S", "text": "t"}
+    pooled = api.get("/v3/usage").json()["emails"]["used"]
+    moved = run_cli(runtime, "account", "set-quota-source", sub, "own_plan")
+    assert moved == {"id": sub, "quota_source": "own_plan", "parent_account_id": parent.id}
+    assert as_own("POST", "/v3/messages", json=body).status_code == 202
+    seen = as_own("GET", "/v3/usage").json()
+    assert (seen["quota_source"], seen["plan"], seen["emails"]["limit"], seen["emails"]["used"]) == (
+        "own_plan",
+        "free",
+        PLAN_LIMITS[Plan.FREE].monthly_emails,
+        1,
+    )
+    assert api.get("/v3/usage").json()["emails"]["used"] == pooled  # not the pool's
+
+    assert cli.main(["account", "set-quota-source", sub, "shared_pool"]) == 0
+    assert as_own("POST", "/v3/messages", json=body).status_code == 202
+    seen = as_own("GET", "/v3/usage").json()
+    assert (seen["quota_source"], seen["emails"]["limit"], seen["emails"]["used"]) == (
+        "shared_pool",
+        PLAN_LIMITS[Plan.PROFESSIONAL].monthly_emails,
+        pooled + 1,
+    )
+    [entry, *_] = [
+        e for e in as_own("GET", "/v3/audit").json()["items"] if e["action"] == "account.quota_source_changed"
+    ]
+    assert entry["details"] == "quota source shared_pool"
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit, match="not a subaccount"):
+        cli.main(["account", "set-quota-source", parent.id, "shared_pool"])

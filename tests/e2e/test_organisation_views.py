@@ -6,14 +6,17 @@ subaccount's own key is refused (404 / 403 organisation_only)."""
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import timedelta
 from typing import Any
 
 import pytest
+import requests
 
 from postline.accounts.domain import Plan
 from postline.keys.access import Environment, Scope
-from tests.e2e.sending_support import accepted, iso, message, now, recipient, settle
+from tests.e2e.sending_support import accepted, drain, iso, message, now, recipient, settle
 from tests.e2e.support import Api, assert_error, make_account, make_key
 from tests.support import eventually
 
@@ -112,3 +115,59 @@ def test_the_organisation_reads_a_subaccounts_events_and_metrics_only_by_asking(
     assert sum(point["sent"] for point in grouped.json()["data"]) == 3
     sums = {g["key"]: sum(p["sent"] for p in g["data"]) for g in grouped.json()["groups"]}
     assert sums == {acme_id: 2, globex_id: 1}
+
+
+def test_the_organisation_exports_a_subaccounts_events_with_the_filter(runtime: Any, runtime_api: Api) -> None:
+    """POST /v3/events/export?subaccount=: the export is the subaccount's (its events only, read back
+    with the same filter, 404 without it), audited in its log and, as a write on its behalf, in the
+    organisation's; another organisation and a subaccount's own key are refused."""
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(parent.test_key)
+    live = runtime_api.with_key(parent.live_key)
+    for slug in ("acme", "globex"):
+        assert live.post("/v3/subaccounts", json={"name": slug.title(), "slug": slug}).status_code == 201
+    sent = {
+        slug: str(
+            accepted(
+                api.post(
+                    "/v3/messages", json=message("hi@org-export.test", recipient()), headers={"On-Behalf-Of": slug}
+                )
+            )["id"]
+        )
+        for slug in ("acme", "globex")
+    }
+    settle(runtime, *sent.values())
+    window = {"since": iso(now(runtime) - timedelta(hours=1)), "until": iso(now(runtime))}
+
+    started = api.post("/v3/events/export", json=window, params={"subaccount": "acme"})
+    assert started.status_code == 202, started.text
+    export_id = started.json()["export_id"]
+    assert_error(api.get(f"/v3/events/export/{export_id}"), 404, "not_found")  # not the organisation's own
+
+    def ended() -> dict[str, Any]:
+        drain(runtime)
+        job: dict[str, Any] = api.get(f"/v3/events/export/{export_id}", params={"subaccount": "acme"}).json()
+        assert job["status"] == "completed", job
+        return job
+
+    job = eventually(ended, 30, waiting_for=f"export {export_id} to complete")
+    rows = list(csv.DictReader(io.StringIO(requests.get(job["download_url"], timeout=10).text)))
+    assert rows and {row["message_id"] for row in rows} == {sent["acme"]}
+
+    entries = {
+        "acme": live.get("/v3/audit", headers={"On-Behalf-Of": "acme"}).json()["items"],
+        "organisation": live.get("/v3/audit").json()["items"],
+    }
+    [in_acme] = [e for e in entries["acme"] if e["action"] == "events.exported"]
+    [copied] = [e for e in entries["organisation"] if e["action"] == "events.exported"]
+    assert in_acme["target"] == copied["target"] == export_id
+    assert copied["details"].startswith("on behalf of subaccount acme")
+
+    other = runtime_api.with_key(make_account(plan=Plan.PROFESSIONAL).test_key)
+    assert_error(other.post("/v3/events/export", json=window, params={"subaccount": "acme"}), 404, "not_found")
+    acme_key = live.request("POST", "/v3/keys", json={"name": "acme"}, headers={"On-Behalf-Of": "acme"}).json()["key"]
+    assert_error(
+        runtime_api.with_key(acme_key).post("/v3/events/export", json=window, params={"subaccount": "globex"}),
+        403,
+        "organisation_only",
+    )

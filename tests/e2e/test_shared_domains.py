@@ -2,27 +2,33 @@
 verified domain (the operator's `postline domain share`); a subaccount lists it read-only with its
 owner's name, sends live from it (delivered to the mail sink, DKIM d= the shared domain, the owner's
 return-path), and gets 403 shared_domain_owner_only for the owner's actions; another organisation
-and an unshared domain stay 404 / domain_not_verified."""
+and an unshared domain stay 404 / domain_not_verified; unsharing, written by another function
+instance, refuses the next send at once while messages already accepted still go."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from postline.accounts.domain import Plan
+from postline.config import ContentKey, Resources
 from postline.domains.domain import DomainStatus, SendingDomain
 from postline.domains.service import OWNER_ONLY
+from postline.domains.store import DynamoSendingDomains
 from postline.wiring import domains
+from postline.wiring.registry import client, settings
 from tests.e2e.sending_support import (
     DKIM_SELECTOR,
     accepted,
     dkim_private_pem,
     events_of,
     has_types,
+    iso,
     mail_for,
+    now,
     parse,
     recipient,
     settle,
@@ -143,3 +149,55 @@ def test_the_owner_shares_through_the_api_with_its_company_and_grants_an_outside
     found = events_of(refused["id"], until=has_types("queued", "rejected"))
     assert [e.data for e in found if e.type.value == "rejected"] == [{"reason": "domain_not_verified"}]
     assert_error(outside.get(f"/v3/domains/{owned.id}"), 404, "not_found")
+
+
+def test_unsharing_refuses_the_next_send_at_once_and_an_accepted_message_still_goes(
+    runtime: Any, runtime_api: Api
+) -> None:
+    """The unshare is written by another function instance (the domains route's container, or the
+    operator's CLI) than the one that screens sends, so only the store's own reads can see it: the
+    sender's cache of the owner's domain must not keep the share alive."""
+    parent = make_account(plan=Plan.PROFESSIONAL)
+    api = runtime_api.with_key(parent.live_key)
+    assert api.post("/v3/subaccounts", json={"name": "Initech", "slug": "initech"}).status_code == 201
+    outsider = make_account(plan=Plan.PROFESSIONAL)
+    outside = runtime_api.with_key(outsider.live_key)
+    owned = _verified_domain(parent.id)
+    body = {"from": f"hi@{owned.domain}", "to": [recipient()], "subject": "S", "text": "t"}
+
+    def as_initech(method: str, path: str, **kwargs: Any) -> Any:
+        return api.request(method, path, headers={"On-Behalf-Of": "initech"}, **kwargs)
+
+    shared = api.patch(
+        f"/v3/domains/{owned.id}", json={"shared_with_company": True, "external_accounts": [outsider.id]}
+    )
+    assert shared.status_code == 200, shared.text
+    sends = (lambda **extra: as_initech("POST", "/v3/messages", json={**body, **extra}),
+             lambda **extra: outside.post("/v3/messages", json={**body, **extra}))  # fmt: skip
+    delivered = [accepted(send())["id"] for send in sends]  # the sender's instance now holds the domain
+    settle(runtime, *delivered)
+    later = iso(now(runtime) + timedelta(hours=2))
+    scheduled = [accepted(send(send_at=later))["id"] for send in sends]  # accepted, not yet sent
+
+    elsewhere = DynamoSendingDomains(
+        client("dynamodb"), settings(Resources).table, client("kms"), settings(ContentKey).key_id
+    )
+    current = elsewhere.get_domain(parent.id, owned.id)
+    assert current is not None
+    unshared = current.model_copy(update={"shared_with_company": False, "external_accounts": []})
+    assert elsewhere.save_domain(unshared, expected_revision=current.revision, audit=None, revoked=[outsider.id])
+
+    # The very next send of each is refused: no cache lets it through.
+    for send in sends:
+        refused = accepted(send())
+        found = events_of(refused["id"], until=has_types("queued", "rejected"))
+        assert [e.data for e in found if e.type.value == "rejected"] == [{"reason": "domain_not_verified"}]
+
+    # What was accepted while shared still goes, signed as the owner's, under its return-path.
+    runtime.advance(timedelta(hours=2, minutes=1).total_seconds())
+    assert set(settle(runtime, *scheduled).values()) == {"delivered"}
+    for message_id in scheduled:
+        [copy] = mail_for(runtime, message_id)
+        assert f"d={owned.domain}" in str(parse(copy)["DKIM-Signature"]).replace(" ", "")
+        assert copy["mail_from"].endswith(f"@{owned.return_path_host}")
+    assert_error(outside.get(f"/v3/domains/{owned.id}"), 404, "not_found")  # the revoked grant shows nothing

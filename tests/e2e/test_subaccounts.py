@@ -17,6 +17,7 @@ import pytest
 
 from postline.accounts.domain import PLAN_LIMITS, Plan
 from postline.domains.domain import DomainStatus, SendingDomain
+from postline.http import app as http_app
 from postline.keys.access import Scope
 from postline.wiring import domains
 from tests.e2e.sending_support import (
@@ -253,6 +254,39 @@ def test_writes_are_audited_in_both_logs_and_on_behalf_in_the_subaccounts(org: O
         org.subs["acme"]["id"],
     )
     assert entry["actor_id"] == whoami["api_key"]["id"]  # the organisation's key did it
+
+
+class _LostWrites:
+    """An audit store whose separate writes are lost (a write after the change: the process ended)."""
+
+    def record(self, entry: object) -> None:
+        raise ConnectionError("the process ended before this write")
+
+
+def test_the_organisations_copy_is_written_in_the_transaction_of_the_write_on_behalf(
+    org: Organisation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No separate write after the change is needed: the copy went with it. A template (its create,
+    update and delete each one transaction with its entry) and a key made on behalf."""
+    monkeypatch.setattr(http_app.audit, "audit_store", _LostWrites)
+    acme = org.on_behalf("acme")
+    template = acme("POST", "/v3/templates", json={"name": "t", "subject": "s"}).json()["id"]
+    assert acme("PATCH", f"/v3/templates/{template}", json={"name": "renamed"}).status_code == 200
+    key = acme("POST", "/v3/keys", json={"name": "acme app"}).json()["id"]
+    monkeypatch.undo()
+    ours = [e for e in org.api.get("/v3/audit").json()["items"] if e["target"] in (template, key)]
+    theirs = [e for e in acme("GET", "/v3/audit").json()["items"] if e["target"] in (template, key)]
+    assert (
+        [e["action"] for e in ours]
+        == [e["action"] for e in theirs]
+        == [
+            "key.created",
+            "template.updated",
+            "template.created",
+        ]
+    )
+    assert all(e["details"].startswith("on behalf of subaccount acme") for e in ours)
+    assert [e["created_at"] for e in ours] == [e["created_at"] for e in theirs]
 
 
 def test_a_write_on_behalf_is_also_in_the_organisations_log_saying_who_and_for_which_subaccount(

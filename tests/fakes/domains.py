@@ -47,6 +47,7 @@ class InMemoryDomains:
     def __init__(self) -> None:
         self.domains: dict[tuple[str, str], SendingDomain] = {}  # (account, name) -> domain
         self.audit: list[AuditEntry] = []
+        self.once_granted: set[tuple[str, str, str]] = set()  # (grantee, owner, name): grants since revoked too
 
     def get_domain(self, account_id: str, domain_id: str) -> SendingDomain | None:
         return next((d for d in self.list_domains(account_id) if d.id == domain_id), None)
@@ -79,6 +80,7 @@ class InMemoryDomains:
             update={"revision": expected_revision + 1, "sent_count": stored.sent_count}
         )
         self.audit.extend([audit] if audit else [])
+        self.once_granted.update((grantee, domain.account_id, domain.domain) for grantee in granted)
         return True
 
     def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None:
@@ -99,12 +101,21 @@ class InMemoryDomains:
         stored = self.domains[(account_id, domain)]
         self.domains[(account_id, domain)] = stored.model_copy(update={"sent_count": stored.sent_count + copies})
 
+    def current_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        return self.verified_domain(account_id, domain)
+
     def granted_domains(self, account_id: str) -> list[SendingDomain]:
         """Derived from each domain's own list (the store keeps an index of it)."""
         return [d.model_copy() for _, d in sorted(self.domains.items()) if account_id in d.external_accounts]
 
-    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
-        return next((d for d in self.granted_domains(account_id) if d.domain == domain and d.verified), None)
+    def granted_domain(self, account_id: str, domain: str, *, revoked_too: bool = False) -> SendingDomain | None:
+        found = next((d for d in self.granted_domains(account_id) if d.domain == domain and d.verified), None)
+        if found is None and revoked_too:
+            owners = sorted(
+                owner for grantee, owner, name in self.once_granted if (grantee, name) == (account_id, domain)
+            )
+            found = next((d for owner in owners if (d := self.verified_domain(owner, domain)) is not None), None)
+        return found
 
     def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
         due = [d for d in self.domains.values() if d.next_check_at is not None and d.next_check_at <= now]

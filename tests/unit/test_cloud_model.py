@@ -120,3 +120,51 @@ def test_each_invocation_is_one_lambda_request_with_its_workers() -> None:
     assert invocations == {"DispatcherFunction": 2}
     assert usage.units["lambda.request"] == 2
     assert usage.units["lambda.gb_second"] > 0
+
+
+_EVENTS = {
+    "EventsTable": (
+        cloud.Index("by_message", ("message_id", "sk"), "ALL"),
+        cloud.Index("by_type", ("type_key", "sk"), "KEYS_ONLY"),
+        cloud.Index("by_recipient", ("recipient_key", "sk"), "INCLUDE", frozenset({"status"})),
+    )
+}
+
+
+def test_an_items_writes_to_its_indexes_are_billed_as_the_projection_and_not_doubled() -> None:
+    event = {**_item(1500, "e"), "message_id": {"S": "m1"}, "type_key": {"S": "t"}}  # not in by_recipient
+    put = _call(
+        "dynamodb.TransactWriteItems", {"TransactItems": [{"Put": {"TableName": "st-EventsTable", "Item": event}}]}
+    )
+    bare = cloud.usage_of([put]).units["dynamodb.write_unit"]
+    indexed = cloud.usage_of([put], indexes=_EVENTS).units["dynamodb.write_unit"]
+    # by_message holds the whole item (2 units), by_type its keys (1); a transaction doubles neither
+    assert bare == 2 * 2
+    assert indexed == bare + 2 + 1
+    elsewhere = _call("dynamodb.PutItem", {"TableName": "st-OtherTable", "Item": event})
+    assert cloud.usage_of([elsewhere], indexes=_EVENTS).units["dynamodb.write_unit"] == 2
+
+
+def test_an_update_writes_an_index_when_it_changes_what_the_index_holds() -> None:
+    stored = {**_item(500, "e"), "message_id": {"S": "m1"}, "type_key": {"S": "t"}, "recipient_key": {"S": "r"}}
+    seen = _call("dynamodb.GetItem", {"TableName": "st-EventsTable", "Key": {}}, {"Item": stored})
+    key = {"pk": stored["pk"], "sk": stored["sk"]}
+
+    def update(expression: str, names: dict[str, str] | None = None) -> float:
+        params: dict[str, Any] = {"TableName": "st-EventsTable", "Key": key, "UpdateExpression": expression}
+        if names:
+            params["ExpressionAttributeNames"] = names
+        call = _call("dynamodb.UpdateItem", params)
+        return cloud.usage_of([seen, call], indexes=_EVENTS).units["dynamodb.write_unit"] - 1  # the base write
+
+    assert update("SET other = :v") == 1  # by_message (ALL) only
+    assert update("SET #s = :status", {"#s": "status"}) == 1 + 1  # and by_recipient, which includes it
+    assert update("SET type_key = :type_key") == 1 + 2  # by_type's key moves: a delete and a put there
+    delete = _call("dynamodb.DeleteItem", {"TableName": "st-EventsTable", "Key": key})
+    assert cloud.usage_of([seen, delete], indexes=_EVENTS).units["dynamodb.write_unit"] == 1 + 3
+
+
+def test_the_templates_indexes_are_read_from_it() -> None:
+    indexes = cloud.table_indexes(TEMPLATE)
+    assert [index.name for index in indexes["EventsTable"]] == ["by_message", "by_recipient", "by_type"]
+    assert indexes["EventsTable"][0].keys == ("message_id", "sk")

@@ -89,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     grant.add_argument("account_id")
     grant.add_argument("credits", type=int)
+    source = account.add_parser(
+        "set-quota-source", help="own_plan, or shared_pool (a subaccount: its organisation's pool); see grant-credits"
+    )
+    source.add_argument("account_id")
+    source.add_argument("source", choices=[QuotaSource.OWN_PLAN.value, QuotaSource.SHARED_POOL.value])
     storage = account.add_parser("set-storage-addon", help="hosted uploads' storage: none (100 MB), 10gb, 100gb")
     storage.add_argument("account_id")
     storage.add_argument("addon", type=StorageAddon, choices=list(StorageAddon))
@@ -265,6 +270,8 @@ def run(args: argparse.Namespace) -> None:
             _print(operator.set_rate_limit(args.account_id, per_minute))
         elif args.action == "set-storage-addon":
             _print(operator.set_storage_addon(args.account_id, args.addon))
+        elif args.action == "set-quota-source":
+            _print(_set_quota_source(operator, args.account_id, QuotaSource(args.source)))
         elif args.action == "grant-credits":
             _print(_grant_credits(operator, args.account_id, args.credits))
         elif args.action == "set-verify-before-send":
@@ -328,6 +335,18 @@ def _grant_credits(operator: OperatorService, account_id: str, credits: int) -> 
     balance = usage.counter_store().grant_credits(account_id, credits)
     account = operator.set_quota_source(account_id, QuotaSource.PAYG_CREDITS, f"granted {credits} credits")
     return {"id": account.id, "quota_source": account.quota_source.value, "credits": balance}
+
+
+def _set_quota_source(operator: OperatorService, account_id: str, source: QuotaSource) -> dict[str, object]:
+    """Whose quota the account's live sends draw from (usage/pool.py): a subaccount's organisation's
+    pool (shared_pool, a subaccount's default) or its own plan; credits left stay for a return to
+    payg_credits (grant-credits)."""
+    account = operator.get_account(account_id)  # 404 before anything is written
+    if source is QuotaSource.SHARED_POOL and account.parent_account_id is None:
+        raise SystemExit(f"{account_id} is not a subaccount: only a subaccount draws from an organisation's pool")
+    account = operator.set_quota_source(account_id, source, f"quota source {source.value}")
+    shown = {"id": account.id, "quota_source": account.quota_source.value}
+    return {**shown, "parent_account_id": account.parent_account_id}
 
 
 def _domain(args: argparse.Namespace) -> None:

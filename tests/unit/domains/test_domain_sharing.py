@@ -111,6 +111,26 @@ def test_sharing_with_the_company_through_the_api_reaches_every_workspace(shared
     assert not shared.sending.is_verified(sub.id, "brand.example")
 
 
+def test_delivery_still_signs_what_was_accepted_once_the_domain_is_unshared_or_the_grant_revoked(
+    shared: Shared,
+) -> None:
+    """Screening (a new send) follows the sharing as it is now; delivery (accepted=True) finds the
+    owner's domain for a message accepted while it was shared or granted, and counts it on the owner's."""
+    organisation = Organisation(accounts=shared.world.store, subaccounts=shared.world.subaccount_store)
+    delivery = OrganisationDomains(shared.domains, organisation, grants=shared.domains, accepted=True)
+    sub = shared.world.subaccounts.create(shared.owner, _sub("acme"))
+    outsider = shared.outsider.account.id
+    shared.share(shared_with_company=True, external_accounts=[outsider])
+    shared.share(shared_with_company=False, external_accounts=[])
+    for account_id in (sub.id, outsider):
+        assert not shared.sending.is_verified(account_id, "brand.example")
+        found = delivery.verified_domain(account_id, "brand.example")
+        assert found is not None and found.account_id == shared.owner.account.id
+        delivery.count_sent(account_id, "brand.example")
+    assert shared.domains.domains[(shared.owner.account.id, "brand.example")].sent_count == 2
+    assert delivery.verified_domain(shared.stranger.account.id, "brand.example") is None  # never shared with it
+
+
 def test_bad_sharing_requests_are_refused(shared: Shared) -> None:
     for fields, words in (
         ({"external_accounts": [shared.owner.account.id]}, "own account"),

@@ -28,12 +28,20 @@ class SendingDomains(Protocol):
 
 
 class DomainGrants(Protocol):
-    """Domains granted to outside accounts (external_accounts), as sending sees them."""
+    """Other accounts' domains as sending sees them: those shared with the company and those granted
+    to outside accounts (external_accounts). Read at once, never from a cache, so an unshare or a
+    revoked grant stops the next send."""
 
-    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+    def current_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        """The account's verified sending domain of that name as stored now (a consistent read, not a
+        cache), with its DKIM key; None otherwise."""
+        ...
+
+    def granted_domain(self, account_id: str, domain: str, *, revoked_too: bool = False) -> SendingDomain | None:
         """A verified domain of that name another account grants `account_id` sending from (its
         external_accounts name it), with the owner's DKIM key; None otherwise. Read at once: a
-        revoked grant stops new sends on the next one."""
+        revoked grant stops new sends on the next one. revoked_too: also one granted once and
+        revoked since (for delivering a message accepted under the grant)."""
         ...
 
 

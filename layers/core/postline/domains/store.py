@@ -3,7 +3,9 @@
 The DKIM private key is stored encrypted with KMS under the content key (a 2048-bit PEM is well
 inside KMS Encrypt's 4 KB) and never leaves the store in an API reply. The API's send screening
 only asks whether a domain is verified (no KMS call); the dispatcher decrypts the key once per
-container. Verified items are cached per container for a minute for those two reads.
+container. Verified items are cached per container for a minute for those two reads, which are an
+account's own domain; another account's domain it sends from (shared with the company or granted)
+is read at once (current_domain), so unsharing it stops the next send.
 
 The name is the sort key, so a name is unique in the account by construction; the API addresses
 a domain by its id, found with one Query of the account's domains (the plan bounds them, 100 at
@@ -13,10 +15,11 @@ by_next_check the scheduled re-check reads. `revision` guards against a check an
 over each other; `sent_count` is only ever ADDed to, by sending.
 
 A grant to an outside account (external_accounts) is an item in the grantee's partition,
-ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written and deleted in
-the transaction that changes the domain's list: the grantee finds what it may send from with one
-Query of its own partition, and the domain's own list stays the authority (a grant it no longer
-names grants nothing).
+ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written in the
+transaction that changes the domain's list: the grantee finds what it may send from with one Query
+of its own partition, and the domain's own list stays the authority (a grant it no longer names
+grants nothing). A revoked grant's item stays, marked `revoked`, so the grantee's messages accepted
+before still find the owner's DKIM key at delivery; deleting the domain deletes its current grants.
 """
 
 from __future__ import annotations
@@ -85,6 +88,14 @@ class DynamoSendingDomains:
             return None
         return self._domain(data)
 
+    def current_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+        """As verified_domain, from the table at once (for another workspace's send: the owner's
+        unshare, written by another container, must stop it at once)."""
+        data = self._item(account_id, domain, cached=False)
+        if data is None or data["status"] != DomainStatus.VERIFIED:
+            return None
+        return self._domain(data)
+
     def count_sent(self, account_id: str, domain: str, copies: int = 1) -> None:
         self._db.update_item(
             TableName=self._table,
@@ -94,9 +105,14 @@ class DynamoSendingDomains:
             ExpressionAttributeValues={":copies": {"N": str(copies)}},
         )
 
-    def granted_domain(self, account_id: str, domain: str) -> SendingDomain | None:
+    def granted_domain(self, account_id: str, domain: str, *, revoked_too: bool = False) -> SendingDomain | None:
         for owner_id, _ in self._grants(account_id, f"{GRANT}{domain.lower()}#"):
-            found = self.verified_domain(owner_id, domain)
+            if revoked_too:  # for a message accepted under the grant: the owner's domain as it is
+                found = self.verified_domain(owner_id, domain)
+                if found is not None:
+                    return found
+                continue
+            found = self.current_domain(owner_id, domain)
             if found is not None and account_id in found.external_accounts:
                 return found
         return None
@@ -117,10 +133,18 @@ class DynamoSendingDomains:
         items = (from_attrs(attrs) for page in pages for attrs in page["Items"])
         return [(str(item["owner_account_id"]), str(item["domain_id"])) for item in items]
 
-    def _grant_ops(self, domain: SendingDomain, granted: Sequence[str], revoked: Sequence[str]) -> list[dict[str, Any]]:
+    def _grant_ops(
+        self, domain: SendingDomain, granted: Sequence[str], revoked: Sequence[str], *, keep_revoked: bool = False
+    ) -> list[dict[str, Any]]:
+        """keep_revoked: a revoked grant's item stays, marked `revoked` (it grants nothing: the domain's
+        list is the authority), so the grantee's messages accepted under it still find the owner's key."""
         sk = grant_sk(domain.domain, domain.account_id)
-        data = to_attrs({"owner_account_id": domain.account_id, "domain_id": domain.id, "domain": domain.domain})
+        fields = {"owner_account_id": domain.account_id, "domain_id": domain.id, "domain": domain.domain}
+        data, gone = to_attrs(fields), to_attrs({**fields, "revoked": True})
         puts = [{"Put": {"TableName": self._table, "Item": {**key(account_pk(a), sk), **data}}} for a in granted]
+        if keep_revoked:
+            marks = [{"Put": {"TableName": self._table, "Item": {**key(account_pk(a), sk), **gone}}} for a in revoked]
+            return puts + marks
         deletes = [{"Delete": {"TableName": self._table, "Key": key(account_pk(a), sk)}} for a in revoked]
         return puts + deletes
 
@@ -195,7 +219,7 @@ class DynamoSendingDomains:
         ops = [
             update,
             *([audit_put(self._table, audit)] if audit else []),
-            *self._grant_ops(domain, granted, revoked),
+            *self._grant_ops(domain, granted, revoked, keep_revoked=True),
         ]
         # Tried for longer than botocore's retries on an error AWS calls transient: a scheduled check's
         # save follows the owner's warning (domains/service.py recheck_due), and a save that failed would
@@ -279,17 +303,18 @@ class DynamoSendingDomains:
             self._keys[blob] = plaintext.decode()
         return self._keys[blob]
 
-    def _item(self, account_id: str, domain: str) -> dict[str, Any] | None:
+    def _item(self, account_id: str, domain: str, *, cached: bool = True) -> dict[str, Any] | None:
+        """cached=False: read at once, and the cache is left as it is."""
         cache_key = (account_id, domain.lower())
-        cached = self._cache.get(cache_key)
-        if cached is not None and time.monotonic() - cached[0] < _CACHE_SECONDS:
-            return cached[1]
+        held = self._cache.get(cache_key) if cached else None
+        if held is not None and time.monotonic() - held[0] < _CACHE_SECONDS:
+            return held[1]
         item = self._db.get_item(
             TableName=self._table, Key=key(account_pk(account_id), domain_sk(domain)), ConsistentRead=True
         ).get("Item")
         data = from_attrs(item) if item else None
         # Only verified domains are remembered: one verified meanwhile (by the verify route's function,
         # another container) sends at once, while a lost status lags at most a minute behind its grace.
-        if data is not None and data["status"] == DomainStatus.VERIFIED:
+        if cached and data is not None and data["status"] == DomainStatus.VERIFIED:
             self._cache[cache_key] = (time.monotonic(), data)
         return data

@@ -24,7 +24,9 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from postline.audit import organisation_copies
 from postline.audit.domain import AuditEntry
+from postline.audit.organisation_copies import OnBehalf, copying_in_transactions
 from postline.audit.service import entries_made, organisation_copy
 from postline.auth.service import RouteRule
 from postline.http import body, context
@@ -35,6 +37,7 @@ from postline.routes import find_route
 from postline.shared.errors import ApiError, NotFound
 from postline.subaccounts.domain import ON_BEHALF_OF
 from postline.wiring import audit, auth, shared
+from postline.wiring.registry import client as wiring_client
 
 REQUEST_ID_HEADER = "X-Request-Id"
 INTERNAL_ERROR = "Something went wrong on our side; retry with backoff."
@@ -74,22 +77,33 @@ def _authenticate(event: APIGatewayProxyEvent) -> None:
     state.principal = admission.principal
 
 
-def _copy_to_organisation(made: list[AuditEntry], response: dict[str, Any]) -> None:
-    """A write made on behalf of a subaccount is audited in the subaccount's log, in the transaction of
-    the change (its area's); once it succeeded, each of those entries is also recorded in the
-    organisation's log: who acted (the organisation's credential), for which subaccount. A failure
-    here is logged: the write stands and the subaccount's entry records it."""
+def _on_behalf() -> OnBehalf | None:
+    """The organisation and the subaccount this request acts in, if it acts on behalf of one."""
     principal = context.current().principal
-    if principal is None or principal.credential_account is None or int(response.get("statusCode", 500)) >= 300:
+    if principal is None or principal.credential_account is None:
+        return None
+    account = principal.account
+    return OnBehalf(principal.credential_account.id, account.id, f"{account.slug or account.name} ({account.id})")
+
+
+def _copy_to_organisation(made: list[AuditEntry], copied: dict[str, str], response: dict[str, Any]) -> None:
+    """A write made on behalf of a subaccount is audited in the subaccount's log, in the transaction of
+    the change (its area's), and in the organisation's log: who acted (the organisation's
+    credential), for which subaccount. That copy is in the same transaction
+    (audit/organisation_copies.py) when the write is a DynamoDB transaction of this request; any
+    other (`copied` does not name it) is recorded here once the write succeeded. A failure here is
+    logged: the write stands and the subaccount's entry records it."""
+    behalf = _on_behalf()
+    if behalf is None or int(response.get("statusCode", 500)) >= 300:
         return
-    subaccount = f"{principal.account.slug or principal.account.name} ({principal.account.id})"
+    subaccount = behalf.subaccount
     for entry in made:
-        if entry.account_id != principal.account.id:
+        if entry.account_id != behalf.subaccount_id or entry.id in copied:
             continue
         copy = organisation_copy(
             entry,
             entry_id=shared.ids().new_id(),
-            organisation_id=principal.credential_account.id,
+            organisation_id=behalf.organisation_id,
             subaccount=subaccount,
         )
         try:
@@ -201,9 +215,13 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
                 # Powertools matches a route's pattern with `$`, which also matches before a final newline:
                 # GET /v3/domains/%0A (id "\n", which names nothing) would reach the list route instead.
                 raise NotFound("No such resource in this account.")
-            with entries_made() as made:
+            organisation_copies.register(wiring_client("dynamodb"))
+            with (
+                entries_made() as made,
+                copying_in_transactions(made, acting=_on_behalf, new_id=shared.ids().new_id) as copied,
+            ):
                 response: dict[str, Any] = app.resolve(event, lambda_context)
-            _copy_to_organisation(made, response)
+            _copy_to_organisation(made, copied, response)
         except ApiError as exc:
             response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
         except Exception:

@@ -1,5 +1,5 @@
-"""The `subaccount` filter of the read routes an organisation asks about its workspaces with
-(GET /v3/events, GET /v3/metrics/*): the caller reading in one of its subaccounts."""
+"""The `subaccount` filter of the routes an organisation asks about its workspaces with (GET
+/v3/events, GET /v3/metrics/*, the event export): the caller reading in one of its subaccounts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from postline.http import context
 from postline.http.context import principal
 from postline.keys.identity import Principal
 from postline.wiring import auth
@@ -26,3 +27,13 @@ def principal_in(subaccount: str | None) -> Principal:
     """The caller, or, with a `subaccount` filter, the caller reading in that subaccount."""
     caller = principal()
     return caller if subaccount is None else auth.authenticator().read_in_subaccount(caller, subaccount)
+
+
+def acting_in(subaccount: str | None) -> Principal:
+    """principal_in for a route that writes (starting an event export): the request then acts in the
+    subaccount as On-Behalf-Of makes it, so its audit entry, in the subaccount's log, is copied into
+    the organisation's (http/app.py)."""
+    acting = principal_in(subaccount)
+    if subaccount is not None:
+        context.current().principal = acting
+    return acting

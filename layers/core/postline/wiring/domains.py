@@ -27,11 +27,20 @@ def sending_domains() -> DynamoSendingDomains:
 
 @built_once()
 def organisation_domains() -> OrganisationDomains:
-    """What sending, delivery and content checks read: the account's own verified domains and
-    those its organisation shares with the company or other accounts grant it (domains/organisation.py)."""
+    """What sending screens against: the account's own verified domains and those its organisation
+    shares with the company or other accounts grant it, these read at once (domains/organisation.py)."""
     from postline.domains.organisation import OrganisationDomains
 
     return OrganisationDomains(sending_domains(), subaccounts.organisation(), grants=sending_domains())
+
+
+@built_once()
+def accepted_domains() -> OrganisationDomains:
+    """What delivery reads: as organisation_domains, but a message
+    accepted from a domain its organisation shared still goes signed once it is unshared."""
+    from postline.domains.organisation import OrganisationDomains
+
+    return OrganisationDomains(sending_domains(), subaccounts.organisation(), grants=sending_domains(), accepted=True)
 
 
 @built_once()

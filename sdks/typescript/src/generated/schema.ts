@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Export events as CSV
-         * @description Starts a CSV export of a window within retention (columns id, type, message_id, recipient, timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of a new one. More than 1,000,000 rows fails the export.
+         * @description Starts a CSV export of a window within retention (columns id, type, message_id, recipient, timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of a new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one of its subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).
          */
         post: operations["ExportEvents"];
         delete?: never;
@@ -7772,7 +7772,10 @@ export interface operations {
     };
     GetEventExport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
+            };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
                 "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
@@ -18687,7 +18690,10 @@ export interface operations {
     };
     ExportEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An organisation's key only: read this subaccount's (its id or slug) instead of its own (another organisation's or a deleted one: 404; from a subaccount's key: 403 organisation_only). */
+                subaccount?: string | null;
+            };
             header?: {
                 /** @description Act in one of your subaccounts, named by its id or its slug: an organisation's full_access key or console token only (README, Subaccounts). */
                 "On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];

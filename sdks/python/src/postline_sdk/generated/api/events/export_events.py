@@ -18,15 +18,28 @@ from typing import cast
 def _get_kwargs(
     *,
     body: EventExportRequest,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(on_behalf_of, Unset):
         headers["On-Behalf-Of"] = on_behalf_of
 
+    params: dict[str, Any] = {}
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v3/events/export",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -96,15 +109,20 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: EventExportRequest,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | EventExportAccepted]:
     """Export events as CSV
 
      Starts a CSV export of a window within retention (columns id, type, message_id, recipient,
     timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of
-    a new one. More than 1,000,000 rows fails the export.
+    a new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one
+    of its subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).
 
     Args:
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
         body (EventExportRequest): POST /v3/events/export: the filters of GET /v3/events over a
             window within retention.
@@ -119,6 +137,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -133,15 +152,20 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: EventExportRequest,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | EventExportAccepted | None:
     """Export events as CSV
 
      Starts a CSV export of a window within retention (columns id, type, message_id, recipient,
     timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of
-    a new one. More than 1,000,000 rows fails the export.
+    a new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one
+    of its subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).
 
     Args:
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
         body (EventExportRequest): POST /v3/events/export: the filters of GET /v3/events over a
             window within retention.
@@ -157,6 +181,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -165,15 +190,20 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: EventExportRequest,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | EventExportAccepted]:
     """Export events as CSV
 
      Starts a CSV export of a window within retention (columns id, type, message_id, recipient,
     timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of
-    a new one. More than 1,000,000 rows fails the export.
+    a new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one
+    of its subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).
 
     Args:
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
         body (EventExportRequest): POST /v3/events/export: the filters of GET /v3/events over a
             window within retention.
@@ -188,6 +218,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -200,15 +231,20 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: EventExportRequest,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | EventExportAccepted | None:
     """Export events as CSV
 
      Starts a CSV export of a window within retention (columns id, type, message_id, recipient,
     timestamp, tags, metadata; newest first). An equivalent export still running is returned instead of
-    a new one. More than 1,000,000 rows fails the export.
+    a new one. More than 1,000,000 rows fails the export. With `subaccount`, an organisation exports one
+    of its subaccounts' events: the export is the subaccount's (read it with the same `subaccount`).
 
     Args:
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
         body (EventExportRequest): POST /v3/events/export: the filters of GET /v3/events over a
             window within retention.
@@ -225,6 +261,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed

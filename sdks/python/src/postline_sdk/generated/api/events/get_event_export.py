@@ -17,17 +17,30 @@ from typing import cast
 def _get_kwargs(
     id: str,
     *,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(on_behalf_of, Unset):
         headers["On-Behalf-Of"] = on_behalf_of
 
+    params: dict[str, Any] = {}
+
+    json_subaccount: None | str | Unset
+    if isinstance(subaccount, Unset):
+        json_subaccount = UNSET
+    else:
+        json_subaccount = subaccount
+    params["subaccount"] = json_subaccount
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/v3/events/export/{id}".format(
             id=quote(str(id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["headers"] = headers
@@ -93,12 +106,16 @@ def sync_detailed(
     id: str,
     *,
     client: AuthenticatedClient,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | ExportJobView]:
     """Get an event export
 
     Args:
         id (str): The export's id.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -111,6 +128,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -125,12 +143,16 @@ def sync(
     id: str,
     *,
     client: AuthenticatedClient,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | ExportJobView | None:
     """Get an event export
 
     Args:
         id (str): The export's id.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -144,6 +166,7 @@ def sync(
     return sync_detailed(
         id=id,
         client=client,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     ).parsed
 
@@ -152,12 +175,16 @@ async def asyncio_detailed(
     id: str,
     *,
     client: AuthenticatedClient,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> Response[ErrorBody | ExportJobView]:
     """Get an event export
 
     Args:
         id (str): The export's id.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -170,6 +197,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        subaccount=subaccount,
         on_behalf_of=on_behalf_of,
     )
 
@@ -182,12 +210,16 @@ async def asyncio(
     id: str,
     *,
     client: AuthenticatedClient,
+    subaccount: None | str | Unset = UNSET,
     on_behalf_of: str | Unset = UNSET,
 ) -> ErrorBody | ExportJobView | None:
     """Get an event export
 
     Args:
         id (str): The export's id.
+        subaccount (None | str | Unset): An organisation's key only: read this subaccount's (its
+            id or slug) instead of its own (another organisation's or a deleted one: 404; from a
+            subaccount's key: 403 organisation_only).
         on_behalf_of (str | Unset):
 
     Raises:
@@ -202,6 +234,7 @@ async def asyncio(
         await asyncio_detailed(
             id=id,
             client=client,
+            subaccount=subaccount,
             on_behalf_of=on_behalf_of,
         )
     ).parsed
