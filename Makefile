@@ -100,10 +100,11 @@ bench: $(VENV)/.installed
 	$(MAKE) bench-faults
 
 ## The crash harness's full sweep (tests/faults, issue 31): every worker struck at every AWS call, by a crash, a
-## throttle and a 5xx (`make test` runs a sample of the calls); prints each worker's (worker, k) cases held.
+## throttle and a 5xx (`make test` runs a sample of the calls); prints each worker's (worker, k) cases held, and their total.
 bench-faults: $(VENV)/.installed
 	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -rP -q \
-		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed"
+		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed" \
+		| awk '{ print } /^FAULT-CASES/ { cases += $$3 } END { print "FAULT-CASES total: " cases " cases run and held" }'
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local site .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

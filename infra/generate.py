@@ -20,7 +20,7 @@ import yaml
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
-from infra import sdks
+from infra import relay_addresses, sdks
 from infra.openapi_examples import REQUEST_EXAMPLES, TAGS, response_examples
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS, WORKER_SETTINGS, Groups, api_settings, variables
 from postline.events.counts import SETTLE
@@ -579,6 +579,8 @@ VALUES: dict[str, Any] = {
     "TLSRPT_CONTACT": _ref("TlsReportContact"),
     "EGRESS_IP": _ref("EgressIp"),
     "RELAY_PROBE_ADDRESS": _ref("RelayProbeAddress"),  # the same resource as the OutboundIp output
+    # The Fargate relay has no addresses of its own; the relay host's are set by infra/relay_addresses.py.
+    relay_addresses.SOURCE_ADDRESSES: "",
 }
 
 
@@ -716,6 +718,7 @@ def render_template() -> str:
         if "Environment" in container:
             raise SystemExit(f"{logical_id}: its Environment is generated from TASK_SETTINGS; remove it")
         container["Environment"] = task_environment(groups)
+    relay_addresses.add_to(base)  # after RelayTaskDefinition's Environment: the relay host repeats it
     for route in ROUTES:
         if route.function_id in base["Resources"]:
             raise SystemExit(f"{route.function_id} is defined twice")
@@ -729,6 +732,9 @@ def placeholder_environment() -> dict[str, str]:
     parameters = yaml.safe_load(BASE.read_text())["Parameters"]
     environment = {}
     for name, value in VALUES.items():
+        if isinstance(value, str):
+            environment[name] = value
+            continue
         if "Fn::If" in value:  # the defaults' branch: no condition holds with ConsoleHosting disabled
             value = value["Fn::If"][2]
             if not isinstance(value, dict):

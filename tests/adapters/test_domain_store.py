@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from postline.accounts.domain import Account, Plan
 from postline.audit.domain import Actor, ActorType, AuditEntry, audit_entry
@@ -196,3 +197,26 @@ def test_grants_to_outside_accounts_are_written_and_revoked_with_the_domain(
         ExpressionAttributeValues={":pk": {"S": account_pk(other)}},
     )["Items"]  # fmt: skip
     assert items == []
+
+
+def test_a_save_that_aws_throttles_is_tried_again_and_saved(
+    store: DynamoSendingDomains, account: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scheduled check's save follows the owner's warning: failing it on a transient error would
+    leave the domain due and warn again at the next run."""
+    domain = _domain(account, status=DomainStatus.VERIFIED)
+    store.create_domain(domain, max_domains=5, audit=_audit(account.id))
+    transact = store._db.transact_write_items
+    throttled: list[str] = []
+
+    def throttle_once(**kwargs: Any) -> Any:
+        if not throttled:
+            throttled.append("once")
+            error = {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}
+            raise ClientError(error, "TransactWriteItems")
+        return transact(**kwargs)
+
+    monkeypatch.setattr(store._db, "transact_write_items", throttle_once)
+    assert store.save_domain(domain.model_copy(update={"region": "eu-west-1"}), expected_revision=0, audit=None)
+    read = store.get_domain(account.id, domain.id)
+    assert throttled and read is not None and (read.region, read.revision) == ("eu-west-1", 1)

@@ -13,6 +13,7 @@ import base64
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -658,3 +659,22 @@ def test_relay_parse() -> None:
     assert Relay.parse(" 127.0.0.1:1025 ") == Relay(LOOPBACK, 1025)
     assert Relay.parse("") is None
     assert Relay.parse("   ") is None
+
+
+def test_a_pool_address_leaves_from_the_private_address_that_carries_it(
+    resolver: MxResolver, mx: MxServer, dns_server: DnsServer
+) -> None:
+    """On the relay host a pool's address is an Elastic IP, which no interface holds: the transport
+    binds the private address carrying it (RELAY_SOURCE_ADDRESSES), and an unmapped one as it is."""
+    bindings = {"203.0.113.7": "127.0.0.17"}
+    transport = SmtpTransport(
+        relay=None, resolver=resolver, egress=peers_allowed(dns_server.address), mx_port=mx.port, helo_name=HELO,
+        timeout=5.0, local_address=lambda source: bindings.get(source, source),
+    )  # fmt: skip
+    mapped = replace(make_parcel(address("pool")), source_ip="203.0.113.7")
+    unmapped = replace(make_parcel(address("pool")), source_ip="127.0.0.18")
+
+    assert [outcome.kind for outcome in transport.deliver([mapped, unmapped])] == [OutcomeKind.DELIVERED] * 2
+
+    [first], [second] = received_by(mx, mapped.recipient), received_by(mx, unmapped.recipient)
+    assert (first.peer, second.peer) == ("127.0.0.17", "127.0.0.18")

@@ -63,14 +63,19 @@ def test_each_kind_goes_a_bounded_step_at_a_time_and_nothing_of_anyone_else(stac
     other_list = _hold(stack, other)
     data = subaccount_purge.account_data()
 
+    counts = (data.count_list_members, data.count_suppressions, data.count_upload_files, data.count_items)
+    # What each drain below removes, counted first (the items once the lists' items are gone, as a purge does)
+    assert [count(deleted) for count in counts] == [8, 3, 3, 5]
     assert _drain(data.delete_list_members, deleted, 3) == [3, 3, 1, 1, 0]  # 7 members, then the list's item
     assert _partition(stack, members_pk(list_id)) == [] and list_sk(list_id) not in _partition(
         stack, account_pk(deleted)
     )
     assert _drain(data.delete_suppressions, deleted, 2) == [2, 1, 0]
     assert _drain(data.delete_upload_files, deleted, 2) == [2, 1, 0]
+    assert data.count_items(deleted) == 4
     assert _drain(data.delete_items, deleted, 2) == [2, 2, 0]  # LISTADDR, TPL, WEBHOOK, AUDIT
     assert _partition(stack, account_pk(deleted)) == [ACCOUNT_SK]  # the tombstone stays
+    assert [count(deleted) for count in counts] == [0, 0, 0, 0]
 
     assert len(_partition(stack, account_pk(other))) == 6 and len(_partition(stack, members_pk(other_list))) == 7
     assert len(_partition(stack, f"SUP#{other}", "SUPPRESSIONS_TABLE")) == 3

@@ -124,6 +124,40 @@ def test_no_text_part_and_a_150_kb_html_body_warn_on_both(api: Api, runtime: Any
     assert result["verdict"] in ("review", "poor")
 
 
+def test_a_template_send_is_checked_as_rendered_with_its_vars(api: Api, runtime: Any) -> None:
+    """`template_id` and `vars`, as a send takes them: the check scores what the template renders
+    to with these vars (a variable that brings GTUBE, or a shortener link, is seen), and refuses what
+    the template's vars_schema refuses."""
+    made = api.post(
+        "/v3/templates",
+        json={
+            "name": f"Shipped {uuid.uuid4().hex[:8]}",
+            "subject": "Your order {{ order }} has shipped",
+            "html": "<html><body><p>Hi {{ name }}, your order {{ order }} has shipped.</p>"
+            '<p><a href="{{ link }}">Follow it</a>.</p><p>{{ note }}</p></body></html>',
+            "text_body": "Hi {{ name }}, your order {{ order }} has shipped: {{ link }}\n{{ note }}\n",
+            "vars_schema": {"type": "object", "required": ["order"], "properties": {"order": {"type": "string"}}},
+        },
+    )
+    assert made.status_code == 201, made.text
+    body = {"from": dev_from(runtime), "to": [recipient("ann")], "template_id": made.json()["id"]}
+    shipped = {"name": "Ann", "order": "1042", "link": "https://postline.test/orders/1042", "note": ""}
+
+    clean = check(api, {**body, "vars": shipped})
+    assert part(clean, "spamassassin")["spam_score"] < 1000
+    assert rule(part(clean, "content"), "text_part")["status"] == "pass"  # the template's text_body
+    assert rule(part(clean, "content"), "url_shorteners")["status"] == "pass"
+
+    spam = check(api, {**body, "vars": {**shipped, "note": GTUBE, "link": "https://bit.ly/3xYz"}})
+    assert part(spam, "spamassassin")["spam_score"] >= 1000 and spam["verdict"] == "poor"
+    shortened = rule(part(spam, "content"), "url_shorteners")
+    assert shortened["status"] == "warn" and "bit.ly" in shortened["detail"]
+
+    missing = api.post("/v3/messages/check", json={**body, "vars": {"name": "Ann"}})
+    assert missing.status_code == 400 and missing.json()["error"]["code"] == "validation_error"
+    assert "order" in missing.json()["error"]["message"], missing.text
+
+
 def test_the_check_refuses_what_a_send_refuses(api: Api, runtime: Any) -> None:
     response = api.post("/v3/messages/check", json={"from": dev_from(runtime), "to": [], "subject": "x", "text": "y"})
     assert response.status_code == 400 and response.json()["error"]["code"] == "validation_error"

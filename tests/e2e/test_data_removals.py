@@ -1,5 +1,7 @@
 """Erasure, the proof (issue 27): an address is mailed over the API and over SMTP, opens, clicks,
-unsubscribes, is seen by webhooks, exported and verified; then POST /v3/data-removals erases it.
+follows a hosted upload's link in its message to a download, unsubscribes, is seen by webhooks,
+exported and verified; then POST /v3/data-removals erases it (the metrics summary unchanged, the
+live message's content route 404).
 Afterwards every DynamoDB table, every object of every bucket and every queue of the emulator is
 searched for the address (as written, lowercased, URL-encoded, and base64 as a MIME part holds it)
 and it is found nowhere; the erased bodies no longer decrypt; the receipt verifies with PyNaCl, in
@@ -14,11 +16,11 @@ import re
 import smtplib
 import ssl
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, urlsplit
 
 import pytest
 import requests
@@ -30,13 +32,17 @@ from postline.accounts.domain import Plan
 from postline.config import Messages
 from postline.data_removals import holdings
 from postline.data_removals.domain import erasure_token
+from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.sending.store import message_key
 from postline.shared.dynamo import from_attrs
-from postline.wiring import sending
+from postline.wiring import domains, sending
+from postline.wiring import uploads as uploads_root
 from tests.e2e.sending_support import (
+    DKIM_SELECTOR,
     Sender,
     accepted,
     body_of,
+    dkim_private_pem,
     drain,
     events_of,
     has_types,
@@ -58,7 +64,8 @@ BROWSER = (
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
 )
 LINK = "https://shop.example.com/orders/42"
-HTML = f'<html><body><p>Your order shipped.</p><a href="{LINK}">Track it</a></body></html>'
+HTML = f'<html><body><p>Your order shipped.</p><a href="{LINK}">Track it</a>{{upload}}</body></html>'
+MENU = b"%PDF-1.4 Our autumn menu"
 EVENTS = ["queued", "sent", "delivered", "opened", "clicked", "unsubscribed", "bounced", "rejected"]
 
 
@@ -134,8 +141,26 @@ def leftovers(address: str) -> list[str]:
 # -- the history of one address ---------------------------------------------------------------------
 
 
-def visit(url: str) -> requests.Response:
-    return requests.get(url, headers={"User-Agent": BROWSER}, allow_redirects=False, timeout=30)
+def visit(runtime: Any, url: str) -> requests.Response:
+    """A reader's GET of a link in the mail: on the branded tracking host, which its CNAME leads to the
+    runtime's API."""
+    return requests.get(_on_runtime(runtime, url), headers={"User-Agent": BROWSER}, allow_redirects=False, timeout=30)
+
+
+def _on_runtime(runtime: Any, url: str) -> str:
+    parts = urlsplit(url)
+    return f"{runtime.base_url}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
+def with_tracking_host(sender: Sender) -> None:
+    """The sender's verified domain with its tracking CNAME found (t.<domain>): its uploads get a hosted
+    link, and its mail's links go through that host."""
+    record = DnsRecord(purpose=RecordPurpose.TRACKING, type=RecordType.CNAME, host=f"t.{sender.domain}",
+                       value="track.postline.test", ok=True)  # fmt: skip
+    domain = SendingDomain(account_id=sender.id, id="dom_fixture", created_at=datetime.now(UTC),
+                           domain=sender.domain, status=DomainStatus.VERIFIED, dkim_selector=DKIM_SELECTOR,
+                           dkim_private_key=dkim_private_pem(), tracking_subdomain="t", records=[record])  # fmt: skip
+    domains.sending_domains().put_domain(domain)
 
 
 def smtp_send(runtime: Any, sender: Sender, to: str) -> str:
@@ -153,13 +178,19 @@ def smtp_send(runtime: Any, sender: Sender, to: str) -> str:
     return text.decode().rsplit(" ", 1)[-1]
 
 
-def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> list[str]:
-    """Sends (API and SMTP), an open, a click, a one-click unsubscribe, a (simulated) bounce,
-    webhooks, an export, a verification job; the ids of the messages sent."""
+def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> tuple[list[str], str]:
+    """Sends (API and SMTP), an open, two clicks (one to a hosted upload, followed to its download), a
+    one-click unsubscribe, a (simulated) bounce, webhooks, an export, a verification job; the ids of
+    the messages sent, and the upload's id."""
+    with_tracking_host(sender)
     create_endpoint(sender.live, receiver.url, events=EVENTS)
+    menu = sender.live.post("/v3/uploads", json={"filename": "menu.pdf", "content": base64.b64encode(MENU).decode()})
+    assert menu.status_code == 201 and menu.json()["url"], menu.text
+    upload = menu.json()
+    html = HTML.replace("{upload}", f'<a href="{upload["url"]}">Our menu</a>')
     keyed = {"Idempotency-Key": f"erase-{uuid.uuid4().hex}"}  # its stored reply names the address too
     api_id = accepted(
-        sender.live.post("/v3/messages", json=message(sender.address, address, html=HTML), headers=keyed)
+        sender.live.post("/v3/messages", json=message(sender.address, address, html=html), headers=keyed)
     )["id"]
     smtp_id = smtp_send(runtime, sender, address)
     settle(runtime, api_id, smtp_id)
@@ -175,13 +206,21 @@ def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> l
     assert sender.live.get(f"/v3/messages/{bounced['id']}").json()["status"] == "bounced"
 
     (copy,) = mail_for(runtime, api_id)
-    html = body_of(copy, "html") or ""
-    (click,) = re.findall(r'href="([^"]+/v3/track/click/[^"]+)"', html)
-    (pixel,) = re.findall(r'<img src="([^"]+/v3/track/open/[^"]+)"', html)
+    delivered_html = body_of(copy, "html") or ""
+    clicks = re.findall(r'href="([^"]+/v3/track/click/[^"]+)"', delivered_html)
+    (pixel,) = re.findall(r'<img src="([^"]+/v3/track/open/[^"]+)"', delivered_html)
+    assert len(clicks) == 2 and all(link.startswith(f"https://t.{sender.domain}/") for link in clicks), clicks
     runtime.advance(120)  # past the window in which a hit is a link scanner's
-    assert visit(pixel).status_code == 200
-    assert visit(click).status_code in (302, 303)
-    unsubscribe = copy["headers"]["List-Unsubscribe"].strip("<>")
+    assert visit(runtime, pixel).status_code == 200
+    to_shop, to_menu = (visit(runtime, link) for link in clicks)
+    assert to_shop.status_code == 302 and to_shop.headers["Location"] == LINK
+    assert to_menu.status_code == 302 and to_menu.headers["Location"].startswith(upload["url"] + "?delivered=")
+    to_s3 = visit(runtime, to_menu.headers["Location"])  # the hosted link: a person's download
+    assert to_s3.status_code == 302 and requests.get(to_s3.headers["Location"], timeout=30).content == MENU
+    assert sender.live.get(f"/v3/uploads/{upload['id']}").json()["download_count"] == 1
+    content = sender.live.get(f"/v3/messages/{api_id}/content")
+    assert content.status_code == 200 and address in content.text, content.text
+    unsubscribe = _on_runtime(runtime, copy["headers"]["List-Unsubscribe"].strip("<>"))
     one_click = requests.post(
         unsubscribe,
         data="List-Unsubscribe=One-Click",
@@ -224,7 +263,7 @@ def history(runtime: Any, sender: Sender, address: str, receiver: Receiver) -> l
     assert verified.status_code == 202, verified.text
     assert sender.test.post("/v3/validate", json={"email": address}).status_code == 200
     drain(runtime)
-    return [api_id, smtp_id, bounced["id"]]
+    return [api_id, smtp_id, bounced["id"]], upload["id"]
 
 
 def removal(api: Api, runtime: Any, address: str) -> dict[str, Any]:
@@ -253,8 +292,20 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     key = sender.account.live_key
     address = f"erase.me.{uuid.uuid4().hex[:10]}@example.com"
     with Receiver() as receiver:
-        sent = history(runtime, sender, address, receiver)
+        sent, upload_id = history(runtime, sender, address, receiver)
     listed = sender.live.get("/v3/events", params={"recipient": address, "limit": 100}).json()["total_count"]
+    window = {"since": iso(now(runtime) - timedelta(hours=2)), "until": iso(now(runtime) + timedelta(hours=1))}
+
+    def rolled_up() -> dict[str, Any]:  # the roll-up worker has seen the last event (the unsubscribe)
+        drain(runtime)
+        summary: dict[str, Any] = sender.live.get("/v3/metrics/summary", params=window).json()
+        engagement = summary["engagement"]
+        assert (engagement["clicks"], engagement["unique_clicks"], engagement["unsubscribes"]) == (2, 1, 1), summary
+        return summary
+
+    summary_before = eventually(rolled_up, 30, waiting_for="the metrics roll-up")
+    hits_before = uploads_root.upload_store().hits(sender.id, upload_id)
+    assert [(hit["human"], hit.get("reason")) for hit in hits_before] == [(True, None)]
     held = leftovers(address)
     assert {"Suppressions", "Events", "Idempotency", "Messages", "WebhookDeliveries"} <= {
         where.split()[1].rstrip(":").removeprefix("postline-local-").removesuffix("Table")
@@ -277,8 +328,20 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     # writes no file)
     assert counts["exports_purged"] == 3
     assert counts["verifications"] >= 1 and counts["already_erased"] is False
+    # The download record held no address (the hosted link is the upload's, one for every reader):
+    # nothing of it to erase, so none counted; the download stays counted.
+    assert counts["upload_downloads"] == 0
+    assert uploads_root.upload_store().hits(sender.id, upload_id) == hits_before
+    assert sender.live.get(f"/v3/uploads/{upload_id}").json()["download_count"] == 1
     remaining = leftovers(address)
     assert remaining == [], remaining
+    # The roll-ups keep their counts: they hold no address.
+    summary_after = sender.live.get("/v3/metrics/summary", params=window).json()
+    assert {**summary_after, "data_as_of": None} == {**summary_before, "data_as_of": None}
+    # A live message's content: its data key is destroyed, so the route has nothing to show.
+    erased = sender.live.get(f"/v3/messages/{sent[0]}/content")
+    assert_error(erased, 404, "not_found")
+    assert "erased" in erased.json()["error"]["message"] and address not in erased.text
     # What the API still shows: the messages with their status, their recipient as the token.
     for message_id in sent:
         shown = sender.live.get(f"/v3/messages/{message_id}").json()

@@ -1,6 +1,7 @@
 """IP pools on the embedded runtime, over HTTP: Free has none (403), a Professional account creates
 pools, sees the platform's pools read-only (403 on writes), gets addresses from the operator's CLI,
-moves them between its pools, picks a default, reads the staff-managed fields, deletes an empty pool."""
+moves them between its pools, picks a default, reads the staff-managed fields, deletes an empty pool;
+sends, list sends and SMTP submissions leave from the pool's address."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import pytest
 from postline.accounts.domain import Plan
 from postline.ip_pools.domain import WARMUP_RAMP
 from tests.e2e.ip_pool_support import unused_loopback_ip
-from tests.e2e.sending_support import accepted, events_of, mail_for, recipient, settle, verified_sender
+from tests.e2e.sending_support import accepted, drain, events_of, mail_for, mail_to, recipient, settle, verified_sender
 from tests.e2e.support import Api, assert_error, make_account, run_cli
 from tests.e2e.test_smtp_submission import client, mail, submit
+from tests.support import eventually
 
 pytestmark = pytest.mark.e2e
 
@@ -156,7 +158,8 @@ def test_an_smtp_submission_names_its_pool_in_x_svc_ip_pool(runtime: Any) -> Non
 def test_a_warming_pool_overflows_on_day_1_and_carries_more_on_day_5(runtime: Any) -> None:
     """One address on its ramp: day 1 carries WARMUP_RAMP[0] copies, the rest leave from the shared
     pool (here the host's own address) and say so on their events; four days later (the movable
-    clock) the same batch goes all through the warming pool."""
+    clock) the same batch goes all through the warming pool; the ip_pool metrics breakdown counts the
+    overflow as a row of its own."""
     sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
     api = sender.live
     pool = api.post("/v3/ip-pools", json={"name": "warming", "type": "warming", "default": True}).json()
@@ -186,3 +189,43 @@ def test_a_warming_pool_overflows_on_day_1_and_carries_more_on_day_5(runtime: An
     second = batch()
     peers = Counter(copy["peer"] for message_id in second for copy in mail_for(runtime, message_id))
     assert peers == Counter({ip: cap + extra})
+
+    # The overflow is a metrics dimension: the ip_pool breakdown's `<pool>:overflow` row.
+    def rows() -> dict[str, int]:
+        found = api.get("/v3/metrics/breakdown", params={"dimension": "ip_pool"})
+        assert found.status_code == 200, found.text
+        sent = {row["key"]: row["sent"] for row in found.json()["data"]}
+        assert sent == {pool["id"]: 2 * cap + extra, f"{pool['id']}:overflow": extra}, sent
+        return sent
+
+    eventually(rows, 30, waiting_for="the roll-ups to count the pool's copies")
+
+
+def test_a_list_send_leaves_from_its_pools_address(runtime: Any) -> None:
+    """A send to a list's address naming `ip_pool` keeps it for every member's copy: each leaves from
+    the pool's address (the mail sink's peer) and its sent event names the pool and the address."""
+    sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
+    api = sender.live
+    pool = api.post("/v3/ip-pools", json={"name": "newsletters"}).json()
+    ip = unused_loopback_ip()
+    run_cli(runtime, "ip", "allocate", ip, "--pool", pool["id"], "--account", sender.id)
+    domain = f"lp-{uuid.uuid4().hex[:8]}.example"
+    created = api.post("/v3/lists", json={"address": f"news-{uuid.uuid4().hex[:8]}@lists.example", "name": "News"})
+    assert created.status_code == 201, created.text
+    members = [f"m{n}@{domain}" for n in range(2)]
+    added = api.post(
+        f"/v3/lists/{created.json()['id']}/members/bulk", json={"members": [{"address": a} for a in members]}
+    )
+    assert added.status_code == 200, added.text
+
+    body = {"from": sender.address, "to": [created.json()["address"]], "subject": "News", "text": "Hello",
+            "ip_pool": "newsletters"}  # fmt: skip
+    assert accepted(api.post("/v3/messages", json=body))["list_send"] is True
+    drain(runtime)
+
+    for member in members:
+        (copy,) = mail_to(runtime, member)
+        assert copy["peer"] == ip, member
+    found = api.get(f"/v3/events?ip_pool={pool['id']}&event=sent&limit=100").json()
+    assert sorted(e["recipient"] for e in found["items"]) == members
+    assert {e["metadata"]["ip"] for e in found["items"]} == {ip}

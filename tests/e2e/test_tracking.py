@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from postline.shared.scanners import TOO_SOON
 from postline.tracking.domain import TrackKind, read_token, sign_token
 from postline.wiring import tracking
 from tests.e2e.sending_support import (
@@ -48,8 +49,10 @@ class Delivered:
     unsubscribe: str
 
 
-def deliver(api: Api, runtime: Any, to: str | None = None) -> Delivered:
-    """A live send from the dev account, delivered to the mail sink; its tracking links."""
+def deliver(api: Api, runtime: Any, to: str | None = None, *, read_later: bool = True) -> Delivered:
+    """A live send from the dev account, delivered to the mail sink; its tracking links. `read_later`:
+    the runtime's clock then moves past the scanner rule's window (a click within seconds of delivery
+    is a scanner's, shared/scanners.py TOO_SOON), as a person reads it a little later."""
     to = to or recipient("reader")
     sender = f"Shop <orders@{runtime.dev['sending_domain']['domain']}>"
     sent = accepted(api.post("/v3/messages", json=message(sender, to, subject="Shipped", html=HTML, tags=["shipping"])))
@@ -58,6 +61,8 @@ def deliver(api: Api, runtime: Any, to: str | None = None) -> Delivered:
     html = body_of(copy, "html") or ""
     (click,) = re.findall(r'href="([^"]+/v3/track/click/[^"]+)"', html)
     (pixel,) = re.findall(r'<img src="([^"]+/v3/track/open/[^"]+)"', html)
+    if read_later:
+        runtime.advance(TOO_SOON.total_seconds())
     return Delivered(sent["id"], to, pixel, click, copy["headers"]["List-Unsubscribe"].strip("<>"))
 
 
@@ -191,6 +196,17 @@ def test_a_scanner_following_the_link_is_redirected_but_not_counted(delivered: D
     assert types_of(events_of(delivered.message_id, until=has_types("clicked"))).count("clicked") == 1
 
 
+def test_a_click_within_seconds_of_delivery_is_a_scanners_redirected_but_not_counted(api: Api, runtime: Any) -> None:
+    delivered = deliver(api, runtime, read_later=False)  # a security gateway fetches it on arrival
+    response = visit(delivered.click)  # even with a browser's user agent
+    assert response.status_code == 302 and response.headers["Location"] == LINK
+    assert api.get(f"/v3/messages/{delivered.message_id}").json()["clicked_at"] is None
+    runtime.advance(TOO_SOON.total_seconds())  # the reader, a little later
+    assert visit(delivered.click).status_code == 302
+    assert types_of(events_of(delivered.message_id, until=has_types("clicked"))).count("clicked") == 1
+    assert api.get(f"/v3/messages/{delivered.message_id}").json()["clicked_at"] is not None
+
+
 def test_a_tampered_or_misused_click_token_is_not_found(delivered: Delivered) -> None:
     assert_error(visit(tampered(delivered.click)), 404, "not_found")
     open_token = delivered.pixel.rsplit("/", 1)[1]
@@ -281,6 +297,7 @@ def test_a_link_with_control_characters_is_normalised_or_left_alone_never_a_500(
     assert 'href="https://shop.example.com/bell\x07ring"' in html
     assert 'href="https://shop.example.com/sep&#x2028;arator"' in html
 
+    runtime.advance(TOO_SOON.total_seconds())  # a person's click, not a scanner's on delivery
     response = visit(click)
     assert response.status_code == 302
     assert response.headers["Location"] == "https://shop.example.com/aSet-Cookie:%20x=1"

@@ -19,6 +19,7 @@ import requests
 
 from postline.accounts.domain import Plan
 from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
+from postline.shared.scanners import TOO_SOON
 from postline.wiring import domains
 from postline.wiring import uploads as uploads_root
 from tests.e2e.sending_support import (
@@ -184,10 +185,15 @@ def test_a_link_to_an_upload_in_a_message_is_wrapped_and_its_click_leads_to_a_co
                              timeout=30)  # fmt: skip
     assert to_hosted.status_code == 302 and to_hosted.headers["Location"].startswith(created["url"] + "?delivered=")
     hosted = _on_runtime(runtime, to_hosted.headers["Location"])
-    # Within seconds of delivery: a gateway's prefetch, redirected but not counted.
+    # Within seconds of delivery: a gateway's prefetch, the click and the download redirected but
+    # neither counted (one rule set, shared/scanners.py).
     assert requests.get(hosted, headers={"User-Agent": BROWSER}, allow_redirects=False, timeout=30).status_code == 302
     assert api.get(f"/v3/uploads/{created['id']}").json()["download_count"] == 0
-    runtime.advance(11)  # the reader, a little later
+    assert api.get(f"/v3/messages/{sent['id']}").json()["clicked_at"] is None
+    runtime.advance(TOO_SOON.total_seconds())  # the reader, a little later
+    again = requests.get(_on_runtime(runtime, click), headers={"User-Agent": BROWSER}, allow_redirects=False,
+                         timeout=30)  # fmt: skip
+    assert again.headers["Location"] == to_hosted.headers["Location"]
     to_s3 = requests.get(hosted, headers={"User-Agent": BROWSER}, allow_redirects=False, timeout=30)
     assert requests.get(to_s3.headers["Location"], timeout=30).content == b"%PDF-1.4 menu"
     assert api.get(f"/v3/uploads/{created['id']}").json()["download_count"] == 1

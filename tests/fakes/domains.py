@@ -154,8 +154,12 @@ class FixedDkimKeys:
 class RecordingNotices:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str, str]] = []  # (account id, subject, text)
+        self.failing = 0  # the next notices to fail, as SES or the relay might
 
-    def email_owner(self, account_id: str, subject: str, text: str) -> None:
+    def email_owner_or_raise(self, account_id: str, subject: str, text: str) -> None:
+        if self.failing:
+            self.failing -= 1
+            raise ConnectionError("the notice could not be sent")
         self.sent.append((account_id, subject, text))
 
 

@@ -116,6 +116,25 @@ class StoredData:
     def purge_domains(self, account_id: str, limit: int) -> int:
         return self._remove(account_id, "domains", limit)
 
+    def _count(self, account_id: str, kind: str) -> int:
+        self.calls += 1
+        return len(self.held.get((account_id, kind), []))
+
+    def count_list_members(self, account_id: str) -> int:
+        return self._count(account_id, "list_members")
+
+    def count_suppressions(self, account_id: str) -> int:
+        return self._count(account_id, "suppressions")
+
+    def count_upload_files(self, account_id: str) -> int:
+        return self._count(account_id, "uploads")
+
+    def count_items(self, account_id: str) -> int:
+        return self._count(account_id, "items")
+
+    def count_domains(self, account_id: str) -> int:
+        return self._count(account_id, "domains")
+
 
 # Each fake as the port it stands in for (tests/fakes/__init__.py): mypy fails here when one drifts.
 if TYPE_CHECKING:

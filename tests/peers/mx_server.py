@@ -48,6 +48,7 @@ class Received:
     raw: bytes  # the message as it came over the wire, dot-unstuffed
     tls: bool  # the session had switched to TLS (STARTTLS) before MAIL FROM
     helo: str | None  # the name the client gave in EHLO/HELO
+    peer: str | None = None  # the client's address: the source address it bound
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class MxServer:
             raw=raw,
             tls=session.ssl is not None,
             helo=session.host_name,
+            peer=session.peer[0] if session.peer else None,
         )
         with self._lock:
             self._messages.append(received)

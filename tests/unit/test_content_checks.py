@@ -23,6 +23,7 @@ from postline.content_checks.domain import (
     parse_report,
 )
 from postline.content_checks.service import ContentChecker, KeptCopies, copy_name
+from postline.delivery.copies import check_basis
 from postline.delivery.service import Dispatcher
 from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.events.domain import EventType
@@ -316,3 +317,69 @@ def test_a_live_message_keeps_nothing_and_asks_spamd_nothing() -> None:
     assert transport.handed == ["ann@example.com", "bob@example.com"]
     assert store.kept == {} and messages.items["msg_1"].content_check is None and spam.scored == []
     assert all("score" not in e.data for e in messages.events if e.type is EventType.SENT)
+
+
+def test_a_batch_reuses_a_check_only_for_the_same_rendered_content() -> None:
+    """A batch's messages differ by their vars: one whose vars change nothing the check reads (only its
+    recipient) reuses an earlier one's check; one whose vars change a link is checked itself."""
+    spam = FixedSpam(SpamReport(0.4, 5.0, []))
+    messages, vault, store, sealer = InMemoryMessages(), PlainVault(), InMemoryCopies(), PlainSealer()
+    clock = FixedClock(DEFAULT_START)
+    plain = '<p>Hi, your order <a href="https://shop.example/orders/1">shipped</a></p>'
+    bodies = {"msg_1": plain, "msg_2": plain, "msg_3": '<p>Hi, your order <a href="https://bit.ly/x1">shipped</a></p>'}
+    for number, (message_id, html) in enumerate(bodies.items()):
+        to = f"reader{number}@example.com"
+        messages.items[message_id] = Message.model_validate(
+            {"id": message_id, "account_id": "acct_1", "key_id": "key_1", "test": True, "batch_id": "batch_1",
+             "from": f"hi@{DOMAIN}", "to": [to], "subject": "Shipped", "recipients": {to: RecipientState.QUEUED},
+             "created_at": DEFAULT_START}
+        )  # fmt: skip
+        vault.contents[message_id] = Content(html=html, text="Hi, your order shipped.")
+    dispatcher = Dispatcher(
+        messages=messages, vault=vault, queue=RecordingQueue(), domains=Domains(None),
+        suppressions=InMemorySuppressions(), transport_for=lambda m: ScriptedTransport(),
+        verifier=None,  # type: ignore[arg-type]  # verify_before_send is off
+        links=LinkMaker(f"https://{TRACKING}", b"secret"), retention_days=lambda account_id: 30,
+        quotas=UnlimitedQuotas(), clock=clock, meter=RecordingMeter(), worker_id="w1",
+        checker=ContentChecker(spam=spam, complaints=FixedComplaints(), clock=clock),
+        copies=KeptCopies(sealer=sealer, store=store),
+    )  # fmt: skip
+    for message_id in bodies:
+        dispatcher.dispatch(DispatchJob(message_id=message_id, account_id="acct_1", attempt=1,
+                                        enqueued_at=DEFAULT_START))  # fmt: skip
+    checks = {m: messages.items[m].content_check for m in bodies}
+    assert len(spam.scored) == 2  # msg_2 reused msg_1's check; msg_3 was checked itself
+
+    def shorteners(message_id: str) -> str:
+        check = checks[message_id]
+        assert check is not None
+        (content,) = [part for part in check["parts"] if part["name"] == "content"]
+        (rule,) = [rule for rule in content["rules"] if rule["id"] == "url_shorteners"]
+        return str(rule["status"])
+
+    assert checks["msg_2"] == checks["msg_1"] and shorteners("msg_1") == "pass"
+    assert shorteners("msg_3") == "warn" and checks["msg_3"] != checks["msg_1"]
+    (sent,) = [e for e in messages.events if e.type is EventType.SENT and e.message_id == "msg_3"]
+    assert sent.data["score"] == checks["msg_3"]["score"]  # type: ignore[index]
+
+
+def _basis(**changes: Any) -> str:
+    message = Message.model_validate(
+        {"id": "msg_1", "account_id": "acct_1", "key_id": "key_1", "test": True, "batch_id": "batch_1",
+         "from": f"hi@{DOMAIN}", "to": ["ann@example.com"], "subject": "Shipped", "created_at": DEFAULT_START}
+    )  # fmt: skip
+    content = Content(html="<p>Hi</p>", text="Hi", vars={"name": "Ann"})
+    message = message.model_copy(update={k: v for k, v in changes.items() if k in Message.model_fields})
+    content = content.model_copy(update={k: v for k, v in changes.items() if k in Content.model_fields})
+    return check_basis(message, content)
+
+
+def test_the_check_basis_ignores_recipients_and_ids_and_sees_what_the_check_reads() -> None:
+    same = [_basis(), _basis(id="msg_2", to=["bob@example.com"], cc=["cy@example.com"], vars={"name": "Bob"})]
+    assert len(set(same)) == 1
+    changed = [
+        _basis(subject="Shipped!"), _basis(html="<p>Hi <a href='https://bit.ly/x'>x</a></p>"), _basis(text="Hi!"),
+        _basis(headers={"List-Unsubscribe": "<mailto:u@example.com>"}), _basis(track_clicks=False),
+        _basis(reply_to="help@example.com"), _basis(list_id="list_1"),
+    ]  # fmt: skip
+    assert len({*same, *changed}) == 1 + len(changed)

@@ -133,6 +133,26 @@ def test_addresses_are_allocated_by_the_operator_and_moved_by_the_account(pools:
     assert [p.name for p in pools.service.list_page(pools.principal(pro), page=1, per_page=25).items] == ["shared", "b"]
 
 
+def test_a_relay_elastic_ip_keeps_its_allocation_id_wherever_it_moves(pools: Pools) -> None:
+    """`postline ip allocate <EIP> --allocation-id eipalloc-...`: the address's staff details say which
+    of the relay's Elastic IPs it is, in whichever of the account's pools it is, until released."""
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    a = pools.service.create(pools.principal(pro), IpPoolCreate(name="a"))
+    b = pools.service.create(pools.principal(pro), IpPoolCreate(name="b"))
+    refused(ValidationFailed, "validation_error", pools.admin.allocate, "203.0.113.7", account_id=pro.id,
+            pool_id=a.id, allocation_id="i-0abc")  # fmt: skip
+    pools.admin.allocate("203.0.113.7", account_id=pro.id, pool_id=a.id, allocation_id="eipalloc-0f1e2d3c4b5a69788")
+    pools.admin.allocate("203.0.113.8", account_id=pro.id, pool_id=a.id)
+    entry = {"allocation_id": "eipalloc-0f1e2d3c4b5a69788"}
+    assert pools.service.get(pools.principal(pro), a.id).ip_details == {"203.0.113.7": entry}
+
+    pools.service.assign_ip(pools.principal(pro), b.id, IpAssign(ip="203.0.113.7"))
+    assert pools.service.get(pools.principal(pro), a.id).ip_details is None
+    assert pools.service.get(pools.principal(pro), b.id).ip_details == {"203.0.113.7": entry}
+    pools.admin.release("203.0.113.7")
+    assert pools.service.get(pools.principal(pro), b.id).ip_details is None
+
+
 def test_staff_fields_are_set_by_the_operator_only(pools: Pools) -> None:
     pro = pools.world.account(plan=Plan.PROFESSIONAL)
     pool = pools.service.create(pools.principal(pro), IpPoolCreate(name="a"))
@@ -168,6 +188,31 @@ def test_the_source_is_the_named_pools_else_the_shared_pools(pools: Pools) -> No
     assert picker.pick(pro.id, None, "m1:a", TODAY) is not None
     ticks[0] = SourcePicker.PLATFORM_TTL + 1
     assert picker.pick(pro.id, None, "m1:a", TODAY) is None
+
+
+def test_with_ses_the_source_is_the_pools_configuration_set_and_its_reports_map_back(pools: Pools) -> None:
+    """SES picks (and warms) the address in a pool's configuration set: the source names the pool and
+    the set only, and the set's name in SES's reports leads back to the pool."""
+    pro = pools.world.account(plan=Plan.PROFESSIONAL)
+    relayed = pools.service.create(pools.principal(pro), IpPoolCreate(name="relayed"))
+    pools.admin.allocate("127.0.0.41", account_id=pro.id, pool_id=relayed.id)
+    ses_pool = pools.service.create(pools.principal(pro), IpPoolCreate(name="ses", type=PoolType.WARMING))
+    stored = pools.store.get_pool(pro.id, ses_pool.id)
+    assert stored is not None
+    pools.store.pools[(pro.id, ses_pool.id)] = stored.model_copy(
+        update={"ses_configuration_set": f"postline-{ses_pool.id}"}
+    )
+    pools.admin.allocate("127.0.0.42", account_id=pro.id, pool_id=ses_pool.id)
+    picker = SourcePicker(pools=pools.store, warmup=InMemoryWarmupCounts(), ses=True)
+
+    assert picker.pick(pro.id, "ses", "m1:a", TODAY) == Source(ses_pool.id, None, None, f"postline-{ses_pool.id}")
+    for reference in ("relayed", None):  # no configuration set of its own: the deployment's
+        assert picker.pick(pro.id, reference, "m1:a", TODAY) is None
+    assert picker.pool_of_configuration_set(pro.id, f"postline-{ses_pool.id}") == ses_pool.id
+    assert picker.pool_of_configuration_set(pro.id, "postline") is None
+    assert picker.pool_of_configuration_set(pro.id, f"postline-{relayed.id}") is None  # no set of its own
+    other = pools.world.account(plan=Plan.PROFESSIONAL)
+    assert picker.pool_of_configuration_set(other.id, f"postline-{ses_pool.id}") is None  # another account's pool
 
 
 def test_a_warming_pool_follows_the_ramp_and_overflows_to_the_shared_pool(pools: Pools) -> None:

@@ -58,10 +58,38 @@ def test_a_purge_removes_everything_of_its_account_a_bounded_step_at_a_time(worl
 def test_a_run_cut_short_resumes_where_it_stopped(world: World) -> None:
     _, sub_id, service, data = _deleted(world)
     budget = iter([100.0, 100.0, 100.0, 0.0])  # three steps, then out of time
-    assert service.run(lambda: next(budget, 0.0)) == 3
+    assert service.run(lambda: next(budget, 0.0)) == 3  # keys counted; none: domains counted; removed
     [job] = world.subaccount_store.due_purges(10)
-    assert job.phase is PurgePhase.LIST_MEMBERS and job.removed == {"domains": 2}  # recorded, not lost
+    assert job.phase is PurgePhase.DOMAINS and job.removed == {"keys": 0, "domains": 2}  # recorded, not lost
+    assert data.held[(sub_id, "domains")] == []
     assert service.run(lambda: 100.0) > 0  # the next run finishes it
     assert world.subaccount_store.due_purges(10) == []
     assert all(not things for (account, _), things in data.held.items() if account == sub_id)
     assert service.run(lambda: 100.0) == 0  # nothing left to do
+
+
+class RunDied(BaseException):
+    """The worker's invocation dying (not an error the service catches)."""
+
+
+def test_a_step_that_dies_after_removing_and_before_recording_counts_exactly(world: World) -> None:
+    parent_id, _, service, data = _deleted(world)
+    [job] = world.subaccount_store.due_purges(10)
+    remove = data.purge_domains
+
+    def remove_then_die(account_id: str, limit: int) -> int:
+        remove(account_id, limit)
+        raise RunDied
+
+    data.purge_domains = remove_then_die  # type: ignore[method-assign]
+    current = job
+    while current is not None:
+        try:
+            current = service.step(current)
+        except RunDied:
+            data.purge_domains = remove  # type: ignore[method-assign]
+            [current] = world.subaccount_store.due_purges(10)  # the next run: the job as recorded
+    [entry] = [
+        e for e in world.audit.list_page(parent_id, page=1, per_page=10).items if e.action == "subaccount.purged"
+    ]
+    assert entry.details == f"acme: removed 2 domains, {STEP + 5} list_members, 3 suppressions, 7 items"

@@ -210,6 +210,12 @@ def _parser() -> argparse.ArgumentParser:
         help="pack an account's closed UTC days of roll-ups now, as the daily pass does (safe to rerun)",
     )
     pack.add_argument("account_id")
+    reputation_now = metrics.add_parser(
+        "reputation",
+        help="score an account's domains, IP pools and addresses now, as the roll-ups do at most every 5 minutes",
+    )
+    reputation_now.add_argument("account_id")
+    reputation_now.add_argument("--mode", choices=["live", "test"], default="live", help="which mail (default: live)")
     console = commands.add_parser("console", help="the cloud console's users").add_subparsers(
         dest="action", required=True
     )
@@ -247,6 +253,9 @@ def _ip_parsers(commands: Any) -> None:
     allocate.add_argument("ip")
     allocate.add_argument("--pool", required=True, help="the pool's id")
     allocate.add_argument("--account", help="the account (default: a platform pool)")
+    allocate.add_argument(
+        "--allocation-id", help="the relay's Elastic IP this address is (stack output RelayAddress<N>AllocationId)"
+    )
     ip.add_parser("release", help="take an address back from whoever holds it").add_argument("ip")
 
 
@@ -284,6 +293,10 @@ def run(args: argparse.Namespace) -> None:
         _backfill_event_keys(args.segments)
     elif args.command == "metrics" and args.action == "pack":
         _pack_metrics(args.account_id)
+    elif args.command == "metrics" and args.action == "reputation":
+        snapshot = metrics_root.reputation_service().evaluate(args.account_id, args.mode)
+        _print({"account_id": args.account_id, "mode": args.mode, "domains": snapshot.domains,
+                "ip_pools": snapshot.pools, "ips": snapshot.ips})  # fmt: skip
     elif args.command == "metrics":
         _backfill_metrics(args.account_id, args.since, args.until)
     elif args.command == "retention":
@@ -376,7 +389,7 @@ def _domain(args: argparse.Namespace) -> None:
 def _ip_pools(args: argparse.Namespace) -> None:
     admin = ip_pools_root.ip_pool_admin()
     if args.command == "ip" and args.action == "allocate":
-        _print(admin.allocate(args.ip, account_id=args.account, pool_id=args.pool))
+        _print(admin.allocate(args.ip, account_id=args.account, pool_id=args.pool, allocation_id=args.allocation_id))
     elif args.command == "ip":
         _print(admin.release(args.ip))
     elif args.action == "list":

@@ -122,6 +122,22 @@ class RelayQueue(SettingsGroup):
     arn: str = Field(alias="RELAY_QUEUE_ARN", min_length=1)
 
 
+class RelaySources(SettingsGroup):
+    """The relay host's addresses (template parameter RelayAddressCount): `<Elastic IP>=<private
+    address>` pairs, comma-separated. A pool's address is its Elastic IP; the relay binds the private
+    address carrying it (the internet gateway rewrites the source). Empty (the Fargate relay, the
+    embedded runtime): an address is bound as it is."""
+
+    addresses: str = Field(alias="RELAY_SOURCE_ADDRESSES")
+
+    def bindings(self) -> dict[str, str]:
+        pairs = (entry.split("=", 1) for entry in self.addresses.split(",") if entry.strip())
+        try:
+            return {public.strip(): private.strip() for public, private in pairs}
+        except ValueError:
+            raise SettingsError(f"RELAY_SOURCE_ADDRESSES: {self.addresses!r} is not public=private pairs") from None
+
+
 class PublicUrl(SettingsGroup):
     base_url: str = Field(alias="PUBLIC_BASE_URL")  # tracking and unsubscribe links; empty: none
 

@@ -38,6 +38,7 @@ from postline.config import (
     PoolProvisioning,
     PublicUrl,
     RelayQueue,
+    RelaySources,
     ResendQueue,
     Resources,
     SendQueue,
@@ -205,13 +206,16 @@ SMTP_SETTINGS: Groups = tuple(dict.fromkeys([*_AUTHENTICATE, *POLICY_SETTINGS[r.
 
 # The SMTP relay task (postline/relay, not a Lambda): the dispatcher's work for the jobs handed over,
 # and the daily TLS-RPT reports (postline/tlsrpt), which it sends itself (mailto: over its SMTP).
-RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress)  # Egress: the reports' sending-mta-ip
+# RelaySources: the private address carrying each pool address (the relay host's Elastic IPs).
+RELAY_SETTINGS: Groups = (*_DELIVER, TlsReports, Egress, RelaySources)  # Egress: the reports' sending-mta-ip
 
 # The operator CLI (postline.cli) against a stack, and what some of its commands read besides.
 CLI_SETTINGS: Groups = (Resources, Counters, KeyPepper)
 COMMAND_SETTINGS: dict[str, Groups] = {
     "events": (Events,),
-    "metrics": (Events,),  # and Counters, which every command reads
+    # and Counters, which every command reads; Notifications: `metrics reputation` tells the owner of a
+    # live domain or pool that crossed the danger line, as the roll-up consumer does
+    "metrics": (Events, Notifications),
     "domain": (ContentKey, Dns, DomainRecords, Notifications, Outbound),
     # run: puts a report job on the relay queue, as the daily schedule does; dkim: the reports' key
     "tlsrpt": (RelayQueue, ContentKey, TlsReports, Dns),

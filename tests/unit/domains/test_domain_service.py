@@ -317,3 +317,45 @@ def test_an_owners_write_racing_a_scheduled_check_reads_again_instead_of_overwri
     updated = setup.service.update(setup.principal, created.id, DomainUpdate(region="eu-west-1"))
     assert raced == [1] and (updated.status, updated.region) == (DomainStatus.VERIFIED, "eu-west-1")
     assert setup.actions() == ["domain.created", "domain.status_changed", "domain.updated"]
+
+
+class RunDied(BaseException):
+    """The scheduled run's invocation dying (not an error the service catches)."""
+
+
+def test_a_run_that_dies_right_after_saving_the_loss_has_warned_the_owner(setup: Setup) -> None:
+    created = setup.create()
+    setup.publish(created, *REQUIRED)
+    setup.verify(created)
+    setup.unpublish(created, "spf")
+    setup.advance(timedelta(days=1))
+    save = setup.domains.save_domain
+
+    def save_then_die(domain: SendingDomain, **kwargs: Any) -> bool:
+        save(domain, **kwargs)
+        raise RunDied
+
+    setup.domains.save_domain = save_then_die  # type: ignore[method-assign]
+    with pytest.raises(RunDied):
+        setup.service.recheck_due()
+    setup.domains.save_domain = save  # type: ignore[method-assign]
+    assert setup.service.get(setup.principal, created.id).spf is False  # the grace started, saved
+    assert [subject for _, subject, _ in setup.notices.sent] == ["Sending domain acme.example lost a DNS record"]
+    setup.advance(timedelta(hours=1))
+    setup.service.recheck_due()  # the grace's hourly check: nothing new to warn about
+    assert len(setup.notices.sent) == 1
+
+
+def test_a_warning_that_could_not_be_sent_is_sent_by_the_next_run_which_starts_the_grace(setup: Setup) -> None:
+    created = setup.create()
+    setup.publish(created, *REQUIRED)
+    setup.verify(created)
+    setup.unpublish(created, "spf")
+    setup.advance(timedelta(days=1))
+    setup.notices.failing = 1
+    assert setup.service.recheck_due() == 0  # not saved: the domain is still due
+    assert setup.notices.sent == [] and setup.actions()[-1] != "domain.record_lost"
+    setup.advance(timedelta(minutes=5))
+    assert setup.service.recheck_due() == 1
+    assert len(setup.notices.sent) == 1 and setup.actions()[-1] == "domain.record_lost"
+    assert setup.service.get(setup.principal, created.id).spf is False

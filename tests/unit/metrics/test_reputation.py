@@ -98,12 +98,17 @@ def test_series_add_up_into_domains_pools_and_addresses() -> None:
             ("sending_ip#pool-1#10.0.0.1", _tally(1000)),
             ("sending_ip#pool-1#10.0.0.2", _tally(1000, complained=6)),
             ("sending_ip#pool-2#10.0.0.2", _tally(1000)),  # the address moved pools
+            ("sending_ip#pool-3#", _tally(500, complained=1)),  # SES's pool: no address known
             ("tag#x", _tally(1000, complained=1000)),
             ("all", _tally(1000, complained=1000)),
         ]
     )
     assert {name: (r.sent, r.complained) for name, r in scores.domains.items()} == {"a.example": (120, 1)}
-    assert {p: (r.sent, r.complained) for p, r in scores.pools.items()} == {"pool-1": (2000, 6), "pool-2": (1000, 0)}
+    assert {p: (r.sent, r.complained) for p, r in scores.pools.items()} == {
+        "pool-1": (2000, 6),
+        "pool-2": (1000, 0),
+        "pool-3": (500, 1),
+    }
     assert {ip: (r.sent, r.complained) for ip, r in scores.ips.items()} == {
         "10.0.0.1": (1000, 0),
         "10.0.0.2": (2000, 6),
@@ -143,10 +148,20 @@ def test_only_sends_bounces_and_complaints_with_a_source_count_in_its_series() -
         (EventType.DELIVERED, source),  # counted elsewhere, not here: no extra write per delivery
         (EventType.DELAYED, source),
         (EventType.SENT, {"ip_pool_overflow": "pool-1"}),  # overflowed to the host's own address
-        (EventType.SENT, {"ip_pool": "pool-1"}),
     ):
         plan = contribution(_event(kind, **data))
         assert plan is not None and not any(s.startswith("sending_ip#") for s in plan.series), (kind, data)
+    # SES picks the address in the pool's configuration set: the pool is known, its address is not.
+    for kind in (EventType.SENT, EventType.BOUNCED, EventType.COMPLAINED):
+        plan = contribution(_event(kind, ip_pool="pool-1"))
+        assert plan is not None and [s for s in plan.series if s.startswith("sending_ip#")] == ["sending_ip#pool-1#"]
+    # The ip_pool dimension: the pool a copy went through, or the warming pool it overflowed from.
+    through = contribution(_event(EventType.SENT, ip_pool="pool-1", ip="10.0.0.1"))
+    assert through is not None and "ip_pool#pool-1" in through.series
+    overflowed = contribution(_event(EventType.SENT, ip_pool="shared-1", ip="10.0.0.9", ip_pool_overflow="pool-1"))
+    assert overflowed is not None and [s for s in overflowed.series if s.startswith("ip_pool#")] == [
+        "ip_pool#pool-1:overflow"
+    ]
     # an open's `ip` is the reader's, not a source
     opened = contribution(_event(EventType.OPENED, ip="203.0.113.9", user_agent="Mozilla/5.0 Safari"))
     assert opened is not None and not any(s.startswith("sending_ip#") for s in opened.series)

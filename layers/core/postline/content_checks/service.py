@@ -30,8 +30,10 @@ class ContentChecker:
         self, draft: Draft, *, account_id: str, domain: SendingDomain | None, reuse: str | None = None
     ) -> ContentCheck:
         """`domain`: the account's verified domain of the From address (None: not verified). `reuse`:
-        a batch's id: its messages differ only by their vars, so the first one's check stands for all
-        (a 5,000-recipient batch asks spamd once per container, not 5,000 times)."""
+        a key the caller gives drafts that check the same (the dispatcher: a batch's id and a digest
+        of the rendered content, delivery/copies.py check_basis), so the first one's check stands for
+        the rest (a 5,000-recipient batch whose vars change nothing the check reads asks spamd once
+        per container, not 5,000 times)."""
         if reuse is not None and reuse in self._reused:
             self._reused.move_to_end(reuse)
             return self._reused[reuse]

@@ -447,9 +447,16 @@ class ReplaysHolding:
 
 
 class UploadDownloads:
-    """Upload download records (uploads/store.py) keep the time, the source address and the user
-    agent of a download, never the recipient's address or message: none is found by an address, and
-    upload_downloads counts 0. A hosted link that carried its recipient would be erased here."""
+    """Upload download records: nothing of them holds a recipient's address, so upload_downloads is 0.
+
+    A hit on a hosted link (uploads/store.py record_hit, an `UPLOADHIT#<upload>#<time>#<rand>` item)
+    holds `upload_id, human, reason, ip, user_agent, at`, and the upload its `download_count`. The
+    link's token names the account and the upload only (one link for every reader, signed), and the
+    `delivered` parameter a click redirect adds is the message's delivery time, never stored; so no
+    hit can be found by, or tied back to, an address. The click that led to it (a `clicked` event
+    with the recipient and the hosted link as its url) is erased with the events. The upload's file
+    and filename are the account's own content, not searched. A hosted link that one day carried its
+    recipient (or its message) would be erased, and counted, here."""
 
     def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         return Batch()

@@ -7,6 +7,8 @@ domain's DKIM key, as the SMTP transport signs a live one), never a second rende
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -88,6 +90,24 @@ def draft_of(
         source_text=content.text,
         tracking_host=tracking.lower() if tracking else None,
     )
+
+
+def check_basis(message: Message, content: Content) -> str:
+    """A digest of what a message's content check depends on, as rendered for this message: From,
+    subject, headers, tracking, a list's unsubscribe, the bodies as written (vars rendered, links
+    before tracking), reply-to, attachments (name, type, bytes) and a submitted MIME. Not the
+    recipients, nor the message id, date, tracking tokens or DKIM signature a copy adds: two
+    messages with the same basis get the same check (a batch's messages whose vars change nothing
+    the check reads), any other one is checked itself."""
+    attachments = [
+        [a.filename, a.content_type, hashlib.sha256(a.content.encode()).hexdigest()] for a in content.attachments
+    ]
+    basis = [
+        message.from_, message.subject, sorted(message.headers.items()), message.track_opens, message.track_clicks,
+        message.list_id is not None, content.html, content.text, content.reply_to, attachments,
+        hashlib.sha256(content.mime.encode("latin-1")).hexdigest() if content.mime is not None else None,
+    ]  # fmt: skip
+    return hashlib.sha256(json.dumps(basis, ensure_ascii=False).encode()).hexdigest()
 
 
 class VaultSealer:

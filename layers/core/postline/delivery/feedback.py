@@ -3,7 +3,9 @@
 SES publishes the events of a configuration set to SNS, which feeds the feedback queue. Each
 report moves one recipient from the state the hand-over left it in, with its events; the
 event time is SES's own, so a report delivered twice writes the same event and the second
-state change finds nothing to do.
+state change finds nothing to do. A report of an IP pool's configuration set (its
+`ses:configuration-set` tag) names the pool on its events (`ip_pool`), so its bounces and
+complaints count toward the pool's reputation (metrics/reputation.py) as the sent events did.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from postline.delivery.outcomes import BounceClass, classify_bounce, enhanced_code
 from postline.delivery.parcel import MESSAGE_TAG
+from postline.delivery.ports import ConfigurationSetPools
 from postline.delivery.service import DELIVERY_OUTCOMES, mode_of
 from postline.events.domain import EventType, message_event
 from postline.sending.domain import Message, RecipientState, message_status
@@ -23,6 +26,7 @@ from postline.suppressions.domain import SuppressionSource, SuppressionType
 from postline.suppressions.ports import Suppressions
 
 HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
+CONFIGURATION_SET_TAG = "ses:configuration-set"  # SES's own tag on every published event (mail.tags)
 
 
 class FeedbackService:
@@ -33,7 +37,9 @@ class FeedbackService:
         suppressions: Suppressions,
         retention_days: Callable[[str], int],
         meter: Meter,
+        pools: ConfigurationSetPools | None = None,
     ) -> None:
+        self._pools = pools
         self._messages = messages
         self._suppressions = suppressions
         self._retention_days = retention_days
@@ -47,12 +53,22 @@ class FeedbackService:
         message = self._messages.get(message_id) if message_id else None
         if message is None:
             return 0  # not one of ours, or long expired
+        pool = self._pool(message, mail)
         moved = 0
         for recipient, state, expected, event_type, at, data in _changes(kind, report):
             if recipient not in message.recipients:
                 continue
+            if pool is not None:
+                data = {**data, "ip_pool": pool}
             moved += self._move(message, recipient, state, expected, event_type, at, data)
         return moved
+
+    def _pool(self, message: Message, mail: dict[str, Any]) -> str | None:
+        """The IP pool whose configuration set sent the copy (SES's `ses:configuration-set` tag)."""
+        names = (mail.get("tags") or {}).get(CONFIGURATION_SET_TAG) or []
+        if self._pools is None or not names:
+            return None
+        return self._pools.pool_of_configuration_set(message.account_id, str(names[0]))
 
     def _move(
         self,

@@ -22,21 +22,37 @@ class OwnerNotifier:
         self._relay = relay
 
     def email_owner(self, account_id: str, subject: str, text: str) -> None:
+        owner = self._owner(account_id, subject)
+        if owner is None:
+            return
+        try:
+            self._send(owner, subject, text)
+        except Exception:  # a notice must never fail the delivery bookkeeping that triggered it
+            logger.exception("notice to the owner of %s failed: %s", account_id, subject)
+
+    def email_owner_or_raise(self, account_id: str, subject: str, text: str) -> None:
+        """The notice, or the error that kept it from being sent (SES, SMTP): for a caller that
+        retries it rather than lose it (the domain checks' warning)."""
+        owner = self._owner(account_id, subject)
+        if owner is not None:
+            self._send(owner, subject, text)
+
+    def _owner(self, account_id: str, subject: str) -> str | None:
         account = self._accounts.get_account(account_id)
         if account is None or not account.owner_email:
             logger.warning("account %s has no owner email; notice not sent: %s", account_id, subject)
-            return
-        try:
-            if self._relay is not None:
-                self._smtp(account.owner_email, subject, text, self._relay)
-            else:
-                self._ses.send_email(
-                    FromEmailAddress=self._sender,
-                    Destination={"ToAddresses": [account.owner_email]},
-                    Content={"Simple": {"Subject": {"Data": subject}, "Body": {"Text": {"Data": text}}}},
-                )
-        except Exception:  # a notice must never fail the delivery bookkeeping that triggered it
-            logger.exception("notice to the owner of %s failed: %s", account_id, subject)
+            return None
+        return account.owner_email
+
+    def _send(self, to: str, subject: str, text: str) -> None:
+        if self._relay is not None:
+            self._smtp(to, subject, text, self._relay)
+        else:
+            self._ses.send_email(
+                FromEmailAddress=self._sender,
+                Destination={"ToAddresses": [to]},
+                Content={"Simple": {"Subject": {"Data": subject}, "Body": {"Text": {"Data": text}}}},
+            )
 
     def _smtp(self, to: str, subject: str, text: str, relay: Relay) -> None:
         message = EmailMessage()

@@ -29,6 +29,14 @@ class TlsSessions(Protocol):
         ...
 
 
+class ConfigurationSetPools(Protocol):
+    """Which IP pool an SES configuration set sends through (ip_pools/service.py SourcePicker)."""
+
+    def pool_of_configuration_set(self, account_id: str, name: str) -> str | None:
+        """The account's pool whose configuration set is `name`; None for any other set."""
+        ...
+
+
 class SourceAddresses(Protocol):
     """Which IP pool and source address a copy leaves from (ip_pools/service.py SourcePicker)."""
 

@@ -31,7 +31,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from postline.delivery.copies import draft_of, recipient_copy, signed_copy
+from postline.delivery.copies import check_basis, draft_of, recipient_copy, signed_copy
 from postline.delivery.outcomes import (
     MAX_ATTEMPTS,
     BounceType,
@@ -113,7 +113,7 @@ class Dispatcher:
         self._checker = checker
         self._copies = copies
         self._signers: dict[tuple[str, str], SendingDomain | None] = {}
-        self._checks: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # batch id -> (check, event data)
+        self._checks: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # reuse key -> (check, event data)
         self._messages = messages
         self._vault = vault
         self._queue = queue
@@ -249,7 +249,7 @@ class Dispatcher:
                 check = self._keep_copy(message, content, parcel, signer, check)
             handed_at = self._clock.now()
             outcome = _hand_over(transport, parcel)
-            if parcel.source_ip is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
+            if parcel.ip_pool is not None or parcel.ip_pool_overflow is not None:  # on its events (filterable)
                 source = {
                     "ip_pool": parcel.ip_pool,
                     "ip": parcel.source_ip,
@@ -328,21 +328,24 @@ class Dispatcher:
         """Keeps a test copy as handed over (the content route signs it with the domain's key when read,
         as the SMTP transport signs a live copy: an RSA signature costs more than the whole rest of a
         delivery) and, once per message, checks the signed copy (on the message's record; its summary on
-        each `sent` event). A batch's messages share the first one's check. Never stops the hand-over."""
+        each `sent` event). A batch's message reuses the check of an earlier one of its batch only when
+        what the check reads is the same (copies.py check_basis: its vars changed nothing of it); else
+        it is checked itself. Never stops the hand-over."""
         assert self._copies is not None
         try:
             if check is None and self._checker is not None:
-                found = self._checks.get(message.batch_id) if message.batch_id else None
+                reuse = f"{message.batch_id}/{check_basis(message, content)}" if message.batch_id else None
+                found = self._checks.get(reuse) if reuse else None
                 if found is None:
                     result = self._checker.check(
                         draft_of(message, content, signed_copy(parcel, signer), links=self._links, domain=signer),
                         account_id=message.account_id,
                         domain=signer,
-                        reuse=message.batch_id,
+                        reuse=reuse,
                     )
                     found = (result.model_dump(mode="json"), result.event_data())
-                    if message.batch_id:
-                        self._checks[message.batch_id] = found
+                    if reuse:
+                        self._checks[reuse] = found
                 message.content_check, check = found  # on the record, with the recipient's state
             self._copies.keep(message.id, parcel.recipient, parcel.mime, message.expires_at)
         except Exception:

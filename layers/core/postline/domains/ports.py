@@ -113,8 +113,8 @@ class ProviderIdentities(Protocol):
 
 
 class OwnerNotices(Protocol):
-    def email_owner(self, account_id: str, subject: str, text: str) -> None:
-        """A notice to the account's owner; never raises."""
+    def email_owner_or_raise(self, account_id: str, subject: str, text: str) -> None:
+        """A notice to the account's owner; raises when it could not be sent (the caller retries)."""
         ...
 
 

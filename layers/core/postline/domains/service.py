@@ -261,10 +261,20 @@ class DomainService:
 
     def recheck_due(self, limit: int = RECHECKS_PER_RUN) -> int:
         """Checks up to `limit` domains whose next check is due; returns how many it wrote. A domain a
-        concurrent run (or its owner) wrote meanwhile is skipped: that write moved its next check."""
+        concurrent run (or its owner) wrote meanwhile is skipped: that write moved its next check.
+
+        The owner's warning that a record went is sent before the check that starts the grace is
+        saved: a run that dies in between warns again at the next run (at least once), where warning
+        after the save lost it (the saved grace is not a loss any more). A warning that could not be
+        sent leaves the domain unsaved, so still due: the next run checks and warns again."""
         written = 0
         for current in self._domains.due_domains(self._clock.now(), limit):
             checked = self._check(current)
+            try:
+                self._warn_if_lost(current, checked)
+            except Exception:
+                logger.exception("warning the owner of %s failed; the next run checks it again", current.domain)
+                continue
             audit = None
             if checked.status is not current.status:
                 audit = self._audit(
@@ -277,7 +287,6 @@ class DomainService:
             )
             if saved:
                 written += 1
-                self._warn_if_lost(current, checked)
         return written
 
     # -- the operator ---------------------------------------------------------------------------------
@@ -330,6 +339,10 @@ class DomainService:
             deleted += 1
         return deleted
 
+    def count_domains(self, account_id: str) -> int:
+        """A deleted subaccount's purge counts its domains before deleting them."""
+        return len(self._domains.list_domains(account_id))
+
     def recheck(self, account_id: str, domain_id: str) -> SendingDomain:
         """The operator's forced check of one domain."""
         return self._write(account_id, domain_id, self._checking(Actor.staff()))
@@ -376,7 +389,7 @@ class DomainService:
             return
         missing = _missing(after)
         hours = int(GRACE.total_seconds() // 3600)
-        self._notices.email_owner(
+        self._notices.email_owner_or_raise(
             after.account_id,
             f"Sending domain {after.domain} lost a DNS record",
             f"The last check of {after.domain} did not find: {missing}.\n"
@@ -417,7 +430,10 @@ class DomainService:
                 revoked=revoked,
             )
             if saved:
-                self._warn_if_lost(current, updated)
+                try:  # the owner asked for this check and has its answer: the warning is not retried
+                    self._warn_if_lost(current, updated)
+                except Exception:
+                    logger.exception("warning the owner of %s failed", updated.domain)
                 return updated
         raise Conflict(f"sending domain {domain_id} keeps changing; retry")
 

@@ -36,9 +36,11 @@ from pydantic import TypeAdapter
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.domains.domain import DomainStatus, SendingDomain
-from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value
+from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value, transient
 from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
+
+_SAVE_PAUSES = (0.2, 0.5, 1.0, 2.0)  # seconds between tries of a save (save_domain)
 
 PREFIX = "DOMAIN#"
 GRANT = "DOMGRANT#"
@@ -214,17 +216,25 @@ class DynamoSendingDomains:
                 "ExpressionAttributeValues": values,
             }
         }
-        try:
-            ops = [
-                update,
-                *([audit_put(self._table, audit)] if audit else []),
-                *self._grant_ops(domain, granted, revoked, keep_revoked=True),
-            ]
-            self._db.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
-                return False  # deleted, or written by another check or edit since it was read
-            raise
+        ops = [
+            update,
+            *([audit_put(self._table, audit)] if audit else []),
+            *self._grant_ops(domain, granted, revoked, keep_revoked=True),
+        ]
+        # Tried for longer than botocore's retries on an error AWS calls transient: a scheduled check's
+        # save follows the owner's warning (domains/service.py recheck_due), and a save that failed would
+        # leave the domain due and its next run warn again. A repeat of a write that did commit finds the
+        # revision moved: False, as for any write another made meanwhile.
+        for pause in (*_SAVE_PAUSES, None):
+            try:
+                self._db.transact_write_items(TransactItems=ops)
+                break
+            except ClientError as exc:
+                if cancellation_codes(exc)[:1] == ["ConditionalCheckFailed"]:
+                    return False  # deleted, or written by another check or edit since it was read
+                if pause is None or not transient(exc):
+                    raise
+                time.sleep(pause)
         self._cache.pop((domain.account_id, domain.domain), None)
         return True
 

@@ -15,6 +15,7 @@ none; without one they use the shared platform pool.
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
@@ -91,6 +92,24 @@ def without(ips: list[str], ip: str) -> list[str]:
 
 def with_ip(ips: list[str], ip: str) -> list[str]:
     return sorted({*ips, ip}, key=lambda text: ipaddress.ip_address(text).packed)
+
+
+# An Elastic IP's allocation id (the relay's addresses in the cloud: docs/operating/deploying.md).
+ALLOCATION_ID = re.compile(r"eipalloc-[0-9a-f]{8,32}")
+
+
+def with_details(
+    details: dict[str, dict[str, Any]] | None, ip: str, entry: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Staff's per-address details with `entry` merged into the address's."""
+    return {**(details or {}), ip: {**(details or {}).get(ip, {}), **entry}}
+
+
+def details_without(details: dict[str, dict[str, Any]] | None, ip: str) -> dict[str, dict[str, Any]] | None:
+    if not details or ip not in details:
+        return details
+    rest = {held: entry for held, entry in details.items() if held != ip}
+    return rest or None
 
 
 # The warm-up ramp: how many copies each address of a warming pool sends on its day 1, 2, ... (UTC days

@@ -18,19 +18,23 @@ from typing import Any
 from postline.audit.domain import Actor, AuditEntry
 from postline.audit.service import new_audit_entry
 from postline.ip_pools.domain import (
+    ALLOCATION_ID,
     PLAN_LIMIT_REACHED,
     PLATFORM_POOL_READ_ONLY,
     Pool,
     PoolType,
     Provider,
     Source,
+    details_without,
     normalize_ip,
     warmup_cap,
+    with_details,
     with_ip,
     without,
 )
 from postline.ip_pools.models import Ip, IpAssign, IpPool, IpPoolCreate, IpPoolUpdate, ips_of, pool_view
 from postline.ip_pools.ports import IpPoolStore, PoolReputations, SesPools, WarmupCounts
+from postline.ip_pools.ses import PREFIX as SES_PREFIX
 from postline.keys.identity import Principal
 from postline.keys.models import DeleteConfirmation
 from postline.shared.errors import Forbidden, NotFound, ValidationFailed
@@ -167,8 +171,16 @@ class IpPoolService:
         source = self._pools.get_pool(account.id, holder[1])
         if source is None:
             raise NotFound(f"IP {request.ip}'s pool {holder[1]} is gone; retry")
-        moved_from = source.model_copy(update={"ips": without(source.ips, request.ip), "version": source.version + 1})
-        moved_to = target.model_copy(update={"ips": with_ip(target.ips, request.ip), "version": target.version + 1})
+        # The address's staff details (its Elastic IP's allocation id) go with it.
+        entry = (source.ip_details or {}).get(request.ip)
+        moved_from = source.model_copy(update={
+            "ips": without(source.ips, request.ip), "ip_details": details_without(source.ip_details, request.ip),
+            "version": source.version + 1,
+        })  # fmt: skip
+        moved_to = target.model_copy(update={
+            "ips": with_ip(target.ips, request.ip), "version": target.version + 1,
+            "ip_details": with_details(target.ip_details, request.ip, entry) if entry else target.ip_details,
+        })  # fmt: skip
         details = f"{request.ip} from {source.name} to {target.name}"
         audit = self._audit(principal.actor(), account.id, "ip_pool.ip_assigned", target, details)
         self._pools.move_ip(request.ip, moved_from, moved_to, audit)
@@ -222,11 +234,18 @@ class IpPoolAdmin:
         )
         return pool
 
-    def allocate(self, ip: str, *, account_id: str | None, pool_id: str) -> Pool:
-        """The address into a pool of the account's (None: a platform pool), now its alone."""
+    def allocate(self, ip: str, *, account_id: str | None, pool_id: str, allocation_id: str | None = None) -> Pool:
+        """The address into a pool of the account's (None: a platform pool), now its alone.
+        allocation_id: the relay's Elastic IP this address is (its RelayAddress<N>AllocationId output),
+        kept in the pool's `ip_details.<ip>.allocation_id` wherever the address moves."""
         ip = _address(ip)
         pool = self._require(account_id, pool_id)
-        updated = pool.model_copy(update={"ips": with_ip(pool.ips, ip), "version": pool.version + 1})
+        update: dict[str, Any] = {"ips": with_ip(pool.ips, ip), "version": pool.version + 1}
+        if allocation_id is not None:
+            if not ALLOCATION_ID.fullmatch(allocation_id):
+                raise ValidationFailed(f"allocation_id: {allocation_id!r} is not an Elastic IP's (eipalloc-<hex>)")
+            update["ip_details"] = with_details(pool.ip_details, ip, {"allocation_id": allocation_id})
+        updated = pool.model_copy(update=update)
         self._pools.allocate_ip(ip, updated, self._audit(account_id, "ip.allocated", pool, ip))
         return updated
 
@@ -236,7 +255,12 @@ class IpPoolAdmin:
         if holder is None:
             raise NotFound(f"IP {ip} is not allocated")
         pool = self._require(*holder)
-        updated = pool.model_copy(update={"ips": without(pool.ips, ip), "version": pool.version + 1})
+        update = {
+            "ips": without(pool.ips, ip),
+            "ip_details": details_without(pool.ip_details, ip),
+            "version": pool.version + 1,
+        }
+        updated = pool.model_copy(update=update)
         self._pools.release_ip(ip, updated, self._audit(holder[0], "ip.released", pool, ip))
         return updated
 
@@ -284,8 +308,17 @@ class SourcePicker:
     PLATFORM_TTL = 60.0  # seconds a process keeps the platform's pools (read for every copy otherwise)
 
     def __init__(
-        self, *, pools: IpPoolStore, warmup: WarmupCounts | None = None, monotonic: Callable[[], float] = time.monotonic
+        self,
+        *,
+        pools: IpPoolStore,
+        warmup: WarmupCounts | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        ses: bool = False,
     ) -> None:
+        """ses: the SES transport's picker. A pool's copies go through its configuration set and SES
+        picks the address (and warms it): the source names the pool and the set, never an address
+        SES may not use, and the ramp is SES's (no count here)."""
+        self._ses = ses
         self._pools = pools
         self._warmup = warmup  # counts a warming pool's copies per day (None: no ramp enforced)
         self._monotonic = monotonic
@@ -296,6 +329,10 @@ class SourcePicker:
     ) -> Source | None:
         """simulated: a test copy's (named on its events only): the warm-up ramp is neither counted nor applied."""
         pool = self._named(account_id, reference) if reference else None
+        if self._ses:
+            if pool is None or not pool.ses_configuration_set:
+                return None  # the deployment's own configuration set
+            return Source(pool.id, None, None, pool.ses_configuration_set)
         overflowed: str | None = None
         if pool is not None and pool.ips and not simulated:
             cap = warmup_cap(pool, today)
@@ -316,6 +353,14 @@ class SourcePicker:
         if self._platform is None or now - self._platform[0] > self.PLATFORM_TTL:
             self._platform = (now, self._pools.list_pools(None))
         return self._platform[1]
+
+    def pool_of_configuration_set(self, account_id: str, name: str) -> str | None:
+        """The account's pool whose SES configuration set is `name` (what SES's reports name in the
+        `ses:configuration-set` tag: delivery/ports.py SesPools), None for any other set."""
+        if not name.startswith(SES_PREFIX):  # a pool's set is named after it: one read, and only for those
+            return None
+        pool = self._pools.get_pool(account_id, name.removeprefix(SES_PREFIX))
+        return pool.id if pool is not None and pool.ses_configuration_set == name else None
 
     def exists(self, account_id: str, reference: str) -> bool:
         """Whether a send's ip_pool names the account's pool or a platform pool (sending/ports.py IpPoolNames)."""

@@ -75,6 +75,9 @@ class Dimension(StrEnum):
     COMPLAINT_TYPE = "complaint_type"
     COUNTRY = "country"
     CLIENT = "client"
+    # The IP pool a copy left through (its id), or `<warming pool id>:overflow` for a copy past that
+    # pool's warm-up cap for the day; counted at the hand-over (sent, and delivered or bounced there).
+    IP_POOL = "ip_pool"
     # An organisation's subaccounts: a row per subaccount, from each one's own roll-ups (never a series
     # of the organisation's own; metrics/service.py reads them at query time).
     SUBACCOUNT = "subaccount"
@@ -86,6 +89,9 @@ class Dimension(StrEnum):
 # `sending_domain#`, so one key range of a day partition holds both.
 SOURCE = "sending_ip"
 SOURCE_EVENTS = (EventType.SENT, EventType.BOUNCED, EventType.COMPLAINED)
+
+
+OVERFLOW = "overflow"  # the ip_pool dimension's key suffix for a warming pool's overflow
 
 
 def source_series(pool_id: str, ip: str) -> str:
@@ -224,8 +230,12 @@ def series_of(event: Event, *, country: str | None = None, client: str | None = 
     yield ALL
     if event.sending_domain:
         yield series_key(Dimension.SENDING_DOMAIN, event.sending_domain.lower())
-    if event.type in SOURCE_EVENTS and event.data.get("ip_pool") and event.data.get("ip"):
-        yield source_series(str(event.data["ip_pool"]), str(event.data["ip"]))
+    if overflowed := event.data.get("ip_pool_overflow"):
+        yield series_key(Dimension.IP_POOL, f"{overflowed}:{OVERFLOW}")
+    elif event.data.get("ip_pool"):
+        yield series_key(Dimension.IP_POOL, str(event.data["ip_pool"]))
+    if event.type in SOURCE_EVENTS and event.data.get("ip_pool"):  # no ip: SES picked the address
+        yield source_series(str(event.data["ip_pool"]), str(event.data.get("ip") or ""))
     if event.recipient and "@" in event.recipient:
         domain = event.recipient.rsplit("@", 1)[1].lower()
         yield series_key(Dimension.RECIPIENT_DOMAIN, domain)

@@ -70,9 +70,10 @@ BOUNCE_ANCHORS = ((0.0, 100.0), (0.05, 70.0), (0.075, 40.0), (0.10, 0.0))
 
 
 def parse_source(value: str) -> tuple[str, str] | None:
-    """(pool id, address) of a source series' value (what follows `sending_ip#`)."""
-    pool_id, _, ip = value.partition("#")
-    return (pool_id, ip) if pool_id and ip else None
+    """(pool id, address) of a source series' value (what follows `sending_ip#`); the address is ""
+    where the copy's pool is known but not its address (SES picks it in the pool's configuration set)."""
+    pool_id, hashed, ip = value.partition("#")
+    return (pool_id, ip) if pool_id and hashed else None
 
 
 @dataclass
@@ -156,7 +157,8 @@ def scores_of(tallies: Iterable[tuple[str, Tally]]) -> Scores:
         elif dimension == SOURCE and (source := parse_source(value)) is not None:
             pool_id, ip = source
             out.pools.setdefault(pool_id, Rates()).add(rates)
-            out.ips.setdefault(ip, Rates()).add(rates)
+            if ip:
+                out.ips.setdefault(ip, Rates()).add(rates)
     return out
 
 

@@ -12,11 +12,14 @@ scanner's when any rule below matches, checked in this order (the first that mat
 4. `network`: the source address is in a known scanner network (SCANNER_NETWORKS: the gateways' own
    published egress ranges).
 5. `too_soon`: it came within TOO_SOON of the message's delivery, when the caller knows it (no person
-   opens a message and follows a link in under that). A hosted upload's link followed from a message
-   knows it: the click redirect adds the message's delivery time (`with_delivery`). Clicks themselves
-   do not apply it yet (README, Uploads).
+   opens a message and follows a link in under that). Clicks apply it with the message's first
+   delivery (tracking/service.py); a hosted upload's link followed from a message knows it too: the
+   click redirect adds the message's delivery time (`with_delivery`). Opens apply rules 1-4 only
+   (a mail client fetches images as the message is shown, often at once).
 
-A scanner's hit is never counted as a person's; where the caller records hits it records it apart.
+A scanner's hit is never counted as a person's, and never dropped unseen: a download's is recorded
+apart (uploads/, `UPLOADHIT#` items with the rule), a click's is counted apart (the `ScannerClicks`
+metric by rule; no event, no clicked_at). Both are still redirected.
 """
 
 from __future__ import annotations

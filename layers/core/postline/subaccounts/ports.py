@@ -85,9 +85,24 @@ class AccountData(Protocol):
         """Items of its partition but its account item (kept, trashed, as the tombstone)."""
         ...
 
+    # What each delete_* would remove if called until it returns 0 (a purge's phase, counted as it begins).
+    def count_list_members(self, account_id: str) -> int:
+        """Its lists' members, and each list's item."""
+        ...
+
+    def count_suppressions(self, account_id: str) -> int: ...
+
+    def count_upload_files(self, account_id: str) -> int: ...
+
+    def count_items(self, account_id: str) -> int: ...
+
 
 class DomainPurge(Protocol):
     def purge_domains(self, account_id: str, limit: int) -> int:
         """Deletes up to `limit` of the account's sending domains (with their grants and provider
         identities); how many it deleted."""
+        ...
+
+    def count_domains(self, account_id: str) -> int:
+        """How many sending domains the account has (what purge_domains would delete in all)."""
         ...

@@ -2,9 +2,14 @@
 minutes). Deleting a subaccount (service.py) trashes its account and revokes its keys at once, and
 stores a PurgeJob in the same transaction; each step then removes at most STEP things of the job's
 phase (subaccounts/domain.py PurgePhase: keys, domains, list members, suppressions, upload files,
-then the rest of its partition) and records the progress, so a run cut short resumes where it
-stopped, and a step repeated removes nothing twice. The last step writes `subaccount.purged`, with
-what each phase removed, in the organisation's log.
+then the rest of its partition), and the step that finds the phase empty records the move to the
+next, so a run cut short resumes where it stopped, and a step repeated removes nothing twice. The
+last step writes `subaccount.purged`, with what each phase removed, in the organisation's log.
+
+What a phase removes is counted as it begins, before it removes anything, and recorded with the
+move into it: nothing is added to a trashed account, so that count is exact, where adding up what
+each step removed lost a step's count when its run died between the removal and the record of it
+(a deleted domain, then nothing left to count).
 
 Kept: the trashed account item (its id stays 404 and its keys refused; its slug is free already).
 Not purged here: its messages, events and webhook delivery history, which expire by its retention.
@@ -56,20 +61,38 @@ class PurgeService:
         return steps
 
     def step(self, job: PurgeJob) -> PurgeJob | None:
-        """Removes up to STEP things of the job's phase, moving to the next phase once one removes
-        nothing; records the progress. None once the job is finished."""
-        removed = self._remove(job.phase, job.account_id)
-        if removed:
-            counts = {**job.removed, job.phase.value: job.removed.get(job.phase.value, 0) + removed}
-            updated = job.model_copy(update={"removed": counts})
-        else:
-            following = next_phase(job.phase)
-            if following is None:
-                self._finish(job)
-                return None
-            updated = job.model_copy(update={"phase": following})
+        """Counts the job's phase if it has not yet, else removes up to STEP things of it, moving to
+        the next phase (counted) once one removes nothing; records the count and the move. None once
+        the job is finished."""
+        if job.phase.value not in job.removed:  # its first step: the phase's count, before any removal
+            counted = job.model_copy(update={"removed": {**job.removed, job.phase.value: self._count(job)}})
+            self._jobs.save_purge(counted)
+            return counted
+        if self._remove(job.phase, job.account_id):
+            return job  # counted as the phase began: nothing to record until it is empty
+        following = next_phase(job.phase)
+        if following is None:
+            self._finish(job)
+            return None
+        moved = job.model_copy(update={"phase": following})
+        updated = moved.model_copy(update={"removed": {**job.removed, following.value: self._count(moved)}})
         self._jobs.save_purge(updated)
         return updated
+
+    def _count(self, job: PurgeJob) -> int:
+        """What the job's phase will remove: all there is of it (nothing is added to a trashed account)."""
+        phase, account_id = job.phase, job.account_id
+        if phase is PurgePhase.KEYS:
+            return len(self._keys.list_keys(account_id))
+        if phase is PurgePhase.DOMAINS:
+            return self._domains.count_domains(account_id)
+        if phase is PurgePhase.LIST_MEMBERS:
+            return self._data.count_list_members(account_id)
+        if phase is PurgePhase.SUPPRESSIONS:
+            return self._data.count_suppressions(account_id)
+        if phase is PurgePhase.UPLOADS:
+            return self._data.count_upload_files(account_id)
+        return self._data.count_items(account_id)
 
     def _remove(self, phase: PurgePhase, account_id: str) -> int:
         if phase is PurgePhase.KEYS:

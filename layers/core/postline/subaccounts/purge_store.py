@@ -71,6 +71,62 @@ class DynamoAccountData:
             batch_delete(self._db, [(self._resources, item) for item in found])
         return len(found)
 
+    def count_list_members(self, account_id: str) -> int:
+        list_ids = [
+            str(from_attrs(item)["sk"]).removeprefix(prefix)
+            for prefix in (LIST, DELETED_LIST)
+            for item in self._all_keys(self._resources, account_pk(account_id), prefix=prefix)
+        ]
+        return sum(self._count(self._resources, f"{LIST}{list_id}") + 1 for list_id in list_ids)  # and its item
+
+    def count_suppressions(self, account_id: str) -> int:
+        return self._count(self._suppressions, suppressions_pk(account_id))
+
+    def count_upload_files(self, account_id: str) -> int:
+        pages = self._s3.get_paginator("list_objects_v2").paginate(
+            Bucket=self._bucket, Prefix=upload_prefix(account_id)
+        )
+        return sum(page.get("KeyCount", 0) for page in pages)
+
+    def count_items(self, account_id: str) -> int:
+        return self._count(self._resources, account_pk(account_id), but=ACCOUNT_SK)
+
+    def _count(self, table: str, pk: str, *, but: str | None = None) -> int:
+        """How many items the partition holds (but the one whose sk is `but`)."""
+        query: dict[str, Any] = {
+            "TableName": table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": pk}},
+            "Select": "COUNT",
+            "ConsistentRead": True,
+        }
+        if but is not None:
+            query["FilterExpression"] = "sk <> :but"
+            query["ExpressionAttributeValues"][":but"] = {"S": but}
+        total = 0
+        while True:
+            response = self._db.query(**query)
+            total += int(response["Count"])
+            if "LastEvaluatedKey" not in response:
+                return total
+            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def _all_keys(self, table: str, pk: str, *, prefix: str) -> list[dict[str, Any]]:
+        query: dict[str, Any] = {
+            "TableName": table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": prefix}},
+            "ProjectionExpression": "pk, sk",
+            "ConsistentRead": True,
+        }
+        found: list[dict[str, Any]] = []
+        while True:
+            response = self._db.query(**query)
+            found.extend(response["Items"])
+            if "LastEvaluatedKey" not in response:
+                return found
+            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
     def _delete_page(self, table: str, pk: str, limit: int) -> int:
         found = self._keys(table, pk, limit)
         if found:

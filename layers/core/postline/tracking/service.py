@@ -1,8 +1,12 @@
 """Opens, clicks and one-click unsubscribes, from the links in delivered mail (no API key).
 
 Tokens are signed (tracking/domain.py), so a forged or altered link is refused without a
-lookup, and a click only ever redirects to a link that was in the message. Obvious bots and
-prefetchers are dropped at ingest: they neither write an event nor set opened_at/clicked_at.
+lookup, and a click only ever redirects to a link that was in the message. Link scanners are
+told apart by the rule set hosted upload downloads share (shared/scanners.py): opens by the request's
+own rules (1-4), clicks by all five, `too_soon` included (within seconds of the message's delivery).
+A scanner's open or click neither writes an event nor sets opened_at/clicked_at; a scanner's click is
+still redirected, and recorded apart as the `ScannerClicks` metric by its rule (`reason`: no address,
+no message id), so what gateways fetch is visible without counting as people's clicks.
 
 One-click unsubscribes are account-wide (the address goes on the account's unsubscribes list), except
 from a list send's message (Message.list_id): that one only sets the member's `subscribed` false on
@@ -22,7 +26,7 @@ from postline.events.ports import EventStore
 from postline.lists.ports import ListStore
 from postline.sending.domain import Message
 from postline.sending.ports import MessageStore
-from postline.shared.ports import Clock, IdFactory
+from postline.shared.ports import Clock, IdFactory, Meter
 from postline.shared.scanners import with_delivery
 from postline.suppressions.domain import SuppressionType
 from postline.suppressions.ports import Suppressions
@@ -41,7 +45,9 @@ class TrackingService:
         clock: Clock,
         lists: ListStore | None = None,
         ids: IdFactory | None = None,
+        meter: Meter | None = None,
     ) -> None:
+        self._meter = meter
         self._lists = lists
         self._ids = ids
         self._messages = messages
@@ -60,7 +66,9 @@ class TrackingService:
         self._engage(message, claims.recipient, EventType.OPENED, "opened_at", data)
 
     def click(self, token: str, visitor: Visitor) -> str | None:
-        """The link to redirect to (None for an invalid token); the click is recorded unless a bot's."""
+        """The link to redirect to (None for an invalid token); the click is a person's unless a rule of
+        the scanner rule set matches (too_soon: within seconds of the message's first delivery), and
+        a scanner's is counted apart (the ScannerClicks metric, by its rule)."""
         found = self._message(token, TrackKind.CLICK)
         if found is None:
             return None
@@ -70,9 +78,12 @@ class TrackingService:
         target = redirect_target(claims.url or "")
         if target is None:
             return None
-        if not visitor.is_bot:
+        reason = visitor.scanner_reason(delivered_at=message.delivered_at, now=self._clock.now())
+        if reason is None:
             data = {"url": target, "user_agent": visitor.user_agent, "ip": visitor.ip}
             self._engage(message, claims.recipient, EventType.CLICKED, "clicked_at", data)
+        elif self._meter is not None:
+            self._meter.count("ScannerClicks", reason=reason)
         return with_delivery(target, message.delivered_at)  # a hosted upload's link learns the delivery
 
     def unsubscribe(self, token: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from postline.config import Dns, Outbound, RelayQueue
+from postline.config import Dns, Outbound, RelayQueue, RelaySources
 from postline.wiring import (
     accounts,
     content_checks,
@@ -51,9 +51,16 @@ def transports() -> dict[str, Transport]:
             ),
             # Each MX session's TLS outcome, counted for the domains' TLS-RPT reports (RFC 8460).
             tls_sessions=tlsrpt.tls_sessions(),
+            local_address=local_address,
         ),
         "ses": SesTransport(client("sesv2"), outbound.ses_configuration_set or None),
     }
+
+
+def local_address(source: str) -> str:
+    """The address the relay binds for a pool's `source` address (RelaySources): read when a copy names
+    one, which only the relay task delivers (the dispatcher hands live SMTP copies over)."""
+    return settings(RelaySources).bindings().get(source, source)
 
 
 def transport_for(message: Message) -> Transport:
@@ -96,8 +103,8 @@ def dispatcher(worker_id: str, *, hand_over: bool = True) -> Dispatcher:
         checker=content_checks.checker(),  # test-mode copies: kept and checked
         copies=content_checks.kept_copies(),
         # IP pools bind source addresses on the SMTP transport (the relay task's role may count the
-        # warm-up); SES's dedicated pools per IP pool are not built yet, so SES sends ignore pools.
-        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else None,
+        # warm-up); with SES a pool's copies go through its configuration set, SES picking the address.
+        sources=ip_pools.source_picker() if settings(Outbound).transport == "smtp" else ip_pools.ses_source_picker(),
     )
 
 
@@ -105,6 +112,7 @@ def feedback_service() -> FeedbackService:
     from postline.delivery.feedback import FeedbackService
 
     return FeedbackService(
+        pools=ip_pools.ses_source_picker(),  # SES's reports name the pool's configuration set
         messages=sending.message_store(),
         suppressions=suppressions.suppressions(),
         retention_days=accounts.retention_days,

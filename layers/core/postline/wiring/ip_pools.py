@@ -53,6 +53,14 @@ def source_picker() -> SourcePicker:
     return SourcePicker(pools=ip_pool_store(), warmup=DynamoWarmupCounts(client("dynamodb"), settings(Resources).table))
 
 
+def ses_source_picker() -> SourcePicker:
+    """With the SES transport: a pool's configuration set; SES picks and warms the address (the
+    dispatcher Lambda only reads the resources table)."""
+    from postline.ip_pools.service import SourcePicker
+
+    return SourcePicker(pools=ip_pool_store(), ses=True)
+
+
 class _Reputations:
     """The metrics roll-ups' reputation snapshots (ip_pools/ports.py PoolReputations), built when
     first read (the routes; never the send path's source picker)."""

@@ -42,4 +42,5 @@ def tracking_service() -> TrackingService:
         clock=clock(),
         lists=lists.lists_store(),
         ids=shared.ids(),
+        meter=shared.meter(),
     )

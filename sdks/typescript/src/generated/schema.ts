@@ -2238,7 +2238,7 @@ export interface components {
          * Dimension
          * @enum {string}
          */
-        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client" | "subaccount";
+        Dimension: "sending_domain" | "recipient_domain" | "mailbox_provider" | "tag" | "template" | "bounce_code" | "complaint_type" | "country" | "client" | "ip_pool" | "subaccount";
         /**
          * DisabledReason
          * @enum {string}

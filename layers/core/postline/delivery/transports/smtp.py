@@ -22,7 +22,7 @@ import logging
 import smtplib
 import socket
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 import dkim
@@ -165,6 +165,7 @@ class SmtpTransport:
         mx_cafile: str | None = None,
         tls_sessions: TlsSessions | None = None,
         tls_optional: bool = False,
+        local_address: Callable[[str], str] | None = None,
     ) -> None:
         """mta_sts: recipient domains' policies (None: opportunistic TLS only); mx_cafile: the CAs an
         enforced or testing policy's MX certificates are checked against (None: the system's);
@@ -172,7 +173,9 @@ class SmtpTransport:
         counted). Sessions through a smart host (`relay`) are not the recipient domains' and not counted.
         tls_optional (without mta_sts): when an MX offers STARTTLS and it fails, the message goes to that
         MX again in plain text, as mailed TLS-RPT reports must (RFC 8460 section 5.3).
-        egress: the outbound address policy MX hosts are resolved and checked by (needed without `relay`)."""
+        egress: the outbound address policy MX hosts are resolved and checked by (needed without `relay`).
+        local_address: the address to bind for a copy's source (its pool's address): the relay host's
+        private address carrying that Elastic IP (config.py RelaySources); None: bound as it is."""
         if tls_optional and mta_sts is not None:
             raise ValueError("tls_optional is for a transport without MTA-STS policies")
         if relay is None and egress is None:
@@ -187,6 +190,7 @@ class SmtpTransport:
         self._mx_port = mx_port
         self._helo = helo_name
         self._timeout = timeout
+        self._local_address = local_address
 
     def deliver(self, parcels: list[Parcel]) -> Iterator[Outcome]:
         for parcel in parcels:
@@ -325,6 +329,13 @@ class SmtpTransport:
             raise
         return True
 
+    def _bound(self, parcel: Parcel) -> str | None:
+        """The local address the copy's connection binds: its pool address, or the private address
+        that carries it on the relay host (the pool address being an Elastic IP there)."""
+        if parcel.source_ip is None or self._local_address is None:
+            return parcel.source_ip
+        return self._local_address(parcel.source_ip)
+
     def _transaction(
         self,
         name: str,
@@ -340,7 +351,7 @@ class SmtpTransport:
         """plain: no STARTTLS even when offered (after it failed with this MX, where TLS is optional)."""
         try:
             with _MxConnection(
-                name, address, port, local_hostname=self._helo, timeout=self._timeout, source=parcel.source_ip
+                name, address, port, local_hostname=self._helo, timeout=self._timeout, source=self._bound(parcel)
             ) as smtp:
                 smtp.ehlo()
                 if not plain and not self._secure(smtp, name, address, enforced is not None, judged):

@@ -6,6 +6,7 @@ class Dimension(StrEnum):
     CLIENT = "client"
     COMPLAINT_TYPE = "complaint_type"
     COUNTRY = "country"
+    IP_POOL = "ip_pool"
     MAILBOX_PROVIDER = "mailbox_provider"
     RECIPIENT_DOMAIN = "recipient_domain"
     SENDING_DOMAIN = "sending_domain"
