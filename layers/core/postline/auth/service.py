@@ -281,6 +281,8 @@ class Authenticator:
         ids = self._keys.find_key_by_hash(key_hash)
         if ids is None:
             raise Unauthorized("Invalid or revoked API key.")
+        # Read every time, never cached per instance: a rotated secret, a deleted key and a suspended
+        # account are refused on the very next request (the read goes beside the window's count).
         api_key, account = self._keys.get_key_with_account(*ids)
         # The lookup item may lag a rotation by a moment; the key item itself is the authority.
         if api_key is None or account is None or not hmac.compare_digest(api_key.key_hash, key_hash):

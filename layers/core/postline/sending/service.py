@@ -270,6 +270,8 @@ class SendService:
         another, so a send answers what it always answered."""
         reads: dict[str, Callable[[], Any]] = {}
         if principal.env is Environment.LIVE:
+            # Read each time (consistent), not cached per instance: the operator's hold stops the very
+            # next send, and beside the suppressions' read it costs no time.
             reads["paused"] = self._accounts.platform_sending_paused
         if template_id is not None:
             reads["template"] = lambda: self._template(principal, template_id)
