@@ -449,7 +449,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
 
     def middleware(app: Any) -> Any:
-        gate = SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app)))
+        gate = SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app)), wake=wakes.wake_all)
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)

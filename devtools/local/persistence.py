@@ -191,10 +191,16 @@ def _release_in_flight_messages() -> None:
 
 class SnapshotGate:
     """WSGI middleware: counts requests, and lets a snapshot wait until none is in progress and
-    hold new ones back while it is taken, so the state it writes is one moment's."""
+    hold new ones back while it is taken, so the state it writes is one moment's.
 
-    def __init__(self, app: WSGIApplication) -> None:
+    A long poll (an SQS receive waits up to 20 s for a message) is a request in progress: a
+    snapshot calls `wake` once it holds new requests back, which ends the polls in progress
+    (wakes.py), so that it waits for them about a second, not for their 20 s with every call of
+    the API held behind it."""
+
+    def __init__(self, app: WSGIApplication, wake: Callable[[], None] | None = None) -> None:
         self._app = app
+        self._wake = wake
         self._idle = threading.Condition()
         self._active = 0
         self._closed = False
@@ -216,6 +222,10 @@ class SnapshotGate:
     def quiesced(self, work: Callable[[], None]) -> None:
         with self._idle:
             self._closed = True
+            waiting = self._active > 0
+        if waiting and self._wake is not None:
+            self._wake()
+        with self._idle:
             self._idle.wait_for(lambda: self._active == 0)
         try:
             work()

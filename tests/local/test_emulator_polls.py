@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -91,3 +92,25 @@ def test_schedules_and_executions_count_their_writes_and_nothing_else(emulator: 
     before_delete = emulator.control_writes()
     scheduler.delete_schedule(Name="once")
     assert emulator.control_writes() > before_delete
+
+
+def test_a_snapshot_ends_the_long_polls_instead_of_waiting_out_their_20_seconds(tmp_path: Path) -> None:
+    """A snapshot waits until no request is in progress; a long poll is one for 20 s, and every
+    call made meanwhile waited behind the snapshot (an API call of `make run` held past its
+    Lambda timeout every 50 s). The snapshot wakes the polls: both end well within the bound."""
+    persisting = Emulator(port=0, state_file=tmp_path / "emulator.pickle")
+    persisting.start()
+    try:
+        sqs = persisting.client("sqs")
+        url = sqs.create_queue(QueueName="polled-while-saved")["QueueUrl"]
+        receive, received = _in_thread(lambda: sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20))
+        receive.join(0.5)
+        assert receive.is_alive()  # waiting for a message
+        saving, _ = _in_thread(lambda: persisting.snapshot({"stack": {}}))
+        saving.join(WAIT_BOUND_SECONDS)
+        assert not saving.is_alive(), "the snapshot waited out the long poll"
+        receive.join(WAIT_BOUND_SECONDS)
+        assert received and "Messages" not in received[0]
+        assert (tmp_path / "emulator.pickle").is_file()
+    finally:
+        persisting.stop()
