@@ -382,7 +382,10 @@ class StreamPump(Pump):
                 if checkpoint
                 else self._iterator(shard, "TRIM_HORIZON")
             )
-            if self._read_records(iterator, 1, checkpoint)["Records"]:
+            try:
+                if self._read_records(iterator, 1, checkpoint)["Records"]:
+                    return False
+            except StreamTrimmed:  # the pump read on and acknowledged meanwhile: look again
                 return False
         return True
 
