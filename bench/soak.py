@@ -61,6 +61,7 @@ class Sample:
     seconds: float  # since the load began
     runtime_mb: float
     emulator_mb: float
+    snapshot_mb: float  # the emulator's last snapshot (every 30 s): what it keeps, pickled
 
 
 @dataclass
@@ -87,6 +88,7 @@ class SoakReport:
     webhooks_received: int
     exports_completed: int
     series: list[Series]
+    snapshot: Series  # not an aim: how fast what the emulator keeps grows (the data the load stores)
     samples: list[Sample] = field(default_factory=list)
 
 
@@ -348,7 +350,7 @@ def soak(
         stop = threading.Event()
         try:
             load._call("webhook", "POST", "/v3/webhooks", 201, json={"url": receiver.url})
-            samples = _sampled(started, load, receiver, stop, minutes, sample_seconds, log)
+            samples = _sampled(started, load, receiver, stop, minutes, sample_seconds, log, Path(state))
         finally:
             stop.set()
             stop_runtime(started.process)
@@ -364,6 +366,7 @@ def soak(
                 series("runtime", [(s.seconds, s.runtime_mb) for s in samples], aim),
                 series("emulator", [(s.seconds, s.emulator_mb) for s in samples], aim),
             ],
+            snapshot=series("snapshot", [(s.seconds, s.snapshot_mb) for s in samples], float("inf")),
             samples=samples,
         )
 
@@ -376,6 +379,7 @@ def _sampled(
     minutes: float,
     sample_seconds: float,
     log: Path,
+    state_dir: Path,
 ) -> list[Sample]:
     """Runs the load for `minutes`, sampling both processes' RSS meanwhile."""
     samples: list[Sample] = []
@@ -388,7 +392,11 @@ def _sampled(
         runtime, emulator = rss_mb(started.process.pid), rss_mb(started.emulator_pid)
         if runtime is None or emulator is None:
             raise RuntimeError(f"a process of the runtime ended during the soak (see {log})")
-        samples.append(Sample(now - began, runtime, emulator))
+        try:
+            snapshot = (state_dir / "emulator.pickle").stat().st_size / 1_000_000
+        except OSError:
+            snapshot = 0.0
+        samples.append(Sample(now - began, runtime, emulator, snapshot))
         if now >= next_report:
             print(
                 f"[{(now - began) / 60:5.1f} min] runtime {runtime:7.1f} MB, emulator {emulator:7.1f} MB;"
@@ -420,6 +428,11 @@ def render(report: SoakReport) -> str:
             f" slope over the second half {item.slope_mb_per_hour:+8.1f} MB/hour"
             f" (aim <= {item.aim_mb_per_hour:g}): {verdict}"
         )
+    kept = report.snapshot
+    lines.append(
+        f"  what the emulator keeps (its snapshot file): {kept.start_mb:.1f} -> {kept.end_mb:.1f} MB;"
+        f" {kept.slope_mb_per_hour:+.1f} MB/hour over the second half"
+    )
     return "\n".join(lines)
 
 

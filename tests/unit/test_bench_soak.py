@@ -32,7 +32,7 @@ def test_a_series_growing_faster_than_the_aim_misses_it() -> None:
     measured = soak.series("runtime", growing, aim=50.0)
     assert measured.slope_mb_per_hour == pytest.approx(100.0)
     assert not measured.met
-    report = soak.SoakReport({}, 60, 5, {}, {}, 0, 0, [measured])
+    report = soak.SoakReport({}, 60, 5, {}, {}, 0, 0, [measured], measured)
     assert soak.missed(report)
 
 
