@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults clean console console-test docs docs-build
+.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults soak clean console console-test docs docs-build
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -105,6 +105,11 @@ bench-faults: $(VENV)/.installed
 	set -o pipefail; FAULT_FULL=1 $(VENV)/bin/pytest tests/faults -n $(PYTEST_WORKERS) --dist loadfile -rP -q \
 		-p no:cacheprovider | grep -aE "FAULT-CASES|cases held|passed|failed" \
 		| awk '{ print } /^FAULT-CASES/ { cases += $$3 } END { print "FAULT-CASES total: " cases " cases run and held" }'
+
+## `make run` left running under a steady mixed load (bench/soak.py): both processes' memory slope, an hour by default
+## (`make soak ARGS="--minutes 15"`).
+soak: $(VENV)/.installed
+	$(PY) -m bench.soak $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .local site .mypy_cache .ruff_cache console/node_modules console/dist $(JS_PEER)/node_modules $(TS_SDK)/node_modules $(TS_SDK)/dist $(SPECTRAL)/node_modules

@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,8 +54,14 @@ EXTENSION_PATH = "/_emulator/"
 STATE_PATH = "/_emulator/state"  # snapshots of the emulator's state (persistence.py)
 # A long poll answering once a table's stream has more records (devtools/moto_patches/stream_writes.py).
 STREAM_WRITES_PATH = "/_postline/stream-writes"
+# A stream consumer (a runtime pump) registers, with how far it has read (moto_patches/stream_trims.py).
+STREAM_CONSUMERS_PATH = "/_postline/stream-consumers"
+# The runtime's movable clock, on which stream records are stamped and kept 24 hours.
+CLOCK_PATH = "/_postline/clock"
 # Ends every long poll in progress: the runtime's stop (devtools/moto_patches/wakes.py).
 WAKE_PATH = "/_postline/wake"
+# GetRecords' headers naming a registered consumer and the last record it has read (stream_trims.py).
+CONSUMER_HEADER, READ_HEADER = "x-postline-consumer", "x-postline-read"
 # How many writes schedules and executions have had: the ticker lists them again only when it grows.
 CONTROL_WRITES_PATH = "/_postline/control-writes"
 # How long the pipeline's DynamoDB requests let callers' go first (ForegroundFirstLock).
@@ -70,6 +77,14 @@ _KINDS = (_LOADING, _INFO, _WARNING)  # what the parent logs; _ERROR is the reas
 _CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 
 logger = logging.getLogger(__name__)
+
+
+class StreamTrimmed(OSError):
+    """GetRecords' TrimmedDataAccessException: the iterator's next record was trimmed (24 hours)."""
+
+
+class StreamIteratorExpired(OSError):
+    """GetRecords' ExpiredIteratorException: the iterator is older than 15 minutes."""
 
 
 class Emulator:
@@ -180,6 +195,40 @@ class Emulator:
             raise OSError(f"the emulator answered {response.status} to a stream wait: {response.data[:200]!r}")
         return int(response.data)
 
+    def stream_consumer(
+        self, stream_arn: str, shard: str, consumer: str, read: str | None, *, forget: bool = False
+    ) -> str | None:
+        """Registers `consumer` of the stream's shard, which has read up to the record numbered `read`
+        (None: nothing yet). Records every registered consumer has read are trimmed. Answers the
+        last record it is known to have read while that is kept (None: read on from the oldest).
+        `forget`: the consumer is gone, and its records are no longer kept for it."""
+        body = {"stream": stream_arn, "shard": shard, "consumer": consumer, "read": read, "forget": forget}
+        headers = {"Content-Type": "application/json"}
+        if is_background(threading.current_thread().name):
+            headers[BACKGROUND_HEADER] = "1"
+        response = self._http.request(
+            "POST",
+            self.endpoint_url + STREAM_CONSUMERS_PATH,
+            body=json.dumps(body).encode(),
+            headers=headers,
+            timeout=START_TIMEOUT_SECONDS,
+        )
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to a stream consumer: {response.data[:200]!r}")
+        known: str | None = json.loads(response.data)["read"]
+        return known
+
+    def set_clock(self, now: datetime) -> None:
+        """The runtime's clock reads `now`: stream records are stamped, and kept 24 hours, on it."""
+        response = self._http.request(
+            "POST",
+            self.endpoint_url + CLOCK_PATH,
+            body=json.dumps({"now": now.timestamp()}).encode(),
+            timeout=START_TIMEOUT_SECONDS,
+        )
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} to the clock: {response.data[:200]!r}")
+
     def control_writes(self) -> int:
         """How many writes the emulator's schedules and workflow executions have had."""
         response = self._http.request("GET", self.endpoint_url + CONTROL_WRITES_PATH, timeout=START_TIMEOUT_SECONDS)
@@ -193,14 +242,18 @@ class Emulator:
         if response.status != 200:
             raise OSError(f"the emulator answered {response.status} to a wake: {response.data[:200]!r}")
 
-    def stream_records(self, shard_iterator: str, limit: int) -> dict[str, Any]:
+    def stream_records(
+        self, shard_iterator: str, limit: int, consumer: str | None = None, read: str | None = None
+    ) -> dict[str, Any]:
         """GetRecords as its JSON answer: the records already in the form Lambda delivers them.
 
         The stream pumps read every record of the events table, three consumers over; through
         boto3 each page was parsed value by value into Python types (bytes, datetimes) and then
         turned back into the JSON form Lambda events carry, a sixth of the runtime's interpreter
         time while a batch delivered. The request is DynamoDB Streams' JSON protocol as boto3 sends
-        it; moto checks no signature, and reads the region from the credential scope.
+        it; moto checks no signature, and reads the region from the credential scope. `consumer`
+        and `read`: a registered consumer (stream_consumer) says how far it has read, so the
+        records every consumer has read are trimmed.
         """
         headers = {
             "Content-Type": "application/x-amz-json-1.0",
@@ -210,10 +263,19 @@ class Emulator:
         }
         if is_background(threading.current_thread().name):
             headers[BACKGROUND_HEADER] = "1"
+        if consumer is not None:
+            headers[CONSUMER_HEADER] = consumer
+            if read is not None:
+                headers[READ_HEADER] = read
         body = json.dumps({"ShardIterator": shard_iterator, "Limit": limit}).encode()
         response = self._http.request("POST", self.endpoint_url, body=body, headers=headers, timeout=60.0)
         answer: dict[str, Any] = json.loads(response.data)
         if response.status != 200:
+            error = str(answer.get("__type", "")).rsplit("#", 1)[-1]
+            if error == "TrimmedDataAccessException":
+                raise StreamTrimmed(f"GetRecords answered {response.status}: {answer}")
+            if error == "ExpiredIteratorException":
+                raise StreamIteratorExpired(f"GetRecords answered {response.status}: {answer}")
             raise OSError(f"GetRecords answered {response.status}: {answer}")
         return answer
 
@@ -337,7 +399,8 @@ class _OneDynamoDBRequestAtATime:
     or clobber a half-done transaction, and moto's iterations over a table fail when another
     thread changes it ("dictionary changed size during iteration"). Real DynamoDB has neither
     problem, so the emulator serializes these requests, and those of an extension (which may
-    change tables too). Other services (SQS long polls among them) stay parallel.
+    change tables too), and stream consumers' registrations (which trim streams). Other services
+    (SQS long polls among them) stay parallel.
 
     Serializing makes every client wait for every other, which AWS never does; requests marked as
     the runtime's background work (background.py) therefore wait for the unmarked ones, so an API
@@ -350,7 +413,8 @@ class _OneDynamoDBRequestAtATime:
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         dynamodb = environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB")
-        if not dynamodb and not environ.get("PATH_INFO", "").startswith(EXTENSION_PATH):
+        path = environ.get("PATH_INFO", "")
+        if not dynamodb and not path.startswith(EXTENSION_PATH) and path != STREAM_CONSUMERS_PATH:
             return self._app(environ, start_response)
         with self._lock.held(background=WSGI_KEY in environ):
             return list(self._app(environ, start_response))  # the whole response, under the lock
@@ -415,6 +479,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         moto_transactions,
         server_app,
         stream_reads,
+        stream_trims,
         stream_writes,
         update_expressions,
         wakes,
@@ -425,6 +490,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     moto_sqs.install()  # a queue's calls cost the same at any depth
     stream_writes.install()  # stream readers wait for a write instead of polling
     stream_reads.install()  # a stream read costs a JSON dump of its records, not moto's serializer
+    stream_trims.install()  # a stream keeps what its consumers have not all read, 24 hours at most
     moto_routing.install()  # a request finds its backend without listing moto's package directory
     moto_items.install()  # an item is built in time linear in its attributes, not quadratic
     dynamodb_responses.install()  # an item operation's answer is a JSON dump, not moto's serializer
@@ -449,9 +515,12 @@ def serve(port: int, state_file: Path | None = None) -> None:
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
 
     def middleware(app: Any) -> Any:
-        gate = SnapshotGate(_OneDynamoDBRequestAtATime(wrap(app)), wake=wakes.wake_all)
+        gate = SnapshotGate(
+            _OneDynamoDBRequestAtATime(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH)), wake=wakes.wake_all
+        )
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
+        polls = stream_trims.clock_wsgi(polls, CLOCK_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
         return _StateEndpoint(polls, gate, state_file, restored)
 

@@ -35,7 +35,7 @@ from botocore.exceptions import ClientError
 from devtools.local.activity import Activity
 from devtools.local.background import PUMP_ROOT
 from devtools.local.cloudformation import REGION, Resolver
-from devtools.local.emulator import Emulator
+from devtools.local.emulator import Emulator, StreamIteratorExpired, StreamTrimmed
 from devtools.local.functions import LocalFunction, event_enabled
 from devtools.local.lambda_filters import RecordFilter, UnsupportedFilterError
 from postline.shared.ports import Clock
@@ -326,13 +326,17 @@ class StreamPump(Pump):
         activity: Activity,
         record_filter: RecordFilter,
         wait_for_writes: Callable[[int, float], int],
-        read_records: Callable[[str, int], dict[str, Any]],
+        read_records: Callable[[str, int, str | None], dict[str, Any]],
+        register: Callable[[str, str | None], str | None],
         resume: dict[str, str] | None = None,
     ) -> None:
-        """`read_records`: (shard iterator, limit) -> GetRecords' answer in its JSON form
-        (Emulator.stream_records). `resume`: the checkpoints of this pump before a restart of a
-        restored emulator; a shard without one is read from its start (the pump existed all along,
-        it had not seen it yet)."""
+        """`read_records`: (shard iterator, limit, the last record this pump delivered) ->
+        GetRecords' answer in its JSON form (Emulator.stream_records, which tells the emulator how
+        far this pump has read). `register`: (shard, the last record delivered) -> the last record
+        the emulator knows this pump delivered while it keeps it (Emulator.stream_consumer): the
+        emulator trims what every registered pump has read. `resume`: the checkpoints of this pump
+        before a restart of a restored emulator; a shard without one is read from its start (the
+        pump existed all along, it had not seen it yet)."""
         super().__init__(f"{settings.function.logical_id} <- {stream_arn.split('/')[1]} stream", activity)
         self.key = f"{settings.function.logical_id} {stream_arn}"  # names its checkpoints in snapshots
         # (records seen, timeout) -> records written: returns once the table's stream has more.
@@ -345,20 +349,28 @@ class StreamPump(Pump):
         self._stream_arn = stream_arn
         shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
         self._shards = [shard["ShardId"] for shard in shards]
-        # shard -> sequence number of the last record delivered
-        self._checkpoints: dict[str, str] = {s: n for s, n in (resume or {}).items() if s in self._shards}
-        self._iterators = {
-            shard: self._iterator(shard, "AFTER_SEQUENCE_NUMBER", self._checkpoints[shard])
-            if shard in self._checkpoints
-            else self._iterator(shard, "TRIM_HORIZON" if resume is not None else starting_position)
-            for shard in self._shards
-        }
+        # shard -> sequence number of the last record delivered. The emulator's answer may be ahead
+        # of the snapshot's (acknowledged after the document was taken), or gone (trimmed after
+        # 24 hours: read on from the oldest record kept, as Lambda does).
+        self._checkpoints: dict[str, str] = {}
+        for shard in self._shards:
+            if (known := register(shard, (resume or {}).get(shard))) is not None:
+                self._checkpoints[shard] = known
+        self._starting_position = "TRIM_HORIZON" if resume is not None else starting_position
+        self._iterators = {shard: self._resumed(shard) for shard in self._shards}
         self._failures: dict[str, int] = {}  # shard -> consecutive failed attempts
         self._lock = threading.Lock()
 
     def checkpoints(self) -> dict[str, str]:
         with self._lock:
             return dict(self._checkpoints)
+
+    def _resumed(self, shard: str) -> str:
+        """An iterator after the last record delivered, else at the pump's starting position."""
+        checkpoint = self._checkpoints.get(shard)
+        if checkpoint is not None:
+            return self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint)
+        return self._iterator(shard, self._starting_position)
 
     def idle(self) -> bool:
         for shard in self._shards:
@@ -370,7 +382,10 @@ class StreamPump(Pump):
                 if checkpoint
                 else self._iterator(shard, "TRIM_HORIZON")
             )
-            if self._read_records(iterator, 1)["Records"]:
+            try:
+                if self._read_records(iterator, 1, checkpoint)["Records"]:
+                    return False
+            except StreamTrimmed:  # the pump read on and acknowledged meanwhile: look again
                 return False
         return True
 
@@ -385,7 +400,15 @@ class StreamPump(Pump):
 
     def _poll_shard(self, shard: str) -> bool:
         def fetch(limit: int) -> list[dict[str, Any]]:
-            page = self._read_records(self._iterators[shard], limit)
+            try:
+                page = self._read_records(self._iterators[shard], limit, self._checkpoints.get(shard))
+            except StreamTrimmed:  # unread for 24 hours: Lambda reads on from the oldest record kept
+                logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
+                self._iterators[shard] = self._iterator(shard, "TRIM_HORIZON")
+                return []
+            except StreamIteratorExpired:  # unused for 15 minutes
+                self._iterators[shard] = self._resumed(shard)
+                return []
             self._iterators[shard] = page["NextShardIterator"]
             records: list[dict[str, Any]] = page["Records"]
             return records
@@ -424,7 +447,14 @@ class StreamPump(Pump):
         request = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": position}
         if sequence_number is not None:
             request["SequenceNumber"] = sequence_number
-        iterator: str = self._streams.get_shard_iterator(**request)["ShardIterator"]
+        try:
+            iterator: str = self._streams.get_shard_iterator(**request)["ShardIterator"]
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "TrimmedDataAccessException":
+                raise
+            logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
+            oldest = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
+            iterator = self._streams.get_shard_iterator(**oldest)["ShardIterator"]
         return iterator
 
     def _record(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -435,6 +465,14 @@ class StreamPump(Pump):
         if created is not None:
             data["ApproximateCreationDateTime"] = int(created)
         return {**record, "dynamodb": data, "eventSourceARN": self._stream_arn}
+
+
+def _read_records(emulator: Emulator, consumer: str, iterator: str, limit: int, read: str | None) -> dict[str, Any]:
+    return emulator.stream_records(iterator, limit, consumer, read)
+
+
+def _register(emulator: Emulator, stream_arn: str, consumer: str, shard: str, read: str | None) -> str | None:
+    return emulator.stream_consumer(stream_arn, shard, consumer, read)
 
 
 def event_source_pumps(
@@ -466,7 +504,8 @@ def event_source_pumps(
                 stream_arn = resolver.resolve(props["Stream"])
                 table = stream_arn.split("/")[1]  # arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>
                 wait = partial(emulator.stream_writes, table)
-                resume = None if checkpoints is None else checkpoints.get(f"{function.logical_id} {stream_arn}", {})
+                consumer = f"{function.logical_id} {stream_arn}"
+                resume = None if checkpoints is None else checkpoints.get(consumer, {})
                 pumps.append(
                     StreamPump(
                         settings,
@@ -476,7 +515,8 @@ def event_source_pumps(
                         activity,
                         record_filter,
                         wait,
-                        emulator.stream_records,
+                        partial(_read_records, emulator, consumer),
+                        partial(_register, emulator, stream_arn, consumer),
                         resume,
                     )
                 )

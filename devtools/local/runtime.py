@@ -143,6 +143,7 @@ class Runtime:
             stack = self._stack = deploy(self._template, parameters, self._emulator.client, existing)
             if restored and (then := datetime.fromisoformat(restored["now"])) > self.clock.now():
                 self.clock.advance((then - self.clock.now()).total_seconds())  # time never runs back
+            self._emulator.set_clock(self.clock.now())  # stream records are kept 24 hours on it
             resolver = Resolver(parameters, stack, self._template.conditions)
             self._env = {
                 **self._emulator.environment(),
@@ -307,6 +308,7 @@ class Runtime:
     def advance(self, seconds: float) -> datetime:
         """Moves the clock forward and fires whatever became due."""
         self.clock.advance(seconds)
+        self._emulator.set_clock(self.clock.now())
         self._tick()
         return self.clock.now()
 

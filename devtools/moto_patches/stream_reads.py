@@ -12,7 +12,9 @@ How: `DynamoDBStreamsHandler.get_records` still calls moto's backend (same itera
 records, same errors) and returns the result as a JSON string, which moto's `call_action` sends
 as the body unchanged. The records are moto's own stream record dicts, dumped with moto's own
 DynamoDB encoder (how moto writes its other DynamoDB responses), except that a datetime is written
-by moto's serializer's own rule (epoch seconds truncated to milliseconds), as it was.
+by moto's serializer's own rule (epoch seconds truncated to milliseconds), as it was. A read
+whose headers name its consumer (a runtime pump) first notes how far that consumer has read
+(stream_trims.py).
 
 Guard: `install()` checks that moto's handler still returns the backend's result as an
 ActionResult and that `call_action` still sends a string body as it is, and raises otherwise.
@@ -30,6 +32,7 @@ from moto.core.serialize import TimestampSerializer
 from moto.dynamodb.models.utilities import DynamoJsonEncoder
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
+from devtools.moto_patches import stream_trims
 from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
 _DEFAULT_LIMIT = 1000  # moto's, and DynamoDB Streams' maximum
@@ -47,7 +50,10 @@ class MotoJsonEncoder(DynamoJsonEncoder):
 
 def _get_records(self: DynamoDBStreamsHandler) -> str:
     limit = self._get_param("Limit")
-    result = self.backend.get_records(self._get_param("ShardIterator"), _DEFAULT_LIMIT if limit is None else limit)
+    iterator = self._get_param("ShardIterator")
+    if self.headers.get(stream_trims.CONSUMER_HEADER):  # a runtime pump, saying how far it has read
+        stream_trims.acknowledged_read(self.backend, iterator, self.headers)
+    result = self.backend.get_records(iterator, _DEFAULT_LIMIT if limit is None else limit)
     return json.dumps(result, cls=MotoJsonEncoder)
 
 

@@ -79,6 +79,11 @@ def wsgi(app: Any, path: str) -> Callable[[dict[str, Any], Callable[..., Any]], 
     return serve
 
 
+def moto_add() -> Any:
+    """moto's own StreamShard.add, whether or not this patch wraps it (other patches' guards read it)."""
+    return _PATCH.original(_ADD) if StreamShard.add is _add else StreamShard.add
+
+
 _ADD = Replacement(StreamShard, "add", _add)
 _PATCH = GuardedPatch(
     "devtools/moto_patches/stream_writes.py",

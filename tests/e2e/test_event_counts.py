@@ -5,6 +5,7 @@ its pages; a replayed stream changes nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from postline.config import Counters, Events
 from postline.events.count_store import DynamoEventCounts
 from postline.wiring import metrics
 from tests.e2e.sending_support import accepted, drain, message, now, recipient, settle, simulator, unverified_sender
+from tests.e2e.stream_support import KeptStream, kept_stream
 from tests.e2e.support import Api, make_account, run_cli
 from tests.support import eventually
 
@@ -49,24 +51,20 @@ def _totals(api: Api) -> list[int]:
     return out
 
 
-def _stream_records(account_id: str) -> list[dict[str, Any]]:
+def _stream_records(stream: KeptStream, account_id: str) -> list[dict[str, Any]]:
     """The events stream's records of one account's events (the worker's other tests may still be
     producing events of their own, which the consumer has yet to count)."""
-    streams = wiring.client("dynamodbstreams")
-    arn = wiring.client("dynamodb").describe_table(TableName=wiring.settings(Events).table)["Table"]["LatestStreamArn"]
-    records: list[dict[str, Any]] = []
-    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
-        iterator = streams.get_shard_iterator(
-            StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        while iterator:
-            page = streams.get_records(ShardIterator=iterator, Limit=1000)
-            records += [r for r in page["Records"] if r["dynamodb"]["Keys"]["pk"]["S"].startswith(f"EVT#{account_id}#")]
-            iterator = page.get("NextShardIterator") if page["Records"] else None
-    return records
+    return [r for r in stream.records() if r["dynamodb"]["Keys"]["pk"]["S"].startswith(f"EVT#{account_id}#")]
 
 
-def test_total_count_from_the_counters_equals_a_full_count(runtime: Any) -> None:
+@pytest.fixture
+def events_stream(runtime: Any) -> Iterator[KeptStream]:
+    """The events stream, kept for the replay below from before its traffic."""
+    with kept_stream(runtime, wiring.settings(Events).table) as stream:
+        yield stream
+
+
+def test_total_count_from_the_counters_equals_a_full_count(runtime: Any, events_stream: KeptStream) -> None:
     sender = unverified_sender(runtime)
     api = sender.test
     days = []
@@ -99,7 +97,9 @@ def test_total_count_from_the_counters_equals_a_full_count(runtime: Any) -> None
     _, items = counts.read(sender.id, "*", days[1], days[1], [], budget_seconds=10)
     assert sum(v for k, v in items.days[days[1]].items() if k.startswith("t_")) == len(middle) > 0
 
-    assert metrics.rollup_service().consume(_stream_records(sender.id)) == 0  # a replay: everything was counted
+    assert (
+        metrics.rollup_service().consume(_stream_records(events_stream, sender.id)) == 0
+    )  # a replay: everything was counted
     assert _totals(api) == totals
 
 

@@ -6,6 +6,7 @@ a recount of the raw events from GET /v3/events; a replayed stream changes nothi
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -30,6 +31,7 @@ from tests.e2e.sending_support import (
     simulator,
     unverified_sender,
 )
+from tests.e2e.stream_support import KeptStream, kept_stream
 from tests.e2e.support import Api, assert_error, make_account, run_cli
 from tests.fakes.shared import FixedClock
 from tests.support import eventually
@@ -75,7 +77,14 @@ def _recount(events: list[dict[str, Any]]) -> Counter[str]:
 
 
 @pytest.fixture(scope="module")
-def traffic(runtime: Any) -> tuple[Api, str, str]:
+def events_stream(runtime: Any) -> Iterator[KeptStream]:
+    """The events stream, kept for the replay below from before the traffic."""
+    with kept_stream(runtime, wiring.settings(Events).table) as stream:
+        yield stream
+
+
+@pytest.fixture(scope="module")
+def traffic(runtime: Any, events_stream: KeptStream) -> tuple[Api, str, str]:
     sender = unverified_sender(runtime)
     api = sender.test
     start = now(runtime)
@@ -174,22 +183,12 @@ def test_timeseries_and_breakdown_add_up_in_other_zones(traffic: tuple[Api, str,
     assert [(row["key"], row["opened"], row["unique_opens"]) for row in clients["data"]] == [("Safari", 4, 2)]
 
 
-def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str]) -> None:
+def test_a_replayed_stream_changes_nothing(traffic: tuple[Api, str, str], events_stream: KeptStream) -> None:
     api, since, until = traffic
     before = api.get("/v3/metrics/summary", params={"since": since, "until": until}).json()
     # This account's records only: the worker's other tests may still be producing events of their own.
     ours = f"EVT#{api.get('/v3/whoami').json()['account']['id']}#"
-    streams = wiring.client("dynamodbstreams")
-    table = wiring.client("dynamodb").describe_table(TableName=wiring.settings(Events).table)["Table"]
-    records: list[dict[str, Any]] = []
-    for shard in streams.describe_stream(StreamArn=table["LatestStreamArn"])["StreamDescription"]["Shards"]:
-        iterator = streams.get_shard_iterator(
-            StreamArn=table["LatestStreamArn"], ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        while iterator:
-            page = streams.get_records(ShardIterator=iterator, Limit=1000)
-            records += [r for r in page["Records"] if r["dynamodb"]["Keys"]["pk"]["S"].startswith(ours)]
-            iterator = page.get("NextShardIterator") if page["Records"] else None
+    records = [r for r in events_stream.records() if r["dynamodb"]["Keys"]["pk"]["S"].startswith(ours)]
     assert records
     assert metrics.rollup_service().consume(records) == 0  # every record was counted already
     after = api.get("/v3/metrics/summary", params={"since": since, "until": until}).json()

@@ -72,6 +72,65 @@ def test_a_restarted_emulator_has_what_it_had_at_its_snapshot(tmp_path: Path) ->
         second.stop()
 
 
+def _sequence_numbers(
+    emulator: Emulator, iterator: str, consumer: str | None = None, read: str | None = None
+) -> list[str]:
+    page = emulator.stream_records(iterator, 100, consumer, read)
+    return [record["dynamodb"]["SequenceNumber"] for record in page["Records"]]
+
+
+def test_a_trimmed_stream_comes_back_with_its_consumers_positions(tmp_path: Path) -> None:
+    """What the consumers have all read is gone before the snapshot and stays gone; what one of
+    them has not read comes back; each consumer goes on from the last record it acknowledged, even
+    when the runtime's document names an older one (taken before its last acknowledgement)."""
+    state = tmp_path / "emulator.pickle"
+    first = Emulator(port=0, state_file=state)
+    first.start()
+    try:
+        dynamodb, streams = first.client("dynamodb"), first.client("dynamodbstreams")
+        arn = dynamodb.create_table(
+            TableName="events",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        )["TableDescription"]["LatestStreamArn"]
+        shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+        first.stream_consumer(arn, shard, "fan-out", None)
+        first.stream_consumer(arn, shard, "metrics", None)
+        for n in range(6):
+            dynamodb.put_item(TableName="events", Item={"pk": {"S": f"e{n}"}})
+        horizon = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+        numbers = _sequence_numbers(first, horizon["ShardIterator"])
+        after = streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard, ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=numbers[5]
+        )
+        assert _sequence_numbers(first, after["ShardIterator"], "fan-out", numbers[5]) == []  # read all six
+        after = streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard, ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=numbers[1]
+        )
+        assert _sequence_numbers(first, after["ShardIterator"], "metrics", numbers[1]) == numbers[2:]  # read two
+        first.snapshot({"checkpoints": {"fan-out": numbers[3]}})
+    finally:
+        first.stop()
+
+    second = Emulator(port=0, state_file=state)
+    second.start()
+    try:
+        streams = second.client("dynamodbstreams")
+        horizon = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+        assert _sequence_numbers(second, horizon["ShardIterator"]) == numbers[2:]  # the two both read: gone
+        assert second.stream_consumer(arn, shard, "fan-out", numbers[3]) == numbers[5]  # not the document's
+        assert second.stream_consumer(arn, shard, "metrics", numbers[1]) is None  # from the oldest kept
+        second.client("dynamodb").put_item(TableName="events", Item={"pk": {"S": "e6"}})
+        after = streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard, ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=numbers[5]
+        )
+        assert _sequence_numbers(second, after["ShardIterator"], "fan-out", numbers[5]) == [str(int(numbers[5]) + 1)]
+    finally:
+        second.stop()
+
+
 def test_an_unreadable_snapshot_is_set_aside_and_the_emulator_starts_empty(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

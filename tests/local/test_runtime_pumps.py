@@ -250,3 +250,40 @@ def test_drain_answers_503_while_a_stream_keeps_retrying(fixture_stack: FixtureS
     assert "ItemsWorker <- postline-local-ItemsTable stream" in busy.json()["error"]["message"]
     assert busy.json()["request_id"] == busy.headers["X-Request-Id"]
     assert len(_stream_records(fixture_stack, item_id)) == 5
+
+
+def _kept_in_stream(stack: FixtureStack, item_ids: list[str]) -> list[str]:
+    """The items' records the items table's stream still keeps (read from its oldest)."""
+    streams = stack.client("dynamodbstreams")
+    arn = stack.client("dynamodb").describe_table(TableName=stack.env["ITEMS_TABLE"])["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    kept: list[str] = []
+    page = streams.get_records(ShardIterator=iterator["ShardIterator"], Limit=1000)
+    while page["Records"]:
+        kept += [
+            r["dynamodb"]["Keys"]["id"]["S"] for r in page["Records"] if r["dynamodb"]["Keys"]["id"]["S"] in item_ids
+        ]
+        page = streams.get_records(ShardIterator=page["NextShardIterator"], Limit=1000)
+    return kept
+
+
+def test_the_stream_keeps_a_record_until_its_pump_has_delivered_it(fixture_stack: FixtureStack) -> None:
+    """The emulator trims what every stream pump has read (devtools/moto_patches/stream_trims.py):
+    a `make run` left running does not keep every record ever written."""
+    delivered, stuck = _ids("trim", 2)
+    dynamodb = fixture_stack.client("dynamodb")
+    table = fixture_stack.env["ITEMS_TABLE"]
+    for n in range(50):
+        dynamodb.put_item(TableName=table, Item={"id": {"S": delivered}, "n": {"N": str(n)}})
+    # Four failures: 1.5 s of back-off before the fifth attempt succeeds.
+    dynamodb.put_item(TableName=table, Item={"id": {"S": stuck}, "fail": {"N": "4"}})
+
+    busy = fixture_stack.api.post("/_local/drain", json={"timeout": 0.2})
+    kept_while_retrying = _kept_in_stream(fixture_stack, [stuck])
+    fixture_stack.drain()
+
+    assert busy.status_code == 503
+    assert kept_while_retrying == [stuck]  # its pump has not delivered it yet
+    assert len(_stream_records(fixture_stack, delivered)) == 50
+    assert _kept_in_stream(fixture_stack, [delivered, stuck]) == []  # delivered: trimmed
