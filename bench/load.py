@@ -210,6 +210,14 @@ class LoadRun:
     admitted_gets: Latencies | None
     limited: Latencies | None  # the 429s
     load_average: float  # the 1-minute load at the end of the run
+    # CPU seconds a call during the run, both processes (the runtime with its pipeline, the emulator;
+    # not the clients): the machine's ceiling, cores / this, is what the offer could not pass
+    cpu_per_call: float | None = None
+
+    @property
+    def cores_needed(self) -> float | None:
+        """Cores' worth of CPU to offer the aim (the limit times the multiple) at this cost a call."""
+        return None if self.cpu_per_call is None else self.cpu_per_call * self.limit * self.multiple / 60
 
     @property
     def lost(self) -> int:
@@ -375,7 +383,9 @@ def measure_api(
         "interval": 60.0 / per_minute,
         "offset": _offset(runtime),
     }
+    cpu_before = time.process_time(), runtime.emulator_cpu_seconds()
     found, start = _in_processes(settings, processes, processes * connections)
+    cpu_after = time.process_time(), runtime.emulator_cpu_seconds()
     answers = [Answer.of(answer) for answer in found]
     ended = max((a.started + a.seconds for a in answers), default=start + seconds)
     load_average = os.getloadavg()[0]
@@ -418,7 +428,14 @@ def measure_api(
         admitted_gets=_latencies([a.seconds for a in admitted_answers if a.kind == "get"]),
         limited=_latencies([a.seconds for a in answers if a.status == 429]),
         load_average=load_average,
+        cpu_per_call=_cpu_per_call(cpu_before, cpu_after, len(answers)),
     )
+
+
+def _cpu_per_call(before: tuple[float, float | None], after: tuple[float, float | None], calls: int) -> float | None:
+    if before[1] is None or after[1] is None or not calls:
+        return None
+    return (after[0] - before[0] + after[1] - before[1]) / calls
 
 
 def _auth_reply(host: str, port: int, key: str) -> str:
@@ -615,6 +632,11 @@ def lines(load: Load) -> list[str]:
             f" sends p99 {_ms(run.admitted_sends, 'p99')}, reads p99 {_ms(run.admitted_gets, 'p99')};"
             f" 429s p50 {_ms(run.limited, 'p50')}, p99 {_ms(run.limited, 'p99')}"
         )
+        if run.cpu_per_call is not None and run.cores_needed is not None:
+            out.append(
+                f"      CPU {run.cpu_per_call * 1000:.1f} ms a call (runtime and emulator): the aim needs"
+                f" {run.cores_needed:.1f} cores' worth, this machine has {load.machine.get('cores', '?')}"
+            )
     for check in load.smtp:
         accepted = [s.accepted for s in check.seconds_checked]
         out.append(
