@@ -89,6 +89,7 @@ class Answer(NamedTuple):
     remaining: int | None
     message_id: str | None  # of a 202
     error: str | None
+    limit: int | None  # X-RateLimit-Limit
 
     @classmethod
     def of(cls, found: dict[str, Any]) -> Answer:
@@ -104,6 +105,7 @@ class Answer(NamedTuple):
             remaining=found.get("remaining"),
             message_id=found.get("message_id"),
             error=found.get("error"),
+            limit=found.get("limit"),
         )
 
     @property
@@ -200,6 +202,7 @@ class LoadRun:
     windows: list[Window]
     missing_retry_after: int
     missing_rate_headers: int
+    wrong_limit: int  # answers whose X-RateLimit-Limit is not the plan's
     server_errors: int
     no_answer: int
     accepted_sends: int
@@ -247,6 +250,8 @@ class LoadRun:
             found.append(f"{self.name}: {self.missing_retry_after} 429s without Retry-After")
         if self.missing_rate_headers:
             found.append(f"{self.name}: {self.missing_rate_headers} answers without the X-RateLimit-* headers")
+        if self.wrong_limit:
+            found.append(f"{self.name}: {self.wrong_limit} answers with an X-RateLimit-Limit other than {self.limit}")
         if self.server_errors:
             found.append(f"{self.name}: {self.server_errors} 5xx answers")
         if self.no_answer:
@@ -418,6 +423,7 @@ def measure_api(
         windows=windows,
         missing_retry_after=sum(1 for a in answers if a.status == 429 and not a.retry_after),
         missing_rate_headers=sum(1 for a in answers if a.status and not a.rate_headers),
+        wrong_limit=sum(1 for a in answers if a.rate_headers and a.limit != limit),
         server_errors=sum(1 for a in answers if a.status >= 500),
         no_answer=sum(1 for a in answers if a.status == 0),
         accepted_sends=len(sent),
@@ -620,7 +626,8 @@ def lines(load: Load) -> list[str]:
         out.append(f"      windows admitted/offered: {per_window} ({exact} of {len(run.windows)} exact)")
         out.append(
             f"      429 without Retry-After {run.missing_retry_after}, without rate headers"
-            f" {run.missing_rate_headers}; 5xx {run.server_errors}; no answer {run.no_answer};"
+            f" {run.missing_rate_headers}, another limit {run.wrong_limit}; 5xx {run.server_errors};"
+            f" no answer {run.no_answer};"
             f" {run.accepted_sends:,} sends accepted, final {run.final} after a {run.drain_seconds:.0f} s drain"
         )
         base = half.get(run.plan)
@@ -634,7 +641,8 @@ def lines(load: Load) -> list[str]:
         )
         if run.cpu_per_call is not None and run.cores_needed is not None:
             out.append(
-                f"      CPU {run.cpu_per_call * 1000:.1f} ms a call (runtime and emulator): the aim needs"
+                f"      CPU during the run {run.cpu_per_call * 1000:.1f} ms a call (the runtime with its pipeline, the"
+                f" emulator; idle work included): the aim needs"
                 f" {run.cores_needed:.1f} cores' worth, this machine has {load.machine.get('cores', '?')}"
             )
     for check in load.smtp:

@@ -67,6 +67,7 @@ def api_worker(settings: dict[str, Any], number: int, start: float) -> list[dict
             retry_after="Retry-After" in headers,
             rate_headers=all(name in headers for name in _RATE_HEADERS),
             remaining=int(remaining) if remaining is not None else None,
+            limit=int(headers["X-RateLimit-Limit"]) if "X-RateLimit-Limit" in headers else None,
         )
         if response.status_code >= 400:
             try:

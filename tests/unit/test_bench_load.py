@@ -38,6 +38,7 @@ def _run(**changes: object) -> LoadRun:
         windows=_windows(),
         missing_retry_after=0,
         missing_rate_headers=0,
+        wrong_limit=0,
         server_errors=0,
         no_answer=0,
         accepted_sends=600,
@@ -97,10 +98,18 @@ def test_a_window_admitting_one_more_or_one_fewer_than_its_limit_fails() -> None
 
 
 def test_each_broken_promise_is_its_own_failure_and_a_missed_aim() -> None:
-    run = _run(missing_retry_after=3, missing_rate_headers=2, server_errors=1, no_answer=4, final={"delivered": 590})
+    run = _run(
+        missing_retry_after=3,
+        missing_rate_headers=2,
+        wrong_limit=7,
+        server_errors=1,
+        no_answer=4,
+        final={"delivered": 590},
+    )
     missed = _missed(Load(runs=[run]))
 
-    assert len(missed) == 5
+    assert len(missed) == 6
+    assert any("7 answers with an X-RateLimit-Limit other than 600" in line for line in missed)
     assert all(line.startswith("o. free at 2x 600/min: ") for line in missed)
     assert any("3 429s without Retry-After" in line for line in missed)
     assert any("1 5xx answers" in line for line in missed)
