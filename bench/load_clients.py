@@ -7,7 +7,8 @@ stdin; it answers `ready` once its connections are open (SMTP: authenticated), w
 
 Call i of the run is due at start + i * interval (open loop); worker w of the run's `every` workers
 makes calls w, w + every, ... each on its own keep-alive connection, at its time or, when late, as
-soon as its previous call is answered.
+soon as its previous call is answered; a late worker stops at the run's end (start + total *
+interval), so a machine that cannot offer the rate runs for the run's length, not until every call.
 """
 
 from __future__ import annotations
@@ -40,10 +41,13 @@ def api_worker(settings: dict[str, Any], number: int, start: float) -> list[dict
     body = {"from": SENDER, "to": [RECIPIENT], "subject": "Load", "text": "Load.", "tags": ["load"]}
     last_id: str | None = None
     answers = []
+    end = start + total * interval  # a late worker stops at the run's end: the rest is not offered
     for index in range(number, total, every):
         delay = start + index * interval - time.time()
         if delay > 0:
             time.sleep(delay)
+        elif time.time() >= end:
+            break
         kind = "send" if index % SEND_EVERY == 0 or last_id is None else "get"
         began = time.time()
         answer: dict[str, Any] = {"started": began, "kind": kind, "status": 0}
@@ -93,10 +97,13 @@ def smtp_worker(settings: dict[str, Any], connection: smtplib.SMTP, number: int,
     raw = f"From: {SENDER}\r\nTo: {RECIPIENT}\r\nSubject: Load\r\nX-Svc-Tag: load\r\n\r\nLoad.\r\n".encode()
     mails = []
     accepted = 0
+    end = start + total * interval
     for index in range(number, total, every):
         delay = start + index * interval - time.time()
         if delay > 0:
             time.sleep(delay)
+        elif time.time() >= end:
+            break
         before = time.time() + offset
         code, text = connection.mail(SENDER)
         mail: dict[str, Any] = {"before": before, "after": time.time() + offset, "reply": f"{code} {text.decode()}"}
