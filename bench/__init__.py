@@ -13,7 +13,9 @@ side by side against the same emulator:
      against a bare Query of the same page; and moto's own Query against the emulator's patch;
   g. an export's rows per second and peak memory, against bare Query pages written as CSV;
   l. bulk verification (a runtime of its own, after the others): addresses/s, DNS queries against
-     distinct domains, peak memory (bench/verify.py).
+     distinct domains, peak memory (bench/verify.py);
+  o. load at twice each plan's rate (a runtime of its own too): the API's rate windows and SMTP's
+     submission rate and connection cap, checked exact (bench/load.py).
 
 The bare calls are not written by hand: bench.recorder sees every AWS call the service makes,
 and bench.replay makes the same calls again, aimed at copies of the tables and queues they

@@ -13,6 +13,7 @@ runs goes to --log (.local/bench.log); the report says how many errors they logg
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -96,11 +97,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="k's smaller list (%(default)s)",
     )
     parser.add_argument(
+        "--load-seconds",
+        type=float,
+        default=defaults.load.seconds,
+        help="o: each plan's API limit offered at twice its rate for this long (%(default)s; bench/load.py)",
+    )
+    parser.add_argument(
+        "--load-half-seconds", type=float, default=defaults.load.half_seconds, help="o: at half (%(default)s)"
+    )
+    parser.add_argument(
+        "--load-smtp-seconds", type=float, default=defaults.load.smtp_seconds, help="o: SMTP at twice (%(default)s)"
+    )
+    parser.add_argument(
         "--sections",
         default=",".join(SECTIONS),
         help="which parts to run, comma-separated (%(default)s; a-c are 'sends', d 'pipeline', d2 'end-to-end',"
         " e-g the others, h 'cloud', i 'imports', j 'suppressions', k 'listsend', l 'verify', m 'smtp',"
-        " n 'metrics')",
+        " n 'metrics', o 'load')",
     )
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="report file (%(default)s); empty: none")
     parser.add_argument("--log", default=str(DEFAULT_LOG), help="where the runtime's own logging goes (%(default)s)")
@@ -138,6 +151,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.webhook_rates = tuple(float(rate) for rate in args.webhook_rates.split(",") if rate.strip())
     except ValueError:
         parser.error("--webhook-rates: numbers, comma-separated")
+    if min(args.load_seconds, args.load_half_seconds, args.load_smtp_seconds) <= 0:
+        parser.error("--load-seconds, --load-half-seconds and --load-smtp-seconds must be positive")
     if args.cloud_events < 1 or args.export_rows < 1 or not args.webhook_rates or min(args.webhook_rates) <= 0:
         parser.error("--cloud-events, --export-rows and --webhook-rates must be positive")
     args.sections = tuple(name.strip() for name in args.sections.split(",") if name.strip())
@@ -188,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         small_smtp_messages=args.small_smtp_messages,
         list_members=args.list_members,
         small_list_members=args.small_list_members,
+        load=dataclasses.replace(
+            Options().load,
+            seconds=args.load_seconds,
+            half_seconds=args.load_half_seconds,
+            smtp_seconds=args.load_smtp_seconds,
+        ),
         sections=args.sections,
     )
     began = time.perf_counter()

@@ -20,6 +20,7 @@ from bench.events import EventsQuery, Export, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.listsend import ListFanOut
+from bench.load import lines as load_lines
 from bench.metrics import MetricsRun, Packing
 from bench.run import BatchSend, Pipeline, Results, SingleSends
 from bench.smtp_intake import SmtpIntake
@@ -163,6 +164,8 @@ def missed(results: Results) -> list[str]:
             for modeled in model.webhook_latency
             if modeled.p99_ms >= WEBHOOK_P99_AIM_SECONDS * 1000
         ]
+    if results.load is not None:
+        found += [f"o. {line}" for line in results.load.failures()]
     found += [
         f"i. {module.module} imports in {module.ratio:.2f}x its dependencies' CPU (aim <= {IMPORT_AIM}x)"
         for module in results.imports
@@ -225,6 +228,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_verify(results.verify)]
     if results.smtp is not None:
         lines += [rule, *_smtp(results.smtp)]
+    if results.load is not None:
+        lines += [rule, *load_lines(results.load)]
     if results.growth:
         lines += [rule, *_growth(results.growth)]
     steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in results.section_seconds.items())

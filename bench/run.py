@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench import cloud_workloads, events, imports, listsend, metrics, queues, seed, suppressions, verify
+from bench import load as bench_load
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
 from bench.pipeline import held
@@ -50,6 +51,7 @@ SECTIONS = (
     "verify",
     "smtp",
     "metrics",
+    "load",
 )
 
 
@@ -106,6 +108,7 @@ class Options:
     smtp_messages: int = 500  # k: messages per side over SMTP and the API (10 clients)
     small_smtp_messages: int = 100  # k at a smaller size first: its growth
     smtp_clients: int = 10
+    load: bench_load.Settings = field(default_factory=bench_load.Settings)  # o: its durations and plans
     sections: tuple[str, ...] = SECTIONS
 
 
@@ -195,6 +198,7 @@ class Results:
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
     list_fan_out: list[listsend.ListFanOut] = field(default_factory=list)  # small, then large
+    load: bench_load.Load | None = None  # o
 
 
 @dataclass
@@ -460,6 +464,11 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
             options.verify_singles,
         )
         took["l. verify"] = time.perf_counter() - section
+    loaded_at_twice = None
+    if "load" in sections:  # a runtime of its own too, and outside the recorder (60,000 calls and more)
+        section = time.perf_counter()
+        loaded_at_twice = bench_load.run(options.load, progress)
+        took["o. load"] = time.perf_counter() - section
     growth = []
     if len(batches) == 2:
         growth.append(_growth("c. batch accepted", "recipients", *((b.recipients, b.api_seconds) for b in batches)))
@@ -524,6 +533,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         time.perf_counter() - began,
         took,
         list_fan_out=fanned,
+        load=loaded_at_twice,
     )
 
 
