@@ -250,15 +250,15 @@ def is_write(call: str) -> bool:
 
 def sample_ks(calls: list[str], fault: Fault) -> list[int]:
     """The k to strike: every call under FAULT_FULL; otherwise (make test's CPU) a crash after the
-    write a third of the way through the writes and after the last (a crash's distinct moments are
-    after writes: each leaves a different state to redo from), and a transient error at the middle
-    call."""
+    write a third of the way through the writes (a crash's distinct moments are after writes: each
+    leaves a different state to redo from, and one part way through leaves work half done), and a
+    transient error at the middle call."""
     every = list(range(1, len(calls) + 1))
     if FULL:
         return every
     if fault is Fault.CRASH:
         writes = [k for k in every if is_write(calls[k - 1])]
-        return sorted({writes[(len(writes) - 1) // 3], writes[-1]}) if writes else [len(calls)]
+        return [writes[(len(writes) - 1) // 3]] if writes else [len(calls)]
     return [(len(calls) + 1) // 2]
 
 
@@ -266,15 +266,16 @@ Arm = Callable[[str, int, Fault], Striking]  # (function, k, fault) -> CallFault
 
 
 def sweep(worker: str, workload: Callable[[str], None], arm: Arm) -> list[str]:
-    """Runs `workload` (which checks its invariants, naming the case it is told) twice clean to list
-    the worker's calls (the shorter: a cold instance, or a cache due a refresh, makes more), then
+    """Runs `workload` (which checks its invariants, naming the case it is told) clean to list the
+    worker's calls (twice under FAULT_FULL, the shorter: a cold instance, or a cache due a refresh,
+    makes more; a sample's k past a warm run's calls takes the fallback below), then
     once per (fault, k) of the sample with the worker's first invocation to reach call k struck
     (again, up to three times, until one does). A worker whose work depends on what earlier runs
     left (a daily pass's days to walk) may come to make fewer calls than k: then its last call is
     struck instead, and a full sweep's larger k are not run again. Returns the cases held,
     "fault k:call"."""
     runs = []
-    for _ in range(2):
+    for _ in range(2 if FULL else 1):  # a sample's k past a cold run's calls falls back below
         with arm(worker, 0, Fault.CRASH) as counting:
             workload(f"{worker} clean")
         runs.append(counting.busiest())
