@@ -458,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--minutes, --sample-seconds and --sends-per-second must be positive, --batch 1 to 5,000")
     log = Path(args.log)
     log.parent.mkdir(parents=True, exist_ok=True)
+    # A `kill` ends the run as Ctrl-C does: through soak()'s cleanup, which stops the runtime child
+    # (left running otherwise, its emulator still growing).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     report = soak(args.minutes, args.sample_seconds, args.sends_per_second, args.batch, args.aim_mb_per_hour, log)
     print(render(report), flush=True)
     if args.json:
