@@ -87,11 +87,14 @@ WEBHOOK_WARMUP = 5
 
 
 class Receiver:
-    """Records when each webhook arrives (perf_counter), by event id; answers 200, kept alive."""
+    """Records when each webhook arrives (perf_counter), by event id, and its body (unless `keep` is
+    False: a long run only counts them, `received`); answers 200, kept alive."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
         self.arrived: dict[str, float] = {}
         self.bodies: list[bytes] = []
+        self.received = 0
+        self._keep = keep
         self._lock = threading.Lock()
         receiver = self
 
@@ -103,8 +106,10 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 at = time.perf_counter()
                 with receiver._lock:
-                    receiver.arrived.setdefault(self.headers.get("X-Webhook-Event-Id", ""), at)
-                    receiver.bodies.append(body)
+                    receiver.received += 1
+                    if receiver._keep:
+                        receiver.arrived.setdefault(self.headers.get("X-Webhook-Event-Id", ""), at)
+                        receiver.bodies.append(body)
                 self.send_response(200)
                 self.send_header("Content-Length", "2")
                 self.end_headers()

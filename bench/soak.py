@@ -37,12 +37,12 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import requests
 
+from bench.events import Receiver
 from bench.report import machine
 
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
@@ -152,46 +152,6 @@ def series(name: str, points: list[tuple[float, float]], aim: float) -> Series:
         slope_mb_per_hour=slope_per_hour([p for p in points if p[0] >= half]),
         aim_mb_per_hour=aim,
     )
-
-
-class WebhookReceiver:
-    """Counts the webhooks it receives and answers 200 (kept alive); keeps nothing else."""
-
-    def __init__(self) -> None:
-        self.received = 0
-        self._lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                with receiver._lock:
-                    receiver.received += 1
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="soak-receiver", daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/hooks"
-
-    def __enter__(self) -> WebhookReceiver:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 @dataclass(frozen=True)
@@ -344,7 +304,7 @@ def soak(
     minutes: float, sample_seconds: float, sends_per_second: float, batch: int, aim: float, log: Path
 ) -> SoakReport:
     host = machine()
-    with tempfile.TemporaryDirectory(prefix="postline-soak-") as state, WebhookReceiver() as receiver:
+    with tempfile.TemporaryDirectory(prefix="postline-soak-") as state, Receiver(keep=False) as receiver:
         started = start_runtime(Path(state), log)
         load = Load(started.api, started.key, sends_per_second, batch)
         stop = threading.Event()
@@ -374,7 +334,7 @@ def soak(
 def _sampled(
     started: Started,
     load: Load,
-    receiver: WebhookReceiver,
+    receiver: Receiver,
     stop: threading.Event,
     minutes: float,
     sample_seconds: float,
