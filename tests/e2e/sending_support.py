@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from postline import wiring
 from postline.accounts.domain import Plan
 from postline.config import Messages
-from postline.domains.domain import DomainStatus, SendingDomain
+from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.events.domain import Event
 from postline.sending.store import message_key
 from postline.wiring import domains
@@ -79,21 +79,33 @@ class Sender:
         return f"hello@{self.domain}"
 
 
-def verified_sender(runtime: Any, *, plan: Plan = Plan.FREE) -> Sender:
-    """make_account() plus a verified sending domain, as local/bootstrap.py seeds the dev account's."""
-    account = make_account(plan=plan)
-    domain = f"e2e-{uuid.uuid4().hex[:10]}.test"
+def put_verified_domain(account_id: str, domain: str | None = None, *, tracked: bool = False) -> str:
+    """A verified sending domain stored for the account (a fresh name unless given); `tracked`: with
+    its tracking CNAME (t.<domain>) found by a check, so uploads get hosted links and links go
+    through that host. Returns the domain."""
+    domain = domain or f"e2e-{uuid.uuid4().hex[:10]}.test"
+    tracking = DnsRecord(purpose=RecordPurpose.TRACKING, type=RecordType.CNAME, host=f"t.{domain}",
+                         value="track.postline.test", ok=True)  # fmt: skip
     domains.sending_domains().put_domain(
         SendingDomain(
-            account_id=account.id,
+            account_id=account_id,
             id="dom_fixture",
             created_at=datetime.now(UTC),
             domain=domain,
             status=DomainStatus.VERIFIED,
             dkim_selector=DKIM_SELECTOR,
             dkim_private_key=dkim_private_pem(),
+            tracking_subdomain="t" if tracked else None,
+            records=[tracking] if tracked else [],
         )
     )
+    return domain
+
+
+def verified_sender(runtime: Any, *, plan: Plan = Plan.FREE) -> Sender:
+    """make_account() plus a verified sending domain, as local/bootstrap.py seeds the dev account's."""
+    account = make_account(plan=plan)
+    domain = put_verified_domain(account.id)
     return Sender(account, domain, Api(runtime.base_url, account.live_key), Api(runtime.base_url, account.test_key))
 
 

@@ -16,7 +16,7 @@ import re
 import smtplib
 import ssl
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -32,17 +32,14 @@ from postline.accounts.domain import Plan
 from postline.config import Messages
 from postline.data_removals import holdings
 from postline.data_removals.domain import erasure_token
-from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.sending.store import message_key
 from postline.shared.dynamo import from_attrs
-from postline.wiring import domains, sending
+from postline.wiring import sending
 from postline.wiring import uploads as uploads_root
 from tests.e2e.sending_support import (
-    DKIM_SELECTOR,
     Sender,
     accepted,
     body_of,
-    dkim_private_pem,
     drain,
     events_of,
     has_types,
@@ -50,6 +47,7 @@ from tests.e2e.sending_support import (
     mail_for,
     message,
     now,
+    put_verified_domain,
     settle,
     verified_sender,
 )
@@ -155,12 +153,7 @@ def _on_runtime(runtime: Any, url: str) -> str:
 def with_tracking_host(sender: Sender) -> None:
     """The sender's verified domain with its tracking CNAME found (t.<domain>): its uploads get a hosted
     link, and its mail's links go through that host."""
-    record = DnsRecord(purpose=RecordPurpose.TRACKING, type=RecordType.CNAME, host=f"t.{sender.domain}",
-                       value="track.postline.test", ok=True)  # fmt: skip
-    domain = SendingDomain(account_id=sender.id, id="dom_fixture", created_at=datetime.now(UTC),
-                           domain=sender.domain, status=DomainStatus.VERIFIED, dkim_selector=DKIM_SELECTOR,
-                           dkim_private_key=dkim_private_pem(), tracking_subdomain="t", records=[record])  # fmt: skip
-    domains.sending_domains().put_domain(domain)
+    put_verified_domain(sender.id, sender.domain, tracked=True)
 
 
 def smtp_send(runtime: Any, sender: Sender, to: str) -> str:

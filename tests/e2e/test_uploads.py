@@ -9,8 +9,7 @@ from __future__ import annotations
 import base64
 import re
 import threading
-import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,17 +17,14 @@ import pytest
 import requests
 
 from postline.accounts.domain import Plan
-from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.shared.scanners import TOO_SOON
-from postline.wiring import domains
 from postline.wiring import uploads as uploads_root
 from tests.e2e.sending_support import (
-    DKIM_SELECTOR,
     accepted,
     body_of,
-    dkim_private_pem,
     mail_for,
     message,
+    put_verified_domain,
     recipient,
     settle,
 )
@@ -45,23 +41,8 @@ HTML_FILE = b"<!DOCTYPE html><html><body><script>alert(document.cookie)</script>
 def _branded(runtime: Any, plan: Plan = Plan.PROFESSIONAL) -> tuple[Api, str, str]:
     """A fresh account with a verified domain whose tracking CNAME a check found: (api, domain, host)."""
     account = make_account(plan=plan)
-    domain = f"e2e-{uuid.uuid4().hex[:10]}.test"
+    domain = put_verified_domain(account.id, tracked=True)
     host = f"t.{domain}"
-    tracking = DnsRecord(purpose=RecordPurpose.TRACKING, type=RecordType.CNAME, host=host,
-                         value="track.postline.test", ok=True)  # fmt: skip
-    domains.sending_domains().put_domain(
-        SendingDomain(
-            account_id=account.id,
-            id="dom_fixture",
-            created_at=datetime.now(UTC),
-            domain=domain,
-            status=DomainStatus.VERIFIED,
-            dkim_selector=DKIM_SELECTOR,
-            dkim_private_key=dkim_private_pem(),
-            tracking_subdomain="t",
-            records=[tracking],
-        )
-    )
     return Api(runtime.base_url, account.live_key), domain, host
 
 

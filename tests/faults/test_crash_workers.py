@@ -26,7 +26,7 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -35,11 +35,10 @@ import requests
 from devtools.local.cloudformation import physical_name
 from devtools.local.runtime import Runtime
 from postline.accounts.domain import Plan
-from postline.domains.domain import DnsRecord, DomainStatus, RecordPurpose, RecordType, SendingDomain
 from postline.wiring import domains, lists, suppressions, verification
 from postline.wiring import uploads as uploads_root
 from postline.wiring.registry import client
-from tests.e2e.sending_support import DKIM_SELECTOR, dkim_private_pem, now, verified_sender
+from tests.e2e.sending_support import now, put_verified_domain, verified_sender
 from tests.e2e.support import Api, make_account
 from tests.faults.crash import CallFault, sweep
 from tests.peers.webhook_receiver import Receiver
@@ -175,7 +174,7 @@ def webhook_resend(runtime: Runtime, case: str) -> None:
 def uploads_sweep(runtime: Runtime, case: str) -> None:
     api = Api(runtime.base_url, make_account(plan=Plan.PROFESSIONAL).live_key)
     account_id = api.get("/v3/whoami").json()["account"]["id"]
-    _tracking_domain(account_id)
+    put_verified_domain(account_id, f"up-{uuid.uuid4().hex[:10]}.test", tracked=True)  # hosted links need one
     content = base64.b64encode(b"soon").decode()
     expiring = api.post("/v3/uploads", json={"filename": "a.txt", "content": content})
     assert expiring.status_code == 201, expiring.text
@@ -200,26 +199,6 @@ def uploads_sweep(runtime: Runtime, case: str) -> None:
     listed = api.get("/v3/uploads").json()
     assert [item["id"] for item in listed["items"]] == [arrived.json()["id"]], f"{case}: {listed}"
     assert listed["used_bytes"] == len(text), f"{case}: {listed}"
-
-
-def _tracking_domain(account_id: str) -> None:
-    """A verified domain whose tracking CNAME a check found: uploads' hosted links need one."""
-    domain = f"up-{uuid.uuid4().hex[:10]}.test"
-    tracking = DnsRecord(purpose=RecordPurpose.TRACKING, type=RecordType.CNAME, host=f"t.{domain}",
-                         value="track.postline.test", ok=True)  # fmt: skip
-    domains.sending_domains().put_domain(
-        SendingDomain(
-            account_id=account_id,
-            id="dom_fixture",
-            created_at=datetime.now(UTC),
-            domain=domain,
-            status=DomainStatus.VERIFIED,
-            dkim_selector=DKIM_SELECTOR,
-            dkim_private_key=dkim_private_pem(),
-            tracking_subdomain="t",
-            records=[tracking],
-        )
-    )
 
 
 # -- SubaccountPurgeFunction ------------------------------------------------------------------------
