@@ -187,16 +187,22 @@ def test_grants_to_outside_accounts_are_written_and_revoked_with_the_domain(
     # A grant item the domain's list no longer names grants nothing (the list is the authority).
     assert store.save_domain(revoked.model_copy(update={"external_accounts": []}), expected_revision=2, audit=None)
     assert store.granted_domain(other, domain.domain) is None
-    # Deleting the domain deletes its grants.
+    # Deleting the domain deletes its grants, the current one and the revoked one's marker (the
+    # service keeps revoked_accounts on the domain).
     again = store.get_domain(account.id, domain.id)
     assert again is not None
-    assert store.save_domain(again.model_copy(update={"external_accounts": [other]}), expected_revision=3, audit=None)
-    store.delete_domain(again.model_copy(update={"external_accounts": [other]}), _audit(account.id, "domain.deleted"))
-    items = stack.client("dynamodb").query(
-        TableName=stack.env["RESOURCES_TABLE"], KeyConditionExpression="pk = :pk",
-        ExpressionAttributeValues={":pk": {"S": account_pk(other)}},
-    )["Items"]  # fmt: skip
-    assert items == []
+    last = again.model_copy(update={"external_accounts": [other], "revoked_accounts": [grantee]})
+    assert store.save_domain(last, expected_revision=3, audit=None, granted=[other])
+    stored = store.get_domain(account.id, domain.id)
+    assert stored is not None and stored.revoked_accounts == [grantee]
+    store.delete_domain(stored, _audit(account.id, "domain.deleted"))
+    for grantee_id in (other, grantee):
+        items = stack.client("dynamodb").query(
+            TableName=stack.env["RESOURCES_TABLE"], KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": account_pk(grantee_id)}},
+        )["Items"]  # fmt: skip
+        assert items == []
+    assert store.granted_domain(grantee, domain.domain, revoked_too=True) is None
 
 
 def test_a_save_that_aws_throttles_is_tried_again_and_saved(

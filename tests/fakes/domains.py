@@ -86,6 +86,7 @@ class InMemoryDomains:
     def delete_domain(self, domain: SendingDomain, audit: AuditEntry) -> None:
         if self.domains.pop((domain.account_id, domain.domain), None) is None:
             raise NotFound(f"sending domain {domain.id} not found")
+        self.once_granted = {g for g in self.once_granted if g[1:] != (domain.account_id, domain.domain)}
         self.audit.append(audit)
 
     # -- as sending sees them (SendingDomains, DomainGrants) --

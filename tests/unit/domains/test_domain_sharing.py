@@ -156,3 +156,22 @@ def _sub(slug: str) -> object:
     from postline.subaccounts.models import SubaccountCreate
 
     return SubaccountCreate(name=slug.title(), slug=slug)
+
+
+def test_the_domain_remembers_revoked_grants_until_it_is_deleted(shared: Shared) -> None:
+    """A revoked grant's marker outlives the grant (delivery of what it accepted), and the domain
+    lists whose, so deleting it can delete them; a grant given again is no longer revoked."""
+    outsider, stranger = shared.outsider.account.id, shared.stranger.account.id
+    stored = lambda: shared.domains.domains[(shared.owner.account.id, "brand.example")]  # noqa: E731
+    shared.share(external_accounts=[outsider, stranger])
+    shared.share(external_accounts=[stranger])
+    assert stored().revoked_accounts == [outsider]
+    shared.share(external_accounts=[outsider])
+    assert stored().revoked_accounts == [stranger]
+    shared.share(shared_with_company=True)  # a change that grants and revokes nothing keeps the list
+    assert stored().revoked_accounts == [stranger]
+    organisation = Organisation(accounts=shared.world.store, subaccounts=shared.world.subaccount_store)
+    delivery = OrganisationDomains(shared.domains, organisation, grants=shared.domains, accepted=True)
+    assert delivery.verified_domain(stranger, "brand.example") is not None
+    shared.service.delete(shared.owner, shared.domain_id)
+    assert delivery.verified_domain(stranger, "brand.example") is None

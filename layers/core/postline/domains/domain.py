@@ -110,6 +110,9 @@ class SendingDomain(Model):
     # Accounts outside its own (any other account, named by id) granted sending from it
     # (domains/organisation.py); each has a grant item in its own partition (domains/store.py).
     external_accounts: list[str] = Field(default_factory=list)
+    # Outside accounts granted once and revoked since (kept by the service): their grant items stay,
+    # marked revoked, for mail accepted under the grant, until deleting the domain deletes them.
+    revoked_accounts: list[str] = Field(default_factory=list)
     owner_workspace_name: str | None = None
     verified_at: datetime | None = None  # the last time it became verified
     checked_at: datetime | None = None

@@ -421,6 +421,8 @@ class DomainService:
             rekeyed = _rekeyed(current, updated)
             granted = [a for a in updated.external_accounts if a not in current.external_accounts]
             revoked = [a for a in current.external_accounts if a not in updated.external_accounts]
+            once = [a for a in (*current.revoked_accounts, *revoked) if a not in updated.external_accounts]
+            updated = updated.model_copy(update={"revoked_accounts": list(dict.fromkeys(once))})
             saved = self._domains.save_domain(
                 updated,
                 expected_revision=current.revision,

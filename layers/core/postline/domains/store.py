@@ -19,7 +19,8 @@ ACCT#<grantee> / DOMGRANT#<name>#<owner> -> the owner and the domain id, written
 transaction that changes the domain's list: the grantee finds what it may send from with one Query
 of its own partition, and the domain's own list stays the authority (a grant it no longer names
 grants nothing). A revoked grant's item stays, marked `revoked`, so the grantee's messages accepted
-before still find the owner's DKIM key at delivery; deleting the domain deletes its current grants.
+before still find the owner's DKIM key at delivery; deleting the domain deletes its grants, current
+and revoked (the domain item lists the revoked ones: `revoked_accounts`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from pydantic import TypeAdapter
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.domains.domain import DomainStatus, SendingDomain
-from postline.shared.dynamo import cancellation_codes, from_attrs, key, to_attrs, to_value, transient
+from postline.shared.dynamo import batch_delete, cancellation_codes, from_attrs, key, to_attrs, to_value, transient
 from postline.shared.errors import ValidationFailed
 from postline.shared.resources_table import ACCOUNT_SK, account_pk, count_under_limit, create_counted, transact
 
@@ -261,6 +262,11 @@ class DynamoSendingDomains:
         ]
         transact(self._db, ops, missing=f"sending domain {domain.id} not found")
         self._cache.pop((domain.account_id, domain.domain), None)
+        # The revoked grants' markers after the transaction, not in it: their list has no bound (a
+        # transaction takes 100 items) and they grant nothing, so one a crash leaves behind is inert.
+        sk = grant_sk(domain.domain, domain.account_id)
+        marked = [a for a in domain.revoked_accounts if a not in domain.external_accounts]
+        batch_delete(self._db, [(self._table, key(account_pk(a), sk)) for a in marked])
 
     def due_domains(self, now: datetime, limit: int) -> list[SendingDomain]:
         response = self._db.query(
