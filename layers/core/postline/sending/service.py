@@ -7,13 +7,24 @@ scheduled) and the message stored with its events. The queue goes before the tab
 a job whose message was never stored is dropped by the dispatcher, while a stored message
 whose job was never queued would wait forever.
 
-Calls that do not depend on each other go side by side (a send's time in AWS is its round trips):
-a single send reads the operator's hold, its template and its recipients' suppressions at once,
-then applies their answers in the order above; and a message going out now is queued while the
-quota counts it, so that a refusal (429) leaves at most a job for a message never stored, which
-the dispatcher drops, and never a count without its message (a failed queue gives the count back).
-An account the quota refused in the last minute (on this instance) queues after its count again:
-a client retrying past its quota leaves no stream of jobs for the dispatcher to drop.
+Calls that do not depend on each other go side by side (a send's time in AWS is its round trips).
+A single send going out now without an Idempotency-Key makes its reads, its count and its job at
+once: the operator's hold, its template, its recipients' suppressions, a reservation of the quota
+for each distinct recipient (one conditional UpdateItem) and its dispatch job; then it applies
+their answers in the order above and stores the message. The reservation is settled once
+(_Reservation): what screening rejected is given back, and a send that fails before it is stored
+(503, 400, a failed queue) gives all of it back; where the reservation was refused (429) but fewer
+recipients go out, those are counted then. The job still goes before the message: a 503, 400 or 429
+leaves at most a job naming a message never stored, which the dispatcher drops after its grace, and
+an account so answered (on this instance, in the last minute) queues after its count again, so a
+client retrying leaves no stream of them. At the limit, a concurrent send may see the emails of
+recipients that screening then rejects for those few milliseconds and be refused (429) where it would
+have fitted a moment later: a quota is a ceiling, and a client retrying after Retry-After is never
+refused for emails that were not sent. A keyed send (its charge makes its retries exact), a
+scheduled send and a batch count once screened, beside the job of a lone message going out now.
+A function that dies after counting and before storing leaves its count, as it did before: with an
+Idempotency-Key the retry settles it exactly (its charge), without one the quota counts too much,
+never too little.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -86,7 +97,7 @@ from postline.templates.ports import Templates
 from postline.templates.rendering import RenderBudget, batch_deadline, render_subject, render_text
 from postline.usage.domain import day_key, month_key
 from postline.usage.ports import QuotaStore
-from postline.usage.quota import email_limits, quota_refusal
+from postline.usage.quota import EmailLimits, email_limits, quota_refusal
 from postline.verification.domain import effective_verify_before_send
 
 MAX_REPORTED_REJECTIONS = 100
@@ -255,20 +266,40 @@ class SendService:
         request.check_attachments()
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        reads = self._reads_of_one(principal, request.template_id, [*request.to, *request.cc, *request.bcc])
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
-        template = reads.answer("template", None)
-        item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
-        suppressed = reads.answer("suppressed", set())
-        return self._accept_one(principal, item, names, send_at, now, send="single", suppressed=suppressed)
+        addresses = [*request.to, *request.cc, *request.bcc]
+        message_id = names.message(0)
+        reservation = self._reservation(principal, names, message_id, send_at, addresses, now)
+        try:
+            reads = self._reads_of_one(principal, request.template_id, addresses, reservation)
+            template = reads.answer("template", None)
+            item = self._prepare(principal, request, template, send_at, now, message_id=message_id)
+            suppressed = reads.answer("suppressed", set())
+            return self._accept_one(
+                principal, item, names, send_at, now, send="single", suppressed=suppressed, reservation=reservation
+            )
+        except BaseException:
+            self._give_back(reservation)
+            raise
 
-    def _reads_of_one(self, principal: Principal, template_id: str | None, addresses: list[str]) -> _Reads:
+    def _reads_of_one(
+        self,
+        principal: Principal,
+        template_id: str | None,
+        addresses: list[str],
+        reservation: _Reservation | None = None,
+    ) -> _Reads:
         """A single send's reads, which do not depend on each other, side by side: the operator's hold
-        (a live send's), the template and the recipients' suppressions. The hold is applied here (503);
-        the caller takes the others' answers (or their failures) where it checked them one after
-        another, so a send answers what it always answered."""
+        (a live send's), the template and the recipients' suppressions, and with a `reservation` its
+        count and its dispatch job. The hold is applied here (503); the caller takes the others'
+        answers (or their failures) where it checked them one after another, so a send answers what
+        it always answered (the reservation's, in _commit)."""
         reads: dict[str, Callable[[], Any]] = {}
+        if reservation is not None:
+            reads["reserve"] = lambda: self._reserve(reservation)
+            if reservation.job is not None:
+                reads["job"] = lambda: self._queue_early(reservation)
         if principal.env is Environment.LIVE:
             # Read each time (consistent), not cached per instance: the operator's hold stops the very
             # next send, and beside the suppressions' read it costs no time.
@@ -279,8 +310,106 @@ class SendService:
             reads["suppressed"] = lambda: self._suppressions.suppressed(principal.account.id, addresses)
         results, failures = outcomes(*reads.values())
         found = _Reads(dict(zip(reads, zip(results, failures, strict=True), strict=True)))
+        if reservation is not None:
+            reservation.stopped, reservation.failure = found.found["reserve"]
+            reservation.counted = reservation.failure is None and reservation.stopped is None
+            reservation.job_failure = found.found.get("job", (None, None))[1]
+            reservation.queued = reservation.job is not None and reservation.job_failure is None
         self._check_not_paused(principal, platform_paused=found.answer("paused", False))
         return found
+
+    def _reservation(
+        self,
+        principal: Principal,
+        names: _Names,
+        message_id: str,
+        send_at: datetime | None,
+        addresses: list[str],
+        now: datetime,
+    ) -> _Reservation | None:
+        """What a single send going out now, without an Idempotency-Key, counts beside its screening
+        reads (each distinct recipient) and the job it queues there (but for an account the quota
+        refused lately); None for any other send, which counts once screened (see the module's docstring)."""
+        if names.keyed or send_at is not None or not addresses:
+            return None
+        account_id = principal.account.id
+        job = None
+        if not _REFUSED.lately(account_id):
+            job = DispatchJob(message_id=message_id, account_id=account_id, enqueued_at=now)
+        return _Reservation(
+            account_id=account_id,
+            count=len({address.lower() for address in addresses}),
+            month=month_key(now),
+            day=day_key(now),
+            limits=email_limits(principal.account, test=principal.env is Environment.TEST),
+            job=job,
+        )
+
+    def _reserve(self, reservation: _Reservation) -> str | None:
+        return self._quotas.consume_emails(
+            reservation.account_id,
+            reservation.count,
+            month=reservation.month,
+            day=reservation.day,
+            limits=reservation.limits,
+        )
+
+    def _queue_early(self, reservation: _Reservation) -> None:
+        assert reservation.job is not None
+        job = reservation.job.model_copy(update={"enqueued_at": self._clock.now()})
+        self._queue.enqueue([job])
+
+    def _settle(self, reservation: _Reservation, count: int, now: datetime) -> bool:
+        """Makes a reservation the count of the emails going out (`count`, once screened): gives back
+        what screening rejected, or, where the reservation was refused, counts what goes out if it
+        is fewer; raises what the reservation's calls raised, and the quota's 429. True when the
+        message's job is queued already. From here _commit accounts for what is counted."""
+        reservation.settled = True
+        if reservation.failure is not None:
+            raise reservation.failure  # counted or not, unknown: the quota may count too much, never too little
+        taken = reservation.count if reservation.counted else 0
+        if reservation.job_failure is not None:
+            self._release(reservation, taken)
+            raise reservation.job_failure
+        stopped = None
+        if taken > count:
+            self._release(reservation, taken - count)  # the rejected recipients' emails, once
+        elif count > taken:
+            stopped = reservation.stopped if count >= reservation.count else None
+            if stopped is None:
+                try:
+                    stopped = self._reserve(replace(reservation, count=count - taken))
+                except BaseException:
+                    self._release(reservation, taken)
+                    raise
+            if stopped is not None:
+                self._release(reservation, taken)
+                _REFUSED.note(reservation.account_id)
+                raise quota_refusal(stopped, reservation.limits, now)
+        return reservation.queued
+
+    def _give_back(self, reservation: _Reservation | None) -> None:
+        """A send that failed before _commit took its reservation over gives all of it back, once; its
+        job, queued for a message never stored, is dropped by the dispatcher, and its account's next
+        sends on this instance queue after their count for a while (a client retrying a 400 or a 503
+        leaves no stream of such jobs)."""
+        if reservation is None or reservation.settled:
+            return
+        reservation.settled = True
+        if reservation.queued:
+            _REFUSED.note(reservation.account_id)
+        if reservation.counted:
+            self._release(reservation, reservation.count)
+
+    def _release(self, reservation: _Reservation, count: int) -> None:
+        if count > 0:
+            self._quotas.release_emails(
+                reservation.account_id,
+                count,
+                month=reservation.month,
+                day=reservation.day,
+                test=reservation.limits.test,
+            )
 
     def _accept_one(
         self,
@@ -292,13 +421,15 @@ class SendService:
         *,
         send: str,
         suppressed: set[str] | None = None,
+        reservation: _Reservation | None = None,
     ) -> MessageAccepted:
         """Screens, counts, queues and stores one prepared message (what an earlier try of a keyed send
-        stored is not stored again); the 202's body. `suppressed`: its recipients' suppressions, read already."""
+        stored is not stored again); the 202's body. `suppressed`: its recipients' suppressions, read
+        already; `reservation`: its count (and job) made beside them."""
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now, suppressed)
-        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge(), reservation=reservation)
         self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
@@ -649,11 +780,29 @@ class SendService:
             )
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        suppressed = self._reads_of_one(principal, None, request.recipients).answer("suppressed", set())
         now = self._clock.now()
+        message_id = names.message(0)
+        reservation = self._reservation(principal, names, message_id, None, request.recipients, now)
+        try:
+            return self._accept_mime(principal, request, message_id, names, now, reservation)
+        except BaseException:
+            self._give_back(reservation)
+            raise
+
+    def _accept_mime(
+        self,
+        principal: Principal,
+        request: MimeSendRequest,
+        message_id: str,
+        names: _Names,
+        now: datetime,
+        reservation: _Reservation | None,
+    ) -> MessageAccepted:
+        reads = self._reads_of_one(principal, None, request.recipients, reservation)
+        suppressed = reads.answer("suppressed", set())
         message = self._new_message(
             principal,
-            id=names.message(0),
+            id=message_id,
             from_=request.from_,
             to=request.recipients,
             subject=request.subject,
@@ -667,7 +816,9 @@ class SendService:
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
-        return self._accept_one(principal, item, names, None, now, send=SMTP, suppressed=suppressed)
+        return self._accept_one(
+            principal, item, names, None, now, send=SMTP, suppressed=suppressed, reservation=reservation
+        )
 
     def preview(self, principal: Principal, request: SendRequest) -> tuple[Message, Content]:
         """What POST /v3/messages would store for `request` (validated and rendered the same way), stored
@@ -810,9 +961,11 @@ class SendService:
         stored: dict[str, StoredMessage],
         *,
         charge: str | None = None,
+        reservation: _Reservation | None = None,
     ) -> list[_Prepared]:
         """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored. A `charge`
-        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing."""
+        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing.
+        A `reservation` (a single unkeyed send's) is its count made already, and maybe its job."""
         if stored:
             # That try queued each before storing it; its events are put again in case it was cut off
             # between a chunk's messages and their events (same keys: a no-op where they were written).
@@ -835,7 +988,9 @@ class SendService:
             and prepared[0].deliverable
             and not _REFUSED.lately(principal.account.id)
         )
-        if count:
+        if reservation is not None:
+            early = self._settle(reservation, count, now)
+        elif count:
 
             def consume() -> str | None:
                 return self._quotas.consume_emails(
@@ -934,6 +1089,26 @@ class SendService:
         for reason, count in reasons.items():
             if count:
                 self._meter.count(RECIPIENTS_REJECTED, count, reason=reason, **dimensions)
+
+
+@dataclass
+class _Reservation:
+    """A single send's emails counted beside its screening reads, before it is known how many of its
+    recipients go out, and the dispatch job queued there too. Settled once: by _commit, which gives
+    back what screening rejected, or by the send's failure before it, which gives back all of it."""
+
+    account_id: str
+    count: int  # its distinct recipients
+    month: str
+    day: str
+    limits: EmailLimits
+    job: DispatchJob | None  # None: the account was refused lately, the job waits for the count
+    stopped: str | None = None  # the limit that refused the count
+    failure: BaseException | None = None  # the count's own failure
+    counted: bool = False
+    job_failure: BaseException | None = None
+    queued: bool = False
+    settled: bool = False
 
 
 @dataclass(frozen=True)
