@@ -11,20 +11,19 @@ Calls that do not depend on each other go side by side (a send's time in AWS is 
 A single send going out now without an Idempotency-Key makes its reads, its count and its job at
 once: the operator's hold, its template, its recipients' suppressions, a reservation of the quota
 for each distinct recipient (one conditional UpdateItem) and its dispatch job; then it applies
-their answers in the order above and stores the message. The reservation is settled once
-(_Reservation): what screening rejected is given back, and a send that fails before it is stored
-(503, 400, a failed queue) gives all of it back; where the reservation was refused (429) but fewer
-recipients go out, those are counted then. The job still goes before the message: a 503, 400 or 429
-leaves at most a job naming a message never stored, which the dispatcher drops after its grace, and
-an account so answered (on this instance, in the last minute) queues after its count again, so a
-client retrying leaves no stream of them. At the limit, a concurrent send may see the emails of
-recipients that screening then rejects for those few milliseconds and be refused (429) where it would
-have fitted a moment later: a quota is a ceiling, and a client retrying after Retry-After is never
-refused for emails that were not sent. A keyed send (its charge makes its retries exact), a
-scheduled send and a batch count once screened, beside the job of a lone message going out now.
-A function that dies after counting and before storing leaves its count, as it did before: with an
-Idempotency-Key the retry settles it exactly (its charge), without one the quota counts too much,
-never too little.
+their answers in the order above and stores the message. The reservation (_Reservation) is given
+back once, in part or whole: what screening rejected, or all it holds when the send fails (503,
+400, a failed queue or store); refused (429) for more recipients than go out, it counts those that
+do. The job still goes before the message: a 503, 400 or 429 leaves at most a job naming a message
+never stored, which the dispatcher drops after its grace, and an account so answered (on this
+instance, in the last minute) queues after its count again, so a client retrying leaves no stream
+of them. At the limit, for the milliseconds between a reservation and its give-back, a concurrent
+send within that many emails of the limit may be refused (429) though it would have fitted: the
+count never passes the limit, and which of two racing sends fits is a matter of milliseconds
+anyway. A keyed send (its charge makes its retries exact), a scheduled send and a batch count once
+screened, beside the job of a lone message going out now. An invocation that dies after counting
+and before storing leaves its count, as it did before: with an Idempotency-Key the retry settles it
+exactly (its charge); without one the quota counts too much, never too little.
 """
 
 from __future__ import annotations
@@ -279,7 +278,7 @@ class SendService:
             return self._accept_one(
                 principal, item, names, send_at, now, send="single", suppressed=suppressed, reservation=reservation
             )
-        except BaseException:
+        except Exception:  # an invocation that dies (BaseException in the crash harness) gives nothing back
             self._give_back(reservation)
             raise
 
@@ -312,7 +311,8 @@ class SendService:
         found = _Reads(dict(zip(reads, zip(results, failures, strict=True), strict=True)))
         if reservation is not None:
             reservation.stopped, reservation.failure = found.found["reserve"]
-            reservation.counted = reservation.failure is None and reservation.stopped is None
+            if reservation.failure is None and reservation.stopped is None:
+                reservation.held = reservation.count
             reservation.job_failure = found.found.get("job", (None, None))[1]
             reservation.queued = reservation.job is not None and reservation.job_failure is None
         self._check_not_paused(principal, platform_paused=found.answer("paused", False))
@@ -362,44 +362,39 @@ class SendService:
     def _settle(self, reservation: _Reservation, count: int, now: datetime) -> bool:
         """Makes a reservation the count of the emails going out (`count`, once screened): gives back
         what screening rejected, or, where the reservation was refused, counts what goes out if it
-        is fewer; raises what the reservation's calls raised, and the quota's 429. True when the
-        message's job is queued already. From here _commit accounts for what is counted."""
-        reservation.settled = True
+        is fewer; raises what the reservation's calls raised, and the quota's 429 (the send's
+        failure gives back what is still held: _give_back). True when the message's job is queued
+        already. From here _commit accounts for `count`."""
         if reservation.failure is not None:
             raise reservation.failure  # counted or not, unknown: the quota may count too much, never too little
-        taken = reservation.count if reservation.counted else 0
         if reservation.job_failure is not None:
-            self._release(reservation, taken)
             raise reservation.job_failure
-        stopped = None
-        if taken > count:
-            self._release(reservation, taken - count)  # the rejected recipients' emails, once
-        elif count > taken:
+        if reservation.held > count:
+            self._release(reservation, reservation.held - count)  # the rejected recipients' emails
+        elif count > reservation.held:
+            # Refused for as many as go out (or more): refused. Refused for more: count those that go out.
             stopped = reservation.stopped if count >= reservation.count else None
             if stopped is None:
-                try:
-                    stopped = self._reserve(replace(reservation, count=count - taken))
-                except BaseException:
-                    self._release(reservation, taken)
-                    raise
+                stopped = self._reserve(replace(reservation, count=count - reservation.held))
             if stopped is not None:
-                self._release(reservation, taken)
                 _REFUSED.note(reservation.account_id)
                 raise quota_refusal(stopped, reservation.limits, now)
+            reservation.held = count
+        reservation.held = 0  # _commit's now: it gives back what it does not store
         return reservation.queued
 
     def _give_back(self, reservation: _Reservation | None) -> None:
-        """A send that failed before _commit took its reservation over gives all of it back, once; its
-        job, queued for a message never stored, is dropped by the dispatcher, and its account's next
-        sends on this instance queue after their count for a while (a client retrying a 400 or a 503
-        leaves no stream of such jobs)."""
-        if reservation is None or reservation.settled:
+        """A send that failed gives back what its reservation still holds (all of it before _settle,
+        nothing after: _commit gives back what it did not store); a job it queued, naming a message
+        never stored, is dropped by the dispatcher, and its account's next sends on this instance
+        queue after their count for a while (a client retrying a 400 or a 503 leaves no stream of
+        such jobs). An invocation that dies gives nothing back: the quota counts too much, never too
+        little."""
+        if reservation is None:
             return
-        reservation.settled = True
         if reservation.queued:
             _REFUSED.note(reservation.account_id)
-        if reservation.counted:
-            self._release(reservation, reservation.count)
+        self._release(reservation, reservation.held)
 
     def _release(self, reservation: _Reservation, count: int) -> None:
         if count > 0:
@@ -410,6 +405,7 @@ class SendService:
                 day=reservation.day,
                 test=reservation.limits.test,
             )
+            reservation.held -= count
 
     def _accept_one(
         self,
@@ -785,7 +781,7 @@ class SendService:
         reservation = self._reservation(principal, names, message_id, None, request.recipients, now)
         try:
             return self._accept_mime(principal, request, message_id, names, now, reservation)
-        except BaseException:
+        except Exception:  # an invocation that dies (BaseException in the crash harness) gives nothing back
             self._give_back(reservation)
             raise
 
@@ -1105,10 +1101,9 @@ class _Reservation:
     job: DispatchJob | None  # None: the account was refused lately, the job waits for the count
     stopped: str | None = None  # the limit that refused the count
     failure: BaseException | None = None  # the count's own failure
-    counted: bool = False
+    held: int = 0  # emails it counted and has not given back, until _commit takes them over
     job_failure: BaseException | None = None
     queued: bool = False
-    settled: bool = False
 
 
 @dataclass(frozen=True)
