@@ -13,10 +13,11 @@ import pytest
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 
-from postline.accounts.domain import PLAN_LIMITS, Plan
+from postline.accounts.domain import PLAN_LIMITS, Plan, QuotaSource
 from postline.config import SendQueue
 from postline.usage.domain import day_key, month_key
 from postline.usage.quota import EmailLimits
+from postline.wiring import operator as operator_root
 from postline.wiring import usage
 from postline.wiring.registry import settings
 from tests.e2e.sending_support import Sender, accepted, message, now, recipient, verified_sender
@@ -113,3 +114,20 @@ def test_a_send_whose_job_cannot_be_queued_counts_nothing(runtime: Any, monkeypa
 
     assert response.status_code >= 500, response.text
     assert _used(sender.live) == (0, 0)
+
+
+def test_credits_are_not_spent_on_recipients_screening_rejects(runtime: Any) -> None:
+    """Pay-as-you-go: past the plan's allowance a send spends credits, which are never given back, so
+    such an account's send counts once screened (no reservation)."""
+    sender = verified_sender(runtime)
+    allowance = PLAN_LIMITS[Plan.FREE].daily_emails
+    assert allowance is not None
+    _spend(runtime, sender, allowance)
+    counters = usage.counter_store()
+    counters.grant_credits(sender.id, 5)
+    operator_root.operator_service().set_quota_source(sender.id, QuotaSource.PAYG_CREDITS, "granted 5 credits")
+    gone = recipient("gone")
+    _suppress(sender, gone)
+
+    accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient(), gone)))
+    assert counters.credits(sender.id) == 4

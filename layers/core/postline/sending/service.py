@@ -20,8 +20,9 @@ instance, in the last minute) queues after its count again, so a client retrying
 of them. At the limit, for the milliseconds between a reservation and its give-back, a concurrent
 send within that many emails of the limit may be refused (429) though it would have fitted: the
 count never passes the limit, and which of two racing sends fits is a matter of milliseconds
-anyway. A keyed send (its charge makes its retries exact), a scheduled send and a batch count once
-screened, beside the job of a lone message going out now. An invocation that dies after counting
+anyway. A keyed send (its charge makes its retries exact), a scheduled send, a batch and a live
+send that credits may pay for (pay-as-you-go, or a shared pool's: credits spent are not given back)
+count once screened, beside the job of a lone message going out now. An invocation that dies after counting
 and before storing leaves its count, as it did before: with an Idempotency-Key the retry settles it
 exactly (its charge); without one the quota counts too much, never too little.
 """
@@ -39,7 +40,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import live_sending_paused, retention_days
+from postline.accounts.domain import QuotaSource, live_sending_paused, retention_days
 from postline.accounts.ports import AccountStore
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
@@ -330,8 +331,11 @@ class SendService:
         """What a single send going out now, without an Idempotency-Key, counts beside its screening
         reads (each distinct recipient) and the job it queues there (but for an account the quota
         refused lately); None for any other send, which counts once screened (see the module's docstring)."""
+        test = principal.env is Environment.TEST
         if names.keyed or send_at is not None or not addresses:
             return None
+        if not test and principal.account.quota_source is not QuotaSource.OWN_PLAN:
+            return None  # credits may pay (its own or its pool's): spent, they are not given back
         account_id = principal.account.id
         job = None
         if not _REFUSED.lately(account_id):
@@ -341,7 +345,7 @@ class SendService:
             count=len({address.lower() for address in addresses}),
             month=month_key(now),
             day=day_key(now),
-            limits=email_limits(principal.account, test=principal.env is Environment.TEST),
+            limits=email_limits(principal.account, test=test),
             job=job,
         )
 
