@@ -22,9 +22,9 @@ send within that many emails of the limit may be refused (429) though it would h
 count never passes the limit, and which of two racing sends fits is a matter of milliseconds
 anyway. A keyed send (its charge makes its retries exact), a scheduled send, a batch and a live
 send that credits may pay for (pay-as-you-go, or a shared pool's: credits spent are not given back)
-count once screened, beside the job of a lone message going out now. An invocation that dies after counting
-and before storing leaves its count, as it did before: with an Idempotency-Key the retry settles it
-exactly (its charge); without one the quota counts too much, never too little.
+count once screened, beside the job of a lone message going out now. An invocation that dies after
+counting and before storing leaves its count, as it did before: with an Idempotency-Key the retry
+settles it exactly (its charge); without one the quota counts too much, never too little.
 """
 
 from __future__ import annotations
@@ -1094,8 +1094,9 @@ class SendService:
 @dataclass
 class _Reservation:
     """A single send's emails counted beside its screening reads, before it is known how many of its
-    recipients go out, and the dispatch job queued there too. Settled once: by _commit, which gives
-    back what screening rejected, or by the send's failure before it, which gives back all of it."""
+    recipients go out, and the dispatch job queued there too. What it holds is given back once: what
+    screening rejected (_settle, after which _commit accounts for the rest), or all of it when the
+    send fails before (_give_back)."""
 
     account_id: str
     count: int  # its distinct recipients
