@@ -116,7 +116,8 @@ REFUSED_MEMORY_SECONDS = 60.0  # how long an instance queues an account's sends 
 
 
 class _Refusals:
-    """The accounts the quota refused lately, per instance (a bounded, thread-safe memory)."""
+    """The accounts the quota refused lately, or whose send failed after queueing its job (a 503, a
+    400), per instance (a bounded, thread-safe memory): their next sends queue after their count."""
 
     def __init__(self, seconds: float, size: int = 10_000) -> None:
         self._seconds = seconds
