@@ -574,14 +574,13 @@ def model(
 
 # POST /v3/messages, one recipient, no Idempotency-Key, with what each call is for, in the order
 # the code makes them on a warm instance: side by side auth (the key and its account) and the
-# account's request window, then side by side the platform's pause and the recipient's
-# suppressions, then side by side the quota and the job, then the message. Its sealing key comes
-# from the instance's cache (kms.GenerateDataKey: _AMORTIZED).
+# account's request window, then side by side the platform's pause, the recipient's suppressions,
+# the quota's reservation and the job, then the message. Its sealing key comes from the instance's
+# cache (kms.GenerateDataKey: _AMORTIZED).
 SEND_CALLS: dict[str, tuple[int, str]] = {
     "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
-    "dynamodb.UpdateItem": (1, "the account's per-minute request window"),
+    "dynamodb.UpdateItem": (2, "the account's per-minute request window; the month's and day's quota (conditional)"),
     "dynamodb.GetItem": (1, "the platform's sending pause (no list lookup: the account has no lists)"),
-    "dynamodb.TransactWriteItems": (1, "the monthly and daily quota, consumed together"),
     "sqs.SendMessageBatch": (1, "the dispatch job"),
     "dynamodb.BatchWriteItem": (1, "the message and its queued event"),
 }
@@ -589,8 +588,8 @@ SEND_CALLS: dict[str, tuple[int, str]] = {
 # after another (tests/e2e/test_cloud_model.py checks a real send's critical path against it).
 SEND_PATH: tuple[tuple[str, ...], ...] = (
     ("dynamodb.BatchGetItem", "dynamodb.UpdateItem"),  # the key and its account; the request window
-    ("dynamodb.GetItem", "dynamodb.BatchGetItem"),  # the platform's pause; the recipient's suppressions
-    ("dynamodb.TransactWriteItems", "sqs.SendMessageBatch"),  # the quota; the job
+    # the platform's pause; the recipient's suppressions; the quota's reservation; the job
+    ("dynamodb.GetItem", "dynamodb.BatchGetItem", "dynamodb.UpdateItem", "sqs.SendMessageBatch"),
     ("dynamodb.BatchWriteItem",),  # the message and its queued event
 )
 
@@ -614,9 +613,8 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     chunks = [min(STORE_CHUNK, recipients - start) for start in range(0, recipients, STORE_CHUNK)]
     return {
         "dynamodb.BatchGetItem": 1 + math.ceil(recipients * _SUPPRESSION_KEYS / 100),
-        "dynamodb.UpdateItem": 1,
+        "dynamodb.UpdateItem": 2,  # the request window; the quota (one conditional write)
         "dynamodb.GetItem": 1,  # a lone recipient is looked up as a list's address only if the account has lists
-        "dynamodb.TransactWriteItems": 1,
         "sqs.SendMessageBatch": sum(math.ceil(size / 10) for size in chunks),
         "dynamodb.BatchWriteItem": sum(math.ceil(size * (2 + tags) / 25) for size in chunks),
     }

@@ -148,6 +148,44 @@ def test_quota_counts_until_the_limit_and_never_past_it(stack: InProcessStack) -
     assert counters.usage(account, month="2026-11", day="2026-11-21")["emails"] == 4
 
 
+def test_a_count_is_one_conditional_write_of_the_months_item(stack: InProcessStack) -> None:
+    """The month's and the day's counts live in one item (the day as `d<DD>`): a count is one
+    UpdateItem, conditional on both limits, and a refusal names the limit it would have passed."""
+    counters = usage.counter_store()
+    db, table = client("dynamodb"), counters._table
+    account = f"acct_{uuid.uuid4().hex}"
+    limits = EmailLimits(monthly=10, daily=5, test=False)
+    calls: list[str] = []
+    db.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name))
+    try:
+        assert counters.consume_emails(account, 5, month="2026-11", day="2026-11-21", limits=limits) is None
+        assert counters.consume_emails(account, 1, month="2026-11", day="2026-11-21", limits=limits) == "daily"
+        assert counters.consume_emails(account, 5, month="2026-11", day="2026-11-22", limits=limits) is None
+        assert counters.consume_emails(account, 1, month="2026-11", day="2026-11-23", limits=limits) == "monthly"
+        counters.release_emails(account, 2, month="2026-11", day="2026-11-21", test=False)
+    finally:
+        db.meta.events.unregister("before-call.dynamodb.*")
+    assert calls == ["UpdateItem"] * 5
+    item = db.get_item(TableName=table, Key={"pk": {"S": f"USAGE#{account}"}, "sk": {"S": "M#2026-11"}})["Item"]
+    assert (item["emails"], item["d21"], item["d22"]) == ({"N": "8"}, {"N": "3"}, {"N": "5"})
+    assert "d23" not in item
+    assert counters.usage(account, month="2026-11", day="2026-11-21")["emails_daily"] == 3
+
+
+def test_a_days_count_kept_in_its_own_item_before_is_read_with_it(stack: InProcessStack) -> None:
+    """Until 2026-11-28 a day's count had an item of its own (`D#<day>`): the day of the change reads
+    whole."""
+    counters = usage.counter_store()
+    account = f"acct_{uuid.uuid4().hex}"
+    client("dynamodb").put_item(
+        TableName=counters._table,
+        Item={"pk": {"S": f"USAGE#{account}"}, "sk": {"S": "D#2026-11-21"}, "emails": {"N": "4"}},
+    )
+    limits = EmailLimits(monthly=None, daily=None, test=False)
+    assert counters.consume_emails(account, 2, month="2026-11", day="2026-11-21", limits=limits) is None
+    assert counters.usage(account, month="2026-11", day="2026-11-21")["emails_daily"] == 6
+
+
 def test_a_charge_is_counted_once_whatever_its_retries_and_given_back_once(stack: InProcessStack) -> None:
     """A list page's quota count names its charge: the page's retry after a crash between the count
     and its messages' store (tests/faults/test_crash_jobs.py) is not counted again."""

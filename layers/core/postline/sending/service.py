@@ -7,13 +7,24 @@ scheduled) and the message stored with its events. The queue goes before the tab
 a job whose message was never stored is dropped by the dispatcher, while a stored message
 whose job was never queued would wait forever.
 
-Calls that do not depend on each other go side by side (a send's time in AWS is its round trips):
-a single send reads the operator's hold, its template and its recipients' suppressions at once,
-then applies their answers in the order above; and a message going out now is queued while the
-quota counts it, so that a refusal (429) leaves at most a job for a message never stored, which
-the dispatcher drops, and never a count without its message (a failed queue gives the count back).
-An account the quota refused in the last minute (on this instance) queues after its count again:
-a client retrying past its quota leaves no stream of jobs for the dispatcher to drop.
+Calls that do not depend on each other go side by side (a send's time in AWS is its round trips).
+A single send going out now without an Idempotency-Key makes its reads, its count and its job at
+once: the operator's hold, its template, its recipients' suppressions, a reservation of the quota
+for each distinct recipient (one conditional UpdateItem) and its dispatch job; then it applies
+their answers in the order above and stores the message. The reservation (_Reservation) is given
+back once, in part or whole: what screening rejected, or all it holds when the send fails (503,
+400, a failed queue or store); refused (429) for more recipients than go out, it counts those that
+do. The job still goes before the message: a 503, 400 or 429 leaves at most a job naming a message
+never stored, which the dispatcher drops after its grace, and an account so answered (on this
+instance, in the last minute) queues after its count again, so a client retrying leaves no stream
+of them. At the limit, for the milliseconds between a reservation and its give-back, a concurrent
+send within that many emails of the limit may be refused (429) though it would have fitted: the
+count never passes the limit, and which of two racing sends fits is a matter of milliseconds
+anyway. A keyed send (its charge makes its retries exact), a scheduled send, a batch and a live
+send that credits may pay for (pay-as-you-go, or a shared pool's: credits spent are not given back)
+count once screened, beside the job of a lone message going out now. An invocation that dies after
+counting and before storing leaves its count, as it did before: with an Idempotency-Key the retry
+settles it exactly (its charge); without one the quota counts too much, never too little.
 """
 
 from __future__ import annotations
@@ -23,13 +34,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from postline.accounts.domain import live_sending_paused, retention_days
+from postline.accounts.domain import QuotaSource, live_sending_paused, retention_days
 from postline.accounts.ports import AccountStore
 from postline.domains.ports import SendingDomains
 from postline.events.domain import Event, EventType, RejectReason, message_event, retention_expiry
@@ -86,7 +97,7 @@ from postline.templates.ports import Templates
 from postline.templates.rendering import RenderBudget, batch_deadline, render_subject, render_text
 from postline.usage.domain import day_key, month_key
 from postline.usage.ports import QuotaStore
-from postline.usage.quota import email_limits, quota_refusal
+from postline.usage.quota import EmailLimits, email_limits, quota_refusal
 from postline.verification.domain import effective_verify_before_send
 
 MAX_REPORTED_REJECTIONS = 100
@@ -105,7 +116,8 @@ REFUSED_MEMORY_SECONDS = 60.0  # how long an instance queues an account's sends 
 
 
 class _Refusals:
-    """The accounts the quota refused lately, per instance (a bounded, thread-safe memory)."""
+    """The accounts the quota refused lately, or whose send failed after queueing its job (a 503, a
+    400), per instance (a bounded, thread-safe memory): their next sends queue after their count."""
 
     def __init__(self, seconds: float, size: int = 10_000) -> None:
         self._seconds = seconds
@@ -255,20 +267,40 @@ class SendService:
         request.check_attachments()
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        reads = self._reads_of_one(principal, request.template_id, [*request.to, *request.cc, *request.bcc])
         now = self._clock.now()
         send_at = _send_at(request.send_at, now)
-        template = reads.answer("template", None)
-        item = self._prepare(principal, request, template, send_at, now, message_id=names.message(0))
-        suppressed = reads.answer("suppressed", set())
-        return self._accept_one(principal, item, names, send_at, now, send="single", suppressed=suppressed)
+        addresses = [*request.to, *request.cc, *request.bcc]
+        message_id = names.message(0)
+        reservation = self._reservation(principal, names, message_id, send_at, addresses, now)
+        try:
+            reads = self._reads_of_one(principal, request.template_id, addresses, reservation)
+            template = reads.answer("template", None)
+            item = self._prepare(principal, request, template, send_at, now, message_id=message_id)
+            suppressed = reads.answer("suppressed", set())
+            return self._accept_one(
+                principal, item, names, send_at, now, send="single", suppressed=suppressed, reservation=reservation
+            )
+        except Exception:  # an invocation that dies (BaseException in the crash harness) gives nothing back
+            self._give_back(reservation)
+            raise
 
-    def _reads_of_one(self, principal: Principal, template_id: str | None, addresses: list[str]) -> _Reads:
+    def _reads_of_one(
+        self,
+        principal: Principal,
+        template_id: str | None,
+        addresses: list[str],
+        reservation: _Reservation | None = None,
+    ) -> _Reads:
         """A single send's reads, which do not depend on each other, side by side: the operator's hold
-        (a live send's), the template and the recipients' suppressions. The hold is applied here (503);
-        the caller takes the others' answers (or their failures) where it checked them one after
-        another, so a send answers what it always answered."""
+        (a live send's), the template and the recipients' suppressions, and with a `reservation` its
+        count and its dispatch job. The hold is applied here (503); the caller takes the others'
+        answers (or their failures) where it checked them one after another, so a send answers what
+        it always answered (the reservation's, in _commit)."""
         reads: dict[str, Callable[[], Any]] = {}
+        if reservation is not None:
+            reads["reserve"] = lambda: self._reserve(reservation)
+            if reservation.job is not None:
+                reads["job"] = lambda: self._queue_early(reservation)
         if principal.env is Environment.LIVE:
             # Read each time (consistent), not cached per instance: the operator's hold stops the very
             # next send, and beside the suppressions' read it costs no time.
@@ -279,8 +311,106 @@ class SendService:
             reads["suppressed"] = lambda: self._suppressions.suppressed(principal.account.id, addresses)
         results, failures = outcomes(*reads.values())
         found = _Reads(dict(zip(reads, zip(results, failures, strict=True), strict=True)))
+        if reservation is not None:
+            reservation.stopped, reservation.failure = found.found["reserve"]
+            if reservation.failure is None and reservation.stopped is None:
+                reservation.held = reservation.count
+            reservation.job_failure = found.found.get("job", (None, None))[1]
+            reservation.queued = reservation.job is not None and reservation.job_failure is None
         self._check_not_paused(principal, platform_paused=found.answer("paused", False))
         return found
+
+    def _reservation(
+        self,
+        principal: Principal,
+        names: _Names,
+        message_id: str,
+        send_at: datetime | None,
+        addresses: list[str],
+        now: datetime,
+    ) -> _Reservation | None:
+        """What a single send going out now, without an Idempotency-Key, counts beside its screening
+        reads (each distinct recipient) and the job it queues there (but for an account the quota
+        refused lately); None for any other send, which counts once screened (see the module's docstring)."""
+        test = principal.env is Environment.TEST
+        if names.keyed or send_at is not None or not addresses:
+            return None
+        if not test and principal.account.quota_source is not QuotaSource.OWN_PLAN:
+            return None  # credits may pay (its own or its pool's): spent, they are not given back
+        account_id = principal.account.id
+        job = None
+        if not _REFUSED.lately(account_id):
+            job = DispatchJob(message_id=message_id, account_id=account_id, enqueued_at=now)
+        return _Reservation(
+            account_id=account_id,
+            count=len({address.lower() for address in addresses}),
+            month=month_key(now),
+            day=day_key(now),
+            limits=email_limits(principal.account, test=test),
+            job=job,
+        )
+
+    def _reserve(self, reservation: _Reservation) -> str | None:
+        return self._quotas.consume_emails(
+            reservation.account_id,
+            reservation.count,
+            month=reservation.month,
+            day=reservation.day,
+            limits=reservation.limits,
+        )
+
+    def _queue_early(self, reservation: _Reservation) -> None:
+        assert reservation.job is not None
+        job = reservation.job.model_copy(update={"enqueued_at": self._clock.now()})
+        self._queue.enqueue([job])
+
+    def _settle(self, reservation: _Reservation, count: int, now: datetime) -> bool:
+        """Makes a reservation the count of the emails going out (`count`, once screened): gives back
+        what screening rejected, or, where the reservation was refused, counts what goes out if it
+        is fewer; raises what the reservation's calls raised, and the quota's 429 (the send's
+        failure gives back what is still held: _give_back). True when the message's job is queued
+        already. From here _commit accounts for `count`."""
+        if reservation.failure is not None:
+            raise reservation.failure  # counted or not, unknown: the quota may count too much, never too little
+        if reservation.job_failure is not None:
+            raise reservation.job_failure
+        if reservation.held > count:
+            self._release(reservation, reservation.held - count)  # the rejected recipients' emails
+        elif count > reservation.held:
+            # Refused for as many as go out (or more): refused. Refused for more: count those that go out.
+            stopped = reservation.stopped if count >= reservation.count else None
+            if stopped is None:
+                stopped = self._reserve(replace(reservation, count=count - reservation.held))
+            if stopped is not None:
+                _REFUSED.note(reservation.account_id)
+                raise quota_refusal(stopped, reservation.limits, now)
+            reservation.held = count
+        reservation.held = 0  # _commit's now: it gives back what it does not store
+        return reservation.queued
+
+    def _give_back(self, reservation: _Reservation | None) -> None:
+        """A send that failed gives back what its reservation still holds (all of it before _settle,
+        nothing after: _commit gives back what it did not store); a job it queued, naming a message
+        never stored, is dropped by the dispatcher, and its account's next sends on this instance
+        queue after their count for a while (a client retrying a 400 or a 503 leaves no stream of
+        such jobs). An invocation that dies gives nothing back: the quota counts too much, never too
+        little."""
+        if reservation is None:
+            return
+        if reservation.queued:
+            _REFUSED.note(reservation.account_id)
+        self._release(reservation, reservation.held)
+
+    def _release(self, reservation: _Reservation, count: int) -> None:
+        if count > 0:
+            self._quotas.release_emails(
+                reservation.account_id,
+                count,
+                month=reservation.month,
+                day=reservation.day,
+                test=reservation.limits.test,
+            )
+            reservation.held -= count
 
     def _accept_one(
         self,
@@ -292,13 +422,15 @@ class SendService:
         *,
         send: str,
         suppressed: set[str] | None = None,
+        reservation: _Reservation | None = None,
     ) -> MessageAccepted:
         """Screens, counts, queues and stores one prepared message (what an earlier try of a keyed send
-        stored is not stored again); the 202's body. `suppressed`: its recipients' suppressions, read already."""
+        stored is not stored again); the 202's body. `suppressed`: its recipients' suppressions, read
+        already; `reservation`: its count (and job) made beside them."""
         message = item.message
         stored, now = self._stored_before([item], names, now)
         prepared = self._screen(principal, [item], now, suppressed)
-        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge())
+        fresh = self._commit(principal, prepared, send_at, now, stored, charge=names.charge(), reservation=reservation)
         self._count_accepted(principal, send, fresh)
         return MessageAccepted(
             id=message.id,
@@ -649,11 +781,29 @@ class SendService:
             )
         if request.webhook_url:
             self._check_webhook_url(str(request.webhook_url))
-        suppressed = self._reads_of_one(principal, None, request.recipients).answer("suppressed", set())
         now = self._clock.now()
+        message_id = names.message(0)
+        reservation = self._reservation(principal, names, message_id, None, request.recipients, now)
+        try:
+            return self._accept_mime(principal, request, message_id, names, now, reservation)
+        except Exception:  # an invocation that dies (BaseException in the crash harness) gives nothing back
+            self._give_back(reservation)
+            raise
+
+    def _accept_mime(
+        self,
+        principal: Principal,
+        request: MimeSendRequest,
+        message_id: str,
+        names: _Names,
+        now: datetime,
+        reservation: _Reservation | None,
+    ) -> MessageAccepted:
+        reads = self._reads_of_one(principal, None, request.recipients, reservation)
+        suppressed = reads.answer("suppressed", set())
         message = self._new_message(
             principal,
-            id=names.message(0),
+            id=message_id,
             from_=request.from_,
             to=request.recipients,
             subject=request.subject,
@@ -667,7 +817,9 @@ class SendService:
             created_at=now,
         )
         item = _Prepared(message, Content(mime=request.mime.decode("latin-1")))
-        return self._accept_one(principal, item, names, None, now, send=SMTP, suppressed=suppressed)
+        return self._accept_one(
+            principal, item, names, None, now, send=SMTP, suppressed=suppressed, reservation=reservation
+        )
 
     def preview(self, principal: Principal, request: SendRequest) -> tuple[Message, Content]:
         """What POST /v3/messages would store for `request` (validated and rendered the same way), stored
@@ -810,9 +962,11 @@ class SendService:
         stored: dict[str, StoredMessage],
         *,
         charge: str | None = None,
+        reservation: _Reservation | None = None,
     ) -> list[_Prepared]:
         """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored. A `charge`
-        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing."""
+        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing.
+        A `reservation` (a single unkeyed send's) is its count made already, and maybe its job."""
         if stored:
             # That try queued each before storing it; its events are put again in case it was cut off
             # between a chunk's messages and their events (same keys: a no-op where they were written).
@@ -835,7 +989,9 @@ class SendService:
             and prepared[0].deliverable
             and not _REFUSED.lately(principal.account.id)
         )
-        if count:
+        if reservation is not None:
+            early = self._settle(reservation, count, now)
+        elif count:
 
             def consume() -> str | None:
                 return self._quotas.consume_emails(
@@ -934,6 +1090,26 @@ class SendService:
         for reason, count in reasons.items():
             if count:
                 self._meter.count(RECIPIENTS_REJECTED, count, reason=reason, **dimensions)
+
+
+@dataclass
+class _Reservation:
+    """A single send's emails counted beside its screening reads, before it is known how many of its
+    recipients go out, and the dispatch job queued there too. What it holds is given back once: what
+    screening rejected (_settle, after which _commit accounts for the rest), or all of it when the
+    send fails before (_give_back)."""
+
+    account_id: str
+    count: int  # its distinct recipients
+    month: str
+    day: str
+    limits: EmailLimits
+    job: DispatchJob | None  # None: the account was refused lately, the job waits for the count
+    stopped: str | None = None  # the limit that refused the count
+    failure: BaseException | None = None  # the count's own failure
+    held: int = 0  # emails it counted and has not given back, until _commit takes them over
+    job_failure: BaseException | None = None
+    queued: bool = False
 
 
 @dataclass(frozen=True)

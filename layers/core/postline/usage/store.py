@@ -21,6 +21,14 @@ def usage_pk(account_id: str) -> str:
     return f"USAGE#{account_id}"
 
 
+def day_attribute(month: str, day: str) -> str:
+    """The attribute of the month's item (`M#<month>`) that counts a day's emails: `d` and the day of
+    the month (`d07`). Until 2026-11-28 a day had an item of its own (`D#<day>`), read still (usage)."""
+    if not day.startswith(month):
+        raise ValueError(f"day {day} is not in month {month}")
+    return f"d{day[-2:]}"
+
+
 class DynamoCounterStore:
     def __init__(self, client: Any, table: str) -> None:
         self._db = client
@@ -117,47 +125,83 @@ class DynamoCounterStore:
             "verify": int(monthly.get("verify", 0)),
             "test_emails": int(monthly.get("test_emails", 0)),  # the test allowance (usage/quota.py)
             "test_verify": int(monthly.get("test_verify", 0)),  # its verifications (verification/store.py)
-            "emails_daily": int(daily.get("emails", 0)),
+            # The day's count in the month's item, and in the day's own item where it was kept before
+            # (2026-11-28): the day of the change reads whole.
+            "emails_daily": int(monthly.get(day_attribute(month, day), 0)) + int(daily.get("emails", 0)),
         }
 
     def consume_emails(
         self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits, charge: str | None = None
     ) -> str | None:
-        # Month and day in one transaction, each conditional on its own headroom: two concurrent
-        # sends can never both take the last emails of a quota. A `charge` is written in the same
-        # transaction, once: a retry of a step that died after this (before it stored its messages)
-        # finds it and is not counted again.
-        counter = "test_emails" if limits.test else "emails"
-        windows = [("monthly", f"M#{month}", limits.monthly), ("daily", f"D#{day}", limits.daily)]
-        if limits.test:
-            windows = windows[:1]  # the test allowance is monthly only
-        updates = []
-        for name, sk, limit in windows:
+        # One conditional UpdateItem of the month's item, which holds the day's count too (`d<DD>`):
+        # each limit checked on its own attribute in the one write, so two concurrent sends can never
+        # both take the last emails of a quota (1 write unit; a transaction of two items was 4). A
+        # `charge` is written beside it in a transaction, once: a retry of a step that died after this
+        # (before it stored its messages) finds it and is not counted again.
+        update, windows = self._email_update(account_id, count, month=month, day=day, limits=limits)
+        for name, limit in windows:
             if limit is not None and count > limit:
                 return name
-            update: dict[str, Any] = {
-                "TableName": self._table,
-                "Key": key(usage_pk(account_id), sk),
-                "UpdateExpression": f"ADD {counter} :n",
-                "ExpressionAttributeValues": {":n": {"N": str(count)}},
-            }
-            if limit is not None:
-                update["ConditionExpression"] = f"attribute_not_exists({counter}) OR {counter} <= :cap"
-                update["ExpressionAttributeValues"][":cap"] = {"N": str(limit - count)}
-            updates.append({"Update": update})
-        if charge is not None:
-            updates.append({"Put": self._charge_marker(account_id, day, charge)})
         try:
-            self._db.transact_write_items(TransactItems=updates)
+            if charge is None:
+                self._db.update_item(**update, ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            else:
+                marker = self._charge_marker(account_id, day, charge)
+                self._db.transact_write_items(
+                    TransactItems=[{"Update": {**update, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}},
+                                   {"Put": marker}]
+                )  # fmt: skip
         except ClientError as error:
+            if conditional_failed(error):
+                return self._stopped_by(error.response.get("Item"), update, count, windows)
             codes = cancellation_codes(error)
-            if charge is not None and codes[len(windows) : len(windows) + 1] == ["ConditionalCheckFailed"]:
+            if charge is not None and codes[1:2] == ["ConditionalCheckFailed"]:
                 return None  # counted by an earlier try of the same step
-            for (name, _, _), code in zip(windows, codes, strict=False):
-                if code == "ConditionalCheckFailed":
-                    return name
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                reasons = error.response.get("CancellationReasons") or [{}]
+                return self._stopped_by(reasons[0].get("Item"), update, count, windows)
             raise
         return None
+
+    def _email_update(
+        self, account_id: str, count: int, *, month: str, day: str, limits: EmailLimits
+    ) -> tuple[dict[str, Any], list[tuple[str, int | None]]]:
+        """The month item's conditional ADD of `count` emails (and the day's, but for the test
+        allowance, which is monthly only), and its windows: (name, limit) in the order they stop a send."""
+        windows: list[tuple[str, int | None]] = [("monthly", limits.monthly)]
+        names = {"#m": "test_emails" if limits.test else "emails"}
+        if not limits.test:
+            windows.append(("daily", limits.daily))
+            names["#d"] = day_attribute(month, day)
+        values: dict[str, Any] = {":n": {"N": str(count)}}
+        conditions = []
+        for (_, limit), name in zip(windows, names, strict=True):
+            if limit is not None:
+                conditions.append(f"(attribute_not_exists({name}) OR {name} <= :cap{name[1:]})")
+                values[f":cap{name[1:]}"] = {"N": str(limit - count)}
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(usage_pk(account_id), f"M#{month}"),
+            "UpdateExpression": "ADD " + ", ".join(f"{name} :n" for name in names),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+        if conditions:
+            update["ConditionExpression"] = " AND ".join(conditions)
+        return update, windows
+
+    def _stopped_by(
+        self, old: dict[str, Any] | None, update: dict[str, Any], count: int, windows: list[tuple[str, int | None]]
+    ) -> str:
+        """Which window a refused count would have passed, from the month item as the refusal found it
+        (read again where the refusal did not return it)."""
+        if old is None:
+            old = self._db.get_item(TableName=self._table, Key=update["Key"], ConsistentRead=True).get("Item") or {}
+        found = from_attrs(old)
+        for (name, limit), attribute in zip(windows, update["ExpressionAttributeNames"].values(), strict=True):
+            if limit is not None and int(found.get(attribute, 0)) + count > limit:
+                return name
+        return windows[0][0]
 
     # -- pay-as-you-go credits (usage/pool.py): one item per account, only ever ADDed to ---------------
 
@@ -206,29 +250,27 @@ class DynamoCounterStore:
     def release_emails(
         self, account_id: str, count: int, *, month: str, day: str, test: bool, charge: str | None = None
     ) -> None:
-        """Gives `count` back; with the `charge` that counted them, in one transaction that forgets
-        it, so that the step's retry is counted afresh (and never given back twice)."""
-        counter = "test_emails" if test else "emails"
-        updates: list[dict[str, Any]] = [
-            {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": key(usage_pk(account_id), sk),
-                    "UpdateExpression": f"ADD {counter} :n",
-                    "ExpressionAttributeValues": {":n": {"N": str(-count)}},
-                }
-            }
-            for sk in [f"M#{month}"] + ([] if test else [f"D#{day}"])
-        ]
+        """Gives `count` back (one UpdateItem of the month's item, its day's count with it); with the
+        `charge` that counted them, in one transaction that forgets it, so that the step's retry is
+        counted afresh (and never given back twice)."""
+        names = {"#m": "test_emails" if test else "emails"}
+        if not test:
+            names["#d"] = day_attribute(month, day)
+        update = {
+            "TableName": self._table,
+            "Key": key(usage_pk(account_id), f"M#{month}"),
+            "UpdateExpression": "ADD " + ", ".join(f"{name} :n" for name in names),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {":n": {"N": str(-count)}},
+        }
         if charge is None:
-            for update in updates:
-                self._db.update_item(**update["Update"])
+            self._db.update_item(**update)
             return
         marker = self._charge_marker(account_id, day, charge)
         forget = {"TableName": self._table, "Key": key(marker["Item"]["pk"]["S"], marker["Item"]["sk"]["S"])}
         forget["ConditionExpression"] = "attribute_exists(pk)"
         try:
-            self._db.transact_write_items(TransactItems=[*updates, {"Delete": forget}])
+            self._db.transact_write_items(TransactItems=[{"Update": update}, {"Delete": forget}])
         except ClientError as error:
             if cancellation_codes(error)[-1:] != ["ConditionalCheckFailed"]:
                 raise
