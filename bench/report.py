@@ -27,6 +27,7 @@ from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies, ratio
 from bench.suppressions import BulkAdd
 from bench.verify import BulkVerify, SingleChecks
+from postline.events.sharding import HEADROOM, MAX_SHARDS, PARTITION_WRITE_UNITS, shards_for
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -530,6 +531,9 @@ def _export(export: Export) -> list[str]:
     ]
 
 
+CEILING_AIM = 10_000  # messages a second one account reaches (issue 33, aim 2)
+
+
 def _cloud(model: CloudModel) -> list[str]:
     batch_verdict = "within" if model.batch.milliseconds < CLOUD_BATCH_AIM_MS else "ABOVE"
     lines = [
@@ -546,6 +550,7 @@ def _cloud(model: CloudModel) -> list[str]:
         *_modeled(model.webhooks, per=1),
         *_cloud_webhooks(model),
     ]
+    lines += _ceiling(model)
     if model.events_page is not None:
         lines.append(f"   (the events page reads an account of {model.events:,} events)")
         lines += _modeled(model.events_page, per=1)
@@ -556,6 +561,31 @@ def _cloud(model: CloudModel) -> list[str]:
             f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
         )
     return lines
+
+
+def _ceiling(model: CloudModel) -> list[str]:
+    """The ceiling per account: the live message's write units on its busiest events key, against a
+    partition's 1,000 a second, at one shard (every account's default) and at the most (sharding.py)."""
+    if not model.partition_units:
+        return []
+    _, units = model.hottest_key
+    kinds: dict[str, float] = {}
+    for name, value in model.partition_units.items():
+        kind = (
+            "by_type key" if name.startswith("type_key") else "tag partition" if " TAG#" in name else "events partition"
+        )
+        kinds[kind] = max(kinds.get(kind, 0.0), value)
+    shown = ", ".join(f"{kind} {value:g}" for kind, value in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    one, most = cloud.ceiling_per_account(units, 1), cloud.ceiling_per_account(units, MAX_SHARDS)
+    planned = shards_for(CEILING_AIM, units) if CEILING_AIM * units <= MAX_SHARDS * 1000 * HEADROOM else None
+    verdict = "met" if most * HEADROOM >= CEILING_AIM else "NOT met"
+    return [
+        f"   ceiling per account: the live message put {units:g} write units on its busiest events key"
+        f" ({shown}); a partition takes {PARTITION_WRITE_UNITS:,} a second:",
+        f"     at 1 shard (every account's default) {one:,.0f} messages/s; at {MAX_SHARDS} shards {most:,.0f}/s"
+        f" ({most * HEADROOM:,.0f}/s at the {HEADROOM:.0%} a shard is planned at; aim >= {CEILING_AIM:,}/s:"
+        f" {verdict}; {planned or '-'} shards for {CEILING_AIM:,}/s: postline events set-shards --rate)",
+    ]
 
 
 def _send_latency(model: CloudModel) -> list[str]:
