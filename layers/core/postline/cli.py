@@ -427,8 +427,11 @@ def _set_event_shards(account_id: str, count: int | None, rate: float | None) ->
 
     if (count is None) == (rate is None):
         raise SystemExit("give a count or --rate, not both")
-    wanted = count if count is not None else shards_for(rate or 0, WRITE_UNITS_PER_MESSAGE)
-    schedule = events_root.shard_directory().set_count(account_id, wanted, datetime.now(UTC))
+    try:
+        wanted = count if count is not None else shards_for(rate or 0, WRITE_UNITS_PER_MESSAGE)
+        schedule = events_root.shard_directory().set_count(account_id, wanted, datetime.now(UTC))
+    except ValueError as error:
+        raise SystemExit(str(error)) from error
     _print(
         {
             "account_id": account_id,
