@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from bench.recorder import Call
+from postline.events.sharding import PARTITION_WRITE_UNITS
 from postline.sending.service import STORE_CHUNK
 
 # USD, us-east-1 list prices (on-demand, no free tier), from each service's public pricing page as
@@ -375,6 +376,73 @@ def _index_write_units(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[In
             elif _holds(stored, index) and (index.projection == "ALL" or touched & index.include):
                 units += _write_units(index.projected_bytes(stored))
     return units
+
+
+# --- one account's ceiling: the write units its busiest partition takes a message -----------------
+
+EVENTS_TABLE = "EventsTable"
+_HOT_INDEXES = ("type_key",)  # index keys of one account's day (by_message, by_recipient spread by key)
+
+
+def partition_write_units(calls: Iterable[Call], *, table: str = EVENTS_TABLE) -> dict[str, float]:
+    """Write units each key of the events table took from these calls: the table's partition keys
+    (events, tag items) and the by_type index's keys (its projection's units), a transaction's
+    writes counted twice as DynamoDB consumes them. One delivered message's calls give what one
+    message puts on each of its account's day keys (cloud_workloads: the ceiling per account)."""
+    taken: dict[str, float] = defaultdict(float)
+    for call in calls:
+        if call.service != "dynamodb":
+            continue
+        for name, item, factor in _puts(call):
+            if not name.endswith(table):
+                continue
+            units = factor * _write_units(item_bytes(item))
+            taken[f"pk {item['pk']['S']}"] += units
+            for attribute in _HOT_INDEXES:
+                if attribute in item:
+                    keys = {"pk", "sk", attribute}
+                    taken[f"{attribute} {item[attribute]['S']}"] += _write_units(
+                        item_bytes({k: v for k, v in item.items() if k in keys})
+                    )
+    return dict(taken)
+
+
+def _puts(call: Call) -> list[tuple[str, Mapping[str, Any], int]]:
+    params = call.params
+    if call.operation == "PutItem":
+        return [(params["TableName"], params["Item"], 1)]
+    if call.operation == "BatchWriteItem":
+        return [
+            (table, request["PutRequest"]["Item"], 1)
+            for table, requests in params["RequestItems"].items()
+            for request in requests
+            if "PutRequest" in request
+        ]
+    if call.operation == "TransactWriteItems":
+        return [
+            (entry["Put"]["TableName"], entry["Put"]["Item"], 2) for entry in params["TransactItems"] if "Put" in entry
+        ]
+    return []
+
+
+def ceiling_per_account(units_per_message: float, shards: int) -> float:
+    """Messages a second one account reaches when each message puts `units_per_message` on its busiest
+    key and its messages spread over `shards` keys of that kind (events/sharding.py), each taking
+    PARTITION_WRITE_UNITS a second."""
+    return shards * PARTITION_WRITE_UNITS / units_per_message if units_per_message else math.inf
+
+
+def pooled_ms(calls: Iterable[Call], *, workers: int, pool_prefix: str) -> float:
+    """The calls' modeled time when those on threads named `pool_prefix`* run `workers` at a time
+    (events/store.py's _PARALLEL pool: each next call to the first free worker, in the order they
+    started) and the others one after another."""
+    calls = sorted(calls, key=lambda c: c.started)
+    own = sum(call_ms(c) for c in calls if not c.thread.startswith(pool_prefix))
+    free = [0.0] * workers
+    for call in (c for c in calls if c.thread.startswith(pool_prefix)):
+        soonest = min(range(workers), key=free.__getitem__)
+        free[soonest] += call_ms(call)
+    return own + max(free)
 
 
 def _holds(item: Mapping[str, Any], index: Index) -> bool:

@@ -65,6 +65,13 @@ class CloudModel:
     send_ms: list[float] = field(default_factory=list)
     send_sequential_ms: float = 0.0
     send_calls_ms: list[float] = field(default_factory=list)  # the same without the measured compute
+    # Write units the live message put on each key of the events table (cloud.partition_write_units):
+    # the busiest of them sets the ceiling per account, at one shard and at the most.
+    partition_units: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def hottest_key(self) -> tuple[str, float]:
+        return max(self.partition_units.items(), key=lambda kv: kv[1], default=("-", 0.0))
 
     @property
     def send_p50_ms(self) -> float:
@@ -210,6 +217,7 @@ def build(
         send_ms=[cloud.request_ms(calls, compute_ms=cloud.compute_ms(calls)) for calls in requests],
         send_sequential_ms=cloud.sequential_ms(usual, compute_ms=cloud.compute_ms(usual)),
         send_calls_ms=[cloud.request_ms(calls) for calls in requests],
+        partition_units=cloud.partition_write_units(recorded.delivered),
     )
 
 

@@ -10,6 +10,10 @@ f. GET /v3/events, first page, on an account holding `events` events spread over
    the storage calls the API made are also replayed one after another (a second bare figure).
    Also: moto's own Query against the emulator's patched one (devtools/moto_patches/moto_query.py) on a
    table of the same events, the speedup the patch brings.
+   Then the query's cost at one shard and at the most (events/sharding.py), side by side: two
+   accounts holding the same SHARD_EVENTS events over the same days (loaded with their roll-ups), one
+   at one shard, the other at MAX_SHARDS since before its first event; the same first pages through
+   the service, timed here, with their Query calls, read units and time at AWS's latencies.
 g. An export of `export_rows` of those events, by the exporter's service in this process: rows
    per second and peak traced memory, against a plain loop of Query pages over the same partitions
    writing CSV to /dev/null.
@@ -22,6 +26,7 @@ import os
 import threading
 import time
 import tracemalloc
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -32,24 +37,30 @@ from typing import Any
 import requests
 import urllib3
 
-from bench import seed
+from bench import cloud, seed
 from bench.api import ApiClient
 from bench.recorder import Call, CallRecorder
 from bench.replay import Emulator
 from bench.stats import Latencies, ratio
 from devtools.local.runtime import Runtime
+from postline import wiring
+from postline.accounts.domain import Account, Plan
 from postline.events.domain import Event, EventType, event_id
 from postline.events.query import event_filters
+from postline.events.sharding import MAX_SHARDS
 from postline.events.store import (
     BY_RECIPIENT_INDEX,
     BY_TYPE_INDEX,
     DynamoEventStore,
+    ShardDirectory,
     event_pk,
     recipient_key,
     sort_key,
     tag_pk,
     type_key,
 )
+from postline.keys.access import Environment, Scope
+from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout
 from postline.wiring import auth, exports
 from postline.wiring import events as events_root
@@ -372,6 +383,111 @@ def events_query(
         patched_query_seconds=patched_seconds,
         speedup=ratio(moto_seconds, patched_seconds),
     )
+
+
+SHARD_EVENTS = 20_000  # the shard comparison's account: a modest one, loaded twice
+_SHARD_CASES: list[tuple[str, dict[str, str]]] = [
+    ("no filter", {}),
+    ("event=delivered", {"event": "delivered"}),
+    ("tag=weekly", {"tag": seed.TAG}),
+    ("recipient=", {"recipient": "reader7@example.com"}),
+]
+
+
+@dataclass(frozen=True)
+class ShardedPage:
+    shards: int
+    seconds: Latencies  # the service's first page (its count and its read), here
+    queries: int  # Query calls of one first page: COUNTs and reads
+    read_units: float  # DynamoDB read units of one first page (bench/cloud.py's pricing)
+    modeled_ms: float  # its calls at AWS's latencies, the store's 8 at a time (cloud.pooled_ms)
+    total_count: int
+    page: tuple[str, ...]  # the page's event ids
+
+
+@dataclass(frozen=True)
+class ShardCase:
+    name: str
+    one: ShardedPage
+    most: ShardedPage
+
+    @property
+    def same(self) -> bool:
+        """Both accounts answered the same page and total (the same events at either count)."""
+        return (self.one.page, self.one.total_count) == (self.most.page, self.most.total_count)
+
+
+@dataclass(frozen=True)
+class ShardCost:
+    events: int
+    days: int
+    max_shards: int
+    repeats: int
+    cases: list[ShardCase]
+
+
+def shard_cost(runtime: Runtime, recorder: CallRecorder, repeats: int, progress: Callable[[str], None]) -> ShardCost:
+    """The events query's first page at one shard and at MAX_SHARDS, on the same events."""
+    until = runtime.clock.now() - timedelta(seconds=1)
+    step = SPAN_DAYS * 86_400 / SHARD_EVENTS
+    table, db = runtime.env["EVENTS_TABLE"], wiring.client("dynamodb")
+    directory = ShardDirectory(db, table)
+    principals = {}
+    for shards in (1, MAX_SHARDS):
+        account_id = f"acct_shards{shards}_{uuid.uuid4().hex[:8]}"
+        progress(f"f. loading {SHARD_EVENTS:,} events of an account at {shards} shard(s)")
+        if shards > 1:  # in force from before its first event
+            directory.set_count(account_id, shards, until - timedelta(days=SPAN_DAYS + 1))
+        body = {
+            "table": table,
+            "account_id": account_id,
+            "count": SHARD_EVENTS,
+            "until": until.isoformat(),
+            "step_seconds": step,
+            "prefix": "s",  # the same message and event ids in both accounts: the same pages
+            "counters_table": runtime.env["COUNTERS_TABLE"],
+            "shards": shards,
+        }
+        requests.post(runtime.endpoint_url + seed.PATH, json=body, timeout=3600).raise_for_status()
+        account = Account(id=account_id, plan=Plan.PROFESSIONAL, created_at=until - timedelta(days=SPAN_DAYS))
+        principals[shards] = Principal(account=account, scope=Scope.READ_ONLY, env=Environment.LIVE)
+    service = events_root.event_service()
+    here = threading.current_thread().name
+    cases = []
+    for name, params in _SHARD_CASES:
+        progress(f"f. GET /v3/events {name}: {repeats} first pages at 1 shard and at {MAX_SHARDS}")
+        filters = event_filters(None, **params)
+        measured = []
+        for shards, principal in principals.items():
+            service.list_page(principal, filters, limit=25, cursor=None)  # untimed: the emulator's views
+            seconds: list[float] = []
+            calls: list[Call] = []
+            page = None
+            for _ in range(repeats):
+                mark = recorder.mark()
+                started = time.perf_counter()
+                page = service.list_page(principal, filters, limit=25, cursor=None)
+                seconds.append(time.perf_counter() - started)
+                calls = [
+                    c
+                    for c in recorder.since(mark)
+                    if c.service == "dynamodb" and (c.thread == here or c.thread.startswith(("events-query", "event-")))
+                ]
+            assert page is not None
+            queries = [c for c in calls if c.operation == "Query"]
+            measured.append(
+                ShardedPage(
+                    shards=shards,
+                    seconds=Latencies.of(seconds),
+                    queries=len(queries),
+                    read_units=cloud.usage_of(calls).units.get("dynamodb.read_unit", 0.0),
+                    modeled_ms=cloud.pooled_ms(calls, workers=8, pool_prefix="events-query"),
+                    total_count=page.total_count,
+                    page=tuple(item.id for item in page.items),
+                )
+            )
+        cases.append(ShardCase(name, measured[0], measured[1]))
+    return ShardCost(SHARD_EVENTS, SPAN_DAYS, MAX_SHARDS, repeats, cases)
 
 
 def _count(db: Any, request: dict[str, Any], key: str) -> None:

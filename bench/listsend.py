@@ -5,7 +5,8 @@ recipients where the API takes one (at most 5,000).
 With the runtime's pumps held (no dispatcher, no list worker running on its own), the list send is
 accepted through the API (its 202 is one job write and one queue message), then the list worker's
 step runs here, invocation by invocation, as the ListJobQueue's consumer would run it
-(`ListSendService.run`: 4 pages of 500 members each, a checkpoint per page, the rest queued again),
+(`ListSendService.run` as deployed: 32 pages of 500 members each, 8 side by side with a checkpoint
+per group of 8, the rest queued again),
 until the job is done. Each invocation is timed on its own: the first and the last of one list show
 whether a page's cost grows with how far the send has gone (a Query that re-reads from the start, a
 checkpoint item that grows, a table or queue whose calls cost what it holds).
@@ -35,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bench.api import ApiClient
-from bench.cloud import LAMBDA_INVOKE_MS, call_ms
+from bench.cloud import LAMBDA_INVOKE_MS, critical_ms
 from bench.recorder import Call, CallRecorder, call_mix
 from devtools.local.runtime import Runtime
 from postline import wiring
@@ -147,7 +148,7 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         calls = [call for call in recorder.since(0) if call.thread == here or call.thread.startswith(f"{here} > ")]
         mix.update(call_mix(calls))
         written.update(_writes(calls))
-        modeled += modeled_ms(calls, here)
+        modeled += critical_ms(calls)
         del calls
         recorder.forget()
         job = lists.list_send_jobs().get(account_id, accepted["list_send_id"])
@@ -187,29 +188,6 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         writes_per_member={table: count / members for table, count in written.most_common()},
         modeled_aws_seconds=(modeled + LAMBDA_INVOKE_MS * len(invocations)) / 1000,
     )
-
-
-def modeled_ms(calls: list[Call], thread: str) -> float:
-    """The calls' time at AWS's latencies: `thread`'s own calls add up; its parallel parts
-    (shared/parallel.run_each's threads, a new set per phase) run at once, so a phase (parts whose
-    calls overlap in time) lasts as long as its busiest part, and phases add up."""
-    own = sum(call_ms(call) for call in calls if call.thread == thread)
-    parts: dict[int, list[Call]] = {}
-    for call in calls:
-        if call.thread != thread:
-            parts.setdefault(call.thread_serial, []).append(call)
-    spans = sorted(
-        (min(c.started for c in group), max(c.started + c.seconds for c in group), sum(map(call_ms, group)))
-        for group in parts.values()
-    )
-    phases = 0.0
-    end, busiest = float("-inf"), 0.0
-    for start, stop, modeled in spans:
-        if start > end:  # a new phase
-            phases += busiest
-            busiest = 0.0
-        end, busiest = max(end, stop), max(busiest, modeled)
-    return own + phases + busiest
 
 
 def _writes(calls: list[Call]) -> Counter[str]:

@@ -16,7 +16,7 @@ from bench import cloud
 from bench.cloud import Modeled
 from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
-from bench.events import EventsQuery, Export, Webhooks
+from bench.events import EventsQuery, Export, ShardCost, Webhooks
 from bench.imports import AIM as IMPORT_AIM
 from bench.imports import ModuleImport
 from bench.listsend import ListFanOut
@@ -27,6 +27,7 @@ from bench.smtp_intake import SmtpIntake
 from bench.stats import GROWTH_LIMIT, Growth, Latencies, ratio
 from bench.suppressions import BulkAdd
 from bench.verify import BulkVerify, SingleChecks
+from postline.events.sharding import HEADROOM, MAX_SHARDS, PARTITION_WRITE_UNITS, shards_for
 
 SEND_AIM = 1.5
 BATCH_AIM = 1.3
@@ -48,6 +49,9 @@ BATCH_CPU_AIM_MS = BATCH_CPU_BASELINE_MS / 2  # the aim: halved
 ACCEPT_BASELINE = "26.7 s at 19f5c99, the gateway's 29 s cut on a slower machine"
 WEBHOOK_P99_BASELINE = {20.0: "551-601 ms", 200.0: "803-966 ms"}
 CLOUD_BATCH_AIM_MS = 10_000.0  # a 5,000-recipient batch, modeled in AWS (API Gateway cuts at 29 s)
+CEILING_AIM = 10_000  # messages a second one account reaches, modeled (issue 33, aim 2)
+LIST_AIM = 5_000  # members a second of one list send's job, modeled (issue 33, aim 2)
+LIST_AIM_MEMBERS = 20_000  # held to it from this size (a smaller list is one run: its fixed costs weigh)
 
 
 def machine() -> dict[str, str]:
@@ -158,12 +162,31 @@ def missed(results: Results) -> list[str]:
             found.append("h. the recorded calls differ from the cloud model's (see the FAILURE line)")
         if model.fan_out_calls_expected and model.fan_out_calls != model.fan_out_calls_expected:
             found.append("h. the fan-out's recorded calls differ from the webhook latency model's (FAILURE line)")
+        if model.partition_units:
+            most = cloud.ceiling_per_account(model.hottest_key[1], MAX_SHARDS) * HEADROOM
+            if most < CEILING_AIM:
+                found.append(
+                    f"h. the ceiling per account models at {most:,.0f} messages/s at {MAX_SHARDS} shards"
+                    f" (aim >= {CEILING_AIM:,})"
+                )
         found += [
             f"h. first webhook in AWS at {modeled.rate:g} events/s: p99 {modeled.p99_ms:.0f} ms modeled"
             f" (aim < {WEBHOOK_P99_AIM_SECONDS * 1000:.0f} ms)"
             for modeled in model.webhook_latency
             if modeled.p99_ms >= WEBHOOK_P99_AIM_SECONDS * 1000
         ]
+    if results.events_shards is not None:
+        found += [
+            f"f. {case.name}: the first page or total at {case.most.shards} shards differs from 1 shard's"
+            for case in results.events_shards.cases
+            if not case.same
+        ]
+    found += [
+        f"k. a list of {fan.members:,} models at {fan.members / fan.modeled_aws_seconds:,.0f} members/s in AWS"
+        f" (aim >= {LIST_AIM:,})"
+        for fan in results.list_fan_out
+        if fan.members >= LIST_AIM_MEMBERS and fan.members / fan.modeled_aws_seconds < LIST_AIM
+    ]
     if results.load is not None:
         found += [f"o. {line}" for line in results.load.failures()]
     found += [
@@ -206,6 +229,8 @@ def render(results: Results, host: dict[str, str]) -> str:
         lines += [rule, *_webhooks(hooks)]
     for query in results.events_query:
         lines += [rule, *_events_query(query)]
+    if results.events_shards is not None:
+        lines += [rule, *_shard_cost(results.events_shards)]
     if results.metrics:
         lines += [rule, *_metrics(results.metrics)]
     if results.export is not None:
@@ -461,6 +486,23 @@ def _events_query(query: EventsQuery) -> list[str]:
     return lines
 
 
+def _shard_cost(cost: ShardCost) -> list[str]:
+    lines = [
+        f"f. the events query at 1 shard and at {cost.max_shards} (events/sharding.py): two accounts holding the same"
+        f" {cost.events:,} events over {cost.days} days with their roll-ups, one at each count; the same first page",
+        f"   (limit 25, total_count) through the service, {cost.repeats} times each: p50 / p99 ms here; Query calls,"
+        " read units and the time of its calls at AWS's latencies (8 at a time, as the store makes them)",
+        f"   {'query':18}{'shards':>7}{'here':>17}{'queries':>9}{'read units':>12}{'AWS ms':>8}{'total':>8}  same page",
+    ]
+    for case in cost.cases:
+        for page in (case.one, case.most):
+            lines.append(
+                f"   {case.name:18}{page.shards:>7}{_pair(page.seconds)}{page.queries:>9}{page.read_units:>12.1f}"
+                f"{page.modeled_ms:>8.0f}{page.total_count:>8,}  {'yes' if case.same else 'NO'}"
+            )
+    return lines
+
+
 def _metrics(runs: list[MetricsRun]) -> list[str]:
     lines = [
         "n. metrics and total_count from the roll-ups: the account's events loaded with the roll-ups the consumer",
@@ -546,6 +588,7 @@ def _cloud(model: CloudModel) -> list[str]:
         *_modeled(model.webhooks, per=1),
         *_cloud_webhooks(model),
     ]
+    lines += _ceiling(model)
     if model.events_page is not None:
         lines.append(f"   (the events page reads an account of {model.events:,} events)")
         lines += _modeled(model.events_page, per=1)
@@ -556,6 +599,31 @@ def _cloud(model: CloudModel) -> list[str]:
             f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
         )
     return lines
+
+
+def _ceiling(model: CloudModel) -> list[str]:
+    """The ceiling per account: the live message's write units on its busiest events key, against a
+    partition's 1,000 a second, at one shard (every account's default) and at the most (sharding.py)."""
+    if not model.partition_units:
+        return []
+    _, units = model.hottest_key
+    kinds: dict[str, float] = {}
+    for name, value in model.partition_units.items():
+        kind = (
+            "by_type key" if name.startswith("type_key") else "tag partition" if " TAG#" in name else "events partition"
+        )
+        kinds[kind] = max(kinds.get(kind, 0.0), value)
+    shown = ", ".join(f"{kind} {value:g}" for kind, value in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    one, most = cloud.ceiling_per_account(units, 1), cloud.ceiling_per_account(units, MAX_SHARDS)
+    planned = shards_for(CEILING_AIM, units) if CEILING_AIM * units <= MAX_SHARDS * 1000 * HEADROOM else None
+    verdict = "met" if most * HEADROOM >= CEILING_AIM else "NOT met"
+    return [
+        f"   ceiling per account: the live message put {units:g} write units on its busiest events key"
+        f" ({shown}); a partition takes {PARTITION_WRITE_UNITS:,} a second:",
+        f"     at 1 shard (every account's default) {one:,.0f} messages/s; at {MAX_SHARDS} shards {most:,.0f}/s"
+        f" ({most * HEADROOM:,.0f}/s at the {HEADROOM:.0%} a shard is planned at; aim >= {CEILING_AIM:,}/s:"
+        f" {verdict}; {planned or '-'} shards for {CEILING_AIM:,}/s: postline events set-shards --rate)",
+    ]
 
 
 def _send_latency(model: CloudModel) -> list[str]:
@@ -643,7 +711,8 @@ def _bulk_add(bulk: BulkAdd) -> list[str]:
 def _list_fan_out(fans: list[ListFanOut]) -> list[str]:
     lines = [
         "k. sending to a list through its address (pipeline held): the 202, then the list worker's runs"
-        " here (4 pages of 500 members each), against POST /v3/messages.batch (at most 5,000 recipients)"
+        " here (32 pages of 500 members each, 8 side by side), against POST /v3/messages.batch (at most 5,000"
+        " recipients)"
     ]
     for fan in fans:
         runs = fan.invocations
@@ -669,8 +738,12 @@ def _list_fan_out(fans: list[ListFanOut]) -> list[str]:
             f" {fan.accepted:,} accepted; vs {versus}",
             f"            CPU {fan.cpu_seconds:.1f} s ({fan.cpu_seconds / fan.members * 1000:.2f} ms a member: worker"
             f" {fan.runtime_cpu_seconds:.1f} s, emulator {fan.emulator_cpu_seconds:.1f} s); the same calls at AWS's"
-            f" latencies (bench/cloud.py): {fan.modeled_aws_seconds:.1f} s, {fan.members / fan.modeled_aws_seconds:.0f}"
-            " members/s for one job",
+            " latencies (bench/cloud.py, each side-by-side run as its busiest worker):"
+            f" {fan.modeled_aws_seconds:.1f} s,"
+            f" {fan.members / fan.modeled_aws_seconds:.0f} members/s for one job (aim >= {LIST_AIM:,}:"
+            f" {'met' if fan.members / fan.modeled_aws_seconds >= LIST_AIM else 'NOT met'}); the worker's own CPU"
+            f" ({fan.runtime_cpu_seconds / fan.members * 1000:.2f} ms a member here) bounds one invocation at"
+            f" {fan.members / fan.runtime_cpu_seconds:.0f} members/s on a core like this one",
         ]
     last = fans[-1]
     calls = ", ".join(f"{name.split('.')[1]} {count:.3g}" for name, count in last.calls_per_page.items())

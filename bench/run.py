@@ -198,6 +198,7 @@ class Results:
     total_seconds: float
     section_seconds: dict[str, float]  # how long each part of the run took, setup included
     list_fan_out: list[listsend.ListFanOut] = field(default_factory=list)  # small, then large
+    events_shards: events.ShardCost | None = None  # the events query at one shard and at the most
     load: bench_load.Load | None = None  # o
 
 
@@ -272,6 +273,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
     csv_imports: list[suppressions.Import] = []
     fanned: list[listsend.ListFanOut] = []
     smtp: SmtpIntake | None = None
+    shard_cost: events.ShardCost | None = None
     batches: list[BatchSend] = []
     whole: list[EndToEnd] = []
     webhooks: list[events.Webhooks] = []
@@ -398,6 +400,8 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                             more_seconds, newest, _ = events.load_events(runtime, count - first, prefix="r")
                             step = events.SPAN_DAYS * 86_400 / count  # both loads, over the same days
                             query(count, load_seconds + more_seconds, pack=True)
+                        if "events" in sections:  # the query's cost at one shard and at the most
+                            shard_cost = events.shard_cost(runtime, recorder, options.query_repeats, progress)
                         took["f/n. events query, metrics"] = time.perf_counter() - section
                     if "export" in sections:
                         section = time.perf_counter()
@@ -534,6 +538,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
         took,
         list_fan_out=fanned,
         load=loaded_at_twice,
+        events_shards=shard_cost,
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from postline.events.domain import Event, EventType, event_id
+from postline.events.sharding import shard_of
 from postline.events.store import event_pk, event_put, recipient_key, sort_key, tag_pk, tag_puts, type_key
 from postline.shared.dynamo import to_value
 
@@ -53,6 +54,7 @@ class Seed:
     step_seconds: float
     recipients: int = 10_000
     prefix: str = "b"  # of message ids: distinct per load
+    shards: int = 1  # the account's shard count over the whole seed (events/sharding.py)
 
     def recipient(self, message: int) -> str:
         return f"reader{message % self.recipients}@example.com"
@@ -117,11 +119,12 @@ def load(table: Any, seed: Seed) -> int:
         message_id = f"msg_{seed.prefix}{message:010d}"
         recipient = seed.recipient(message)
         identifier = event_id(message_id, kind, recipient)
+        shard = shard_of(message_id, seed.shards)
         attrs = LimitedSizeDict.__new__(LimitedSizeDict)
         dict.update(
             attrs,
             {
-                "pk": common(event_pk(seed.account_id, day)),
+                "pk": common(event_pk(seed.account_id, day, shard)),
                 "sk": text(sort_key(at, identifier)),
                 "id": text(identifier),
                 "account_id": common(seed.account_id),
@@ -137,13 +140,13 @@ def load(table: Any, seed: Seed) -> int:
                 "data": common({"smtp_response": "250 2.0.0 OK"} if kind is EventType.DELIVERED else {}),
                 "created_at": text(stamp),
                 "expires_at": common(int((seed.until + timedelta(days=400)).timestamp())),
-                "type_key": common(type_key(seed.account_id, day, kind.value)),
+                "type_key": common(type_key(seed.account_id, day, kind.value, shard)),
                 "recipient_key": common(recipient_key(seed.account_id, recipient)),
             },
         )
         item: Item = Item.__new__(Item)  # type: ignore[assignment]
         item.hash_key, item.range_key, item.attrs = attrs["pk"], attrs["sk"], attrs
-        if event is not None and item.to_json()["Attributes"] != event_put(event):
+        if event is not None and item.to_json()["Attributes"] != event_put(event, shards=seed.shards):
             raise AssertionError(f"bench.seed encodes event {index} unlike events/store.py: {event_put(event)}")
         table.items[item.hash_key][item.range_key] = item
         copy = DynamoType.__new__(DynamoType)  # one `event` map shared by the event's tag items
@@ -151,13 +154,14 @@ def load(table: Any, seed: Seed) -> int:
         tag_items: list[Item] = []
         for tag in _TAGS[message % 3]:
             tag_attrs = LimitedSizeDict.__new__(LimitedSizeDict)
-            pk = common(tag_pk(seed.account_id, day, tag))
+            pk = common(tag_pk(seed.account_id, day, tag, shard))
             dict.update(tag_attrs, {"pk": pk, "sk": attrs["sk"], "event": copy, "expires_at": attrs["expires_at"]})
             tag_item: Item = Item.__new__(Item)  # type: ignore[assignment]
             tag_item.hash_key, tag_item.range_key, tag_item.attrs = pk, attrs["sk"], tag_attrs
             table.items[pk][attrs["sk"]] = tag_item
             tag_items.append(tag_item)
-        if event is not None and [stored.to_json()["Attributes"] for stored in tag_items] != tag_puts(event):
+        stored_tags = [stored.to_json()["Attributes"] for stored in tag_items]
+        if event is not None and stored_tags != tag_puts(event, shards=seed.shards):
             raise AssertionError(f"bench.seed encodes event {index}'s tag items unlike events/store.py")
     return seed.count
 
@@ -259,6 +263,7 @@ def _serve_load(body: dict[str, Any]) -> dict[str, Any]:
         until=datetime.fromisoformat(body["until"]),
         step_seconds=float(body["step_seconds"]),
         prefix=str(body["prefix"]),
+        shards=int(body.get("shards", 1)),
     )
     tables = dynamodb_backends[ACCOUNT_ID][REGION].tables
     table = tables[seed.table]

@@ -239,7 +239,7 @@ POLICIES: dict[str, list[dict[str, Any]]] = {
             "Statement": [
                 {
                     "Effect": "Allow",
-                    "Action": ["dynamodb:Query"],
+                    "Action": ["dynamodb:Query", "dynamodb:GetItem"],  # GetItem: the account's shard schedule
                     "Resource": [
                         _arn("EventsTable"),
                         {"Fn::Sub": "${EventsTable.Arn}/index/*"},

@@ -57,3 +57,14 @@ def test_the_sandbox_commands(runtime: Any) -> None:
     assert refused.returncode == 1 and "validation_error" in refused.stderr
     unknown_key = run_cli(runtime, "sandbox", "route", account["id"], "on", "--key", "key_nope", expect_success=False)
     assert unknown_key.returncode == 1 and "not_found" in unknown_key.stderr
+
+
+def test_event_shards_are_raised_by_count_or_by_rate_from_a_minute_ahead(runtime: Any) -> None:
+    account = run_cli(runtime, "account", "create", "--name", "Busy")
+    raised = run_cli(runtime, "events", "set-shards", account["id"], "4")
+    ((step),) = raised["steps"]
+    assert step["shards"] == 4 and step["from"].endswith(":00Z")  # a whole minute
+    by_rate = run_cli(runtime, "events", "set-shards", account["id"], "--rate", "10000")
+    assert by_rate["steps"][-1]["shards"] == 63  # 5 write units a message over 80% of a partition
+    refused = run_cli(runtime, "events", "set-shards", account["id"], "--rate", "1000000", expect_success=False)
+    assert refused.returncode != 0 and "at most 64" in refused.stderr

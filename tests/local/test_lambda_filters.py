@@ -41,6 +41,9 @@ def _record(name: str, pk: str) -> dict[str, Any]:
     [
         ("INSERT", "EVT#acct_1#2026-03-14", True),
         ("INSERT", "TAG#acct_1#2026-03-14#weekly", False),
+        ("INSERT", "EVT#acct_1#2026-03-14.7", True),  # a shard's events (events/sharding.py)
+        ("INSERT", "TAG#acct_1#2026-03-14.7#weekly", False),
+        ("INSERT", "SHARDS#acct_1", False),  # the account's shard schedule
         ("MODIFY", "EVT#acct_1#2026-03-14", False),
         ("REMOVE", "EVT#acct_1#2026-03-14", False),
         ("INSERT", "evt#acct_1#2026-03-14", False),  # a prefix is case-sensitive

@@ -12,7 +12,8 @@ from bench import cloud, report
 from bench.__main__ import main
 from bench.cloud_workloads import CloudModel
 from bench.end_to_end import EndToEnd
-from bench.events import Webhooks
+from bench.events import ShardCase, ShardCost, ShardedPage, Webhooks
+from bench.listsend import ListFanOut
 from bench.run import BatchSend, Options, Results
 from bench.stats import Latencies
 
@@ -118,3 +119,55 @@ def test_a_send_modeled_above_its_p50_aim_is_missed_and_its_line_says_so() -> No
     slower = dataclasses.replace(model, send_ms=[48.0, 55.0, 60.0])
     assert report.missed(_results(cloud=slower)) == ["h. a send models at p50 55 ms in AWS (aim <= 50 ms)"]
     assert "(aim p50 <= 50 ms: ABOVE)" in "\n".join(report._send_latency(slower))
+
+
+def test_the_ceiling_per_account_below_its_aim_is_missed() -> None:
+    usage = cloud.Usage()
+    modeled = cloud.Modeled("x", 0.0, usage, {})
+    model = CloudModel(
+        send=modeled, send_calls={}, send_calls_expected={}, batch=modeled, batch_recipients=1, batch_calls={},
+        batch_calls_expected={}, delivery=modeled, webhooks=modeled, events_page=None, events=0, per_million={},
+        ses_per_million=100.0,
+        partition_units={"pk EVT#acct_1#2026-11-28": 5.0, "pk TAG#acct_1#2026-11-28#a": 5.0, "type_key x": 1.0},
+    )  # fmt: skip
+    assert report.missed(_results(cloud=model)) == []  # 64 shards x 1,000 / 5 x 80% = 10,240
+    text = "\n".join(report._ceiling(model))
+    assert "at 1 shard (every account's default) 200 messages/s; at 64 shards 12,800/s" in text
+    assert "events partition 5, tag partition 5, by_type key 1" in text and "63 shards for 10,000/s" in text
+    heavier = dataclasses.replace(model, partition_units={"pk EVT#acct_1#2026-11-28": 6.0})
+    assert report.missed(_results(cloud=heavier)) == [
+        "h. the ceiling per account models at 8,533 messages/s at 64 shards (aim >= 10,000)"
+    ]
+
+
+def _page(shards: int, total: int) -> ShardedPage:
+    seconds = Latencies(count=1, total=0.1, mean=0.1, p50=0.1, p99=0.1)
+    return ShardedPage(shards, seconds, 4, 7.5, 34.0, total, ("evt_1", "evt_2"))
+
+
+def test_a_sharded_page_unlike_the_one_shard_page_is_missed() -> None:
+    same = ShardCase("no filter", _page(1, 20_000), _page(64, 20_000))
+    cost = ShardCost(20_000, 30, 64, 5, [same])
+    assert report.missed(_results(events_shards=cost)) == []
+    other = ShardCase("tag=weekly", _page(1, 6_664), _page(64, 6_663))
+    assert report.missed(_results(events_shards=dataclasses.replace(cost, cases=[same, other]))) == [
+        "f. tag=weekly: the first page or total at 64 shards differs from 1 shard's"
+    ]
+    assert "  yes" in "\n".join(report._shard_cost(cost))
+
+
+def _fan(members: int, modeled_seconds: float) -> ListFanOut:
+    return ListFanOut(
+        members=members, accepted=members, suppressed=0, seed_seconds=1.0, accept_seconds=0.05, invocations=[1.0],
+        fan_out_seconds=1.0, batch_recipients=5_000, batch_seconds=1.0, ratio=1.0, members_per_second=members,
+        runtime_cpu_seconds=1.0, emulator_cpu_seconds=1.0, pages=members // 500, calls_per_page={},
+        writes_per_member={}, modeled_aws_seconds=modeled_seconds,
+    )  # fmt: skip
+
+
+def test_a_large_list_modeled_below_its_members_a_second_aim_is_missed() -> None:
+    small_and_slow, fast = _fan(2_000, 1.0), _fan(20_000, 3.7)
+    assert report.missed(_results(list_fan_out=[small_and_slow, fast])) == []  # a small list: one run
+    assert report.missed(_results(list_fan_out=[_fan(20_000, 5.0)])) == [
+        "k. a list of 20,000 models at 4,000 members/s in AWS (aim >= 5,000)"
+    ]

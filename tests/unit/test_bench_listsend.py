@@ -1,5 +1,5 @@
 """bench/listsend.py and its report (section k): items written by table, the modeled AWS time of
-the worker's calls (its own calls add up, each parallel phase lasts its busiest part), the growth
+the worker's calls (its own calls add up, pages side by side last their busiest page), the growth
 rows, and the ratio's wording when no batch of the list's size exists."""
 
 from __future__ import annotations
@@ -59,21 +59,24 @@ def test_writes_count_every_item_of_batches_and_transactions_by_table() -> None:
     assert listsend._writes(calls) == {"E": 3, "M": 2, "J": 1}
 
 
-def test_modeled_time_adds_own_calls_and_the_busiest_part_of_each_phase() -> None:
+def test_modeled_time_of_pages_side_by_side_is_the_busiest_page_with_its_own_nested_runs() -> None:
+    """The worker's calls as bench/listsend.py models them (cloud.critical_ms): its own calls add up; a
+    group of pages sent side by side lasts as long as its busiest page, a page as its own calls
+    plus its chunks' side-by-side run (shared/parallel.py's nested thread names)."""
     query, write = cloud.call_ms(_call("dynamodb.Query")), cloud.call_ms(_call("dynamodb.BatchWriteItem"))
-    part = f"{MAIN} > part_0"
+    page0, page1 = f"{MAIN} > part7_0", f"{MAIN} > part7_1"
     calls = [
-        _call("dynamodb.Query", at=0.0),
-        # phase 1: two parts at once, one making two writes, the other one
-        _call("dynamodb.BatchWriteItem", thread=part, serial=2, at=1.0),
-        _call("dynamodb.BatchWriteItem", thread=part, serial=2, at=1.1),
-        _call("dynamodb.BatchWriteItem", thread=part, serial=3, at=1.05),
-        _call("dynamodb.Query", at=2.0),
-        # phase 2, later: one part, one write
-        _call("dynamodb.BatchWriteItem", thread=part, serial=4, at=3.0),
+        _call("dynamodb.Query", at=0.0),  # the group's member pages, one after another
+        _call("dynamodb.Query", at=0.1),
+        _call("dynamodb.Query", thread=page0, at=1.0),  # page 0: a read, then two chunks at once
+        _call("dynamodb.BatchWriteItem", thread=f"{page0} > part8_0", at=1.1),
+        _call("dynamodb.BatchWriteItem", thread=f"{page0} > part8_1", at=1.1),
+        _call("dynamodb.BatchWriteItem", thread=f"{page1} > part9_0", at=1.0),  # page 1: one chunk
+        _call("dynamodb.PutItem", at=2.0),  # the group's checkpoint
     ]
-    assert listsend.modeled_ms(calls, MAIN) == pytest.approx(2 * query + 2 * write + write)
-    assert listsend.modeled_ms(calls[:1], MAIN) == pytest.approx(query)
+    put = cloud.call_ms(_call("dynamodb.PutItem"))
+    assert cloud.critical_ms(calls) == pytest.approx(2 * query + (query + write) + put)
+    assert cloud.critical_ms(calls[:1]) == pytest.approx(query)
 
 
 def test_report_shows_both_sizes_their_growth_and_how_the_large_one_is_compared() -> None:

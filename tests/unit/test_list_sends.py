@@ -276,7 +276,15 @@ class Queue:
 
 
 class Worker:
-    def __init__(self, members: int, *, sender: Sender | None = None, principal: bool = True) -> None:
+    def __init__(
+        self,
+        members: int,
+        *,
+        sender: Sender | None = None,
+        principal: bool = True,
+        pages_per_run: int = 2,
+        parallel_pages: int = 1,
+    ) -> None:
         world = build_world()
         account = world.account()
         self.clock = FixedClock(NOW)
@@ -290,7 +298,8 @@ class Worker:
             queue=self.queue,
             clock=self.clock,
             page_members=10,
-            pages_per_run=2,
+            pages_per_run=pages_per_run,
+            parallel_pages=parallel_pages,
         )
 
     def run(self, receive_count: int = 1) -> ListSend:
@@ -310,6 +319,39 @@ def test_a_run_sends_a_bounded_number_of_pages_then_queues_the_rest() -> None:
     assert sent == sorted(set(sent)) and len(sent) == 45  # every member once, in order
     assert worker.queue.sent == ["lsend_1", "lsend_1"]
     assert worker.run().pages == 5  # a repeated message finds it done
+
+
+def test_pages_side_by_side_send_every_member_once_with_one_checkpoint_a_group() -> None:
+    worker = Worker(95, pages_per_run=6, parallel_pages=3)
+    saves: list[int] = []
+    real_save = worker.jobs.save
+
+    def counted(item: ListSend) -> bool:
+        saves.append(item.pages)
+        return real_save(item)
+
+    worker.jobs.save = counted  # type: ignore[method-assign]
+    after = worker.run()
+    assert (after.status, after.members, after.pages, after.cursor) == (ListSendStatus.SENDING, 60, 6, "m059@x.example")
+    assert saves == [3, 6]  # a checkpoint a group of three pages
+    done = worker.run()
+    assert (done.status, done.members, done.accepted, done.pages) == (ListSendStatus.DONE, 95, 95, 10)
+    sent = sorted(address for page in worker.sender.pages for address in page)
+    assert sent == sorted(set(sent)) and len(sent) == 95  # every member once
+    assert saves[-1] == 10
+
+
+def test_a_group_that_fails_part_way_keeps_the_pages_before_the_failure() -> None:
+    class FailsOne(Sender):
+        def send_list_page(self, principal: Principal, item: ListSend, members: list[ListMember]) -> PageResult:
+            if members[0].address == "m020@x.example":  # the group's third page
+                raise ApiError("The daily email quota is spent.")
+            return super().send_list_page(principal, item, members)
+
+    worker = Worker(95, sender=FailsOne(), pages_per_run=6, parallel_pages=4)
+    failed = worker.run()
+    assert failed.status is ListSendStatus.FAILED
+    assert (failed.members, failed.pages, failed.cursor) == (20, 2, "m019@x.example")  # the first two pages
 
 
 def test_a_held_lease_makes_the_message_wait_and_a_lost_one_stops_the_old_attempt() -> None:

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -159,6 +159,14 @@ def _parser() -> argparse.ArgumentParser:
         "their tag items (safe to rerun)",
     )
     backfill.add_argument("--segments", type=int, default=8, help="parallel scan segments (default 8)")
+    shards = events.add_parser(
+        "set-shards",
+        help="an account's event shards (1-64; from the first whole minute 2 minutes ahead): give a count, "
+        "or --rate (messages a second) for the count it needs",
+    )
+    shards.add_argument("account_id")
+    shards.add_argument("count", type=int, nargs="?")
+    shards.add_argument("--rate", type=float, help="messages a second the account must reach (sets the count)")
 
     tlsrpt = commands.add_parser("tlsrpt", help="TLS-RPT reports (RFC 8460)").add_subparsers(
         dest="action", required=True
@@ -289,6 +297,8 @@ def run(args: argparse.Namespace) -> None:
         _sandbox(operator, args)
     elif args.command == "key":
         _print(operator.create_key(args.account_id, name=args.name, env=args.env, scope=args.scope))
+    elif args.command == "events" and args.action == "set-shards":
+        _set_event_shards(args.account_id, args.count, args.rate)
     elif args.command == "events":
         _backfill_event_keys(args.segments)
     elif args.command == "metrics" and args.action == "pack":
@@ -410,6 +420,24 @@ def _backfill_event_keys(segments: int) -> None:
         runs = pool.map(lambda n: store.backfill_index_keys(segment=n, segments=segments), range(segments))
         done = sum(runs, Backfilled())
         _print({"updated": done.events, "tag_items": done.tag_items})
+
+
+def _set_event_shards(account_id: str, count: int | None, rate: float | None) -> None:
+    from postline.events.sharding import WRITE_UNITS_PER_MESSAGE, shards_for
+
+    if (count is None) == (rate is None):
+        raise SystemExit("give a count or --rate, not both")
+    try:
+        wanted = count if count is not None else shards_for(rate or 0, WRITE_UNITS_PER_MESSAGE)
+        schedule = events_root.shard_directory().set_count(account_id, wanted, datetime.now(UTC))
+    except ValueError as error:
+        raise SystemExit(str(error)) from error
+    _print(
+        {
+            "account_id": account_id,
+            "steps": [{"from": f"{at:%Y-%m-%dT%H:%M:%SZ}", "shards": n} for at, n in schedule.steps],
+        }
+    )
 
 
 def _report_dkim(step: str) -> None:

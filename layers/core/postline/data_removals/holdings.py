@@ -28,7 +28,7 @@ from typing import Any
 
 from postline.content_checks.store import COPY_PREFIX
 from postline.data_removals.domain import Batch, Tally, erasure_token, file_mentions, mentions, scrub
-from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_pk
+from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_keys
 from postline.lists.store import LIST, MEMBER, members_pk
 from postline.sending.store import MESSAGE_SK
 from postline.shared.dynamo import batch_delete, batch_get, from_attrs, key
@@ -182,12 +182,9 @@ class MessagesHolding:
         tags: list[tuple[str, dict[str, Any]]] = []
         for item in present:
             event = from_attrs(item)
-            account, day = event["account_id"], str(event["timestamp"])[:10]
             stamp = datetime.fromisoformat(str(event["timestamp"]).replace("Z", "+00:00"))
-            sk = sort_key(stamp, event["id"])
-            tags += [
-                (self._events, key(tag_pk(account, day, tag), sk)) for tag in dict.fromkeys(event.get("tags") or [])
-            ]
+            sk = sort_key(stamp, event["id"])  # the tag items are in the event's own day and shard
+            tags += [(self._events, k) for k in tag_keys(event["account_id"], event["pk"], sk, event.get("tags") or [])]
         batch_delete(self._db, tags)
         batch_delete(self._db, [(self._events, key(item["pk"]["S"], item["sk"]["S"])) for item in present])
         return len(present)

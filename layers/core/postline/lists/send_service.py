@@ -9,6 +9,16 @@ After each page it stores the checkpoint (cursor and counts), conditional on sti
 After PAGES_PER_RUN pages it gives the lease back and queues the job again, so every invocation is
 bounded (100,000 members: 200 pages, 50 invocations); at the end of the list the job is done.
 
+Pages side by side (`parallel_pages`, the deployed worker's PARALLEL_PAGES): the worker reads that
+many pages of members one after another (a Query each, the cursor chaining them), sends them at
+once (shared/parallel.py), and stores one checkpoint for the group: the pages in order, as one
+page after another would have. A group that fails part-way stores the pages that finished before
+the first unfinished one (the cursor can only move over a run of them); its later pages that did
+finish are redone by the next attempt, which finds their messages stored and counts them then
+(deterministic ids), or, when the send fails for good, stay mailed but uncounted (at most
+parallel_pages - 1 pages). This needs the events table's keys sharded for a large account (events/
+sharding.py): a group's `queued` events go to the account's day partitions at that rate.
+
 An attempt that dies between a page's messages and its checkpoint leaves its lease to run out; the
 message's redelivery claims the job as the next attempt and redoes that page from the checkpoint:
 its messages have deterministic ids, so those already stored are counted from what was stored and
@@ -25,6 +35,7 @@ cancelled as its last checkpoint left it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
 from datetime import timedelta
 
@@ -32,6 +43,7 @@ from postline.accounts.ports import AccountStore
 from postline.keys.access import Scope
 from postline.keys.domain import ApiKey
 from postline.keys.identity import Principal
+from postline.lists.domain import ListMember
 from postline.lists.ports import Keys, ListSender, ListSendJobs, ListSendQueue, ListStore, PrincipalSource
 from postline.lists.sends import (
     ENDED,
@@ -44,6 +56,7 @@ from postline.lists.sends import (
     checkpointed,
 )
 from postline.shared.errors import ApiError
+from postline.shared.parallel import run_each
 from postline.shared.ports import Clock
 
 LEASE = timedelta(seconds=330)  # the worker's 300 s timeout and a margin, under the queue's 360 s visibility
@@ -75,6 +88,7 @@ class ListSendService:
         clock: Clock,
         page_members: int = PAGE_MEMBERS,
         pages_per_run: int = PAGES_PER_RUN,
+        parallel_pages: int = 1,
     ) -> None:
         self._jobs = jobs
         self._lists = lists
@@ -84,6 +98,7 @@ class ListSendService:
         self._clock = clock
         self._page_members = page_members
         self._pages_per_run = pages_per_run
+        self._parallel_pages = max(1, parallel_pages)
 
     # -- the worker --------------------------------------------------------------------------------
 
@@ -127,16 +142,14 @@ class ListSendService:
             raise
 
     def _pages(self, principal: Principal, job: ListSend) -> None:
-        current = job
-        for n in range(self._pages_per_run):
-            if n and self._cancelled(current):  # cancelled since the last checkpoint: no further page
+        current, sent = job, 0
+        while sent < self._pages_per_run:
+            if sent and self._cancelled(current):  # cancelled since the last checkpoint: no further page
                 return
-            members, after = self._lists.subscribed_page(
-                current.list_id, after=current.cursor, limit=self._page_members
-            )
-            page = self._sender.send_list_page(principal, current, members) if members else PageResult()
-            current = checkpointed(current, page, after)
-            if after is None:  # the end of the list
+            group = self._read_group(current, min(self._parallel_pages, self._pages_per_run - sent))
+            current, end = self._send_group(principal, current, group)
+            sent += len(group)
+            if end:  # the end of the list
                 done = current.model_copy(
                     update={"status": ListSendStatus.DONE, "completed_at": self._clock.now(), "lease_until": None}
                 )
@@ -148,6 +161,50 @@ class ListSendService:
             self._cancelled(current)
             return
         self._queue.enqueue_send(current.account_id, current.list_id, current.id)
+
+    def _read_group(self, job: ListSend, pages: int) -> list[tuple[list[ListMember], str | None]]:
+        """Up to `pages` pages of members from the job's cursor, each with the cursor after it (None:
+        the list ends there)."""
+        group: list[tuple[list[ListMember], str | None]] = []
+        cursor = job.cursor
+        for _ in range(pages):
+            members, after = self._lists.subscribed_page(job.list_id, after=cursor, limit=self._page_members)
+            group.append((members, after))
+            if after is None:
+                break
+            cursor = after
+        return group
+
+    def _send_group(
+        self, principal: Principal, job: ListSend, group: list[tuple[list[ListMember], str | None]]
+    ) -> tuple[ListSend, bool]:
+        """Sends the group's pages side by side; the job with them all checkpointed, and whether the
+        list ended. On a failure, stores the pages that finished before the first unfinished one,
+        then raises it."""
+        results: list[PageResult | None] = [None] * len(group)
+
+        def page(index: int) -> Callable[[], None]:
+            def send() -> None:
+                members = group[index][0]
+                results[index] = self._sender.send_list_page(principal, job, members) if members else PageResult()
+
+            return send
+
+        try:
+            run_each([page(index) for index in range(len(group))], lambda _: None, workers=len(group))
+        except Exception:
+            finished = job
+            for (_, after), result in zip(group, results, strict=True):
+                if result is None:
+                    break
+                finished = checkpointed(finished, result, after)
+            if finished is not job:
+                self._save(finished)
+            raise
+        current = job
+        for (_, after), result in zip(group, results, strict=True):
+            current = checkpointed(current, result or PageResult(), after)
+        return current, group[-1][1] is None
 
     def _save(self, job: ListSend) -> ListSend:
         """Stores the checkpoint (or the end). Refused, the attempt stops: it lost the job, or the

@@ -33,6 +33,9 @@ from postline.shared.ids import keyed_id
 
 PAGE_MEMBERS = 500  # members read (DynamoDB Query Limit) and sent per page
 PAGES_PER_RUN = 4  # pages per worker invocation, then the job is queued again with its cursor
+# The deployed worker (wiring): pages sent side by side, and its pages per invocation then.
+PARALLEL_PAGES = 8
+PARALLEL_PAGES_PER_RUN = 32
 MAX_REPORTED_FAILURES = 100
 MAX_REQUEST_CHARS = 256_000  # the stored request (content and vars) stays well inside an item's 400 KB
 

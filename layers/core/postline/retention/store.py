@@ -22,7 +22,8 @@ from postline.accounts.domain import Account
 from postline.accounts.store import parse_account
 from postline.events.count_store import DynamoEventCounts
 from postline.events.domain import Event
-from postline.events.store import event_of, event_pk, sort_key, tag_pk
+from postline.events.sharding import shard_of
+from postline.events.store import ShardDirectory, event_of, event_pk, sort_key, tag_pk
 from postline.shared import pass_positions
 from postline.shared.dynamo import batch_delete, batch_get, conditional_failed, from_attrs, key
 from postline.shared.resources_table import ACCOUNT_SK, account_pk
@@ -58,6 +59,7 @@ class DynamoRetentionStore:
         self._deliveries = deliveries
         self._bucket = content_bucket
         self._registry = DynamoEventCounts(client, counters)
+        self._shards = ShardDirectory(client, events)
 
     # -- the day's pass over accounts -----------------------------------------------------------
 
@@ -112,25 +114,27 @@ class DynamoRetentionStore:
     # -- what lies before the cut ----------------------------------------------------------------
 
     def expired_events(self, account_id: str, day: date, cut: datetime) -> Iterator[list[Event]]:
-        """Pages of the day's events strictly before `cut`, oldest first. Each page is read after the
-        previous one was deleted, so a page is always the oldest that is left."""
-        request: dict[str, Any] = {
-            "TableName": self._events,
-            "KeyConditionExpression": "pk = :pk AND sk < :cut",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": event_pk(account_id, day.isoformat())},
-                ":cut": {"S": sort_key(cut, "")},
-            },
-            "ConsistentRead": True,
-            "Limit": _PAGE,
-        }
-        while True:
-            page = self._db.query(**request)
-            if not page["Items"]:
-                return
-            yield [event_of(attrs) for attrs in page["Items"]]
-            if "LastEvaluatedKey" not in page:
-                return
+        """Pages of the day's events strictly before `cut`, oldest first, shard after shard (the
+        day's shards: events/sharding.py). Each page is read after the previous one was deleted,
+        so a page is always the oldest that is left of its shard."""
+        for shard in range(self._shards.schedule(account_id).shards_on(day)):
+            request: dict[str, Any] = {
+                "TableName": self._events,
+                "KeyConditionExpression": "pk = :pk AND sk < :cut",
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": event_pk(account_id, day.isoformat(), shard)},
+                    ":cut": {"S": sort_key(cut, "")},
+                },
+                "ConsistentRead": True,
+                "Limit": _PAGE,
+            }
+            while True:
+                page = self._db.query(**request)
+                if not page["Items"]:
+                    break
+                yield [event_of(attrs) for attrs in page["Items"]]
+                if "LastEvaluatedKey" not in page:
+                    break
 
     def delete_messages(self, message_ids: list[str], cut: datetime) -> tuple[int, int]:
         """Deletes the messages created before `cut` (and their stored bodies in S3) among
@@ -159,8 +163,12 @@ class DynamoRetentionStore:
         for event in events:
             day = f"{event.timestamp:%Y-%m-%d}"
             sk = sort_key(event.timestamp, event.id)
-            tags += [(self._events, key(tag_pk(event.account_id, day, t), sk)) for t in dict.fromkeys(event.tags)]
-            items.append((self._events, key(event_pk(event.account_id, day), sk)))
+            # the shard its writer chose: the schedule never changes for a past instant
+            shard = shard_of(event.message_id, self._shards.count_at(event.account_id, event.timestamp))
+            tags += [
+                (self._events, key(tag_pk(event.account_id, day, t, shard), sk)) for t in dict.fromkeys(event.tags)
+            ]
+            items.append((self._events, key(event_pk(event.account_id, day, shard), sk)))
         batch_delete(self._db, tags)
         batch_delete(self._db, items)
         return len(events)

@@ -19,7 +19,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.events.domain import Event
-from postline.events.store import event_items
+from postline.events.store import ShardDirectory, event_items
 from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
 from postline.shared.dynamo import (
@@ -76,12 +76,16 @@ class DynamoMessageStore:
         self._db = client
         self._table = messages_table
         self._events = events_table
+        self._shards = ShardDirectory(client, events_table)  # which shard of its day an event goes to
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
         # Unconditional puts of new ids and deterministic event keys: repeating them is harmless.
         requests = [(self._table, _message_item(m, s)) for m, s in zip(messages, sealed, strict=True)]
-        requests += [(self._events, item) for event in events for item in event_items(event)]
+        requests += [(self._events, item) for event in events for item in self._event_items(event)]
         batch_write(self._db, requests)
+
+    def _event_items(self, event: Event) -> list[dict[str, Any]]:
+        return event_items(event, self._shards.count_at(event.account_id, event.timestamp))
 
     def get(self, message_id: str) -> Message | None:
         item = self._db.get_item(TableName=self._table, Key=message_key(message_id), ConsistentRead=True).get("Item")
@@ -210,7 +214,7 @@ class DynamoMessageStore:
         deterministic, so a crash in between is mended by the repeat of the step.
         """
         room = _MAX_TRANSACTION_ITEMS - len(updates)
-        items = [item for event in events for item in event_items(event)]
+        items = [item for event in events for item in self._event_items(event)]
         puts = [{"Put": {"TableName": self._events, "Item": item}} for item in items[:room]]
         try:
             self._db.transact_write_items(

@@ -10,7 +10,7 @@ from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.events.service import EventService
-    from postline.events.store import DynamoEventStore
+    from postline.events.store import DynamoEventStore, ShardDirectory
 
 
 @built_once()
@@ -18,6 +18,12 @@ def event_store() -> DynamoEventStore:
     from postline.events.store import DynamoEventStore
 
     return DynamoEventStore(client("dynamodb"), settings(Events).table)
+
+
+def shard_directory() -> ShardDirectory:
+    from postline.events.store import ShardDirectory
+
+    return ShardDirectory(client("dynamodb"), settings(Events).table)
 
 
 def event_service() -> EventService:

@@ -79,7 +79,11 @@ def built_once(maxsize: int | None = None) -> Callable[[_F], _F]:
     return register
 
 
-BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10)
+# 64 connections a client (botocore keeps 10): the list worker sends 8 pages side by side, each
+# committing its chunks 8 at a time (lists/send_service.py, shared/parallel.py).
+BOTO_CONFIG = Config(
+    retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=10, max_pool_connections=64
+)
 _clock: Clock = SystemClock()
 
 
