@@ -65,6 +65,9 @@ class CloudModel:
     send_ms: list[float] = field(default_factory=list)
     send_sequential_ms: float = 0.0
     send_calls_ms: list[float] = field(default_factory=list)  # the same without the measured compute
+    # DynamoDB write units by item kind (cloud.write_units_by_item): a send's, the batch's (all its
+    # recipients), a live message's delivery's and its three webhook deliveries'.
+    items: dict[str, dict[str, cloud.ItemUnits]] = field(default_factory=dict)
 
     @property
     def send_p50_ms(self) -> float:
@@ -210,6 +213,12 @@ def build(
         send_ms=[cloud.request_ms(calls, compute_ms=cloud.compute_ms(calls)) for calls in requests],
         send_sequential_ms=cloud.sequential_ms(usual, compute_ms=cloud.compute_ms(usual)),
         send_calls_ms=[cloud.request_ms(calls) for calls in requests],
+        items={
+            "send": cloud.write_units_by_item(send, indexes),
+            "batch": cloud.write_units_by_item(batch_calls, indexes),
+            "delivery": cloud.write_units_by_item(after, indexes),
+            "webhooks": cloud.write_units_by_item(webhook_calls, indexes),
+        },
     )
 
 

@@ -202,3 +202,38 @@ def test_the_templates_indexes_are_read_from_it() -> None:
     indexes = cloud.table_indexes(TEMPLATE)
     assert [index.name for index in indexes["EventsTable"]] == ["by_message", "by_recipient", "by_type"]
     assert indexes["EventsTable"][0].keys == ("message_id", "sk")
+
+
+def test_write_units_by_item_name_each_kind_and_index_and_add_up_to_the_usage() -> None:
+    event = {**_item(1500, "EVT#acct#2026-11-28"), "message_id": {"S": "m1"}, "type_key": {"S": "t"}}
+    rollup = {"pk": {"S": "MET#acct#live#2026-11-28"}, "sk": {"S": "sending_domain#example.com#15"}}
+    calls = [
+        _call(
+            "dynamodb.TransactWriteItems",
+            {
+                "TransactItems": [
+                    {"Put": {"TableName": "st-EventsTable", "Item": event}},
+                    {"Update": {"TableName": "st-CountersTable", "Key": rollup, "UpdateExpression": "ADD a :v"}},
+                ]
+            },
+        ),
+        _call("dynamodb.UpdateItem", {"TableName": "st-CountersTable", "Key": rollup, "UpdateExpression": "ADD a :v"}),
+        _call("dynamodb.GetItem", {"TableName": "st-CountersTable", "Key": rollup}, {"Item": rollup}),
+    ]
+
+    by = cloud.write_units_by_item(calls, _EVENTS)
+
+    assert {label: (entry.units, entry.writes) for label, entry in by.items()} == {
+        "EventsTable: event": (4, 1),  # 1,500 bytes: 2 units, twice in a transaction
+        "EventsTable: event -> by_message": (2, 1),
+        "CountersTable: metrics roll-up hour item sending_domain": (2 + 1, 2),
+        "EventsTable: event -> by_type": (1, 1),
+    }
+    assert dict(by["CountersTable: metrics roll-up hour item sending_domain"].operations) == {
+        "TransactWriteItems": 1,
+        "UpdateItem": 1,
+    }
+    assert next(iter(by)) == "EventsTable: event"  # largest first
+    assert (
+        sum(entry.units for entry in by.values()) == cloud.usage_of(calls, indexes=_EVENTS).units["dynamodb.write_unit"]
+    )
