@@ -743,11 +743,12 @@ FAN_OUT_FUNCTION = "WebhookFanoutFunction"
 # The fan-out's AWS calls, in order (webhook_delivery/service.py fan_out): one Query of the
 # account's enabled endpoints per invocation, then per delivery, in one of its 16 attempt workers,
 # the delivery opened (a conditional PutItem) before the POST, then its attempt recorded (PutItem)
-# and the endpoint's failure streak cleared (a conditional UpdateItem) after it. The signing key
-# is read once per container (cached), so not per event.
+# after it; the endpoint's failure streak is cleared (an UpdateItem) only when the endpoint, as the
+# Query read it, had one: not in the usual delivery. The signing key is read once per container
+# (cached), so not per event.
 FAN_OUT_PER_INVOCATION = ("dynamodb.Query",)
 FAN_OUT_BEFORE_POST = ("dynamodb.PutItem",)
-FAN_OUT_AFTER_POST = ("dynamodb.PutItem", "dynamodb.UpdateItem")
+FAN_OUT_AFTER_POST = ("dynamodb.PutItem",)
 FAN_OUT_WORKERS = 16  # _CONCURRENT_ATTEMPTS
 
 
