@@ -56,46 +56,62 @@ def add_once(
     pending = list(entries)
     while pending:
         try:
-            client.update_item(**_update(table, key, pending, sets or {}, extra_adds or {}))
+            client.update_item(**marked_update(table, key, pending, sets=sets, extra_adds=extra_adds))
             return [(partition, seq) for partition, seq, _ in pending]
         except ClientError as error:
             if not conditional_failed(error):
                 raise
-            old = error.response.get("Item")
-            if old is None:  # not returned: read it
-                old = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item", {})
-            marks = {partition: old.get(mark_name(partition), {}).get("S", "") for partition, _, _ in pending}
-            pending = [entry for entry in pending if entry[1] > marks[entry[0]]]
+            pending = unheld(found(client, table, key, error), pending)
     return []
 
 
-def _update(
+def found(client: Any, table: str, key: dict[str, Any], error: ClientError) -> dict[str, Any]:
+    """The item a conditional write failed on: as the failure returned it, else read."""
+    old = error.response.get("Item")
+    if old is None:
+        old = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item", {})
+    return dict(old)
+
+
+def unheld(item: dict[str, Any], entries: list[Entry]) -> list[Entry]:
+    """The entries the item (as stored) does not hold: after its mark of their partition."""
+    marks = {partition: item.get(mark_name(partition), {}).get("S", "") for partition, _, _ in entries}
+    return [entry for entry in entries if entry[1] > marks[entry[0]]]
+
+
+def marked_update(
     table: str,
     key: dict[str, Any],
     entries: list[Entry],
-    sets: dict[str, dict[str, Any]],
-    extra_adds: dict[str, int],
+    *,
+    sets: dict[str, dict[str, Any]] | None = None,
+    extra_adds: dict[str, int] | None = None,
+    condition: str | None = None,
+    names: dict[str, str] | None = None,
+    values: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    added: dict[str, int] = dict(extra_adds)
+    """The UpdateItem adding the entries and moving the item's marks past them, conditional on the
+    marks lying before them (and on `condition`, with its `names` and `values`, when given)."""
+    added: dict[str, int] = dict(extra_adds or {})
     spans: dict[str, tuple[str, str]] = {}
     for partition, seq, additions in entries:
         for name, value in additions.items():
             added[name] = added.get(name, 0) + value
         first, last = spans.get(partition, (seq, seq))
         spans[partition] = (min(first, seq), max(last, seq))
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
+    all_names: dict[str, str] = dict(names or {})
+    all_values: dict[str, Any] = dict(values or {})
     adds: list[str] = []
     for n, (name, number) in enumerate(sorted(added.items())):
-        names[f"#a{n}"], values[f":a{n}"] = name, {"N": str(number)}
+        all_names[f"#a{n}"], all_values[f":a{n}"] = name, {"N": str(number)}
         adds.append(f"#a{n} :a{n}")
-    assignments, conditions = [], []
-    for n, (name, given) in enumerate(sorted(sets.items())):
-        names[f"#s{n}"], values[f":s{n}"] = name, given
+    assignments, conditions = [], [condition] if condition else []
+    for n, (name, given) in enumerate(sorted((sets or {}).items())):
+        all_names[f"#s{n}"], all_values[f":s{n}"] = name, given
         assignments.append(f"#s{n} = :s{n}")
     for n, (partition, (first, last)) in enumerate(sorted(spans.items())):
-        names[f"#m{n}"] = mark_name(partition)
-        values[f":f{n}"], values[f":l{n}"] = {"S": first}, {"S": last}
+        all_names[f"#m{n}"] = mark_name(partition)
+        all_values[f":f{n}"], all_values[f":l{n}"] = {"S": first}, {"S": last}
         assignments.append(f"#m{n} = :l{n}")
         conditions.append(f"(attribute_not_exists(#m{n}) OR #m{n} < :f{n})")
     expression = (f"ADD {', '.join(adds)} " if adds else "") + f"SET {', '.join(assignments)}"
@@ -104,7 +120,7 @@ def _update(
         "Key": key,
         "UpdateExpression": expression,
         "ConditionExpression": " AND ".join(conditions),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
+        "ExpressionAttributeNames": all_names,
+        "ExpressionAttributeValues": all_values,
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
     }
