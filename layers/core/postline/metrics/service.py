@@ -31,6 +31,7 @@ from postline.metrics.domain import (
     ceil_quarter,
     contribution,
     counter_attribute,
+    derived_dimension,
     floor_quarter,
     mode_of,
     parse_attribute,
@@ -224,6 +225,10 @@ class RollupService:
             return False
         self._rollups.extend_complete_from(account_id, since)
         return True
+
+
+def _same(value: str) -> str:
+    return value
 
 
 def _origin(event: Event) -> dict[str, str | None]:
@@ -599,16 +604,18 @@ class MetricsService:
         now = self._clock.now()
         window = window_of(since, until, timezone, now)
         labels: dict[str, str] = {}
+        value_of: Callable[[str], str] = _same
         if dimension is Dimension.SUBACCOUNT:
             tallies, labels = self._by_subaccount(principal, window)
         else:
-            tallies = self._read(principal, window, dimension=dimension.value)
+            read, value_of = derived_dimension(dimension) or (dimension, _same)
+            tallies = self._read(principal, window, dimension=read.value)
         rows: dict[str, Tally] = {}
         daily: dict[str, dict[datetime, Tally]] = {}
         for (name, start), tally in tallies.items():
             if not window.holds(start):
                 continue
-            value = name.split("#", 1)[1]
+            value = value_of(name.split("#", 1)[1])
             rows.setdefault(value, Tally()).merge(tally)
             if include_trend:
                 day = bucket_start(start, window.zone, Resolution.DAY)
