@@ -16,6 +16,7 @@ import pytest
 
 from bench import cloud
 from bench.recorder import CallRecorder, call_mix, request_calls
+from postline.shared import stream_marks
 from tests.e2e.sending_support import accepted, message, recipient, verified_sender
 from tests.e2e.webhook_support import SIMULATED_DELIVERY
 from tests.peers.webhook_receiver import Receiver
@@ -129,3 +130,34 @@ def test_a_delivered_events_fan_out_makes_the_calls_the_webhook_model_lists(runt
             ]
 
     assert call_mix(calls) == cloud.fan_out_calls(3)
+
+
+def test_a_delivered_messages_counters_are_written_item_by_item_without_a_transaction(runtime: Any) -> None:
+    """The roll-up and the activity consumer write each counter item with one conditional UpdateItem
+    carrying the item's marks (shared/stream_marks.py), no transaction and no watermark item; the
+    account's first counted event is written once per instance (not again here)."""
+    sender = verified_sender(runtime)
+    memory = cloud.function_memory(TEMPLATE)
+    consumers = {"MetricsRollupFunction", "RecipientActivityFunction"}
+    accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # its first events
+    runtime.drain(60)
+    with CallRecorder() as recorder:
+        accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))
+        runtime.drain(60)
+        writes = [
+            call
+            for call in recorder.since(0)
+            if cloud.function_of(call.thread, memory) in consumers
+            and call.service == "dynamodb"
+            and call.operation in ("PutItem", "UpdateItem", "BatchWriteItem", "TransactWriteItems", "DeleteItem")
+            and sender.id in json.dumps(call.params, default=str)
+        ]
+
+    assert writes and {call.operation for call in writes} == {"UpdateItem"}
+    keys = [(call.params["Key"]["pk"]["S"], call.params["Key"]["sk"]["S"]) for call in writes]
+    kinds = {pk.split("#", 1)[0] for pk, _ in keys}
+    assert {"MET", "EVC", "ACTIVITY"} <= kinds <= {"MET", "EVC", "ACTIVITY", "REP"}  # no watermark item (MWM, AWM)
+    assert "COVER" not in {sk for _, sk in keys}  # the account's first counted event: written before
+    assert not [sk for pk, sk in keys if pk.startswith("MET#") and sk.startswith("mailbox_provider#")]
+    counters = [call for call in writes if not call.params["Key"]["pk"]["S"].startswith("REP#")]
+    assert all(stream_marks.MARK_PREFIX in str(call.params["ExpressionAttributeNames"]) for call in counters)
