@@ -12,7 +12,7 @@ write is retried with the records after the stored marks only (the old item come
 failure, ReturnValuesOnConditionCheckFailure).
 
 One write unit per item changed instead of two in a transaction, and no watermark item of its own;
-the item grows by one mark (about 55 bytes) per source partition it counts. Readers skip the marks
+the item grows by one mark (about 40 bytes: `mark_value`) per source partition it counts. Readers skip the marks
 (`is_mark`).
 """
 
@@ -30,6 +30,13 @@ MARK_PREFIX = "W_"  # counters are lower case: no counter name starts with it
 
 # (source partition, padded sequence number (stream_watermarks.padded), counter -> addition)
 Entry = tuple[str, str, dict[str, int]]
+
+
+def mark_value(seq: str) -> str:
+    """A sequence number as a mark holds it: its digits after their count (two digits), which
+    compares as a string in the order of the numbers, in about half the bytes of the padded form."""
+    digits = seq.lstrip("0") or "0"
+    return f"{len(digits):02d}{digits}"
 
 
 def mark_name(partition: str) -> str:
@@ -76,7 +83,7 @@ def found(client: Any, table: str, key: dict[str, Any], error: ClientError) -> d
 def unheld(item: dict[str, Any], entries: list[Entry]) -> list[Entry]:
     """The entries the item (as stored) does not hold: after its mark of their partition."""
     marks = {partition: item.get(mark_name(partition), {}).get("S", "") for partition, _, _ in entries}
-    return [entry for entry in entries if entry[1] > marks[entry[0]]]
+    return [entry for entry in entries if mark_value(entry[1]) > marks[entry[0]]]
 
 
 def marked_update(
@@ -98,7 +105,7 @@ def marked_update(
         for name, value in additions.items():
             added[name] = added.get(name, 0) + value
         first, last = spans.get(partition, (seq, seq))
-        spans[partition] = (min(first, seq), max(last, seq))
+        spans[partition] = (min(first, seq), max(last, seq))  # padded: they compare as numbers
     all_names: dict[str, str] = dict(names or {})
     all_values: dict[str, Any] = dict(values or {})
     adds: list[str] = []
@@ -111,7 +118,7 @@ def marked_update(
         assignments.append(f"#s{n} = :s{n}")
     for n, (partition, (first, last)) in enumerate(sorted(spans.items())):
         all_names[f"#m{n}"] = mark_name(partition)
-        all_values[f":f{n}"], all_values[f":l{n}"] = {"S": first}, {"S": last}
+        all_values[f":f{n}"], all_values[f":l{n}"] = {"S": mark_value(first)}, {"S": mark_value(last)}
         assignments.append(f"#m{n} = :l{n}")
         conditions.append(f"(attribute_not_exists(#m{n}) OR #m{n} < :f{n})")
     expression = (f"ADD {', '.join(adds)} " if adds else "") + f"SET {', '.join(assignments)}"
