@@ -364,7 +364,8 @@ def _index_write_units(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[In
 def _index_writes(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[Index, ...]]) -> list[ItemWrite]:
     """The writes DynamoDB makes to the global secondary indexes of the items this call writes: a put
     or delete of an item holding an index's keys is a write of its projection there; an update is one
-    when it changes a projected attribute, two (a delete and a put) when it changes the index's key.
+    when it changes a projected attribute, two (a delete and a put) when it changes the index's key,
+    one (a delete) when it removes the key from an item that held it, none from one that did not.
     Not doubled in a transaction: only the base table's writes are (an assumption the pricing page
     does not settle)."""
     operation, params = call.operation, call.params
@@ -404,7 +405,14 @@ def _index_writes(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[Index, 
             ]
             continue
         touched = _named(body)
+        removed = _removed(body)
         for index in table_indexes:
+            if touched & set(index.keys) and touched & set(index.keys) <= removed:  # its key removed
+                if _holds(stored, index):  # out of the index; from an item that never held it, nothing
+                    out.append(
+                        ItemWrite(table, seen, _write_units(index.projected_bytes(stored)), operation, index.name)
+                    )
+                continue
             if touched & set(index.keys):  # its key moves: out of the index under the old key, in under the new
                 units = (2 if _holds(stored, index) else 1) * _write_units(index.projected_bytes(stored))
                 out.append(ItemWrite(table, seen, units, operation, index.name))
@@ -485,6 +493,16 @@ def write_units_by_item(
 
 def _holds(item: Mapping[str, Any], index: Index) -> bool:
     return all(key in item for key in index.keys)
+
+
+def _removed(update: Mapping[str, Any]) -> set[str]:
+    """The attribute names an update expression's REMOVE clause names."""
+    expression = str(update.get("UpdateExpression", ""))
+    clause = re.search(r"\bREMOVE\b(.*?)(?:\b(?:SET|ADD|DELETE)\b|$)", expression)
+    if clause is None:
+        return set()
+    names = update.get("ExpressionAttributeNames", {})
+    return {names.get(word, word) for word in re.findall(r"#?[A-Za-z_][A-Za-z0-9_]*", clause.group(1))}
 
 
 def _named(update: Mapping[str, Any]) -> set[str]:

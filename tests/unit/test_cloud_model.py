@@ -237,3 +237,25 @@ def test_write_units_by_item_name_each_kind_and_index_and_add_up_to_the_usage() 
     assert (
         sum(entry.units for entry in by.values()) == cloud.usage_of(calls, indexes=_EVENTS).units["dynamodb.write_unit"]
     )
+
+
+def test_removing_an_index_key_writes_the_index_only_when_the_item_held_it() -> None:
+    indexes = {"MessagesTable": (cloud.Index("scheduled", ("sched_pk", "sched_sk"), "KEYS_ONLY"),)}
+    plain = {**_item(300, "MSG#m1")}
+    scheduled = {**_item(300, "MSG#m2"), "sched_pk": {"S": "due"}, "sched_sk": {"S": "t#m2"}}
+
+    def lease(item: dict[str, Any]) -> float:
+        seen = _call("dynamodb.GetItem", {"TableName": "st-MessagesTable", "Key": {}}, {"Item": item})
+        key = {"pk": item["pk"], "sk": item["sk"]}
+        update = _call(
+            "dynamodb.UpdateItem",
+            {
+                "TableName": "st-MessagesTable",
+                "Key": key,
+                "UpdateExpression": "SET lease_owner = :owner REMOVE sched_pk, sched_sk",
+            },
+        )
+        return cloud.usage_of([seen, update], indexes=indexes).units["dynamodb.write_unit"] - 1  # the base write
+
+    assert lease(plain) == 0  # nothing entered or left the index
+    assert lease(scheduled) == 1  # out of the index
