@@ -295,23 +295,9 @@ def _units(call: Call, sizes: _Sizes) -> dict[str, float]:
 def _dynamodb_units(
     operation: str, params: dict[str, Any], response: dict[str, Any], sizes: _Sizes
 ) -> dict[str, float]:
-    writes = reads = 0.0
-    if operation == "PutItem":
-        writes = _write_units(item_bytes(params["Item"]))
-    elif operation in ("UpdateItem", "DeleteItem"):
-        writes = _write_units(sizes.of(params["TableName"], params["Key"]))
-    elif operation == "BatchWriteItem":
-        for table, requests in params["RequestItems"].items():
-            for request in requests:
-                put = request.get("PutRequest")
-                size = item_bytes(put["Item"]) if put else sizes.of(table, request["DeleteRequest"]["Key"])
-                writes += _write_units(size)
-    elif operation == "TransactWriteItems":
-        for entry in params["TransactItems"]:
-            ((kind, body),) = entry.items()
-            size = item_bytes(body["Item"]) if kind == "Put" else sizes.of(body["TableName"], body["Key"])
-            writes += 2 * _write_units(size)  # a transaction's write costs twice
-    elif operation == "GetItem":
+    writes = sum(write.units for write in _base_writes(operation, params, sizes))
+    reads = 0.0
+    if operation == "GetItem":
         reads = _read_units(item_bytes(response.get("Item", {})), bool(params.get("ConsistentRead")))
     elif operation == "BatchGetItem":
         for table, request in params["RequestItems"].items():
@@ -335,10 +321,52 @@ def _dynamodb_units(
     return {"dynamodb.write_unit": writes, "dynamodb.read_unit": reads}
 
 
+@dataclass(frozen=True)
+class ItemWrite:
+    """One item's write units in one call: to the base table (index None) or to one of its indexes."""
+
+    table: str  # the table's name as called
+    item: Mapping[str, Any]  # the item written (a put's), or as last seen (an update's or delete's key)
+    units: float
+    operation: str  # PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems
+    index: str | None = None
+
+
+def _base_writes(operation: str, params: dict[str, Any], sizes: _Sizes) -> list[ItemWrite]:
+    """The base-table writes of one DynamoDB call, item by item."""
+    out: list[ItemWrite] = []
+    if operation == "PutItem":
+        out.append(ItemWrite(params["TableName"], params["Item"], _write_units(item_bytes(params["Item"])), operation))
+    elif operation in ("UpdateItem", "DeleteItem"):
+        table, stored = params["TableName"], sizes.item(params["TableName"], params["Key"])
+        out.append(ItemWrite(table, stored or params["Key"], _write_units(item_bytes(stored)), operation))
+    elif operation == "BatchWriteItem":
+        for table, requests in params["RequestItems"].items():
+            for request in requests:
+                put = request.get("PutRequest")
+                item = put["Item"] if put else sizes.item(table, request["DeleteRequest"]["Key"])
+                item = item or request.get("DeleteRequest", {}).get("Key", {})
+                size = item_bytes(put["Item"]) if put else sizes.of(table, request["DeleteRequest"]["Key"])
+                out.append(ItemWrite(table, item, _write_units(size), operation))
+    elif operation == "TransactWriteItems":
+        for entry in params["TransactItems"]:
+            ((kind, body),) = entry.items()
+            table = body["TableName"]
+            item = body["Item"] if kind == "Put" else (sizes.item(table, body["Key"]) or body["Key"])
+            size = item_bytes(body["Item"]) if kind == "Put" else sizes.of(table, body["Key"])
+            out.append(ItemWrite(table, item, 2 * _write_units(size), operation))  # a transaction's write costs twice
+    return out
+
+
 def _index_write_units(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[Index, ...]]) -> float:
+    return sum(write.units for write in _index_writes(call, sizes, indexes))
+
+
+def _index_writes(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[Index, ...]]) -> list[ItemWrite]:
     """The writes DynamoDB makes to the global secondary indexes of the items this call writes: a put
     or delete of an item holding an index's keys is a write of its projection there; an update is one
-    when it changes a projected attribute, two (a delete and a put) when it changes the index's key.
+    when it changes a projected attribute, two (a delete and a put) when it changes the index's key,
+    one (a delete) when it removes the key from an item that held it, none from one that did not.
     Not doubled in a transaction: only the base table's writes are (an assumption the pricing page
     does not settle)."""
     operation, params = call.operation, call.params
@@ -357,25 +385,111 @@ def _index_write_units(call: Call, sizes: _Sizes, indexes: Mapping[str, tuple[In
             ((kind, body),) = entry.items()
             if kind != "ConditionCheck":
                 writes.append((body["TableName"], kind, body))
-    units = 0.0
+    out: list[ItemWrite] = []
     for table, kind, body in writes:
         table_indexes = next((found for name, found in indexes.items() if table.endswith(name)), ())
         if kind == "Put":
-            units += sum(
-                _write_units(i.projected_bytes(body["Item"])) for i in table_indexes if _holds(body["Item"], i)
-            )
+            item = body["Item"]
+            out += [
+                ItemWrite(table, item, _write_units(i.projected_bytes(item)), operation, i.name)
+                for i in table_indexes
+                if _holds(item, i)
+            ]
             continue
         stored = sizes.item(table, body["Key"])
+        seen = stored or body["Key"]  # what labels it
         if kind == "Delete":
-            units += sum(_write_units(i.projected_bytes(stored)) for i in table_indexes if _holds(stored, i))
+            out += [
+                ItemWrite(table, seen, _write_units(i.projected_bytes(stored)), operation, i.name)
+                for i in table_indexes
+                if _holds(stored, i)
+            ]
             continue
         touched = _named(body)
+        removed = _removed(body)
         for index in table_indexes:
+            if touched & set(index.keys) and touched & set(index.keys) <= removed:  # its key removed
+                if _holds(stored, index):  # out of the index; from an item that never held it, nothing
+                    out.append(
+                        ItemWrite(table, seen, _write_units(index.projected_bytes(stored)), operation, index.name)
+                    )
+                continue
             if touched & set(index.keys):  # its key moves: out of the index under the old key, in under the new
-                units += (2 if _holds(stored, index) else 1) * _write_units(index.projected_bytes(stored))
+                units = (2 if _holds(stored, index) else 1) * _write_units(index.projected_bytes(stored))
+                out.append(ItemWrite(table, seen, units, operation, index.name))
             elif _holds(stored, index) and (index.projection == "ALL" or touched & index.include):
-                units += _write_units(index.projected_bytes(stored))
-    return units
+                out.append(ItemWrite(table, seen, _write_units(index.projected_bytes(stored)), operation, index.name))
+    return out
+
+
+# --- write units by item ---------------------------------------------------------------------
+
+# What an item is, by its partition key's first part (and, for a few, its sort key's): the labels
+# of the model's by-item breakdown.
+ITEM_KINDS: dict[str, str] = {
+    "MSG": "message",
+    "EVT": "event",
+    "TAG": "event's tag item",
+    "MET": "metrics roll-up hour item",
+    "EVC": "events-query counter",
+    "MWM": "metrics roll-up stream watermark",
+    "AWM": "activity stream watermark",
+    "ACTIVITY": "recipient activity",
+    "MLAG": "roll-up consumer's lag",
+    "MUQ": "unique open/click pair",
+    "REP": "reputation claim",
+    "WHD": "webhook delivery",
+    "USAGE": "quota counter",
+    "RATE": "request window",
+    "ACCT": "account resource",
+}
+_SORT_KEY_KINDS = {"MET", "EVC", "ACCT"}  # told apart by their sort key's first part
+
+
+def item_label(table: str, item: Mapping[str, Any], index: str | None = None) -> str:
+    """`<table logical id>: <item kind>[ <sort key kind>][ -> <index>]` (the logical id: the part
+    of the table's name after the stack's)."""
+    name = table.rsplit("-", 1)[-1] if "-" in table else table
+    pk = str(next(iter(item.get("pk", {}).values()), "")) if item.get("pk") else ""
+    prefix = pk.split("#", 1)[0]
+    kind = ITEM_KINDS.get(prefix, prefix or "?")
+    if prefix in _SORT_KEY_KINDS:
+        sk = str(next(iter(item.get("sk", {}).values()), "")) if item.get("sk") else ""
+        part = sk.split("#", 1)[0]
+        kind += f" {part}" if prefix != "EVC" or part == "COVER" else f" {part} ({'hours' if part == 'H' else 'day'})"
+    label = f"{name}: {kind}"
+    return f"{label} -> {index}" if index else label
+
+
+@dataclass
+class ItemUnits:
+    """Write units to one kind of item (or its index) in a recording, and how they were written."""
+
+    units: float = 0.0
+    writes: int = 0
+    operations: dict[str, int] = field(default_factory=dict)  # a plain dict: the bench's JSON holds it
+
+
+def write_units_by_item(
+    calls: Iterable[Call], indexes: Mapping[str, tuple[Index, ...]] | None = None
+) -> dict[str, ItemUnits]:
+    """The DynamoDB write units of these calls by item kind (item_label), base tables and indexes,
+    largest first: their sum is the recording's dynamodb.write_unit (usage_of with the same indexes)."""
+    calls = [c for c in calls if c.service == "dynamodb" and c.operation not in _NO_CHARGE]
+    sizes = _Sizes()
+    for call in calls:
+        _learn_sizes(call, sizes)
+    by: dict[str, ItemUnits] = defaultdict(ItemUnits)
+    for call in calls:
+        writes = _base_writes(call.operation, call.params, sizes)
+        if indexes:
+            writes += _index_writes(call, sizes, indexes)
+        for write in writes:
+            entry = by[item_label(write.table, write.item, write.index)]
+            entry.units += write.units
+            entry.writes += 1
+            entry.operations[write.operation] = entry.operations.get(write.operation, 0) + 1
+    return dict(sorted(by.items(), key=lambda kv: (-kv[1].units, kv[0])))
 
 
 # --- one account's ceiling: the write units its busiest partition takes a message -----------------
@@ -447,6 +561,16 @@ def pooled_ms(calls: Iterable[Call], *, workers: int, pool_prefix: str) -> float
 
 def _holds(item: Mapping[str, Any], index: Index) -> bool:
     return all(key in item for key in index.keys)
+
+
+def _removed(update: Mapping[str, Any]) -> set[str]:
+    """The attribute names an update expression's REMOVE clause names."""
+    expression = str(update.get("UpdateExpression", ""))
+    clause = re.search(r"\bREMOVE\b(.*?)(?:\b(?:SET|ADD|DELETE)\b|$)", expression)
+    if clause is None:
+        return set()
+    names = update.get("ExpressionAttributeNames", {})
+    return {names.get(word, word) for word in re.findall(r"#?[A-Za-z_][A-Za-z0-9_]*", clause.group(1))}
 
 
 def _named(update: Mapping[str, Any]) -> set[str]:
@@ -703,11 +827,12 @@ FAN_OUT_FUNCTION = "WebhookFanoutFunction"
 # The fan-out's AWS calls, in order (webhook_delivery/service.py fan_out): one Query of the
 # account's enabled endpoints per invocation, then per delivery, in one of its 16 attempt workers,
 # the delivery opened (a conditional PutItem) before the POST, then its attempt recorded (PutItem)
-# and the endpoint's failure streak cleared (a conditional UpdateItem) after it. The signing key
-# is read once per container (cached), so not per event.
+# after it; the endpoint's failure streak is cleared (an UpdateItem) only when the endpoint, as the
+# Query read it, had one: not in the usual delivery. The signing key is read once per container
+# (cached), so not per event.
 FAN_OUT_PER_INVOCATION = ("dynamodb.Query",)
 FAN_OUT_BEFORE_POST = ("dynamodb.PutItem",)
-FAN_OUT_AFTER_POST = ("dynamodb.PutItem", "dynamodb.UpdateItem")
+FAN_OUT_AFTER_POST = ("dynamodb.PutItem",)
 FAN_OUT_WORKERS = 16  # _CONCURRENT_ATTEMPTS
 
 

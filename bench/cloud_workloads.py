@@ -68,6 +68,9 @@ class CloudModel:
     # Write units the live message put on each key of the events table (cloud.partition_write_units):
     # the busiest of them sets the ceiling per account, at one shard and at the most.
     partition_units: dict[str, float] = field(default_factory=dict)
+    # DynamoDB write units by item kind (cloud.write_units_by_item): a send's, the batch's (all its
+    # recipients), a live message's delivery's and its three webhook deliveries'.
+    items: dict[str, dict[str, cloud.ItemUnits]] = field(default_factory=dict)
 
     @property
     def hottest_key(self) -> tuple[str, float]:
@@ -218,6 +221,12 @@ def build(
         send_sequential_ms=cloud.sequential_ms(usual, compute_ms=cloud.compute_ms(usual)),
         send_calls_ms=[cloud.request_ms(calls) for calls in requests],
         partition_units=cloud.partition_write_units(recorded.delivered),
+        items={
+            "send": cloud.write_units_by_item(send, indexes),
+            "batch": cloud.write_units_by_item(batch_calls, indexes),
+            "delivery": cloud.write_units_by_item(after, indexes),
+            "webhooks": cloud.write_units_by_item(webhook_calls, indexes),
+        },
     )
 
 

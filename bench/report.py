@@ -578,14 +578,18 @@ def _cloud(model: CloudModel) -> list[str]:
         "h. the cloud model (bench/cloud.py): the calls recorded here, at us-east-1 list prices and typical"
         " in-region latencies",
         *_modeled(model.send, per=1),
+        *_by_item(model, "send", per=1),
         *_send_latency(model),
         _calls_verdict("a send's calls", model.send_calls, model.send_calls_expected),
         *_modeled(model.batch, per=model.batch_recipients),
+        *_by_item(model, "batch", per=model.batch_recipients),
         f"   modeled {model.batch.milliseconds / 1000:.2f} s"
         f" (aim < {CLOUD_BATCH_AIM_MS / 1000:.0f} s: {batch_verdict})",
         _calls_verdict("the batch's calls", model.batch_calls, model.batch_calls_expected),
         *_modeled(model.delivery, per=1),
+        *_by_item(model, "delivery", per=1),
         *_modeled(model.webhooks, per=1),
+        *_by_item(model, "webhooks", per=1),
         *_cloud_webhooks(model),
     ]
     lines += _ceiling(model)
@@ -624,6 +628,21 @@ def _ceiling(model: CloudModel) -> list[str]:
         f" ({most * HEADROOM:,.0f}/s at the {HEADROOM:.0%} a shard is planned at; aim >= {CEILING_AIM:,}/s:"
         f" {verdict}; {planned or '-'} shards for {CEILING_AIM:,}/s: postline events set-shards --rate)",
     ]
+
+
+def _by_item(model: CloudModel, scenario: str, *, per: int) -> list[str]:
+    """The scenario's DynamoDB write units by item kind (per recipient for a batch)."""
+    items = model.items.get(scenario)
+    if not items:
+        return []
+    total = sum(entry.units for entry in items.values()) / per
+    each = "" if per == 1 else " per recipient"
+    lines = [f"     DynamoDB write units by item{each}: {total:,.2f} in all"]
+    for label, entry in items.items():
+        how = ", ".join(f"{operation} x{count}" for operation, count in sorted(entry.operations.items()))
+        writes = f"{entry.writes:,} write{'s' if entry.writes != 1 else ''}"
+        lines.append(f"       {entry.units / per:6.2f}  {label} ({writes}: {how})")
+    return lines
 
 
 def _send_latency(model: CloudModel) -> list[str]:

@@ -44,7 +44,7 @@ def test_loaded_items_are_the_adapters_encoding() -> None:
 
 
 class _Captured:
-    """The metrics consumer's storage, in memory: what its transactions add, by item key."""
+    """The metrics consumer's storage, in memory: what its writes add, by item key."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], dict[str, int]] = {}
@@ -52,14 +52,18 @@ class _Captured:
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
         return {}
 
-    def seen_pairs(self, pairs: list[Any]) -> set[Any]:
-        return set()
+    def pair_events(self, pairs: list[Any]) -> dict[Any, str]:
+        return {}
 
-    def apply(self, chunk: Chunk, now_epoch: int) -> None:
+    def claim_pairs(self, pairs: dict[Any, tuple[str, int]]) -> dict[Any, str]:
+        return {pair: event_id for pair, (event_id, _) in pairs.items()}
+
+    def apply(self, chunk: Chunk) -> set[tuple[str, str]]:
         for key, adds in chunk.adds.items():
             self._add(rollup_pk(key.account_id, key.mode, key.day), rollup_sk(key.series, key.hour), adds)
         for count_key, adds in chunk.counts.items():
             self._add(count_pk(count_key.account_id, count_key.series), count_sk(count_key.day, count_key.hours), adds)
+        return {(partition, seq) for entries in chunk.entries.values() for partition, seq, _ in entries}
 
     def _add(self, pk: str, sk: str, adds: dict[str, int]) -> None:
         target = self.items.setdefault((pk, sk), {})

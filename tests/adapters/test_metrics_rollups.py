@@ -233,7 +233,7 @@ def test_a_replayed_or_rebatched_stream_changes_nothing(
 
 
 class CrashAfter:
-    """DynamoRollups that dies after `commits` transactions: a worker killed mid-batch."""
+    """DynamoRollups that dies after `commits` runs of item writes: a worker killed mid-batch."""
 
     def __init__(self, inner: DynamoRollups, commits: int) -> None:
         self.inner, self.left = inner, commits
@@ -241,18 +241,18 @@ class CrashAfter:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def apply(self, chunk: Chunk, now_epoch: int) -> None:
+    def apply(self, chunk: Chunk) -> set[tuple[str, str]]:
         if self.left == 0:
             raise RuntimeError("killed")
         self.left -= 1
-        self.inner.apply(chunk, now_epoch)
+        return self.inner.apply(chunk)
 
 
 def test_a_crash_between_transactions_of_a_batch_loses_and_doubles_nothing(
     stack: InProcessStack, stream: Stream, rollups: DynamoRollups, metrics: MetricsService
 ) -> None:
-    """A batch too big for one transaction (many recipient domains) is written in several; the
-    worker dies after the first; the whole batch comes again."""
+    """A batch of many items (many recipient domains) is written in several runs; the worker dies
+    after the first; the whole batch comes again."""
     principal = _principal()
     start = NOW - timedelta(hours=5)
     events = [
@@ -377,3 +377,48 @@ def test_a_backfill_rebuilds_closed_days_exactly_and_can_run_again(
     assert _summary(metrics, principal, since, until) == first
     with pytest.raises(ValidationFailed):
         service.rebuild_day(principal.account.id, date(2026, 3, 9), store)
+
+
+class DiesAfterWrites:
+    """A DynamoDB client that dies after `writes` counter-item updates: a worker killed between two
+    items of one run of writes (some items hold the batch's additions, the others not)."""
+
+    def __init__(self, inner: Any, writes: int) -> None:
+        self.inner, self.left = inner, writes
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def update_item(self, **params: Any) -> Any:
+        if params["Key"]["pk"]["S"].startswith(("MET#", "EVC#")):
+            if self.left == 0:
+                raise RuntimeError("killed")
+            self.left -= 1
+        return self.inner.update_item(**params)
+
+
+@pytest.mark.parametrize("writes", [1, 4, 9])
+def test_a_crash_between_two_items_writes_loses_and_doubles_nothing(
+    stack: InProcessStack, stream: Stream, rollups: DynamoRollups, metrics: MetricsService, writes: int
+) -> None:
+    """Each item keeps the last record it added (its mark): the redelivered batch adds to the items
+    the crash left behind, and to the others only what they lack (here: nothing)."""
+    principal = _principal()
+    events = _day_of_traffic(principal.account.id, NOW - timedelta(days=2, hours=3), messages=10)
+    records = _write(stack, stream, events)
+    table = stack.env["COUNTERS_TABLE"]
+    dying = DynamoRollups(DiesAfterWrites(stack.client("dynamodb"), writes), table)
+    with pytest.raises(RuntimeError):
+        RollupService(stream=StreamRecords(), rollups=dying, clock=FixedClock(NOW)).consume(records)
+    service = RollupService(stream=StreamRecords(), rollups=rollups, clock=FixedClock(NOW))
+    assert service.consume(records) > 0
+    assert service.consume(records) == 0  # once more: every item holds it all
+    since, until = NOW - timedelta(days=7), NOW
+    expected = _recount(events, since, until)
+    summary = _summary(metrics, principal, since, until)
+    assert (summary.delivery.sent, summary.delivery.delivered, summary.delivery.bounced) == (
+        expected["sent"], expected["delivered"], expected["bounced"]
+    )  # fmt: skip
+    assert (summary.engagement.opens, summary.engagement.unique_opens, summary.engagement.unique_clicks) == (
+        expected["opened"], expected["unique_opens"], expected["unique_clicks"]
+    )  # fmt: skip

@@ -217,3 +217,34 @@ def test_evaluations_are_throttled_and_a_concurrent_save_raises_nothing(world: W
     assert stale is not None
     assert not world.store.save(world.account, "live", stale, read_version=stale.version - 1, audits=[])
     assert len(world.alerts()) == 2
+
+
+class CountingClient:
+    """The DynamoDB client, counting its UpdateItem calls."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.updates = inner, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def update_item(self, **params: Any) -> Any:
+        self.updates += 1
+        return self.inner.update_item(**params)
+
+
+def test_a_claim_the_instance_knows_would_be_refused_writes_nothing(stack: InProcessStack) -> None:
+    """Another instance claimed the account: the first refusal here costs a write (and tells when
+    the next claim can succeed), the ones before then none."""
+    account = f"acct_{uuid.uuid4().hex[:10]}"
+    other = DynamoReputations(stack.client("dynamodb"), stack.env["COUNTERS_TABLE"], stack.env["RESOURCES_TABLE"])
+    assert other.claim(account, "live", NOW, EVERY)
+    from postline.metrics import reputation_store
+
+    reputation_store._NEXT_CLAIM.clear()  # a fresh instance: it has not seen that claim
+    client = CountingClient(stack.client("dynamodb"))
+    here = DynamoReputations(client, stack.env["COUNTERS_TABLE"], stack.env["RESOURCES_TABLE"])
+    assert not here.claim(account, "live", NOW + timedelta(seconds=1), EVERY)
+    assert not here.claim(account, "live", NOW + EVERY - timedelta(seconds=1), EVERY)
+    assert client.updates == 1
+    assert here.claim(account, "live", NOW + EVERY, EVERY) and client.updates == 2

@@ -243,7 +243,7 @@ def test_the_consumer_registers_an_account_with_its_first_event(stack: InProcess
     ids, _ = _registry().accounts_with_history(None, 1000)
     assert account_id not in ids
     chunk = Chunk(firsts={account_id: clock.now()})
-    metrics.rollups().apply(chunk, int(clock.now().timestamp()))
+    metrics.rollups().apply(chunk)
     found: list[str] = []
     position = None
     while True:

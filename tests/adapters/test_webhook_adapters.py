@@ -14,12 +14,14 @@ from nacl.signing import VerifyKey
 
 from devtools.local.activity import Activity
 from devtools.local.workflows import Workflows
+from postline.shared.dynamo import key, to_attrs
 from postline.shared.ids import RandomIds
 from postline.signing_keys.domain import PUBLISHED_AFTER_REPLACEMENT, ROTATE_EVERY
 from postline.signing_keys.service import SigningKeyService
 from postline.signing_keys.store import DynamoSigningKeys
 from postline.webhook_delivery.domain import Attempt, AttemptResult, Delivery, DeliveryStatus
-from postline.webhook_delivery.store import DynamoDeliveryStore
+from postline.webhook_delivery.history import sort_key
+from postline.webhook_delivery.store import DynamoDeliveryStore, endpoint_key
 from postline.webhook_delivery.workflow import StepFunctionsRetry
 from tests.aws_stack import InProcessStack, in_process_stack
 
@@ -120,6 +122,41 @@ def test_deliveries_of_an_endpoint_list_newest_first_across_months(stack: InProc
     listed = list(store.for_endpoint("acct_w", "wh_1", months, since=T0 - timedelta(days=45), until=T0))
     assert [item.id for item in listed if item.id.startswith("whd_m")] == ["whd_m0", "whd_m1", "whd_m2", "whd_m3",
                                                                             "whd_m4"]  # fmt: skip
+
+
+def test_a_delivery_stores_nothing_its_keys_hold_and_one_written_before_reads_the_same(
+    stack: InProcessStack,
+) -> None:
+    """The id, account, endpoint and creation time live in the keys (one write unit a write, not
+    two); an item of the older shape (those attributes, attempt_count) reads and records the same."""
+    db, table = stack.client("dynamodb"), stack.env["WEBHOOK_DELIVERIES_TABLE"]
+    store = DynamoDeliveryStore(db, table)
+    new = delivery("whd_shape_new", T0)
+    url_only = delivery("whd_shape_url", T0).model_copy(update={"endpoint_id": None})
+    for made in (new, url_only):
+        assert store.create(made) is True
+        stored = db.get_item(TableName=table, Key=key(f"WHD#{made.id}", "D"))["Item"]
+        assert not {"id", "account_id", "endpoint_id", "created_at", "manual", "attempt_count"} & set(stored)
+        assert store.get(made.id) == made
+    resent = new.resent("whd_shape_resent", new.target, T0, new.expires_at)
+    assert store.create(resent) is True and store.get(resent.id) == resent  # `manual` kept when true
+
+    old = delivery("whd_shape_old", T0)
+    item = {
+        **key(f"WHD#{old.id}", "D"),
+        **to_attrs(old.model_dump(mode="json")),
+        "attempt_count": {"N": "0"},
+        "endpoint_key": {"S": endpoint_key(old.account_id, old.endpoint_id, f"{T0:%Y-%m}")},
+        "created_sk": {"S": sort_key(T0, old.id)},
+    }
+    db.put_item(TableName=table, Item=item)
+    assert store.get(old.id) == old
+    listed = {d.id: d for d in store.for_endpoint("acct_w", "wh_1", [f"{T0:%Y-%m}"], since=T0, until=T0)}
+    assert (listed["whd_shape_new"], listed["whd_shape_old"]) == (new, old)  # the index reads both shapes
+    attempt = Attempt(number=1, at=T0, result=AttemptResult.SUCCEEDED, status_code=200, latency_ms=9)
+    assert store.save(old.after(attempt), attempts_before=1) is False  # the condition reads the old shape
+    assert store.save(old.after(attempt), attempts_before=0) is True
+    assert store.get(old.id) == old.after(attempt)
 
 
 class RecordingAttempt:

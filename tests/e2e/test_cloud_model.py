@@ -7,16 +7,22 @@ send path that adds or removes a call fails here until the model (and its prices
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench import cloud
 from bench.recorder import CallRecorder, call_mix, request_calls
+from postline.shared import stream_marks
 from tests.e2e.sending_support import accepted, message, recipient, verified_sender
+from tests.e2e.webhook_support import SIMULATED_DELIVERY
+from tests.peers.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.e2e
+TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 
 
 def _recorded(send: Any) -> dict[str, int]:
@@ -96,3 +102,62 @@ def test_only_an_account_with_lists_looks_a_lone_to_up_as_a_list_address(runtime
     assert get_items() == 2  # one list left
     assert sender.live.delete(f"/v3/lists/{created[1].json()['id']}").status_code == 200
     assert get_items() == 1
+
+
+def test_a_delivered_events_fan_out_makes_the_calls_the_webhook_model_lists(runtime: Any) -> None:
+    """Three endpoints want `delivered`: the fan-out opens each delivery before its POST and records
+    its attempt after it (cloud.FAN_OUT_BEFORE_POST, FAN_OUT_AFTER_POST), and clears no failure
+    streak the endpoints do not have. Its endpoints Query is per invocation, not counted here."""
+    sender = verified_sender(runtime)
+    memory = cloud.function_memory(TEMPLATE)
+    with Receiver() as receiver:
+        for n in range(3):
+            body = {"url": f"{receiver.url}?endpoint={n}", "events": ["delivered"]}
+            assert sender.test.post("/v3/webhooks", json=body).status_code == 201
+        accepted(sender.test.post("/v3/messages", json=message(sender.address, SIMULATED_DELIVERY)))
+        receiver.wait_for(3, timeout=60)  # the first: a fresh runtime's signing key is minted once
+        runtime.drain(60)
+        with CallRecorder() as recorder:
+            accepted(sender.test.post("/v3/messages", json=message(sender.address, SIMULATED_DELIVERY)))
+            receiver.wait_for(6, timeout=60)
+            runtime.drain(60)
+            calls = [
+                call
+                for call in recorder.since(0)
+                if cloud.function_of(call.thread, memory) == cloud.FAN_OUT_FUNCTION
+                and call.name not in cloud.FAN_OUT_PER_INVOCATION
+                and sender.id in json.dumps(call.params, default=str)
+            ]
+
+    assert call_mix(calls) == cloud.fan_out_calls(3)
+
+
+def test_a_delivered_messages_counters_are_written_item_by_item_without_a_transaction(runtime: Any) -> None:
+    """The roll-up and the activity consumer write each counter item with one conditional UpdateItem
+    carrying the item's marks (shared/stream_marks.py), no transaction and no watermark item; the
+    account's first counted event is written once per instance (not again here)."""
+    sender = verified_sender(runtime)
+    memory = cloud.function_memory(TEMPLATE)
+    consumers = {"MetricsRollupFunction", "RecipientActivityFunction"}
+    accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # its first events
+    runtime.drain(60)
+    with CallRecorder() as recorder:
+        accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))
+        runtime.drain(60)
+        writes = [
+            call
+            for call in recorder.since(0)
+            if cloud.function_of(call.thread, memory) in consumers
+            and call.service == "dynamodb"
+            and call.operation in ("PutItem", "UpdateItem", "BatchWriteItem", "TransactWriteItems", "DeleteItem")
+            and sender.id in json.dumps(call.params, default=str)
+        ]
+
+    assert writes and {call.operation for call in writes} == {"UpdateItem"}
+    keys = [(call.params["Key"]["pk"]["S"], call.params["Key"]["sk"]["S"]) for call in writes]
+    kinds = {pk.split("#", 1)[0] for pk, _ in keys}
+    assert {"MET", "EVC", "ACTIVITY"} <= kinds <= {"MET", "EVC", "ACTIVITY", "REP"}  # no watermark item (MWM, AWM)
+    assert "COVER" not in {sk for _, sk in keys}  # the account's first counted event: written before
+    assert not [sk for pk, sk in keys if pk.startswith("MET#") and sk.startswith("mailbox_provider#")]
+    counters = [call for call in writes if not call.params["Key"]["pk"]["S"].startswith("REP#")]
+    assert all(stream_marks.MARK_PREFIX in str(call.params["ExpressionAttributeNames"]) for call in counters)

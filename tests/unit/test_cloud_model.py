@@ -202,3 +202,60 @@ def test_the_templates_indexes_are_read_from_it() -> None:
     indexes = cloud.table_indexes(TEMPLATE)
     assert [index.name for index in indexes["EventsTable"]] == ["by_message", "by_recipient", "by_type"]
     assert indexes["EventsTable"][0].keys == ("message_id", "sk")
+
+
+def test_write_units_by_item_name_each_kind_and_index_and_add_up_to_the_usage() -> None:
+    event = {**_item(1500, "EVT#acct#2026-11-28"), "message_id": {"S": "m1"}, "type_key": {"S": "t"}}
+    rollup = {"pk": {"S": "MET#acct#live#2026-11-28"}, "sk": {"S": "sending_domain#example.com#15"}}
+    calls = [
+        _call(
+            "dynamodb.TransactWriteItems",
+            {
+                "TransactItems": [
+                    {"Put": {"TableName": "st-EventsTable", "Item": event}},
+                    {"Update": {"TableName": "st-CountersTable", "Key": rollup, "UpdateExpression": "ADD a :v"}},
+                ]
+            },
+        ),
+        _call("dynamodb.UpdateItem", {"TableName": "st-CountersTable", "Key": rollup, "UpdateExpression": "ADD a :v"}),
+        _call("dynamodb.GetItem", {"TableName": "st-CountersTable", "Key": rollup}, {"Item": rollup}),
+    ]
+
+    by = cloud.write_units_by_item(calls, _EVENTS)
+
+    assert {label: (entry.units, entry.writes) for label, entry in by.items()} == {
+        "EventsTable: event": (4, 1),  # 1,500 bytes: 2 units, twice in a transaction
+        "EventsTable: event -> by_message": (2, 1),
+        "CountersTable: metrics roll-up hour item sending_domain": (2 + 1, 2),
+        "EventsTable: event -> by_type": (1, 1),
+    }
+    assert dict(by["CountersTable: metrics roll-up hour item sending_domain"].operations) == {
+        "TransactWriteItems": 1,
+        "UpdateItem": 1,
+    }
+    assert next(iter(by)) == "EventsTable: event"  # largest first
+    assert (
+        sum(entry.units for entry in by.values()) == cloud.usage_of(calls, indexes=_EVENTS).units["dynamodb.write_unit"]
+    )
+
+
+def test_removing_an_index_key_writes_the_index_only_when_the_item_held_it() -> None:
+    indexes = {"MessagesTable": (cloud.Index("scheduled", ("sched_pk", "sched_sk"), "KEYS_ONLY"),)}
+    plain = {**_item(300, "MSG#m1")}
+    scheduled = {**_item(300, "MSG#m2"), "sched_pk": {"S": "due"}, "sched_sk": {"S": "t#m2"}}
+
+    def lease(item: dict[str, Any]) -> float:
+        seen = _call("dynamodb.GetItem", {"TableName": "st-MessagesTable", "Key": {}}, {"Item": item})
+        key = {"pk": item["pk"], "sk": item["sk"]}
+        update = _call(
+            "dynamodb.UpdateItem",
+            {
+                "TableName": "st-MessagesTable",
+                "Key": key,
+                "UpdateExpression": "SET lease_owner = :owner REMOVE sched_pk, sched_sk",
+            },
+        )
+        return cloud.usage_of([seen, update], indexes=indexes).units["dynamodb.write_unit"] - 1  # the base write
+
+    assert lease(plain) == 0  # nothing entered or left the index
+    assert lease(scheduled) == 1  # out of the index

@@ -240,7 +240,7 @@ def test_verify_before_send_uses_the_same_rules() -> None:
     }
 
 
-def test_the_activity_recorder_aggregates_live_recipient_events_per_transaction() -> None:
+def test_the_activity_recorder_aggregates_live_recipient_events_per_recipient() -> None:
     from postline.events.domain import Event, EventType
     from postline.verification.activity import ActivityChunk, ActivityRecorder, Recipient, Seen
     from tests.fakes.shared import RecordingMeter
@@ -255,8 +255,9 @@ def test_the_activity_recorder_aggregates_live_recipient_events_per_transaction(
         def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]:
             return {}
 
-        def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
+        def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen]) -> int:
             self.chunks.append(chunk)
+            return sum(len(events) for events in chunk.events.values())
 
     def make(n: int, recipient: str | None, *, kind: EventType = EventType.SENT, test: bool = False) -> Event:
         return Event(
@@ -285,16 +286,19 @@ def test_the_activity_recorder_aggregates_live_recipient_events_per_transaction(
     counters, meter = Counters(), RecordingMeter()
     recorder = ActivityRecorder(stream=Stream(), counters=counters, clock=FixedClock(NOW), meter=meter)
     assert recorder.record_records([]) == 122
-    assert [chunk.actions for chunk in counters.chunks] == [100, 24]  # 121 recipients, 2 partitions, 2 moves
-    ann = counters.chunks[0].tallies[("acc", "ann@x.test")]
+    assert [chunk.actions for chunk in counters.chunks] == [100, 21]  # 121 recipients, one write each
+    ann = counters.chunks[0].tally(("acc", "ann@x.test"))
     assert (ann.counts, ann.first_seen, ann.last_seen) == (
         {"events": 2, "total_sends": 1, "delivered": 1},
         NOW + timedelta(seconds=1),
         NOW + timedelta(seconds=2),
     )
-    assert counters.chunks[0].watermarks["EVT#a"] == (None, "11".zfill(40))
-    assert counters.chunks[0].watermarks["EVT#b"] == (None, "116".zfill(40))  # r96, the 100th action
-    assert counters.chunks[1].watermarks == {"EVT#b": ("116".zfill(40), "139".zfill(40))}  # from where it stood
+    # each event with the stream record it came from: the item's marks skip it when it comes again
+    assert [(p, seq) for p, seq, _ in counters.chunks[0].events[("acc", "ann@x.test")]] == [
+        ("EVT#a", "10".zfill(40)),
+        ("EVT#a", "11".zfill(40)),
+    ]
+    assert [(p, seq) for p, seq, _ in counters.chunks[1].events[("acc", "r99@x.test")]] == [("EVT#b", "119".zfill(40))]
     assert meter.counts == {("RecipientActivityCounted", frozenset()): 122}
 
 

@@ -4,10 +4,13 @@ recorded first or for a stream record delivered again."""
 
 from __future__ import annotations
 
+import pytest
+
 from postline.events.domain import Event, EventType
 from postline.shared.ids import RandomIds
 from postline.webhook_delivery.domain import ClientCertificate, Delivery, DeliveryStatus, HttpAnswer
 from postline.webhook_delivery.service import WEBHOOK_ATTEMPTS, WebhookDeliverer
+from postline.webhooks.domain import WebhookEndpoint
 from tests.fakes.shared import FixedClock, RecordingMeter, dims
 from tests.fakes.signing_keys import FixedSigner
 from tests.fakes.webhook_delivery import InMemoryDeliveries, RecordingWorkflow
@@ -134,3 +137,41 @@ def test_a_resend_counts_its_single_attempt_as_a_resend() -> None:
     assert after is not None and after.status is DeliveryStatus.FAILED  # a resend is never retried
     assert setup.receiver.posted == 1
     assert setup.attempts() == {dims(outcome="failed", kind="resend"): 1}
+
+
+class OneEndpoint(NoEndpoints):
+    """An account with one enabled endpoint at URL, its failure streak as given; counts the
+    streak's writes."""
+
+    def __init__(self, clock: FixedClock, failures: int) -> None:
+        self.endpoint = WebhookEndpoint(
+            id="wh_1",
+            account_id="acct_1",
+            url=URL,
+            consecutive_failures=failures,
+            failing_since=clock.now() if failures else None,
+            created_at=clock.now(),
+            updated_at=clock.now(),
+        )
+        self.successes = 0
+
+    def enabled_endpoints(self, account_id: str) -> list[WebhookEndpoint]:
+        return [self.endpoint]
+
+    def get_endpoint(self, account_id: str, endpoint_id: str) -> WebhookEndpoint | None:
+        return self.endpoint
+
+    def record_success(self, account_id: str, endpoint_id: str) -> None:
+        self.successes += 1
+
+
+@pytest.mark.parametrize(("failures", "writes"), [(0, 0), (3, 1)])
+def test_a_success_writes_the_endpoint_only_to_end_a_streak_it_had(failures: int, writes: int) -> None:
+    setup = Setup(200)
+    endpoints = OneEndpoint(setup.clock, failures)
+    setup.deliverer._endpoints = endpoints
+    event = setup.event().model_copy(update={"webhook_url": None})
+
+    setup.deliverer.fan_out([event])
+
+    assert setup.receiver.posted == 1 and endpoints.successes == writes

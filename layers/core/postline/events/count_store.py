@@ -16,9 +16,10 @@ with history from before the consumer are registered once by `postline retention
 register-accounts`.
 
 One partition per account and series: a window's day items are one Query (366 small items), its
-two partial days one BatchGetItem with the coverage item. The consumer adds to the items in its
-batch transaction (metrics/store.py), once per batch and item, so a hot account's writes are its
-batches, not its events. Counter items expire KEEP_DAYS after their day (longer than any window),
+two partial days one BatchGetItem with the coverage item. The consumer adds to the items with
+one conditional write per batch and item (metrics/store.py), so a hot account's writes are its
+batches, not its events. Each counter item also keeps the consumer's marks (`W_<hash>`,
+shared/stream_marks.py), which readers skip. Counter items expire KEEP_DAYS after their day (longer than any window),
 so an item never goes before the events it counts.
 """
 
@@ -34,6 +35,7 @@ from botocore.exceptions import ClientError
 
 from postline.events.counts import KEEP_DAYS, CountItems, CountKey, Coverage, day_start
 from postline.shared.dynamo import batch_get, batch_write, conditional_failed, from_attrs, key
+from postline.shared.stream_marks import is_mark
 
 COVER_SK = "COVER"
 HISTORY = "accounts"  # the one value of `history`: the index's only partition, written once per account
@@ -241,7 +243,9 @@ class DynamoEventCounts:
 
 
 def _counters(plain: dict[str, Any]) -> dict[str, int]:
-    return {name: int(value) for name, value in plain.items() if name not in ("pk", "sk", "expires_at")}
+    # The consumer's marks (shared/stream_marks.py) are not counters.
+    skipped = ("pk", "sk", "expires_at")
+    return {name: int(value) for name, value in plain.items() if name not in skipped and not is_mark(name)}
 
 
 def _coverage(plain: dict[str, Any]) -> Coverage:

@@ -19,7 +19,7 @@ items alike, so a day that is partly packed (a pass cut short) reads the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
@@ -152,6 +152,14 @@ def mailbox_provider(recipient_domain: str) -> str:
     return _PROVIDER_OF.get(recipient_domain.lower(), "other")
 
 
+def derived_dimension(dimension: Dimension) -> tuple[Dimension, Callable[[str], str]] | None:
+    """The dimension a breakdown reads for `dimension` when its series are not stored, and the
+    value each stored value counts under: a mailbox provider's figures are its recipient domains'."""
+    if dimension is Dimension.MAILBOX_PROVIDER:
+        return Dimension.RECIPIENT_DOMAIN, mailbox_provider
+    return None
+
+
 def series_key(dimension: Dimension | str, value: str) -> str:
     return f"{dimension}#{value}"
 
@@ -238,8 +246,9 @@ def series_of(event: Event, *, country: str | None = None, client: str | None = 
         yield source_series(str(event.data["ip_pool"]), str(event.data.get("ip") or ""))
     if event.recipient and "@" in event.recipient:
         domain = event.recipient.rsplit("@", 1)[1].lower()
+        # No mailbox_provider series: a provider's figures are the sum of its recipient domains'
+        # (derived_dimension), read from theirs. Days counted before 2026-11-28 hold both.
         yield series_key(Dimension.RECIPIENT_DOMAIN, domain)
-        yield series_key(Dimension.MAILBOX_PROVIDER, mailbox_provider(domain))
     for tag in dict.fromkeys(event.tags):
         yield series_key(Dimension.TAG, tag)
     if event.template_id:

@@ -30,20 +30,25 @@ class ItemKey:
     hour: int
 
 
+# One stream record's additions to one item: (events partition, padded sequence number, additions).
+Entry = tuple[str, str, dict[str, int]]
+
+
 @dataclass
 class Chunk:
-    """One transaction: counter additions per item, first engagements, watermark moves."""
+    """A run of item writes: counter additions per item (merged, and by the stream record each part
+    comes from, which the item's marks skip on a redelivery: shared/stream_marks.py), and the
+    accounts' first counted events."""
 
     adds: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
     expires: dict[ItemKey, int] = field(default_factory=dict)
-    pairs: dict[Pair, tuple[str, int]] = field(default_factory=dict)  # pair -> (the event it counted, TTL)
-    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
     counts: dict[CountKey, dict[str, int]] = field(default_factory=dict)  # the events query's counters
+    entries: dict[ItemKey | CountKey, list[Entry]] = field(default_factory=dict)  # each item's, by record
     firsts: dict[str, datetime] = field(default_factory=dict)  # account -> earliest event counted
 
     @property
     def actions(self) -> int:
-        return len(self.adds) + len(self.pairs) + len(self.watermarks) + len(self.counts) + len(self.firsts)
+        return len(self.adds) + len(self.counts) + len(self.firsts)
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,10 @@ class PositionedEvents(Protocol):
 class Rollups(Protocol):
     def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
 
-    def seen_pairs(self, pairs: list[Pair]) -> set[Pair]: ...
+    def claim_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> dict[Pair, str]:
+        """Claims each pair for its event (pair -> (event id, TTL)) where no event holds it yet;
+        returns the event holding each pair afterwards."""
+        ...
 
     def pair_events(self, pairs: list[Pair]) -> dict[Pair, str]:
         """The event each pair's marker says was counted (markers written before a backfill)."""
@@ -100,7 +108,10 @@ class Rollups(Protocol):
 
     def first_counted(self, account_id: str) -> datetime | None: ...
 
-    def apply(self, chunk: Chunk, now_epoch: int) -> None: ...
+    def apply(self, chunk: Chunk) -> set[tuple[str, str]]:
+        """Writes the chunk's additions each item lacks; returns the (partition, sequence number)
+        of the records whose additions it wrote now."""
+        ...
 
     def note_lag(self, now: datetime, lag_seconds: float) -> None:
         """Keeps how far behind the stream the consumer is (the largest of the minute)."""

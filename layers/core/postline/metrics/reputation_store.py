@@ -23,6 +23,11 @@ from postline.audit.store import audit_put
 from postline.metrics.reputation import Snapshot
 from postline.shared.dynamo import cancellation_codes, conditional_failed, key
 
+# (account, mode) -> when its next claim can succeed, as this instance last learned: claims only
+# move later, so a claim before then would be refused (and still cost a write unit).
+_NEXT_CLAIM: dict[tuple[str, str], datetime] = {}
+_REMEMBERED = 100_000
+
 
 def reputation_key(account_id: str, mode: str) -> dict[str, Any]:
     return key(f"REP#{account_id}", mode)
@@ -35,7 +40,14 @@ class DynamoReputations:
         self._resources = resources_table  # where audit entries live
 
     def claim(self, account_id: str, mode: str, now: datetime, every: timedelta) -> bool:
-        """Whether this caller evaluates the account now: true at most once per `every`."""
+        """Whether this caller evaluates the account now: true at most once per `every`. The
+        instance remembers when the account's next claim can succeed (from its own claim, or the
+        one a refused claim returns), and makes no write before then."""
+        due = _NEXT_CLAIM.get((account_id, mode))
+        if due is not None and now < due:
+            return False
+        if len(_NEXT_CLAIM) >= _REMEMBERED:
+            _NEXT_CLAIM.clear()
         try:
             self._db.update_item(
                 TableName=self._table,
@@ -46,11 +58,16 @@ class DynamoReputations:
                     ":now": {"S": _stamp(now)},
                     ":before": {"S": _stamp(now - every)},
                 },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
             if conditional_failed(error):
+                held = error.response.get("Item", {}).get("claimed_at", {}).get("S")
+                if held:
+                    _NEXT_CLAIM[(account_id, mode)] = datetime.fromisoformat(held) + every
                 return False
             raise
+        _NEXT_CLAIM[(account_id, mode)] = now + every
         return True
 
     def snapshot(self, account_id: str, mode: str) -> Snapshot | None:

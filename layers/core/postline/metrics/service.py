@@ -31,6 +31,7 @@ from postline.metrics.domain import (
     ceil_quarter,
     contribution,
     counter_attribute,
+    derived_dimension,
     floor_quarter,
     mode_of,
     parse_attribute,
@@ -76,7 +77,7 @@ from postline.shared.ports import Clock
 from postline.subaccounts.domain import ORGANISATION_ONLY
 from postline.subaccounts.organisation import MAX_WORKSPACES
 
-MAX_ACTIONS = 100  # TransactWriteItems' limit
+MAX_ACTIONS = 100  # items written per run of writes (a chunk)
 MAX_ATTRIBUTES = 80  # additions in one item's update (the expression stays far below 4 KB)
 QUERY_RETRY_AFTER_SECONDS = 5
 DEFAULT_WINDOW = timedelta(days=30)
@@ -109,7 +110,8 @@ class RollupService:
 
     def consume(self, records: list[dict[str, Any]]) -> int:
         """Counts a batch; returns how many events it counted now (0 for a replay). Raises when a
-        write fails, and the whole batch comes again: what was committed is skipped then."""
+        write fails, and the whole batch comes again: what was written is skipped then (each item
+        keeps the last record of each events partition it added: shared/stream_marks.py)."""
         lag = stream_lag(records, self._clock.now())
         if lag is not None:  # noted first: a batch that then fails and comes again is behind too
             self._rollups.note_lag(self._clock.now(), lag)
@@ -119,50 +121,59 @@ class RollupService:
         ]
         if not positioned:
             return 0
-        marks: dict[str, str | None] = dict(self._rollups.watermarks([p for p, _, _ in positioned]))
+        # The partitions' watermark items of the transactional consumer this one replaced: what they
+        # say was counted was (they expire three days after their last write).
+        marks = self._rollups.watermarks([p for p, _, _ in positioned])
         fresh = [(p, seq, event) for p, seq, event in positioned if seq > (marks.get(p) or "")]
         plans = [(p, seq, event, contribution(event, **_origin(event))) for p, seq, event in fresh]
-        wanted = [
-            _pair(event, plan.unique) for _, _, event, plan in plans if plan is not None and plan.unique is not None
-        ]
-        seen = self._rollups.seen_pairs(wanted) if wanted else set()
-        now_epoch = int(self._clock.now().timestamp())
-        chunk, counted = Chunk(), 0
+        owners = self._claim_uniques(plans)
+        chunk, added = Chunk(), set[tuple[str, str]]()
         moved: dict[tuple[str, str], None] = {}  # (account, mode) whose sends, bounces or complaints it counts
         for partition, seq, event, plan in plans:
             adds: dict[ItemKey, dict[str, int]] = {}
-            pair: Pair | None = None
             if plan is not None:
                 counters = dict(plan.counters)
-                if plan.unique is not None:
-                    candidate = _pair(event, plan.unique)
-                    if candidate not in seen and candidate not in chunk.pairs:
-                        pair = candidate
-                        counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
+                if plan.unique is not None and owners.get(_pair(event, plan.unique)) == event.id:
+                    counters[Counter.UNIQUE_OPENS if plan.unique == "open" else Counter.UNIQUE_CLICKS] = 1
                 adds = _additions(event, counters, plan.latencies, plan.series)
             counts = count_additions(event)  # every stored event, counted or not by the metrics
-            if not _fits(chunk, adds, pair, partition, counts, event.account_id):
-                self._flush(chunk, marks, now_epoch)
+            if not _fits(chunk, adds, counts, event.account_id):
+                added |= self._rollups.apply(chunk)
                 chunk = Chunk()
             merge_additions(chunk.counts, counts)
+            for count_key, values in counts.items():
+                chunk.entries.setdefault(count_key, []).append((partition, seq, values))
             first = chunk.firsts.get(event.account_id)
             chunk.firsts[event.account_id] = event.timestamp if first is None else min(first, event.timestamp)
             for item_key, values in adds.items():
                 target = chunk.adds.setdefault(item_key, {})
                 for name, value in values.items():
                     target[name] = target.get(name, 0) + value
+                chunk.entries.setdefault(item_key, []).append((partition, seq, values))
                 chunk.expires[item_key] = max(chunk.expires.get(item_key, 0), event.expires_at)
-            if pair is not None:
-                chunk.pairs[pair] = (event.id, event.expires_at)
-                seen.add(pair)
-            chunk.watermarks[partition] = (marks.get(partition), seq)
-            counted += plan is not None
             if plan is not None and event.type in SOURCE_EVENTS:
                 moved[(event.account_id, mode_of(event))] = None
-        self._flush(chunk, marks, now_epoch)
+        if chunk.entries or chunk.firsts:
+            added |= self._rollups.apply(chunk)
         if self._reputation is not None and moved:
             self._reputation.after_batch(list(moved))
-        return counted
+        return sum(1 for partition, seq, _, plan in plans if plan is not None and (partition, seq) in added)
+
+    def _claim_uniques(self, plans: list[tuple[str, str, Event, Any]]) -> dict[Pair, str]:
+        """Each first open or click pair of the batch, by the event that holds it: the one that
+        held it already, or the batch's first of it, which claims it now (before any counter
+        moves, so a crash after the claim counts it on the redelivery, once: the counters' marks)."""
+        candidates: dict[Pair, tuple[str, int]] = {}
+        for _, _, event, plan in plans:
+            if plan is not None and plan.unique is not None:
+                candidates.setdefault(_pair(event, plan.unique), (event.id, event.expires_at))
+        if not candidates:
+            return {}
+        owners = dict(self._rollups.pair_events(list(candidates)))
+        unclaimed = {pair: owned for pair, owned in candidates.items() if pair not in owners}
+        if unclaimed:
+            owners.update(self._rollups.claim_pairs(unclaimed))
+        return owners
 
     def rebuild_day(self, account_id: str, day: date, events: DayEvents) -> int:
         """Backfill: the day's roll-ups recomputed from its stored events and written whole, for
@@ -215,12 +226,9 @@ class RollupService:
         self._rollups.extend_complete_from(account_id, since)
         return True
 
-    def _flush(self, chunk: Chunk, marks: dict[str, str | None], now_epoch: int) -> None:
-        if not chunk.watermarks:
-            return
-        self._rollups.apply(chunk, now_epoch)
-        for partition, (_, new) in chunk.watermarks.items():
-            marks[partition] = new
+
+def _same(value: str) -> str:
+    return value
 
 
 def _origin(event: Event) -> dict[str, str | None]:
@@ -250,17 +258,11 @@ def _additions(
 
 
 def _fits(
-    chunk: Chunk,
-    adds: dict[ItemKey, dict[str, int]],
-    pair: Pair | None,
-    partition: str,
-    counts: dict[CountKey, dict[str, int]],
-    account_id: str,
+    chunk: Chunk, adds: dict[ItemKey, dict[str, int]], counts: dict[CountKey, dict[str, int]], account_id: str
 ) -> bool:
     new_items = sum(1 for item_key in adds if item_key not in chunk.adds)
     new_items += sum(1 for item_key in counts if item_key not in chunk.counts) + (account_id not in chunk.firsts)
-    actions = chunk.actions + new_items + (pair is not None) + (partition not in chunk.watermarks)
-    if actions > MAX_ACTIONS:
+    if chunk.actions + new_items > MAX_ACTIONS:
         return False
     return all(
         len(chunk.adds.get(item_key, {}).keys() | values.keys()) <= MAX_ATTRIBUTES for item_key, values in adds.items()
@@ -602,16 +604,18 @@ class MetricsService:
         now = self._clock.now()
         window = window_of(since, until, timezone, now)
         labels: dict[str, str] = {}
+        value_of: Callable[[str], str] = _same
         if dimension is Dimension.SUBACCOUNT:
             tallies, labels = self._by_subaccount(principal, window)
         else:
-            tallies = self._read(principal, window, dimension=dimension.value)
+            read, value_of = derived_dimension(dimension) or (dimension, _same)
+            tallies = self._read(principal, window, dimension=read.value)
         rows: dict[str, Tally] = {}
         daily: dict[str, dict[datetime, Tally]] = {}
         for (name, start), tally in tallies.items():
             if not window.holds(start):
                 continue
-            value = name.split("#", 1)[1]
+            value = value_of(name.split("#", 1)[1])
             rows.setdefault(value, Tally()).merge(tally)
             if include_trend:
                 day = bucket_start(start, window.zone, Resolution.DAY)

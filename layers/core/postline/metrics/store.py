@@ -11,19 +11,27 @@
     MLAG                               <yyyy-mm-ddThh:mm> `lag`: the roll-up consumer's largest lag of
                                                          that minute (seconds behind the stream: its
                                                          IteratorAge), kept a day; packing waits on it
-    MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once
+    MUQ#<account>#<message id>         open#<recipient>  the pair was opened (click#: clicked) once:
+                                                         `event`, the event that counts as its first
     MWM#<events table pk>              -                 `seq`: the last stream record of that
-                                                         events partition counted in the roll-ups
+                                                         events partition counted, as the consumer
+                                                         wrote it until 2026-11-28 (read, no longer
+                                                         written; expires three days after its last)
     EVC#<account>#<series>             D#/H#<yyyy-mm-dd> the events query's counters of every stored
                                                          event (events/count_store.py)
 
 A series is `all` or `<dimension>#<value>` (sending_domain#example.com, tag#invoice, ...). One
 partition per account, mode and UTC day keeps partitions bounded and maps a window to known keys.
 
-Exactly once under at-least-once delivery: every write of a batch goes in one transaction with
-the new watermark of each events partition it read, conditional on the watermark it started from
-(shared/stream_watermarks.py says why that is exact). Per-event dedup items would cost a write per
-event and put every event of a hot account on the same counter items one by one.
+Exactly once under at-least-once delivery, without a transaction: each hour item and events-query
+counter item keeps, beside its counters, the last stream record of each events partition it added
+(a mark, `W_<hash>`), and a batch's additions to it are one UpdateItem conditional on its marks
+(shared/stream_marks.py says why that is exact): one write unit per item, where a transaction cost
+two, and no watermark item. A first open or click is claimed (MUQ, a conditional put naming its
+event) before any counter moves: the event that holds the claim is the one that counts it, once.
+The account's first counted event (EVC COVER `first`) is written before its counters, once per
+instance. Per-event dedup items would cost a write per event and put every event of a hot account
+on the same counter items one by one.
 
 Packing (`pack_day`): a series' hour items of a closed day become one `<series>#d` item of the
 same attributes prefixed by their hour, in one transaction per group of series: the packed item's
@@ -46,11 +54,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.events.count_store import DynamoEventCounts, count_update, first_counted_update
+from postline.events.count_store import DynamoEventCounts, count_expiry, count_item_key, first_counted_update
 from postline.events.counts import CountKey
 from postline.metrics.domain import PACKED, PACKED_MAX_BYTES, item_bytes, merge, pack, unpack
-from postline.metrics.ports import Chunk, ItemKey, PackedDay, Pair, RollupItem
-from postline.shared import pass_positions, stream_watermarks
+from postline.metrics.ports import Chunk, Entry, ItemKey, PackedDay, Pair, RollupItem
+from postline.shared import parallel, pass_positions, stream_marks, stream_watermarks
 from postline.shared.dynamo import batch_get, batch_write, cancellation_codes, conditional_failed, from_attrs, key
 
 _PARALLEL = 8  # concurrent partition reads of one request
@@ -61,6 +69,8 @@ LAG_WINDOW = timedelta(minutes=10)  # packing heeds the consumer's lag noted thi
 _LAG_KEPT = timedelta(days=1)
 _TRANSACTION_ACTIONS = 100
 _TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB a transaction
+_FIRST_NOTED: set[str] = set()  # accounts whose first counted event this instance wrote or found set
+_LAG_NOTED: dict[str, float] = {}  # the minute -> the largest lag this instance noted in it
 
 
 def _minute(at: datetime) -> str:
@@ -114,7 +124,13 @@ class DynamoRollups:
 
     def note_lag(self, now: datetime, lag_seconds: float) -> None:
         """The minute's item keeps the largest lag noted in it (a smaller one's conditional write
-        changes nothing): one small write per batch, on a key that changes every minute."""
+        changes nothing): one small write per batch that raises what this instance noted in the
+        minute, on a key that changes every minute."""
+        minute, lag = _minute(now), round(lag_seconds, 3)
+        if lag <= _LAG_NOTED.get(minute, -1.0):
+            return
+        _LAG_NOTED.clear()
+        _LAG_NOTED[minute] = lag
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -152,11 +168,6 @@ class DynamoRollups:
 
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
         return stream_watermarks.read(self._client, self._table, WATERMARK_PREFIX, partitions)
-
-    def seen_pairs(self, pairs: list[Pair]) -> set[Pair]:
-        by_key = {pair_key(pair): pair for pair in pairs}
-        found = batch_get(self._client, self._table, [key(pk, sk) for pk, sk in by_key], projection="pk, sk")
-        return {by_key[(item["pk"]["S"], item["sk"]["S"])] for item in found}
 
     def pair_events(self, pairs: list[Pair]) -> dict[Pair, str]:
         by_key = {pair_key(pair): pair for pair in pairs}
@@ -204,44 +215,65 @@ class DynamoRollups:
         batch_write(self._client, puts)
         return len(puts)
 
-    def apply(self, chunk: Chunk, now_epoch: int) -> None:
-        """One transaction; raises (a TransactionCanceledException) when a condition failed."""
-        actions: list[dict[str, Any]] = []
-        for item_key, adds in chunk.adds.items():
-            names = list(adds)
-            values = {f":v{n}": {"N": str(adds[name])} for n, name in enumerate(names)}
-            clauses = ", ".join(f"{name} :v{n}" for n, name in enumerate(names))
-            values[":e"] = {"N": str(chunk.expires[item_key])}
-            values[":one"] = {"N": "1"}
-            actions.append(
-                {
-                    "Update": {
-                        "TableName": self._table,
-                        "Key": key(
-                            rollup_pk(item_key.account_id, item_key.mode, item_key.day),
-                            rollup_sk(item_key.series, item_key.hour),
-                        ),
-                        "UpdateExpression": f"ADD {clauses}, {VERSION} :one SET expires_at = :e",
-                        "ExpressionAttributeValues": values,
-                    }
-                }
-            )
-        actions += [count_update(self._table, item, adds) for item, adds in chunk.counts.items()]
-        actions += [first_counted_update(self._table, account, first) for account, first in chunk.firsts.items()]
-        for pair, (event_id, expires) in chunk.pairs.items():
+    def apply(self, chunk: Chunk) -> set[tuple[str, str]]:
+        """Each item's additions it lacks, one conditional UpdateItem per item, eight at a time,
+        after the accounts' first counted events (module docstring)."""
+        for account_id, first in chunk.firsts.items():
+            self._note_first(account_id, first)
+        added: list[tuple[str, str]] = []
+        tasks: list[Callable[[], None]] = []
+        for target, entries in chunk.entries.items():
+            if isinstance(target, ItemKey):
+                item = key(rollup_pk(target.account_id, target.mode, target.day), rollup_sk(target.series, target.hour))
+                sets = {"expires_at": {"N": str(chunk.expires[target])}}
+                tasks.append(self._adder(item, entries, sets, {VERSION: 1}, added))
+            else:
+                sets = {"expires_at": {"N": str(count_expiry(target.day))}}
+                tasks.append(self._adder(count_item_key(target), entries, sets, {}, added))
+        parallel.run_each(tasks, lambda _: None)
+        return set(added)
+
+    def _adder(
+        self,
+        item: dict[str, Any],
+        entries: list[Entry],
+        sets: dict[str, dict[str, Any]],
+        extra: dict[str, int],
+        added: list[tuple[str, str]],
+    ) -> Callable[[], None]:
+        def add() -> None:
+            added.extend(stream_marks.add_once(self._client, self._table, item, entries, sets=sets, extra_adds=extra))
+
+        return add
+
+    def _note_first(self, account_id: str, first: datetime) -> None:
+        """The account's first counted event, set once (kept by the instance: no write after)."""
+        if account_id in _FIRST_NOTED:
+            return
+        update = first_counted_update(self._table, account_id, first)["Update"]
+        self._client.update_item(**update)
+        _FIRST_NOTED.add(account_id)
+
+    def claim_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> dict[Pair, str]:
+        owners: dict[Pair, str] = {}
+        for pair, (event_id, expires) in pairs.items():
             pk, sk = pair_key(pair)
-            actions.append(
-                {
-                    "Put": {
-                        "TableName": self._table,
-                        "Item": {**key(pk, sk), "event": {"S": event_id}, "expires_at": {"N": str(expires)}},
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                }
-            )
-        for partition, (old, new) in chunk.watermarks.items():
-            actions.append(stream_watermarks.move(self._table, WATERMARK_PREFIX, partition, old, new, now_epoch))
-        self._client.transact_write_items(TransactItems=actions)
+            try:
+                self._client.put_item(
+                    TableName=self._table,
+                    Item={**key(pk, sk), "event": {"S": event_id}, "expires_at": {"N": str(expires)}},
+                    ConditionExpression="attribute_not_exists(pk)",
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+                owners[pair] = event_id
+            except ClientError as error:
+                if not conditional_failed(error):
+                    raise
+                held = error.response.get("Item") or self._client.get_item(
+                    TableName=self._table, Key=key(pk, sk), ConsistentRead=True
+                ).get("Item", {})
+                owners[pair] = held.get("event", {}).get("S", "")
+        return owners
 
     # -- packing --------------------------------------------------------------------------------
 
@@ -415,7 +447,7 @@ def _parts(attrs: dict[str, Any]) -> tuple[str, int | None, dict[str, int], int 
     plain.pop("pk", None)
     expires = int(plain.pop("expires_at", 0))
     version = plain.pop(VERSION, None)
-    values = {name: int(value) for name, value in plain.items()}
+    values = {name: int(value) for name, value in plain.items() if not stream_marks.is_mark(name)}
     return series, (None if hour == PACKED else int(hour)), values, (None if version is None else int(version)), expires
 
 

@@ -8,7 +8,11 @@ checkpoint, or a re-batched redelivery skips what was committed, and a concurren
 condition and retries. A per-batch marker would not survive re-batching; a marker per record costs
 a write per record.
 
-Each consumer keeps its own watermarks (its own key prefix) in the counters table.
+Each consumer kept its own watermarks (its own key prefix) in the counters table. Since 2026-11-28
+the metrics roll-up and the recipient-activity consumer write none: each counter item keeps a mark
+per partition instead (shared/stream_marks.py: one write unit per item, no transaction). They still
+read the watermarks written before (`read`), which expire TTL_SECONDS after their last write; that
+read can go once every stack has run the new consumers for that long.
 """
 
 from __future__ import annotations
@@ -31,21 +35,3 @@ def read(client: Any, table: str, prefix: str, partitions: list[str]) -> dict[st
     keys = [key(f"{prefix}{partition}", "-") for partition in dict.fromkeys(partitions)]
     found = batch_get(client, table, keys, projection="pk, seq")
     return {item["pk"]["S"].removeprefix(prefix): item["seq"]["S"] for item in found}
-
-
-def move(table: str, prefix: str, partition: str, old: str | None, new: str, now_epoch: int) -> dict[str, Any]:
-    """The transaction's Put that moves one partition's watermark from `old` to `new`."""
-    put: dict[str, Any] = {
-        "TableName": table,
-        "Item": {
-            **key(f"{prefix}{partition}", "-"),
-            "seq": {"S": new},
-            "expires_at": {"N": str(now_epoch + TTL_SECONDS)},
-        },
-    }
-    if old is None:
-        put["ConditionExpression"] = "attribute_not_exists(pk)"
-    else:
-        put["ConditionExpression"] = "seq = :old"
-        put["ExpressionAttributeValues"] = {":old": {"S": old}}
-    return {"Put": put}

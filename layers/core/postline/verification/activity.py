@@ -5,13 +5,14 @@ A separate stream consumer (functions/workers/recipient_activity.py), beside the
 and the metrics roll-up. Live events only: a test key's simulated events (data.test) are not a
 recipient's history.
 
-Aggregated per stream batch, like the metrics roll-up: a batch's events become one update per
-recipient, written in transactions of up to 100 actions with the stream watermark of each events
-partition they read (shared/stream_watermarks.py), so each event counts once however often its
-record is delivered, at a few writes per batch instead of three per event. First and last seen
+Aggregated per stream batch, like the metrics roll-up: a batch's events become one conditional
+update per recipient, no transaction: the recipient's item keeps the last stream record of each
+events partition it added (its marks, shared/stream_marks.py), so each event counts once however
+often its record is delivered, at one write unit per recipient and batch. First and last seen
 move only outwards: each update sets them from the batch's earliest and latest event only where
-that widens what the item held when read, conditional on it still holding that (a concurrent run
-for the same recipient from another shard makes the transaction fail and the batch retry).
+that widens what the item held when read, conditional on it still holding that; when a concurrent
+run for the same recipient (another shard) or an earlier try of this batch changed the item, the
+write is rebuilt from the item it failed on and tried again.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from postline.shared.ports import Clock, Meter
 from postline.verification.ports import ActivityCounters, PositionedEvents
 
 COUNTED_METRIC = "RecipientActivityCounted"
-MAX_ACTIONS = 100  # TransactWriteItems' limit
+MAX_ACTIONS = 100  # recipients written per run of writes (a chunk)
 # Event type -> the activity counter it adds one to (every event of the recipient counts in `events`).
 COUNTED = {
     "sent": "total_sends",
@@ -67,14 +68,24 @@ class Tally:
 
 @dataclass
 class ActivityChunk:
-    """One transaction: each recipient's additions and the watermark moves of the partitions read."""
+    """A run of writes: each recipient's events, by the stream record each comes from."""
 
-    tallies: dict[Recipient, Tally] = field(default_factory=dict)
-    watermarks: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # partition -> (old, new)
+    events: dict[Recipient, list[tuple[str, str, Event]]] = field(default_factory=dict)  # (partition, seq, event)
 
     @property
     def actions(self) -> int:
-        return len(self.tallies) + len(self.watermarks)
+        return len(self.events)
+
+    def tally(self, recipient: Recipient) -> Tally:
+        """The recipient's additions from all of its events in the chunk."""
+        return tally_of([event for _, _, event in self.events[recipient]])
+
+
+def tally_of(events: list[Event]) -> Tally:
+    tally = Tally(events[0].timestamp, events[0].timestamp)
+    for event in events:
+        tally.add(event)
+    return tally
 
 
 def widens(held: str | None, candidate: datetime, *, earlier: bool) -> bool:
@@ -106,34 +117,20 @@ class ActivityRecorder:
         ]
         if not countable:
             return 0
-        marks: dict[str, str | None] = dict(self._counters.watermarks([p for p, _, _ in countable]))
+        # The watermark items of the transactional consumer this one replaced: what they say was
+        # counted was (they expire three days after their last write).
+        marks = self._counters.watermarks([p for p, _, _ in countable])
         fresh = [(p, seq, event) for p, seq, event in countable if seq > (marks.get(p) or "")]
         if not fresh:
             return 0
         seen = self._counters.seen(list(dict.fromkeys(recipient_of(event) for _, _, event in fresh)))
-        now_epoch = int(self._clock.now().timestamp())
-        chunk = ActivityChunk()
+        chunk, counted = ActivityChunk(), 0
         for partition, seq, event in fresh:
             recipient = recipient_of(event)
-            if chunk.actions + (recipient not in chunk.tallies) + (partition not in chunk.watermarks) > MAX_ACTIONS:
-                self._flush(chunk, seen, marks, now_epoch)
+            if chunk.actions + (recipient not in chunk.events) > MAX_ACTIONS:
+                counted += self._counters.apply(chunk, seen)
                 chunk = ActivityChunk()
-            chunk.tallies.setdefault(recipient, Tally(event.timestamp, event.timestamp)).add(event)
-            chunk.watermarks[partition] = (marks.get(partition), seq)
-        self._flush(chunk, seen, marks, now_epoch)
-        self._meter.count(COUNTED_METRIC, len(fresh))
-        return len(fresh)
-
-    def _flush(
-        self, chunk: ActivityChunk, seen: dict[Recipient, Seen], marks: dict[str, str | None], now_epoch: int
-    ) -> None:
-        if not chunk.tallies:
-            return
-        self._counters.apply(chunk, seen, now_epoch)
-        for partition, (_, new) in chunk.watermarks.items():
-            marks[partition] = new
-        for recipient, tally in chunk.tallies.items():  # what the items hold now, for the next chunk
-            held = seen.get(recipient, Seen())
-            first = tally.first_seen.isoformat() if widens(held.first, tally.first_seen, earlier=True) else held.first
-            last = tally.last_seen.isoformat() if widens(held.last, tally.last_seen, earlier=False) else held.last
-            seen[recipient] = Seen(first, last)
+            chunk.events.setdefault(recipient, []).append((partition, seq, event))
+        counted += self._counters.apply(chunk, seen)
+        self._meter.count(COUNTED_METRIC, counted)
+        return counted

@@ -264,8 +264,9 @@ class ActivityCounters(Protocol):
 
     def seen(self, recipients: list[Recipient]) -> dict[Recipient, Seen]: ...
 
-    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
-        """One transaction; raises when a condition failed (the batch comes again)."""
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen]) -> int:
+        """Each recipient's events its item does not hold yet, added; `seen` updated to what the
+        items hold after. Returns how many events it added."""
         ...
 
 

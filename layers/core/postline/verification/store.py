@@ -6,21 +6,25 @@
 - VDOMAIN#{domain} / catch_all, registered: per-domain answers (catch-all for a day, the
   registration date for thirty days, an RDAP registry that could not be reached for an hour);
 - ACTIVITY#{account}#{address} / totals: a recipient's history, kept by the recipient_activity
-  stream consumer (ActivityCounters), one item per recipient so no partition runs hot;
-- AWM#{events partition} / -: that consumer's stream watermark (verification/activity.py).
+  stream consumer (ActivityCounters), one item per recipient so no partition runs hot, with the
+  consumer's marks (`W_<hash>`: the last stream record of each events partition it added);
+- AWM#{events partition} / -: that consumer's stream watermark as it wrote it until 2026-11-28
+  (read, no longer written; expires three days after its last write).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.shared import stream_watermarks
+from postline.events.domain import Event
+from postline.shared import parallel, stream_marks, stream_watermarks
 from postline.shared.dynamo import batch_get, conditional_failed, from_attrs, key
 from postline.usage.store import usage_pk
-from postline.verification.activity import COUNTED, ActivityChunk, Recipient, Seen, widens
+from postline.verification.activity import COUNTED, ActivityChunk, Recipient, Seen, tally_of, widens
 from postline.verification.domain import Registration
 from postline.verification.models import Activity
 
@@ -198,38 +202,73 @@ class DynamoActivity:
             for item in found
         }
 
-    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen], now_epoch: int) -> None:
-        """One transaction: each recipient's counters added, first/last seen widened where the
-        chunk widens them (conditional on the values read), and the watermarks moved."""
-        actions: list[dict[str, Any]] = []
-        for (account_id, address), tally in chunk.tallies.items():
-            names = sorted(tally.counts)
-            values: dict[str, Any] = {f":c{n}": {"N": str(tally.counts[name])} for n, name in enumerate(names)}
-            sets, conditions = [], []
-            held = seen.get((account_id, address), Seen())
+    def apply(self, chunk: ActivityChunk, seen: dict[Recipient, Seen]) -> int:
+        """One conditional UpdateItem per recipient, eight at a time (verification/activity.py)."""
+        added: list[int] = []
+        tasks = [self._adder(recipient, events, seen, added) for recipient, events in chunk.events.items()]
+        parallel.run_each(tasks, lambda _: None)
+        return sum(added)
+
+    def _adder(
+        self, recipient: Recipient, events: list[tuple[str, str, Event]], seen: dict[Recipient, Seen], added: list[int]
+    ) -> Callable[[], None]:
+        def add() -> None:
+            added.append(self._add(recipient, events, seen))
+
+        return add
+
+    def _add(self, recipient: Recipient, events: list[tuple[str, str, Event]], seen: dict[Recipient, Seen]) -> int:
+        """The recipient's events its item lacks: counters added, first/last seen widened where
+        they widen what it held (conditional on it still holding that), its marks moved. A write
+        that fails its condition is rebuilt from the item as it failed on it."""
+        account_id, address = recipient
+        item_key = key(activity_pk(account_id, address), "totals")
+        held = seen.get(recipient, Seen())
+        pending = events
+        while pending:
+            tally = tally_of([event for _, _, event in pending])
+            sets: dict[str, dict[str, Any]] = {}
+            conditions: list[str] = []
+            values: dict[str, Any] = {}
             for name, at, was, earlier in (
                 ("first_seen_at", tally.first_seen, held.first, True),
                 ("last_seen_at", tally.last_seen, held.last, False),
             ):
                 if widens(was, at, earlier=earlier):
-                    sets.append(f"{name} = :{name}")
-                    values[f":{name}"] = {"S": at.isoformat()}
+                    sets[name] = {"S": at.isoformat()}
                     if was is None:
                         conditions.append(f"attribute_not_exists({name})")
                     else:
                         conditions.append(f"{name} = :was_{name}")
                         values[f":was_{name}"] = {"S": was}
-            update: dict[str, Any] = {
-                "TableName": self._table,
-                "Key": key(activity_pk(account_id, address), "totals"),
-                "UpdateExpression": "ADD "
-                + ", ".join(f"{name} :c{n}" for n, name in enumerate(names))
-                + (" SET " + ", ".join(sets) if sets else ""),
-                "ExpressionAttributeValues": values,
-            }
-            if conditions:
-                update["ConditionExpression"] = " AND ".join(conditions)
-            actions.append({"Update": update})
-        for partition, (old, new) in chunk.watermarks.items():
-            actions.append(stream_watermarks.move(self._table, WATERMARK_PREFIX, partition, old, new, now_epoch))
-        self._db.transact_write_items(TransactItems=actions)
+            entries = [(partition, seq, _counts(event)) for partition, seq, event in pending]
+            update = stream_marks.marked_update(
+                self._table,
+                item_key,
+                entries,
+                sets=sets,
+                condition=" AND ".join(conditions) or None,
+                values=values,
+            )
+            try:
+                self._db.update_item(**update)
+            except ClientError as error:
+                if not conditional_failed(error):
+                    raise
+                item = stream_marks.found(self._db, self._table, item_key, error)
+                held = Seen(item.get("first_seen_at", {}).get("S"), item.get("last_seen_at", {}).get("S"))
+                kept = {(p, s) for p, s, _ in stream_marks.unheld(item, entries)}
+                pending = [(p, s, event) for p, s, event in pending if (p, s) in kept]
+                continue
+            first = tally.first_seen.isoformat() if "first_seen_at" in sets else held.first
+            last = tally.last_seen.isoformat() if "last_seen_at" in sets else held.last
+            seen[recipient] = Seen(first, last)  # what the item holds now, for the next chunk
+            return len(pending)
+        seen[recipient] = held
+        return 0
+
+
+def _counts(event: Event) -> dict[str, int]:
+    """What one event adds to its recipient's counters."""
+    kind = COUNTED.get(event.type.value)
+    return {"events": 1, **({kind: 1} if kind else {})}

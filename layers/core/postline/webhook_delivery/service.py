@@ -254,8 +254,17 @@ class WebhookDeliverer:
         if endpoint is not None and not after.manual:
             self._count(after, endpoint, now)
         elif endpoint is not None and after.status is DeliveryStatus.SUCCEEDED:
-            self._endpoints.record_success(endpoint.account_id, endpoint.id)  # a resend's success counts
+            self._clear_streak(endpoint)  # a resend's success counts
         return after
+
+    def _clear_streak(self, endpoint: WebhookEndpoint) -> None:
+        """A success ends the endpoint's failure streak: written only when the endpoint, as read for
+        this attempt (the fan-out's batch, the workflow's task), had one: most successes write
+        nothing. A failure recorded since that read, by a delivery that ended while this attempt
+        was under way, is taken as coming after this success (the two ran at once), so the
+        streak keeps it."""
+        if endpoint.consecutive_failures or endpoint.failing_since is not None:
+            self._endpoints.record_success(endpoint.account_id, endpoint.id)
 
     def _send(self, delivery: Delivery, endpoint: WebhookEndpoint | None, number: int, now: datetime) -> HttpAnswer:
         timestamp = int(now.timestamp())
@@ -298,7 +307,7 @@ class WebhookDeliverer:
     def _count(self, delivery: Delivery, endpoint: WebhookEndpoint, now: datetime) -> None:
         """Keeps the endpoint's streak of fully-failed deliveries; disables it at 20 spanning 72 hours."""
         if delivery.status is DeliveryStatus.SUCCEEDED:
-            self._endpoints.record_success(endpoint.account_id, endpoint.id)
+            self._clear_streak(endpoint)
             return
         if delivery.status is not DeliveryStatus.FAILED:
             return

@@ -4,8 +4,13 @@
     index by_endpoint:  endpoint_key = <account>#<endpoint id or "url">#<yyyy-mm>, created_sk
                         one endpoint's deliveries, newest first, a bounded partition per month
 
-Recording an attempt is a put conditioned on the attempt count it read, so two workers that
-race on one delivery cannot both record attempt n.
+Recording an attempt is a put conditioned on the attempt count it read (the size of `attempts`),
+so two workers that race on one delivery cannot both record attempt n.
+
+An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
+twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
+`manual` only when true. Items written before 2026-11-28 hold them too (and `attempt_count`), and
+read the same.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import conditional_failed, from_attrs, key, to_attrs
 from postline.webhook_delivery.domain import Delivery, DeliveryStatus
-from postline.webhook_delivery.history import HistoryRead, month_start_key, sort_key
+from postline.webhook_delivery.history import HistoryRead, month_start_key, sort_key, split_sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
 _SK = "D"
@@ -35,16 +40,26 @@ def endpoint_key(account_id: str, endpoint_id: str | None, month: str) -> str:
     return f"{account_id}#{endpoint_id or 'url'}#{month}"
 
 
+_IN_KEYS = ("id", "account_id", "endpoint_id", "created_at")  # what the keys hold (module docstring)
+
+
 def _item(delivery: Delivery) -> dict[str, Any]:
-    data = delivery.model_dump(mode="json")
-    data["attempt_count"] = len(delivery.attempts)
+    data = delivery.model_dump(mode="json", exclude={*_IN_KEYS, *(() if delivery.manual else ("manual",))})
     data["endpoint_key"] = endpoint_key(delivery.account_id, delivery.endpoint_id, f"{delivery.created_at:%Y-%m}")
     data["created_sk"] = sort_key(delivery.created_at, delivery.id)
     return {**key(_pk(delivery.id), _SK), **to_attrs(data)}
 
 
 def _delivery(attrs: dict[str, Any]) -> Delivery:
-    return Delivery.model_validate(from_attrs(attrs))
+    plain = from_attrs(attrs)
+    account_id, target, _ = str(plain["endpoint_key"]).split("#")
+    created_at, delivery_id = split_sort_key(str(plain["created_sk"]))
+    plain.setdefault("id", delivery_id)
+    plain.setdefault("account_id", account_id)
+    plain.setdefault("created_at", created_at)
+    if target != "url":
+        plain.setdefault("endpoint_id", target)
+    return Delivery.model_validate(plain)
 
 
 class DynamoDeliveryStore:
@@ -93,7 +108,7 @@ class DynamoDeliveryStore:
             self._db.put_item(
                 TableName=self._table,
                 Item=_item(delivery),
-                ConditionExpression="attempt_count = :before",
+                ConditionExpression="size(attempts) = :before",
                 ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
             )
         except ClientError as exc:
