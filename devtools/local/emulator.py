@@ -467,7 +467,9 @@ def serve(port: int, state_file: Path | None = None) -> None:
     from moto.server import ThreadedMotoServer
 
     from devtools.moto_patches import (
+        action_names,
         batch_duplicates,
+        condition_expressions,
         control_writes,
         dynamodb_responses,
         json_requests,
@@ -498,6 +500,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
     update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
+    action_names.install()  # a request's action is looked up by name, not by listing its handler's class
+    condition_expressions.install()  # a condition is parsed once per text, names and values, not twice per request
     restored = (
         persistence.restore(
             snapshot,
