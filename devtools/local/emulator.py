@@ -472,6 +472,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         condition_expressions,
         control_writes,
         dynamodb_responses,
+        json_errors,
         json_requests,
         keep_alive,
         moto_items,
@@ -483,6 +484,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         stream_reads,
         stream_trims,
         stream_writes,
+        update_checks,
         update_expressions,
         wakes,
     )
@@ -502,6 +504,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
     action_names.install()  # a request's action is looked up by name, not by listing its handler's class
     condition_expressions.install()  # a condition is parsed once per text, names and values, not twice per request
+    json_errors.install()  # a JSON error is built without the XML body it replaces
+    update_checks.install()  # an update expression's fixed checks are made once per text, names and keys
     restored = (
         persistence.restore(
             snapshot,
