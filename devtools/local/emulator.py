@@ -468,6 +468,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
 
     from devtools.moto_patches import (
         action_names,
+        ast_copies,
         batch_duplicates,
         condition_expressions,
         control_writes,
@@ -506,6 +507,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     condition_expressions.install()  # a condition is parsed once per text, names and values, not twice per request
     json_errors.install()  # a JSON error is built without the XML body it replaces
     update_checks.install()  # an update expression's fixed checks are made once per text, names and keys
+    ast_copies.install()  # an update expression's tree is copied by a walk of its nodes, not copy.deepcopy
     restored = (
         persistence.restore(
             snapshot,

@@ -10,9 +10,9 @@ How: the name `method_names_from_class` in moto.core.responses (used there only 
 bound to a function that returns a view of the class whose `in` answers what the list's `in`
 answers: `getmembers` keeps a name that `dir(clazz)` lists when `getattr(clazz, name)` (or, when
 that raises AttributeError, the first value of the name in the class's MRO dicts) is a plain
-function. The view tests just the name asked for, and reads `dir(clazz)` only when its value is a
-function. A class changed at run time (another patch installed or removed) is seen as it is then:
-nothing is kept.
+function. The view tests just the name asked for, and looks for it in the dicts of the class's MRO
+(what `dir` of a class lists) only when its value is a function. A class changed at run time
+(another patch installed or removed) is seen as it is then: nothing is kept.
 
 Guard: `install()` checks that moto still uses the name only in `call_action`, only for that `in`,
 and that `method_names_from_class` is still `getmembers` with `isfunction`; it raises otherwise.
@@ -45,7 +45,8 @@ class FunctionNames:
             value = getattr(self._clazz, name)
         except AttributeError:  # getmembers then looks in the MRO's dicts
             value = next((vars(base)[name] for base in inspect.getmro(self._clazz) if name in vars(base)), None)
-        return inspect.isfunction(value) and name in dir(self._clazz)
+        # dir() of a class lists the names in the dicts of its MRO (not its metaclass's): asked directly.
+        return inspect.isfunction(value) and any(name in vars(base) for base in inspect.getmro(self._clazz))
 
 
 def _names(clazz: Any) -> FunctionNames:
