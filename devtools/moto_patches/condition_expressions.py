@@ -7,7 +7,9 @@ every condition of a transaction. With webhook events at 200 a second that parse
 emulator's CPU. The same expressions come back with the same names and values again and again.
 
 How: `ConditionExpressionParser.parse` answers from a cache keyed by the expression's text, its
-ExpressionAttributeNames and its ExpressionAttributeValues (as sorted JSON), with the operator tree
+ExpressionAttributeNames and those of its ExpressionAttributeValues whose names occur in the text
+(as sorted JSON: the parse looks up only the values it lexes from the text, and a transaction's
+Update hands its condition every value of the action, counters included), with the operator tree
 moto built the first time (from a private copy of the values) and the names and values that parse
 found (appended to the parser's `expr_attr_names_found` / `expr_attr_values_found` as moto's parse
 appends them). The tree binds
@@ -49,12 +51,11 @@ def _parse(self: ConditionExpressionParser) -> Any:
     original = _PATCH.original(_PARSE)
     if type(self) is not ConditionExpressionParser or not isinstance(self.condition_expression, str):
         return original(self)
+    text, used = self.condition_expression, self.expression_attribute_values
+    if isinstance(used, dict):  # only those the text can name: the parse looks up what it lexes
+        used = {name: value for name, value in used.items() if not isinstance(name, str) or name in text}
     try:
-        key = (
-            self.condition_expression,
-            _frozen(self.expression_attribute_names),
-            _frozen(self.expression_attribute_values),
-        )
+        key = (text, _frozen(self.expression_attribute_names), _frozen(used))
     except (TypeError, ValueError):
         return original(self)
     parsed = _cache.get(key)

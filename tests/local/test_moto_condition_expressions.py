@@ -65,10 +65,10 @@ def _run(seed: int) -> list[Any]:
                 kind = index % 4
                 if kind == 0:
                     db.put_item(**request, Item=item)
-                elif kind == 1:
+                elif kind == 1:  # the update's own values change with each call, as a counter's
                     update = {**request, "Key": {"pk": item["pk"]}, "UpdateExpression": "SET hits = :one"}
                     update["ExpressionAttributeValues"] = {**request.get("ExpressionAttributeValues", {}),
-                                                           ":one": {"N": "1"}}  # fmt: skip
+                                                           ":one": {"N": str(rng.randint(1, 99))}}  # fmt: skip
                     db.update_item(**update)
                 elif kind == 2:
                     del request["TableName"]
@@ -116,6 +116,11 @@ def test_conditions_answer_as_moto_answers_them() -> None:
             )
             == (["pk", "#n"], [":zero"])
         )
+        counters = ConditionExpressionParser(_CONDITIONS[2][0], names, {":zero": {"N": "0"}, ":v0": {"N": "5"}})
+        assert counters.parse() is tree  # values the text does not name are not in the key
+        assert counters.expr_attr_values_found == [":zero"]
+        with pytest.raises(KeyError):  # a value the text names and the request lacks: refused each time
+            ConditionExpressionParser(_CONDITIONS[2][0], names, {":zer": {"N": "0"}}).parse()
         other = ConditionExpressionParser(_CONDITIONS[2][0], names, {":zero": {"N": "1"}}).parse()
         assert other is not tree and repr(other) != repr(tree)
         before = _shape(tree)
