@@ -467,9 +467,13 @@ def serve(port: int, state_file: Path | None = None) -> None:
     from moto.server import ThreadedMotoServer
 
     from devtools.moto_patches import (
+        action_names,
+        ast_copies,
         batch_duplicates,
+        condition_expressions,
         control_writes,
         dynamodb_responses,
+        json_errors,
         json_requests,
         keep_alive,
         moto_items,
@@ -481,6 +485,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         stream_reads,
         stream_trims,
         stream_writes,
+        update_checks,
         update_expressions,
         wakes,
     )
@@ -498,6 +503,11 @@ def serve(port: int, state_file: Path | None = None) -> None:
     json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
     update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
+    action_names.install()  # a request's action is looked up by name, not by listing its handler's class
+    condition_expressions.install()  # a condition is parsed once per text, names and values, not twice per request
+    json_errors.install()  # a JSON error is built without the XML body it replaces
+    update_checks.install()  # an update expression's fixed checks are made once per text, names and keys
+    ast_copies.install()  # an update expression's tree is copied by a walk of its nodes, not copy.deepcopy
     restored = (
         persistence.restore(
             snapshot,
