@@ -20,6 +20,8 @@ from moto.sqs.responses import SQSResponse
 
 from devtools.moto_patches import action_names
 
+pytestmark = pytest.mark.usefixtures("moto_in_process")
+
 _HANDLERS = [DynamoHandler, DynamoDBStreamsHandler, SQSResponse, KmsResponse, S3Response, BaseResponse]
 
 

@@ -15,6 +15,8 @@ from moto.dynamodb import responses
 
 from devtools.moto_patches import batch_duplicates
 
+pytestmark = pytest.mark.usefixtures("moto_in_process")
+
 TABLE = "dups"
 
 

@@ -16,6 +16,8 @@ from moto.dynamodb.comparisons import ConditionExpressionParser
 
 from devtools.moto_patches import condition_expressions
 
+pytestmark = pytest.mark.usefixtures("moto_in_process")
+
 _CONDITIONS: list[tuple[str, dict[str, str], list[str]]] = [
     ("attribute_not_exists(pk)", {}, []),
     ("attempt_count = :before", {}, [":before"]),

@@ -9,10 +9,13 @@ import uuid
 from typing import Any
 
 import boto3
+import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from devtools.moto_patches import update_checks, update_expressions
+
+pytestmark = pytest.mark.usefixtures("moto_in_process")
 
 _UPDATES: list[tuple[str, dict[str, str]]] = [
     ("ADD a :v, b :v SET expires_at = :v", {}),

@@ -16,6 +16,8 @@ from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 
 from devtools.moto_patches import update_expressions
 
+pytestmark = pytest.mark.usefixtures("moto_in_process")
+
 _EXPRESSIONS = [
     "ADD a :v0, b :v1 SET expires_at = :e",
     "SET #s = :v0, c = if_not_exists(c, :v1) REMOVE d",
