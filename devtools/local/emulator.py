@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import io
 import json
 import logging
 import os
@@ -58,6 +59,8 @@ STREAM_WRITES_PATH = "/_postline/stream-writes"
 STREAM_CONSUMERS_PATH = "/_postline/stream-consumers"
 # The runtime's movable clock, on which stream records are stamped and kept 24 hours.
 CLOCK_PATH = "/_postline/clock"
+# One sweep of the items past their TTL on the runtime's clock (devtools/moto_patches/ttl_sweep.py).
+TTL_SWEEP_PATH = "/_postline/ttl-sweep"
 # Ends every long poll in progress: the runtime's stop (devtools/moto_patches/wakes.py).
 WAKE_PATH = "/_postline/wake"
 # GetRecords' headers naming a registered consumer and the last record it has read (stream_trims.py).
@@ -414,10 +417,28 @@ class _OneDynamoDBRequestAtATime:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         dynamodb = environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB")
         path = environ.get("PATH_INFO", "")
-        if not dynamodb and not path.startswith(EXTENSION_PATH) and path != STREAM_CONSUMERS_PATH:
+        if not dynamodb and not path.startswith(EXTENSION_PATH) and path not in _LOCKED_PATHS:
             return self._app(environ, start_response)
         with self._lock.held(background=WSGI_KEY in environ):
             return list(self._app(environ, start_response))  # the whole response, under the lock
+
+
+_LOCKED_PATHS = (STREAM_CONSUMERS_PATH, TTL_SWEEP_PATH)  # they change tables or streams too
+
+
+def _swept(app: Any) -> bool:
+    """One TTL sweep through `app` (the emulator's whole WSGI stack: the snapshot gate, the
+    DynamoDB lock), as the pipeline's background work; True when more items are due."""
+    answer: list[str] = []
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": TTL_SWEEP_PATH,
+        "CONTENT_LENGTH": "0",
+        "wsgi.input": io.BytesIO(),
+        WSGI_KEY: "1",
+    }
+    body = b"".join(app(environ, lambda status, headers, *_: answer.append(status)))
+    return answer == ["200 OK"] and bool(json.loads(body)["more"])
 
 
 def _as_is(app: Any) -> Any:
@@ -470,6 +491,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         batch_duplicates,
         control_writes,
         dynamodb_responses,
+        instance_tracking,
         json_requests,
         keep_alive,
         moto_items,
@@ -481,6 +503,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         stream_reads,
         stream_trims,
         stream_writes,
+        ttl_sweep,
         update_expressions,
         wakes,
     )
@@ -498,6 +521,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
     update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
+    ttl_sweep.install()  # items past their TTL on the runtime's clock are deleted, as DynamoDB does
+    instance_tracking.install()  # moto's models are not each kept in a list for the life of the process
     restored = (
         persistence.restore(
             snapshot,
@@ -515,15 +540,16 @@ def serve(port: int, state_file: Path | None = None) -> None:
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
 
     def middleware(app: Any) -> Any:
-        gate = SnapshotGate(
-            _OneDynamoDBRequestAtATime(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH)), wake=wakes.wake_all
-        )
+        locked = ttl_sweep.wsgi(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH), TTL_SWEEP_PATH)
+        gate = SnapshotGate(_OneDynamoDBRequestAtATime(locked), wake=wakes.wake_all)
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
-        polls = stream_trims.clock_wsgi(polls, CLOCK_PATH)
+        polls = ttl_sweep.clock_wsgi(stream_trims.clock_wsgi(polls, CLOCK_PATH), CLOCK_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
+        ttl_sweep.sweeper(lambda: _swept(gate), stopped)
         return _StateEndpoint(polls, gate, state_file, restored)
 
+    stopped = threading.Event()
     server_app.install(middleware)
     collector.install()  # a full collection walks what is new, not every table and item again
 
@@ -537,6 +563,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     host, bound_port = server.get_host_and_port()
     print(f"http://{host}:{bound_port}", flush=True)
     sys.stdin.read()
+    stopped.set()
     server.stop()
 
 
