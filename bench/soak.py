@@ -66,7 +66,9 @@ _QUERY_EVERY_SECONDS = 2.0
 _EXPORT_EVERY_SECONDS = 60.0
 _MAILBOX_EVERY_SECONDS = 60.0
 _EXPORT_TIMEOUT_SECONDS = 300.0
-_CLOCK_EVERY_SECONDS = 60.0  # --clock-days-per-minute moves the runtime's clock this often
+_CLOCK_EVERY_SECONDS = 60.0  # --clock-days-per-minute moves the runtime's clock this often,
+_CLOCK_FIRST_SECONDS = 30.0  # half-way between two exports: an export has 30 s to complete before a move
+_EXPORT_POLL_SECONDS = 5.0  # how often a running export is polled while the clock moves (its job expires)
 
 
 @dataclass
@@ -96,7 +98,6 @@ class SoakReport:
     machine: dict[str, str]
     minutes: float
     sample_seconds: float
-    clock_days_per_minute: float
     operations: dict[str, int]
     errors: dict[str, int]
     webhooks_received: int
@@ -104,6 +105,7 @@ class SoakReport:
     series: list[Series]
     snapshot: Series  # not an aim: how fast what the emulator keeps grows (the data the load stores)
     samples: list[Sample] = field(default_factory=list)
+    clock_days_per_minute: float = 0.0  # how fast the runtime's clock was moved (0: not moved)
 
 
 def rss_mb(pid: int) -> float | None:
@@ -233,6 +235,7 @@ class Load:
         self.sends_per_second = sends_per_second
         self.batch = batch
         self.clock_days_per_minute = clock_days_per_minute
+        self._ahead = timedelta(0)  # how far the runtime's clock is ahead of this one
         self.operations: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.exports_completed = 0
@@ -274,7 +277,13 @@ class Load:
         params = {"limit": "50"} if index % 2 else {"limit": "25", "event": "delivered", "tag": "soak"}
         self._call("events query", "GET", "/v3/events", 200, params=params)
 
-    def export(self) -> None:
+    def poll_export(self) -> None:
+        """With the clock moving, a running export is polled every few seconds, not each minute: a
+        move of days passes its job's and its file's retention."""
+        if self.clock_days_per_minute > 0 and self._export is not None:
+            self.export(poll_only=True)
+
+    def export(self, poll_only: bool = False) -> None:
         if self._export is not None:
             export_id, asked = self._export
             job = self._call("export poll", "GET", f"/v3/events/export/{export_id}", 200)
@@ -286,7 +295,9 @@ class Load:
             else:
                 return  # still running: asked again at the next minute
             self._export = None
-        until = datetime.now(UTC)
+        if poll_only:
+            return
+        until = datetime.now(UTC) + self._ahead  # the runtime's clock: events are stamped on it
         window = {"since": (until - timedelta(minutes=10)).isoformat(), "until": until.isoformat()}
         accepted = self._call("export", "POST", "/v3/events/export", 202, json=window)
         if accepted:
@@ -298,7 +309,9 @@ class Load:
     def advance_clock(self) -> None:
         if self.clock_days_per_minute > 0:
             seconds = self.clock_days_per_minute * 86400
-            self._call("clock advanced", "POST", "/_local/clock/advance", 200, json={"seconds": seconds})
+            moved = self._call("clock advanced", "POST", "/_local/clock/advance", 200, json={"seconds": seconds})
+            if moved:
+                self._ahead = datetime.fromisoformat(moved["now"]) - datetime.now(UTC)
 
     def run(self, stop: threading.Event) -> None:
         began = time.monotonic()
@@ -308,7 +321,8 @@ class Load:
             "query": 0.0,
             "export": 0.0,
             "mailbox": _MAILBOX_EVERY_SECONDS,
-            "clock": _CLOCK_EVERY_SECONDS,
+            "clock": _CLOCK_FIRST_SECONDS,
+            "export poll": _EXPORT_POLL_SECONDS,
         }
         every = {
             "send": 1 / self.sends_per_second,
@@ -317,6 +331,7 @@ class Load:
             "export": _EXPORT_EVERY_SECONDS,
             "mailbox": _MAILBOX_EVERY_SECONDS,
             "clock": _CLOCK_EVERY_SECONDS,
+            "export poll": _EXPORT_POLL_SECONDS,
         }
         counts: Counter[str] = Counter()
         work = {
@@ -326,6 +341,7 @@ class Load:
             "export": self.export,
             "mailbox": self.empty_mailbox,
             "clock": self.advance_clock,
+            "export poll": self.poll_export,
         }
         while not stop.is_set():
             name = min(due, key=due.__getitem__)

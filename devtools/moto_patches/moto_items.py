@@ -94,12 +94,15 @@ def _item_init(self: Item, hash_key: DynamoType, range_key: DynamoType | None, a
     self.range_key = range_key
     self.attrs = LimitedSizeDict()
     total = 0
+    keys = [known for known in (hash_key, range_key) if known is not None]
     for key, value in attrs.items():
         attribute = lean(value)
-        for known in (hash_key, range_key):  # the key attribute: the key's own DynamoType
-            if known is not None and attribute.type == known.type and attribute.value == known.value:
-                attribute = known
-                break
+        if keys:  # the key attributes (usually the first two): the key's own DynamoType
+            for known in keys:
+                if attribute.type == known.type and attribute.value == known.value:
+                    attribute = known
+                    keys.remove(known)
+                    break
         added = bytesize(key) + attribute.size()
         if total + added > _ITEM_SIZE_LIMIT:
             raise ItemSizeTooLarge
