@@ -19,6 +19,7 @@ import pytest
 import urllib3
 import yaml
 
+from devtools.local import provisioning
 from devtools.local.emulator import TTL_SWEEP_PATH, Emulator
 from devtools.local.lambda_filters import RecordFilter
 from devtools.moto_patches import ttl_sweep
@@ -220,3 +221,23 @@ def test_a_sweep_deletes_a_bounded_number_and_says_more_are_due(stack: InProcess
 
 def test_the_ttl_sweep_matches_the_pinned_moto() -> None:
     ttl_sweep.check_internals()
+
+
+def test_the_runtime_gives_buckets_the_template_s_lifecycle_rules(stack: InProcessStack) -> None:
+    template = yaml.load(TEMPLATE.read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - its tags read as text
+    [(logical_id, bucket)] = [
+        (name, resource)
+        for name, resource in template["Resources"].items()
+        if resource.get("Type") == "AWS::S3::Bucket" and "LifecycleConfiguration" in resource["Properties"]
+    ]
+    props = {**bucket["Properties"], "BucketName": f"lifecycle-{uuid.uuid4().hex[:8]}"}
+    deployed = provisioning._bucket(stack.client, logical_id, props)
+    rules = stack.client("s3").get_bucket_lifecycle_configuration(Bucket=deployed.ref)["Rules"]
+    expected = {rule["Id"]: rule for rule in props["LifecycleConfiguration"]["Rules"]}
+    assert sorted(rule["ID"] for rule in rules) == sorted(expected)
+    for rule in rules:
+        source = expected[rule["ID"]]
+        assert rule["Filter"]["Prefix"] == source["Prefix"] and rule["Status"] == source["Status"]
+        assert rule.get("Expiration", {}).get("Days") == (
+            int(source["ExpirationInDays"]) if "ExpirationInDays" in source else None
+        )
