@@ -426,19 +426,27 @@ class _OneDynamoDBRequestAtATime:
 _LOCKED_PATHS = (STREAM_CONSUMERS_PATH, TTL_SWEEP_PATH)  # they change tables or streams too
 
 
-def _swept(app: Any) -> bool:
-    """One TTL sweep through `app` (the emulator's whole WSGI stack: the snapshot gate, the
-    DynamoDB lock), as the pipeline's background work; True when more items are due."""
+def _swept(gated: Any, locked: Any) -> bool:
+    """One TTL sweep, as the pipeline's background work: asked first of `locked` (the DynamoDB
+    lock only: it reads), then, when something is due, made through `gated` (the snapshot gate,
+    which counts it as a change, and the lock). True when more are due."""
+    if not _sweep_request(locked, "GET").get("due"):
+        return False
+    return bool(_sweep_request(gated, "POST").get("more"))
+
+
+def _sweep_request(app: Any, method: str) -> dict[str, Any]:
     answer: list[str] = []
     environ = {
-        "REQUEST_METHOD": "POST",
+        "REQUEST_METHOD": method,
         "PATH_INFO": TTL_SWEEP_PATH,
         "CONTENT_LENGTH": "0",
         "wsgi.input": io.BytesIO(),
         WSGI_KEY: "1",
     }
     body = b"".join(app(environ, lambda status, headers, *_: answer.append(status)))
-    return answer == ["200 OK"] and bool(json.loads(body)["more"])
+    found: dict[str, Any] = json.loads(body) if answer == ["200 OK"] else {}
+    return found
 
 
 def _as_is(app: Any) -> Any:
@@ -541,12 +549,13 @@ def serve(port: int, state_file: Path | None = None) -> None:
 
     def middleware(app: Any) -> Any:
         locked = ttl_sweep.wsgi(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH), TTL_SWEEP_PATH)
-        gate = SnapshotGate(_OneDynamoDBRequestAtATime(locked), wake=wakes.wake_all)
+        dynamodb = _OneDynamoDBRequestAtATime(locked)
+        gate = SnapshotGate(dynamodb, wake=wakes.wake_all)
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
         polls = ttl_sweep.clock_wsgi(stream_trims.clock_wsgi(polls, CLOCK_PATH), CLOCK_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
-        ttl_sweep.sweeper(lambda: _swept(gate), stopped)
+        ttl_sweep.sweeper(lambda: _swept(gate, dynamodb), stopped)
         return _StateEndpoint(polls, gate, state_file, restored)
 
     stopped = threading.Event()

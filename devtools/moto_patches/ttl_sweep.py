@@ -194,14 +194,27 @@ def sweep(now: float | None = None, limit: int = LIMIT) -> tuple[int, bool]:
     return deleted, False
 
 
+def due(now: float | None = None) -> bool:
+    """Whether anything is past its TTL or lifecycle expiration at `now` (it only reads)."""
+    at = stream_trims.now() if now is None else now
+    return any(next(expired(table, at), None) is not None for table in list(_tables())) or (
+        next(expired_objects(at), None) is not None
+    )
+
+
 def wsgi(app: Any, path: str) -> Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]:
-    """`app`, plus `POST <path>`: one sweep (at most LIMIT deletions); answers {"deleted", "more"}."""
+    """`app`, plus `POST <path>`: one sweep (at most LIMIT deletions), answering {"deleted", "more"};
+    `GET <path>`: whether one is due, {"due": bool} (it changes nothing: the emulator asks it around
+    its snapshot gate, so an idle runtime's state is not counted as changed each minute)."""
 
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") != path:
             return app(environ, start_response)  # type: ignore[no-any-return]
-        deleted, more = sweep()
-        data = json.dumps({"deleted": deleted, "more": more}).encode()
+        if environ.get("REQUEST_METHOD") == "GET":
+            data = json.dumps({"due": due()}).encode()
+        else:
+            deleted, more = sweep()
+            data = json.dumps({"deleted": deleted, "more": more}).encode()
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
         return [data]
 
