@@ -1,4 +1,5 @@
 """python -m bench.soak [--minutes 60] [--sample-seconds 5] [--sends-per-second 0.5] [--batch 20]
+                      [--clock-days-per-minute 0] [--census] [--trace-frames 0]
                       [--aim-mb-per-hour 50] [--json .local/soak.json] [--log .local/soak.log]
 
 `make run` left running under a steady mixed load: is the memory of both its processes flat?
@@ -20,6 +21,16 @@ arenas). The aim: each slope at most `--aim-mb-per-hour`. The load stores data (
 counters, export files) as it would in AWS, a few MB an hour at the default rates; a leak of a
 record, an iterator or a message per call grows faster than that. Exits 1 when an aim is missed;
 calls that failed are counted in the report (on a shared machine the odd one times out).
+
+Data kept legitimately grows until its retention ends (idempotency keys 24 hours, messages and
+events their plan's days), so in real time an hour's soak only measures how fast the load stores.
+`--clock-days-per-minute D` moves the runtime's clock (`POST /_local/clock/advance`) D days each
+minute of the run: retention windows pass, the schedules they fire run (retention, roll-ups), and
+the emulator's TTL sweep (devtools/moto_patches/ttl_sweep.py) deletes what is past its TTL, so a
+flat line is what a leak-free runtime shows. `--census` adds the emulator extension
+bench/soak_census.py and writes what its memory holds, per service, table, bucket and queue, every
+minute to `<json>.census.jsonl` (`--trace-frames N` also runs tracemalloc there and records the
+source lines that grew most each minute: slower, a diagnostic).
 """
 
 from __future__ import annotations
@@ -44,6 +55,7 @@ import requests
 
 from bench.events import Receiver
 from bench.report import machine
+from devtools.local.emulator import EXTENSION_ENV, EXTENSION_PATH
 
 SENDER = "Postline Bench <news@postline.test>"  # the runtime's verified development domain
 _BODY = "<p>Thank you for your order. It ships tomorrow.</p>" * 10
@@ -54,6 +66,9 @@ _QUERY_EVERY_SECONDS = 2.0
 _EXPORT_EVERY_SECONDS = 60.0
 _MAILBOX_EVERY_SECONDS = 60.0
 _EXPORT_TIMEOUT_SECONDS = 300.0
+_CLOCK_EVERY_SECONDS = 60.0  # --clock-days-per-minute moves the runtime's clock this often,
+_CLOCK_FIRST_SECONDS = 30.0  # half-way between two exports: an export has 30 s to complete before a move
+_EXPORT_POLL_SECONDS = 5.0  # how often a running export is polled while the clock moves (its job expires)
 
 
 @dataclass
@@ -90,6 +105,7 @@ class SoakReport:
     series: list[Series]
     snapshot: Series  # not an aim: how fast what the emulator keeps grows (the data the load stores)
     samples: list[Sample] = field(default_factory=list)
+    clock_days_per_minute: float = 0.0  # how fast the runtime's clock was moved (0: not moved)
 
 
 def rss_mb(pid: int) -> float | None:
@@ -160,11 +176,12 @@ class Started:
     api: str
     key: str
     emulator_pid: int
+    aws: str
 
 
-def start_runtime(state_dir: Path, log: Path) -> Started:
+def start_runtime(state_dir: Path, log: Path, census: bool = False, trace_frames: int = 0) -> Started:
     """`python -m devtools.local` as `make run` starts it, on free ports; its banner read for the
-    API's URL and the live key."""
+    API's URL, the emulator's and the live key. `census`: with the bench.soak_census extension."""
     command = [
         sys.executable,
         "-m",
@@ -172,24 +189,29 @@ def start_runtime(state_dir: Path, log: Path) -> Started:
         *("--api-port", "0", "--aws-port", "0", "--mail-port", "0", "--smtp-port", "0"),
         *("--state-dir", str(state_dir), "--no-spamd", "--log-level", "ERROR"),
     ]
+    environment = dict(os.environ)
+    if census:
+        environment[EXTENSION_ENV] = "bench.soak_census"
+        if trace_frames:
+            environment["POSTLINE_SOAK_TRACEMALLOC"] = str(trace_frames)
     with log.open("a") as errors:
         process = subprocess.Popen(  # noqa: S603 - this interpreter, this package
-            command, stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True
+            command, stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True, env=environment
         )
     assert process.stdout is not None
     found: dict[str, str] = {}
     deadline = time.monotonic() + _START_TIMEOUT_SECONDS
     for line in process.stdout:
         label, _, value = line.strip().partition("  ")
-        if label in ("API", "Live key"):
+        if label in ("API", "Live key", "AWS"):
             found[label] = value.strip().split()[0]
         if line.startswith("Ctrl-C to stop.") or time.monotonic() > deadline:
             break
-    if set(found) != {"API", "Live key"}:
+    if set(found) != {"API", "Live key", "AWS"}:
         process.kill()
         raise RuntimeError(f"devtools.local did not start (see {log})")
     threading.Thread(target=process.stdout.read, name="soak-runtime-output", daemon=True).start()
-    return Started(process, found["API"], found["Live key"], emulator_pid(process.pid))
+    return Started(process, found["API"], found["Live key"], emulator_pid(process.pid), found["AWS"])
 
 
 def stop_runtime(process: subprocess.Popen[str]) -> None:
@@ -204,12 +226,16 @@ def stop_runtime(process: subprocess.Popen[str]) -> None:
 class Load:
     """The steady mixed load, from one client thread, until `stop` is set."""
 
-    def __init__(self, api: str, key: str, sends_per_second: float, batch: int) -> None:
+    def __init__(
+        self, api: str, key: str, sends_per_second: float, batch: int, clock_days_per_minute: float = 0.0
+    ) -> None:
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Bearer {key}"
         self.api = api
         self.sends_per_second = sends_per_second
         self.batch = batch
+        self.clock_days_per_minute = clock_days_per_minute
+        self._ahead = timedelta(0)  # how far the runtime's clock is ahead of this one
         self.operations: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.exports_completed = 0
@@ -251,7 +277,13 @@ class Load:
         params = {"limit": "50"} if index % 2 else {"limit": "25", "event": "delivered", "tag": "soak"}
         self._call("events query", "GET", "/v3/events", 200, params=params)
 
-    def export(self) -> None:
+    def poll_export(self) -> None:
+        """With the clock moving, a running export is polled every few seconds, not each minute: a
+        move of days passes its job's and its file's retention."""
+        if self.clock_days_per_minute > 0 and self._export is not None:
+            self.export(poll_only=True)
+
+    def export(self, poll_only: bool = False) -> None:
         if self._export is not None:
             export_id, asked = self._export
             job = self._call("export poll", "GET", f"/v3/events/export/{export_id}", 200)
@@ -263,7 +295,9 @@ class Load:
             else:
                 return  # still running: asked again at the next minute
             self._export = None
-        until = datetime.now(UTC)
+        if poll_only:
+            return
+        until = datetime.now(UTC) + self._ahead  # the runtime's clock: events are stamped on it
         window = {"since": (until - timedelta(minutes=10)).isoformat(), "until": until.isoformat()}
         accepted = self._call("export", "POST", "/v3/events/export", 202, json=window)
         if accepted:
@@ -272,15 +306,32 @@ class Load:
     def empty_mailbox(self) -> None:
         self._call("mailbox emptied", "DELETE", "/_local/mailbox", 204)
 
+    def advance_clock(self) -> None:
+        if self.clock_days_per_minute > 0:
+            seconds = self.clock_days_per_minute * 86400
+            moved = self._call("clock advanced", "POST", "/_local/clock/advance", 200, json={"seconds": seconds})
+            if moved:
+                self._ahead = datetime.fromisoformat(moved["now"]) - datetime.now(UTC)
+
     def run(self, stop: threading.Event) -> None:
         began = time.monotonic()
-        due = {"send": 0.0, "batch": 0.0, "query": 0.0, "export": 0.0, "mailbox": _MAILBOX_EVERY_SECONDS}
+        due = {
+            "send": 0.0,
+            "batch": 0.0,
+            "query": 0.0,
+            "export": 0.0,
+            "mailbox": _MAILBOX_EVERY_SECONDS,
+            "clock": _CLOCK_FIRST_SECONDS,
+            "export poll": _EXPORT_POLL_SECONDS,
+        }
         every = {
             "send": 1 / self.sends_per_second,
             "batch": _BATCH_EVERY_SECONDS,
             "query": _QUERY_EVERY_SECONDS,
             "export": _EXPORT_EVERY_SECONDS,
             "mailbox": _MAILBOX_EVERY_SECONDS,
+            "clock": _CLOCK_EVERY_SECONDS,
+            "export poll": _EXPORT_POLL_SECONDS,
         }
         counts: Counter[str] = Counter()
         work = {
@@ -289,6 +340,8 @@ class Load:
             "query": lambda: self.query(counts["query"]),
             "export": self.export,
             "mailbox": self.empty_mailbox,
+            "clock": self.advance_clock,
+            "export poll": self.poll_export,
         }
         while not stop.is_set():
             name = min(due, key=due.__getitem__)
@@ -301,16 +354,26 @@ class Load:
 
 
 def soak(
-    minutes: float, sample_seconds: float, sends_per_second: float, batch: int, aim: float, log: Path
+    minutes: float,
+    sample_seconds: float,
+    sends_per_second: float,
+    batch: int,
+    aim: float,
+    log: Path,
+    clock_days_per_minute: float = 0.0,
+    census: Path | None = None,
+    trace_frames: int = 0,
 ) -> SoakReport:
     host = machine()
     with tempfile.TemporaryDirectory(prefix="postline-soak-") as state, Receiver(keep=False) as receiver:
-        started = start_runtime(Path(state), log)
-        load = Load(started.api, started.key, sends_per_second, batch)
+        started = start_runtime(Path(state), log, census=census is not None, trace_frames=trace_frames)
+        load = Load(started.api, started.key, sends_per_second, batch, clock_days_per_minute)
         stop = threading.Event()
         try:
             load._call("webhook", "POST", "/v3/webhooks", 201, json={"url": receiver.url})
-            samples = _sampled(started, load, receiver, stop, minutes, sample_seconds, log, Path(state))
+            samples = _sampled(
+                started, load, receiver, stop, minutes, sample_seconds, log, Path(state), census, trace_frames
+            )
         finally:
             stop.set()
             stop_runtime(started.process)
@@ -318,6 +381,7 @@ def soak(
             machine=host,
             minutes=minutes,
             sample_seconds=sample_seconds,
+            clock_days_per_minute=clock_days_per_minute,
             operations=dict(load.operations),
             errors=dict(load.errors),
             webhooks_received=receiver.received,
@@ -340,6 +404,8 @@ def _sampled(
     sample_seconds: float,
     log: Path,
     state_dir: Path,
+    census: Path | None = None,
+    trace_frames: int = 0,
 ) -> list[Sample]:
     """Runs the load for `minutes`, sampling both processes' RSS meanwhile."""
     samples: list[Sample] = []
@@ -365,17 +431,37 @@ def _sampled(
                 flush=True,
             )
             next_report += 60
+            if census is not None:
+                _census(started.aws, now - began, census, trace_frames)
         time.sleep(max(0.0, min(sample_seconds, end - time.monotonic())))
     stop.set()
     worker.join(120)
     return samples
 
 
+def _census(aws: str, seconds: float, path: Path, trace_frames: int) -> None:
+    """Appends what the emulator's memory holds (bench/soak_census.py) to `path`, one JSON line."""
+    line: dict[str, Any] = {"seconds": round(seconds)}
+    try:
+        line["census"] = requests.get(f"{aws}{EXTENSION_PATH}census", timeout=120).json()
+        if trace_frames:
+            line["trace"] = requests.get(f"{aws}{EXTENSION_PATH}trace", timeout=300).json()
+    except (requests.RequestException, ValueError) as error:
+        line["error"] = repr(error)
+    with path.open("a") as out:
+        out.write(json.dumps(line) + "\n")
+
+
 def render(report: SoakReport) -> str:
     host = report.machine
     lines = [
         f"Soak: `make run` under a steady mixed load for {report.minutes:g} min, RSS sampled every "
-        f"{report.sample_seconds:g} s",
+        f"{report.sample_seconds:g} s"
+        + (
+            f"; the runtime's clock moved {report.clock_days_per_minute:g} days a minute"
+            if report.clock_days_per_minute
+            else ""
+        ),
         f"  machine: {host['cpu']}, {host['cores']} cores usable, load {host['load_before']} before, {host['date']}",
         "  calls: " + ", ".join(f"{name} {count}" for name, count in sorted(report.operations.items())),
         f"  webhooks received: {report.webhooks_received}; exports completed: {report.exports_completed}",
@@ -411,9 +497,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--aim-mb-per-hour", type=float, default=50.0, help="the most each process may grow (%(default)s)"
     )
+    parser.add_argument(
+        "--clock-days-per-minute",
+        type=float,
+        default=0.0,
+        help="move the runtime's clock this many days each minute, so retention windows pass (%(default)s)",
+    )
+    parser.add_argument(
+        "--census", action="store_true", help="record what the emulator's memory holds each minute (a diagnostic)"
+    )
+    parser.add_argument("--trace-frames", type=int, default=0, help="with --census: tracemalloc frames (0: off)")
     parser.add_argument("--json", default=str(Path(".local") / "soak.json"), help="report file; empty: none")
     parser.add_argument("--log", default=str(Path(".local") / "soak.log"), help="the runtime's stderr (%(default)s)")
     args = parser.parse_args(argv)
+    if args.clock_days_per_minute < 0:
+        parser.error("--clock-days-per-minute must not be negative")
     if args.minutes <= 0 or args.sample_seconds <= 0 or args.sends_per_second <= 0 or not 1 <= args.batch <= 5_000:
         parser.error("--minutes, --sample-seconds and --sends-per-second must be positive, --batch 1 to 5,000")
     log = Path(args.log)
@@ -421,7 +519,22 @@ def main(argv: list[str] | None = None) -> int:
     # A `kill` ends the run as Ctrl-C does: through soak()'s cleanup, which stops the runtime child
     # (left running otherwise, its emulator still growing).
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    report = soak(args.minutes, args.sample_seconds, args.sends_per_second, args.batch, args.aim_mb_per_hour, log)
+    census = None
+    if args.census:
+        census = Path(args.json or str(Path(".local") / "soak.json")).with_suffix(".census.jsonl")
+        census.parent.mkdir(parents=True, exist_ok=True)
+        census.unlink(missing_ok=True)
+    report = soak(
+        args.minutes,
+        args.sample_seconds,
+        args.sends_per_second,
+        args.batch,
+        args.aim_mb_per_hour,
+        log,
+        clock_days_per_minute=args.clock_days_per_minute,
+        census=census,
+        trace_frames=args.trace_frames,
+    )
     print(render(report), flush=True)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import io
 import json
 import logging
 import os
@@ -58,6 +59,8 @@ STREAM_WRITES_PATH = "/_postline/stream-writes"
 STREAM_CONSUMERS_PATH = "/_postline/stream-consumers"
 # The runtime's movable clock, on which stream records are stamped and kept 24 hours.
 CLOCK_PATH = "/_postline/clock"
+# One sweep of the items past their TTL on the runtime's clock (devtools/moto_patches/ttl_sweep.py).
+TTL_SWEEP_PATH = "/_postline/ttl-sweep"
 # Ends every long poll in progress: the runtime's stop (devtools/moto_patches/wakes.py).
 WAKE_PATH = "/_postline/wake"
 # GetRecords' headers naming a registered consumer and the last record it has read (stream_trims.py).
@@ -414,10 +417,36 @@ class _OneDynamoDBRequestAtATime:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         dynamodb = environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB")
         path = environ.get("PATH_INFO", "")
-        if not dynamodb and not path.startswith(EXTENSION_PATH) and path != STREAM_CONSUMERS_PATH:
+        if not dynamodb and not path.startswith(EXTENSION_PATH) and path not in _LOCKED_PATHS:
             return self._app(environ, start_response)
         with self._lock.held(background=WSGI_KEY in environ):
             return list(self._app(environ, start_response))  # the whole response, under the lock
+
+
+_LOCKED_PATHS = (STREAM_CONSUMERS_PATH, TTL_SWEEP_PATH)  # they change tables or streams too
+
+
+def _swept(gated: Any, locked: Any) -> bool:
+    """One TTL sweep, as the pipeline's background work: asked first of `locked` (the DynamoDB
+    lock only: it reads), then, when something is due, made through `gated` (the snapshot gate,
+    which counts it as a change, and the lock). True when more are due."""
+    if not _sweep_request(locked, "GET").get("due"):
+        return False
+    return bool(_sweep_request(gated, "POST").get("more"))
+
+
+def _sweep_request(app: Any, method: str) -> dict[str, Any]:
+    answer: list[str] = []
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": TTL_SWEEP_PATH,
+        "CONTENT_LENGTH": "0",
+        "wsgi.input": io.BytesIO(),
+        WSGI_KEY: "1",
+    }
+    body = b"".join(app(environ, lambda status, headers, *_: answer.append(status)))
+    found: dict[str, Any] = json.loads(body) if answer == ["200 OK"] else {}
+    return found
 
 
 def _as_is(app: Any) -> Any:
@@ -474,6 +503,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         control_writes,
         dynamodb_responses,
         json_errors,
+        instance_tracking,
         json_requests,
         keep_alive,
         moto_items,
@@ -486,6 +516,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         stream_trims,
         stream_writes,
         update_checks,
+        ttl_sweep,
         update_expressions,
         wakes,
     )
@@ -508,6 +539,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     json_errors.install()  # a JSON error is built without the XML body it replaces
     update_checks.install()  # an update expression's fixed checks are made once per text, names and keys
     ast_copies.install()  # an update expression's tree is copied by a walk of its nodes, not copy.deepcopy
+    ttl_sweep.install()  # items past their TTL on the runtime's clock are deleted, as DynamoDB does
+    instance_tracking.install()  # moto's models are not each kept in a list for the life of the process
     restored = (
         persistence.restore(
             snapshot,
@@ -525,15 +558,17 @@ def serve(port: int, state_file: Path | None = None) -> None:
     wrap = importlib.import_module(extension).wsgi if extension else _as_is
 
     def middleware(app: Any) -> Any:
-        gate = SnapshotGate(
-            _OneDynamoDBRequestAtATime(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH)), wake=wakes.wake_all
-        )
+        locked = ttl_sweep.wsgi(stream_trims.wsgi(wrap(app), STREAM_CONSUMERS_PATH), TTL_SWEEP_PATH)
+        dynamodb = _OneDynamoDBRequestAtATime(locked)
+        gate = SnapshotGate(dynamodb, wake=wakes.wake_all)
         # The stream wait outside the gate and the DynamoDB lock: it only waits.
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
-        polls = stream_trims.clock_wsgi(polls, CLOCK_PATH)
+        polls = ttl_sweep.clock_wsgi(stream_trims.clock_wsgi(polls, CLOCK_PATH), CLOCK_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
+        ttl_sweep.sweeper(lambda: _swept(gate, dynamodb), stopped)
         return _StateEndpoint(polls, gate, state_file, restored)
 
+    stopped = threading.Event()
     server_app.install(middleware)
     collector.install()  # a full collection walks what is new, not every table and item again
 
@@ -547,6 +582,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
     host, bound_port = server.get_host_and_port()
     print(f"http://{host}:{bound_port}", flush=True)
     sys.stdin.read()
+    stopped.set()
     server.stop()
 
 

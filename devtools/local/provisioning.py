@@ -184,7 +184,27 @@ def _topic(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> De
 def _bucket(clients: ClientFactory, logical_id: str, props: dict[str, Any]) -> Deployed:
     name = props.get("BucketName") or physical_name(logical_id).lower()
     clients("s3").create_bucket(Bucket=name)
+    if rules := (props.get("LifecycleConfiguration") or {}).get("Rules"):
+        # The emulator expires objects by these rules (devtools/moto_patches/ttl_sweep.py).
+        clients("s3").put_bucket_lifecycle_configuration(
+            Bucket=name, LifecycleConfiguration={"Rules": [_lifecycle_rule(rule) for rule in rules]}
+        )
     return Deployed(name, {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com"})
+
+
+def _lifecycle_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """A template's lifecycle rule (CloudFormation's names) as PutBucketLifecycleConfiguration takes
+    it: the fields the template uses (Id, Status, Prefix, ExpirationInDays,
+    AbortIncompleteMultipartUpload)."""
+    api: dict[str, Any] = {"Status": rule["Status"], "Filter": {"Prefix": rule.get("Prefix", "")}}
+    if "Id" in rule:
+        api["ID"] = rule["Id"]
+    if "ExpirationInDays" in rule:
+        api["Expiration"] = {"Days": int(rule["ExpirationInDays"])}
+    if "AbortIncompleteMultipartUpload" in rule:
+        days = int(rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"])
+        api["AbortIncompleteMultipartUpload"] = {"DaysAfterInitiation": days}
+    return api
 
 
 # GenerateSecretString options that GetRandomPassword takes under the same names.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -47,3 +48,39 @@ def test_rss_and_children_come_from_proc() -> None:
         child.stdin.close()
         child.wait()
     assert soak.rss_mb(child.pid) is None  # gone
+
+
+class _Answer:
+    def __init__(self, status: int, body: dict[str, object]) -> None:
+        self.status_code, self._body, self.content = status, body, b"{}"
+
+    def json(self) -> dict[str, object]:
+        return self._body
+
+
+def test_the_clock_moves_the_days_asked_and_exports_ask_on_the_runtime_s_clock() -> None:
+    load = soak.Load("http://runtime", "key", 0.5, 20, clock_days_per_minute=60)
+    asked: list[tuple[str, str, object]] = []
+    ahead = datetime.now(UTC) + timedelta(days=60)
+
+    def request(method: str, url: str, timeout: float, **kwargs: object) -> _Answer:
+        asked.append((method, url, kwargs.get("json")))
+        if url.endswith("/_local/clock/advance"):
+            return _Answer(200, {"now": ahead.isoformat()})
+        return _Answer(202, {"export_id": "exp_1"})
+
+    load.session.request = request  # type: ignore[assignment,method-assign]
+    load.advance_clock()
+    assert asked[0] == ("POST", "http://runtime/_local/clock/advance", {"seconds": 60 * 86400})
+    load.export()
+    until = datetime.fromisoformat(asked[1][2]["until"])  # type: ignore[index]
+    assert abs((until - ahead).total_seconds()) < 60  # the window ends at the runtime's now, not this one's
+    load.poll_export()  # polled every few seconds while the clock moves
+    assert asked[2][:2] == ("GET", "http://runtime/v3/events/export/exp_1")
+
+
+def test_without_a_moving_clock_the_clock_is_left_alone() -> None:
+    load = soak.Load("http://runtime", "key", 0.5, 20)
+    load.session.request = lambda *args, **kwargs: pytest.fail("no call expected")  # type: ignore[method-assign]
+    load.advance_clock()
+    load.poll_export()
