@@ -62,23 +62,6 @@ def count_expiry(day: str) -> int:
     return int((day_start(date.fromisoformat(day)) + timedelta(days=KEEP_DAYS)).timestamp())
 
 
-def count_update(table: str, item: CountKey, adds: dict[str, int]) -> dict[str, Any]:
-    """A transaction's Update adding `adds` to one counter item."""
-    names = sorted(adds)
-    values: dict[str, Any] = {f":v{n}": {"N": str(adds[name])} for n, name in enumerate(names)}
-    values[":e"] = {"N": str(count_expiry(item.day))}
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": count_item_key(item),
-            "UpdateExpression": "ADD "
-            + ", ".join(f"{name} :v{n}" for n, name in enumerate(names))
-            + " SET expires_at = :e",
-            "ExpressionAttributeValues": values,
-        }
-    }
-
-
 def first_counted_update(table: str, account_id: str, first: datetime) -> dict[str, Any]:
     """A transaction's Update recording the consumer's first counted event, once."""
     return {
