@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from devtools.local import powertools_context
+from devtools.local import powertools_clock, powertools_context
 from devtools.local.cloudformation import (
     ACCOUNT_ID,
     REGION,
@@ -44,6 +44,7 @@ from postline.shared.base import Model
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
 powertools_context.install()  # concurrent instances share Powertools: its current event per invocation
+powertools_clock.install()  # idempotency records expire on the runtime's clock, as the emulator sweeps them
 # What the gateway, pumps and schedules read of each event type; anything else is reported.
 _EMULATED_EVENT_PROPERTIES = {
     "Api": {"Path", "Method", "RestApiId"},

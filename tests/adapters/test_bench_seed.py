@@ -4,7 +4,7 @@ service reads."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from moto.dynamodb.models.table import Table
@@ -51,6 +51,9 @@ class _Captured:
 
     def watermarks(self, partitions: list[str]) -> dict[str, str]:
         return {}
+
+    def packed_through(self, account_id: str) -> date | None:
+        return None
 
     def pair_events(self, pairs: list[Any]) -> dict[Any, str]:
         return {}

@@ -413,6 +413,24 @@ def _usage_emails(api: Api) -> int:
     return used
 
 
+def test_a_replay_after_the_clock_moved_ahead_still_finds_its_record(runtime: Any) -> None:
+    """Idempotency records expire on the runtime's clock, the one the emulator sweeps TTLs by
+    (devtools/local/powertools_clock.py): on the wall clock, a record written after the clock moved
+    two days ahead was swept at the next move and the replay sent again."""
+    owner = verified_sender(runtime)
+    body = message(owner.address, recipient(), tags=["idem"])
+    headers = {"Idempotency-Key": f"moved-{time.time_ns()}"}
+    moved = runtime.advance(2 * 86_400)  # past the records' 24 hours on the wall clock
+    first = owner.live.post("/v3/messages", json=body, headers=headers)
+    assert first.status_code == 202, first.text
+    table = wiring.settings(Idempotency).table
+    items = wiring.client("dynamodb").scan(TableName=table)["Items"]
+    assert max(int(item["expiration"]["N"]) for item in items) > moved.timestamp()  # not swept at the next move
+    runtime.advance(120)
+    second = owner.live.post("/v3/messages", json=body, headers=headers)
+    assert second.status_code == 202 and second.json() == first.json(), second.text
+
+
 def test_a_replay_returns_the_first_result_and_sends_once(runtime: Any) -> None:
     owner = verified_sender(runtime)
     to = recipient()

@@ -83,6 +83,10 @@ class PositionedEvents(Protocol):
 class Rollups(Protocol):
     def watermarks(self, partitions: list[str]) -> dict[str, str]: ...
 
+    def packed_through(self, account_id: str) -> date | None:
+        """The last day packing has closed for the account (its hour items, and their marks, gone)."""
+        ...
+
     def claim_pairs(self, pairs: dict[Pair, tuple[str, int]]) -> dict[Pair, str]:
         """Claims each pair for its event (pair -> (event id, TTL)) where no event holds it yet;
         returns the event holding each pair afterwards."""

@@ -33,6 +33,7 @@ from postline.metrics.domain import (
     counter_attribute,
     derived_dimension,
     floor_quarter,
+    last_closed_day,
     mode_of,
     parse_attribute,
     pct_change,
@@ -124,7 +125,7 @@ class RollupService:
         # The partitions' watermark items of the transactional consumer this one replaced: what they
         # say was counted was (they expire three days after their last write).
         marks = self._rollups.watermarks([p for p, _, _ in positioned])
-        fresh = [(p, seq, event) for p, seq, event in positioned if seq > (marks.get(p) or "")]
+        fresh = self._unpacked([(p, seq, event) for p, seq, event in positioned if seq > (marks.get(p) or "")])
         plans = [(p, seq, event, contribution(event, **_origin(event))) for p, seq, event in fresh]
         owners = self._claim_uniques(plans)
         chunk, added = Chunk(), set[tuple[str, str]]()
@@ -158,6 +159,22 @@ class RollupService:
         if self._reputation is not None and moved:
             self._reputation.after_batch(list(moved))
         return sum(1 for partition, seq, _, plan in plans if plan is not None and (partition, seq) in added)
+
+    def _unpacked(self, positioned: list[tuple[str, str, Event]]) -> list[tuple[str, str, Event]]:
+        """Without the records of days packing has closed. Packing waits until no stream record can
+        still add to a day (packing.py), so such a record is a replay, and the marks that would refuse
+        it went with the day's hour items. Only a day closed by now can be packed: a batch of recent
+        records reads nothing."""
+        closed = last_closed_day(self._clock.now())
+        old = {event.account_id for _, _, event in positioned if _utc_day(event) <= closed}
+        if not old:
+            return positioned
+        packed = {account_id: self._rollups.packed_through(account_id) for account_id in old}
+        return [
+            (partition, seq, event)
+            for partition, seq, event in positioned
+            if (through := packed.get(event.account_id)) is None or _utc_day(event) > through
+        ]
 
     def _claim_uniques(self, plans: list[tuple[str, str, Event, Any]]) -> dict[Pair, str]:
         """Each first open or click pair of the batch, by the event that holds it: the one that
@@ -745,3 +762,7 @@ def _row(dimension: Dimension, value: str, t: Tally, trend: list[TrendPoint] | N
         click_rate=rate(t.get(Counter.UNIQUE_CLICKS), delivered),
         trend=trend,
     )
+
+
+def _utc_day(event: Event) -> date:
+    return event.timestamp.astimezone(UTC).date()
