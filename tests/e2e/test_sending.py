@@ -482,14 +482,17 @@ def test_an_invalid_idempotency_key_is_a_validation_error(api: Api, runtime: Any
     assert_error(response, 400, "validation_error")
 
 
-def _idempotency_record(account_id: str, key: str, body: dict[str, Any], scope: str = "messages") -> dict[str, Any]:
-    """An INPROGRESS record of a live key as Powertools writes it (persistence/dynamodb.py, base.py): the
+def _idempotency_record(
+    account_id: str, key: str, body: dict[str, Any], at: float, scope: str = "messages"
+) -> dict[str, Any]:
+    """An INPROGRESS record of a live key as Powertools writes it (persistence/dynamodb.py, base.py) at
+    `at` (epoch seconds on the runtime's clock, which Powertools reads there: powertools_clock.py): the
     key is "postline.<scope>#" + sha256 of the JSON of [account, env, key]; the payload hash of the body."""
 
     def digest(data: Any) -> str:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
-    wall = time.time()
+    wall = at
     return {
         "id": {"S": f"postline.{scope}#{digest([account_id, 'live', key])}"},
         "expiration": {"N": str(int(wall) + 3600)},
@@ -503,7 +506,7 @@ def test_a_key_still_in_progress_is_409_then_usable_once_its_holder_is_gone(runt
     owner = unverified_sender(runtime)
     body = message(owner.address)
     key = "in-flight-key"
-    record = _idempotency_record(owner.id, key, body)
+    record = _idempotency_record(owner.id, key, body, now(runtime).timestamp())
     db, table = wiring.client("dynamodb"), wiring.settings(Idempotency).table
     db.put_item(TableName=table, Item=record)
 
@@ -512,7 +515,7 @@ def test_a_key_still_in_progress_is_409_then_usable_once_its_holder_is_gone(runt
     assert response.headers["Retry-After"] == "1"
 
     # The holder died: its in-progress expiry passed, so the key runs the request afresh.
-    expired = int(time.time() * 1000) - 1000
+    expired = int(now(runtime).timestamp() * 1000) - 1000
     db.update_item(
         TableName=table,
         Key={"id": record["id"]},
