@@ -185,7 +185,7 @@ class ShardDirectory:
             }
             if version is not None:
                 request["ExpressionAttributeValues"] = {":version": {"N": str(version)}}
-            if self._written(self._db.put_item, **request):
+            if _written(self._db.put_item, **request):
                 with self._lock:
                     self._cache.pop((self._table, account_id), None)
                 return changed
@@ -201,15 +201,17 @@ class ShardDirectory:
             return ONE_SHARD, None
         return ShardSchedule.decode(step["S"] for step in found["steps"]["L"]), int(found["version"]["N"])
 
-    @staticmethod
-    def _written(call: Callable[..., Any], **request: Any) -> bool:
-        try:
-            call(**request)
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
+
+def _written(call: Callable[..., Any], **request: Any) -> bool:
+    """Makes a conditional write; False when its condition failed (another writer got there first,
+    or what it guarded expired meanwhile)."""
+    try:
+        call(**request)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
 
 
 def shards_pk(account_id: str) -> str:
@@ -404,7 +406,7 @@ class DynamoEventStore:
 
     def _add_index_keys(self, attrs: dict[str, Any], keys: dict[str, Any]) -> bool:
         names = [name for name in ("type_key", "recipient_key") if name in keys]  # the keys a write makes today
-        return self._written(
+        return _written(
             self._db.update_item,
             TableName=self._table,
             Key={"pk": attrs["pk"], "sk": attrs["sk"]},
@@ -414,21 +416,9 @@ class DynamoEventStore:
         )
 
     def _put_new(self, item: dict[str, Any]) -> bool:
-        return self._written(
+        return _written(
             self._db.put_item, TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)"
         )
-
-    @staticmethod
-    def _written(call: Callable[..., Any], **request: Any) -> bool:
-        """Makes a conditional write; False when its condition failed (expired meanwhile, or another
-        run got there first)."""
-        try:
-            call(**request)
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
 
     # -- GET /v3/events ------------------------------------------------------------------------
 
