@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from devtools.local.emulator import Emulator
 from tests.aws_stack import InProcessStack, in_process_stack
 
 
@@ -23,3 +24,15 @@ def moto_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
 def stack() -> Iterator[InProcessStack]:
     with in_process_stack() as stack:
         yield stack
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    """The emulator as `make run` starts it (moto and its patches in a child process), one a module;
+    a module that needs it started otherwise defines its own."""
+    running = Emulator(port=0)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()

@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from devtools.local.emulator import Emulator
 
 WAIT_BOUND_SECONDS = 10  # a wait still going after this failed to end (the polls themselves last 20 s)
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    running = Emulator(port=0)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def _in_thread(work: Any) -> tuple[threading.Thread, list[Any]]:

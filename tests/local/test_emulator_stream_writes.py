@@ -8,23 +8,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from devtools.local.emulator import Emulator
 from devtools.moto_patches import stream_writes
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    running = Emulator(port=0)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def _table(emulator: Emulator, name: str, stream: bool = True) -> Any:

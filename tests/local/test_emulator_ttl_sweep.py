@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 import urllib3
 import yaml
 
@@ -28,16 +26,6 @@ from tests.aws_stack import InProcessStack
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 SERVICE = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    running = Emulator(port=0)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 class Table:
