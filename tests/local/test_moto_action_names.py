@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
@@ -19,8 +18,7 @@ from moto.s3.responses import S3Response
 from moto.sqs.responses import SQSResponse
 
 from devtools.moto_patches import action_names
-
-pytestmark = pytest.mark.usefixtures("moto_in_process")
+from tests.local.in_process import in_process_client
 
 _HANDLERS = [DynamoHandler, DynamoDBStreamsHandler, SQSResponse, KmsResponse, S3Response, BaseResponse]
 
@@ -61,14 +59,14 @@ def test_a_name_added_later_is_seen() -> None:
 def _calls() -> list[Any]:
     answers: list[Any] = []
     with mock_aws():
-        db = boto3.client("dynamodb", region_name="us-east-1")
+        db = in_process_client("dynamodb")
         table = f"names-{uuid.uuid4().hex[:8]}"
         db.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
                         BillingMode="PAY_PER_REQUEST")  # fmt: skip
         db.put_item(TableName=table, Item={"pk": {"S": "a"}})
         answers.append(db.get_item(TableName=table, Key={"pk": {"S": "a"}})["Item"])
-        sqs = boto3.client("sqs", region_name="us-east-1")
+        sqs = in_process_client("sqs")
         url = sqs.create_queue(QueueName=f"names-{uuid.uuid4().hex[:8]}")["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody="x")
         answers.append([m["Body"] for m in sqs.receive_message(QueueUrl=url).get("Messages", [])])

@@ -7,15 +7,13 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.dynamodb import responses
 
 from devtools.moto_patches import batch_duplicates
-
-pytestmark = pytest.mark.usefixtures("moto_in_process")
+from tests.local.in_process import in_process_client
 
 TABLE = "dups"
 
@@ -27,7 +25,7 @@ def db(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     batch_duplicates.install()
     try:
         with mock_aws():
-            client = boto3.client("dynamodb", region_name="us-east-1")
+            client = in_process_client("dynamodb")
             client.create_table(
                 TableName=TABLE,
                 KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],

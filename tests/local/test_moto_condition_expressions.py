@@ -8,15 +8,13 @@ import random
 import uuid
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.dynamodb.comparisons import ConditionExpressionParser
 
 from devtools.moto_patches import condition_expressions
-
-pytestmark = pytest.mark.usefixtures("moto_in_process")
+from tests.local.in_process import in_process_client
 
 _CONDITIONS: list[tuple[str, dict[str, str], list[str]]] = [
     ("attribute_not_exists(pk)", {}, []),
@@ -42,7 +40,7 @@ def _run(seed: int) -> list[Any]:
     rng = random.Random(seed)
     answers: list[Any] = []
     with mock_aws():
-        db = boto3.client("dynamodb", region_name="us-east-1")
+        db = in_process_client("dynamodb")
         table = f"conds-{uuid.uuid4().hex[:8]}"
         db.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],

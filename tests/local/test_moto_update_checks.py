@@ -8,14 +8,11 @@ import random
 import uuid
 from typing import Any
 
-import boto3
-import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from devtools.moto_patches import update_checks, update_expressions
-
-pytestmark = pytest.mark.usefixtures("moto_in_process")
+from tests.local.in_process import in_process_client
 
 _UPDATES: list[tuple[str, dict[str, str]]] = [
     ("ADD a :v, b :v SET expires_at = :v", {}),
@@ -33,7 +30,7 @@ def _run(seed: int) -> list[Any]:
     rng = random.Random(seed)
     answers: list[Any] = []
     with mock_aws():
-        db = boto3.client("dynamodb", region_name="us-east-1")
+        db = in_process_client("dynamodb")
         table = f"checks-{uuid.uuid4().hex[:8]}"
         db.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
                                                     {"AttributeName": "sk", "KeyType": "RANGE"}],

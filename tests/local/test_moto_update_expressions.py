@@ -8,15 +8,13 @@ import random
 import uuid
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 
 from devtools.moto_patches import update_expressions
-
-pytestmark = pytest.mark.usefixtures("moto_in_process")
+from tests.local.in_process import in_process_client
 
 _EXPRESSIONS = [
     "ADD a :v0, b :v1 SET expires_at = :e",
@@ -42,7 +40,7 @@ def _values(expression: str, rng: random.Random) -> dict[str, Any]:
 def _run(seed: int) -> list[Any]:
     rng = random.Random(seed)
     with mock_aws():
-        db = boto3.client("dynamodb", region_name="us-east-1")
+        db = in_process_client("dynamodb")
         table = f"exprs-{uuid.uuid4().hex[:8]}"
         db.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
