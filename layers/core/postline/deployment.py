@@ -154,8 +154,9 @@ WORKER_SETTINGS: dict[str, Groups] = {
     "feedback": (Resources, Messages, Events, Suppressions),
     "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
     "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows
-    # Reputation (metrics/reputation_service.py): the account's pools, audit entries, owner notices.
-    "metrics_rollup": (Counters, Resources, Notifications),
+    # Reputation (metrics/reputation_service.py): the account's pools, audit entries, owner notices;
+    # the event shards it raises (events/autoshard.py).
+    "metrics_rollup": (Counters, Resources, Notifications, Events),
     "metrics_packing": (Counters,),
     "webhook_attempt": _WEBHOOKS,
     "webhook_resend": (*_WEBHOOKS, Jobs, ResendQueue),

@@ -6,13 +6,14 @@ Adapters implement these; tests pass fakes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from postline.events.counts import CountItems, Coverage, KnownCount
     from postline.events.domain import Event
     from postline.events.query import QueryPlan, SearchResult
+    from postline.events.sharding import ShardSchedule
 
 
 class EventStore(Protocol):
@@ -55,4 +56,21 @@ class NewEvents(Protocol):
     def new_events(self, records: list[dict[str, Any]]) -> list[Event]:
         """The events newly written, from a batch of the events table's stream records (what the
         table stores beside them, such as tag items, and other changes are skipped)."""
+        ...
+
+
+class WrittenPartitions(Protocol):
+    def write_seconds(self, records: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        """(events partition key, epoch second it entered the stream) of each new event of a batch
+        of the events table's stream records."""
+        ...
+
+
+class ShardSchedules(Protocol):
+    def schedule(self, account_id: str) -> ShardSchedule:
+        """The account's schedule, as writers read it (cached for at most sharding.CACHE_SECONDS)."""
+        ...
+
+    def raise_to(self, account_id: str, count: int, now: datetime) -> ShardSchedule:
+        """At least `count` from RAISE_LEAD on: a higher count already set or pending stays."""
         ...

@@ -14,8 +14,9 @@ fan-out in order (the stream orders records per partition key), and a repeated s
 event id, message and timestamp) lands on the same key as the first write.
 
 How many (`ShardSchedule`): every account starts at one shard (nothing changes, in keys or in
-cost). An operator raises it (`postline events set-shards <account> <count>`, or to the count
-`shards_for(rate)` gives for a rate): the new count applies from the first whole minute at least
+cost). The metrics roll-up raises it when a partition runs hot (autoshard.py), and an operator
+may set it (`postline events set-shards <account> <count>`, or to the count `shards_for(rate)`
+gives for a rate): the new count applies from the first whole minute at least
 RAISE_LEAD ahead, never to a past instant. Writers and readers keep an account's schedule for at
 most CACHE_SECONDS (< RAISE_LEAD), so every writer knows a count before any event it covers is
 stamped, and a stored event's shard is a function of the event and the schedule forever after.
@@ -100,6 +101,11 @@ class ShardSchedule:
                 break
             count = value
         return count
+
+    @property
+    def latest(self) -> int:
+        """The count the schedule ends at: a raise still pending included."""
+        return self.steps[-1][1] if self.steps else 1
 
     def shards_on(self, day: date) -> int:
         """How many shards a read of `day` walks: the most any count in force during it had."""

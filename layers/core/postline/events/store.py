@@ -169,8 +169,20 @@ class ShardDirectory:
     def set_count(self, account_id: str, count: int, now: datetime) -> ShardSchedule:
         """Raises (or lowers) the account's count from RAISE_LEAD on; a change made meanwhile by
         another operator is read again and applied on top (the steps' version is the condition)."""
+        return self._change(account_id, count, now, only_up=False)
+
+    def raise_to(self, account_id: str, count: int, now: datetime) -> ShardSchedule:
+        """At least `count` from RAISE_LEAD on (events/autoshard.py): when the schedule already ends
+        at as many or more (another consumer raised it meanwhile), it is left as it is."""
+        return self._change(account_id, count, now, only_up=True)
+
+    def _change(self, account_id: str, count: int, now: datetime, *, only_up: bool) -> ShardSchedule:
         while True:
             current, version = self._read_versioned(account_id)
+            if only_up and current.latest >= count:
+                with self._lock:
+                    self._cache[(self._table, account_id)] = (time.monotonic(), current)
+                return current
             changed = current.raised(count, now)
             condition = "attribute_not_exists(pk)" if version is None else "version = :version"
             values: dict[str, Any] = {"L": [{"S": step} for step in changed.encode()]}
@@ -240,6 +252,18 @@ class StreamRecords:
             )
             for record in _inserted_events(records)
         ]
+
+    def write_seconds(self, records: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        """(events partition key, epoch second) of each new event: when it entered the stream."""
+        return [
+            (record["dynamodb"]["Keys"]["pk"]["S"], int(_epoch(stamp)))
+            for record in _inserted_events(records)
+            if (stamp := record["dynamodb"].get("ApproximateCreationDateTime")) is not None
+        ]
+
+
+def _epoch(stamp: Any) -> float:
+    return stamp.timestamp() if isinstance(stamp, datetime) else float(stamp)  # boto3 parses it; Lambda sends a number
 
 
 def _inserted_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

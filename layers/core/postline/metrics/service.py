@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from postline.accounts.domain import Account
+from postline.events.autoshard import AutoSharder
 from postline.events.counts import CountKey, count_additions, merge_additions
 from postline.events.domain import Event, EventType
 from postline.keys.identity import Principal
@@ -102,12 +103,19 @@ class RollupService:
     """Adds each new event of a stream batch to its account's roll-ups, exactly once (store.py)."""
 
     def __init__(
-        self, *, stream: PositionedEvents, rollups: Rollups, clock: Clock, reputation: AfterBatch | None = None
+        self,
+        *,
+        stream: PositionedEvents,
+        rollups: Rollups,
+        clock: Clock,
+        reputation: AfterBatch | None = None,
+        shards: AutoSharder | None = None,
     ) -> None:
         self._stream = stream
         self._rollups = rollups
         self._clock = clock
         self._reputation = reputation  # evaluates the accounts the batch moved (reputation_service.py)
+        self._shards = shards  # raises the event shards of accounts the batch shows hot (events/autoshard.py)
 
     def consume(self, records: list[dict[str, Any]]) -> int:
         """Counts a batch; returns how many events it counted now (0 for a replay). Raises when a
@@ -158,6 +166,8 @@ class RollupService:
             added |= self._rollups.apply(chunk)
         if self._reputation is not None and moved:
             self._reputation.after_batch(list(moved))
+        if self._shards is not None:  # after the counts: a raise that fails re-runs a batch they skip
+            self._shards.after_batch(records)
         return sum(1 for partition, seq, _, plan in plans if plan is not None and (partition, seq) in added)
 
     def _unpacked(self, positioned: list[tuple[str, str, Event]]) -> list[tuple[str, str, Event]]:

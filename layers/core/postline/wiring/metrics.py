@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from postline.config import Counters, MetricsQuery, Notifications, Resources
-from postline.wiring import accounts, ip_pools, shared, subaccounts
+from postline.wiring import accounts, events, ip_pools, shared, subaccounts
 from postline.wiring.registry import built_once, client, clock, settings
 
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
@@ -24,10 +24,15 @@ def rollups() -> DynamoRollups:
 
 
 def rollup_service() -> RollupService:
+    from postline.events.autoshard import AutoSharder
     from postline.events.store import StreamRecords
     from postline.metrics.service import RollupService
 
-    return RollupService(stream=StreamRecords(), rollups=rollups(), clock=clock(), reputation=reputation_service())
+    stream = StreamRecords()
+    shards = AutoSharder(writes=stream, schedules=events.shard_directory(), clock=clock())
+    return RollupService(
+        stream=stream, rollups=rollups(), clock=clock(), reputation=reputation_service(), shards=shards
+    )
 
 
 def reputations() -> DynamoReputations:
