@@ -450,3 +450,5 @@ def test_a_message_whose_body_is_missing_sends_nothing_and_fails_on_its_last_rec
     assert transport.handed == [] and _event_types(message_id) == ["queued"]
     _dispatcher(transport, worker="w2").dispatch(_job(message_id, account_id), receive_count=LAST_RECEIVE)
     assert transport.handed == [] and _event_types(message_id) == ["queued", "failed"]
+    failed = events.event_store().for_message(message_id)[-1]
+    assert failed.data["reason"].endswith(f"the content of {message_id} was never stored)")
