@@ -13,6 +13,7 @@ from postline.content_checks.spamd import SpamdScorer
 from postline.sending.domain import Content, Message
 from postline.sending.store import _message_item
 from postline.sending.vault import INLINE_LIMIT
+from postline.shared.dynamo import to_value
 from postline.wiring import content_checks, sending
 from tests.aws_stack import InProcessStack
 
@@ -34,7 +35,7 @@ def _stored_message(stack: InProcessStack) -> Message:
         }
     )
     (sealed,) = sending.vault().seal([(message.id, Content(text="Hi"))])
-    stack.client("dynamodb").put_item(TableName=stack.env["MESSAGES_TABLE"], Item=_message_item(message, sealed))
+    sending.message_store().create([message], [sealed], [])
     return message
 
 
@@ -59,6 +60,21 @@ def test_copies_are_sealed_beside_their_message_and_read_back(stack: InProcessSt
     # The message item is untouched: it still reads as the message, with its sealed body.
     assert sending.message_store().get(message.id) == message
     assert content_checks.copy_store().sealed_body(message.id) is not None
+
+
+def test_a_live_messages_sealed_body_is_read_from_its_own_item_or_from_an_older_message_item(
+    stack: InProcessStack,
+) -> None:
+    message = _stored_message(stack)
+    bodies, vault = content_checks.copy_store(), sending.vault()
+    assert vault.open(message.id, bodies.sealed_body(message.id) or {}) == Content(text="Hi")
+    # A message stored before its body had an item of its own: `sealed` in the message item.
+    older = message.model_copy(update={"id": f"msg_{uuid.uuid4().hex[:12]}"})
+    (sealed,) = vault.seal([(older.id, Content(text="Older"))])
+    item = {**_message_item(older), "sealed": to_value(sealed)}
+    stack.client("dynamodb").put_item(TableName=stack.env["MESSAGES_TABLE"], Item=item)
+    assert vault.open(older.id, bodies.sealed_body(older.id) or {}) == Content(text="Older")
+    assert bodies.sealed_body("msg_never_stored") is None
 
 
 def test_spamd_that_does_not_answer_is_unavailable() -> None:

@@ -20,14 +20,22 @@ from postline.accounts.domain import Plan
 from postline.delivery.outcomes import Outcome, OutcomeKind
 from postline.delivery.parcel import Parcel
 from postline.delivery.ports import Transport
-from postline.delivery.service import DELIVERY_OUTCOMES, LEASE_SECONDS, MISSING_GRACE, Dispatcher, RetryLater
+from postline.delivery.service import (
+    DELIVERY_OUTCOMES,
+    LAST_RECEIVE,
+    LEASE_SECONDS,
+    MISSING_GRACE,
+    Dispatcher,
+    RetryLater,
+)
 from postline.events.domain import EventType
 from postline.keys.access import Environment
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
-from postline.sending.store import DynamoMessageStore
+from postline.sending.store import BODY_SK, MESSAGE_SK, DynamoMessageStore, body_key, message_key
 from postline.shared.clock import MovableClock
+from postline.shared.dynamo import from_attrs
 from postline.tracking.domain import LinkMaker
 from postline.verification.service import Verifier
 from postline.wiring import auth, events, sending
@@ -377,3 +385,70 @@ def test_a_cancelled_message_is_never_sent_even_if_its_job_arrives(
     _dispatcher(transport).dispatch(_job(message_id, account_id))
     assert transport.handed == []
     assert _event_types(message_id) == ["queued", "rejected"]
+
+
+def _items(stack: InProcessStack, message_id: str) -> dict[str, dict[str, Any]]:
+    """The message's items in the messages table, by sort key."""
+    found = stack.client("dynamodb").query(
+        TableName=stack.env["MESSAGES_TABLE"],
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"MSG#{message_id}"}},
+        ConsistentRead=True,
+    )["Items"]
+    return {item["sk"]["S"]: from_attrs(item) for item in found}
+
+
+def test_the_sealed_content_is_an_item_of_its_own_that_expires_with_the_message(
+    stack: InProcessStack, account_id: str
+) -> None:
+    message_id = _send(account_id, ["a@example.com"])
+    items = _items(stack, message_id)
+    assert set(items) == {MESSAGE_SK, BODY_SK}
+    message, body = items[MESSAGE_SK], items[BODY_SK]
+    assert "sealed" not in message and set(body) == {"pk", "sk", "sealed", "expires_at"}
+    assert body["expires_at"] == message["expires_at"]  # the table's TTL takes both together
+    assert sending.vault().open(message_id, body["sealed"]).text == "hello"
+    transport = RecordingTransport()
+    _dispatcher(transport).dispatch(_job(message_id, account_id))
+    assert transport.handed == ["a@example.com"]
+    after = _items(stack, message_id)
+    assert "sealed" not in after[MESSAGE_SK] and after[BODY_SK] == body  # state changes leave the body alone
+
+
+def test_a_message_stored_with_its_content_in_the_message_item_is_still_delivered(
+    stack: InProcessStack, account_id: str
+) -> None:
+    """Messages stored before bodies had an item (a scheduled send waits up to 30 days, a retry
+    hours) hold `sealed` in the message item: the dispatcher takes it from there."""
+    message_id = _send(account_id, ["a@example.com", "b@example.com"])
+    db, table = stack.client("dynamodb"), stack.env["MESSAGES_TABLE"]
+    body = db.get_item(TableName=table, Key=body_key(message_id), ConsistentRead=True)["Item"]
+    db.update_item(
+        TableName=table,
+        Key=message_key(message_id),
+        UpdateExpression="SET sealed = :sealed",
+        ExpressionAttributeValues={":sealed": body["sealed"]},
+    )
+    db.delete_item(TableName=table, Key=body_key(message_id))
+    assert set(_items(stack, message_id)) == {MESSAGE_SK}
+    transport = RecordingTransport()
+    _dispatcher(transport).dispatch(_job(message_id, account_id))
+    assert sorted(transport.handed) == ["a@example.com", "b@example.com"]
+    assert _event_types(message_id).count("delivered") == 2
+
+
+def test_a_message_whose_body_is_missing_sends_nothing_and_fails_on_its_last_receive(
+    stack: InProcessStack, account_id: str
+) -> None:
+    """A send that died between its body and its message (DynamoDB left the body unprocessed): the
+    job is retried, then its recipients fail with the reason; nothing goes out without content."""
+    message_id = _send(account_id, ["a@example.com"])
+    stack.client("dynamodb").delete_item(TableName=stack.env["MESSAGES_TABLE"], Key=body_key(message_id))
+    transport = RecordingTransport()
+    with pytest.raises(LookupError):
+        _dispatcher(transport).dispatch(_job(message_id, account_id))
+    assert transport.handed == [] and _event_types(message_id) == ["queued"]
+    _dispatcher(transport, worker="w2").dispatch(_job(message_id, account_id), receive_count=LAST_RECEIVE)
+    assert transport.handed == [] and _event_types(message_id) == ["queued", "failed"]
+    failed = events.event_store().for_message(message_id)[-1]
+    assert failed.data["reason"].endswith(f"the content of {message_id} was never stored)")

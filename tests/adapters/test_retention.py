@@ -63,18 +63,18 @@ def _registry() -> DynamoEventCounts:
 
 
 def _history(stack: InProcessStack, account: Account, at: datetime, n: int) -> str:
-    """One message sent at `at`: its item with a body in S3, a tagged event, a webhook delivery."""
+    """One message sent at `at`: its item and its body's item with the body in S3 (an odd `n`: the
+    body named in the message item, as stored before bodies had an item), a tagged event, a webhook
+    delivery."""
     message_id = f"msg_{account.id}_{n}"
     stack.client("s3").put_object(Bucket=stack.env["CONTENT_BUCKET"], Key=f"content/{message_id}", Body=b"x")
-    item = {
-        "id": message_id,
-        "account_id": account.id,
-        "created_at": at.isoformat(),
-        "sealed": {"s3": f"content/{message_id}"},
-    }
-    stack.client("dynamodb").put_item(
-        TableName=stack.env["MESSAGES_TABLE"], Item={**key(f"MSG#{message_id}", "MSG"), **to_attrs(item)}
-    )
+    item = {"id": message_id, "account_id": account.id, "created_at": at.isoformat()}
+    sealed = {"kek": "k", "dek": "d", "s3": f"content/{message_id}"}
+    items = [{**key(f"MSG#{message_id}", "MSG"), **to_attrs({**item, "sealed": sealed} if n % 2 else item)}]
+    if not n % 2:
+        items.append({**key(f"MSG#{message_id}", "BODY"), **to_attrs({"sealed": sealed})})
+    for stored in items:
+        stack.client("dynamodb").put_item(TableName=stack.env["MESSAGES_TABLE"], Item=stored)
     event = Event(
         id=f"evt_{message_id}", account_id=account.id, type=EventType.DELIVERED, message_id=message_id,
         recipient="ann@example.com", timestamp=at, tags=["welcome", "eu"], created_at=at,
@@ -111,7 +111,7 @@ def _left(stack: InProcessStack, account: Account, message_id: str, at: datetime
     return {
         "event": exists("EVENTS_TABLE", key(event_pk(account.id, day), sk)),
         "tags": any(exists("EVENTS_TABLE", key(tag_pk(account.id, day, tag), sk)) for tag in ("welcome", "eu")),
-        "message": exists("MESSAGES_TABLE", key(f"MSG#{message_id}", "MSG")),
+        "message": any(exists("MESSAGES_TABLE", key(f"MSG#{message_id}", sk)) for sk in ("MSG", "BODY")),
         "body": any(o["Key"] == f"content/{message_id}" for o in bodies.get("Contents", [])),
         "delivery": exists("WEBHOOK_DELIVERIES_TABLE", key(f"WHD#whd_{message_id}", "D")),
     }

@@ -301,7 +301,7 @@ def test_scheduled_sends_are_listed_by_instant_whatever_offset_they_came_with(st
     later = _scheduled(account, "msg_later", datetime(2030, 1, 2, 6, 0, tzinfo=UTC))
     store.create([later, sooner], [{}, {}], [])
     # An item scheduled before the fix keeps its key (isoformat of a UTC send_at); it sorts among the new ones.
-    legacy = _message_item(_scheduled(account, "msg_legacy", datetime(2030, 1, 2, 5, 45, tzinfo=UTC)), {})
+    legacy = _message_item(_scheduled(account, "msg_legacy", datetime(2030, 1, 2, 5, 45, tzinfo=UTC)))
     legacy["sched_sk"] = {"S": "2030-01-02T05:45:00+00:00#msg_legacy"}
     stack.client("dynamodb").put_item(TableName=stack.env["MESSAGES_TABLE"], Item=legacy)
 

@@ -161,3 +161,33 @@ def test_a_delivered_messages_counters_are_written_item_by_item_without_a_transa
     assert not [sk for pk, sk in keys if pk.startswith("MET#") and sk.startswith("mailbox_provider#")]
     counters = [call for call in writes if not call.params["Key"]["pk"]["S"].startswith("REP#")]
     assert all(stream_marks.MARK_PREFIX in str(call.params["ExpressionAttributeNames"]) for call in counters)
+
+
+def test_a_messages_content_is_written_once_beside_it_and_its_state_changes_rewrite_a_small_item(
+    runtime: Any,
+) -> None:
+    """The message item holds no sealed content: its body's item (sending/store.py) is written once,
+    in the send's BatchWriteItem, and read once by whoever takes the lease, so the lease (an
+    UpdateItem) and the record (a transaction: twice) rewrite an item of 1 write unit, 4 units in all
+    with the send's put, however large the content (here ~3 KB: 4 units each before)."""
+    sender = verified_sender(runtime)
+    accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # a warm path
+    runtime.drain(60)
+    text = "Your order has shipped. " * 125  # ~3 KB of content, a receipt's size
+    with CallRecorder() as recorder:
+        sent = accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient(), text=text)))
+        runtime.drain(60)
+        mine = f"MSG#{sent['id']}"
+        calls = [c for c in recorder.since(0) if c.service == "dynamodb" and mine in json.dumps(c.params, default=str)]
+
+    units = cloud.write_units_by_item(calls, cloud.table_indexes(TEMPLATE))
+    written = {label.split(": ", 1)[1]: entry for label, entry in units.items() if label.startswith("MessagesTable")}
+    assert set(written) == {"message", "message body"}, written
+    assert written["message"].units == 4 and written["message"].operations == {
+        "BatchWriteItem": 1,  # the send's
+        "UpdateItem": 1,  # the lease
+        "TransactWriteItems": 1,  # the recipient's record, which gives the lease up
+    }
+    assert written["message body"].operations == {"BatchWriteItem": 1} and written["message body"].units >= 4
+    body_reads = [c for c in calls if c.operation == "GetItem" and c.params["Key"]["sk"]["S"] == "BODY"]
+    assert len(body_reads) == 1 and "Item" in (body_reads[0].response or {})

@@ -239,6 +239,13 @@ def test_write_units_by_item_name_each_kind_and_index_and_add_up_to_the_usage() 
     )
 
 
+def test_a_messages_body_item_is_its_own_kind_beside_the_message() -> None:
+    message, body, copy = ({"pk": {"S": "MSG#m1"}, "sk": {"S": sk}} for sk in ("MSG", "BODY", "COPY#a@b.c"))
+    assert cloud.item_label("st-MessagesTable", message) == "MessagesTable: message"
+    assert cloud.item_label("st-MessagesTable", body) == "MessagesTable: message body"
+    assert cloud.item_label("st-MessagesTable", copy) == "MessagesTable: message"
+
+
 def test_removing_an_index_key_writes_the_index_only_when_the_item_held_it() -> None:
     indexes = {"MessagesTable": (cloud.Index("scheduled", ("sched_pk", "sched_sk"), "KEYS_ONLY"),)}
     plain = {**_item(300, "MSG#m1")}

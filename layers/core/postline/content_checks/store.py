@@ -2,15 +2,18 @@
 
 MSG#<id>  COPY#<recipient>   one recipient's copy of a test-mode message, sealed
 MSG#<id>  MSG                the message; the check goes on it as `content_check`
+MSG#<id>  BODY               the message's sealed body (sending/store.py; older messages hold it
+                             in the message item as `sealed`)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
+from postline.shared.dynamo import batch_get, batch_write, from_attrs, key, to_attrs
 
 _MESSAGE_SK = "MSG"  # sending/store.py's message item (content_checks stands below sending)
+_BODY_SK = "BODY"  # and its body's item
 COPY_PREFIX = "COPY#"  # data_removals/holdings.py erases them with their message
 
 
@@ -48,14 +51,12 @@ class DynamoCopyStore:
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def sealed_body(self, message_id: str) -> dict[str, Any] | None:
-        """The message item's sealed content (message_content's StoredBodies port)."""
-        item = self._db.get_item(
-            TableName=self._table,
-            Key=key(_pk(message_id), _MESSAGE_SK),
-            ProjectionExpression="sealed",
-            ConsistentRead=True,
-        ).get("Item")
-        if not item:
+        """The message's sealed content (message_content's StoredBodies port): its body item's, or
+        the message item's own from before bodies had an item; {} when neither holds one, None when
+        there is no such message. One BatchGetItem of both items."""
+        keys = [key(_pk(message_id), _MESSAGE_SK), key(_pk(message_id), _BODY_SK)]
+        found = {attrs["sk"]["S"]: from_attrs(attrs) for attrs in batch_get(self._db, self._table, keys, "sk, sealed")}
+        if _MESSAGE_SK not in found:
             return None
-        sealed: dict[str, Any] = from_attrs(item).get("sealed") or {}
+        sealed: dict[str, Any] = found[_MESSAGE_SK].get("sealed") or found.get(_BODY_SK, {}).get("sealed") or {}
         return sealed

@@ -6,9 +6,9 @@ strongly consistent reads of the base table, and where the next page starts), an
 page (`apply`: idempotent). The worker saves a found page with its counts before applying it.
 
     messages       events by the by_recipient index; each event's message (row kept, recipient
-                   fields replaced by the erasure token, data key destroyed: tombstoned), its
-                   metrics once-per-pair markers (re-keyed under the token), the message-level
-                   events that name the address; then the events and their tag items
+                   fields replaced by the erasure token; its body's item kept, data key destroyed:
+                   tombstoned), its metrics once-per-pair markers (re-keyed under the token), the
+                   message-level events that name the address; then the events and their tag items
     deliveries     webhook delivery history (by_endpoint, month by month) whose payload names it
     verifications  recipient activity (counters), bulk verification rows and results (jobs table)
     files          export, import and verification files (exports bucket) that contain it: deleted
@@ -30,7 +30,7 @@ from postline.content_checks.store import COPY_PREFIX
 from postline.data_removals.domain import Batch, Tally, erasure_token, file_mentions, mentions, scrub
 from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_keys
 from postline.lists.store import LIST, MEMBER, members_pk
-from postline.sending.store import MESSAGE_SK
+from postline.sending.store import BODY_SK, MESSAGE_SK
 from postline.shared.dynamo import batch_delete, batch_get, from_attrs, key
 from postline.shared.ports import Clock
 from postline.shared.resources_table import account_pk
@@ -87,18 +87,19 @@ class MessagesHolding:
             self._rekey_unique_markers(account_id, message_id, address, token)
         self._delete_events([key(pk, sk) for pk, sk in work.get("events", [])])
 
-    def _stored_message(self, message_id: str) -> dict[str, Any] | None:
-        found: dict[str, Any] | None = self._db.get_item(
-            TableName=self._messages, Key=key(f"MSG#{message_id}", MESSAGE_SK), ConsistentRead=True
-        ).get("Item")
-        return found
+    def _stored_message(self, message_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The message item and its body's item (sending/store.py), raw, on consistent reads; None
+        where absent (a message stored before bodies had an item holds `sealed` itself)."""
+        keys = [key(f"MSG#{message_id}", MESSAGE_SK), key(f"MSG#{message_id}", BODY_SK)]
+        found = {item["sk"]["S"]: item for item in batch_get(self._db, self._messages, keys)}
+        return found.get(MESSAGE_SK), found.get(BODY_SK)
 
     def _message_tally(self, message_id: str, address: str) -> Tally:
         """What erasing the message will change: nothing when an earlier batch did it already."""
-        found = self._stored_message(message_id)
+        found, body = self._stored_message(message_id)
         if found is None:
             return {}
-        sealed = found.pop("sealed", {})
+        sealed = found.pop("sealed", None) or (body or {}).get("sealed", {})
         key_left = "dek" in sealed.get("M", {})
         if not key_left and not mentions(json.dumps(found), address):
             return {}
@@ -106,20 +107,26 @@ class MessagesHolding:
 
     def _erase_message(self, message_id: str, address: str, token: str) -> None:
         self._erase_copies(message_id)
-        found = self._stored_message(message_id)
+        found, body = self._stored_message(message_id)
         if found is None:
             return
+        if body is not None and "dek" in body.get("sealed", {}).get("M", {}):  # first: a repeat finds the rest
+            self._db.put_item(TableName=self._messages, Item={**body, "sealed": self._destroyed(body["sealed"])})
         sealed = found.pop("sealed", None)
         scrubbed, changed = scrub(found, address, token)
         if sealed is not None and "dek" in sealed.get("M", {}):
-            stored = sealed["M"].get("s3", {}).get("S")
-            if stored:
-                self._s3.delete_object(Bucket=self._bucket, Key=stored)
-            # The wrapped data key and the ciphertext go: no key anywhere opens this body again.
-            sealed = {"M": {"kek": sealed["M"]["kek"], "erased": {"BOOL": True}}}
+            sealed = self._destroyed(sealed)
             changed = True
         if changed:
             self._db.put_item(TableName=self._messages, Item={**scrubbed, **({"sealed": sealed} if sealed else {})})
+
+    def _destroyed(self, sealed: dict[str, Any]) -> dict[str, Any]:
+        """A sealed body (raw) without its wrapped data key or ciphertext, its ciphertext in S3 deleted:
+        no key anywhere opens it again. The KEK stays: without the data key it opens nothing."""
+        stored = sealed["M"].get("s3", {}).get("S")
+        if stored:
+            self._s3.delete_object(Bucket=self._bucket, Key=stored)
+        return {"M": {"kek": sealed["M"]["kek"], "erased": {"BOOL": True}}}
 
     def _erase_copies(self, message_id: str) -> None:
         """A test-mode message's kept copies (content_checks/store.py): every recipient's copy names the To

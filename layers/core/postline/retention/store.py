@@ -34,6 +34,8 @@ from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 _PAGE = 100  # events read (and deleted with what hangs off them) at a time
 _SCAN_PAGE = 100  # accounts read at a time
 _MESSAGE_SK = "MSG"
+_BODY_SK = "BODY"  # the message's sealed content (sending/store.py)
+_DELETE_PROJECTION = "pk, sk, created_at, sched_pk, sealed.s3"
 _DELIVERY_SK = "D"
 
 
@@ -137,23 +139,29 @@ class DynamoRetentionStore:
                     break
 
     def delete_messages(self, message_ids: list[str], cut: datetime) -> tuple[int, int]:
-        """Deletes the messages created before `cut` (and their stored bodies in S3) among
-        `message_ids`; a message still waiting for its send_at stays. Returns (messages, bodies)."""
-        keys = [key(f"MSG#{message_id}", _MESSAGE_SK) for message_id in dict.fromkeys(message_ids)]
-        found = batch_get(self._db, self._messages, keys, projection="pk, sk, created_at, sched_pk, sealed")
+        """Deletes the messages created before `cut` (their body items, and their bodies stored in
+        S3) among `message_ids`; a message still waiting for its send_at stays. Returns (messages,
+        bodies in S3). A message stored before bodies had an item of their own holds `sealed` itself."""
+        ids = list(dict.fromkeys(message_ids))
+        keys = [key(f"MSG#{i}", sk) for i in ids for sk in (_MESSAGE_SK, _BODY_SK)]
+        found = [from_attrs(attrs) for attrs in batch_get(self._db, self._messages, keys, _DELETE_PROJECTION)]
+        messages = {item["pk"]: item for item in found if item["sk"] == _MESSAGE_SK}
+        bodies = {item["pk"]: item for item in found if item["sk"] == _BODY_SK}
         doomed = [
-            item
-            for item in (from_attrs(attrs) for attrs in found)
+            pk
+            for pk, item in messages.items()
             if not item.get("sched_pk") and datetime.fromisoformat(item["created_at"]) < cut
         ]
-        bodies = 0
-        for item in doomed:  # the body first: a pass cut short here finds the message again
-            stored = (item.get("sealed") or {}).get("s3")
-            if stored:
-                self._s3.delete_object(Bucket=self._bucket, Key=stored)
-                bodies += 1
-        batch_delete(self._db, [(self._messages, key(item["pk"], item["sk"])) for item in doomed])
-        return len(doomed), bodies
+        in_s3 = 0
+        for pk in doomed:  # the body first: a pass cut short here finds the message again
+            for item in (messages[pk], bodies.get(pk, {})):
+                stored = (item.get("sealed") or {}).get("s3")
+                if stored:
+                    self._s3.delete_object(Bucket=self._bucket, Key=stored)
+                    in_s3 += 1
+        batch_delete(self._db, [(self._messages, key(pk, _BODY_SK)) for pk in doomed if pk in bodies])
+        batch_delete(self._db, [(self._messages, key(pk, _MESSAGE_SK)) for pk in doomed])
+        return len(doomed), in_s3
 
     def delete_events(self, events: list[Event]) -> int:
         """The events and their tag items, permanently: the tag items first, the event items after

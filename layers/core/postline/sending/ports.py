@@ -23,7 +23,8 @@ Sealed = dict[str, str]  # a message's encrypted content as the vault stored it;
 
 class MessageStore(Protocol):
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
-        """Stores new messages with their queued events; repeating it changes nothing."""
+        """Stores new messages with their sealed content and their queued events; repeating it
+        changes nothing."""
         ...
 
     def get(self, message_id: str) -> Message | None: ...

@@ -1,8 +1,16 @@
-"""The messages table (one item per message) and the events written with it.
+"""The messages table (two items per message) and the events written with it.
 
-    MSG#<id>  MSG   the message: what queries need, the sealed content, the delivery lease;
-                    sched_pk/sched_sk while it waits for its send_at (the `scheduled` index,
-                    soonest first per account: sched_sk is the UTC send_at, fixed width, then the id)
+    MSG#<id>  MSG   the message: what queries need, the delivery lease; every state change
+                    rewrites it, so it is kept small; sched_pk/sched_sk while it waits for its
+                    send_at (the `scheduled` index, soonest first per account: sched_sk is the
+                    UTC send_at, fixed width, then the id)
+    MSG#<id>  BODY  its sealed content (`sealed`, the vault's record), written once with the
+                    message (the same BatchWriteItem, before it: see `create`), read by the
+                    dispatcher after it takes the lease, expiring with the message (`expires_at`)
+
+A message stored before 2026-11-28 holds `sealed` in its own item and has no BODY item: every
+reader takes the message item's `sealed` when it is there (`claim`; content_checks, retention and
+data_removals read both items).
 
 Events (with their tag items) go to the events table (see events.py) in the same transaction as
 the state change they record, guarded by the lease and the attempt number, so a repeated step
@@ -36,6 +44,7 @@ from postline.shared.dynamo import (
 from postline.shared.times import utc
 
 MESSAGE_SK = "MSG"
+BODY_SK = "BODY"  # the message's sealed content, beside it (content_checks has its own copy)
 SCHEDULED_INDEX = "scheduled"
 # What the scheduled list shows, projected into the index (the sealed content is not).
 SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
@@ -45,6 +54,10 @@ _RECORD_PAUSES = (0.2, 0.5, 1.0, 2.0)  # seconds between tries of a hand-over's 
 
 def message_key(message_id: str) -> dict[str, Any]:
     return key(f"MSG#{message_id}", MESSAGE_SK)
+
+
+def body_key(message_id: str) -> dict[str, Any]:
+    return key(f"MSG#{message_id}", BODY_SK)
 
 
 def _scheduled_pk(account_id: str) -> str:
@@ -59,12 +72,19 @@ def scheduled_sort_key(send_at: datetime, message_id: str) -> str:
     return f"{utc(send_at):%Y-%m-%dT%H:%M:%S.%f}Z#{message_id}"
 
 
-def _message_item(message: Message, sealed: Sealed) -> dict[str, Any]:
-    data: dict[str, Any] = {**message.model_dump(mode="json", by_alias=True), "sealed": sealed}
+def _message_item(message: Message) -> dict[str, Any]:
+    data: dict[str, Any] = message.model_dump(mode="json", by_alias=True)
     if message.schedule is Schedule.SCHEDULED and message.send_at is not None:
         data["sched_pk"] = _scheduled_pk(message.account_id)
         data["sched_sk"] = scheduled_sort_key(message.send_at, message.id)
     return {**message_key(message.id), **to_attrs(data)}
+
+
+def _body_item(message: Message, sealed: Sealed) -> dict[str, Any]:
+    data: dict[str, Any] = {"sealed": sealed}
+    if message.expires_at is not None:
+        data["expires_at"] = message.expires_at  # the table's TTL: gone with its message
+    return {**body_key(message.id), **to_attrs(data)}
 
 
 def _message(attrs: dict[str, Any]) -> Message:
@@ -80,7 +100,14 @@ class DynamoMessageStore:
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
         # Unconditional puts of new ids and deterministic event keys: repeating them is harmless.
-        requests = [(self._table, _message_item(m, s)) for m, s in zip(messages, sealed, strict=True)]
+        # Each body goes just before its message: in the same BatchWriteItem, or (at a call's 25th
+        # item) in the one before, as batch_write writes its calls in order. So a message item is
+        # never written without its body, but when DynamoDB leaves the body unprocessed and the
+        # function dies before batch_write retries it (milliseconds); the dispatcher then finds no
+        # content and fails the job until its last receive, as for erased content (delivery/service.py).
+        requests = []
+        for message, record in zip(messages, sealed, strict=True):
+            requests += [(self._table, _body_item(message, record)), (self._table, _message_item(message))]
         requests += [(self._events, item) for event in events for item in self._event_items(event)]
         batch_write(self._db, requests)
 
@@ -154,7 +181,15 @@ class DynamoMessageStore:
                 return None
             raise
         attrs = response["Attributes"]
-        return _message(attrs), from_attrs(attrs).get("sealed", {})
+        if "sealed" in attrs:  # a message stored before its body had an item of its own
+            return _message(attrs), from_attrs(attrs)["sealed"]
+        return _message(attrs), self._body(message_id)
+
+    def _body(self, message_id: str) -> Sealed:
+        """The message's sealed content; {} when it has none (which the vault refuses to open)."""
+        item = self._db.get_item(TableName=self._table, Key=body_key(message_id), ConsistentRead=True).get("Item")
+        sealed: Sealed = from_attrs(item).get("sealed", {}) if item else {}
+        return sealed
 
     def release(self, message: Message, owner: str) -> None:
         try:

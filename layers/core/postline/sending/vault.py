@@ -96,8 +96,8 @@ class KmsVault:
             return kek, wrapped
 
     def open(self, message_id: str, sealed: Sealed) -> Content:
-        if "dek" not in sealed:
-            raise LookupError(f"the content of {message_id} was erased")
+        if "dek" not in sealed:  # a tombstone keeps its KEK; nothing at all: a store cut short
+            raise LookupError(f"the content of {message_id} was {'erased' if sealed else 'never stored'}")
         aad = message_id.encode()
         dek = open_bytes(self._kek(sealed["kek"]), base64.b64decode(sealed["dek"]), aad)
         if "body" in sealed:
