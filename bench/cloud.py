@@ -495,12 +495,13 @@ def write_units_by_item(
 # --- one account's ceiling: the write units its busiest partition takes a message -----------------
 
 EVENTS_TABLE = "EventsTable"
-_HOT_INDEXES = ("type_key",)  # index keys of one account's day (by_message, by_recipient spread by key)
+# index keys of one account's day (by_message, by_recipient spread by key)
+_HOT_INDEXES = ("type_key", "tag_key")
 
 
 def partition_write_units(calls: Iterable[Call], *, table: str = EVENTS_TABLE) -> dict[str, float]:
     """Write units each key of the events table took from these calls: the table's partition keys
-    (events, tag items) and the by_type index's keys (its projection's units), a transaction's
+    (events, tag items) and the by_type and by_tag indexes' keys (their projection's units), a transaction's
     writes counted twice as DynamoDB consumes them. One delivered message's calls give what one
     message puts on each of its account's day keys (cloud_workloads: the ceiling per account)."""
     taken: dict[str, float] = defaultdict(float)
