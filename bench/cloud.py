@@ -801,9 +801,11 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     """POST /v3/messages.batch of `recipients` distinct deliverable recipients carrying `tags` tags,
     no Idempotency-Key, its sealing key cached: the send's calls, with suppressions read 100 keys (20 recipients: four
     types and the erased address's key each) a call, messages committed in chunks of STORE_CHUNK
-    (50): a chunk's jobs 10 to an SQS batch, then its items (a message, its queued event and one
-    item per tag for the tag's index) written 25 a BatchWriteItem."""
+    (50): a chunk's jobs 10 to an SQS batch, then its items (a message, its queued event and, with
+    several distinct tags, one item per tag for the tag filter; one tag: the by_tag index) written
+    25 a BatchWriteItem."""
     chunks = [min(STORE_CHUNK, recipients - start) for start in range(0, recipients, STORE_CHUNK)]
+    tags = tags if tags > 1 else 0
     return {
         "dynamodb.BatchGetItem": 1 + math.ceil(recipients * _SUPPRESSION_KEYS / 100),
         "dynamodb.UpdateItem": 2,  # the request window; the quota (one conditional write)

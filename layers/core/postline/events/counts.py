@@ -200,16 +200,17 @@ class CountItems:
 
 def day_values(hours: dict[str, int] | None, legacy: dict[str, int] | None = None) -> dict[str, int]:
     """A day's totals (`t_<type>`, `x<k>`) from its hour item, and the `x<k>` classes of its day
-    item where one was written (before 2026-11-28): see the module's docstring."""
+    item where one was written (before 2026-11-28): see the module's docstring. Names other than
+    `h<hh>_<type>` and `e<hh>_<k>` are skipped. A year's hour items are a few tens of thousands of
+    counters: one pass, no parsing beyond the names' fixed positions."""
     out: dict[str, int] = {}
     for name, value in (hours or {}).items():
         if not value:
             continue
-        hour, _, rest = name[1:].partition("_")
-        if name.startswith("h"):
-            total = f"{_TYPE_PREFIX}{rest}"
-        elif name.startswith(_HOUR_TTL_PREFIX):
-            total = f"{_TTL_PREFIX}{(int(hour) + int(rest)) // 24}"
+        if name[0] == "h" and name[3:4] == "_":
+            total = f"{_TYPE_PREFIX}{name[4:]}"
+        elif name[0] == _HOUR_TTL_PREFIX and name[3:4] == "_":
+            total = f"{_TTL_PREFIX}{(int(name[1:3]) + int(name[4:])) // 24}"
         else:
             continue
         out[total] = out.get(total, 0) + value
