@@ -497,12 +497,13 @@ def write_units_by_item(
 # --- one account's ceiling: the write units its busiest partition takes a message -----------------
 
 EVENTS_TABLE = "EventsTable"
-_HOT_INDEXES = ("type_key",)  # index keys of one account's day (by_message, by_recipient spread by key)
+# index keys of one account's day (by_message, by_recipient spread by key)
+_HOT_INDEXES = ("type_key", "tag_key")
 
 
 def partition_write_units(calls: Iterable[Call], *, table: str = EVENTS_TABLE) -> dict[str, float]:
     """Write units each key of the events table took from these calls: the table's partition keys
-    (events, tag items) and the by_type index's keys (its projection's units), a transaction's
+    (events, tag items) and the by_type and by_tag indexes' keys (their projection's units), a transaction's
     writes counted twice as DynamoDB consumes them. One delivered message's calls give what one
     message puts on each of its account's day keys (cloud_workloads: the ceiling per account)."""
     taken: dict[str, float] = defaultdict(float)
@@ -803,8 +804,10 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     no Idempotency-Key, its sealing key cached: the send's calls, with suppressions read 100 keys (20 recipients: four
     types and the erased address's key each) a call, messages committed in chunks of STORE_CHUNK
     (50): a chunk's jobs 10 to an SQS batch, then its items (a message, its body's item, its queued
-    event and one item per tag for the tag's index) written 25 a BatchWriteItem."""
+    event and, with several distinct tags, one item per tag for the tag filter; one tag: the by_tag
+    index) written 25 a BatchWriteItem."""
     chunks = [min(STORE_CHUNK, recipients - start) for start in range(0, recipients, STORE_CHUNK)]
+    tags = tags if tags > 1 else 0
     return {
         "dynamodb.BatchGetItem": 1 + math.ceil(recipients * _SUPPRESSION_KEYS / 100),
         "dynamodb.UpdateItem": 2,  # the request window; the quota (one conditional write)

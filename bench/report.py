@@ -614,7 +614,13 @@ def _ceiling(model: CloudModel) -> list[str]:
     kinds: dict[str, float] = {}
     for name, value in model.partition_units.items():
         kind = (
-            "by_type key" if name.startswith("type_key") else "tag partition" if " TAG#" in name else "events partition"
+            "by_type key"
+            if name.startswith("type_key")
+            else "by_tag key"
+            if name.startswith("tag_key")
+            else "tag partition"
+            if " TAG#" in name
+            else "events partition"
         )
         kinds[kind] = max(kinds.get(kind, 0.0), value)
     shown = ", ".join(f"{kind} {value:g}" for kind, value in sorted(kinds.items(), key=lambda kv: -kv[1]))

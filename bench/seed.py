@@ -41,7 +41,7 @@ _TAGS = (["receipt"], ["newsletter"], ["newsletter", "weekly"])
 TAG = "weekly"  # on one message in three
 PLAN = "pro"  # metadata plan of one message in ten
 _CHECKED = 64  # events compared with the project's own encoding
-_NOT_IN_TAG_ITEMS = frozenset({"pk", "sk", "type_key", "recipient_key"})  # the rest is a tag item's `event`
+_NOT_IN_TAG_ITEMS = frozenset({"pk", "sk", "type_key", "recipient_key", "tag_key"})  # the rest is a tag item's `event`
 _DATETIME = TypeAdapter(datetime)
 
 
@@ -144,6 +144,9 @@ def load(table: Any, seed: Seed) -> int:
                 "recipient_key": common(recipient_key(seed.account_id, recipient)),
             },
         )
+        tags = _TAGS[message % 3]
+        if len(tags) == 1:  # one tag: the by_tag index holds the event, no tag item
+            dict.__setitem__(attrs, "tag_key", common(tag_pk(seed.account_id, day, tags[0], shard)))
         item: Item = Item.__new__(Item)  # type: ignore[assignment]
         item.hash_key, item.range_key, item.attrs = attrs["pk"], attrs["sk"], attrs
         if event is not None and item.to_json()["Attributes"] != event_put(event, shards=seed.shards):
@@ -152,7 +155,7 @@ def load(table: Any, seed: Seed) -> int:
         copy = DynamoType.__new__(DynamoType)  # one `event` map shared by the event's tag items
         copy.type, copy.value = "M", {name: value for name, value in attrs.items() if name not in _NOT_IN_TAG_ITEMS}
         tag_items: list[Item] = []
-        for tag in _TAGS[message % 3]:
+        for tag in tags if len(tags) > 1 else []:
             tag_attrs = LimitedSizeDict.__new__(LimitedSizeDict)
             pk = common(tag_pk(seed.account_id, day, tag, shard))
             dict.update(tag_attrs, {"pk": pk, "sk": attrs["sk"], "event": copy, "expires_at": attrs["expires_at"]})

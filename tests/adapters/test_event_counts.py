@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from postline.accounts.domain import Account, Plan
-from postline.events.count_store import DynamoEventCounts
+from postline.events.count_store import DynamoEventCounts, count_pk, count_sk
 from postline.events.domain import Event, EventType
 from postline.events.query import QueryPlan, event_filters
 from postline.events.service import EventService
@@ -223,3 +223,32 @@ def test_an_account_the_consumer_never_saw_is_counted_in_full(stack: InProcessSt
     harness.store.put(events)  # written, never consumed: no coverage
     total, counted = harness.agree()
     assert total == len(events) and len(counted) == 11  # every day of the window
+
+
+def test_only_hour_items_are_written_and_a_day_item_from_before_still_says_its_ttl(
+    week: tuple[Harness, list[Event]],
+) -> None:
+    """The consumer writes one hour item per series and day (a day is the sum of its hours). A day
+    counted before that change has a day item too, and hour items from before their TTL classes
+    (`e<hh>_<k>`) none: its day item's `x<k>` still keeps a day whose events' TTL may have passed
+    out of the counters' answer, and the totals come from the hours."""
+    harness, events = week
+    account_id = harness.principal.account.id
+    table = harness.stack.env["COUNTERS_TABLE"]
+    pk = count_pk(account_id, "*")
+    query = {"TableName": table, "KeyConditionExpression": "pk = :pk", "ExpressionAttributeValues": {":pk": {"S": pk}}}
+    sks = [item["sk"]["S"] for item in harness.db.query(**query)["Items"]]
+    assert sks and all(sk.startswith("H#") for sk in sks), sks
+    assert harness.agree()[0] == len(events)
+    old_day = (harness.clock.now() - timedelta(days=3)).date()
+    hour_item = {"pk": {"S": pk}, "sk": {"S": count_sk(f"{old_day}", True)}}
+    attrs = harness.db.get_item(TableName=table, Key=hour_item)["Item"]
+    ttl_classes = [name for name in attrs if name.startswith("e")]
+    assert ttl_classes
+    harness.db.update_item(TableName=table, Key=hour_item, UpdateExpression="REMOVE " + ", ".join(ttl_classes))
+    total, counted = harness.agree()
+    assert total == len(events) and old_day not in counted  # the hours' totals, no class: trusted
+    day_item = {"pk": {"S": pk}, "sk": {"S": count_sk(f"{old_day}", False)}}
+    harness.db.put_item(TableName=table, Item={**day_item, "t_sent": {"N": "1000"}, "x0": {"N": "1"}})
+    total, counted = harness.agree()
+    assert total == len(events) and old_day in counted  # a class whose TTL passed: counted again

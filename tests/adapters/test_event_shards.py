@@ -47,16 +47,18 @@ def _sharded_event(account_id: str, n: int, at: Any, **fields: Any) -> Event:
 
 
 def _stored_pks(account_id: str) -> Counter[str]:
-    """Every event item's partition key of the account, by a Scan (what the table really holds)."""
+    """Every event item's and tag item's partition key of the account, by a Scan (what the table
+    really holds), and each by_tag index key (an event with one tag: the key its tag item would have)."""
     db, table = wiring.client("dynamodb"), wiring.settings(Events).table
     found: Counter[str] = Counter()
     for page in db.get_paginator("scan").paginate(
         TableName=table,
         FilterExpression="begins_with(pk, :evt) OR begins_with(pk, :tag)",
         ExpressionAttributeValues={":evt": {"S": f"EVT#{account_id}#"}, ":tag": {"S": f"TAG#{account_id}#"}},
-        ProjectionExpression="pk",
+        ProjectionExpression="pk, tag_key",
     ):
         found.update(item["pk"]["S"] for item in page["Items"])
+        found.update(item["tag_key"]["S"] for item in page["Items"] if "tag_key" in item)
     return found
 
 

@@ -200,7 +200,7 @@ def test_an_update_writes_an_index_when_it_changes_what_the_index_holds() -> Non
 
 def test_the_templates_indexes_are_read_from_it() -> None:
     indexes = cloud.table_indexes(TEMPLATE)
-    assert [index.name for index in indexes["EventsTable"]] == ["by_message", "by_recipient", "by_type"]
+    assert [index.name for index in indexes["EventsTable"]] == ["by_message", "by_recipient", "by_type", "by_tag"]
     assert indexes["EventsTable"][0].keys == ("message_id", "sk")
 
 

@@ -16,6 +16,7 @@ from postline.events.counts import (
     count_additions,
     count_question,
     covered_span,
+    day_values,
     known_count,
     partial_days,
     smallest_hour_classes,
@@ -41,13 +42,38 @@ def _event(at: datetime, tags: list[str], kind: EventType = EventType.SENT, ttl_
     )
 
 
-def test_an_event_adds_to_its_day_and_hour_once_per_distinct_tag() -> None:
+def test_an_event_adds_to_its_hour_item_once_per_distinct_tag() -> None:
     adds = count_additions(_event(datetime(2026, 3, 10, 7, 59, tzinfo=UTC), ["a", "b", "a"], EventType.DUPLICATE))
-    assert set(adds) == {
-        CountKey("acct_1", series, "2026-03-10", hours) for series in ("*", "tag#a", "tag#b") for hours in (False, True)
-    }
-    assert adds[CountKey("acct_1", "*", "2026-03-10", False)] == {"t_duplicate": 1, "x30": 1}
+    assert set(adds) == {CountKey("acct_1", series, "2026-03-10", True) for series in ("*", "tag#a", "tag#b")}
     assert adds[CountKey("acct_1", "tag#a", "2026-03-10", True)] == {"h07_duplicate": 1, "e07_720": 1}
+    assert day_values(adds[CountKey("acct_1", "*", "2026-03-10", True)]) == {"t_duplicate": 1, "x30": 1}
+
+
+def test_a_day_is_the_sum_of_its_hours_and_its_ttl_classes_those_of_the_day_item_it_had() -> None:
+    """What the day item held (`t_<type>`, `x<k>`: k whole days from the day's start to the TTL),
+    summed from the hour item, for every hour and TTL; an old day item only adds its classes."""
+    day = date(2026, 3, 10)
+    hours: dict[str, int] = {}
+    expected: dict[str, int] = {}
+    moments = [
+        (0, 0, timedelta(days=30)),
+        (7, 59, timedelta(days=2, hours=16, minutes=1)),  # its TTL falls on a day's start
+        (23, 59, timedelta(hours=1)),
+    ]
+    for n, (hour, minute, ttl) in enumerate(moments):
+        at = datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=hour, minutes=minute)
+        event = _event(at, [], EventType.SENT if n else EventType.OPENED).model_copy(
+            update={"expires_at": int((at + ttl).timestamp())}
+        )
+        for name, value in count_additions(event)[CountKey("acct_1", "*", f"{day}", True)].items():
+            hours[name] = hours.get(name, 0) + value
+        day_class = (event.expires_at - int(datetime.combine(day, datetime.min.time(), UTC).timestamp())) // 86_400
+        for name in (f"t_{event.type.value}", f"x{day_class}"):
+            expected[name] = expected.get(name, 0) + 1
+    assert day_values(hours) == expected == {"t_opened": 1, "t_sent": 2, "x30": 1, "x3": 1, "x1": 1}
+    assert day_values(hours, {"t_sent": 99, "x0": 4})["x0"] == 4  # a day item's classes, never its totals
+    assert day_values(hours, {"t_sent": 99, "x0": 4})["t_sent"] == 2
+    assert day_values(None, {"t_sent": 5, "x3": 5}) == {"x3": 5}
 
 
 def test_only_type_and_tag_filters_are_answered() -> None:

@@ -16,7 +16,7 @@ EVENT = Event(
     message_id="msg_1",
     recipient="a@example.com",
     timestamp=NOW,
-    tags=["welcome"],
+    tags=["welcome", "news"],  # two: tag items (one tag has none, the by_tag index holds the event)
     created_at=NOW,
     expires_at=1_900_000_000,
 )
@@ -27,7 +27,7 @@ def _record(name: str, item: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_an_inserted_event_item_is_a_new_event_and_its_tag_items_are_not() -> None:
-    (tag_item,) = tag_puts(EVENT)
+    tag_item, _ = tag_puts(EVENT)
     records = [_record("INSERT", event_put(EVENT)), _record("INSERT", tag_item)]
     assert StreamRecords().new_events(records) == [EVENT]
 
@@ -37,7 +37,7 @@ def test_changes_to_stored_events_are_not_new_events() -> None:
 
 
 def test_consumers_that_count_get_each_new_events_partition_and_sequence_number() -> None:
-    (tag_item,) = tag_puts(EVENT)
+    tag_item, _ = tag_puts(EVENT)
     inserted = _record("INSERT", event_put(EVENT))
     inserted["dynamodb"]["SequenceNumber"] = "4100000000012345678901"
     records = [inserted, _record("INSERT", tag_item)]

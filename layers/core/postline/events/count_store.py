@@ -1,7 +1,8 @@
 """The event counters (events/counts.py) in the counters table.
 
-    EVC#<account>#<series>  D#<yyyy-mm-dd>   the day item: `t_<type>`, `x<k>`
-    EVC#<account>#<series>  H#<yyyy-mm-dd>   the hour item: `h<hh>_<type>`
+    EVC#<account>#<series>  H#<yyyy-mm-dd>   the hour item: `h<hh>_<type>`, `e<hh>_<k>`
+    EVC#<account>#<series>  D#<yyyy-mm-dd>   the day item: `t_<type>`, `x<k>` (written until
+                                             2026-11-28: the day's totals are its hours' sum)
     EVC#<account>           COVER            `first` (ISO time, set once by the consumer),
                                              `complete_from` (yyyy-mm-dd, by the backfill, only
                                              ever earlier), `cut` (ISO time, by the retention
@@ -15,12 +16,13 @@ index write after the first: a KEYS_ONLY index is written only when its keys cha
 with history from before the consumer are registered once by `postline retention
 register-accounts`.
 
-One partition per account and series: a window's day items are one Query (366 small items), its
-two partial days one BatchGetItem with the coverage item. The consumer adds to the items with
-one conditional write per batch and item (metrics/store.py), so a hot account's writes are its
-batches, not its events. Each counter item also keeps the consumer's marks (`W_<hash>`,
-shared/stream_marks.py), which readers skip. Counter items expire KEEP_DAYS after their day (longer than any window),
-so an item never goes before the events it counts.
+One partition per account and series: a window's hour items are one Query (up to 366 items, one
+a day with events), beside a Query of the same days' day items (only days counted before
+2026-11-28 have one: their `x<k>` classes, see counts.py) and the coverage item's GetItem. The
+consumer adds to the items with one conditional write per batch and item (metrics/store.py), so a
+hot account's writes are its batches, not its events. Each counter item also keeps the consumer's
+marks (`W_<hash>`, shared/stream_marks.py), which readers skip. Counter items expire KEEP_DAYS
+after their day (longer than any window), so an item never goes before the events it counts.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from postline.events.counts import KEEP_DAYS, CountItems, CountKey, Coverage, day_start
-from postline.shared.dynamo import batch_get, batch_write, conditional_failed, from_attrs, key
+from postline.events.counts import KEEP_DAYS, CountItems, CountKey, Coverage, day_start, day_values
+from postline.shared.dynamo import batch_write, conditional_failed, from_attrs, key
 from postline.shared.stream_marks import is_mark
 
 COVER_SK = "COVER"
@@ -100,31 +102,32 @@ class DynamoEventCounts:
     def read(
         self, account_id: str, series: str, first: date, last: date, partial: list[date], *, budget_seconds: float
     ) -> tuple[Coverage, CountItems]:
-        """The account's coverage, the series' day items from `first` to `last`, and the hour items
-        of the `partial` days: two requests at once. Raises TimeoutError past the budget."""
+        """The account's coverage, the series' days from `first` to `last` (each summed from its
+        hour item, with the TTL classes of its day item where one was written) and the hour items
+        of the `partial` days: three requests at once. Raises TimeoutError past the budget."""
         deadline = time.monotonic() + budget_seconds
-        days = _shared_pool().submit(self._day_items, account_id, series, first, last, deadline)
-        keys = [coverage_key(account_id), *(key(count_pk(account_id, series), count_sk(f"{d}", True)) for d in partial)]
-        found = batch_get(self._db, self._table, keys)
-        items = CountItems(days=days.result(timeout=max(deadline - time.monotonic(), 0)))
-        coverage = Coverage()
-        for attrs in found:
-            plain = from_attrs(attrs)
-            sk = str(plain.pop("sk"))
-            if sk == COVER_SK:
-                coverage = _coverage(plain)
-            else:
-                items.hours[date.fromisoformat(sk[2:])] = _counters(plain)
+        pool = _shared_pool()
+        hours = pool.submit(self._day_items, account_id, series, first, last, True, deadline)
+        legacy = pool.submit(self._day_items, account_id, series, first, last, False, deadline)
+        coverage = self.coverage(account_id)
+        by_hour = hours.result(timeout=max(deadline - time.monotonic(), 0))
+        by_day = legacy.result(timeout=max(deadline - time.monotonic(), 0))
+        items = CountItems(
+            days={day: day_values(by_hour.get(day), by_day.get(day)) for day in sorted({*by_hour, *by_day})},
+            hours={day: by_hour[day] for day in partial if day in by_hour},
+        )
         return coverage, items
 
-    def _day_items(self, account_id: str, series: str, first: date, last: date, deadline: float) -> dict[date, Any]:
+    def _day_items(
+        self, account_id: str, series: str, first: date, last: date, hours: bool, deadline: float
+    ) -> dict[date, dict[str, int]]:
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
             "ExpressionAttributeValues": {
                 ":pk": {"S": count_pk(account_id, series)},
-                ":first": {"S": count_sk(f"{first}", False)},
-                ":last": {"S": count_sk(f"{last}", False)},
+                ":first": {"S": count_sk(f"{first}", hours)},
+                ":last": {"S": count_sk(f"{last}", hours)},
             },
         }
         out: dict[date, dict[str, int]] = {}
@@ -132,9 +135,12 @@ class DynamoEventCounts:
             if time.monotonic() > deadline:
                 raise TimeoutError("the events count ran out of its time budget")
             page = self._db.query(**request)
-            for attrs in page["Items"]:
-                plain = from_attrs(attrs)
-                out[date.fromisoformat(str(plain.pop("sk"))[2:])] = _counters(plain)
+            for attrs in page["Items"]:  # counters only, read as stored (a year of hours: ~50,000)
+                out[date.fromisoformat(attrs["sk"]["S"][2:])] = {
+                    name: int(value["N"])
+                    for name, value in attrs.items()
+                    if "N" in value and name != "expires_at" and not is_mark(name)
+                }
             if "LastEvaluatedKey" not in page:
                 return out
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -2,13 +2,18 @@
 instead of counting stored events one by one.
 
 Pure: no I/O, no clock. The metrics roll-up consumer (metrics/service.py) adds every new event of
-the events stream to two counter items of its UTC day, per series (`*`: every event, `tag#<tag>`:
+the events stream to one counter item of its UTC day, per series (`*`: every event, `tag#<tag>`:
 the events carrying that tag, one per distinct tag as the tag items are):
 
-    day item   `t_<type>`       events of that type that day
-               `x<k>`           events whose TTL falls k whole days after the day's start
     hour item  `h<hh>_<type>`   events of that type in that UTC hour
                `e<hh>_<k>`      events of that hour whose TTL falls k whole hours after its start
+
+A day's totals are the sum of its hours (`day_values`): `t_<type>` is the sum of `h<hh>_<type>`,
+and the day's TTL class of an event (`x<k>`: its TTL falls k whole days after the day's start) is
+(hh + k_hour) // 24 of its hour's class. Until 2026-11-28 the consumer also wrote a day item
+(`D#<day>`: `t_<type>`, `x<k>`) beside the hour item, in the same batch with the same marks; those
+still stored add their `x<k>` classes to the day's (hour items written before 2026-11-24 carry no
+`e` classes), which only ever makes a day's smallest class smaller (safe), never a total.
 
 Every stored event counts, test and live alike, bots' opens and duplicates included: exactly what
 the events query counts (events/store.py), so a sum of counters equals a count of the items.
@@ -62,23 +67,18 @@ class CountKey:
     account_id: str
     series: str
     day: str  # yyyy-mm-dd
-    hours: bool  # False: the day item (`t_`, `x`), True: the hour item (`hNN_`)
+    hours: bool  # True: the hour item (`hNN_`); False: a day item (`t_`, `x`), no longer written
 
 
 def count_additions(event: Event) -> dict[CountKey, dict[str, int]]:
-    """What one stored event adds to the counters: its day and hour items, for every series."""
+    """What one stored event adds to the counters: its hour item, for every series."""
     moment = event.timestamp.astimezone(UTC)
     day = moment.date()
-    ttl_class = (event.expires_at - int(day_start(day).timestamp())) // 86_400
     hour_start = int(day_start(day).timestamp()) + moment.hour * 3600
     hour_class = (event.expires_at - hour_start) // 3600
     kind = event.type.value
     out: dict[CountKey, dict[str, int]] = {}
     for series in (ALL_SERIES, *(tag_series(tag) for tag in dict.fromkeys(event.tags))):
-        out[CountKey(event.account_id, series, f"{day}", False)] = {
-            f"{_TYPE_PREFIX}{kind}": 1,
-            f"{_TTL_PREFIX}{ttl_class}": 1,
-        }
         out[CountKey(event.account_id, series, f"{day}", True)] = {
             f"h{moment.hour:02d}_{kind}": 1,
             f"{_HOUR_TTL_PREFIX}{moment.hour:02d}_{hour_class}": 1,
@@ -196,6 +196,28 @@ class CountItems:
 
     days: dict[date, dict[str, int]] = field(default_factory=dict)
     hours: dict[date, dict[str, int]] = field(default_factory=dict)
+
+
+def day_values(hours: dict[str, int] | None, legacy: dict[str, int] | None = None) -> dict[str, int]:
+    """A day's totals (`t_<type>`, `x<k>`) from its hour item, and the `x<k>` classes of its day
+    item where one was written (before 2026-11-28): see the module's docstring. Names other than
+    `h<hh>_<type>` and `e<hh>_<k>` are skipped. A year's hour items are a few tens of thousands of
+    counters: one pass, no parsing beyond the names' fixed positions."""
+    out: dict[str, int] = {}
+    for name, value in (hours or {}).items():
+        if not value:
+            continue
+        if name[0] == "h" and name[3:4] == "_":
+            total = f"{_TYPE_PREFIX}{name[4:]}"
+        elif name[0] == _HOUR_TTL_PREFIX and name[3:4] == "_":
+            total = f"{_TTL_PREFIX}{(int(name[1:3]) + int(name[4:])) // 24}"
+        else:
+            continue
+        out[total] = out.get(total, 0) + value
+    for name, value in (legacy or {}).items():
+        if name.startswith(_TTL_PREFIX) and value:
+            out[name] = out.get(name, 0) + value
+    return out
 
 
 def smallest_ttl_classes(items: CountItems) -> dict[date, int]:

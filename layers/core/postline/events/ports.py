@@ -41,8 +41,9 @@ class EventCounts(Protocol):
     def read(
         self, account_id: str, series: str, first: date, last: date, partial: list[date], *, budget_seconds: float
     ) -> tuple[Coverage, CountItems]:
-        """The account's coverage, a series' day items from `first` to `last` and the hour items of
-        the `partial` days (events/counts.py). Raises TimeoutError past the budget."""
+        """The account's coverage, a series' days from `first` to `last` (summed from their hour
+        items) and the hour items of the `partial` days (events/counts.py). Raises TimeoutError
+        past the budget."""
         ...
 
 

@@ -2,12 +2,15 @@
 
     EVT#<account>#<day>                <timestamp>Z#<event id>  the event; expires_at is its TTL
     TAG#<account>#<day>#<tag>          the event's sk           a copy of the event (`event`, a
-                                                                map) for each of its tags; TTL too
+                                                                map) for each of its tags, when it
+                                                                has several; TTL too
     SHARDS#<account>                   SHARDS                   the account's shard schedule
                                                                 (`steps`; sharding.py), if raised
     index by_message:   message_id, sk                        all events of one message
     index by_recipient: <account>#<lowercased recipient>, sk  one recipient's events (sparse)
     index by_type:      <account>#<day>#<type>, sk            one type's events of a day
+    index by_tag:       TAG#<account>#<day>#<tag>, sk         the events of a day with that one
+                                                              tag (sparse: one distinct tag only)
 
 <day> is yyyy-mm-dd for shard 0 (every account's only shard until its count is raised: the keys
 of before sharding) and yyyy-mm-dd.<s> for shard s > 0 (events/sharding.py: which shard, how many,
@@ -16,9 +19,15 @@ how reads merge them back).
 Day partitions keep every partition bounded however much an account sends, and a time window
 maps to a known set of partitions. Every key sorts by the same sk, so any of them reads events
 newest first (a day's shards merged by sk) and a page resumes from the last sk it returned. An
-index cannot key on a list's elements, hence the tag items; they carry none of the indexes'
-attributes, so no index sees them twice. The stream drives webhooks: only EVT# items reach it
-(the template's FilterCriteria; a shard's key starts EVT# too).
+index cannot key on a list's elements, hence the tag items of an event with several tags; they
+carry none of the indexes' attributes, so no index sees them twice. An event with one distinct
+tag (most tagged mail) has no tag item: its own item carries `tag_key`, the key its tag item
+would have had, and the by_tag index holds it (one index write, never doubled by the dispatcher's
+transaction, where a tag item cost two). A tag's events of a day are the tag items' partition
+and the index's partition of the same key, disjoint, merged by sk; events stored before by_tag
+have tag items for every tag and no `tag_key`, so they are read exactly once too. The stream
+drives webhooks: only EVT# items reach it (the template's FilterCriteria; a shard's key starts
+EVT# too).
 """
 
 from __future__ import annotations
@@ -54,6 +63,7 @@ from postline.shared.tracing import traced
 BY_MESSAGE_INDEX = "by_message"
 BY_RECIPIENT_INDEX = "by_recipient"
 BY_TYPE_INDEX = "by_type"
+BY_TAG_INDEX = "by_tag"
 EVENT_PREFIX = "EVT#"  # of event items' pk (tag items' start TAG#)
 _PARALLEL = 8  # concurrent partition counts of one request
 _READ_BATCH = 200  # items a page query reads at a time (DynamoDB applies Limit before filters)
@@ -88,10 +98,17 @@ def tag_pk(account_id: str, day: str, tag: str, shard: int = 0) -> str:
 
 
 def tag_keys(account_id: str, event_pk_value: str, sk: str, tags: Iterable[str]) -> list[dict[str, Any]]:
-    """The keys of an event's tag items, from its own item's key (which names its day and shard)."""
+    """The keys an event's tag items have, from its own item's key (which names its day and shard).
+    An event with one distinct tag written since by_tag has none stored: deleting them is harmless."""
     day = event_pk_value.removeprefix(f"{EVENT_PREFIX}{account_id}#")[:10]
     shard = shard_of_key(event_pk_value)
     return [key(tag_pk(account_id, day, tag, shard), sk) for tag in dict.fromkeys(tags)]
+
+
+def _one_tag(event: Event) -> str | None:
+    """The event's tag when it has exactly one distinct tag: the by_tag index holds it."""
+    tags = list(dict.fromkeys(event.tags))
+    return tags[0] if len(tags) == 1 else None
 
 
 def event_put(event: Event, attrs: dict[str, Any] | None = None, shards: int = 1) -> dict[str, Any]:
@@ -107,19 +124,24 @@ def _event_item(event: Event, attrs: dict[str, Any] | None, shard: int) -> dict[
     item["type_key"] = {"S": type_key(event.account_id, day, event.type.value, shard)}
     if event.recipient is not None:  # message-level events stay out of the sparse index
         item["recipient_key"] = {"S": recipient_key(event.account_id, event.recipient)}
+    if (tag := _one_tag(event)) is not None:  # instead of a tag item
+        item["tag_key"] = {"S": tag_pk(event.account_id, day, tag, shard)}
     return item
 
 
 def tag_puts(event: Event, attrs: dict[str, Any] | None = None, shards: int = 1) -> list[dict[str, Any]]:
-    """One item per distinct tag: the event under its tag's day partition (the event's shard),
-    same sk and TTL.
+    """One item per distinct tag of an event with several: the event under its tag's day
+    partition (the event's shard), same sk and TTL. None for an event with one (by_tag).
 
-    Only pk, sk, `event` and expires_at: no message_id/type_key/recipient_key, so no index
-    holds the copies."""
+    Only pk, sk, `event` and expires_at: no message_id/type_key/recipient_key/tag_key, so no
+    index holds the copies."""
+    if _one_tag(event) is not None:
+        return []
     return _tag_items(event, attrs, shard_of(event.message_id, shards))
 
 
 def _tag_items(event: Event, attrs: dict[str, Any] | None, shard: int) -> list[dict[str, Any]]:
+    """Every tag's item (the backfill gives events stored before by_tag these, as they had)."""
     day = f"{event.timestamp:%Y-%m-%d}"
     attrs = to_attrs(event.model_dump(mode="json")) if attrs is None else attrs
     return [
@@ -307,15 +329,16 @@ class _Deadline:
         self._stopped.set()
 
 
-def _filter_expression(account_id: str, plan: QueryPlan) -> dict[str, Any]:
-    """FilterExpression for what the plan's key does not select (the window is the key range)."""
+def _filter_expression(account_id: str, plan: QueryPlan, *, tag_items: bool = False) -> dict[str, Any]:
+    """FilterExpression for what the plan's key does not select (the window is the key range), on
+    event items or (`tag_items`) on tag items."""
     residual: EventFilters = plan.residual
     clauses: list[str] = []
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
     # A tag item holds the event as its `event` map (and neither message_id nor recipient_key:
     # both filters read by a key of their own, before the tag, so they are never residual here).
-    at = "#event." if plan.strategy is Strategy.TAG else ""
+    at = "#event." if tag_items else ""
     if plan.strategy is Strategy.MESSAGE:  # the index spans accounts: another's message id yields nothing
         clauses.append("account_id = :account")
         values[":account"] = {"S": account_id}
@@ -424,12 +447,15 @@ class DynamoEventStore:
                 shard = shard_of_key(attrs["pk"]["S"])  # the keys of the shard it is stored in
                 if "type_key" not in attrs and self._add_index_keys(attrs, _event_item(event, None, shard)):
                     done.events += 1
-                for item in _tag_items(event, None, shard):
-                    done.tag_items += self._put_new(item)
+                if "tag_key" not in attrs:  # an event the by_tag index holds has no tag item
+                    for item in _tag_items(event, None, shard):
+                        done.tag_items += self._put_new(item)
         return done
 
     def _add_index_keys(self, attrs: dict[str, Any], keys: dict[str, Any]) -> bool:
-        names = [name for name in ("type_key", "recipient_key") if name in keys]  # the keys a write makes today
+        # the keys a write made when by_type and by_recipient came (an event without type_key is older
+        # than by_tag: its tag items, not tag_key, hold its tags)
+        names = [name for name in ("type_key", "recipient_key") if name in keys]
         return _written(
             self._db.update_item,
             TableName=self._table,
@@ -514,16 +540,32 @@ class DynamoEventStore:
             shards = schedule.shards_on(partition) if partition is not None else 1
             page_size = max(_STREAM_PAGE // shards, 100)
             sources = [
-                self._items(
-                    {**self._query(account_id, plan, partition, shard), "ScanIndexForward": False, "Limit": page_size},
-                    unbounded,
-                )
+                self._items({**request, "ScanIndexForward": False, "Limit": page_size}, unbounded)
                 for shard in range(shards)
+                for request in self._queries(account_id, plan, partition, shard)
             ]
-            for item in sources[0] if shards == 1 else merge_newest(sources, _sk):
+            for item in sources[0] if len(sources) == 1 else merge_newest(sources, _sk):
                 yield event_of(item)
 
-    def _query(self, account_id: str, plan: QueryPlan, day: date | None, shard: int = 0) -> dict[str, Any]:
+    def _queries(self, account_id: str, plan: QueryPlan, day: date | None, shard: int = 0) -> list[dict[str, Any]]:
+        """The Queries of one partition (one shard of it), whose items are disjoint: one, or for a
+        tag its tag items' partition and the by_tag index's partition of the same key."""
+        request = self._query(account_id, plan, day, shard)
+        if plan.strategy is not Strategy.TAG:
+            return [request]
+        indexed = self._query(account_id, plan, day, shard, tag_items=False)
+        return [
+            request,
+            {
+                **indexed,
+                "IndexName": BY_TAG_INDEX,
+                "KeyConditionExpression": indexed["KeyConditionExpression"].replace("pk = :key", "tag_key = :key", 1),
+            },
+        ]
+
+    def _query(
+        self, account_id: str, plan: QueryPlan, day: date | None, shard: int = 0, *, tag_items: bool = True
+    ) -> dict[str, Any]:
         """The Query of one partition (one shard of it): its key, the window (up to the cursor) as
         sk range, the filters."""
         if plan.strategy is Strategy.MESSAGE:
@@ -543,7 +585,7 @@ class DynamoEventStore:
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": f"{name} = :key AND sk BETWEEN :oldest AND :newest",
-            **_filter_expression(account_id, plan),
+            **_filter_expression(account_id, plan, tag_items=plan.strategy is Strategy.TAG and tag_items),
         }
         request["ExpressionAttributeValues"] = {
             **request.get("ExpressionAttributeValues", {}),
@@ -568,13 +610,14 @@ class DynamoEventStore:
         total = 0
         bounds: list[tuple[str, str] | None] = [*ranges] if ranges else [None]
         for bound in bounds:
-            request = {**self._query(account_id, plan, day, shard), "Select": "COUNT"}
-            if bound is not None:
-                values = dict(request["ExpressionAttributeValues"])
-                values[":oldest"], values[":newest"] = {"S": bound[0]}, {"S": bound[1]}
-                request["ExpressionAttributeValues"] = values
-            for page in self._pages(request, deadline):
-                total += page["Count"]
+            for query in self._queries(account_id, plan, day, shard):
+                request = {**query, "Select": "COUNT"}
+                if bound is not None:
+                    values = dict(request["ExpressionAttributeValues"])
+                    values[":oldest"], values[":newest"] = {"S": bound[0]}, {"S": bound[1]}
+                    request["ExpressionAttributeValues"] = values
+                for page in self._pages(request, deadline):
+                    total += page["Count"]
         return total
 
     def _read(
@@ -586,14 +629,21 @@ class DynamoEventStore:
         little over its even share of `want` (a shard that runs dry before the merged page is full
         reads on, one page at a time), merged by sk."""
         skip = _after_sk(plan.after) if plan.after is not None else None
-        requests = [{**self._query(account_id, plan, day, shard), "ScanIndexForward": False} for shard in range(shards)]
+        requests = [
+            {**request, "ScanIndexForward": False}
+            for shard in range(shards)
+            for request in self._queries(account_id, plan, day, shard)
+        ]
         filtered = "FilterExpression" in requests[0]
         # One more than wanted: the cursor's own item may come first. Filters apply after Limit.
         whole = min(max(want + 1, _READ_BATCH), 1000) if filtered else want + 1
-        if shards == 1:
+        sources_n = len(requests)
+        if sources_n == 1:
             sources = [self._items({**requests[0], "Limit": whole}, deadline, skip)]
         else:
-            share = min(max(math.ceil((want + 1) * 2 / shards) + 1, _READ_BATCH // shards if filtered else 0), 1000)
+            share = min(
+                max(math.ceil((want + 1) * 2 / sources_n) + 1, _READ_BATCH // sources_n if filtered else 0), 1000
+            )
             first = self._parallel(
                 [partial(self._first_page, {**request, "Limit": share}, deadline) for request in requests], deadline
             )
@@ -601,7 +651,7 @@ class DynamoEventStore:
                 self._items({**request, "Limit": whole}, deadline, skip, page)
                 for request, page in zip(requests, first, strict=True)
             ]
-        return list(itertools.islice(sources[0] if shards == 1 else merge_newest(sources, _sk), want))
+        return list(itertools.islice(sources[0] if sources_n == 1 else merge_newest(sources, _sk), want))
 
     def _first_page(self, request: dict[str, Any], deadline: _Deadline) -> dict[str, Any]:
         deadline.check()

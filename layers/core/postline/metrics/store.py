@@ -17,7 +17,7 @@
                                                          events partition counted, as the consumer
                                                          wrote it until 2026-11-28 (read, no longer
                                                          written; expires three days after its last)
-    EVC#<account>#<series>             D#/H#<yyyy-mm-dd> the events query's counters of every stored
+    EVC#<account>#<series>             H#<yyyy-mm-dd>    the events query's counters of every stored
                                                          event (events/count_store.py)
 
 A series is `all` or `<dimension>#<value>` (sending_domain#example.com, tag#invoice, ...). One
