@@ -4,6 +4,8 @@ messages, objects, secrets and KMS keys that still decrypt what they encrypted."
 from __future__ import annotations
 
 import logging
+import pickle
+import platform
 import re
 import socket
 import time
@@ -222,6 +224,20 @@ def test_a_snapshot_slower_to_load_than_the_start_wait_is_loaded_and_the_load_is
     loaded = re.fullmatch(rf"loaded state from {re.escape(str(state))} in (\d+\.\d) s", said[-1])
     assert loaded, said
     assert float(loaded[1]) > START_WAIT  # what this test is about: the load outlasted the wait
+
+
+def test_a_snapshot_that_fails_midway_leaves_the_previous_one_whole(tmp_path: Path) -> None:
+    state = tmp_path / "emulator.pickle"
+    _snapshot(state, 50)
+    before = state.read_bytes()
+    with mock_aws(), pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        persistence.save(state, {"stack": {}, "unpicklable": lambda: None})
+    assert state.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["emulator.pickle"]  # no partial left
+
+
+def test_freed_memory_goes_back_to_the_system_where_the_c_library_is_glibc() -> None:
+    assert persistence.release_freed_memory() is (platform.libc_ver()[0] == "glibc")
 
 
 def test_restore_reports_how_far_it_has_read(tmp_path: Path) -> None:
