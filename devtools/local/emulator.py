@@ -105,8 +105,14 @@ class Emulator:
         command = [sys.executable, "-m", "devtools.local.emulator", "--port", str(self._requested_port)]
         if self._state_file is not None:
             command += ["--state", str(self._state_file)]
+        # glibc gives each thread that allocates concurrently an arena of its own (up to 8 per core),
+        # and the server's request threads spread the heap over them, each keeping its freed pages:
+        # two arenas bound that. Only a default: a setting in the environment wins; other libcs ignore it.
+        environment = {"MALLOC_ARENA_MAX": "2", **os.environ}
         # This interpreter running this package: nothing here comes from outside.
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # noqa: S603
+        process = subprocess.Popen(  # noqa: S603
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment
+        )
         assert process.stdout is not None
         try:
             self._endpoint_url = _endpoint(process, _lines(process.stdout))

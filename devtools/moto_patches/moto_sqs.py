@@ -29,6 +29,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import string
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from typing import Any
@@ -319,9 +320,40 @@ def _is_message_valid_based_on_retention_period(self: SQSBackend, queue_name: st
     return _within_retention(self.get_queue(queue_name), message)
 
 
+DELETED_HANDLES_KEPT = 1024  # per queue: the receipt handles of the latest deleted messages
+
+
+class _DeletedHandles(set[str]):
+    """moto's `Queue.deleted_messages`, which remembers every handle of every message ever deleted
+    (so that a repeated delete succeeds) and so grew with each message through the queue: the
+    latest DELETED_HANDLES_KEPT only. A repeat comes from a consumer retrying its delete within
+    seconds; an older handle of a deleted message is then unknown, as moto says of any handle.
+    A set still, with moto's `update`, so moto's own code (the patch uninstalled) uses it as before."""
+
+    def __init__(self, handles: Iterable[str | None] = ()) -> None:
+        super().__init__()
+        self._order: deque[str] = deque()
+        self.update(handles)
+
+    def update(self, *handles: Iterable[str | None]) -> None:
+        for handle in itertools.chain(*handles):
+            if handle is not None and handle not in self:
+                self.add(handle)
+                self._order.append(handle)
+        while len(self._order) > DELETED_HANDLES_KEPT:
+            self.discard(self._order.popleft())
+
+
+def _deleted(queue: Queue) -> _DeletedHandles:
+    deleted = vars(queue).get("deleted_messages")
+    if not isinstance(deleted, _DeletedHandles):  # moto's set: a queue created before install, or restored
+        deleted = vars(queue)["deleted_messages"] = _DeletedHandles(deleted or ())
+    return deleted
+
+
 def _delete_message(self: Queue, receipt_handle: str) -> None:
     """moto's Queue.delete_message, finding the message by its handle instead of walking the queue."""
-    if receipt_handle in self.deleted_messages:
+    if receipt_handle in _deleted(self):
         return  # already deleted: moto ignores a repeat
     with self._messages_lock:
         messages = _messages_get(self)
@@ -330,7 +362,7 @@ def _delete_message(self: Queue, receipt_handle: str) -> None:
             raise ReceiptHandleIsInvalid()
         messages.remove(message)
     self.pending_messages.discard(message)
-    self.deleted_messages.update(message.all_receipt_handles)  # type: ignore[arg-type]
+    _deleted(self).update(message.all_receipt_handles)
 
 
 def _change_message_visibility(self: SQSBackend, queue_name: str, receipt_handle: str, visibility_timeout: int) -> None:

@@ -10,6 +10,7 @@ moto's random source seeded and its clock replaced, and compare every answer and
 
 from __future__ import annotations
 
+import pickle
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from typing import Any
 import moto.sqs.models as sqs_models
 import pytest
 from moto.moto_api._internal import mock_random
+from moto.sqs.exceptions import ReceiptHandleIsInvalid
 from moto.sqs.models import Queue, SQSBackend, sqs_backends
 
 from devtools.moto_patches import moto_sqs
@@ -254,6 +256,29 @@ def test_calls_cost_the_same_on_a_deep_queue(patched: None) -> None:
             backend.send_message_batch("jobs", entries)
         timed(backend)  # warm: the first receive also sorts every queued message once
     assert timed(deep) < 3 * timed(shallow) + 0.05
+
+
+def test_deleted_messages_are_remembered_for_a_repeat_but_not_forever(
+    clock: FakeClock, patched: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """moto kept every deleted message's handles: the queue's memory grew with each message."""
+    monkeypatch.setattr(moto_sqs, "DELETED_HANDLES_KEPT", 50)
+    backend = _backend()
+    queue, _ = _queues(backend)
+    handles: list[str] = []
+    for index in range(120):
+        backend.send_message("jobs", f"m{index}")
+        (message,) = backend.receive_message("jobs", 1, 0, 30)
+        assert message.receipt_handle is not None
+        backend.delete_message("jobs", message.receipt_handle)
+        handles.append(message.receipt_handle)
+    assert len(queue.deleted_messages) == 50
+    backend.delete_message("jobs", handles[-1])  # a consumer's retried delete succeeds, as moto's did
+    with pytest.raises(ReceiptHandleIsInvalid):
+        backend.delete_message("jobs", handles[0])  # long forgotten, as any unknown handle
+    restored = pickle.loads(pickle.dumps(queue.deleted_messages))  # noqa: S301 - as a snapshot keeps it
+    restored.update(["later"])  # after a restart, still the latest only: the oldest goes
+    assert set(restored) == {*handles[-49:], "later"}
 
 
 def test_the_guard_refuses_a_moto_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
