@@ -102,6 +102,34 @@ def test_one_holder_at_a_time_whatever_the_mix() -> None:
     assert most[0] == 1
 
 
+def test_every_acquirer_gets_in_and_a_release_wakes_one_waiter_that_may_go() -> None:
+    """Many callers and background acquirers, some past their patience: each gets the lock once per
+    turn, one at a time, and none is left waiting (a release wakes the next one, not all)."""
+    lock, holders, most, turns = ForegroundFirstLock(patience=0.01), [0], [0], [0]
+    guard = threading.Lock()
+
+    def run(background: bool) -> None:
+        for _ in range(40):
+            with lock.held(background=background):
+                with guard:
+                    holders[0] += 1
+                    most[0] = max(most[0], holders[0])
+                time.sleep(0.0005)
+                with guard:
+                    holders[0] -= 1
+                    turns[0] += 1
+
+    threads = [threading.Thread(target=run, args=(n % 3 == 0,), daemon=True) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    assert not any(thread.is_alive() for thread in threads)
+    assert turns[0] == 12 * 40 and most[0] == 1
+    assert (lock._foreground_waiting, lock._patient_waiting, lock._background_starved, lock._held) == (0, 0, 0, False)
+
+
 class _Headers(BaseHTTPRequestHandler):
     seen: list[dict[str, str]] = []
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 from collections.abc import Iterator
+from email.utils import parsedate_to_datetime
+from http.server import BaseHTTPRequestHandler
+from types import SimpleNamespace
 
 import pytest
 from moto.moto_server import threaded_moto_server
@@ -85,6 +89,27 @@ def test_a_malformed_body_is_refused_as_before(server: str) -> None:
     response = connection.getresponse()
     response.read()
     assert response.status >= 400  # moto's own refusal of a malformed body, as before the patch
+
+
+def test_the_date_header_is_http_servers_for_each_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    handler = keep_alive.KeepAliveRequestHandler.__new__(keep_alive.KeepAliveRequestHandler)
+    moments = [1_795_000_000.0, 1_795_000_000.4, 1_795_000_000.999, 1_795_000_001.0, 1_795_000_061.5, 1_795_000_000.2]
+    for moment in moments:  # within a second, across seconds, and back (a clock set back)
+        monkeypatch.setattr(keep_alive, "time", SimpleNamespace(time=lambda moment=moment: moment))
+        assert handler.date_time_string() == BaseHTTPRequestHandler.date_time_string(handler, moment)
+    given = 1_700_000_000.5
+    assert handler.date_time_string(given) == BaseHTTPRequestHandler.date_time_string(handler, given)
+
+
+def test_an_answer_carries_the_date_of_its_second(server: str) -> None:
+    connection = http.client.HTTPConnection(server, timeout=10)
+    before = int(time.time())
+    connection.request("POST", "/", body="{}", headers=_headers("ListTables"))
+    response = connection.getresponse()
+    response.read()
+    after = int(time.time())
+    dated = int(parsedate_to_datetime(response.headers["Date"]).timestamp())
+    assert before <= dated <= after
 
 
 def test_guard_refuses_a_changed_server() -> None:
