@@ -172,29 +172,35 @@ class _Pause:
         return time.sleep, (self.seconds,)
 
 
+def _new_table() -> tuple[Any, str]:
+    """A new table (a new name each time: this process's moto may hold what an earlier test
+    restored), made in the backend persistence.save pickles, not through a client: the request
+    routing of this process's moto may have been patched by an earlier test. Within mock_aws."""
+    table = f"things-{uuid.uuid4().hex[:8]}"
+    backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
+    backend.create_table(
+        table,
+        schema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        throughput=None,
+        attr=[{"AttributeName": "pk", "AttributeType": "S"}],
+        global_indexes=None,
+        indexes=None,
+        streams=None,
+        billing_mode="PAY_PER_REQUEST",
+        sse_specification=None,
+        tags=[],
+        deletion_protection_enabled=None,
+        warm_throughput=None,
+    )
+    return backend, table
+
+
 def _snapshot(path: Path, items: int, **runtime: Any) -> str:
     """A snapshot as the emulator writes it (persistence.save of moto's backends, with the runtime's
     document), made in this process: one table of `items` items, put straight into moto's model.
     The table's name is new each time: this process's moto may hold what an earlier test restored."""
-    table = f"things-{uuid.uuid4().hex[:8]}"
     with mock_aws():
-        # Made in the backend that persistence.save pickles, not through a client: the request
-        # routing of this process's moto may have been patched by an earlier test.
-        backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
-        backend.create_table(
-            table,
-            schema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            throughput=None,
-            attr=[{"AttributeName": "pk", "AttributeType": "S"}],
-            global_indexes=None,
-            indexes=None,
-            streams=None,
-            billing_mode="PAY_PER_REQUEST",
-            sse_specification=None,
-            tags=[],
-            deletion_protection_enabled=None,
-            warm_throughput=None,
-        )
+        backend, table = _new_table()
         for i in range(items):
             item = {"pk": {"S": f"thing#{i:06d}"}, "body": {"S": "x" * 200}, "n": {"N": str(i)}}
             backend.put_item(table, item)
@@ -243,23 +249,8 @@ def test_a_snapshot_leaves_the_items_it_pickled_no_larger(tmp_path: Path) -> Non
     inline attributes: 64 bytes more per attribute value after every item's first snapshot."""
     state = tmp_path / "emulator.pickle"
     _snapshot(state, 10)
-    table = f"things-{uuid.uuid4().hex[:8]}"
     with mock_aws():
-        backend = get_backend("dynamodb")[ACCOUNT_ID][REGION]
-        backend.create_table(
-            table,
-            schema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            throughput=None,
-            attr=[{"AttributeName": "pk", "AttributeType": "S"}],
-            global_indexes=None,
-            indexes=None,
-            streams=None,
-            billing_mode="PAY_PER_REQUEST",
-            sse_specification=None,
-            tags=[],
-            deletion_protection_enabled=None,
-            warm_throughput=None,
-        )
+        backend, table = _new_table()
         for i in range(2_000):
             values = {f"a{k}": {"S": f"v{k}"} for k in range(8)}
             backend.put_item(table, {"pk": {"S": f"thing#{i:06d}"}, "m": {"M": values}})

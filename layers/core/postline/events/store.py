@@ -57,6 +57,7 @@ from postline.events.sharding import (
     shard_of,
     shard_of_key,
 )
+from postline.shared import stream_watermarks
 from postline.shared.dynamo import batch_write, from_attrs, key, to_attrs
 from postline.shared.tracing import traced
 
@@ -278,14 +279,10 @@ class StreamRecords:
     def write_seconds(self, records: list[dict[str, Any]]) -> list[tuple[str, int]]:
         """(events partition key, epoch second) of each new event: when it entered the stream."""
         return [
-            (record["dynamodb"]["Keys"]["pk"]["S"], int(_epoch(stamp)))
+            (record["dynamodb"]["Keys"]["pk"]["S"], int(stream_watermarks.stream_epoch(stamp)))
             for record in _inserted_events(records)
             if (stamp := record["dynamodb"].get("ApproximateCreationDateTime")) is not None
         ]
-
-
-def _epoch(stamp: Any) -> float:
-    return stamp.timestamp() if isinstance(stamp, datetime) else float(stamp)  # boto3 parses it; Lambda sends a number
 
 
 def _inserted_events(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -92,7 +92,7 @@ def stream_lag(records: list[dict[str, Any]], now: datetime) -> float | None:
     the embedded runtime, whose clock may run ahead of moto's, it can read high: packing then only
     waits.)"""
     created = [
-        stamp.timestamp() if isinstance(stamp, datetime) else float(stamp)  # boto3 parses it; Lambda sends a number
+        stream_watermarks.stream_epoch(stamp)
         for record in records
         if (stamp := record.get("dynamodb", {}).get("ApproximateCreationDateTime")) is not None
     ]

@@ -17,6 +17,7 @@ read can go once every stack has run the new consumers for that long.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from postline.shared.dynamo import batch_get, key
@@ -35,3 +36,8 @@ def read(client: Any, table: str, prefix: str, partitions: list[str]) -> dict[st
     keys = [key(f"{prefix}{partition}", "-") for partition in dict.fromkeys(partitions)]
     found = batch_get(client, table, keys, projection="pk, seq")
     return {item["pk"]["S"].removeprefix(prefix): item["seq"]["S"] for item in found}
+
+
+def stream_epoch(stamp: Any) -> float:
+    """A record's ApproximateCreationDateTime in epoch seconds: boto3 parses it, Lambda sends a number."""
+    return stamp.timestamp() if isinstance(stamp, datetime) else float(stamp)
