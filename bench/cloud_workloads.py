@@ -2,7 +2,9 @@
 
 Each workload is recorded at the boto3 boundary of this process, where the embedded runtime's
 functions and pumps make their AWS calls: a send, a batch, one live message from its send to its
-delivery with three webhook deliveries, and a first page of GET /v3/events with its total_count.
+delivery with three webhook deliveries, the same for a burst of messages (whose events the stream
+consumers' batches share, as one account's steady sending does), and a first page of GET /v3/events
+with its total_count.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from postline.config import SendQueue
 _DELIVERY_TIMEOUT_SECONDS = 120.0
 _PROBES = 20  # sends recorded, each modeled: their p50 and p99 (the usual one's calls are priced)
 _WEBHOOKS = 3
+# Messages sent back to back for the burst: within the roll-up's and the activity consumer's 1 s
+# batching window, so one batch counts them all (one account's events share a stream lane).
+_BURST = 10
 SES_PER_MILLION = cloud.PRICES["ses.message"] * 1e6
 
 
@@ -36,6 +41,7 @@ class Recorded:
     delivered: list[Call]  # a live message from its send until its webhooks were delivered and all settled
     webhook_bodies: list[bytes]
     probes: list[list[Call]] = field(default_factory=list)  # every send recorded (`send` is the usual one)
+    burst: list[Call] = field(default_factory=list)  # _BURST live messages sent together, until all settled
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,9 @@ class CloudModel:
     # DynamoDB write units by item kind (cloud.write_units_by_item): a send's, the batch's (all its
     # recipients), a live message's delivery's and its three webhook deliveries'.
     items: dict[str, dict[str, cloud.ItemUnits]] = field(default_factory=dict)
+    # The burst's deliveries and webhook deliveries, all its messages together (divide by `burst`).
+    burst: int = 0
+    burst_delivery: cloud.Modeled | None = None
 
     @property
     def hottest_key(self) -> tuple[str, float]:
@@ -128,26 +137,33 @@ def record(
         runtime.drain(_DELIVERY_TIMEOUT_SECONDS)
         # An untimed message first: a fresh runtime's first webhook mints the platform's signing key
         # and its fan-out instances open it, once per deployment and per instance, not per message.
-        _deliver(runtime, api, receiver, send_body(_PROBES))
+        _deliver(runtime, api, receiver, [send_body(_PROBES)])
         receiver.bodies.clear()
         mark = recorder.mark()
-        _deliver(runtime, api, receiver, send_body(_PROBES + 1))
+        _deliver(runtime, api, receiver, [send_body(_PROBES + 1)])
         delivered = recorder.since(mark)
         bodies = list(receiver.bodies)
+        progress(f"h. recording a burst of {_BURST} live messages")
+        mark = recorder.mark()
+        _deliver(runtime, api, receiver, [send_body(_PROBES + 3 + index) for index in range(_BURST)])
+        burst = recorder.since(mark)
     for endpoint in endpoints:
         api.delete(f"/v3/webhooks/{endpoint}")
-    return Recorded(send, batch_calls, delivered, bodies, probes)
+    return Recorded(send, batch_calls, delivered, bodies, probes, burst)
 
 
-def _deliver(runtime: Runtime, api: ApiClient, receiver: Receiver, body: dict[str, Any]) -> None:
-    """Sends `body` and waits for its webhook deliveries and for the message's other events to settle."""
-    api.send(body)
+def _deliver(runtime: Runtime, api: ApiClient, receiver: Receiver, bodies: list[dict[str, Any]]) -> None:
+    """Sends `bodies` one after another and waits for their webhook deliveries and for the messages'
+    other events to settle."""
+    wanted = len(receiver.bodies) + len(bodies) * _WEBHOOKS
+    for body in bodies:
+        api.send(body)
     deadline = time.monotonic() + _DELIVERY_TIMEOUT_SECONDS
-    while len(receiver.bodies) < _WEBHOOKS and time.monotonic() < deadline:
+    while len(receiver.bodies) < wanted and time.monotonic() < deadline:
         time.sleep(0.05)
-    runtime.drain(_DELIVERY_TIMEOUT_SECONDS)  # the message's other events reach the fan-out too
-    if len(receiver.bodies) < _WEBHOOKS:
-        raise RuntimeError(f"{len(receiver.bodies)} of {_WEBHOOKS} webhook deliveries arrived")
+    runtime.drain(_DELIVERY_TIMEOUT_SECONDS)  # the messages' other events reach the fan-out too
+    if len(receiver.bodies) < wanted:
+        raise RuntimeError(f"{len(receiver.bodies)} of {wanted} webhook deliveries arrived")
 
 
 def events_page(api: ApiClient, recorder: CallRecorder) -> tuple[list[Call], int]:
@@ -171,10 +187,7 @@ def build(
     memory = cloud.function_memory(template)
     indexes = cloud.table_indexes(template)
     send, batch_calls, bodies = recorded.send, recorded.batch, recorded.webhook_bodies
-    billed = [c for c in recorded.delivered if cloud.function_of(c.thread, memory) or c.thread.startswith("pump ")]
-    webhook_calls = [c for c in billed if "Webhook" in (cloud.function_of(c.thread, memory) or "")]
-    # The send itself is priced on its own; the rest is the delivery.
-    after = [c for c in billed if not c.in_request and "Webhook" not in (cloud.function_of(c.thread, memory) or "")]
+    after, webhook_calls = _delivery_calls(recorded.delivered, memory)
     webhooks = cloud.model("three webhook deliveries", webhook_calls, memory, indexes=indexes)
     webhooks.usage.count("nat.gigabyte", sum(map(len, bodies)) / 1e9)  # the POSTs leave through the NAT gateway
     modeled_send = cloud.model("POST /v3/messages", send, memory, api_requests=1, indexes=indexes)
@@ -190,6 +203,17 @@ def build(
         f"batches of {batch:,}": (per_message_batch + delivery.dollars) * 1e6,
         "single sends, 3 webhook deliveries each": (modeled_send.dollars + delivery.dollars + webhooks.dollars) * 1e6,
     }
+    burst_delivery = None
+    if recorded.burst:
+        burst_after, burst_webhooks = _delivery_calls(recorded.burst, memory)
+        burst_delivery = cloud.model(
+            f"a burst of {_BURST} live messages' deliveries", burst_after, memory, ses_messages=_BURST, indexes=indexes
+        )
+        hooks = cloud.model("their webhook deliveries", burst_webhooks, memory, indexes=indexes)
+        hooks.usage.count("nat.gigabyte", _BURST * sum(map(len, bodies)) / 1e9)
+        per_million[f"the same, {_BURST} sent together"] = (
+            modeled_send.dollars + (burst_delivery.dollars + hooks.dollars) / _BURST
+        ) * 1e6
     return CloudModel(
         send=modeled_send,
         send_calls=call_mix(send),
@@ -226,8 +250,19 @@ def build(
             "batch": cloud.write_units_by_item(batch_calls, indexes),
             "delivery": cloud.write_units_by_item(after, indexes),
             "webhooks": cloud.write_units_by_item(webhook_calls, indexes),
+            **({"burst": cloud.write_units_by_item(burst_after, indexes)} if recorded.burst else {}),
         },
+        burst=_BURST if recorded.burst else 0,
+        burst_delivery=burst_delivery,
     )
+
+
+def _delivery_calls(calls: list[Call], memory: dict[str, int]) -> tuple[list[Call], list[Call]]:
+    """A recording's billed calls after the send's request (its delivery), and its webhook deliveries'."""
+    billed = [c for c in calls if cloud.function_of(c.thread, memory) or c.thread.startswith("pump ")]
+    webhooks = [c for c in billed if "Webhook" in (cloud.function_of(c.thread, memory) or "")]
+    after = [c for c in billed if not c.in_request and "Webhook" not in (cloud.function_of(c.thread, memory) or "")]
+    return after, webhooks
 
 
 def _request(calls: list[Call], memory: dict[str, int]) -> list[Call]:

@@ -591,6 +591,7 @@ def _cloud(model: CloudModel) -> list[str]:
         *_modeled(model.webhooks, per=1),
         *_by_item(model, "webhooks", per=1),
         *_cloud_webhooks(model),
+        *_burst(model),
     ]
     lines += _ceiling(model)
     if model.events_page is not None:
@@ -603,6 +604,20 @@ def _cloud(model: CloudModel) -> list[str]:
             f" {(dollars - model.ses_per_million) / model.ses_per_million:.0%} of SES's price)"
         )
     return lines
+
+
+def _burst(model: CloudModel) -> list[str]:
+    """The delivery of messages sent together: the stream consumers' batches (the metrics roll-up's
+    and the recipient activity's 1 s windows) count them together, so their item writes are shared."""
+    if model.burst_delivery is None:
+        return []
+    each = model.burst_delivery.dollars / model.burst
+    return [
+        f"   {model.burst} live messages sent together, their deliveries (webhooks aside): ${each:.7f} a message"
+        f" (one alone ${model.delivery.dollars:.7f}); invocations: "
+        + ", ".join(f"{name} x{count}" for name, count in sorted(model.burst_delivery.invocations.items())),
+        *_by_item(model, "burst", per=model.burst, each=" a message"),
+    ]
 
 
 def _ceiling(model: CloudModel) -> list[str]:
@@ -636,13 +651,13 @@ def _ceiling(model: CloudModel) -> list[str]:
     ]
 
 
-def _by_item(model: CloudModel, scenario: str, *, per: int) -> list[str]:
+def _by_item(model: CloudModel, scenario: str, *, per: int, each: str = " per recipient") -> list[str]:
     """The scenario's DynamoDB write units by item kind (per recipient for a batch)."""
     items = model.items.get(scenario)
     if not items:
         return []
     total = sum(entry.units for entry in items.values()) / per
-    each = "" if per == 1 else " per recipient"
+    each = "" if per == 1 else each
     lines = [f"     DynamoDB write units by item{each}: {total:,.2f} in all"]
     for label, entry in items.items():
         how = ", ".join(f"{operation} x{count}" for operation, count in sorted(entry.operations.items()))
