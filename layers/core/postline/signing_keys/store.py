@@ -27,6 +27,9 @@ PURPOSE = "webhook-signing"  # the encryption context's purpose, with the kid
 class DynamoSigningKeys:
     def __init__(self, client: Any, table: str, kms: Any, kms_key_id: str) -> None:
         self._store = SealedPlatformKeys(client, table, kms, kms_key_id, purpose=PURPOSE)
+        # The signer of each opened seed: deriving the key pair is a scalar multiplication a
+        # signature need not repeat (the seed itself is already kept opened, sealed_keys.py).
+        self._signers: dict[bytes, NaclSigningKey] = {}
 
     def keys(self) -> list[SigningKey]:
         return [
@@ -41,7 +44,10 @@ class DynamoSigningKeys:
 
     def sign_with(self, kid: str, content: bytes) -> bytes:
         seed = self._store.open(self._store.group(GROUP).keys[kid]["private_key"], {"kid": kid})
-        return NaclSigningKey(seed).sign(content).signature
+        signer = self._signers.get(seed)
+        if signer is None:
+            signer = self._signers[seed] = NaclSigningKey(seed)
+        return signer.sign(content).signature
 
     def remove(self, kid: str) -> None:
         self._store.remove(GROUP, kid)
