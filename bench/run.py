@@ -306,7 +306,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
             if "pipeline" in sections:
                 section = time.perf_counter()
                 # The pipeline first, while the tables are small (moto copies every table a transaction
-                # touches, its rollback backup: a delivery's record is no transaction since 2026-11-29,
+                # touches, its rollback backup: a delivery's record is no transaction since 2026-11-28,
                 # but other writers' still are).
                 with held(runtime) as pipeline_held:
                     bench.empty_queues()
