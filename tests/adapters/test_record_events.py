@@ -341,3 +341,30 @@ def test_a_live_delivery_through_ses_keeps_the_message_item_under_a_write_unit(
     assert RECORD_SLOT in item and FEEDBACK_SLOT in item
     assert item_bytes(item) <= 1024, item_bytes(item)
     assert _stored(message_id, EventType.SENT, EventType.DELIVERED) == _dumped(made + report)
+
+
+def test_an_erasure_drops_the_kept_events_that_name_the_address_so_nothing_writes_them_again(
+    stack: InProcessStack, account_id: str, clock: MovableClock
+) -> None:
+    from postline.data_removals.holdings import MessagesHolding
+
+    message_id = _send(account_id, ["gone@example.com"])
+    _dispatcher(sending.message_store(), "w1").dispatch(_job(message_id, account_id))
+    assert RECORD_SLOT in _item(message_id)
+    env = stack.env
+    holding = MessagesHolding(
+        stack.client("dynamodb"),
+        stack.client("s3"),
+        events=env["EVENTS_TABLE"],
+        messages=env["MESSAGES_TABLE"],
+        counters=env["COUNTERS_TABLE"],
+        content_bucket=env["CONTENT_BUCKET"],
+    )
+    batch = holding.find(account_id, "gone@example.com", "hash", None)
+    holding.apply(account_id, "gone@example.com", "hash", batch.work)
+    assert RECORD_SLOT not in _item(message_id) and "gone@example.com" not in str(_item(message_id))
+    assert _stored(message_id, EventType.SENT, EventType.DELIVERED) == []
+
+    clock.advance(60)  # a duplicate job of the message later finds nothing to do and writes nothing
+    _dispatcher(sending.message_store(), "w2").dispatch(_job(message_id, account_id))
+    assert _stored(message_id, EventType.SENT, EventType.DELIVERED) == []
