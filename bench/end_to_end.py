@@ -1,12 +1,13 @@
 """The end-to-end batch: a test-key POST /v3/messages.batch until its last recipient is delivered.
 
 The simulator (test keys) delivers, so the figure is the pipeline's own: acceptance, the send
-queue, the dispatcher's storage calls per message, and each recipient's recorded transaction.
-The wait watches the botocore recorder (in this process, free): the dispatcher writes each
-recipient's outcome in one TransactWriteItems. Then "delivered" is read back from the events (GET
-/v3/events?event=delivered&tag=...), and the last one's timestamp (the runtime's clock, as the
-request's start) dates it. Polling the events API instead would itself cost more as the batch
-grows: its total_count counts the tag's whole partition, under the emulator's DynamoDB lock.
+queue, the dispatcher's storage calls per message, and each recipient's record with its events.
+The wait watches the botocore recorder (in this process, free): the dispatcher records each
+recipient's outcome in one conditional UpdateItem of the message (its events follow it). Then
+"delivered" is read back from the events (GET /v3/events?event=delivered&tag=...), and the last
+one's timestamp (the runtime's clock, as the request's start) dates it. Polling the events API
+instead would itself cost more as the batch grows: its total_count counts the tag's whole
+partition, under the emulator's DynamoDB lock.
 The dispatcher's AWS calls are counted per message from the same recorder (calls on the send
 queue's pump thread).
 
@@ -40,7 +41,8 @@ from devtools.local.runtime import Runtime
 
 DISPATCHER_THREAD = "pump DispatcherFunction"
 _POLL_SECONDS = 0.25
-_RECORD = "dynamodb.TransactWriteItems"  # one per recipient's outcome
+_RECORD = "dynamodb.UpdateItem"  # one per recipient's outcome (the one that sets its attempt)
+_RECORD_MARK = "attempts.#r"  # in a record's UpdateExpression (a claim or a release has none)
 _MEANWHILE_AFTER_SECONDS = 1.0  # the dispatcher is busy with the first batch by then
 
 
@@ -125,7 +127,13 @@ def end_to_end(
 
 
 def _dispatched(recorder: CallRecorder, mark: int) -> int:
-    return sum(1 for call in recorder.since(mark) if call.name == _RECORD and call.thread.startswith(DISPATCHER_THREAD))
+    return sum(
+        1
+        for call in recorder.since(mark)
+        if call.name == _RECORD
+        and call.thread.startswith(DISPATCHER_THREAD)
+        and _RECORD_MARK in call.params.get("UpdateExpression", "")
+    )
 
 
 def _delivered(api: ApiClient, tag: str) -> int:

@@ -16,6 +16,7 @@ import pytest
 
 from bench import cloud
 from bench.recorder import CallRecorder, call_mix, request_calls
+from postline import wiring
 from postline.shared import stream_marks
 from tests.e2e.sending_support import accepted, message, recipient, verified_sender
 from tests.e2e.webhook_support import SIMULATED_DELIVERY
@@ -167,9 +168,10 @@ def test_a_messages_content_is_written_once_beside_it_and_its_state_changes_rewr
     runtime: Any,
 ) -> None:
     """The message item holds no sealed content: its body's item (sending/store.py) is written once,
-    in the send's BatchWriteItem, and read once by whoever takes the lease, so the lease (an
-    UpdateItem) and the record (a transaction: twice) rewrite an item of 1 write unit, 4 units in all
-    with the send's put, however large the content (here ~3 KB: 4 units each before)."""
+    in the send's BatchWriteItem, and read once by whoever takes the lease, so the lease and the
+    record (conditional UpdateItems, no transaction: its events follow in a BatchWriteItem) rewrite
+    an item of 1 write unit, 3 units in all with the send's put, however large the content (here
+    ~3 KB: 4 units each before); the record's events kept in the item leave it under 1 KB."""
     sender = verified_sender(runtime)
     accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # a warm path
     runtime.drain(60)
@@ -179,15 +181,27 @@ def test_a_messages_content_is_written_once_beside_it_and_its_state_changes_rewr
         runtime.drain(60)
         mine = f"MSG#{sent['id']}"
         calls = [c for c in recorder.since(0) if c.service == "dynamodb" and mine in json.dumps(c.params, default=str)]
+        events = [
+            c
+            for c in recorder.since(0)
+            if c.operation == "BatchWriteItem"
+            and sent["id"] in json.dumps(c.params)
+            and "EventsTable" in json.dumps(c.params)
+        ]
 
     units = cloud.write_units_by_item(calls, cloud.table_indexes(TEMPLATE))
     written = {label.split(": ", 1)[1]: entry for label, entry in units.items() if label.startswith("MessagesTable")}
     assert set(written) == {"message", "message body"}, written
-    assert written["message"].units == 4 and written["message"].operations == {
+    assert written["message"].units == 3 and written["message"].operations == {
         "BatchWriteItem": 1,  # the send's
-        "UpdateItem": 1,  # the lease
-        "TransactWriteItems": 1,  # the recipient's record, which gives the lease up
+        "UpdateItem": 2,  # the lease; the recipient's record, which gives the lease up
     }
+    assert "TransactWriteItems" not in call_mix(calls)
+    assert len(events) == 2  # the queued event with the message; sent and delivered after the record
+    stored = wiring.client("dynamodb").get_item(
+        TableName=runtime.env["MESSAGES_TABLE"], Key={"pk": {"S": mine}, "sk": {"S": "MSG"}}
+    )["Item"]
+    assert "rec" in stored and cloud.item_bytes(stored) <= 1024, cloud.item_bytes(stored)
     assert written["message body"].operations == {"BatchWriteItem": 1} and written["message body"].units >= 4
     body_reads = [c for c in calls if c.operation == "GetItem" and c.params["Key"]["sk"]["S"] == "BODY"]
     assert len(body_reads) == 1 and "Item" in (body_reads[0].response or {})

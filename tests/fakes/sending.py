@@ -29,6 +29,7 @@ class InMemoryMessages:
         self.items: dict[str, Message] = {}
         self.leases: dict[str, str] = {}
         self.events: list[Event] = []  # what was written with each step
+        self.settled: list[str] = []  # messages whose last record's events a job wrote again
         self._unlisted: set[str] = set()  # claimed: out of the scheduled index for good
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
@@ -101,7 +102,12 @@ class InMemoryMessages:
             del self.leases[message.id]
         return True
 
-    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+    def settle(self, message_id: str) -> None:
+        self.settled.append(message_id)  # the fake writes a record's events with it: nothing to mend
+
+    def advance(
+        self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event], *, step: int | str
+    ) -> bool:
         stored = self.items[message.id]
         if stored.recipients.get(recipient) not in expected:
             return False

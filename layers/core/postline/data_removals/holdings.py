@@ -30,7 +30,7 @@ from postline.content_checks.store import COPY_PREFIX
 from postline.data_removals.domain import Batch, Tally, erasure_token, file_mentions, mentions, scrub
 from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_keys
 from postline.lists.store import LIST, MEMBER, members_pk
-from postline.sending.store import BODY_SK, MESSAGE_SK
+from postline.sending.store import BODY_SK, FEEDBACK_SLOT, MESSAGE_SK, RECORD_SLOT
 from postline.shared.dynamo import batch_delete, batch_get, from_attrs, key
 from postline.shared.ports import Clock
 from postline.shared.resources_table import account_pk
@@ -113,7 +113,17 @@ class MessagesHolding:
         if body is not None and "dek" in body.get("sealed", {}).get("M", {}):  # first: a repeat finds the rest
             self._db.put_item(TableName=self._messages, Item={**body, "sealed": self._destroyed(body["sealed"])})
         sealed = found.pop("sealed", None)
+        # A last record's events kept for a rewrite (sending/store.py) that name the address: gone,
+        # or a later claim or report would write again the events this erasure deletes.
+        kept = [
+            slot
+            for slot in (RECORD_SLOT, FEEDBACK_SLOT)
+            if slot in found and mentions(json.dumps(found[slot]), address)
+        ]
+        for slot in kept:
+            del found[slot]
         scrubbed, changed = scrub(found, address, token)
+        changed = changed or bool(kept)
         if sealed is not None and "dek" in sealed.get("M", {}):
             sealed = self._destroyed(sealed)
             changed = True

@@ -27,6 +27,7 @@ from postline.suppressions.ports import Suppressions
 
 HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
 CONFIGURATION_SET_TAG = "ses:configuration-set"  # SES's own tag on every published event (mail.tags)
+_STEP = "ses"  # a report's events' step (event_id): one event of a kind per recipient
 
 
 class FeedbackService:
@@ -107,9 +108,9 @@ class FeedbackService:
             at,
             data,
             retention_days=self._retention_days(message.account_id),
-            step="ses",
+            step=_STEP,
         )
-        if not self._messages.advance(message, recipient, expected, [event]):
+        if not self._messages.advance(message, recipient, expected, [event], step=_STEP):
             return 0
         self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))  # the dispatcher's metric
         return 1

@@ -7,7 +7,9 @@ Every step is safe to repeat:
   are skipped, so a redelivered or duplicated job sends nothing twice;
 - one worker at a time holds a message's lease; a worker that dies leaves a lease that expires,
   and the queue's redelivery finishes the recipients it had not recorded;
-- each recipient's new state is written with its events in one conditional transaction.
+- each recipient's new state is one conditional write that keeps its events, which follow it: a
+  worker dying in between leaves them to the next claim of the message, or to a job that finds
+  nothing left to do, which write them again as they were (sending/store.py).
 With verify_before_send, each recipient is verified before its first hand-over (here, not in the
 API: no DNS in a request's path); one that fails is rejected (failed_verification), the others go on.
 Nothing accepted ends without a final event: a recipient whose copy cannot be built (a pure function
@@ -173,6 +175,8 @@ class Dispatcher:
                 return  # the API never stored it (and told its caller so): nothing to deliver
             raise RetryLater(f"message {job.message_id} is not stored yet")
         if message.schedule is Schedule.CANCELLED or not self._todo(message, job):
+            if message.attempts:  # recorded before: the job before this one may have died before the events
+                self._messages.settle(message.id)
             return
         if self._relay is not None and not message.test:
             # The relay task delivers it; a duplicate hand-over finds the lease or the records there.

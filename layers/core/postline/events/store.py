@@ -22,8 +22,8 @@ newest first (a day's shards merged by sk) and a page resumes from the last sk i
 index cannot key on a list's elements, hence the tag items of an event with several tags; they
 carry none of the indexes' attributes, so no index sees them twice. An event with one distinct
 tag (most tagged mail) has no tag item: its own item carries `tag_key`, the key its tag item
-would have had, and the by_tag index holds it (one index write, never doubled by the dispatcher's
-transaction, where a tag item cost two). A tag's events of a day are the tag items' partition
+would have had, and the by_tag index holds it (one index write, where a tag item cost one more
+item's write). A tag's events of a day are the tag items' partition
 and the index's partition of the same key, disjoint, merged by sk; events stored before by_tag
 have tag items for every tag and no `tag_key`, so they are read exactly once too. The stream
 drives webhooks: only EVT# items reach it (the template's FilterCriteria; a shard's key starts

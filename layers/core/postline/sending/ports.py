@@ -53,14 +53,23 @@ class MessageStore(Protocol):
     def record(
         self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
     ) -> bool:
-        """Writes one recipient's new state (from `message`) and its events in one transaction,
-        only if `owner` still holds the lease and the attempt is newer than the last recorded;
-        with `release`, the same write gives the lease up (the last recipient of a delivery)."""
+        """Writes one recipient's new state (from `message`), then its events, only if `owner` still
+        holds the lease and the attempt is newer than the last recorded; with `release`, the same
+        write gives the lease up (the last recipient of a delivery). The events are kept with the
+        state, so the next claim (or `settle`) writes them again if this writer died in between."""
         ...
 
-    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
-        """Writes a recipient's state reported after hand-over (from `message`) with its events, only
-        while the stored state is one of `expected`; False when it no longer is."""
+    def settle(self, message_id: str) -> None:
+        """Writes again the events of the message's last record, as they were (a job that finds
+        nothing left to do: the job before it may have died between the record and its events)."""
+        ...
+
+    def advance(
+        self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event], *, step: int | str
+    ) -> bool:
+        """Writes a recipient's state reported after hand-over (from `message`), then its events, only
+        while the stored state is one of `expected`; False when it no longer is (a repeated report
+        writes its recorded events again). `step`: what the events' ids were made with (event_id)."""
         ...
 
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:

@@ -12,15 +12,31 @@ A message stored before 2026-11-28 holds `sealed` in its own item and has no BOD
 reader takes the message item's `sealed` when it is there (`claim`; content_checks, retention and
 data_removals read both items).
 
-Events (with their tag items) go to the events table (see events.py) in the same transaction as
-the state change they record, guarded by the lease and the attempt number, so a repeated step
-writes nothing.
+A state change after the message is stored (the dispatcher's record of a hand-over, a feedback
+report's) is one conditional UpdateItem of the message item, then its events' puts to the events
+table (events/store.py), with no transaction (which bills each item twice). The update keeps the
+step's events, packed (recorded.py), in the message item: `rec` the dispatcher's last record,
+`fb` the last feedback report's. So events are never lost to a death between the two writes, nor
+written twice with other times:
+- the dispatcher's next claim of the message (a redelivered job, a retry's) writes `rec`'s events
+  again before it records anything, and a job finding nothing to do does too (`settle`); one
+  worker records at a time (the lease), so `rec` is never overwritten before that;
+- a record whose condition fails because its own write is there already (botocore or `record`
+  trying again a write whose reply was lost: the same owner, recipient and attempt, seen in the
+  item the failure returns, ReturnValuesOnConditionCheckFailure) writes the events and succeeds;
+- a report whose change is recorded already (a repeated report: the same event ids in `fb`)
+  writes them again and changes nothing; a report that replaces `fb` writes the replaced one's
+  events too (what the update returns of it), as reports come without a lease.
+Every rewrite puts the very items written first: DynamoDB writes no stream record for a put that
+changes nothing, and the stream's consumers take INSERTs only, so no webhook or count repeats.
+Only a cancellation (rare, before any hand-over) is still a transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,6 +46,7 @@ from postline.events.domain import Event
 from postline.events.store import ShardDirectory, event_items
 from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
+from postline.sending.recorded import event_ids, pack, unpack
 from postline.shared.dynamo import (
     batch_get,
     batch_write,
@@ -50,6 +67,8 @@ SCHEDULED_INDEX = "scheduled"
 SCHEDULED_ATTRIBUTES = ("id", "account_id", "key_id", "test", "from", "to", "subject", "tags", "send_at", "created_at")
 _MAX_TRANSACTION_ITEMS = 100
 _RECORD_PAUSES = (0.2, 0.5, 1.0, 2.0)  # seconds between tries of a hand-over's record
+RECORD_SLOT = "rec"  # the dispatcher's last record's events, packed (recorded.py)
+FEEDBACK_SLOT = "fb"  # the last feedback report's
 
 
 def message_key(message_id: str) -> dict[str, Any]:
@@ -181,9 +200,20 @@ class DynamoMessageStore:
                 return None
             raise
         attrs = response["Attributes"]
+        message = _message(attrs)
+        # The last record's events, again (idempotent): its writer may have died before them, and the
+        # records this worker makes now replace the slot.
+        self._write_events(self._slot_events(message, attrs, RECORD_SLOT))
         if "sealed" in attrs:  # a message stored before its body had an item of its own
-            return _message(attrs), from_attrs(attrs)["sealed"]
-        return _message(attrs), self._body(message_id)
+            return message, from_attrs(attrs)["sealed"]
+        return message, self._body(message_id)
+
+    def settle(self, message_id: str) -> None:
+        """Writes again the events of the message's last record (a job that finds nothing left to do:
+        the job before it may have died between the record and its events)."""
+        item = self._db.get_item(TableName=self._table, Key=message_key(message_id), ConsistentRead=True).get("Item")
+        if item and RECORD_SLOT in item:
+            self._write_events(self._slot_events(_message(item), item, RECORD_SLOT))
 
     def _body(self, message_id: str) -> Sealed:
         """The message's sealed content; {} when it has none (which the vault refuses to open)."""
@@ -207,6 +237,7 @@ class DynamoMessageStore:
     def record(
         self, message: Message, recipient: str, attempt: int, owner: str, events: list[Event], *, release: bool = False
     ) -> bool:
+        mine = hashlib.sha256(owner.encode()).hexdigest()[:10]  # which claim wrote it
         update = self._recipient_update(
             message,
             recipient,
@@ -214,14 +245,18 @@ class DynamoMessageStore:
             sets="attempts.#r = :attempt",
             values={":attempt": {"N": str(attempt)}, ":owner": {"S": owner}},
             removes="lease_owner, lease_until" if release else None,
+            slot=(RECORD_SLOT, {"w": mine, **pack(message, recipient, events, step=attempt)}),
         )
+
+        def own(found: dict[str, Any]) -> bool:  # this very write, made before (its reply lost)
+            return found.get("w") == mine and found.get("r") == recipient and found.get("s") == attempt
+
         # The write that records a hand-over: an error AWS still answers after botocore's retries would
-        # fail the job, and its redelivery would mail the recipient again. So it is tried for longer,
-        # with a token that makes a repeat of a transaction that did commit a no-op (10 minutes).
-        token = hashlib.sha256(f"{message.id}\x1f{recipient}\x1f{attempt}".encode()).hexdigest()[:36]
+        # fail the job, and its redelivery would mail the recipient again. So it is tried for longer; a
+        # try after one that did write finds its own record (`own`) and writes the events again.
         for pause in (*_RECORD_PAUSES, None):
             try:
-                return self._transact([update], events, token=token)
+                return self._change(update, message, events, RECORD_SLOT, own=own, own_result=True)
             except ClientError as error:
                 if pause is None or not transient(error):
                     raise
@@ -242,8 +277,8 @@ class DynamoMessageStore:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
 
-    def _transact(self, updates: list[dict[str, Any]], events: list[Event], *, token: str | None = None) -> bool:
-        """The state change with its events, all or nothing; False when the condition failed.
+    def _transact(self, updates: list[dict[str, Any]], events: list[Event]) -> bool:
+        """A cancellation with its events, all or nothing; False when the condition failed.
 
         Events past what one transaction holds follow it in batches: their keys are
         deterministic, so a crash in between is mended by the repeat of the step.
@@ -252,9 +287,7 @@ class DynamoMessageStore:
         items = [item for event in events for item in self._event_items(event)]
         puts = [{"Put": {"TableName": self._events, "Item": item}} for item in items[:room]]
         try:
-            self._db.transact_write_items(
-                TransactItems=updates + puts, **({"ClientRequestToken": token} if token else {})
-            )
+            self._db.transact_write_items(TransactItems=updates + puts)
         except ClientError as error:
             if "ConditionalCheckFailed" in cancellation_codes(error)[: len(updates)]:
                 return False
@@ -262,14 +295,71 @@ class DynamoMessageStore:
         batch_write(self._db, [(self._events, item) for item in items[room:]])
         return True
 
-    def advance(self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event]) -> bool:
+    def _change(
+        self,
+        update: dict[str, Any],
+        message: Message,
+        events: list[Event],
+        slot: str,
+        *,
+        own: Callable[[dict[str, Any]], bool],
+        own_result: bool,
+        replaces: bool = False,
+    ) -> bool:
+        """The conditional update, then its events; False when the condition failed on someone else's
+        change. When it failed on this change recorded already (`own`, from the item the failure
+        returns, its slot unpacked), the recorded events are written again and `own_result` returned.
+        `replaces`: the events of the slot the update replaces are written again too."""
+        request = {**update["Update"], "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+        if replaces:
+            request["ReturnValues"] = "UPDATED_OLD"
+        try:
+            response = self._db.update_item(**request)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            item = error.response.get("Item") or {}
+            if slot not in item or not own(from_attrs({slot: item[slot]})[slot]):
+                return False
+            self._write_events(self._slot_events(_message(item), item, slot))
+            return own_result
+        earlier = self._slot_events(message, response.get("Attributes") or {}, slot) if replaces else []
+        self._write_events(earlier + events)
+        return True
+
+    def _slot_events(self, message: Message, attrs: dict[str, Any], slot: str) -> list[Event]:
+        """The events packed in an item's `slot` (none when it has none)."""
+        return unpack(message, from_attrs({slot: attrs[slot]})[slot]) if slot in attrs else []
+
+    def _write_events(self, events: list[Event]) -> None:
+        items: dict[tuple[str, str], dict[str, Any]] = {}
+        for event in events:  # an event twice (a replaced slot's and this change's): written once
+            for item in self._event_items(event):
+                items[(item["pk"]["S"], item["sk"]["S"])] = item
+        batch_write(self._db, [(self._events, item) for item in items.values()])
+
+    def advance(
+        self, message: Message, recipient: str, expected: set[RecipientState], events: list[Event], *, step: int | str
+    ) -> bool:
         """A state change reported after the hand-over (SES feedback): applied with its events only
-        while the recipient is still in one of the `expected` states, so a repeated report is a no-op."""
+        while the recipient is still in one of the `expected` states, so a repeated report is a no-op.
+        `step`: what the events' ids were made with (events.domain.event_id)."""
         allowed = {f":from{index}": {"S": state.value} for index, state in enumerate(sorted(expected))}
         update = self._recipient_update(
-            message, recipient, condition=f"recipients.#r IN ({', '.join(allowed)})", values=allowed
+            message,
+            recipient,
+            condition=f"recipients.#r IN ({', '.join(allowed)})",
+            values=allowed,
+            slot=(FEEDBACK_SLOT, pack(message, recipient, events, step=step)),
         )
-        return self._transact([update], events)
+        ids = [event.id for event in events]
+
+        def own(found: dict[str, Any]) -> bool:  # this report's change, recorded by an earlier delivery of it
+            return found.get("r") == recipient and event_ids(found, message) == ids
+
+        # Reports come without a lease: the slot's last report may still be writing its events, or
+        # have died before them; so the update writes them again with its own (UPDATED_OLD).
+        return self._change(update, message, events, FEEDBACK_SLOT, own=own, own_result=False, replaces=True)
 
     def _recipient_update(
         self,
@@ -280,14 +370,19 @@ class DynamoMessageStore:
         values: dict[str, Any],
         sets: str | None = None,
         removes: str | None = None,
+        slot: tuple[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """One recipient's state (from `message`), the message status and delivered_at, if `condition`."""
+        """One recipient's state (from `message`), the message status and delivered_at, if `condition`;
+        `slot`: an attribute and the packed events it keeps."""
         values = {
             **values,
             ":state": {"S": message.recipients[recipient].value},
             ":status": {"S": message.status.value},
         }
         expression = "recipients.#r = :state, #status = :status" + (f", {sets}" if sets else "")
+        if slot is not None:
+            expression += f", {slot[0]} = :slot"
+            values[":slot"] = to_value(slot[1])
         if message.delivered_at is not None:
             expression += ", delivered_at = if_not_exists(delivered_at, :delivered)"
             values[":delivered"] = {"S": message.delivered_at.isoformat()}
