@@ -46,7 +46,7 @@ def _one_second(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_the_roll_up_raises_the_shards_of_an_account_its_batch_shows_hot(stack: InProcessStack) -> None:
     stream = Stream(stack)
     account_id = f"acct_{uuid.uuid4().hex[:10]}"
-    events = [_event(account_id, n, NOW + timedelta(milliseconds=3 * n)) for n in range(330)]
+    events = [_event(account_id, n, NOW + timedelta(milliseconds=3 * n)) for n in range(550)]
     DynamoEventStore(wiring.client("dynamodb"), stack.env["EVENTS_TABLE"]).put(events)
     records = _one_second(stream.read())
     assert len(StreamRecords().new_events(records)) == len(events)
@@ -60,7 +60,7 @@ def test_the_roll_up_raises_the_shards_of_an_account_its_batch_shows_hot(stack: 
         shards=sharder,
     )
     rollup.consume(records)
-    # 330 events in a second on one partition (550 write units): 110 messages a second, planned
+    # 550 events in a second on one partition (550 write units): ~183 messages a second, planned
     # for twice that at 800 units a shard.
     schedule = _directory(stack).schedule(account_id)
     assert schedule.latest == 2

@@ -62,10 +62,10 @@ def test_the_busiest_second_of_each_partition_is_its_rate() -> None:
 @pytest.mark.parametrize(
     ("events_per_second", "in_force", "wanted"),
     [
-        (299, 1, None),  # 498 write units a second: under half a partition
-        (300, 1, 2),  # 500: 100 messages a second, planned for 200 (1,000 units) at 800 units a shard
-        (600, 1, 3),
-        (300, 4, 5),  # the account runs at four times what one of its four shards shows
+        (499, 1, None),  # 499 write units a second: under half a partition
+        (500, 1, 2),  # 500: ~167 messages a second, planned for ~333 (1,000 units) at 800 units a shard
+        (1_000, 1, 3),
+        (500, 4, 5),  # the account runs at four times what one of its four shards shows
         (30_000, 1, MAX_SHARDS),  # beyond what the table spreads: as far as it goes
     ],
 )
@@ -77,7 +77,7 @@ def test_the_count_wanted_carries_twice_the_accounts_rate(
 
 def test_a_hot_partition_raises_its_accounts_shards_from_the_lead_on() -> None:
     schedules = Schedules()
-    raised = _sharder(schedules).after_batch(_records("EVT#acct_hot#2026-11-28", {SECOND: 450, SECOND + 1: 120}))
+    raised = _sharder(schedules).after_batch(_records("EVT#acct_hot#2026-11-28", {SECOND: 750, SECOND + 1: 120}))
     assert raised == {"acct_hot": 2}  # 450 events/s: 150 messages/s, carried twice at 800 units a shard
     schedule = schedules.held["acct_hot"]
     assert schedule.count_at(NOW + RAISE_LEAD) == 1  # not before the first whole minute past the lead
@@ -90,18 +90,18 @@ def test_a_quiet_batch_reads_no_schedule_and_a_hot_one_never_lowers_a_count() ->
     assert sharder.after_batch(_records("EVT#acct_q#2026-11-28", {SECOND: MIN_EVENTS - 1})) == {}
     assert schedules.reads == 0
     schedules.held["acct_q"] = ShardSchedule().raised(16, NOW - timedelta(hours=1))
-    # 250 events a second on one of 16 shards (416 write units): the 16 carry it.
+    # 250 events a second on one of 16 shards (250 write units): the 16 carry it.
     assert sharder.after_batch(_records("EVT#acct_q#2026-11-28.3", {SECOND: 250})) == {}
     assert schedules.held["acct_q"].latest == 16
     # A count already pending above what a batch asks for stays (another consumer raised it).
     schedules.held["acct_q"] = schedules.held["acct_q"].raised(40, NOW)
-    assert sharder.after_batch(_records("EVT#acct_q#2026-11-28.3", {SECOND: 400})) == {}  # wants 27
+    assert sharder.after_batch(_records("EVT#acct_q#2026-11-28.3", {SECOND: 600})) == {}  # wants 24
     assert schedules.held["acct_q"].latest == 40
 
 
 def test_tag_items_and_changes_are_not_counted() -> None:
-    records = _records("TAG#acct_t#2026-11-28#welcome", {SECOND: 500})
-    records += [{**record, "eventName": "MODIFY"} for record in _records("EVT#acct_t#2026-11-28", {SECOND: 500})]
+    records = _records("TAG#acct_t#2026-11-28#welcome", {SECOND: 900})
+    records += [{**record, "eventName": "MODIFY"} for record in _records("EVT#acct_t#2026-11-28", {SECOND: 900})]
     schedules = Schedules()
     assert _sharder(schedules).after_batch(records) == {}
     assert schedules.reads == 0

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 AUTO_RAISE_AT = 0.5  # of a partition's write units a second: well before it throttles
 GROWTH = 2.0  # room for the rate to double before the next raise can apply
 EVENTS_PER_MESSAGE = 3  # queued, sent, delivered: WRITE_UNITS_PER_MESSAGE is spread over these
-# Fewer records of one partition in one second than this run far below AUTO_RAISE_AT (300 events a
+# Fewer records of one partition in one second than this run far below AUTO_RAISE_AT (500 events a
 # second at the constants above); skipping them keeps quiet batches from reading any schedule.
 MIN_EVENTS = 100
 
