@@ -65,6 +65,6 @@ def test_event_shards_are_raised_by_count_or_by_rate_from_a_minute_ahead(runtime
     ((step),) = raised["steps"]
     assert step["shards"] == 4 and step["from"].endswith(":00Z")  # a whole minute
     by_rate = run_cli(runtime, "events", "set-shards", account["id"], "--rate", "10000")
-    assert by_rate["steps"][-1]["shards"] == 63  # 5 write units a message over 80% of a partition
+    assert by_rate["steps"][-1]["shards"] == 38  # 3 write units a message over 80% of a partition
     refused = run_cli(runtime, "events", "set-shards", account["id"], "--rate", "1000000", expect_success=False)
     assert refused.returncode != 0 and "at most 64" in refused.stderr
