@@ -831,10 +831,10 @@ RECEIVER_MS = 10.0
 FAN_OUT_FUNCTION = "WebhookFanoutFunction"
 # The fan-out's AWS calls, in order (webhook_delivery/service.py fan_out): one Query of the
 # account's enabled endpoints per invocation, then per delivery, in one of its 16 attempt workers,
-# the delivery opened (a conditional PutItem) before the POST, then its attempt recorded (PutItem)
-# after it; the endpoint's failure streak is cleared (an UpdateItem) only when the endpoint, as the
-# Query read it, had one: not in the usual delivery. The signing key is read once per container
-# (cached), so not per event.
+# the delivery opened (a conditional PutItem, outside the by_endpoint index) before the POST, then
+# its attempt recorded (PutItem, which puts it in the index) after it; the endpoint's failure
+# streak is cleared (an UpdateItem) only when the endpoint, as the Query read it, had one: not in
+# the usual delivery. The signing key is read once per container (cached), so not per event.
 FAN_OUT_PER_INVOCATION = ("dynamodb.Query",)
 FAN_OUT_BEFORE_POST = ("dynamodb.PutItem",)
 FAN_OUT_AFTER_POST = ("dynamodb.PutItem",)

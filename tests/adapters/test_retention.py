@@ -81,20 +81,21 @@ def _history(stack: InProcessStack, account: Account, at: datetime, n: int) -> s
         expires_at=int((at + timedelta(days=400)).timestamp()),
     )  # fmt: skip
     events.event_store().put([event])
-    webhook_delivery.webhook_deliveries().create(
-        Delivery(
-            id=f"whd_{message_id}",
-            account_id=account.id,
-            endpoint_id=None,
-            url="https://hooks.example/x",
-            event_id=event.id,
-            event_type="delivered",
-            message_id=message_id,
-            body="{}",
-            created_at=at,
-            expires_at=event.expires_at,
-        )
+    deliveries = webhook_delivery.webhook_deliveries()
+    delivery = Delivery(
+        id=f"whd_{message_id}",
+        account_id=account.id,
+        endpoint_id=None,
+        url="https://hooks.example/x",
+        event_id=event.id,
+        event_type="delivered",
+        message_id=message_id,
+        body="{}",
+        created_at=at,
+        expires_at=event.expires_at,
     )
+    deliveries.create(delivery)
+    deliveries.save(delivery, attempts_before=0)  # recorded: in by_endpoint, where the sweep finds it
     return message_id
 
 

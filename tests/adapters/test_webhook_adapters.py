@@ -118,6 +118,7 @@ def test_deliveries_of_an_endpoint_list_newest_first_across_months(stack: InProc
     made = [delivery(f"whd_m{i}", T0 - timedelta(days=10 * i)) for i in range(6)]
     for item in made:
         store.create(item)
+        store.save(item, attempts_before=0)  # listed from its first recorded attempt (or cancellation) on
     months = sorted({f"{item.created_at:%Y-%m}" for item in made}, reverse=True)
     listed = list(store.for_endpoint("acct_w", "wh_1", months, since=T0 - timedelta(days=45), until=T0))
     assert [item.id for item in listed if item.id.startswith("whd_m")] == ["whd_m0", "whd_m1", "whd_m2", "whd_m3",
@@ -137,6 +138,8 @@ def test_a_delivery_stores_nothing_its_keys_hold_and_one_written_before_reads_th
         assert store.create(made) is True
         stored = db.get_item(TableName=table, Key=key(f"WHD#{made.id}", "D"))["Item"]
         assert not {"id", "account_id", "endpoint_id", "created_at", "manual", "attempt_count"} & set(stored)
+        assert store.get(made.id) == made
+        assert store.save(made, attempts_before=0) is True  # indexed now: the history lists it
         assert store.get(made.id) == made
     resent = new.resent("whd_shape_resent", new.target, T0, new.expires_at)
     assert store.create(resent) is True and store.get(resent.id) == resent  # `manual` kept when true

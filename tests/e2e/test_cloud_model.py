@@ -108,7 +108,8 @@ def test_only_an_account_with_lists_looks_a_lone_to_up_as_a_list_address(runtime
 def test_a_delivered_events_fan_out_makes_the_calls_the_webhook_model_lists(runtime: Any) -> None:
     """Three endpoints want `delivered`: the fan-out opens each delivery before its POST and records
     its attempt after it (cloud.FAN_OUT_BEFORE_POST, FAN_OUT_AFTER_POST), and clears no failure
-    streak the endpoints do not have. Its endpoints Query is per invocation, not counted here."""
+    streak the endpoints do not have. Its endpoints Query is per invocation, not counted here. The
+    open write is outside by_endpoint (webhook_delivery/store.py): one index write a delivery."""
     sender = verified_sender(runtime)
     memory = cloud.function_memory(TEMPLATE)
     with Receiver() as receiver:
@@ -131,6 +132,12 @@ def test_a_delivered_events_fan_out_makes_the_calls_the_webhook_model_lists(runt
             ]
 
     assert call_mix(calls) == cloud.fan_out_calls(3)
+    units = cloud.write_units_by_item(calls, cloud.table_indexes(TEMPLATE))
+    written = {label: (entry.units, entry.operations) for label, entry in units.items()}
+    assert written == {
+        "WebhookDeliveriesTable: webhook delivery": (6, {"PutItem": 6}),
+        "WebhookDeliveriesTable: webhook delivery -> by_endpoint": (3, {"PutItem": 3}),
+    }, written
 
 
 def test_a_delivered_messages_counters_are_written_item_by_item_without_a_transaction(runtime: Any) -> None:

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
 class InMemoryDeliveries:
     """DeliveryStore for webhook delivery: a save is refused when another attempt was recorded
     since it was read (or always, with `lose_races`), as the DynamoDB store's condition does.
-    Reads by endpoint go through the adapter's month partitions and sort keys; a history read has
-    no time budget to run out of, so it never stops short (`resume_at` stays None)."""
+    Reads by endpoint go through the adapter's month partitions and sort keys, and list a delivery
+    once a save has put it in the index, as the adapter's sparse by_endpoint does (not while it is
+    only opened); a history read has no time budget to run out of, so it never stops short
+    (`resume_at` stays None)."""
 
     def __init__(self) -> None:
         self.items: dict[str, Delivery] = {}
+        self.indexed: set[str] = set()  # saved at least once: in by_endpoint
         self.lose_races = False
         self._lock = threading.Lock()
 
@@ -40,9 +43,11 @@ class InMemoryDeliveries:
 
     def save(self, delivery: Delivery, *, attempts_before: int) -> bool:
         with self._lock:
-            if self.lose_races or len(self.items[delivery.id].attempts) != attempts_before:
+            current = self.items.get(delivery.id)  # None: deleted meanwhile (a data removal): stays deleted
+            if self.lose_races or current is None or len(current.attempts) != attempts_before:
                 return False
             self.items[delivery.id] = delivery
+            self.indexed.add(delivery.id)
             return True
 
     def for_endpoint(
@@ -62,7 +67,8 @@ class InMemoryDeliveries:
             chosen = [
                 d
                 for d in list(self.items.values())
-                if endpoint_key(d.account_id, d.endpoint_id, f"{d.created_at:%Y-%m}") == partition
+                if d.id in self.indexed
+                and endpoint_key(d.account_id, d.endpoint_id, f"{d.created_at:%Y-%m}") == partition
                 and low <= sort_key(d.created_at, d.id) <= high
                 and (not statuses or d.status in statuses)
                 and (not event_types or d.event_type in event_types)

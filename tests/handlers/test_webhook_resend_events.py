@@ -31,6 +31,15 @@ from tests.aws_stack import InProcessStack
 from tests.handlers.conftest import Invoke, body
 
 
+def _recorded(delivery: Delivery) -> bool:
+    """Stores a delivery with its attempts as the service does: opened (outside by_endpoint), then
+    its attempts recorded (in the index, where the history and a resend's filter read it)."""
+    store = webhook_delivery.webhook_deliveries()
+    return store.create(delivery.model_copy(update={"attempts": [], "status": DeliveryStatus.PENDING})) and store.save(
+        delivery, attempts_before=0
+    )
+
+
 @pytest.fixture
 def endpoint(dev: dict[str, str]) -> WebhookEndpoint:
     now = datetime.now(UTC)
@@ -64,7 +73,7 @@ def failed(endpoint: WebhookEndpoint) -> Delivery:
         created_at=now,
         expires_at=int((now + timedelta(days=365)).timestamp()),
     ).after(Attempt(number=1, at=now, result=AttemptResult.REFUSED, status_code=410, latency_ms=12))
-    assert webhook_delivery.webhook_deliveries().create(delivery)
+    assert _recorded(delivery)
     return delivery
 
 
@@ -189,7 +198,7 @@ def test_a_redelivered_filter_job_resends_only_what_it_first_selected(
     service = webhook_resend.webhook_resend_service()
     service.run(endpoint.account_id, job["id"], receive_count=1)
     later = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": "evt_failed_since"})
-    assert webhook_delivery.webhook_deliveries().create(later)  # it matches the filter now, not at selection
+    assert _recorded(later)  # it matches the filter now, not at selection
     _drain(stack)
     done = body(invoke("get_webhook_resend", resend_id=job["id"]))
     assert (done["status"], done["matched"], done["attempted"]) == ("completed", 1, 1)
@@ -217,7 +226,7 @@ def test_a_filter_past_the_cap_or_a_message_that_keeps_dying_stops_the_job(
     since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
     for extra in range(2):  # three failed deliveries in all
         twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "event_id": f"evt_{extra}"})
-        assert webhook_delivery.webhook_deliveries().create(twin)
+        assert _recorded(twin)
     capped = body(invoke("resend_webhook_deliveries_by_filter", webhook_id=endpoint.id, since=since))
     _messages(stack)  # leaves the queue as it is: the job message is run by hand below
     _service(max_matches=2).run(endpoint.account_id, capped["id"], receive_count=1)
@@ -279,7 +288,7 @@ def test_a_filtered_history_page_stops_at_its_budget_and_continues_where_it_read
         attempt = Attempt(number=1, at=created, result=AttemptResult.REFUSED if n in rare else AttemptResult.SUCCEEDED,
                           status_code=410 if n in rare else 200, latency_ms=5)  # fmt: skip
         twin = failed.model_copy(update={"id": f"whd_{uuid.uuid4().hex}", "created_at": created, "attempts": []})
-        assert webhook_delivery.webhook_deliveries().create(twin.after(attempt))
+        assert _recorded(twin.after(attempt))
     expected = [d.id for d in _listed(endpoint, DeliveryStatus.FAILED, budget=60)]
     assert len(expected) == 4 and expected[0] == failed.id
 

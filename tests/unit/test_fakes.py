@@ -92,6 +92,9 @@ def test_deliveries_read_by_endpoint_newest_first_through_the_month_partitions()
         _delivery("whd_4", days=2, endpoint_id=None),
     ):
         deliveries.create(delivery)
+    assert list(deliveries.for_endpoint("acct_1", "wh_1", ["2025-03"], since=DEFAULT_START, until=DEFAULT_START)) == []
+    for delivery in list(deliveries.items.values()):  # in the index from its first recorded attempt on
+        assert deliveries.save(delivery, attempts_before=0)
     months = ["2025-04", "2025-03"]
     since, until = DEFAULT_START, DEFAULT_START + timedelta(days=30)
 

@@ -8,7 +8,9 @@ page (`apply`: idempotent). The worker saves a found page with its counts before
     messages       events by the by_recipient index; each event's message (row kept, recipient
                    fields replaced by the erasure token; its body's item kept, data key destroyed:
                    tombstoned), its metrics once-per-pair markers (re-keyed under the token), the
-                   message-level events that name the address; then the events and their tag items
+                   message-level events that name the address; then the webhook deliveries of
+                   those events by key (every one, pending ones too: by_endpoint holds a delivery
+                   only from its first attempt), then the events and their tag items
     deliveries     webhook delivery history (by_endpoint, month by month) whose payload names it
     verifications  recipient activity (counters), bulk verification rows and results (jobs table)
     files          export, import and verification files (exports bucket) that contain it: deleted
@@ -35,7 +37,8 @@ from postline.shared.dynamo import batch_delete, batch_get, from_attrs, key
 from postline.shared.ports import Clock
 from postline.shared.resources_table import account_pk
 from postline.suppressions.store import DynamoSuppressions
-from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key
+from postline.webhook_delivery.domain import Target, delivery_id
+from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key, item_key
 from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 
 PAGE = 100  # items one batch reads
@@ -49,13 +52,26 @@ def _position(page: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class MessagesHolding:
-    def __init__(self, client: Any, s3: Any, *, events: str, messages: str, counters: str, content_bucket: str) -> None:
+    def __init__(
+        self,
+        client: Any,
+        s3: Any,
+        *,
+        events: str,
+        messages: str,
+        counters: str,
+        content_bucket: str,
+        resources: str | None = None,
+        deliveries: str | None = None,
+    ) -> None:
         self._db = client
         self._s3 = s3
         self._events = events
         self._messages = messages
         self._counters = counters
         self._bucket = content_bucket
+        self._resources = resources  # with `deliveries`: the events' webhook deliveries are erased too
+        self._deliveries = deliveries
 
     def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         request: dict[str, Any] = {
@@ -85,7 +101,7 @@ class MessagesHolding:
         for message_id in work.get("messages", []):  # messages first: a batch cut short finds its events again
             self._erase_message(message_id, address, token)
             self._rekey_unique_markers(account_id, message_id, address, token)
-        self._delete_events([key(pk, sk) for pk, sk in work.get("events", [])])
+        self._delete_events(account_id, [key(pk, sk) for pk, sk in work.get("events", [])])
 
     def _stored_message(self, message_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The message item and its body's item (sending/store.py), raw, on consistent reads; None
@@ -192,10 +208,11 @@ class MessagesHolding:
                 return found
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
-    def _delete_events(self, keys: list[dict[str, Any]]) -> int:
+    def _delete_events(self, account_id: str, keys: list[dict[str, Any]]) -> int:
         """The events that still exist among `keys` (consistent reads: the index may lag), with
-        their tag items first, so a batch cut short finds the event again."""
+        their webhook deliveries and tag items first, so a batch cut short finds the event again."""
         present = batch_get(self._db, self._events, keys)
+        self._delete_deliveries(account_id, present)
         tags: list[tuple[str, dict[str, Any]]] = []
         for item in present:
             event = from_attrs(item)
@@ -205,6 +222,43 @@ class MessagesHolding:
         batch_delete(self._db, tags)
         batch_delete(self._db, [(self._events, key(item["pk"]["S"], item["sk"]["S"])) for item in present])
         return len(present)
+
+    def _delete_deliveries(self, account_id: str, events: list[dict[str, Any]]) -> None:
+        """The webhook deliveries of these events, by key (delivery_id of the event and each target:
+        the account's endpoints, the event's own webhook_url), on consistent reads. This finds a
+        delivery whose first attempt is under way, which by_endpoint does not hold yet
+        (webhook_delivery/store.py); once deleted, that attempt's record is refused (its condition
+        on the attempt count fails on a missing item), so it does not come back."""
+        if self._resources is None or self._deliveries is None or not events:
+            return
+        endpoints = [e for e in _endpoint_ids(self._db, self._resources, account_id) if e is not None]
+        keys: list[dict[str, Any]] = []
+        for item in events:
+            event = from_attrs(item)
+            targets = [Target(endpoint_id=endpoint, url="") for endpoint in endpoints]  # its key: the id alone
+            if event.get("webhook_url"):
+                targets.append(Target(endpoint_id=None, url=str(event["webhook_url"])))
+            keys += [item_key(delivery_id(str(event["id"]), target)) for target in targets]
+        present = batch_get(self._db, self._deliveries, keys, projection="pk, sk")
+        batch_delete(self._db, [(self._deliveries, key(i["pk"]["S"], i["sk"]["S"])) for i in present])
+
+
+def _endpoint_ids(client: Any, resources: str, account_id: str) -> list[str | None]:
+    """The account's webhook endpoints (deleted ones' history expires with its TTL), and None for
+    per-message webhook URLs."""
+    ids: list[str | None] = [None]
+    request: dict[str, Any] = {
+        "TableName": resources,
+        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+        "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": WEBHOOK_PREFIX}},
+        "ProjectionExpression": "sk",
+    }
+    while True:
+        page = client.query(**request)
+        ids += sorted(attrs["sk"]["S"].removeprefix(WEBHOOK_PREFIX) for attrs in page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return ids
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 class DeliveriesHolding:
@@ -219,7 +273,7 @@ class DeliveriesHolding:
 
     def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         position = cursor or {"endpoint": 0, "month": 0}
-        endpoints = self._endpoint_ids(account_id)
+        endpoints = _endpoint_ids(self._db, self._resources, account_id)
         months = _months(self._clock.now(), HISTORY_MONTHS)
         if position["endpoint"] >= len(endpoints):
             return Batch()
@@ -251,23 +305,6 @@ class DeliveriesHolding:
 
     def apply(self, account_id: str, address: str, address_hash: str, work: dict[str, Any]) -> None:
         batch_delete(self._db, [(self._deliveries, key(pk, sk)) for pk, sk in work.get("deliveries", [])])
-
-    def _endpoint_ids(self, account_id: str) -> list[str | None]:
-        """The account's webhook endpoints (deleted ones' history expires with its TTL), and None
-        for per-message webhook URLs."""
-        ids: list[str | None] = [None]
-        request: dict[str, Any] = {
-            "TableName": self._resources,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": {":pk": {"S": account_pk(account_id)}, ":prefix": {"S": WEBHOOK_PREFIX}},
-            "ProjectionExpression": "sk",
-        }
-        while True:
-            page = self._db.query(**request)
-            ids += sorted(attrs["sk"]["S"].removeprefix(WEBHOOK_PREFIX) for attrs in page["Items"])
-            if "LastEvaluatedKey" not in page:
-                return ids
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 class VerificationsHolding:

@@ -7,6 +7,15 @@
 Recording an attempt is a put conditioned on the attempt count it read (the size of `attempts`),
 so two workers that race on one delivery cannot both record attempt n.
 
+Sparse in by_endpoint until its first attempt: the open write (`create`, before the first POST, so
+a redelivered event never POSTs twice) holds the partition key's value as `open_key`, not as
+`endpoint_key`, so the index is not written; the first recorded attempt (or a cancellation) writes
+`endpoint_key` and the delivery joins the index then: one index write a delivery fewer. A
+delivery is listed in its endpoint's history from its first attempt on (pending ones, whose first
+attempt is under way, are not), and the retention sweep reaches it from then (before, its TTL
+does). A data removal finds the pending ones by key: their ids follow from the erased events
+(delivery_id), read from the base table (data_removals/holdings.py).
+
 An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
 twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
 `manual` only when true. Items written before 2026-11-28 hold them too (and `attempt_count`), and
@@ -36,6 +45,11 @@ def _pk(delivery_id: str) -> str:
     return f"WHD#{delivery_id}"
 
 
+def item_key(delivery_id: str) -> dict[str, Any]:
+    """The delivery's key in the table (a data removal reads and deletes pending ones by it)."""
+    return key(_pk(delivery_id), _SK)
+
+
 def endpoint_key(account_id: str, endpoint_id: str | None, month: str) -> str:
     return f"{account_id}#{endpoint_id or 'url'}#{month}"
 
@@ -43,16 +57,20 @@ def endpoint_key(account_id: str, endpoint_id: str | None, month: str) -> str:
 _IN_KEYS = ("id", "account_id", "endpoint_id", "created_at")  # what the keys hold (module docstring)
 
 
-def _item(delivery: Delivery) -> dict[str, Any]:
+OPEN_KEY = "open_key"  # endpoint_key's value on a delivery not yet in the index (the module docstring)
+
+
+def _item(delivery: Delivery, *, indexed: bool = True) -> dict[str, Any]:
     data = delivery.model_dump(mode="json", exclude={*_IN_KEYS, *(() if delivery.manual else ("manual",))})
-    data["endpoint_key"] = endpoint_key(delivery.account_id, delivery.endpoint_id, f"{delivery.created_at:%Y-%m}")
+    partition = endpoint_key(delivery.account_id, delivery.endpoint_id, f"{delivery.created_at:%Y-%m}")
+    data["endpoint_key" if indexed else OPEN_KEY] = partition
     data["created_sk"] = sort_key(delivery.created_at, delivery.id)
     return {**key(_pk(delivery.id), _SK), **to_attrs(data)}
 
 
 def _delivery(attrs: dict[str, Any]) -> Delivery:
     plain = from_attrs(attrs)
-    account_id, target, _ = str(plain["endpoint_key"]).split("#")
+    account_id, target, _ = str(plain.get("endpoint_key") or plain[OPEN_KEY]).split("#")
     created_at, delivery_id = split_sort_key(str(plain["created_sk"]))
     plain.setdefault("id", delivery_id)
     plain.setdefault("account_id", account_id)
@@ -68,10 +86,13 @@ class DynamoDeliveryStore:
         self._table = table
 
     def create(self, delivery: Delivery) -> bool:
-        """False when it exists already (a redelivered event record)."""
+        """False when it exists already (a redelivered event record). Not in by_endpoint yet: `save`
+        puts it there (the module docstring)."""
         try:
             self._db.put_item(
-                TableName=self._table, Item=_item(delivery), ConditionExpression="attribute_not_exists(pk)"
+                TableName=self._table,
+                Item=_item(delivery, indexed=False),
+                ConditionExpression="attribute_not_exists(pk)",
             )
         except ClientError as exc:
             if conditional_failed(exc):
@@ -108,7 +129,8 @@ class DynamoDeliveryStore:
             self._db.put_item(
                 TableName=self._table,
                 Item=_item(delivery),
-                ConditionExpression="size(attempts) = :before",
+                # attribute_exists: a delivery a data removal deleted meanwhile stays deleted
+                ConditionExpression="attribute_exists(pk) AND size(attempts) = :before",
                 ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
             )
         except ClientError as exc:
