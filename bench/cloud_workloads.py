@@ -4,16 +4,18 @@ Each workload is recorded at the boto3 boundary of this process, where the embed
 functions and pumps make their AWS calls: a send, a batch, one live message from its send to its
 delivery with three webhook deliveries, the same for a burst of messages (whose events the stream
 consumers' batches share, as one account's steady sending does), and a first page of GET /v3/events
-with its total_count.
+with its total_count (unfiltered, and filtered by a common type and by a rarer one: TYPE_PAGES).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +28,24 @@ from devtools.local.runtime import Runtime
 from postline.config import SendQueue
 
 _DELIVERY_TIMEOUT_SECONDS = 120.0
+# The events query's own pools (events/store.py's partition counts and reads, count_store.py's
+# counter reads): their calls are the request's too, made while it waits for them.
+_QUERY_POOLS = ("events-query", "event-counts")
+_QUERY_WORKERS = 8  # events/store.py _PARALLEL
 _PROBES = 20  # sends recorded, each modeled: their p50 and p99 (the usual one's calls are priced)
 _WEBHOOKS = 3
 # Messages sent back to back for the burst: within the roll-up's and the activity consumer's 1 s
 # batching window, so one batch counts them all (one account's events share a stream lane).
 _BURST = 10
 SES_PER_MILLION = cloud.PRICES["ses.message"] * 1e6
+# The type-filtered first pages modeled beside the unfiltered one: `delivered`, a common type (a
+# quarter of the seeded events: bench/seed.py), read from the day partitions with a type filter
+# since by_type went sparse, and `bounced`, a rarer one (1 in 16), read from the by_type index;
+# over the account's whole window, whose first day (the sends and the batch recorded above, before
+# the counters' first complete day) is counted from the events, and over its last 29 days, which
+# the counters answer but for the open edges.
+TYPE_PAGES = ("delivered", "bounced")
+RECENT_DAYS = 29
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,8 @@ class CloudModel:
     # The burst's deliveries and webhook deliveries, all its messages together (divide by `burst`).
     burst: int = 0
     burst_delivery: cloud.Modeled | None = None
+    # The first pages filtered by type (TYPE_PAGES), modeled as events_page is.
+    type_pages: list[cloud.Modeled] = field(default_factory=list)
 
     @property
     def hottest_key(self) -> tuple[str, float]:
@@ -166,13 +182,28 @@ def _deliver(runtime: Runtime, api: ApiClient, receiver: Receiver, bodies: list[
         raise RuntimeError(f"{len(receiver.bodies)} of {wanted} webhook deliveries arrived")
 
 
-def events_page(api: ApiClient, recorder: CallRecorder) -> tuple[list[Call], int]:
-    """A first page of 25 with its total_count, after one untimed call (warm caches); its calls and
-    status (503 query_timeout when counting ran out of the time budget: its calls up to then cost too)."""
-    api.get_status("/v3/events", {"limit": "25"})
+def events_page(api: ApiClient, recorder: CallRecorder, params: dict[str, str] | None = None) -> tuple[list[Call], int]:
+    """A first page of 25 with its total_count (`params`: its filters), after one untimed call (warm
+    caches); its calls and status (503 query_timeout when counting ran out of the time budget: its
+    calls up to then cost too)."""
+    query = {"limit": "25", **(params or {})}
+    api.get_status("/v3/events", query)
     mark = recorder.mark()
-    _, status, _ = api.get_status("/v3/events", {"limit": "25"})
-    return request_calls(recorder.since(mark)), status
+    _, status, _ = api.get_status("/v3/events", query)
+    calls = recorder.since(mark)
+    return [c for c in calls if c.in_request or c.thread.startswith(_QUERY_POOLS)], status
+
+
+def type_pages(api: ApiClient, recorder: CallRecorder, now: datetime) -> dict[str, tuple[list[Call], int]]:
+    """The first pages filtered by each of TYPE_PAGES, over the whole window and its last RECENT_DAYS
+    (and the unfiltered one over those), by their filters as the report names them."""
+    since = (now - timedelta(days=RECENT_DAYS)).isoformat()
+    pages = {f"event={kind}, ": events_page(api, recorder, {"event": kind}) for kind in TYPE_PAGES}
+    recent = f"last {RECENT_DAYS} days, "
+    pages[recent] = events_page(api, recorder, {"since": since})
+    for kind in TYPE_PAGES:
+        pages[f"event={kind}, {recent}"] = events_page(api, recorder, {"event": kind, "since": since})
+    return pages
 
 
 def build(
@@ -183,6 +214,7 @@ def build(
     events: int,
     batch_tags: int,
     webhook_rates: tuple[float, ...] = (20.0, 200.0),
+    typed: dict[str, tuple[list[Call], int]] | None = None,
 ) -> CloudModel:
     memory = cloud.function_memory(template)
     indexes = cloud.table_indexes(template)
@@ -224,9 +256,7 @@ def build(
         batch_calls_expected=cloud.batch_calls(batch, tags=batch_tags),
         delivery=delivery,
         webhooks=webhooks,
-        events_page=cloud.model(_page_name(page[1]), page[0], memory, api_requests=1, indexes=indexes)
-        if page
-        else None,
+        events_page=_page(_page_name(page[1]), page[0], memory, indexes) if page else None,
         events=events,
         per_million=per_million,
         ses_per_million=SES_PER_MILLION,
@@ -254,6 +284,10 @@ def build(
         },
         burst=_BURST if recorded.burst else 0,
         burst_delivery=burst_delivery,
+        type_pages=[
+            _page(_page_name(status, filters), calls, memory, indexes)
+            for filters, (calls, status) in (typed or {}).items()
+        ],
     )
 
 
@@ -265,11 +299,22 @@ def _delivery_calls(calls: list[Call], memory: dict[str, int]) -> tuple[list[Cal
     return after, webhooks
 
 
+def _page(
+    name: str, calls: list[Call], memory: dict[str, int], indexes: dict[str, tuple[cloud.Index, ...]]
+) -> cloud.Modeled:
+    """An events page modeled as a request, its pools' calls priced with it and timed while it waits
+    for them: _QUERY_WORKERS at a time (cloud.pooled_ms: the counter reads' pool counted one after another)."""
+    modeled = cloud.model(name, calls, memory, api_requests=1, indexes=indexes)
+    pooled = [c for c in calls if c.thread.startswith(_QUERY_POOLS)]
+    waited = cloud.pooled_ms(pooled, workers=_QUERY_WORKERS, pool_prefix=_QUERY_POOLS[0]) if pooled else 0.0
+    return dataclasses.replace(modeled, milliseconds=modeled.milliseconds + waited)
+
+
 def _request(calls: list[Call], memory: dict[str, int]) -> list[Call]:
     """A request's calls made in its function's invocation (as cloud.model times one)."""
     return [call for group in cloud.invocations(calls, memory).values() for call in group]
 
 
-def _page_name(status: int) -> str:
+def _page_name(status: int, filters: str = "") -> str:
     answer = "" if status == 200 else f", answered {status}"
-    return f"GET /v3/events (first page, total_count{answer})"
+    return f"GET /v3/events ({filters}first page, total_count{answer})"

@@ -597,6 +597,9 @@ def _cloud(model: CloudModel) -> list[str]:
     if model.events_page is not None:
         lines.append(f"   (the events page reads an account of {model.events:,} events)")
         lines += _modeled(model.events_page, per=1)
+        lines += _page_reads(model.events_page)
+        for page in model.type_pages:
+            lines += [*_modeled(page, per=1), *_page_reads(page)]
     lines.append(f"   dollars per 1,000,000 emails, SES's own ${model.ses_per_million:,.0f} included:")
     for scenario, dollars in model.per_million.items():
         lines.append(
@@ -712,6 +715,12 @@ def _modeled(modeled: Modeled, *, per: int) -> list[str]:
         f"   {modeled.name}: {timed}${modeled.dollars:.7f}{unit}",
         f"     a million of them, by service: {services}" + (f"; invocations: {invoked}" if invoked else ""),
     ]
+
+
+def _page_reads(modeled: Modeled) -> list[str]:
+    """An events page's DynamoDB reads: its read units and Query calls."""
+    units = modeled.usage.units.get("dynamodb.read_unit", 0.0)
+    return [f"     DynamoDB: {units:,.1f} read units, {modeled.usage.calls.get('dynamodb.Query', 0)} Query calls"]
 
 
 def _calls_verdict(what: str, recorded: dict[str, int], expected: dict[str, int]) -> str:

@@ -412,8 +412,16 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                     if "cloud" in sections:
                         progress(f"h. recording an events page on the account of {loaded:,} events")
                         page = cloud_workloads.events_page(bench.api, recorder)
+                        typed = cloud_workloads.type_pages(bench.api, recorder, runtime.clock.now())
                         modeled = cloud_workloads.build(
-                            TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS, options.webhook_rates
+                            TEMPLATE,
+                            recorded,
+                            options.batch,
+                            page,
+                            loaded,
+                            _BATCH_TAGS,
+                            options.webhook_rates,
+                            typed,
                         )
             if "suppressions" in sections:
                 section = time.perf_counter()

@@ -83,12 +83,15 @@ def test_only_type_and_tag_filters_are_answered() -> None:
         return count_question(plan_query(EventFilters.model_validate(filters), window))
 
     assert question() == CountQuestion("*", None)
-    assert question(event="sent") == CountQuestion("*", "sent")
+    assert question(event="sent") == CountQuestion("*", "sent")  # read from the day partitions, filtered
+    assert question(event="delivered") == CountQuestion("*", "delivered")
+    assert question(event="bounced") == CountQuestion("*", "bounced")  # from its by_type partitions
     assert question(tag="a") == CountQuestion("tag#a", None)
     assert question(tag="a", event="opened") == CountQuestion("tag#a", "opened")
     assert question(recipient="ann@example.com") is None
     assert question(message_id="msg_1") is None
     assert count_question(plan_query(EventFilters(metadata={"order": "1"}), window)) is None
+    assert count_question(plan_query(EventFilters(event="sent", metadata={"order": "1"}), window)) is None
 
 
 def test_the_candidate_is_whole_hours_settled_for_fifteen_minutes() -> None:

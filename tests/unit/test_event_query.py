@@ -14,6 +14,8 @@ from postline.events.counts import KnownCount
 from postline.events.domain import Event, EventType
 from postline.events.models import event_view
 from postline.events.query import (
+    DAY_READ_TYPES,
+    TYPE_SPREAD,
     EventCursor,
     EventFilters,
     Position,
@@ -31,6 +33,7 @@ from postline.events.query import (
     unpack_days,
 )
 from postline.events.service import QUERY_RETRY_AFTER_SECONDS, EventService
+from postline.events.store import _spread
 from postline.keys.access import Environment, Scope
 from postline.keys.identity import Principal
 from postline.shared.errors import QueryTimeout, ValidationFailed
@@ -176,7 +179,11 @@ WINDOW = Window(datetime(2026, 3, 10, tzinfo=UTC), NOW)
         ({"recipient": "A@x.test", "event": "sent", "tag": "t"}, Strategy.RECIPIENT, "a@x.test"),
         ({"event": "sent", "tag": "t"}, Strategy.TAG, "t"),
         ({"tag": "t", "metadata": {"k": "v"}}, Strategy.TAG, "t"),
-        ({"event": "sent", "metadata": {"k": "v"}}, Strategy.TYPE, "sent"),
+        ({"event": "bounced", "metadata": {"k": "v"}}, Strategy.TYPE, "bounced"),
+        # the types the sparse by_type index does not hold: the day partitions, filtered by type
+        ({"event": "sent", "metadata": {"k": "v"}}, Strategy.DAY, None),
+        ({"event": "delivered"}, Strategy.DAY, None),
+        ({"event": "queued", "tag": "t"}, Strategy.TAG, "t"),
         ({"metadata": {"k": "v"}}, Strategy.DAY, None),
     ],
 )
@@ -334,3 +341,13 @@ def test_a_query_past_its_budget_is_a_503_with_retry_after() -> None:
         _service(FakeSearch([], timeout=True)).list_page(_principal(), event_filters(), limit=5, cursor=None)
     assert (raised.value.status, raised.value.code) == (503, "query_timeout")
     assert raised.value.retry_after == QUERY_RETRY_AFTER_SECONDS
+
+
+def test_a_common_type_s_day_read_is_sized_for_its_share() -> None:
+    """A type the sparse by_type index does not hold reads TYPE_SPREAD events a match from the day
+    partitions; other filters on a day read (unknown selectivity) keep the batch read."""
+    assert {"queued", "sent", "delivered", "duplicate"} == DAY_READ_TYPES
+    assert _spread(plan_query(EventFilters(event="delivered"), WINDOW), filtered=True) == TYPE_SPREAD
+    assert _spread(plan_query(EventFilters(event="sent", metadata={"k": "v"}), WINDOW), filtered=True) is None
+    assert _spread(plan_query(EventFilters(event="bounced"), WINDOW), filtered=False) == 1
+    assert _spread(plan_query(EventFilters(metadata={"k": "v"}), WINDOW), filtered=True) is None

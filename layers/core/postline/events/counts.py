@@ -130,8 +130,8 @@ def count_question(plan: QueryPlan) -> CountQuestion | None:
         return None
     if residual.ip_pool is not None or residual.ip is not None:
         return None
-    if plan.strategy is Strategy.DAY:
-        return CountQuestion(ALL_SERIES, None)
+    if plan.strategy is Strategy.DAY:  # every type, or one the by_type index does not hold
+        return CountQuestion(ALL_SERIES, residual.event)
     if plan.strategy is Strategy.TYPE and residual.tag is None:
         return CountQuestion(ALL_SERIES, str(plan.key))
     if plan.strategy is Strategy.TAG:

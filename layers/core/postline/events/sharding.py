@@ -44,7 +44,7 @@ HEADROOM = 0.8  # plan for 80% of a partition: hashing messages is not perfectly
 # A delivered message's write units on its events partition, as bench section h measures them
 # (cloud.partition_write_units on the recorded calls): `queued`, `sent` and `delivered` 1 each (batch
 # writes; 5 while the dispatcher recorded in transactions, which consume twice); its tag partition
-# takes as much, the by_type key 1 per type.
+# takes as much; the by_type key none (the sparse index holds none of those three types).
 WRITE_UNITS_PER_MESSAGE = 3.0
 RAISE_LEAD = timedelta(minutes=2)  # a new count applies from a whole minute at least this far ahead
 CACHE_SECONDS = 60.0  # how long writers and readers keep a schedule (< RAISE_LEAD)

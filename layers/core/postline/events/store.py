@@ -8,7 +8,8 @@
                                                                 (`steps`; sharding.py), if raised
     index by_message:   message_id, sk                        all events of one message
     index by_recipient: <account>#<lowercased recipient>, sk  one recipient's events (sparse)
-    index by_type:      <account>#<day>#<type>, sk            one type's events of a day
+    index by_type:      <account>#<day>#<type>, sk            one type's events of a day (sparse:
+                                                              not DAY_READ_TYPES, query.py)
     index by_tag:       TAG#<account>#<day>#<tag>, sk         the events of a day with that one
                                                               tag (sparse: one distinct tag only)
 
@@ -25,7 +26,11 @@ tag (most tagged mail) has no tag item: its own item carries `tag_key`, the key 
 would have had, and the by_tag index holds it (one index write, where a tag item cost one more
 item's write). A tag's events of a day are the tag items' partition
 and the index's partition of the same key, disjoint, merged by sk; events stored before by_tag
-have tag items for every tag and no `tag_key`, so they are read exactly once too. The stream
+have tag items for every tag and no `tag_key`, so they are read exactly once too. The by_type
+index holds only the rarer types: `queued`, `sent`, `delivered` (and `duplicate`) have no
+`type_key` since 2026-11-29 (3 index writes fewer a delivered message with its send), and a
+filter on one reads the day partitions with a type filter, where every such event is, those
+stored before with a `type_key` too (their by_type entries are never read again). The stream
 drives webhooks: only EVT# items reach it (the template's FilterCriteria; a shard's key starts
 EVT# too).
 """
@@ -47,7 +52,15 @@ from botocore.exceptions import ClientError
 
 from postline.events.counts import KnownCount
 from postline.events.domain import Event
-from postline.events.query import EventFilters, Position, QueryPlan, SearchResult, Strategy
+from postline.events.query import (
+    DAY_READ_TYPES,
+    TYPE_SPREAD,
+    EventFilters,
+    Position,
+    QueryPlan,
+    SearchResult,
+    Strategy,
+)
 from postline.events.sharding import (
     CACHE_SECONDS,
     ONE_SHARD,
@@ -122,7 +135,8 @@ def _event_item(event: Event, attrs: dict[str, Any] | None, shard: int) -> dict[
     day = f"{event.timestamp:%Y-%m-%d}"
     attrs = to_attrs(event.model_dump(mode="json")) if attrs is None else attrs
     item = {**key(event_pk(event.account_id, day, shard), event_sk(event)), **attrs}
-    item["type_key"] = {"S": type_key(event.account_id, day, event.type.value, shard)}
+    if event.type.value not in DAY_READ_TYPES:  # the common types stay out of the sparse index
+        item["type_key"] = {"S": type_key(event.account_id, day, event.type.value, shard)}
     if event.recipient is not None:  # message-level events stay out of the sparse index
         item["recipient_key"] = {"S": recipient_key(event.account_id, event.recipient)}
     if (tag := _one_tag(event)) is not None:  # instead of a tag item
@@ -435,14 +449,22 @@ class DynamoEventStore:
             TableName=self._table,
             Segment=segment,
             TotalSegments=segments,
-            FilterExpression="begins_with(pk, :events) AND (attribute_not_exists(type_key) OR size(tags) > :none)",
-            ExpressionAttributeValues={":events": {"S": EVENT_PREFIX}, ":none": {"N": "0"}},
+            FilterExpression="begins_with(pk, :events) AND ("
+            "(attribute_not_exists(type_key) AND NOT (#type IN ("
+            + ", ".join(f":t{n}" for n in range(len(DAY_READ_TYPES)))
+            + "))) OR (attribute_not_exists(recipient_key) AND attribute_exists(recipient)) OR size(tags) > :none)",
+            ExpressionAttributeNames={"#type": "type"},
+            ExpressionAttributeValues={
+                ":events": {"S": EVENT_PREFIX},
+                ":none": {"N": "0"},
+                **{f":t{n}": {"S": kind} for n, kind in enumerate(sorted(DAY_READ_TYPES))},
+            },
         )
         for page in pages:
             for attrs in page["Items"]:
                 event = event_of(attrs)
                 shard = shard_of_key(attrs["pk"]["S"])  # the keys of the shard it is stored in
-                if "type_key" not in attrs and self._add_index_keys(attrs, _event_item(event, None, shard)):
+                if self._add_index_keys(attrs, _event_item(event, None, shard)):
                     done.events += 1
                 if "tag_key" not in attrs:  # an event the by_tag index holds has no tag item
                     for item in _tag_items(event, None, shard):
@@ -450,15 +472,18 @@ class DynamoEventStore:
         return done
 
     def _add_index_keys(self, attrs: dict[str, Any], keys: dict[str, Any]) -> bool:
-        # the keys a write made when by_type and by_recipient came (an event without type_key is older
-        # than by_tag: its tag items, not tag_key, hold its tags)
-        names = [name for name in ("type_key", "recipient_key") if name in keys]
+        """Adds the by_type and by_recipient keys a write gives the event today and it lacks (an
+        event without them is older than by_tag: its tag items, not tag_key, hold its tags; one of
+        DAY_READ_TYPES gets no type_key). False when it lacks none, or another run added them."""
+        names = [name for name in ("type_key", "recipient_key") if name in keys and name not in attrs]
+        if not names:
+            return False
         return _written(
             self._db.update_item,
             TableName=self._table,
             Key={"pk": attrs["pk"], "sk": attrs["sk"]},
             UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in names),
-            ConditionExpression="attribute_exists(pk) AND attribute_not_exists(type_key)",
+            ConditionExpression=" AND ".join(["attribute_exists(pk)", *(f"attribute_not_exists({n})" for n in names)]),
             ExpressionAttributeValues={f":{name}": keys[name] for name in names},
         )
 
@@ -631,16 +656,16 @@ class DynamoEventStore:
             for shard in range(shards)
             for request in self._queries(account_id, plan, day, shard)
         ]
-        filtered = "FilterExpression" in requests[0]
+        spread = _spread(plan, filtered="FilterExpression" in requests[0])
         # One more than wanted: the cursor's own item may come first. Filters apply after Limit.
-        whole = min(max(want + 1, _READ_BATCH), 1000) if filtered else want + 1
+        whole = min(max(want + 1, _READ_BATCH) if spread is None else (want + 1) * spread, 1000)
         sources_n = len(requests)
         if sources_n == 1:
             sources = [self._items({**requests[0], "Limit": whole}, deadline, skip)]
         else:
-            share = min(
-                max(math.ceil((want + 1) * 2 / sources_n) + 1, _READ_BATCH // sources_n if filtered else 0), 1000
-            )
+            # a little over each shard's even share; filters of unknown selectivity: _READ_BATCH in all
+            share = math.ceil((want + 1) * (spread or 1) * 2 / sources_n) + 1
+            share = min(share if spread is not None else max(share, _READ_BATCH // sources_n), 1000)
             first = self._parallel(
                 [partial(self._first_page, {**request, "Limit": share}, deadline) for request in requests], deadline
             )
@@ -699,6 +724,18 @@ class DynamoEventStore:
                 future.result()  # raises the failure, if that was it
             raise TimeoutError("the events query ran out of its time budget")
         return [future.result() for future in futures]
+
+
+def _spread(plan: QueryPlan, *, filtered: bool) -> int | None:
+    """About how many items a Query reads for each match it returns: 1 unfiltered, TYPE_SPREAD for
+    a type the by_type index does not hold (query.py: each a quarter to a third of the events) and
+    nothing else; None for filters of unknown selectivity (read _READ_BATCH at a time)."""
+    if not filtered:
+        return 1
+    residual: EventFilters = plan.residual
+    if plan.strategy is Strategy.DAY and residual.event is not None and residual == EventFilters(event=residual.event):
+        return TYPE_SPREAD
+    return None
 
 
 def _uncounted(plan: QueryPlan, day: date | None, known: KnownCount | None) -> list[tuple[str, str]] | None:
