@@ -413,7 +413,14 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                         progress(f"h. recording an events page on the account of {loaded:,} events")
                         page = cloud_workloads.events_page(bench.api, recorder)
                         modeled = cloud_workloads.build(
-                            TEMPLATE, recorded, options.batch, page, loaded, _BATCH_TAGS, options.webhook_rates
+                            TEMPLATE,
+                            recorded,
+                            options.batch,
+                            page,
+                            loaded,
+                            _BATCH_TAGS,
+                            options.webhook_rates,
+                            today_body=(_HTML, _TEXT),
                         )
             if "suppressions" in sections:
                 section = time.perf_counter()
