@@ -20,7 +20,7 @@ from postline.delivery.service import Dispatcher
 from postline.keys.access import Access, Environment
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Content
-from postline.sending.models import SendRequest
+from postline.sending.models import MessageAccepted, SendRequest
 from postline.sending.store import body_key
 from postline.sending.vault import FORMAT_PLAIN, FORMAT_ZLIB, INLINE_LIMIT, LAYOUT, pack, unpack
 from postline.shared.sealing import seal_bytes
@@ -56,7 +56,9 @@ def _send(account_id: str, to: str, **body: Any) -> str:
     principal = auth.authenticator().admit([f"Bearer {key.key}"], "127.0.0.1", RouteRule(Access.SEND, False)).principal
     assert principal is not None
     request = SendRequest.model_validate({"from": f"a@{SENDER_DOMAIN}", "to": [to], "subject": "s", **body})
-    return sending.send_service().send(principal, request).id
+    accepted = sending.send_service().send(principal, request)
+    assert isinstance(accepted, MessageAccepted)
+    return accepted.id
 
 
 def _deliver(message_id: str, account_id: str) -> list[Parcel]:

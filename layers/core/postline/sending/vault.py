@@ -8,8 +8,8 @@ key caching, with its two bounds), as the dispatcher already keeps the KEKs it d
   instance every five minutes, not one per request, and a batch of 5,000 none or one;
 - destroying one message's wrapped DEK makes that message's content unreadable for good
   (erasure), whatever else shares the KEK;
-- content up to INLINE_LIMIT stays in the message item; larger content goes to S3, encrypted
-  the same way (S3 holds only ciphertext).
+- content whose ciphertext is up to INLINE_LIMIT stays in the table (its BODY item, store.py);
+  larger content goes to S3, encrypted the same way (S3 holds only ciphertext).
 The associated data of every ciphertext is the message id: content cannot be moved between
 messages. AES-GCM is from `cryptography` (the audited primitive, not hand-written crypto).
 
