@@ -181,6 +181,11 @@ def _value_bytes(value: Mapping[str, Any]) -> int:
     return len(json.dumps(data))
 
 
+def write_units(size: int) -> int:
+    """An item's write units at `size` bytes (its own write, no index)."""
+    return _write_units(size)
+
+
 def _write_units(size: int) -> int:
     return max(1, math.ceil((size + _ITEM_OVERHEAD_BYTES) / 1024))
 

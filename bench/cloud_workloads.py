@@ -23,9 +23,14 @@ from bench import cloud, queues
 from bench.api import ApiClient
 from bench.events import Receiver
 from bench.pipeline import held
+from bench.receipt import receipt
 from bench.recorder import Call, CallRecorder, call_mix, request_calls
 from devtools.local.runtime import Runtime
 from postline.config import SendQueue
+from postline.sending.domain import Content
+from postline.sending.store import body_key
+from postline.sending.vault import KmsVault
+from postline.shared.dynamo import to_value
 
 _DELIVERY_TIMEOUT_SECONDS = 120.0
 # The events query's own pools (events/store.py's partition counts and reads, count_store.py's
@@ -96,6 +101,8 @@ class CloudModel:
     burst_delivery: cloud.Modeled | None = None
     # The first pages filtered by type (TYPE_PAGES), modeled as events_page is.
     type_pages: list[cloud.Modeled] = field(default_factory=list)
+    # The message body item at bench/run.py's body and at the receipt the sends carry (body_sizes).
+    bodies: list[BodySize] = field(default_factory=list)
 
     @property
     def hottest_key(self) -> tuple[str, float]:
@@ -119,6 +126,75 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(len(ordered) * share) - 1))] if ordered else 0.0
 
 
+@dataclass(frozen=True)
+class BodySize:
+    """A message body item (sending/store.py) for one content: its JSON, and the item as the vault
+    stored it before (base64 Strings of the bare JSON) and now (compressed, Binary), with write units."""
+
+    label: str
+    json_bytes: int
+    before_bytes: int
+    after_bytes: int
+
+    @property
+    def before_units(self) -> int:
+        return cloud.write_units(self.before_bytes)
+
+    @property
+    def after_units(self) -> int:
+        return cloud.write_units(self.after_bytes)
+
+
+_WRAPPED_KEK_BYTES = 184  # KMS GenerateDataKey's CiphertextBlob for a symmetric key
+
+
+class _Kms:
+    def generate_data_key(self, **_: Any) -> dict[str, bytes]:
+        return {"Plaintext": bytes(32), "CiphertextBlob": bytes(_WRAPPED_KEK_BYTES)}
+
+
+def body_size(label: str, content: Content) -> BodySize:
+    """The body item's size for `content`, sealed by today's vault and as the vault before sealed it
+    (base64 of the nonce, the ciphertext and its tag; of the wrapped KEK and DEK)."""
+    plain = len(content.model_dump_json(exclude_defaults=True).encode())
+    (record,) = KmsVault(_Kms(), None, "key", "bucket").seal([("msg_0123456789abcdefghijklmn", content)])
+    keys = {**body_key("msg_0123456789abcdefghijklmn"), "expires_at": {"N": "1800000000"}}
+    before = {
+        "kek": "k" * math.ceil(_WRAPPED_KEK_BYTES / 3) * 4,
+        "dek": "d" * 80,
+        "body": "b" * (math.ceil((12 + plain + 16) / 3) * 4),
+    }
+    return BodySize(
+        label,
+        plain,
+        cloud.item_bytes({**keys, "sealed": to_value(before)}),
+        cloud.item_bytes({**keys, "sealed": to_value(record)}),
+    )
+
+
+def body_sizes(html: str, text: str) -> list[BodySize]:
+    """The body item at bench/run.py's body (`html`, `text`) and at the cloud model sends' receipt."""
+    receipt_html, receipt_text = receipt(0)
+    return [
+        body_size(f"bench/run.py's body ({len(html):,} B HTML + {len(text):,} B text)", Content(html=html, text=text)),
+        body_size(
+            f"a receipt, the cloud model's sends ({len(receipt_html):,} B HTML + {len(receipt_text):,} B text)",
+            Content(html=receipt_html, text=receipt_text),
+        ),
+    ]
+
+
+def receipt_sends(send_body: Callable[[int], dict[str, Any]]) -> Callable[[int], dict[str, Any]]:
+    """`send_body` with a realistic receipt (bench/receipt.py) for its HTML and text: the cloud model's
+    sends only (the other sections keep bench/run.py's body, comparable with their earlier runs)."""
+
+    def body(index: int) -> dict[str, Any]:
+        html, text = receipt(index)
+        return {**send_body(index), "html": html, "text": text}
+
+    return body
+
+
 def record(
     runtime: Runtime,
     api: ApiClient,
@@ -129,6 +205,7 @@ def record(
     batch: int,
     progress: Callable[[str], None],
 ) -> Recorded:
+    send_body = receipt_sends(send_body)
     with held(runtime):
         progress("h. recording a send and a batch for the cloud model")
         api.send(send_body(_PROBES + 2))  # untimed: the instance's first send (imports, cached keys) is a cold start
@@ -215,6 +292,7 @@ def build(
     batch_tags: int,
     webhook_rates: tuple[float, ...] = (20.0, 200.0),
     typed: dict[str, tuple[list[Call], int]] | None = None,
+    today_body: tuple[str, str] | None = None,  # bench/run.py's (html, text), for the body item's sizes
 ) -> CloudModel:
     memory = cloud.function_memory(template)
     indexes = cloud.table_indexes(template)
@@ -247,6 +325,7 @@ def build(
             modeled_send.dollars + (burst_delivery.dollars + hooks.dollars) / _BURST
         ) * 1e6
     return CloudModel(
+        bodies=body_sizes(*today_body) if today_body else [],
         send=modeled_send,
         send_calls=call_mix(send),
         send_calls_expected={name: count for name, (count, _) in cloud.SEND_CALLS.items()},

@@ -579,6 +579,7 @@ def _cloud(model: CloudModel) -> list[str]:
         " in-region latencies",
         *_modeled(model.send, per=1),
         *_by_item(model, "send", per=1),
+        *_bodies(model),
         *_send_latency(model),
         _calls_verdict("a send's calls", model.send_calls, model.send_calls_expected),
         *_modeled(model.batch, per=model.batch_recipients),
@@ -666,6 +667,19 @@ def _by_item(model: CloudModel, scenario: str, *, per: int, each: str = " per re
         how = ", ".join(f"{operation} x{count}" for operation, count in sorted(entry.operations.items()))
         writes = f"{entry.writes:,} write{'s' if entry.writes != 1 else ''}"
         lines.append(f"       {entry.units / per:6.2f}  {label} ({writes}: {how})")
+    return lines
+
+
+def _bodies(model: CloudModel) -> list[str]:
+    """The message body item by content: its JSON, stored before (base64 Strings), now (compressed Binary)."""
+    if not model.bodies:
+        return []
+    lines = ["     the message body item (the sends above carry the receipt; other sections bench/run.py's body):"]
+    for body in model.bodies:
+        lines.append(
+            f"       {body.label}: JSON {body.json_bytes:,} B; item before (base64 String) {body.before_bytes:,} B ="
+            f" {body.before_units} WU, now (compressed Binary) {body.after_bytes:,} B = {body.after_units} WU"
+        )
     return lines
 
 

@@ -422,6 +422,7 @@ def _run(options: Options, progress: Callable[[str], None], began: float) -> Res
                             _BATCH_TAGS,
                             options.webhook_rates,
                             typed,
+                            today_body=(_HTML, _TEXT),
                         )
             if "suppressions" in sections:
                 section = time.perf_counter()

@@ -4,6 +4,7 @@ and spamd's client against a port where nothing listens (the check's `unavailabl
 from __future__ import annotations
 
 import base64
+import os
 import socket
 import uuid
 from datetime import UTC, datetime
@@ -42,7 +43,8 @@ def _stored_message(stack: InProcessStack) -> Message:
 def test_copies_are_sealed_beside_their_message_and_read_back(stack: InProcessStack) -> None:
     message = _stored_message(stack)
     copies = content_checks.kept_copies()
-    big = base64.b64encode(b"\x00" * INLINE_LIMIT).decode()  # a copy over the inline limit goes to S3
+    # A copy over the inline limit, compressed, goes to S3 (random: zeros would compress below it).
+    big = base64.b64encode(os.urandom(INLINE_LIMIT * 2)).decode()
     copies.keep(message.id, "ann@example.com", b"Subject: one\r\n\r\nHi ann\r\n", message.expires_at)
     copies.keep(message.id, "bob@example.com", f"Subject: two\r\n\r\n{big}\r\n".encode(), message.expires_at)
     copies.flush()
@@ -94,7 +96,7 @@ def test_erasing_an_address_deletes_its_messages_kept_copies_and_their_ciphertex
 
     message = _stored_message(stack)
     copies = content_checks.kept_copies()
-    big = b"x" * (INLINE_LIMIT * 2)  # sealed into S3
+    big = os.urandom(INLINE_LIMIT * 2)  # sealed into S3 (random: compressed, still above the limit)
     copies.keep(message.id, "ann@example.com", b"To: ann@example.com\r\n\r\n" + big, message.expires_at)
     copies.flush()
     (sealed,) = content_checks.copy_store().copies(message.id).values()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, StoredMessage
 
 Result = TypeVar("Result", bound=BaseModel)
-Sealed = dict[str, str]  # a message's encrypted content as the vault stored it; opaque to services
+# A message's encrypted content as the vault stored it (str, bytes and int values); opaque to services.
+Sealed = dict[str, Any]
 
 
 class MessageStore(Protocol):

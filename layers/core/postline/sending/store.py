@@ -4,9 +4,10 @@
                     rewrites it, so it is kept small; sched_pk/sched_sk while it waits for its
                     send_at (the `scheduled` index, soonest first per account: sched_sk is the
                     UTC send_at, fixed width, then the id)
-    MSG#<id>  BODY  its sealed content (`sealed`, the vault's record), written once with the
-                    message (the same BatchWriteItem, before it: see `create`), read by the
-                    dispatcher after it takes the lease, expiring with the message (`expires_at`)
+    MSG#<id>  BODY  its sealed content (`sealed`, the vault's record: Binary attributes of
+                    compressed content since layout 2, base64 Strings before; vault.py), written
+                    once with the message (the same BatchWriteItem, before it: see `create`), read
+                    by the dispatcher after it takes the lease, expiring with the message (`expires_at`)
 
 A message stored before 2026-11-28 holds `sealed` in its own item and has no BODY item: every
 reader takes the message item's `sealed` when it is there (`claim`; content_checks, retention and

@@ -14,7 +14,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 from botocore.retries.standard import RetryContext, ThrottledRetryableChecker, TransientRetryableChecker
 
@@ -28,9 +28,11 @@ Item = dict[str, Any]
 
 
 def _plain(value: Any) -> Any:
-    """DynamoDB numbers come back as Decimal; models want int or float."""
+    """DynamoDB numbers come back as Decimal; models want int or float. Binary comes back as bytes."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Binary):
+        return value.value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | set):
@@ -40,7 +42,7 @@ def _plain(value: Any) -> Any:
 
 def to_attrs(data: dict[str, Any]) -> dict[str, Any]:
     """The attributes of `data` as it reads back from JSON (so floats become Decimal, which the
-    serializer takes, and other values their `str`), None values left out."""
+    serializer takes, and other values their `str`; bytes stay bytes, a Binary), None values left out."""
     if any(type(k) is not str for k in data):
         data = json.loads(json.dumps(data, default=str))  # JSON's keys are strings
     return {k: to_value(v) for k, v in data.items() if v is not None}
@@ -77,6 +79,8 @@ def _json_attribute(value: Any) -> dict[str, Any]:
         return {"BOOL": value}
     if value is None:
         return {"NULL": True}
+    if kind is bytes:  # Binary, as the serializer makes it (JSON has no bytes: never through it)
+        return {"B": value}
     if kind is int:
         serialized: dict[str, Any] = _serializer.serialize(value)
         return serialized
