@@ -197,8 +197,8 @@ def test_a_messages_content_is_written_once_beside_it_and_its_state_changes_rewr
             c
             for c in recorder.since(0)
             if c.operation == "BatchWriteItem"
-            and sent["id"] in json.dumps(c.params)
-            and "EventsTable" in json.dumps(c.params)
+            and sent["id"] in json.dumps(c.params, default=str)
+            and "EventsTable" in json.dumps(c.params, default=str)
         ]
 
     units = cloud.write_units_by_item(calls, cloud.table_indexes(TEMPLATE))
