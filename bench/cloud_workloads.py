@@ -173,20 +173,21 @@ def body_size(label: str, content: Content) -> BodySize:
 
 
 def body_sizes(html: str, text: str) -> list[BodySize]:
-    """The body item at bench/run.py's body (`html`, `text`) and at the cloud model sends' receipt."""
+    """The body item at bench/run.py's body (`html`, `text`) and at the cloud model's receipt."""
     receipt_html, receipt_text = receipt(0)
     return [
         body_size(f"bench/run.py's body ({len(html):,} B HTML + {len(text):,} B text)", Content(html=html, text=text)),
         body_size(
-            f"a receipt, the cloud model's sends ({len(receipt_html):,} B HTML + {len(receipt_text):,} B text)",
+            f"a receipt, the cloud model's ones ({len(receipt_html):,} B HTML + {len(receipt_text):,} B text)",
             Content(html=receipt_html, text=receipt_text),
         ),
     ]
 
 
 def receipt_sends(send_body: Callable[[int], dict[str, Any]]) -> Callable[[int], dict[str, Any]]:
-    """`send_body` with a realistic receipt (bench/receipt.py) for its HTML and text: the cloud model's
-    sends only (the other sections keep bench/run.py's body, comparable with their earlier runs)."""
+    """`send_body` (or a batch's body) with a realistic receipt (bench/receipt.py) for its HTML and
+    text: the cloud model's sends and batch only (the other sections keep bench/run.py's body,
+    comparable with their earlier runs)."""
 
     def body(index: int) -> dict[str, Any]:
         html, text = receipt(index)
@@ -205,7 +206,7 @@ def record(
     batch: int,
     progress: Callable[[str], None],
 ) -> Recorded:
-    send_body = receipt_sends(send_body)
+    send_body, batch_body = receipt_sends(send_body), receipt_sends(batch_body)
     with held(runtime):
         progress("h. recording a send and a batch for the cloud model")
         api.send(send_body(_PROBES + 2))  # untimed: the instance's first send (imports, cached keys) is a cold start

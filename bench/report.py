@@ -674,7 +674,7 @@ def _bodies(model: CloudModel) -> list[str]:
     """The message body item by content: its JSON, stored before (base64 Strings), now (compressed Binary)."""
     if not model.bodies:
         return []
-    lines = ["     the message body item (the sends above carry the receipt; other sections bench/run.py's body):"]
+    lines = ["     the message body item (this section's sends and batch carry the receipt):"]
     for body in model.bodies:
         lines.append(
             f"       {body.label}: JSON {body.json_bytes:,} B; item before (base64 String) {body.before_bytes:,} B ="

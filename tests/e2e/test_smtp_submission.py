@@ -27,11 +27,15 @@ from postline import wiring
 from postline.accounts.domain import AccountStatus, Plan
 from postline.deployment import SMTP_SETTINGS
 from postline.keys.access import Environment, Scope
+from postline.sending.store import BODY_SK
+from postline.sending.vault import INLINE_LIMIT
+from postline.shared.dynamo import from_attrs, key
 from postline.smtp import domain as limits
 from postline.smtp.server import SubmissionServer
 from postline.smtp.service import Login, SubmissionService
 from postline.wiring import events as events_root
 from postline.wiring import operator
+from postline.wiring import sending as sending_root
 from postline.wiring import smtp as smtp_root
 from tests.e2e.sending_support import (
     Sender,
@@ -300,11 +304,17 @@ def test_size_is_advertised_and_a_21_mb_message_is_refused_19_mb_accepted(runtim
         smtp.rcpt(to)
         assert smtp.data(refused)[0] == 552
         message_id = submit(smtp, big, [to])
-    # Stored once, in S3, sealed by the message's own data key (as an API send's content).
+    # Stored once, in S3, sealed by the message's own data key (as an API send's content), compressed
+    # first (the 14 MB of zeros take a few hundred KB); opened, it is the whole message.
     s3, bucket = wiring.client("s3"), runtime.env["CONTENT_BUCKET"]
     (stored,) = s3.list_objects_v2(Bucket=bucket, Prefix=f"content/{message_id}").get("Contents", [])
     sealed = s3.get_object(Bucket=bucket, Key=stored["Key"])["Body"].read()
-    assert len(sealed) > 19 * MB and b"19mb.bin" not in sealed and b"Over SMTP" not in sealed
+    assert INLINE_LIMIT < len(sealed) < MB and b"19mb.bin" not in sealed and b"Over SMTP" not in sealed
+    body = wiring.client("dynamodb").get_item(
+        TableName=runtime.env["MESSAGES_TABLE"], Key=key(f"MSG#{message_id}", BODY_SK), ConsistentRead=True
+    )["Item"]
+    opened = sending_root.vault().open(message_id, from_attrs(body)["sealed"])
+    assert len(opened.model_dump_json()) > 19 * MB
 
 
 def test_the_1001st_recipient_is_refused(runtime: Runtime, sender: Sender) -> None:
