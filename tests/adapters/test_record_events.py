@@ -102,14 +102,6 @@ def stack() -> Iterator[InProcessStack]:
 
 
 @pytest.fixture
-def clock(stack: InProcessStack) -> Iterator[MovableClock]:
-    clock, previous = MovableClock(), wiring.clock()
-    wiring.set_clock(clock)
-    yield clock
-    wiring.set_clock(previous)
-
-
-@pytest.fixture
 def account_id(stack: InProcessStack, clock: MovableClock) -> str:
     return operator_root.operator_service().create_account(name="records", plan=Plan.PROFESSIONAL).id
 
