@@ -113,22 +113,47 @@ def message_event(
         details["test"] = True  # data.test: every event of a simulated message
     if message.routed:
         details["routed"] = True  # data.routed: simulated because support routed the account or key
+    return copied_event(
+        message,
+        event_type,
+        recipient,
+        now,
+        details,
+        ident=event_id(message.id, event_type, recipient, step),
+        created_at=now,
+        expires_at=retention_expiry(now, retention_days),
+    )
+
+
+def copied_event(
+    message: MessageFields,
+    event_type: EventType,
+    recipient: str | None,
+    at: datetime,
+    data: dict[str, Any],
+    *,
+    ident: str,
+    created_at: datetime,
+    expires_at: int,
+) -> Event:
+    """An event with what it copies from its message: message_event's, and a recorded step's events
+    rebuilt from what the message item kept of them (sending/recorded.py)."""
     return Event(
-        id=event_id(message.id, event_type, recipient, step),
+        id=ident,
         account_id=message.account_id,
         type=event_type,
         message_id=message.id,
         recipient=recipient,
-        timestamp=now,
+        timestamp=at,
         tags=message.tags,
         metadata=message.metadata or None,
         headers=message.headers,
-        data=details,
+        data=data,
         webhook_url=message.webhook_url,
         sending_domain=message.sender_domain or None,
         template_id=message.template_id,
-        created_at=now,
-        expires_at=retention_expiry(now, retention_days),
+        created_at=created_at,
+        expires_at=expires_at,
     )
 
 

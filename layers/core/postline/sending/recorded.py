@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from postline.events.domain import Event, EventType, MessageFields, event_id
+from postline.events.domain import Event, EventType, MessageFields, copied_event, event_id
 from postline.shared.dynamo import from_attrs, to_attrs, to_value
 
 _TICK = timedelta(microseconds=1)
@@ -52,20 +52,13 @@ def unpack(message: MessageFields, packed: dict[str, Any]) -> list[Event]:
         kind = EventType(entry["k"])
         at = first + _TICK * int(entry.get("o", 0))
         events.append(
-            Event(
-                id=entry.get("i") or event_id(message.id, kind, recipient, step),
-                account_id=message.account_id,
-                type=kind,
-                message_id=message.id,
-                recipient=recipient,
-                timestamp=at,
-                tags=message.tags,
-                metadata=message.metadata or None,
-                headers=message.headers,
-                data={**shared, **(entry.get("d") or {})},
-                webhook_url=message.webhook_url,
-                sending_domain=message.sender_domain or None,
-                template_id=message.template_id,
+            copied_event(
+                message,
+                kind,
+                recipient,
+                at,
+                {**shared, **(entry.get("d") or {})},
+                ident=entry.get("i") or event_id(message.id, kind, recipient, step),
                 created_at=datetime.fromisoformat(entry["c"]) if "c" in entry else at,
                 expires_at=int(entry.get("x", packed["x"])),
             )
