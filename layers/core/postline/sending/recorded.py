@@ -10,7 +10,7 @@ times and fields, so the same items (a put that changes nothing writes no stream
 What an event copies from its message (account, tags, metadata, headers, webhook_url, domain,
 template) is not stored again; ids that `event_id` derives from the step, times as microseconds
 after the first, the data every event shares and the expiry are stored once. `pack` checks that
-its result gives back exactly the items the events make, and stores the events whole otherwise.
+its result gives back the very events (equal models), and stores the events whole otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from postline.events.domain import Event, EventType, MessageFields, copied_event, event_id
-from postline.shared.dynamo import from_attrs, to_attrs, to_value
+from postline.shared.dynamo import from_attrs, to_value
 
 _TICK = timedelta(microseconds=1)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # times are kept as microseconds since (in UTC)
@@ -33,7 +33,8 @@ def pack(message: MessageFields, recipient: str | None, events: list[Event], *, 
     if not events:
         return {**named, "e": []}
     packed = {**named, **_short(message, recipient, events, step)}
-    if _stored(unpack(message, _through_table(packed))) == _stored(events):
+    # The models compared (2 == 2.0, as in the table): a difference only stores the events whole.
+    if unpack(message, _through_table(packed)) == events:
         return packed
     return {**named, "f": [event.model_dump(mode="json") for event in events]}
 
@@ -108,8 +109,3 @@ def _through_table(value: dict[str, Any]) -> dict[str, Any]:
     """`value` as an update stores it and a read gives it back."""
     found: dict[str, Any] = from_attrs({"v": to_value(value)})["v"]
     return found
-
-
-def _stored(events: list[Event]) -> list[dict[str, Any]]:
-    """The events' attributes as the table holds them (2 and 2.0 are one number there)."""
-    return [from_attrs(to_attrs(event.model_dump(mode="json"))) for event in events]
