@@ -774,22 +774,22 @@ def model(
 
 # POST /v3/messages, one recipient, no Idempotency-Key, with what each call is for, in the order
 # the code makes them on a warm instance: side by side auth (the key and its account) and the
-# account's request window, then side by side the platform's pause, the recipient's suppressions,
-# the quota's reservation and the job, then the message. Its sealing key comes from the instance's
-# cache (kms.GenerateDataKey: _AMORTIZED).
+# account's request window, then side by side the platform's pause, the recipient's suppressions
+# and the quota's reservation, then the message. Its sealing key comes from the instance's cache
+# (kms.GenerateDataKey: _AMORTIZED). Its dispatch job is the outbox's (SendOutboxFunction, from the
+# messages table's stream), priced with the delivery.
 SEND_CALLS: dict[str, tuple[int, str]] = {
     "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
     "dynamodb.UpdateItem": (2, "the account's per-minute request window; the month's and day's quota (conditional)"),
     "dynamodb.GetItem": (1, "the platform's sending pause (no list lookup: the account has no lists)"),
-    "sqs.SendMessageBatch": (1, "the dispatch job"),
     "dynamodb.BatchWriteItem": (1, "the message, its body's item and its queued event"),
 }
 # The same calls as the code makes them on a warm instance: each group side by side, the groups one
 # after another (tests/e2e/test_cloud_model.py checks a real send's critical path against it).
 SEND_PATH: tuple[tuple[str, ...], ...] = (
     ("dynamodb.BatchGetItem", "dynamodb.UpdateItem"),  # the key and its account; the request window
-    # the platform's pause; the recipient's suppressions; the quota's reservation; the job
-    ("dynamodb.GetItem", "dynamodb.BatchGetItem", "dynamodb.UpdateItem", "sqs.SendMessageBatch"),
+    # the platform's pause; the recipient's suppressions; the quota's reservation
+    ("dynamodb.GetItem", "dynamodb.BatchGetItem", "dynamodb.UpdateItem"),
     ("dynamodb.BatchWriteItem",),  # the message, its body's item and its queued event
 )
 
@@ -808,16 +808,15 @@ def batch_calls(recipients: int, tags: int = 0) -> dict[str, int]:
     """POST /v3/messages.batch of `recipients` distinct deliverable recipients carrying `tags` tags,
     no Idempotency-Key, its sealing key cached: the send's calls, with suppressions read 100 keys (20 recipients: four
     types and the erased address's key each) a call, messages committed in chunks of STORE_CHUNK
-    (50): a chunk's jobs 10 to an SQS batch, then its items (a message, its body's item, its queued
-    event and, with several distinct tags, one item per tag for the tag filter; one tag: the by_tag
-    index) written 25 a BatchWriteItem."""
+    (50): a chunk's items (a message, its body's item, its queued event and, with several distinct
+    tags, one item per tag for the tag filter; one tag: the by_tag index) written 25 a
+    BatchWriteItem. The jobs are the outbox's (off the request: priced with the delivery)."""
     chunks = [min(STORE_CHUNK, recipients - start) for start in range(0, recipients, STORE_CHUNK)]
     tags = tags if tags > 1 else 0
     return {
         "dynamodb.BatchGetItem": 1 + math.ceil(recipients * _SUPPRESSION_KEYS / 100),
         "dynamodb.UpdateItem": 2,  # the request window; the quota (one conditional write)
         "dynamodb.GetItem": 1,  # a lone recipient is looked up as a list's address only if the account has lists
-        "sqs.SendMessageBatch": sum(math.ceil(size / 10) for size in chunks),
         "dynamodb.BatchWriteItem": sum(math.ceil(size * (3 + tags) / 25) for size in chunks),
     }
 

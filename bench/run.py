@@ -16,7 +16,7 @@ from bench import cloud_workloads, events, imports, listsend, metrics, queues, s
 from bench import load as bench_load
 from bench.api import ApiClient
 from bench.end_to_end import EndToEnd, end_to_end
-from bench.pipeline import held
+from bench.pipeline import held, skip_outbox
 from bench.recorder import Call, CallRecorder, call_mix, request_calls
 from bench.replay import Emulator, Replayer
 from bench.stats import Growth, Latencies, ratio
@@ -218,6 +218,9 @@ class _Bench:
         return self.emulator.client("sqs")
 
     def empty_queues(self) -> None:
+        """Nothing accepted so far is delivered: neither the jobs queued nor those the outbox would
+        queue for the messages stored (call it while the pipeline is held)."""
+        skip_outbox(self.runtime)
         for url in [self.settings.send_queue_url, *self.replayer.clones.queue_urls]:
             queues.empty(self.sqs, url)
 

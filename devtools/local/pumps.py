@@ -365,6 +365,25 @@ class StreamPump(Pump):
         with self._lock:
             return dict(self._checkpoints)
 
+    def skip_unread(self) -> list[dict[str, Any]]:
+        """Moves past every record written so far, as delivered without being given to the function
+        (the bench's acceptance-only sections, whose messages are not to be delivered; call it while
+        the pump is held); the records the function would have been given (its filter's)."""
+        skipped: list[dict[str, Any]] = []
+        for shard in self._shards:
+            while True:
+                with self._lock:
+                    checkpoint = self._checkpoints.get(shard)
+                position = ("AFTER_SEQUENCE_NUMBER", checkpoint) if checkpoint else (self._starting_position, None)
+                records = self._read_records(self._iterator(shard, *position), 1000, checkpoint)["Records"]
+                if not records:
+                    break
+                skipped += [shaped for shaped in map(self._record, records) if self._filter.passes(shaped)]
+                with self._lock:
+                    self._checkpoints[shard] = records[-1]["dynamodb"]["SequenceNumber"]
+            self._iterators[shard] = self._resumed(shard)
+        return skipped
+
     def _resumed(self, shard: str) -> str:
         """An iterator after the last record delivered, else at the pump's starting position."""
         checkpoint = self._checkpoints.get(shard)

@@ -1,5 +1,6 @@
-"""A keyed send cut off mid-commit and retried with the same Idempotency-Key: the retry stores and
-queues only what the first try did not, with the same ids, and every event once.
+"""A keyed send cut off mid-commit and retried with the same Idempotency-Key: the retry stores only
+what the first try did not, with the same ids, every event once, and every message gets one job
+(the outbox's, from the messages table's stream: tests/adapters/outbox_support.py).
 
 Real stores on moto (messages, events, counters, idempotency, the send queue). The cut-off is
 a kill (an exception no `except Exception` catches) inside the message store's create, after a
@@ -40,6 +41,7 @@ from postline.wiring import domains as domains_root
 from postline.wiring import operator as operator_root
 from postline.wiring import suppressions as suppressions_root
 from postline.wiring import templates as templates_root
+from tests.adapters.outbox_support import relay_outbox
 from tests.aws_stack import InProcessStack
 from tests.fakes.shared import RecordingMeter
 
@@ -93,7 +95,9 @@ def _principal(env: Environment = Environment.TEST, account_id: str | None = Non
 
 
 def _drain_jobs() -> Counter[str]:
-    """Message id -> how many jobs the send queue holds for it (and empties the queue)."""
+    """Message id -> how many jobs the send queue holds for it, once the outbox has queued the jobs of
+    the messages stored so far (and empties the queue)."""
+    relay_outbox()
     sqs, url = wiring.client("sqs"), wiring.settings(SendQueue).url
     jobs: Counter[str] = Counter()
     while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
@@ -158,9 +162,10 @@ def test_a_batch_cut_off_mid_commit_and_retried_sends_each_recipient_once(
     with pytest.raises(Killed):
         _service(DyingStore(sending.message_store(), die_on_create=die_on_create)).send_batch(principal, request, call)
     first_jobs = _drain_jobs()
-    # Each chunk is queued before it is stored, so at least the chunks stored up to the cut one were
-    # queued; after the first, chunks are committed side by side, so others may have been too.
+    # The messages stored (the chunks up to the cut one; after the first, chunks are committed side
+    # by side, so others may have been too) have their jobs, and only they.
     assert len(first_jobs) >= min(die_on_create * STORE_CHUNK, BATCH)
+    assert set(sending.message_store().stored(list(first_jobs))) == set(first_jobs)
 
     result = _service(sending.message_store()).send_batch(principal, request, call)
 
@@ -222,20 +227,18 @@ def test_a_keyed_send_cut_off_after_its_count_is_not_counted_again_by_its_retry(
     dying._quotas = DyingQuotas()
     with pytest.raises(Killed):
         dying.send(principal, request, call)
-    # A single send's job is queued beside its count: the cut-off left a job for a message not stored.
-    first_jobs = _drain_jobs()
-    assert _test_emails_used(principal) == 1 and len(first_jobs) == 1
+    # Nothing stored, so no job: the outbox queues a message's job once it is stored.
+    assert _drain_jobs() == Counter()
+    assert _test_emails_used(principal) == 1
 
     accepted = _service(sending.message_store()).send(principal, request, call)
 
-    assert first_jobs == Counter([accepted.id])  # the message its retry stored: delivered once (dispatcher)
     assert _drain_jobs() == Counter([accepted.id])
     assert _test_emails_used(principal) == 1
 
 
 def test_a_single_send_refused_by_the_quota_counts_and_stores_nothing(stack: InProcessStack) -> None:
-    """Its job went out beside the count: it names a message never stored, which the dispatcher drops
-    (tests/adapters/test_dispatch_faults.py: a job whose message is missing past the grace)."""
+    """Nothing stored, so no job: a refused send leaves nothing for the dispatcher."""
     principal = _principal()
     limits = email_limits(principal.account, test=True)
     assert limits.monthly is not None
@@ -252,11 +255,6 @@ def test_a_single_send_refused_by_the_quota_counts_and_stores_nothing(stack: InP
 
     assert (refused.value.status, refused.value.code) == (429, "rate_limit_exceeded")
     assert _test_emails_used(principal) == limits.monthly
-    jobs = _drain_jobs()
-    assert len(jobs) == 1 and not sending.message_store().stored(list(jobs))
-    # Refused once, the account's next sends on this instance are queued after their count: no job.
-    with pytest.raises(ApiError):
-        _service(sending.message_store()).send(principal, request)
     assert _drain_jobs() == Counter()
 
 
@@ -270,21 +268,18 @@ class FailingQueue:
         sending.dispatch_queue().unschedule(message_id)
 
 
-def test_a_single_send_whose_job_cannot_be_queued_gives_its_count_back(stack: InProcessStack) -> None:
+def test_a_single_send_going_out_now_needs_no_queue_its_job_is_the_outboxs(stack: InProcessStack) -> None:
     principal = _principal()
     body = {"from": "hello@postline.test", "to": ["ada@example.com"], "subject": "s", "text": "t"}
     request = SendRequest.model_validate(body)
     service = _service(sending.message_store())
-    service._queue = FailingQueue()
-    call = IdempotentCall("queue-down", body, remaining_ms=lambda: 0)
+    service._queue = FailingQueue()  # never called: the send's path holds no SQS call
 
-    with pytest.raises(ClientError):
-        service.send(principal, request, call)
+    accepted = service.send(principal, request, IdempotentCall("queue-down", body, remaining_ms=lambda: 0))
 
-    assert _test_emails_used(principal) == 0
-    message_id = keyed_id("msg_", principal.account.id, "test", "messages", "queue-down", "0")
-    assert not sending.message_store().stored([message_id]) and _drain_jobs() == Counter()
-    assert _events_of(message_id) == []
+    assert _test_emails_used(principal) == 1
+    assert set(sending.message_store().stored([accepted.id])) == {accepted.id}
+    assert _drain_jobs() == Counter([accepted.id])
 
 
 def test_keyed_ids_differ_by_environment_and_unkeyed_sends_stay_random(stack: InProcessStack) -> None:

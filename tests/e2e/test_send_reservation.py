@@ -2,11 +2,12 @@
 distinct recipient is counted before the suppressions, the operator's hold and the template are
 known, and what they turn away is given back, once. Over HTTP against the embedded runtime, the
 account's usage (GET /v3/usage) is exact after each answer: 202 with rejected recipients, 503, 400,
-a failed queue, and a 429 at the limit.
+a 429 at the limit, and SQS refusing the dispatch job (the outbox's, after the answer).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -20,7 +21,17 @@ from postline.usage.quota import EmailLimits
 from postline.wiring import operator as operator_root
 from postline.wiring import usage
 from postline.wiring.registry import settings
-from tests.e2e.sending_support import Sender, accepted, message, now, recipient, verified_sender
+from tests.e2e.sending_support import (
+    Sender,
+    accepted,
+    drain,
+    mail_to,
+    message,
+    now,
+    recipient,
+    statuses,
+    verified_sender,
+)
 from tests.e2e.support import Api, assert_error, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -96,24 +107,35 @@ def test_at_the_limit_what_goes_out_is_counted_not_what_was_reserved(runtime: An
     assert _used(sender.live)[1] == cap
 
 
-def test_a_send_whose_job_cannot_be_queued_counts_nothing(runtime: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SQS refuses the dispatch job (queued beside the count): 5xx, and the count is given back."""
+def test_a_send_while_sqs_refuses_jobs_is_counted_once_and_goes_out_once_sqs_is_back(
+    runtime: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dispatch job is the outbox's (the messages table's stream: sending/outbox.py), not the
+    send's: SQS refusing it does not fail the send, and the outbox's batch, failed, comes again
+    until SQS takes it. The message is counted once and delivered once."""
     sender = verified_sender(runtime)
     queue_url = settings(SendQueue).url
     original = BaseClient._make_api_call
+    refused = threading.Event()
 
     def failing(client: Any, operation: str, params: dict[str, Any]) -> Any:
         if operation == "SendMessageBatch" and params.get("QueueUrl") == queue_url:
+            refused.set()
             error = {"Error": {"Code": "InternalError", "Message": "down"}, "ResponseMetadata": {"HTTPStatusCode": 500}}
             raise ClientError(error, operation)
         return original(client, operation, params)
 
     monkeypatch.setattr(BaseClient, "_make_api_call", failing)
-    response = sender.live.post("/v3/messages", json=message(sender.address))
+    address = recipient("outbox")
+    response = sender.live.post("/v3/messages", json=message(sender.address, address))
+    assert refused.wait(30), "the outbox never tried to queue the job"
     monkeypatch.setattr(BaseClient, "_make_api_call", original)
 
-    assert response.status_code >= 500, response.text
-    assert _used(sender.live) == (0, 0)
+    assert response.status_code == 202, response.text
+    drain(runtime)
+    assert _used(sender.live) == (1, 1)
+    assert len(mail_to(runtime, address)) == 1
+    assert statuses([response.json()["id"]]) == {response.json()["id"]: "delivered"}
 
 
 def test_credits_are_not_spent_on_recipients_screening_rejects(runtime: Any) -> None:

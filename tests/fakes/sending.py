@@ -11,6 +11,7 @@ from postline.events.domain import Event
 from postline.keys.access import Environment
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import Content, IdempotentCall, Message, RecipientState, Schedule, StoredMessage
+from postline.sending.outbox import Outbox
 from postline.sending.ports import Result, Sealed
 from postline.sending.store import scheduled_sort_key
 from postline.shared.pagination import page_window
@@ -23,9 +24,12 @@ class InMemoryMessages:
     """MessageStore: the adapter's conditions, in memory. `record` writes only while `owner` holds
     the lease and the attempt is newer than the recorded one; `advance` only from an expected state;
     `cancel` only a scheduled message nobody holds. A scheduled message is listed, soonest first,
-    until it is claimed or cancelled (both take it out of the adapter's scheduled index)."""
+    until it is claimed or cancelled (both take it out of the adapter's scheduled index). With an
+    `outbox`, each message inserted is given to it, as the table's stream gives it to the outbox's
+    function (in AWS, after the write: here, within `create`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, outbox: Outbox | None = None) -> None:
+        self.outbox = outbox
         self.items: dict[str, Message] = {}
         self.leases: dict[str, str] = {}
         self.events: list[Event] = []  # what was written with each step
@@ -33,9 +37,12 @@ class InMemoryMessages:
         self._unlisted: set[str] = set()  # claimed: out of the scheduled index for good
 
     def create(self, messages: list[Message], sealed: list[Sealed], events: list[Event]) -> None:
-        for message in messages:
-            self.items.setdefault(message.id, message.model_copy(deep=True))
+        inserted = [message.model_copy(deep=True) for message in messages if message.id not in self.items]
+        for message in inserted:
+            self.items[message.id] = message.model_copy(deep=True)
         self.events.extend(events)
+        if self.outbox is not None and inserted:
+            self.outbox.relay(inserted)
 
     def get(self, message_id: str) -> Message | None:
         message = self.items.get(message_id)

@@ -23,8 +23,9 @@ from tests.faults.crash import CallFault, sweep
 
 pytestmark = pytest.mark.e2e
 FINAL = {"delivered", "bounced", "failed", "rejected"}
-# The functions a live send passes through, and the relay task that speaks SMTP.
-WORKERS = ["DispatcherFunction", "RelayTask"]
+# The functions a live send passes through (the outbox queues its job, the dispatcher hands it
+# over), and the relay task that speaks SMTP.
+WORKERS = ["SendOutboxFunction", "DispatcherFunction", "RelayTask"]
 REDELIVERY_SECONDS = 1000  # past the queues' visibility timeouts (960 s) and the message's lease (300 s)
 
 

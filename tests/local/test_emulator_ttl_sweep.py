@@ -144,16 +144,18 @@ def test_no_stream_consumer_takes_a_ttl_removal_for_an_event(emulator: Emulator)
     removal = records[1]
     assert removal["userIdentity"] == SERVICE and "NewImage" not in removal["dynamodb"]
     template = yaml.load(TEMPLATE.read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - its tags read as text
-    filters = [
-        event["Properties"]["FilterCriteria"]
+    consumers = [
+        (event["Properties"]["Stream"]["Fn::GetAtt"][0], event["Properties"]["FilterCriteria"])
         for resource in template["Resources"].values()
         if resource.get("Type") == "AWS::Serverless::Function"
         for event in resource.get("Properties", {}).get("Events", {}).values()
         if event.get("Type") == "DynamoDB"
     ]
-    assert len(filters) == 3  # every stream consumer of the template filters its records
-    for criteria in filters:
-        assert RecordFilter.of(criteria).passes(records[0])
+    # Every stream consumer of the template filters its records: the events table's three, the
+    # messages table's outbox.
+    assert sorted(table for table, _ in consumers) == ["EventsTable"] * 3 + ["MessagesTable"]
+    for table, criteria in consumers:
+        assert RecordFilter.of(criteria).passes(records[0]) is (table == "EventsTable")
         assert not RecordFilter.of(criteria).passes(removal)
     assert _inserted_events([removal]) == []  # the consumers' own check, where no filter applies
 

@@ -151,6 +151,7 @@ _WEBHOOKS: Groups = (Resources, ContentKey, WebhookDeliveries, EgressPolicy, Web
 # functions/workers/<module>.py -> the groups it reads.
 WORKER_SETTINGS: dict[str, Groups] = {
     "dispatcher": _DELIVER,
+    "send_outbox": (SendQueue,),  # the messages table's stream: jobs of messages stored to go out now
     "feedback": (Resources, Messages, Events, Suppressions),
     "exporter": (Resources, Events, Jobs, ExportQueue, ExportFiles),
     "webhook_fanout": (*_WEBHOOKS, WebhookRetry),  # only the fan-out starts retry workflows

@@ -18,6 +18,7 @@ from postline.keys.identity import Principal
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import IdempotentCall
 from postline.sending.models import BatchSendRequest, SendRequest
+from postline.sending.outbox import Outbox
 from postline.sending.service import (
     MESSAGES_ACCEPTED,
     RECIPIENTS_ACCEPTED,
@@ -41,9 +42,9 @@ class Sending:
     def __init__(self, world: World, *, suppressed: tuple[str, ...] = ()) -> None:
         self.world = world
         self.meter = RecordingMeter()
-        self.messages = InMemoryMessages()
-        self.vault = PlainVault()
         self.queue = RecordingQueue()
+        self.messages = InMemoryMessages(outbox=Outbox(self.queue, world.clock))
+        self.vault = PlainVault()
         self.suppressions = InMemorySuppressions(*suppressed)
         self.idempotency = InMemoryIdempotency()
         self.account: Account = world.account(plan=Plan.PROFESSIONAL)

@@ -106,13 +106,13 @@ def test_a_give_back_that_failed_is_tried_once_more_by_the_sends_failure(sending
     assert sending.messages.items == {}
 
 
-def test_a_job_that_could_not_be_queued_gives_the_reservation_back(sending: Sending) -> None:
+def test_a_send_going_out_now_queues_nothing_itself_its_job_is_the_outboxs(sending: Sending) -> None:
     quotas = CountingQuotas()
-    with pytest.raises(Unavailable):
-        _service(sending, quotas, queue=FailingQueue()).send(sending.principal(), _request("a@example.com"))
+    accepted = _service(sending, quotas, queue=FailingQueue()).send(sending.principal(), _request("a@example.com"))
 
-    assert quotas.used == 0
-    assert sending.messages.items == {}
+    assert quotas.used == 1
+    assert list(sending.messages.items) == [accepted.id]
+    assert [job.message_id for job in sending.queue.jobs] == [accepted.id]  # the stream's, through the outbox
 
 
 def test_refused_for_more_than_go_out_it_counts_those_that_do(sending: Sending) -> None:

@@ -2,36 +2,33 @@
 
 Acceptance answers 202 `queued` and leaves delivery to the dispatcher. In order: the operator's
 hold (503), the template and its vars, rejected-before-send screening (still 202, with a
-`rejected` event), the quota (429), then the content is sealed, the job is queued (or
-scheduled) and the message stored with its events. The queue goes before the table on purpose:
-a job whose message was never stored is dropped by the dispatcher, while a stored message
-whose job was never queued would wait forever.
+`rejected` event), the quota (429), then the content is sealed and the message stored with its
+events. A message going out now gets its dispatch job from the messages table's stream (the
+outbox, outbox.py), off the request's path: a stored message always gets its job, and a send that
+fails leaves none. A scheduled message's job (a delayed message or a schedule, for its send_at) is
+queued before its message is stored: a job whose message was never stored is dropped by the
+dispatcher, while a stored message whose job was never queued would wait forever.
 
 Calls that do not depend on each other go side by side (a send's time in AWS is its round trips).
-A single send going out now without an Idempotency-Key makes its reads, its count and its job at
-once: the operator's hold, its template, its recipients' suppressions, a reservation of the quota
-for each distinct recipient (one conditional UpdateItem) and its dispatch job; then it applies
-their answers in the order above and stores the message. The reservation (_Reservation) is given
-back once, in part or whole: what screening rejected, or all it holds when the send fails (503,
-400, a failed queue or store); refused (429) for more recipients than go out, it counts those that
-do. The job still goes before the message: a 503, 400 or 429 leaves at most a job naming a message
-never stored, which the dispatcher drops after its grace, and an account so answered (on this
-instance, in the last minute) queues after its count again, so a client retrying leaves no stream
-of them. At the limit, for the milliseconds between a reservation and its give-back, a concurrent
-send within that many emails of the limit may be refused (429) though it would have fitted: the
-count never passes the limit, and which of two racing sends fits is a matter of milliseconds
-anyway. A keyed send (its charge makes its retries exact), a scheduled send, a batch and a live
-send that credits may pay for (pay-as-you-go, or a shared pool's: credits spent are not given back)
-count once screened, beside the job of a lone message going out now. An invocation that dies after
-counting and before storing leaves its count, as it did before: with an Idempotency-Key the retry
-settles it exactly (its charge); without one the quota counts too much, never too little.
+A single send going out now without an Idempotency-Key makes its reads and its count at once: the
+operator's hold, its template, its recipients' suppressions and a reservation of the quota for
+each distinct recipient (one conditional UpdateItem); then it applies their answers in the order
+above and stores the message. The reservation (_Reservation) is given back once, in part or
+whole: what screening rejected, or all it holds when the send fails (503, 400, a failed store);
+refused (429) for more recipients than go out, it counts those that do. At the limit, for the
+milliseconds between a reservation and its give-back, a concurrent send within that many emails
+of the limit may be refused (429) though it would have fitted: the count never passes the limit,
+and which of two racing sends fits is a matter of milliseconds anyway. A keyed send (its charge
+makes its retries exact), a scheduled send, a batch and a live send that credits may pay for
+(pay-as-you-go, or a shared pool's: credits spent are not given back) count once screened. An
+invocation that dies after counting and before storing leaves its count, as it did before: with
+an Idempotency-Key the retry settles it exactly (its charge); without one the quota counts too
+much, never too little.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -101,9 +98,8 @@ from postline.usage.quota import EmailLimits, email_limits, quota_refusal
 from postline.verification.domain import effective_verify_before_send
 
 MAX_REPORTED_REJECTIONS = 100
-# Messages queued then stored together: five SQS batches, then their items in full BatchWriteItems (a
-# message, its queued event and a tag item are 150 items, 6 calls of 25; 10 a chunk took 2 calls
-# for 30, one of them a third full): a 5,000 batch makes 1,100 of these calls instead of 1,500.
+# Messages stored together: their items in full BatchWriteItems (a message, its body's item and its
+# queued event are 150 items, 6 calls of 25), and a scheduled chunk's jobs in five SQS batches.
 STORE_CHUNK = 50
 SENDING_PAUSED_RETRY_AFTER = 60
 # Metrics, by `send` (single, batch) and `mode` (live, test: simulated, as test-key and routed sends are):
@@ -112,35 +108,6 @@ RECIPIENTS_ACCEPTED = "RecipientsAccepted"  # recipients queued for delivery
 RECIPIENTS_REJECTED = "RecipientsRejected"  # by `reason`: a batch's invalid ones, the rejected before send
 SMTP = "smtp"  # the use case (idempotency scope, `send` dimension) of a message submitted over SMTP
 INVALID = "invalid"  # the reason of a batch recipient that failed validation or repeats an address
-REFUSED_MEMORY_SECONDS = 60.0  # how long an instance queues an account's sends after their count, once refused
-
-
-class _Refusals:
-    """The accounts the quota refused lately, or whose send failed after queueing its job (a 503, a
-    400), per instance (a bounded, thread-safe memory): their next sends queue after their count."""
-
-    def __init__(self, seconds: float, size: int = 10_000) -> None:
-        self._seconds = seconds
-        self._size = size
-        self._until: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def note(self, account_id: str) -> None:
-        with self._lock:
-            if len(self._until) >= self._size:
-                self._until.clear()  # forgetting costs only an orphan job per account
-            self._until[account_id] = time.monotonic() + self._seconds
-
-    def lately(self, account_id: str) -> bool:
-        with self._lock:
-            until = self._until.get(account_id)
-            if until is not None and until <= time.monotonic():
-                del self._until[account_id]
-                until = None
-            return until is not None
-
-
-_REFUSED = _Refusals(REFUSED_MEMORY_SECONDS)
 
 
 @dataclass
@@ -271,7 +238,7 @@ class SendService:
         send_at = _send_at(request.send_at, now)
         addresses = [*request.to, *request.cc, *request.bcc]
         message_id = names.message(0)
-        reservation = self._reservation(principal, names, message_id, send_at, addresses, now)
+        reservation = self._reservation(principal, names, send_at, addresses, now)
         try:
             reads = self._reads_of_one(principal, request.template_id, addresses, reservation)
             template = reads.answer("template", None)
@@ -293,14 +260,12 @@ class SendService:
     ) -> _Reads:
         """A single send's reads, which do not depend on each other, side by side: the operator's hold
         (a live send's), the template and the recipients' suppressions, and with a `reservation` its
-        count and its dispatch job. The hold is applied here (503); the caller takes the others'
-        answers (or their failures) where it checked them one after another, so a send answers what
-        it always answered (the reservation's, in _commit)."""
+        count. The hold is applied here (503); the caller takes the others' answers (or their
+        failures) where it checked them one after another, so a send answers what it always
+        answered (the reservation's, in _commit)."""
         reads: dict[str, Callable[[], Any]] = {}
         if reservation is not None:
             reads["reserve"] = lambda: self._reserve(reservation)
-            if reservation.job is not None:
-                reads["job"] = lambda: self._queue_early(reservation)
         if principal.env is Environment.LIVE:
             # Read each time (consistent), not cached per instance: the operator's hold stops the very
             # next send, and beside the suppressions' read it costs no time.
@@ -315,8 +280,6 @@ class SendService:
             reservation.stopped, reservation.failure = found.found["reserve"]
             if reservation.failure is None and reservation.stopped is None:
                 reservation.held = reservation.count
-            reservation.job_failure = found.found.get("job", (None, None))[1]
-            reservation.queued = reservation.job is not None and reservation.job_failure is None
         self._check_not_paused(principal, platform_paused=found.answer("paused", False))
         return found
 
@@ -324,30 +287,24 @@ class SendService:
         self,
         principal: Principal,
         names: _Names,
-        message_id: str,
         send_at: datetime | None,
         addresses: list[str],
         now: datetime,
     ) -> _Reservation | None:
         """What a single send going out now, without an Idempotency-Key, counts beside its screening
-        reads (each distinct recipient) and the job it queues there (but for an account the quota
-        refused lately); None for any other send, which counts once screened (see the module's docstring)."""
+        reads (each distinct recipient); None for any other send, which counts once screened (see
+        the module's docstring)."""
         test = principal.env is Environment.TEST
         if names.keyed or send_at is not None or not addresses:
             return None
         if not test and principal.account.quota_source is not QuotaSource.OWN_PLAN:
             return None  # credits may pay (its own or its pool's): spent, they are not given back
-        account_id = principal.account.id
-        job = None
-        if not _REFUSED.lately(account_id):
-            job = DispatchJob(message_id=message_id, account_id=account_id, enqueued_at=now)
         return _Reservation(
-            account_id=account_id,
+            account_id=principal.account.id,
             count=len({address.lower() for address in addresses}),
             month=month_key(now),
             day=day_key(now),
             limits=email_limits(principal.account, test=test),
-            job=job,
         )
 
     def _reserve(self, reservation: _Reservation) -> str | None:
@@ -359,21 +316,13 @@ class SendService:
             limits=reservation.limits,
         )
 
-    def _queue_early(self, reservation: _Reservation) -> None:
-        assert reservation.job is not None
-        job = reservation.job.model_copy(update={"enqueued_at": self._clock.now()})
-        self._queue.enqueue([job])
-
-    def _settle(self, reservation: _Reservation, count: int, now: datetime) -> bool:
+    def _settle(self, reservation: _Reservation, count: int, now: datetime) -> None:
         """Makes a reservation the count of the emails going out (`count`, once screened): gives back
         what screening rejected, or, where the reservation was refused, counts what goes out if it
-        is fewer; raises what the reservation's calls raised, and the quota's 429 (the send's
-        failure gives back what is still held: _give_back). True when the message's job is queued
-        already. From here _commit accounts for `count`."""
+        is fewer; raises what the reservation's call raised, and the quota's 429 (the send's
+        failure gives back what is still held: _give_back). From here _commit accounts for `count`."""
         if reservation.failure is not None:
             raise reservation.failure  # counted or not, unknown: the quota may count too much, never too little
-        if reservation.job_failure is not None:
-            raise reservation.job_failure
         if reservation.held > count:
             self._release(reservation, reservation.held - count)  # the rejected recipients' emails
         elif count > reservation.held:
@@ -382,23 +331,16 @@ class SendService:
             if stopped is None:
                 stopped = self._reserve(replace(reservation, count=count - reservation.held))
             if stopped is not None:
-                _REFUSED.note(reservation.account_id)
                 raise quota_refusal(stopped, reservation.limits, now)
             reservation.held = count
         reservation.held = 0  # _commit's now: it gives back what it does not store
-        return reservation.queued
 
     def _give_back(self, reservation: _Reservation | None) -> None:
         """A send that failed gives back what its reservation still holds (all of it before _settle,
-        nothing after: _commit gives back what it did not store); a job it queued, naming a message
-        never stored, is dropped by the dispatcher, and its account's next sends on this instance
-        queue after their count for a while (a client retrying a 400 or a 503 leaves no stream of
-        such jobs). An invocation that dies gives nothing back: the quota counts too much, never too
-        little."""
+        nothing after: _commit gives back what it did not store). An invocation that dies gives
+        nothing back: the quota counts too much, never too little."""
         if reservation is None:
             return
-        if reservation.queued:
-            _REFUSED.note(reservation.account_id)
         self._release(reservation, reservation.held)
 
     def _release(self, reservation: _Reservation, count: int) -> None:
@@ -783,7 +725,7 @@ class SendService:
             self._check_webhook_url(str(request.webhook_url))
         now = self._clock.now()
         message_id = names.message(0)
-        reservation = self._reservation(principal, names, message_id, None, request.recipients, now)
+        reservation = self._reservation(principal, names, None, request.recipients, now)
         try:
             return self._accept_mime(principal, request, message_id, names, now, reservation)
         except Exception:  # an invocation that dies (BaseException in the crash harness) gives nothing back
@@ -964,12 +906,13 @@ class SendService:
         charge: str | None = None,
         reservation: _Reservation | None = None,
     ) -> list[_Prepared]:
-        """Queues and stores what `stored` (an earlier try's) lacks; returns what it stored. A `charge`
-        names the quota's count (usage/ports.py): a retry of a try that died after it counts nothing.
-        A `reservation` (a single unkeyed send's) is its count made already, and maybe its job."""
+        """Stores (and queues, when scheduled) what `stored` (an earlier try's) lacks; returns what it
+        stored. A `charge` names the quota's count (usage/ports.py): a retry of a try that died after
+        it counts nothing. A `reservation` (a single unkeyed send's) is its count made already."""
         if stored:
-            # That try queued each before storing it; its events are put again in case it was cut off
-            # between a chunk's messages and their events (same keys: a no-op where they were written).
+            # That try's messages have their jobs (the outbox's, or queued before them when scheduled);
+            # their events are put again in case it was cut off between a chunk's messages and their
+            # events (same keys: a no-op where they were written).
             mended = [event for item in prepared if item.message.id in stored for event in _mended(item, stored)]
             self._messages.create([], [], mended)
         prepared = [item for item in prepared if item.message.id not in stored]
@@ -980,40 +923,16 @@ class SendService:
         limits = email_limits(principal.account, test=test)
         month, day = month_key(now), day_key(now)
         chunks = [prepared[start : start + STORE_CHUNK] for start in range(0, len(prepared), STORE_CHUNK)]
-        # One message going out now is queued while the quota counts it (see the module's docstring);
-        # a batch's or a scheduled send's jobs wait for the count, as a refusal would leave many.
-        early = (
-            count > 0
-            and len(prepared) == 1
-            and send_at is None
-            and prepared[0].deliverable
-            and not _REFUSED.lately(principal.account.id)
-        )
         if reservation is not None:
-            early = self._settle(reservation, count, now)
+            self._settle(reservation, count, now)
         elif count:
-
-            def consume() -> str | None:
-                return self._quotas.consume_emails(
-                    principal.account.id, count, month=month, day=day, limits=limits, charge=charge
-                )
-
-            if early:
-                (stopped, _), (counting, queueing) = outcomes(consume, lambda: self._enqueue(chunks[0], send_at))
-                if counting is not None:
-                    raise counting
-                if stopped is None and queueing is not None:
-                    self._quotas.release_emails(
-                        principal.account.id, count, month=month, day=day, test=test, charge=charge
-                    )
-                    raise queueing
-            else:
-                stopped = consume()
+            stopped = self._quotas.consume_emails(
+                principal.account.id, count, month=month, day=day, limits=limits, charge=charge
+            )
             if stopped is not None:
-                _REFUSED.note(principal.account.id)
                 raise quota_refusal(stopped, limits, now)
-        started: list[int] = []  # chunks whose queueing began
-        finished: list[int] = []  # chunks queued and stored: those are sent, whatever follows
+        started: list[int] = []  # chunks whose storing began
+        finished: list[int] = []  # chunks stored: those are sent, whatever follows
         try:
             sealed = self._vault.seal([(item.message.id, item.content) for item in prepared])
             for item in prepared:
@@ -1024,7 +943,7 @@ class SendService:
                 def task() -> None:
                     started.append(index)
                     sealed_chunk = sealed[index * STORE_CHUNK : (index + 1) * STORE_CHUNK]
-                    self._commit_chunk(chunks[index], sealed_chunk, send_at, queued=early and index == 0)
+                    self._commit_chunk(chunks[index], sealed_chunk, send_at)
 
                 return task
 
@@ -1044,19 +963,17 @@ class SendService:
             raise
         return prepared
 
-    def _commit_chunk(
-        self, chunk: list[_Prepared], sealed: list[Sealed], send_at: datetime | None, *, queued: bool = False
-    ) -> None:
-        """Queues a chunk's jobs (unless `queued` already), then stores its messages and events: the time
-        between a job and its message stays a few milliseconds however large the batch (a dispatcher
-        taking a job first waits)."""
-        if not queued:
-            self._enqueue(chunk, send_at)
+    def _commit_chunk(self, chunk: list[_Prepared], sealed: list[Sealed], send_at: datetime | None) -> None:
+        """Stores a chunk's messages and events; scheduled, queues their jobs first (a schedule firing
+        before its message is stored finds it after a short wait). Messages going out now get theirs
+        from the outbox."""
+        if send_at is not None:
+            self._schedule(chunk, send_at)
         events = [event for item in chunk for event in item.events]
         self._messages.create([item.message for item in chunk], sealed, events)
 
-    def _enqueue(self, chunk: list[_Prepared], send_at: datetime | None) -> None:
-        """The dispatch jobs of a chunk's deliverable messages."""
+    def _schedule(self, chunk: list[_Prepared], send_at: datetime) -> None:
+        """The dispatch jobs of a chunk's deliverable messages, for their send_at."""
         queued_at = self._clock.now()  # a resumed try's `now` is its first try's
         jobs = [
             DispatchJob(message_id=item.message.id, account_id=item.message.account_id, enqueued_at=queued_at)
@@ -1095,21 +1012,17 @@ class SendService:
 @dataclass
 class _Reservation:
     """A single send's emails counted beside its screening reads, before it is known how many of its
-    recipients go out, and the dispatch job queued there too. What it holds is given back once: what
-    screening rejected (_settle, after which _commit accounts for the rest), or all of it when the
-    send fails before (_give_back)."""
+    recipients go out. What it holds is given back once: what screening rejected (_settle, after
+    which _commit accounts for the rest), or all of it when the send fails before (_give_back)."""
 
     account_id: str
     count: int  # its distinct recipients
     month: str
     day: str
     limits: EmailLimits
-    job: DispatchJob | None  # None: the account was refused lately, the job waits for the count
     stopped: str | None = None  # the limit that refused the count
     failure: BaseException | None = None  # the count's own failure
     held: int = 0  # emails it counted and has not given back, until _commit takes them over
-    job_failure: BaseException | None = None
-    queued: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -109,6 +109,16 @@ def _body_item(message: Message, sealed: Sealed) -> dict[str, Any]:
 
 def _message(attrs: dict[str, Any]) -> Message:
     return Message.model_validate(from_attrs(attrs))
+
+
+def inserted_messages(records: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """The messages a batch of the table's stream records inserted (their NEW_IMAGE), in order; the
+    other records (a body's item, an update, a TTL deletion) are not messages stored."""
+    return [
+        _message(record["dynamodb"]["NewImage"])
+        for record in records
+        if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["sk"]["S"] == MESSAGE_SK
+    ]
 
 
 class DynamoMessageStore:

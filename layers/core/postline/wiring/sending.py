@@ -11,6 +11,7 @@ from postline.wiring.registry import built_once, bulk_client, client, clock, set
 if TYPE_CHECKING:  # adapters and services are imported by the accessors that build them
     from postline.lists.send_service import ListSendService
     from postline.sending.idempotency import PowertoolsIdempotency
+    from postline.sending.outbox import Outbox
     from postline.sending.queue import SqsDispatchQueue
     from postline.sending.service import SendService
     from postline.sending.store import DynamoMessageStore
@@ -39,6 +40,13 @@ def dispatch_queue() -> SqsDispatchQueue:
     from postline.sending.queue import SqsDispatchQueue
 
     return SqsDispatchQueue(shared.delayed_queue(settings(SendQueue).url, settings(SendQueue).arn))
+
+
+def outbox() -> Outbox:
+    """The messages table's stream consumer that queues the jobs of messages stored to go out now."""
+    from postline.sending.outbox import Outbox
+
+    return Outbox(dispatch_queue(), clock())
 
 
 @built_once()
