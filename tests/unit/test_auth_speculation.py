@@ -166,9 +166,9 @@ def test_a_scope_refusal_keeps_the_key_remembered_as_admitted(world: World) -> N
     assert speculated(world, secret) is not None
 
 
-def test_the_memory_keeps_the_most_recently_used_keys() -> None:
+def test_the_memory_keeps_the_most_recently_used_keys(world: World) -> None:
     memory = AdmittedPrincipals(size=2)
-    principals = {name: _principal(name) for name in ("a", "b", "c")}
+    principals = {name: _principal(world) for name in ("a", "b", "c")}
     memory.remember("a", principals["a"])
     memory.remember("b", principals["b"])
     assert memory.recall("a") is principals["a"]  # now the most recent
@@ -179,10 +179,7 @@ def test_the_memory_keeps_the_most_recently_used_keys() -> None:
     assert memory.recall("a") is None
 
 
-def _principal(name: str) -> Principal:
-    from tests.unit.world import build_world
-
-    world = build_world()
+def _principal(world: World) -> Principal:
     admission = admitted(world, world.key(world.account()).key)
     assert admission.principal is not None
     return admission.principal
