@@ -42,7 +42,7 @@ def _used(api: Api) -> tuple[int, int]:
     return body["emails"]["used"], body["daily"]["used"]
 
 
-def _recorded(runtime: Any, call: Callable[[], Any]) -> tuple[Any, list[Call]]:
+def _recorded(call: Callable[[], Any]) -> tuple[Any, list[Call]]:
     """What `call` answered, and the calls its request made."""
     with CallRecorder() as recorder:
         answer = call()
@@ -84,7 +84,7 @@ def test_a_send_after_the_key_was_remembered_runs_beside_its_admission_and_is_de
     _warm(sender)
     to = recipient("spec")
 
-    response, calls = _recorded(runtime, lambda: sender.live.post("/v3/messages", json=message(sender.address, to)))
+    response, calls = _recorded(lambda: sender.live.post("/v3/messages", json=message(sender.address, to)))
 
     sent = accepted(response)
     assert _ran_beside_the_admission(calls), [(c.thread, c.name) for c in calls]
@@ -101,9 +101,7 @@ def test_a_key_revoked_after_it_was_remembered_is_refused_and_nothing_is_stored(
     used = _used(admin)
     assert admin.delete(f"/v3/keys/{_key_id(sender.live)}").status_code == 200
 
-    response, calls = _recorded(
-        runtime, lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient()))
-    )
+    response, calls = _recorded(lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient())))
 
     assert_error(response, 401, "unauthorized")
     assert _ran_beside_the_admission(calls)  # the send's reads started on the remembered principal...
@@ -149,9 +147,7 @@ def test_an_account_suspended_after_its_key_was_remembered_is_refused(
     operator = operator_root.operator_service()
     operator.set_status(sender.id, status)
     try:
-        response, calls = _recorded(
-            runtime, lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient()))
-        )
+        response, calls = _recorded(lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient())))
     finally:
         operator.set_status(sender.id, AccountStatus.ACTIVE)
 
@@ -172,7 +168,7 @@ def test_a_narrowed_ip_allowlist_applies_to_the_next_send(runtime: Any) -> None:
 
     narrowed = admin.patch(f"/v3/keys/{key_id}", json={"ip_allowlist": [{"cidr": "10.0.0.0/8"}]})
     assert narrowed.status_code == 200, narrowed.text
-    response, calls = _recorded(runtime, lambda: scoped.live.post("/v3/messages", json=message(scoped.address)))
+    response, calls = _recorded(lambda: scoped.live.post("/v3/messages", json=message(scoped.address)))
     assert_error(response, 403, "ip_not_allowed")
     assert _ran_beside_the_admission(calls)
     assert _stored(runtime, calls) == []
@@ -193,9 +189,7 @@ def test_a_spent_rate_window_is_429_with_retry_after_and_nothing_is_stored(runti
     accepted(sender.live.post("/v3/messages", json=message(sender.address, recipient())))  # 2
     used = _used(sender.live)  # 3: the window is spent
 
-    response, calls = _recorded(
-        runtime, lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient()))
-    )
+    response, calls = _recorded(lambda: sender.live.post("/v3/messages", json=message(sender.address, recipient())))
 
     assert_error(response, 429, "rate_limited")
     assert 1 <= int(response.headers["Retry-After"]) <= 60
