@@ -773,11 +773,11 @@ def model(
 # --- the calls an operation makes (checked against recordings) ----------------------------------
 
 # POST /v3/messages, one recipient, no Idempotency-Key, with what each call is for, in the order
-# the code makes them on a warm instance: side by side auth (the key and its account) and the
-# account's request window, then side by side the platform's pause, the recipient's suppressions
-# and the quota's reservation, then the message. Its sealing key comes from the instance's cache
-# (kms.GenerateDataKey: _AMORTIZED). Its dispatch job is the outbox's (SendOutboxFunction, from the
-# messages table's stream), priced with the delivery.
+# the code makes them on a warm instance that admitted its key before: side by side the admission
+# (the key and its account beside the account's request window: auth/speculation.py), the
+# platform's pause, the recipient's suppressions and the quota's reservation, then the message. Its
+# sealing key comes from the instance's cache (kms.GenerateDataKey: _AMORTIZED). Its dispatch job is
+# the outbox's (SendOutboxFunction, from the messages table's stream), priced with the delivery.
 SEND_CALLS: dict[str, tuple[int, str]] = {
     "dynamodb.BatchGetItem": (2, "the key and its account (auth); the recipient's suppressions"),
     "dynamodb.UpdateItem": (2, "the account's per-minute request window; the month's and day's quota (conditional)"),
@@ -787,10 +787,16 @@ SEND_CALLS: dict[str, tuple[int, str]] = {
 # The same calls as the code makes them on a warm instance: each group side by side, the groups one
 # after another (tests/e2e/test_cloud_model.py checks a real send's critical path against it).
 SEND_PATH: tuple[tuple[str, ...], ...] = (
-    ("dynamodb.BatchGetItem", "dynamodb.UpdateItem"),  # the key and its account; the request window
+    # the key and its account; the request window (the admission, on the key's remembered principal);
     # the platform's pause; the recipient's suppressions; the quota's reservation
-    ("dynamodb.GetItem", "dynamodb.BatchGetItem", "dynamodb.UpdateItem"),
-    ("dynamodb.BatchWriteItem",),  # the message, its body's item and its queued event
+    (
+        "dynamodb.BatchGetItem",
+        "dynamodb.UpdateItem",
+        "dynamodb.GetItem",
+        "dynamodb.BatchGetItem",
+        "dynamodb.UpdateItem",
+    ),
+    ("dynamodb.BatchWriteItem",),  # the message, its body's item and its queued event (once admitted)
 )
 
 

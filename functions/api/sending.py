@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 
 from postline import wiring
 from postline.http.app import lambda_handler
-from postline.http.context import principal
+from postline.http.context import confirmation, principal
 from postline.http.errors import conflict_response
 from postline.http.params import PageNumber, PerPage
 from postline.lists.sends import ListSendResult
@@ -69,7 +69,10 @@ def _idempotent(key: str | None) -> IdempotentCall | None:
 def send_message(
     request: Annotated[SendRequest, Body()], idempotency_key: IdempotencyKey = None
 ) -> Response[MessageAccepted | ListSendResult]:
-    return _accepted(sending.send_service().send(principal(), request, _idempotent(idempotency_key)))
+    # On a warm instance the principal may be the key's remembered one, its admission still running
+    # (auth/speculation.py): the send joins it before it stores anything.
+    send = sending.send_service().send(principal(), request, _idempotent(idempotency_key), confirm=confirmation())
+    return _accepted(send)
 
 
 @router.post(

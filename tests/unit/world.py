@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from postline.accounts.domain import Account, AccountStatus, Plan
 from postline.audit.service import AuditService
 from postline.auth.service import Authenticator
+from postline.auth.speculation import AdmittedPrincipals
 from postline.keys.access import Environment, Scope
 from postline.keys.domain import AllowlistEntry
 from postline.keys.identity import Principal
@@ -83,6 +84,7 @@ def build_world() -> World:
             clock=clock,
             console=console,
             meter=meter,
+            admitted=AdmittedPrincipals(),
         ),
         operator=OperatorService(
             accounts=store, keys=store, key_service=keys, ids=ids, clock=clock, subaccounts=subaccounts

@@ -75,6 +75,9 @@ class Route:
     policies: tuple[str, ...] = ()
     # It may run an SMTP mailbox probe: in the VPC, to ask the relay task (a Lambda cannot open port 25).
     probes_mailboxes: bool = False
+    # Its use case confirms the request's admission before its first durable write, so on a warm
+    # instance it may run on the key's remembered principal beside the admission (auth/speculation.py).
+    speculative: bool = False
 
     @property
     def function_id(self) -> str:
@@ -100,7 +103,8 @@ ROUTES: tuple[Route, ...] = (
     Route("RotateKey", "POST",   "/v3/keys/{id}/rotate", "keys",     Access.WRITE, "key.rotated", True, policies=(W,)),
     Route("DeleteKey", "DELETE", "/v3/keys/{id}",        "keys",     Access.WRITE, "key.deleted", True, policies=(W,)),
     Route("ListAudit", "GET",    "/v3/audit",            "audit",    Access.READ,  policies=(R,)),
-    Route("SendMessage",     "POST",   "/v3/messages",            "sending", Access.SEND, policies=(SEND,)),
+    Route("SendMessage",     "POST",   "/v3/messages",            "sending", Access.SEND, policies=(SEND,),
+          speculative=True),
     Route("SendBatch",       "POST",   "/v3/messages.batch",      "sending", Access.SEND, memory=1024, timeout=29,
           policies=(SEND,)),
     Route("ListScheduled",   "GET",    "/v3/messages/scheduled",  "sending", Access.READ, policies=(MESSAGES_READ,)),

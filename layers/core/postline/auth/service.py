@@ -14,6 +14,10 @@ A warm instance knows a key's account before reading it (a key's hash names one 
 keys/store.py), so without On-Behalf-Of it counts the account's window beside the key's read, one
 round trip instead of two; a request that authentication then refuses takes that count back, so
 it counts in its source address's window only, as above.
+A warm instance also remembers the principal it last admitted per API key (auth/speculation.py):
+`speculate` gives it, without a read, to a route that confirms its admission before its first
+durable write (POST /v3/messages), so that route's reads run beside the admission, which is made
+in full as above on every request; a refusal before the scope's and mode's checks forgets it.
 The rate window counts every authenticated request, including ones then refused for scope. A
 request refused before it (401, 403 account status or IP allowlist), and every request to a public
 route (`admit_public`), counts in its source address's window instead, so each response can report
@@ -32,6 +36,7 @@ from postline.accounts.domain import BLOCKED_STATUSES, Account, AccountStatus
 from postline.accounts.ports import AccountStore
 from postline.auth import ratelimit
 from postline.auth.ports import ConsoleTokenVerifier
+from postline.auth.speculation import AdmittedPrincipals
 from postline.keys.access import Access, Environment, Scope, scope_permits
 from postline.keys.domain import env_of_secret, ip_allowed
 from postline.keys.identity import Principal
@@ -79,6 +84,7 @@ class Authenticator:
         console: ConsoleTokenVerifier | None,
         meter: Meter,
         ip_rate_limit: int = ratelimit.DEFAULT_IP_RATE_LIMIT,
+        admitted: AdmittedPrincipals | None = None,
     ) -> None:
         self._keys = keys
         self._accounts = accounts
@@ -89,6 +95,7 @@ class Authenticator:
         self._console = console
         self._meter = meter
         self._ip_rate_limit = ip_rate_limit
+        self._admitted = admitted  # the instance's memory of admitted keys (None: `speculate` never gives one)
 
     def admit(
         self,
@@ -103,6 +110,7 @@ class Authenticator:
         try:
             principal, counted = self._authenticate_counting(_sole(authorizations), source_ip, not on_behalf_of)
         except ApiError as refusal:
+            self._forget(authorizations)
             source_rate = self.count_source_request(source_ip)
             return Admission(None, source_rate, refusal if source_rate.allowed else self._refuse(source_rate, "source"))
         try:
@@ -111,14 +119,62 @@ class Authenticator:
             rate = self.count_request(principal)  # the credential's own account's window
             return Admission(principal, rate, refusal if rate.allowed else self._refuse(rate, "account"))
         rate = counted or self.count_request(principal)
+        if not rate.allowed:
+            self._forget(authorizations)
+            return Admission(principal, rate, self._refuse(rate, "account"))
+        if not on_behalf_of:
+            self._remember(principal)
         try:
-            if not rate.allowed:
-                raise self._refuse(rate, "account")
             self.authorize(principal, rule)
         except ApiError as refusal:
             return Admission(principal, rate, refusal)
         self.touch(principal)
         return Admission(principal, rate, None)
+
+    def speculate(
+        self,
+        authorizations: Sequence[str],
+        source_ip: str | None,
+        rule: RouteRule,
+        on_behalf_of: Sequence[str] = (),
+    ) -> Principal | None:
+        """The principal this instance last admitted for the request's one API key, when its route's
+        rule and the key's IP allowlist admit it from `source_ip` (as remembered: `admit` still
+        decides); None for anything else (no memory of the key, a console token, On-Behalf-Of)."""
+        if self._admitted is None or on_behalf_of or len(authorizations) != 1:
+            return None
+        try:
+            token = _bearer(authorizations[0])
+        except ApiError:
+            return None
+        if env_of_secret(token) is None:
+            return None
+        remembered = self._admitted.recall(self._hasher.hash(token))
+        if remembered is None or remembered.key is None or remembered.account.blocked_code():
+            return None
+        if not ip_allowed(remembered.key.ip_allowlist, source_ip):
+            return None
+        principal = replace(remembered, source_ip=source_ip)
+        try:
+            self.authorize(principal, rule)
+        except ApiError:
+            return None
+        return principal
+
+    def _remember(self, principal: Principal) -> None:
+        if self._admitted is not None and principal.key is not None:
+            self._admitted.remember(principal.key.key_hash, principal)
+
+    def _forget(self, authorizations: Sequence[str]) -> None:
+        """The key's remembered principal forgotten, after a refusal of its key, account, address or window."""
+        if self._admitted is None or len(authorizations) != 1:
+            return
+        try:
+            token = _bearer(authorizations[0])
+        except ApiError:
+            return
+        if env_of_secret(token) is not None:
+            self._admitted.forget(self._hasher.hash(token))
 
     def _authenticate_counting(
         self, authorization: str | None, source_ip: str | None, counting: bool

@@ -4,7 +4,9 @@ One place for: authentication, acting for a subaccount (On-Behalf-Of), scopes an
 windows and their headers, the request id header, what a body may be (http/body.py), and the error
 body of every failure (including bad JSON, schema violations as 400, not 422, and unexpected errors
 as 500 with no stack trace leaked).
-Authentication runs in the entry point, ahead of the resolver, so it comes before request validation.
+Authentication runs in the entry point, ahead of the resolver, so it comes before request validation;
+on a speculative route (POST /v3/messages) whose key this instance admitted before, the route runs
+on that principal while the admission is made, and its answer waits for it (auth/speculation.py).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from postline.audit import organisation_copies
 from postline.audit.domain import AuditEntry
 from postline.audit.organisation_copies import OnBehalf, copying_in_transactions
 from postline.audit.service import entries_made, organisation_copy
-from postline.auth.service import RouteRule
+from postline.auth.service import Admission, RouteRule
+from postline.auth.speculation import Confirmation
 from postline.http import body, context
 from postline.http.errors import describe_validation_errors, error_json, is_json_error
 from postline.keys.access import Access
@@ -56,25 +59,51 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
 def _authenticate(event: APIGatewayProxyEvent) -> None:
     """Runs before Powertools resolves the route: its request validation would otherwise answer
     a keyless request with a bad body 400 instead of 401 (it runs ahead of any middleware).
-    A public route needs no key but still counts in its source address's rate window."""
+    A public route needs no key but still counts in its source address's rate window.
+    A speculative route (routes.py) whose key this instance admitted before runs on that principal
+    at once, its admission left to join (`_confirmed`; auth/speculation.py)."""
     route = find_route(event.http_method, event.resource)
     if route is None:
         return  # no such route: the resolver answers 404
     source_ip = event.request_context.identity.source_ip
+    authenticator = auth.authenticator()
     if route.access is Access.PUBLIC:
-        admission = auth.authenticator().admit_public(source_ip)
-    else:
-        admission = auth.authenticator().admit(
-            _header_values(event, "Authorization"),
-            source_ip,
-            RouteRule(route.access, route.live_only),
-            on_behalf_of=_header_values(event, ON_BEHALF_OF),
-        )
+        _admitted(authenticator.admit_public(source_ip))
+        return
+    authorizations = _header_values(event, "Authorization")
+    on_behalf_of = _header_values(event, ON_BEHALF_OF)
+    rule = RouteRule(route.access, route.live_only)
+    speculated = authenticator.speculate(authorizations, source_ip, rule, on_behalf_of) if route.speculative else None
+    if speculated is None:
+        _admitted(authenticator.admit(authorizations, source_ip, rule, on_behalf_of=on_behalf_of))
+        return
+    state = context.current()
+    state.principal = speculated
+    state.confirmation = Confirmation(
+        lambda: authenticator.admit(authorizations, source_ip, rule, on_behalf_of=on_behalf_of), speculated
+    )
+
+
+def _admitted(admission: Admission) -> None:
+    """The request's window, and its principal or its refusal (raised)."""
     state = context.current()
     state.rate = admission.rate
     if admission.refusal is not None:
         raise admission.refusal
     state.principal = admission.principal
+
+
+def _confirmed() -> bool:
+    """After a speculative route answered: its admission (joined, or made now if the route made no
+    durable write), which replaces the answer with its refusal; True when the request must run
+    again on the principal admitted, which differs from the one it ran on (the route gave back
+    what it took, as it does for any failure)."""
+    state = context.current()
+    confirmation, state.confirmation = state.confirmation, None
+    if confirmation is None:
+        return False
+    _admitted(confirmation.admission())
+    return confirmation.missed
 
 
 def _on_behalf() -> OnBehalf | None:
@@ -196,6 +225,31 @@ def _add_headers(response: dict[str, Any], headers: dict[str, str]) -> None:
         response["headers"] = {**(response.get("headers") or {}), **headers}
 
 
+def _respond(
+    app: APIGatewayRestResolver, proxy_event: APIGatewayProxyEvent, event: dict[str, Any], lambda_context: LambdaContext
+) -> dict[str, Any]:
+    """The answer of an authenticated (or speculative) request: its body checked, its route run."""
+    try:
+        _check_body(proxy_event)
+        if proxy_event.path.endswith("\n"):
+            # Powertools matches a route's pattern with `$`, which also matches before a final newline:
+            # GET /v3/domains/%0A (id "\n", which names nothing) would reach the list route instead.
+            raise NotFound("No such resource in this account.")
+        organisation_copies.register(wiring_client("dynamodb"))
+        with (
+            entries_made() as made,
+            copying_in_transactions(made, acting=_on_behalf, new_id=shared.ids().new_id) as copied,
+        ):
+            response: dict[str, Any] = app.resolve(event, lambda_context)
+        _copy_to_organisation(made, copied, response)
+    except ApiError as exc:
+        response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
+    except Exception:
+        logger.exception("unhandled error before the route")
+        response = _proxy_error(500, "internal_error", INTERNAL_ERROR)
+    return response
+
+
 def lambda_handler(*routers: Router) -> LambdaHandler:
     """The entry point of every API function: resolve, then stamp request id and rate headers; the
     invocation's metrics are published as it ends."""
@@ -210,18 +264,9 @@ def lambda_handler(*routers: Router) -> LambdaHandler:
         try:
             proxy_event = APIGatewayProxyEvent(event)
             _authenticate(proxy_event)
-            _check_body(proxy_event)
-            if proxy_event.path.endswith("\n"):
-                # Powertools matches a route's pattern with `$`, which also matches before a final newline:
-                # GET /v3/domains/%0A (id "\n", which names nothing) would reach the list route instead.
-                raise NotFound("No such resource in this account.")
-            organisation_copies.register(wiring_client("dynamodb"))
-            with (
-                entries_made() as made,
-                copying_in_transactions(made, acting=_on_behalf, new_id=shared.ids().new_id) as copied,
-            ):
-                response: dict[str, Any] = app.resolve(event, lambda_context)
-            _copy_to_organisation(made, copied, response)
+            response = _respond(app, proxy_event, event, lambda_context)
+            if _confirmed():
+                response = _respond(app, proxy_event, event, lambda_context)
         except ApiError as exc:
             response = _proxy_error(exc.status, exc.code, exc.message, _retry_after(exc))
         except Exception:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
 from postline.auth.ratelimit import RateDecision
+from postline.auth.speculation import Confirmation
 from postline.keys.identity import Principal
 from postline.shared.errors import Unauthorized
 
@@ -15,6 +17,8 @@ class RequestState:
     request_id: str
     principal: Principal | None = None
     rate: RateDecision | None = None
+    # Set while the route runs on a remembered principal (auth/speculation.py): its admission to join.
+    confirmation: Confirmation | None = None
 
 
 _state: ContextVar[RequestState] = ContextVar("postline_request")
@@ -36,3 +40,10 @@ def principal() -> Principal:
     if found is None:
         raise Unauthorized("Authentication required.")
     return found
+
+
+def confirmation() -> Callable[[], None] | None:
+    """What a speculative route's use case calls before its first durable write (it returns once the
+    request is admitted as its principal, else raises), or None when the principal is admitted already."""
+    pending = _state.get().confirmation
+    return pending.confirm if pending is not None else None

@@ -172,17 +172,26 @@ class SendService:
     # -- sending ---------------------------------------------------------------------------
 
     def send(
-        self, principal: Principal, request: SendRequest, idempotent: IdempotentCall | None = None
+        self,
+        principal: Principal,
+        request: SendRequest,
+        idempotent: IdempotentCall | None = None,
+        confirm: Callable[[], None] | None = None,
     ) -> MessageAccepted | ListSendResult:
         """POST /v3/messages; under an Idempotency-Key, a replay returns the first answer. A send
-        whose `to` is one of the account's lists' addresses is a list send (lists/sends.py)."""
+        whose `to` is one of the account's lists' addresses is a list send (lists/sends.py).
+        `confirm`: the request's admission, when `principal` is speculative (auth/speculation.py):
+        joined beside the send's reads, before anything durable is written (raising its refusal)."""
         self._check_ip_pool(principal, request.ip_pool)
         mailing_list = self._list_at(principal, request.to)
+        if confirm is not None and (mailing_list is not None or idempotent is not None):
+            confirm()  # before its job, or its Idempotency-Key's record
+            confirm = None
         if mailing_list is not None:
             return self._send_to_list(principal, request, mailing_list, idempotent)
         names = _Names.of(self._ids, principal, "messages", idempotent)
         return self._once(
-            idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request, names)
+            idempotent, "messages", principal, MessageAccepted, lambda: self._send(principal, request, names, confirm)
         )
 
     def send_batch(
@@ -229,7 +238,9 @@ class SendService:
             idempotent, scope=scope, account_id=principal.account.id, env=principal.env, model=model, produce=produce
         )
 
-    def _send(self, principal: Principal, request: SendRequest, names: _Names) -> MessageAccepted:
+    def _send(
+        self, principal: Principal, request: SendRequest, names: _Names, confirm: Callable[[], None] | None = None
+    ) -> MessageAccepted:
         request.check_recipient_limits()
         request.check_attachments()
         if request.webhook_url:
@@ -240,7 +251,7 @@ class SendService:
         message_id = names.message(0)
         reservation = self._reservation(principal, names, send_at, addresses, now)
         try:
-            reads = self._reads_of_one(principal, request.template_id, addresses, reservation)
+            reads = self._reads_of_one(principal, request.template_id, addresses, reservation, confirm)
             template = reads.answer("template", None)
             item = self._prepare(principal, request, template, send_at, now, message_id=message_id)
             suppressed = reads.answer("suppressed", set())
@@ -257,13 +268,18 @@ class SendService:
         template_id: str | None,
         addresses: list[str],
         reservation: _Reservation | None = None,
+        confirm: Callable[[], None] | None = None,
     ) -> _Reads:
         """A single send's reads, which do not depend on each other, side by side: the operator's hold
         (a live send's), the template and the recipients' suppressions, and with a `reservation` its
         count. The hold is applied here (503); the caller takes the others' answers (or their
         failures) where it checked them one after another, so a send answers what it always
-        answered (the reservation's, in _commit)."""
+        answered (the reservation's, in _commit). With `confirm` (a speculative principal's
+        admission, auth/speculation.py) the admission is made beside them and applied first: its
+        refusal is the send's, the reservation given back by the caller."""
         reads: dict[str, Callable[[], Any]] = {}
+        if confirm is not None:
+            reads["admitted"] = confirm
         if reservation is not None:
             reads["reserve"] = lambda: self._reserve(reservation)
         if principal.env is Environment.LIVE:
@@ -280,6 +296,7 @@ class SendService:
             reservation.stopped, reservation.failure = found.found["reserve"]
             if reservation.failure is None and reservation.stopped is None:
                 reservation.held = reservation.count
+        found.answer("admitted", None)
         self._check_not_paused(principal, platform_paused=found.answer("paused", False))
         return found
 

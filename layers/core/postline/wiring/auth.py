@@ -12,6 +12,15 @@ if TYPE_CHECKING:  # adapters and services are imported by the accessors that bu
     from postline.auth.cognito import CognitoConsoleUsers
     from postline.auth.console_jwt import JwksTokenVerifier
     from postline.auth.service import Authenticator
+    from postline.auth.speculation import AdmittedPrincipals
+
+
+@built_once()
+def admitted_principals() -> AdmittedPrincipals:
+    """The principal each API key was last admitted as, on this instance (auth/speculation.py)."""
+    from postline.auth.speculation import AdmittedPrincipals
+
+    return AdmittedPrincipals()
 
 
 @built_once()
@@ -35,6 +44,7 @@ def authenticator() -> Authenticator:
         console=console_verifier(),
         meter=shared.meter(),
         ip_rate_limit=settings(SourceRate).per_minute,
+        admitted=admitted_principals(),
     )
 
 
