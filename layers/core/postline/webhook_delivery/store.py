@@ -16,6 +16,12 @@ attempt is under way, are not), and the retention sweep reaches it from then (be
 does). A data removal finds the pending ones by key: their ids follow from the erased events
 (delivery_id), read from the base table (data_removals/holdings.py).
 
+A data removal leaves a tombstone at each delivery key of an erased event (`tombstone_item`: the
+key, `status` "erased", `expires_at`; no personal data, no `endpoint_key`, so never in by_endpoint),
+so a late fan-out of the event's stream record (the events stream keeps records 24 hours) finds its
+open write refused and POSTs nothing. Every read by key here takes a tombstone for no delivery:
+`get` None, `get_many` leaves it out, and `save` is refused on it (it has no `attempts`).
+
 An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
 twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
 `manual` only when true. Items written before 2026-11-28 hold them too (and `attempt_count`), and
@@ -26,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -58,6 +64,22 @@ _IN_KEYS = ("id", "account_id", "endpoint_id", "created_at")  # what the keys ho
 
 
 OPEN_KEY = "open_key"  # endpoint_key's value on a delivery not yet in the index (the module docstring)
+
+TOMBSTONE = "erased"  # a tombstone's status: never a DeliveryStatus, never shown (the module docstring)
+# A tombstone outlives every stream record of its event: the events stream keeps a record 24 hours
+# from its write, which came before the removal; the second day is margin (a batch being retried).
+TOMBSTONE_KEPT = timedelta(hours=48)
+
+
+def tombstone_item(delivery_id: str, now: datetime) -> dict[str, Any]:
+    """What a data removal leaves at the key of an erased event's delivery, in place of whatever
+    was there: ~60 bytes (one write unit), nothing about the event or its recipient, gone by TTL."""
+    expires_at = int((now + TOMBSTONE_KEPT).timestamp())
+    return {**item_key(delivery_id), "status": {"S": TOMBSTONE}, "expires_at": {"N": str(expires_at)}}
+
+
+def _is_tombstone(attrs: dict[str, Any]) -> bool:
+    return bool(attrs.get("status", {}).get("S") == TOMBSTONE)
 
 
 def _item(delivery: Delivery, *, indexed: bool = True) -> dict[str, Any]:
@@ -101,11 +123,14 @@ class DynamoDeliveryStore:
         return True
 
     def get(self, delivery_id: str) -> Delivery | None:
+        """The delivery; None when there is none, or only an erased event's tombstone."""
         response = self._db.get_item(TableName=self._table, Key=key(_pk(delivery_id), _SK), ConsistentRead=True)
-        return _delivery(response["Item"]) if "Item" in response else None
+        found = response.get("Item")
+        return _delivery(found) if found is not None and not _is_tombstone(found) else None
 
     def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
-        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call)."""
+        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call); a
+        tombstone is none."""
         found: dict[str, Delivery] = {}
         for start in range(0, len(delivery_ids), _BATCH_GET_LIMIT):
             chunk = list(dict.fromkeys(delivery_ids[start : start + _BATCH_GET_LIMIT]))
@@ -113,6 +138,8 @@ class DynamoDeliveryStore:
             for attempt in range(8):
                 response = self._db.batch_get_item(RequestItems=pending)
                 for attrs in response["Responses"].get(self._table, []):
+                    if _is_tombstone(attrs):
+                        continue
                     delivery = _delivery(attrs)
                     found[delivery.id] = delivery
                 pending = response.get("UnprocessedKeys") or {}
@@ -129,8 +156,9 @@ class DynamoDeliveryStore:
             self._db.put_item(
                 TableName=self._table,
                 Item=_item(delivery),
-                # attribute_exists: a delivery a data removal deleted meanwhile stays deleted
-                ConditionExpression="attribute_exists(pk) AND size(attempts) = :before",
+                # attribute_exists(attempts): every delivery has them, so a delivery a data removal
+                # deleted or left its tombstone at (no `attempts`) meanwhile stays erased
+                ConditionExpression="attribute_exists(attempts) AND size(attempts) = :before",
                 ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
             )
         except ClientError as exc:
