@@ -148,3 +148,5 @@ def test_a_removal_erases_a_delivery_whose_first_attempt_is_in_flight(stack: InP
     assert [store.get(d.id) for d in erased] == [None] * 3
     assert store.get_many([d.id for d in erased] + [other.id]) == {other.id: other}
     assert _history(store, account_id, "wh_a") == [] and _history(store, account_id, "wh_b") == []
+    # The event's erasure mark, for an endpoint created since (no tombstone of its own); another's has none.
+    assert store.erased(event.id) is True and store.erased("evt_someone_else") is False

@@ -7,7 +7,8 @@ searched for the address (as written, lowercased, URL-encoded, and base64 as a M
 and it is found nowhere; the erased bodies no longer decrypt; the receipt verifies with PyNaCl, in
 the erasure page's five lines; and a send to the address is still refused (its unsubscribe kept as a
 keyed hash). A fan-out of the erased events' stream records after the removal (a lagging or
-redelivered batch: the stream keeps them 24 hours) POSTs nothing and brings no delivery back."""
+redelivered batch: the stream keeps them 24 hours) POSTs nothing, to the endpoints it knew or one
+created since, and brings no delivery back."""
 
 from __future__ import annotations
 
@@ -387,7 +388,8 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
 def test_a_late_fan_out_of_an_erased_events_stream_records_posts_nothing(runtime: Any) -> None:
     sender = verified_sender(runtime)
     address = f"late.{uuid.uuid4().hex[:10]}@example.com"
-    with Receiver() as hooks, Receiver() as own, kept_stream(runtime, wiring.settings(Events).table) as stream:
+    events_table = wiring.settings(Events).table
+    with Receiver() as hooks, Receiver() as own, Receiver() as newer, kept_stream(runtime, events_table) as stream:
         hook = create_endpoint(sender.live, hooks.url, events=EVENTS)
         sent = accepted(sender.live.post("/v3/messages", json=message(sender.address, address, webhook_url=own.url)))
         settle(runtime, sent["id"])
@@ -406,13 +408,16 @@ def test_a_late_fan_out_of_an_erased_events_stream_records_posts_nothing(runtime
 
         done = removal(sender.live, runtime, address)
         assert done["status"] == "done" and done["counts"]["events"] == len(events), done
+        since_removal = create_endpoint(sender.live, newer.url, events=EVENTS)  # no tombstone for it
 
         # The stream's records of the erased events, fanned out again after the removal.
         deliverer = webhook_delivery.webhook_deliverer()
         deliverer.fan_out_records(records)
         assert [deliverer.attempt(each) for each in ids] == [(True, None)] * len(ids)  # the retry schedule's task
         drain(runtime)
-        assert (len(hooks.requests), len(own.requests)) == posted
+        assert (len(hooks.requests), len(own.requests), len(newer.requests)) == (*posted, 0)
+        later = sender.live.get(f"/v3/webhooks/{since_removal['id']}/deliveries").json()["deliveries"]
+        assert later == [], later
         shown = sender.live.get(f"/v3/webhooks/{hook['id']}/deliveries")
         assert shown.status_code == 200 and shown.json()["deliveries"] == [], shown.text
         assert webhook_delivery.webhook_deliveries().get_many(ids) == {}
@@ -424,7 +429,7 @@ def test_a_late_fan_out_of_an_erased_events_stream_records_posts_nothing(runtime
         drain(runtime)
         job = sender.live.get(f"/v3/webhooks/deliveries/resend/{resent.json()['id']}").json()
         assert (job["matched"], job["attempted"]) == (0, 0), job
-        assert (len(hooks.requests), len(own.requests)) == posted
+        assert (len(hooks.requests), len(own.requests), len(newer.requests)) == (*posted, 0)
         assert leftovers(address) == []
 
 

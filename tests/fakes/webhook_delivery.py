@@ -29,6 +29,7 @@ class InMemoryDeliveries:
         self.items: dict[str, Delivery] = {}
         self.indexed: set[str] = set()  # saved at least once: in by_endpoint
         self.lose_races = False
+        self.erased_events: set[str] = set()  # a data removal's marks (the adapter's tombstone at erasure_mark_id)
         self._lock = threading.Lock()
 
     def create(self, delivery: Delivery) -> bool:
@@ -49,6 +50,9 @@ class InMemoryDeliveries:
             self.items[delivery.id] = delivery
             self.indexed.add(delivery.id)
             return True
+
+    def erased(self, event_id: str) -> bool:
+        return event_id in self.erased_events
 
     def for_endpoint(
         self,

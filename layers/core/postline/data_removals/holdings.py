@@ -11,7 +11,8 @@ page (`apply`: idempotent). The worker saves a found page with its counts before
                    message-level events that name the address; then the webhook deliveries of
                    those events by key (every one, pending ones too: by_endpoint holds a delivery
                    only from its first attempt), each replaced by a tombstone so a late fan-out of
-                   the event's stream record opens none again, then the events and their tag items
+                   the event's stream record opens none again (and the event's erasure mark, for an
+                   endpoint created since), then the events and their tag items
     deliveries     webhook delivery history (by_endpoint, month by month) whose payload names it
     verifications  recipient activity (counters), bulk verification rows and results (jobs table)
     files          export, import and verification files (exports bucket) that contain it: deleted
@@ -39,7 +40,7 @@ from postline.shared.dynamo import batch_delete, batch_get, batch_write, from_at
 from postline.shared.ports import Clock
 from postline.shared.resources_table import account_pk
 from postline.suppressions.store import DynamoSuppressions
-from postline.webhook_delivery.domain import Target, delivery_id
+from postline.webhook_delivery.domain import Target, delivery_id, erasure_mark_id
 from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key, tombstone_item
 from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 
@@ -235,19 +236,23 @@ class MessagesHolding:
         its attempt's record is refused (its condition on `attempts` fails on a tombstone), so it
         does not come back; and a fan-out of the event's stream record that comes after this (a
         lagging or redelivered batch: the stream keeps records 24 hours) finds its open write
-        refused and POSTs nothing. One write unit a key: (endpoints + 1) a webhook-carrying event,
-        endpoints an other one, and only on a removal; no read first."""
+        refused and POSTs nothing. Each event's erasure mark first, before the endpoints are read:
+        an endpoint created after that read has no tombstone, and the fan-out asks the mark for it.
+        One write unit a key, (endpoints + 2) a webhook-carrying event, (endpoints + 1) another, and
+        only on a removal; no read first."""
         if self._resources is None or self._deliveries is None or not events:
             return
+        found = [from_attrs(item) for item in events]
+        now = self._clock.now()
+        marks = dict.fromkeys(erasure_mark_id(str(event["id"])) for event in found)
+        batch_write(self._db, [(self._deliveries, tombstone_item(each, now)) for each in marks])
         endpoints = [e for e in _endpoint_ids(self._db, self._resources, account_id) if e is not None]
         ids: dict[str, None] = {}  # one put a key: a BatchWriteItem refuses a key twice
-        for item in events:
-            event = from_attrs(item)
+        for event in found:
             targets = [Target(endpoint_id=endpoint, url="") for endpoint in endpoints]  # its key: the id alone
             if event.get("webhook_url"):
                 targets.append(Target(endpoint_id=None, url=str(event["webhook_url"])))
             ids.update(dict.fromkeys(delivery_id(str(event["id"]), target) for target in targets))
-        now = self._clock.now()
         batch_write(self._db, [(self._deliveries, tombstone_item(each, now)) for each in ids])
 
 

@@ -29,6 +29,10 @@ class DeliveryStore(Protocol):
         """False when another worker recorded an attempt since `attempts_before` was read."""
         ...
 
+    def erased(self, event_id: str) -> bool:
+        """Whether a data removal erased the event (its mark, store.py), on a consistent read."""
+        ...
+
     def for_endpoint(
         self,
         account_id: str,

@@ -20,7 +20,10 @@ A data removal leaves a tombstone at each delivery key of an erased event (`tomb
 key, `status` "erased", `expires_at`; no personal data, no `endpoint_key`, so never in by_endpoint),
 so a late fan-out of the event's stream record (the events stream keeps records 24 hours) finds its
 open write refused and POSTs nothing. Every read by key here takes a tombstone for no delivery:
-`get` None, `get_many` leaves it out, and `save` is refused on it (it has no `attempts`).
+`get` None, `get_many` leaves it out, and `save` is refused on it (it has no `attempts`). One more
+tombstone, at the event's mark (domain.erasure_mark_id), written before the removal reads the
+account's endpoints, answers `erased` for an endpoint created after that read (no tombstone of its
+own): the fan-out asks it only for an endpoint newer than the event.
 
 An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
 twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
@@ -38,7 +41,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import conditional_failed, from_attrs, key, to_attrs
-from postline.webhook_delivery.domain import Delivery, DeliveryStatus
+from postline.webhook_delivery.domain import Delivery, DeliveryStatus, erasure_mark_id
 from postline.webhook_delivery.history import HistoryRead, month_start_key, sort_key, split_sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
@@ -166,6 +169,18 @@ class DynamoDeliveryStore:
                 return False
             raise
         return True
+
+    def erased(self, event_id: str) -> bool:
+        """Whether a data removal left its mark for the event (the module docstring)."""
+        key_ = item_key(erasure_mark_id(event_id))
+        found = self._db.get_item(
+            TableName=self._table,
+            Key=key_,
+            ConsistentRead=True,
+            ProjectionExpression="#s",
+            ExpressionAttributeNames={"#s": "status"},
+        ).get("Item")
+        return found is not None and _is_tombstone(found)
 
     def for_endpoint(
         self,
