@@ -150,3 +150,6 @@ def test_a_removal_erases_a_delivery_whose_first_attempt_is_in_flight(stack: InP
     assert _history(store, account_id, "wh_a") == [] and _history(store, account_id, "wh_b") == []
     # The event's erasure mark, for an endpoint created since (no tombstone of its own); another's has none.
     assert store.erased(event.id) is True and store.erased("evt_someone_else") is False
+    # The store's own erase (a resend's copy of an erased event, at its attempt): a tombstone too.
+    store.erase(other.id, T0)
+    assert store.get(other.id) is None and store.create(other) is False and store.get_many([other.id]) == {}

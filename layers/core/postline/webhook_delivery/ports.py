@@ -33,6 +33,10 @@ class DeliveryStore(Protocol):
         """Whether a data removal erased the event (its mark, store.py), on a consistent read."""
         ...
 
+    def erase(self, delivery_id: str, now: datetime) -> None:
+        """The delivery replaced by a tombstone, as a data removal leaves (store.py)."""
+        ...
+
     def for_endpoint(
         self,
         account_id: str,

@@ -221,10 +221,25 @@ class WebhookDeliverer:
 
     def resend_attempt(self, delivery_id_: str) -> Delivery | None:
         """The single attempt of a manual delivery (a resend), unless it has had it; the delivery as
-        it ends (None when it does not exist). Its endpoint gone or disabled: cancelled, no attempt."""
+        it ends (None when it does not exist). Its endpoint gone or disabled: cancelled, no attempt.
+
+        A data removal does not find a resend's copy before its attempt (its id follows from the
+        job, and by_endpoint holds it from its attempt on), so its event's erasure mark is read
+        before (erased: no POST) and after (erased meanwhile: the record just written goes): a copy
+        recorded before the mark was written is in by_endpoint when the removal reads it."""
         delivery = self._deliveries.get(delivery_id_)
         if delivery is None or not delivery.manual or delivery.attempts or delivery.status in FINAL_STATUSES:
             return delivery
+        if self._deliveries.erased(delivery.event_id):
+            self._deliveries.erase(delivery.id, self._clock.now())
+            return None
+        after = self._resend(delivery)
+        if self._deliveries.erased(delivery.event_id):
+            self._deliveries.erase(delivery.id, self._clock.now())
+            return None
+        return after
+
+    def _resend(self, delivery: Delivery) -> Delivery | None:
         endpoint = None
         if delivery.endpoint_id is not None:
             endpoint = self._endpoints.get_endpoint(delivery.account_id, delivery.endpoint_id)

@@ -182,6 +182,9 @@ class DynamoDeliveryStore:
         ).get("Item")
         return found is not None and _is_tombstone(found)
 
+    def erase(self, delivery_id: str, now: datetime) -> None:
+        self._db.put_item(TableName=self._table, Item=tombstone_item(delivery_id, now))
+
     def for_endpoint(
         self,
         account_id: str,
