@@ -23,7 +23,8 @@ open write refused and POSTs nothing. Every read by key here takes a tombstone f
 `get` None, `get_many` leaves it out, and `save` is refused on it (it has no `attempts`). One more
 tombstone, at the event's mark (domain.erasure_mark_id), written before the removal reads the
 account's endpoints, answers `erased` for an endpoint created after that read (no tombstone of its
-own): the fan-out asks it only for an endpoint newer than the event.
+own): the fan-out asks it only for an endpoint newer than the event; a resend's copy, which the
+removal cannot find by key, asks it around its attempt and `erase`s itself (a tombstone put).
 
 An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
 twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
@@ -183,6 +184,7 @@ class DynamoDeliveryStore:
         return found is not None and _is_tombstone(found)
 
     def erase(self, delivery_id: str, now: datetime) -> None:
+        """The delivery replaced by a tombstone (a resend's copy of an erased event)."""
         self._db.put_item(TableName=self._table, Item=tombstone_item(delivery_id, now))
 
     def for_endpoint(
