@@ -120,7 +120,7 @@ def test_a_removal_erases_a_delivery_whose_first_attempt_is_in_flight(stack: InP
     messages = MessagesHolding(
         db, stack.client("s3"), events=env["EVENTS_TABLE"], messages=env["MESSAGES_TABLE"],
         counters=env["COUNTERS_TABLE"], content_bucket=env["CONTENT_BUCKET"],
-        resources=env["RESOURCES_TABLE"], deliveries=env["WEBHOOK_DELIVERIES_TABLE"],
+        resources=env["RESOURCES_TABLE"], deliveries=env["WEBHOOK_DELIVERIES_TABLE"], clock=FixedClock(T0),
     )  # fmt: skip
     found = messages.find(account_id, ADDRESS, "hash", None)
     assert found.tally.get("events") == 1
@@ -132,3 +132,24 @@ def test_a_removal_erases_a_delivery_whose_first_attempt_is_in_flight(stack: InP
     for delivery in in_flight:
         assert store.save(_succeeded(delivery), attempts_before=0) is False
         assert store.get(delivery.id) is None
+
+    # Each key holds a tombstone: nothing of the event, gone by TTL two days on (past the stream's 24 hours).
+    table = env["WEBHOOK_DELIVERIES_TABLE"]
+    erased = [*in_flight, recorded]
+    for delivery in erased:
+        stored = db.get_item(TableName=table, Key=key(f"WHD#{delivery.id}", "D"), ConsistentRead=True)["Item"]
+        assert stored == {
+            **key(f"WHD#{delivery.id}", "D"),
+            "status": {"S": "erased"},
+            "expires_at": {"N": str(int((T0 + timedelta(hours=48)).timestamp()))},
+        }
+    # A late fan-out's open is refused, and the key still reads as no delivery, one by one or many.
+    assert [store.create(delivery) for delivery in erased] == [False] * 3
+    assert [store.get(d.id) for d in erased] == [None] * 3
+    assert store.get_many([d.id for d in erased] + [other.id]) == {other.id: other}
+    assert _history(store, account_id, "wh_a") == [] and _history(store, account_id, "wh_b") == []
+    # The event's erasure mark, for an endpoint created since (no tombstone of its own); another's has none.
+    assert store.erased(event.id) is True and store.erased("evt_someone_else") is False
+    # The store's own erase (a resend's copy of an erased event, at its attempt): a tombstone too.
+    store.erase(other.id, T0)
+    assert store.get(other.id) is None and store.create(other) is False and store.get_many([other.id]) == {}

@@ -6,7 +6,9 @@ Afterwards every DynamoDB table, every object of every bucket and every queue of
 searched for the address (as written, lowercased, URL-encoded, and base64 as a MIME part holds it)
 and it is found nowhere; the erased bodies no longer decrypt; the receipt verifies with PyNaCl, in
 the erasure page's five lines; and a send to the address is still refused (its unsubscribe kept as a
-keyed hash)."""
+keyed hash). A fan-out of the erased events' stream records after the removal (a lagging or
+redelivered batch: the stream keeps them 24 hours) POSTs nothing, to the endpoints it knew or one
+created since, and brings no delivery back."""
 
 from __future__ import annotations
 
@@ -29,12 +31,14 @@ from nacl.signing import VerifyKey
 
 from postline import wiring
 from postline.accounts.domain import Plan
-from postline.config import Messages
+from postline.config import Events, Messages
 from postline.data_removals import holdings
 from postline.data_removals.domain import erasure_token
+from postline.events.store import StreamRecords
 from postline.sending.store import body_key, message_key
 from postline.shared.dynamo import from_attrs
-from postline.wiring import sending
+from postline.webhook_delivery.domain import Target, delivery_id
+from postline.wiring import sending, webhook_delivery
 from postline.wiring import uploads as uploads_root
 from tests.e2e.sending_support import (
     Sender,
@@ -51,6 +55,7 @@ from tests.e2e.sending_support import (
     settle,
     verified_sender,
 )
+from tests.e2e.stream_support import kept_stream
 from tests.e2e.support import Api, assert_error, make_account
 from tests.e2e.webhook_support import create_endpoint
 from tests.peers.webhook_receiver import Receiver
@@ -378,6 +383,54 @@ def test_an_erased_address_is_nowhere_in_the_emulator_and_the_receipt_verifies(
     again = removal(sender.live, runtime, address)
     assert again["status"] == "done" and again["counts"]["already_erased"] is True
     assert leftovers(address) == []
+
+
+def test_a_late_fan_out_of_an_erased_events_stream_records_posts_nothing(runtime: Any) -> None:
+    sender = verified_sender(runtime)
+    address = f"late.{uuid.uuid4().hex[:10]}@example.com"
+    events_table = wiring.settings(Events).table
+    with Receiver() as hooks, Receiver() as own, Receiver() as newer, kept_stream(runtime, events_table) as stream:
+        hook = create_endpoint(sender.live, hooks.url, events=EVENTS)
+        sent = accepted(sender.live.post("/v3/messages", json=message(sender.address, address, webhook_url=own.url)))
+        settle(runtime, sent["id"])
+        drain(runtime)
+        records = [r for r in stream.records() if r["dynamodb"]["Keys"]["pk"]["S"].startswith(f"EVT#{sender.id}#")]
+        events = StreamRecords().new_events(records)
+        assert {e.type.value for e in events} >= {"queued", "sent", "delivered"} and events[0].recipient == address
+        wanted = [e for e in events if e.type.value in EVENTS]
+        hooks.wait_for(len(wanted))  # each event once to each of its targets
+        own.wait_for(len(events))
+        ids = [delivery_id(e.id, Target(endpoint_id=hook["id"], url=hooks.url)) for e in wanted]
+        ids += [delivery_id(e.id, Target(endpoint_id=None, url=own.url)) for e in events]
+        history = sender.live.get(f"/v3/webhooks/{hook['id']}/deliveries").json()["deliveries"]
+        assert len(history) == len(wanted), history
+        posted = (len(hooks.requests), len(own.requests))
+
+        done = removal(sender.live, runtime, address)
+        assert done["status"] == "done" and done["counts"]["events"] == len(events), done
+        since_removal = create_endpoint(sender.live, newer.url, events=EVENTS)  # no tombstone for it
+
+        # The stream's records of the erased events, fanned out again after the removal.
+        deliverer = webhook_delivery.webhook_deliverer()
+        deliverer.fan_out_records(records)
+        assert [deliverer.attempt(each) for each in ids] == [(True, None)] * len(ids)  # the retry schedule's task
+        drain(runtime)
+        assert (len(hooks.requests), len(own.requests), len(newer.requests)) == (*posted, 0)
+        later = sender.live.get(f"/v3/webhooks/{since_removal['id']}/deliveries").json()["deliveries"]
+        assert later == [], later
+        shown = sender.live.get(f"/v3/webhooks/{hook['id']}/deliveries")
+        assert shown.status_code == 200 and shown.json()["deliveries"] == [], shown.text
+        assert webhook_delivery.webhook_deliveries().get_many(ids) == {}
+        since = iso(now(runtime) - timedelta(hours=1))
+        resent = sender.live.post(
+            "/v3/webhooks/deliveries/resend", json={"filter": {"endpoint_id": hook["id"], "since": since}}
+        )
+        assert resent.status_code == 202, resent.text
+        drain(runtime)
+        job = sender.live.get(f"/v3/webhooks/deliveries/resend/{resent.json()['id']}").json()
+        assert (job["matched"], job["attempted"]) == (0, 0), job
+        assert (len(hooks.requests), len(own.requests), len(newer.requests)) == (*posted, 0)
+        assert leftovers(address) == []
 
 
 def test_a_removal_needs_one_form_of_address_and_a_live_key(runtime: Any) -> None:

@@ -29,10 +29,14 @@ class InMemoryDeliveries:
         self.items: dict[str, Delivery] = {}
         self.indexed: set[str] = set()  # saved at least once: in by_endpoint
         self.lose_races = False
+        self.erased_events: set[str] = set()  # a data removal's marks (the adapter's tombstone at erasure_mark_id)
+        self.tombstones: set[str] = set()  # erased deliveries' ids: a create there is refused, as the adapter's
         self._lock = threading.Lock()
 
     def create(self, delivery: Delivery) -> bool:
         with self._lock:
+            if delivery.id in self.tombstones:
+                return False
             return self.items.setdefault(delivery.id, delivery) is delivery
 
     def get(self, delivery_id: str) -> Delivery | None:
@@ -49,6 +53,15 @@ class InMemoryDeliveries:
             self.items[delivery.id] = delivery
             self.indexed.add(delivery.id)
             return True
+
+    def erased(self, event_id: str) -> bool:
+        return event_id in self.erased_events
+
+    def erase(self, delivery_id: str, now: datetime) -> None:
+        with self._lock:
+            self.items.pop(delivery_id, None)
+            self.indexed.discard(delivery_id)
+            self.tombstones.add(delivery_id)
 
     def for_endpoint(
         self,

@@ -10,7 +10,9 @@ page (`apply`: idempotent). The worker saves a found page with its counts before
                    tombstoned), its metrics once-per-pair markers (re-keyed under the token), the
                    message-level events that name the address; then the webhook deliveries of
                    those events by key (every one, pending ones too: by_endpoint holds a delivery
-                   only from its first attempt), then the events and their tag items
+                   only from its first attempt), each replaced by a tombstone so a late fan-out of
+                   the event's stream record opens none again (and the event's erasure mark, for an
+                   endpoint created since), then the events and their tag items
     deliveries     webhook delivery history (by_endpoint, month by month) whose payload names it
     verifications  recipient activity (counters), bulk verification rows and results (jobs table)
     files          export, import and verification files (exports bucket) that contain it: deleted
@@ -33,12 +35,13 @@ from postline.data_removals.domain import Batch, Tally, erasure_token, file_ment
 from postline.events.store import BY_MESSAGE_INDEX, BY_RECIPIENT_INDEX, recipient_key, sort_key, tag_keys
 from postline.lists.store import LIST, MEMBER, members_pk
 from postline.sending.store import BODY_SK, FEEDBACK_SLOT, MESSAGE_SK, RECORD_SLOT
-from postline.shared.dynamo import batch_delete, batch_get, from_attrs, key
+from postline.shared.clock import SystemClock
+from postline.shared.dynamo import batch_delete, batch_get, batch_write, from_attrs, key
 from postline.shared.ports import Clock
 from postline.shared.resources_table import account_pk
 from postline.suppressions.store import DynamoSuppressions
-from postline.webhook_delivery.domain import Target, delivery_id
-from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key, item_key
+from postline.webhook_delivery.domain import Target, delivery_id, erasure_mark_id
+from postline.webhook_delivery.store import BY_ENDPOINT_INDEX, endpoint_key, tombstone_item
 from postline.webhooks.store import PREFIX as WEBHOOK_PREFIX
 
 PAGE = 100  # items one batch reads
@@ -63,6 +66,7 @@ class MessagesHolding:
         content_bucket: str,
         resources: str | None = None,
         deliveries: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._db = client
         self._s3 = s3
@@ -72,6 +76,7 @@ class MessagesHolding:
         self._bucket = content_bucket
         self._resources = resources  # with `deliveries`: the events' webhook deliveries are erased too
         self._deliveries = deliveries
+        self._clock = clock or SystemClock()  # dates the deliveries' tombstones
 
     def find(self, account_id: str, address: str, address_hash: str, cursor: dict[str, Any] | None) -> Batch:
         request: dict[str, Any] = {
@@ -225,22 +230,30 @@ class MessagesHolding:
 
     def _delete_deliveries(self, account_id: str, events: list[dict[str, Any]]) -> None:
         """The webhook deliveries of these events, by key (delivery_id of the event and each target:
-        the account's endpoints, the event's own webhook_url), on consistent reads. This finds a
-        delivery whose first attempt is under way, which by_endpoint does not hold yet
-        (webhook_delivery/store.py); once deleted, that attempt's record is refused (its condition
-        on the attempt count fails on a missing item), so it does not come back."""
+        the account's endpoints, disabled ones too, and the event's own webhook_url), each replaced
+        by a tombstone (webhook_delivery/store.py tombstone_item), whether a delivery was there or
+        not. A delivery whose first attempt is under way (not in by_endpoint yet) is erased so, and
+        its attempt's record is refused (its condition on `attempts` fails on a tombstone), so it
+        does not come back; and a fan-out of the event's stream record that comes after this (a
+        lagging or redelivered batch: the stream keeps records 24 hours) finds its open write
+        refused and POSTs nothing. Each event's erasure mark first, before the endpoints are read:
+        an endpoint created after that read has no tombstone, and the fan-out asks the mark for it.
+        One write unit a key, (endpoints + 2) a webhook-carrying event, (endpoints + 1) another, and
+        only on a removal; no read first."""
         if self._resources is None or self._deliveries is None or not events:
             return
+        found = [from_attrs(item) for item in events]
+        now = self._clock.now()
+        marks = dict.fromkeys(erasure_mark_id(str(event["id"])) for event in found)
+        batch_write(self._db, [(self._deliveries, tombstone_item(each, now)) for each in marks])
         endpoints = [e for e in _endpoint_ids(self._db, self._resources, account_id) if e is not None]
-        keys: list[dict[str, Any]] = []
-        for item in events:
-            event = from_attrs(item)
+        ids: dict[str, None] = {}  # one put a key: a BatchWriteItem refuses a key twice
+        for event in found:
             targets = [Target(endpoint_id=endpoint, url="") for endpoint in endpoints]  # its key: the id alone
             if event.get("webhook_url"):
                 targets.append(Target(endpoint_id=None, url=str(event["webhook_url"])))
-            keys += [item_key(delivery_id(str(event["id"]), target)) for target in targets]
-        present = batch_get(self._db, self._deliveries, keys, projection="pk, sk")
-        batch_delete(self._db, [(self._deliveries, key(i["pk"]["S"], i["sk"]["S"])) for i in present])
+            ids.update(dict.fromkeys(delivery_id(str(event["id"]), target) for target in targets))
+        batch_write(self._db, [(self._deliveries, tombstone_item(each, now)) for each in ids])
 
 
 def _endpoint_ids(client: Any, resources: str, account_id: str) -> list[str | None]:

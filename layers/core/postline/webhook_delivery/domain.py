@@ -148,6 +148,13 @@ def delivery_id(event_id: str, target: Target) -> str:
     return f"whd_{digest[:32]}"
 
 
+def erasure_mark_id(event_id: str) -> str:
+    """The key a data removal marks an erased event at, whatever its targets: a fan-out asks it only
+    for an endpoint newer than the event, which has no tombstone of its own (store.py)."""
+    digest = hashlib.sha256(f"erased|{event_id}".encode()).hexdigest()
+    return f"whd_{digest[:32]}"
+
+
 def resend_delivery_id(job_id: str, source_id: str) -> str:
     """Deterministic per (resend job, source), so a redelivered job message creates nothing twice."""
     digest = hashlib.sha256(f"resend|{job_id}|{source_id}".encode()).hexdigest()

@@ -29,6 +29,14 @@ class DeliveryStore(Protocol):
         """False when another worker recorded an attempt since `attempts_before` was read."""
         ...
 
+    def erased(self, event_id: str) -> bool:
+        """Whether a data removal erased the event (its mark, store.py), on a consistent read."""
+        ...
+
+    def erase(self, delivery_id: str, now: datetime) -> None:
+        """The delivery replaced by a tombstone, as a data removal leaves (store.py)."""
+        ...
+
     def for_endpoint(
         self,
         account_id: str,

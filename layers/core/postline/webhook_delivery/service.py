@@ -106,7 +106,13 @@ class WebhookDeliverer:
         writes (half a second at DynamoDB's ~5 ms). `remaining_ms` is the invocation's time left:
         a first attempt that could not finish in it goes to the retry workflow due now instead, so
         a batch with slow receivers neither times out (and is re-run from the start) nor holds the
-        stream up."""
+        stream up.
+
+        A data removal leaves a tombstone at each delivery key of an erased event (store.py), so a
+        late record of it (the stream keeps them 24 hours) opens nothing; an endpoint created after
+        the event may postdate the removal and have none, so for it (only then: one read, and
+        rarely, as an endpoint is almost always older than the events it gets) the event's
+        erasure mark is read first."""
         endpoints: dict[str, list[WebhookEndpoint]] = {}
         targets: list[tuple[Event, Target, WebhookEndpoint | None]] = []
         for event in events:
@@ -119,6 +125,8 @@ class WebhookDeliverer:
             return
 
         def open_and_attempt(event: Event, target: Target, endpoint: WebhookEndpoint | None) -> None:
+            if endpoint is not None and endpoint.created_at > event.created_at and self._deliveries.erased(event.id):
+                return  # a late record of an erased event, to an endpoint made since: no tombstone there
             delivery = self._open(event, target)
             if delivery is not None:
                 self._first_attempt(delivery, endpoint, remaining_ms)
@@ -213,10 +221,25 @@ class WebhookDeliverer:
 
     def resend_attempt(self, delivery_id_: str) -> Delivery | None:
         """The single attempt of a manual delivery (a resend), unless it has had it; the delivery as
-        it ends (None when it does not exist). Its endpoint gone or disabled: cancelled, no attempt."""
+        it ends (None when it does not exist). Its endpoint gone or disabled: cancelled, no attempt.
+
+        A data removal does not find a resend's copy before its attempt (its id follows from the
+        job, and by_endpoint holds it from its attempt on), so its event's erasure mark is read
+        before (erased: no POST) and after (erased meanwhile: the record just written goes): a copy
+        recorded before the mark was written is in by_endpoint when the removal reads it."""
         delivery = self._deliveries.get(delivery_id_)
         if delivery is None or not delivery.manual or delivery.attempts or delivery.status in FINAL_STATUSES:
             return delivery
+        if self._deliveries.erased(delivery.event_id):
+            self._deliveries.erase(delivery.id, self._clock.now())
+            return None
+        after = self._resend(delivery)
+        if self._deliveries.erased(delivery.event_id):
+            self._deliveries.erase(delivery.id, self._clock.now())
+            return None
+        return after
+
+    def _resend(self, delivery: Delivery) -> Delivery | None:
         endpoint = None
         if delivery.endpoint_id is not None:
             endpoint = self._endpoints.get_endpoint(delivery.account_id, delivery.endpoint_id)

@@ -16,6 +16,16 @@ attempt is under way, are not), and the retention sweep reaches it from then (be
 does). A data removal finds the pending ones by key: their ids follow from the erased events
 (delivery_id), read from the base table (data_removals/holdings.py).
 
+A data removal leaves a tombstone at each delivery key of an erased event (`tombstone_item`: the
+key, `status` "erased", `expires_at`; no personal data, no `endpoint_key`, so never in by_endpoint),
+so a late fan-out of the event's stream record (the events stream keeps records 24 hours) finds its
+open write refused and POSTs nothing. Every read by key here takes a tombstone for no delivery:
+`get` None, `get_many` leaves it out, and `save` is refused on it (it has no `attempts`). One more
+tombstone, at the event's mark (domain.erasure_mark_id), written before the removal reads the
+account's endpoints, answers `erased` for an endpoint created after that read (no tombstone of its
+own): the fan-out asks it only for an endpoint newer than the event; a resend's copy, which the
+removal cannot find by key, asks it around its attempt and `erase`s itself (a tombstone put).
+
 An item holds nothing its keys hold (a write unit is 1 KB, the item written twice and its index
 twice): the id is in pk, the account and endpoint in endpoint_key, created_at in created_sk, and
 `manual` only when true. Items written before 2026-11-28 hold them too (and `attempt_count`), and
@@ -26,13 +36,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from postline.shared.dynamo import conditional_failed, from_attrs, key, to_attrs
-from postline.webhook_delivery.domain import Delivery, DeliveryStatus
+from postline.webhook_delivery.domain import Delivery, DeliveryStatus, erasure_mark_id
 from postline.webhook_delivery.history import HistoryRead, month_start_key, sort_key, split_sort_key
 
 BY_ENDPOINT_INDEX = "by_endpoint"
@@ -58,6 +68,22 @@ _IN_KEYS = ("id", "account_id", "endpoint_id", "created_at")  # what the keys ho
 
 
 OPEN_KEY = "open_key"  # endpoint_key's value on a delivery not yet in the index (the module docstring)
+
+TOMBSTONE = "erased"  # a tombstone's status: never a DeliveryStatus, never shown (the module docstring)
+# A tombstone outlives every stream record of its event: the events stream keeps a record 24 hours
+# from its write, which came before the removal; the second day is margin (a batch being retried).
+TOMBSTONE_KEPT = timedelta(hours=48)
+
+
+def tombstone_item(delivery_id: str, now: datetime) -> dict[str, Any]:
+    """What a data removal leaves at the key of an erased event's delivery, in place of whatever
+    was there: ~60 bytes (one write unit), nothing about the event or its recipient, gone by TTL."""
+    expires_at = int((now + TOMBSTONE_KEPT).timestamp())
+    return {**item_key(delivery_id), "status": {"S": TOMBSTONE}, "expires_at": {"N": str(expires_at)}}
+
+
+def _is_tombstone(attrs: dict[str, Any]) -> bool:
+    return bool(attrs.get("status", {}).get("S") == TOMBSTONE)
 
 
 def _item(delivery: Delivery, *, indexed: bool = True) -> dict[str, Any]:
@@ -101,11 +127,14 @@ class DynamoDeliveryStore:
         return True
 
     def get(self, delivery_id: str) -> Delivery | None:
+        """The delivery; None when there is none, or only an erased event's tombstone."""
         response = self._db.get_item(TableName=self._table, Key=key(_pk(delivery_id), _SK), ConsistentRead=True)
-        return _delivery(response["Item"]) if "Item" in response else None
+        found = response.get("Item")
+        return _delivery(found) if found is not None and not _is_tombstone(found) else None
 
     def get_many(self, delivery_ids: list[str]) -> dict[str, Delivery]:
-        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call)."""
+        """The deliveries that exist among `delivery_ids`, by id (BatchGetItem, 100 a call); a
+        tombstone is none."""
         found: dict[str, Delivery] = {}
         for start in range(0, len(delivery_ids), _BATCH_GET_LIMIT):
             chunk = list(dict.fromkeys(delivery_ids[start : start + _BATCH_GET_LIMIT]))
@@ -113,6 +142,8 @@ class DynamoDeliveryStore:
             for attempt in range(8):
                 response = self._db.batch_get_item(RequestItems=pending)
                 for attrs in response["Responses"].get(self._table, []):
+                    if _is_tombstone(attrs):
+                        continue
                     delivery = _delivery(attrs)
                     found[delivery.id] = delivery
                 pending = response.get("UnprocessedKeys") or {}
@@ -129,8 +160,9 @@ class DynamoDeliveryStore:
             self._db.put_item(
                 TableName=self._table,
                 Item=_item(delivery),
-                # attribute_exists: a delivery a data removal deleted meanwhile stays deleted
-                ConditionExpression="attribute_exists(pk) AND size(attempts) = :before",
+                # attribute_exists(attempts): every delivery has them, so a delivery a data removal
+                # deleted or left its tombstone at (no `attempts`) meanwhile stays erased
+                ConditionExpression="attribute_exists(attempts) AND size(attempts) = :before",
                 ExpressionAttributeValues={":before": {"N": str(attempts_before)}},
             )
         except ClientError as exc:
@@ -138,6 +170,22 @@ class DynamoDeliveryStore:
                 return False
             raise
         return True
+
+    def erased(self, event_id: str) -> bool:
+        """Whether a data removal left its mark for the event (the module docstring)."""
+        key_ = item_key(erasure_mark_id(event_id))
+        found = self._db.get_item(
+            TableName=self._table,
+            Key=key_,
+            ConsistentRead=True,
+            ProjectionExpression="#s",
+            ExpressionAttributeNames={"#s": "status"},
+        ).get("Item")
+        return found is not None and _is_tombstone(found)
+
+    def erase(self, delivery_id: str, now: datetime) -> None:
+        """The delivery replaced by a tombstone (a resend's copy of an erased event)."""
+        self._db.put_item(TableName=self._table, Item=tombstone_item(delivery_id, now))
 
     def for_endpoint(
         self,

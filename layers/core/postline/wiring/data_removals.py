@@ -70,7 +70,7 @@ def data_removal_worker() -> DataRemovalWorker:
         "messages": MessagesHolding(
             db, s3, events=settings(Events).table, messages=settings(Messages).table,
             counters=settings(Counters).table, content_bucket=settings(ContentBucket).bucket,
-            resources=resources, deliveries=settings(WebhookDeliveries).table,
+            resources=resources, deliveries=settings(WebhookDeliveries).table, clock=clock(),
         ),
         "deliveries": DeliveriesHolding(
             db, resources=resources, deliveries=settings(WebhookDeliveries).table, clock=clock()
