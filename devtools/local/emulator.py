@@ -191,13 +191,16 @@ class Emulator:
         if response.status != 200:
             raise OSError(f"the emulator answered {response.status} to a snapshot: {response.data[:200]!r}")
 
-    def stream_writes(self, table: str, after: int, timeout: float) -> int:
-        """How many records the table's stream has had since the emulator started, answered once
-        that is more than `after` or after `timeout` seconds."""
+    def stream_writes(self, table: str, after: int, timeout: float, *, inserts: bool = False) -> int:
+        """How many records (`inserts`: INSERT records) the table's stream has had since the emulator
+        started, answered once that is more than `after` or after `timeout` seconds."""
+        fields = {"table": table, "after": str(after), "timeout": str(timeout)}
+        if inserts:
+            fields["kind"] = "insert"
         response = self._http.request(
             "GET",
             self.endpoint_url + STREAM_WRITES_PATH,
-            fields={"table": table, "after": str(after), "timeout": str(timeout)},
+            fields=fields,
             timeout=timeout + START_TIMEOUT_SECONDS,
         )
         if response.status != 200:

@@ -45,6 +45,11 @@ class RecordFilter:
     def passes(self, record: dict[str, Any]) -> bool:
         return not self.patterns or any(_matches(pattern, record) for pattern in self.patterns)
 
+    @property
+    def inserts_only(self) -> bool:
+        """Whether every record it passes is an INSERT (each pattern asks eventName ["INSERT"])."""
+        return bool(self.patterns) and all(pattern.get("eventName") == ["INSERT"] for pattern in self.patterns)
+
 
 def _check(pattern: dict[str, Any], text: str) -> None:
     if not pattern:

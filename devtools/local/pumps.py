@@ -53,6 +53,7 @@ _WINDOW_POLL_SECONDS = 0.1  # how often a batching window looks for more
 # An idle stream pump waits for its table's next stream record (the emulator answers at once when
 # one is written), at most this long at a time.
 _STREAM_WAIT_SECONDS = 20.0
+_IDLE_PAGE = 1000  # records a look for unread work reads at a time
 _MAX_VISIBILITY_SECONDS = 43_200  # SQS limit on a message's total visibility timeout
 LOCAL_MAX_CONCURRENCY = 4  # concurrent batches of one SQS event at most, on a laptop
 
@@ -392,18 +393,25 @@ class StreamPump(Pump):
         return self._iterator(shard, self._starting_position)
 
     def idle(self) -> bool:
+        """No record the function would be given is unread (records its filter drops are no work:
+        a pump waiting for INSERTs leaves them for its next read)."""
         for shard in self._shards:
             with self._lock:
                 checkpoint = self._checkpoints.get(shard)
             # The pumps start before anything is written, so the stream's start is where they began.
-            iterator = (
+            iterator: str | None = (
                 self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint)
                 if checkpoint
                 else self._iterator(shard, "TRIM_HORIZON")
             )
+            limit = 1  # the next record first: most often the answer (work, or nothing unread)
             try:
-                if self._read_records(iterator, 1, checkpoint)["Records"]:
-                    return False
+                while iterator is not None:
+                    page = self._read_records(iterator, limit, checkpoint)
+                    if any(self._filter.passes(self._record(record)) for record in page["Records"]):
+                        return False
+                    iterator = page.get("NextShardIterator") if len(page["Records"]) == limit else None
+                    limit = _IDLE_PAGE
             except StreamTrimmed:  # the pump read on and acknowledged meanwhile: look again
                 return False
         return True
@@ -456,7 +464,9 @@ class StreamPump(Pump):
                     self._checkpoints[shard] = delivered[-1]
         if retry_from is None:
             self._failures.pop(shard, None)
-            return True
+            # Read on at once after work or a full page; records its filter all dropped, up to the
+            # shard's end, are no reason to: the pump waits for the next write it may take.
+            return bool(passed) or len(records) >= self._settings.batch_size
         attempts = self._failures[shard] = self._failures.get(shard, 0) + 1
         self._iterators[shard] = self._iterator(shard, "AT_SEQUENCE_NUMBER", retry_from)
         self._stopping.wait(min(0.1 * 2 ** (attempts - 1), 2.0))  # back off like Lambda's retries
@@ -522,7 +532,8 @@ def event_source_pumps(
                 record_filter = RecordFilter.of(props.get("FilterCriteria"))
                 stream_arn = resolver.resolve(props["Stream"])
                 table = stream_arn.split("/")[1]  # arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>
-                wait = partial(emulator.stream_writes, table)
+                # A pump whose filter passes INSERTs only waits for one (not for an update it would drop).
+                wait = partial(emulator.stream_writes, table, inserts=record_filter.inserts_only)
                 consumer = f"{function.logical_id} {stream_arn}"
                 resume = None if checkpoints is None else checkpoints.get(consumer, {})
                 pumps.append(

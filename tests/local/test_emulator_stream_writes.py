@@ -67,5 +67,32 @@ def test_a_wait_past_the_count_answers_at_once_and_otherwise_at_its_timeout(emul
     assert time.monotonic() - began >= 0.3
 
 
+def test_an_insert_wait_counts_inserts_and_is_not_answered_by_an_update(emulator: Emulator) -> None:
+    dynamodb = _table(emulator, "inserted")
+    dynamodb.put_item(TableName="inserted", Item={"pk": {"S": "a"}})
+    dynamodb.put_item(TableName="inserted", Item={"pk": {"S": "a"}, "n": {"N": "1"}})  # a MODIFY
+    dynamodb.delete_item(TableName="inserted", Key={"pk": {"S": "a"}})  # a REMOVE
+    assert emulator.stream_writes("inserted", 0, 0) == 3
+    assert emulator.stream_writes("inserted", 0, 0, inserts=True) == 1
+    answers: list[tuple[int, float]] = []
+
+    def wait() -> None:
+        began = time.monotonic()
+        answers.append((emulator.stream_writes("inserted", 1, 10, inserts=True), time.monotonic() - began))
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.2)
+    dynamodb.put_item(TableName="inserted", Item={"pk": {"S": "b"}})
+    dynamodb.put_item(TableName="inserted", Item={"pk": {"S": "b"}, "n": {"N": "2"}})
+    waiter.join(10)
+    ((count, seconds),) = answers
+    assert count == 2 and seconds < 5
+    began = time.monotonic()
+    dynamodb.put_item(TableName="inserted", Item={"pk": {"S": "b"}, "n": {"N": "3"}})  # an update only
+    assert emulator.stream_writes("inserted", 2, 0.3, inserts=True) == 2
+    assert time.monotonic() - began >= 0.3  # not woken by it
+
+
 def test_the_stream_writes_patch_matches_the_pinned_moto() -> None:
     stream_writes.check_internals()  # raises when moto writes stream records another way

@@ -97,3 +97,18 @@ def test_a_missing_field_does_not_match_and_a_list_field_matches_by_element() ->
 def test_what_the_runtime_cannot_apply_is_refused_when_the_pumps_are_built(pattern: str) -> None:
     with pytest.raises(UnsupportedFilterError):
         RecordFilter.of(_criteria(pattern))
+
+
+@pytest.mark.parametrize(
+    ("criteria", "inserts_only"),
+    [
+        (_fan_out_criteria(), True),
+        (_criteria('{"eventName": ["INSERT"], "dynamodb": {"Keys": {"sk": {"S": ["MSG"]}}}}'), True),
+        (_criteria('{"eventName": ["INSERT"]}', '{"eventName": ["INSERT", "MODIFY"]}'), False),
+        (_criteria('{"eventName": ["INSERT"]}', '{"dynamodb": {"Keys": {"pk": {"S": ["a"]}}}}'), False),
+        (None, False),  # no criteria: every record passes
+    ],
+)
+def test_a_filter_knows_when_it_passes_inserts_only(criteria: dict[str, Any] | None, inserts_only: bool) -> None:
+    """Its pump then waits for the stream's next INSERT, not for any write (devtools/local/pumps.py)."""
+    assert RecordFilter.of(criteria).inserts_only is inserts_only
