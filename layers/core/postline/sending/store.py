@@ -44,7 +44,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.events.domain import Event
-from postline.events.store import ShardDirectory, event_items
+from postline.events.store import BY_MESSAGE_INDEX, ShardDirectory, event_items
 from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
 from postline.sending.recorded import event_ids, pack, unpack
@@ -371,6 +371,45 @@ class DynamoMessageStore:
         # Reports come without a lease: the slot's last report may still be writing its events, or
         # have died before them; so the update writes them again with its own (UPDATED_OLD).
         return self._change(update, message, events, FEEDBACK_SLOT, own=own, own_result=False, replaces=True)
+
+    def restore(self, message: Message, recipient: str, events: list[Event]) -> None:
+        """The events of a report whose change is recorded already, by this report or before one that
+        moved the recipient on (its worker may have died after the change, before its events): `fb`'s,
+        as first made, while it holds them; else those of the events whose ids the message's events
+        do not have yet (the by_message index), rebuilt from the report: its ids and SES's times."""
+        item = (
+            self._db.get_item(
+                TableName=self._table,
+                Key=message_key(message.id),
+                ConsistentRead=True,
+                ProjectionExpression=FEEDBACK_SLOT,
+            ).get("Item")
+            or {}
+        )
+        kept = self._slot_events(message, item, FEEDBACK_SLOT)
+        if {event.id for event in kept} & {event.id for event in events}:
+            self._write_events(kept)
+            return
+        stored = self._stored_ids(message.id, {event.id for event in events})
+        self._write_events([event for event in events if event.id not in stored])
+
+    def _stored_ids(self, message_id: str, ids: set[str]) -> set[str]:
+        """Which of `ids` the message's events have (its own or another report's of the same kind,
+        with another time: an event's key holds its time, so a put of it would be a second item)."""
+        found: set[str] = set()
+        names = {f":i{index}": {"S": ident} for index, ident in enumerate(sorted(ids))}
+        request = {
+            "TableName": self._events,
+            "IndexName": BY_MESSAGE_INDEX,
+            "KeyConditionExpression": "message_id = :id",
+            "FilterExpression": f"#id IN ({', '.join(names)})",
+            "ProjectionExpression": "#id",
+            "ExpressionAttributeNames": {"#id": "id"},
+            "ExpressionAttributeValues": {":id": {"S": message_id}, **names},
+        }
+        for page in self._db.get_paginator("query").paginate(**request):
+            found.update(entry["id"]["S"] for entry in page["Items"])
+        return found
 
     def _recipient_update(
         self,
