@@ -2,10 +2,14 @@
 
 SES publishes the events of a configuration set to SNS, which feeds the feedback queue. Each
 report moves one recipient from the state the hand-over left it in, with its events; the
-event time is SES's own, so a report delivered twice writes the same event and the second
-state change finds nothing to do. A report of an IP pool's configuration set (its
-`ses:configuration-set` tag) names the pool on its events (`ip_pool`), so its bounces and
-complaints count toward the pool's reputation (metrics/reputation.py) as the sent events did.
+event time is SES's own, so a report delivered twice makes the same event. A report that finds
+its change recorded (the recipient in its state or one past it: its own earlier delivery, whose
+worker may have died before the events, or a later report's) changes nothing and has the store
+write its event if it is missing (`restore`); so does a report that came after a later one (SNS
+and SQS keep no order: a delivery reported after the complaint still has its `delivered`). A
+report of an IP pool's configuration set (its `ses:configuration-set` tag) names the pool on its
+events (`ip_pool`), so its bounces and complaints count toward the pool's reputation
+(metrics/reputation.py) as the sent events did.
 """
 
 from __future__ import annotations

@@ -25,9 +25,19 @@ written twice with other times:
 - a record whose condition fails because its own write is there already (botocore or `record`
   trying again a write whose reply was lost: the same owner, recipient and attempt, seen in the
   item the failure returns, ReturnValuesOnConditionCheckFailure) writes the events and succeeds;
-- a report whose change is recorded already (a repeated report: the same event ids in `fb`)
-  writes them again and changes nothing; a report that replaces `fb` writes the replaced one's
-  events too (what the update returns of it), as reports come without a lease.
+- a report that replaces `fb` writes the replaced one's events too (what the update returns of
+  it), as reports come without a lease; a report whose change is recorded already, the recipient
+  in its state or one a later report moved it to (its own redelivery: its worker may have died
+  before the events, and the next report's worker too, before it wrote them), changes nothing and
+  writes its events (`restore`): `fb`'s if it still holds them, as first made; else those the
+  message's events lack by id (by_message), rebuilt from the report: ids from the message, kind and
+  recipient, times SES's, data the report's, so the very items. So any number of workers dying
+  loses no report's events, and costs nothing on the way that does not (no byte in the message item,
+  which a bounded `fb` of several reports would cost every write); a restore reads the message
+  item (1 read unit), queries its events (0.5 a 4 KB page) and writes only what is missing. An id
+  found by the index is not written again: SES repeats a delay (and a complaint may come twice)
+  with another time, and an event's key holds its time. Left: a restore racing a live worker that
+  writes the same event with another time (a replaced `fb`'s) within the index's lag (~a second).
 Every rewrite puts the very items written first: DynamoDB writes no stream record for a put that
 changes nothing, and the stream's consumers take INSERTs only, so no webhook or count repeats.
 Only a cancellation (rare, before any hand-over) is still a transaction.
