@@ -19,13 +19,16 @@ from botocore.exceptions import ClientError
 from bench.cloud import item_bytes
 from postline import wiring
 from postline.accounts.domain import Plan
+from postline.delivery.feedback import FeedbackService
 from postline.delivery.outcomes import OutcomeKind
+from postline.delivery.parcel import MESSAGE_TAG
 from postline.delivery.service import LEASE_SECONDS, Dispatcher
 from postline.events.domain import Event, EventType, message_event
 from postline.keys.access import Environment
 from postline.sending.dispatch_job import DispatchJob
 from postline.sending.domain import RecipientState
 from postline.sending.models import SendRequest
+from postline.sending.ports import MessageStore
 from postline.sending.store import FEEDBACK_SLOT, RECORD_SLOT, DynamoMessageStore, message_key
 from postline.shared.clock import MovableClock
 from postline.tracking.domain import LinkMaker
@@ -57,6 +60,10 @@ class DiesBeforeEvents(DynamoMessageStore):
     def record(self, *args: Any, **kwargs: Any) -> bool:
         self.made += args[4]
         return super().record(*args, **kwargs)
+
+    def advance(self, *args: Any, **kwargs: Any) -> bool:
+        self.made += args[3]
+        return super().advance(*args, **kwargs)
 
     def _write_events(self, found: list[Event]) -> None:
         if found and not self.dead:
@@ -300,6 +307,116 @@ def test_a_report_applied_by_a_worker_that_died_is_written_by_its_repeat_as_firs
     # queued x2, sent x2, delivered x2, complained: each once on the stream
     assert len(_inserts(stack, message_id)) == 7
     assert FEEDBACK_SLOT in _item(message_id)
+
+
+def _feedback(store: MessageStore) -> FeedbackService:
+    return FeedbackService(
+        messages=store,
+        suppressions=suppressions_root.suppressions(),
+        retention_days=lambda account_id: 30,
+        meter=RecordingMeter(),
+    )
+
+
+def _report(kind: str, message_id: str, recipient: str, at: str) -> dict[str, Any]:
+    """An SES event notification for one recipient, its time SES's (not the worker's clock)."""
+    mail = {"timestamp": "2026-11-29T01:00:00Z", "messageId": "ses-1", "tags": {MESSAGE_TAG: [message_id]}}
+    bodies = {
+        "Delivery": {"timestamp": at, "recipients": [recipient], "smtpResponse": "250 2.0.0 OK", "reportingMTA": "mx"},
+        "Complaint": {
+            "timestamp": at,
+            "complaintFeedbackType": "abuse",
+            "complainedRecipients": [{"emailAddress": recipient}],
+        },
+        "DeliveryDelay": {
+            "timestamp": at,
+            "delayType": "MailboxFull",
+            "delayedRecipients": [{"emailAddress": recipient}],
+        },
+    }
+    return {"eventType": kind, "mail": mail, kind[0].lower() + kind[1:]: bodies[kind]}
+
+
+def _handed_over(account_id: str, recipients: list[str]) -> str:
+    message_id = _send(account_id, recipients)
+    accepted = RecordingTransport({r: [OutcomeKind.ACCEPTED] for r in recipients})
+    _dispatcher(sending.message_store(), "w1", accepted).dispatch(_job(message_id, account_id))
+    return message_id
+
+
+def _dies_after_its_change(report: dict[str, Any]) -> list[Event]:
+    """A feedback worker applying `report` that dies after its change, before any event is written;
+    the events it made."""
+    dying = DiesBeforeEvents(sending.message_store())
+    with pytest.raises(Killed):
+        _feedback(dying).apply(report)
+    return dying.made
+
+
+@pytest.mark.parametrize("recipients", [["a@example.com"], ["a@example.com", "b@example.com"]])
+def test_two_reports_whose_workers_died_after_their_changes_lose_no_event_when_redelivered(
+    stack: InProcessStack, account_id: str, clock: MovableClock, recipients: list[str]
+) -> None:
+    """Report A changes a recipient and dies before its events; report B (the same recipient's
+    complaint, or another's delivery) replaces the slot, taking A's events in its reply, and dies
+    before writing any. Their redeliveries (B's first, then A's, later, in any order) write every
+    event each report stands for, as first made, once each."""
+    message_id = _handed_over(account_id, recipients)
+    first = _report("Delivery", message_id, "a@example.com", "2026-11-29T01:00:05Z")
+    second = (
+        _report("Complaint", message_id, "a@example.com", "2026-11-29T01:30:00Z")
+        if len(recipients) == 1
+        else _report("Delivery", message_id, "b@example.com", "2026-11-29T01:00:07Z")
+    )
+    made = _dies_after_its_change(first) + _dies_after_its_change(second)
+    assert len(made) == 2 and _stored(message_id, EventType.DELIVERED, EventType.COMPLAINED) == []
+
+    clock.advance(16 * 60)  # past the queue's visibility timeout: SQS redelivers both
+    for report in (second, first, second, first):  # and maybe again
+        _feedback(sending.message_store()).apply(report)
+
+    assert _stored(message_id, EventType.DELIVERED, EventType.COMPLAINED) == _dumped(made)
+    assert len(_inserts(stack, message_id)) == 2 * len(recipients) + 2  # queued and sent each, and A's and B's
+
+
+def test_a_report_whose_worker_died_after_its_change_is_written_by_its_redelivery(
+    stack: InProcessStack, account_id: str, clock: MovableClock
+) -> None:
+    message_id = _handed_over(account_id, ["a@example.com"])
+    report = _report("Delivery", message_id, "a@example.com", "2026-11-29T01:00:05Z")
+    made = _dies_after_its_change(report)
+    clock.advance(16 * 60)
+    assert _feedback(sending.message_store()).apply(report) == 0  # nothing moved again
+    assert _stored(message_id, EventType.DELIVERED) == _dumped(made)
+    assert len(_inserts(stack, message_id)) == 3
+
+
+def test_reports_of_one_kind_with_other_times_or_out_of_order_write_each_event_once(
+    stack: InProcessStack, account_id: str, clock: MovableClock
+) -> None:
+    """SES repeats a delay with a later time: the first's event stays, the repeat writes none of its
+    own (one `delayed`, at the first's time), even while the first's worker died before writing it.
+    A delivery reported after the complaint that followed it still has its event."""
+    message_id = _handed_over(account_id, ["a@example.com"])
+    made = _dies_after_its_change(_report("DeliveryDelay", message_id, "a@example.com", "2026-11-29T01:00:05Z"))
+    clock.advance(60)
+    later = _report("DeliveryDelay", message_id, "a@example.com", "2026-11-29T01:20:00Z")
+    assert _feedback(sending.message_store()).apply(later) == 0
+    assert _stored(message_id, EventType.DELAYED) == _dumped(made)
+
+    complaint = _report("Complaint", message_id, "a@example.com", "2026-11-29T02:00:00Z")
+    delivery = _report("Delivery", message_id, "a@example.com", "2026-11-29T01:30:00Z")
+    assert _feedback(sending.message_store()).apply(complaint) == 1
+    assert _feedback(sending.message_store()).apply(delivery) == 0  # the complaint stays
+    assert _feedback(sending.message_store()).apply(later) == 0
+    stored = _stored(message_id, EventType.DELAYED, EventType.DELIVERED, EventType.COMPLAINED)
+    assert [(e["type"], e["timestamp"]) for e in stored] == [
+        ("delayed", "2026-11-29T01:00:05Z"),
+        ("delivered", "2026-11-29T01:30:00Z"),
+        ("complained", "2026-11-29T02:00:00Z"),
+    ]
+    assert sending.message_store().get(message_id).recipients["a@example.com"] is RecipientState.COMPLAINED  # type: ignore[union-attr]
+    assert len(_inserts(stack, message_id)) == 5  # queued, sent, delayed, delivered, complained
 
 
 def test_the_message_item_stays_under_a_write_unit_with_its_last_records_events(

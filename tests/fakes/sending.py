@@ -121,6 +121,10 @@ class InMemoryMessages:
         stored.recipients[recipient] = message.recipients[recipient]
         return True
 
+    def restore(self, message: Message, recipient: str, events: list[Event]) -> None:
+        known = {event.id for event in self.events}
+        self.events.extend(event for event in events if event.id not in known)
+
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
         stored = self.items.get(message_id)
         if stored is not None and getattr(stored, field) is None:  # the first time only

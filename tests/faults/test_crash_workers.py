@@ -5,8 +5,8 @@ Each workload is small and real (the runtime's HTTP API, its queues, streams and
 runtime redelivers as SQS and the streams would, and a scheduled run that dies is followed by the
 next one (every 5 minutes: the clock is moved past it). Then:
 - FeedbackFunction: SES reports (via the SNS envelope) for a sent message, a hard bounce for one
-  recipient and a complaint for another: one bounced and one complained event each, nothing else
-  moved, each suppressed once with the right type.
+  recipient and then (once the first is settled, with its event) a complaint for another: one
+  bounced and one complained event each, nothing else moved, each suppressed once with the right type.
 - RecipientActivityFunction: two live sends to one address: its activity counts 2 sends and 2
   deliveries, not one more.
 - WebhookResendFunction: a failed delivery resent by id: the job completed with 1 matched,
@@ -101,11 +101,15 @@ def feedback(runtime: Runtime, case: str) -> None:
     ]
     sqs = client("sqs")
     queue = sqs.get_queue_url(QueueName=physical_name("FeedbackQueue"))["QueueUrl"]
-    for report in reports:  # as SNS delivers them: the report in an envelope's Message
+    for report, (recipient, kind) in zip(reports, [(bounced, "bounced"), (complained, "complained")], strict=True):
+        # as SNS delivers them: the report in an envelope's Message; one after the other, and each
+        # report's event there once it is settled (its redelivery's doing, not the next report's)
         sqs.send_message(
             QueueUrl=queue, MessageBody=json.dumps({"Type": "Notification", "Message": json.dumps(report)})
         )
-    settle(runtime)
+        settle(runtime)
+        found = [e for e in events_of(sender.test, message_id) if e["type"] == kind]
+        assert [e["recipient"] for e in found] == [recipient], f"{case}: {kind} {found}"
     events = events_of(sender.test, message_id)
     moved = Counter((e["recipient"], e["type"]) for e in events if e["type"] in {"bounced", "complained"})
     assert moved == Counter({(bounced, "bounced"): 1, (complained, "complained"): 1}), f"{case}: {events}"

@@ -2,10 +2,14 @@
 
 SES publishes the events of a configuration set to SNS, which feeds the feedback queue. Each
 report moves one recipient from the state the hand-over left it in, with its events; the
-event time is SES's own, so a report delivered twice writes the same event and the second
-state change finds nothing to do. A report of an IP pool's configuration set (its
-`ses:configuration-set` tag) names the pool on its events (`ip_pool`), so its bounces and
-complaints count toward the pool's reputation (metrics/reputation.py) as the sent events did.
+event time is SES's own, so a report delivered twice makes the same event. A report that finds
+its change recorded (the recipient in its state or one past it: its own earlier delivery, whose
+worker may have died before the events, or a later report's) changes nothing and has the store
+write its event if it is missing (`restore`); so does a report that came after a later one (SNS
+and SQS keep no order: a delivery reported after the complaint still has its `delivered`). A
+report of an IP pool's configuration set (its `ses:configuration-set` tag) names the pool on its
+events (`ip_pool`), so its bounces and complaints count toward the pool's reputation
+(metrics/reputation.py) as the sent events did.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from postline.delivery.outcomes import BounceClass, classify_bounce, enhanced_co
 from postline.delivery.parcel import MESSAGE_TAG
 from postline.delivery.ports import ConfigurationSetPools
 from postline.delivery.service import DELIVERY_OUTCOMES, mode_of
-from postline.events.domain import EventType, message_event
+from postline.events.domain import Event, EventType, message_event
 from postline.sending.domain import Message, RecipientState, message_status
 from postline.sending.ports import MessageStore
 from postline.shared.ports import Meter
@@ -28,6 +32,19 @@ from postline.suppressions.ports import Suppressions
 HANDED_OVER = {RecipientState.SENT, RecipientState.DEFERRED}
 CONFIGURATION_SET_TAG = "ses:configuration-set"  # SES's own tag on every published event (mail.tags)
 _STEP = "ses"  # a report's events' step (event_id): one event of a kind per recipient
+# The states a recipient is in once a report's change to `state` is recorded: the state, or one a
+# later report moved it to (so the report's events may still be unwritten: see `restore`).
+_REACHED = {
+    RecipientState.DEFERRED: {
+        RecipientState.DEFERRED,
+        RecipientState.DELIVERED,
+        RecipientState.BOUNCED,
+        RecipientState.COMPLAINED,
+    },
+    RecipientState.DELIVERED: {RecipientState.DELIVERED, RecipientState.BOUNCED, RecipientState.COMPLAINED},
+    RecipientState.BOUNCED: {RecipientState.BOUNCED},
+    RecipientState.COMPLAINED: {RecipientState.COMPLAINED},
+}
 
 
 class FeedbackService:
@@ -82,6 +99,8 @@ class FeedbackService:
         data: dict[str, Any],
     ) -> int:
         if message.recipients[recipient] not in expected:
+            if message.recipients[recipient] in _REACHED[state]:  # recorded: by this report, or one after it
+                self._messages.restore(message, recipient, [self._event(message, recipient, event_type, at, data)])
             return 0
         hard_bounce = state is RecipientState.BOUNCED and data.get("bounce_type") == "hard"
         if hard_bounce or state is RecipientState.COMPLAINED:
@@ -98,10 +117,21 @@ class FeedbackService:
         message.status = message_status(list(message.recipients.values()))
         if state is RecipientState.DELIVERED and message.delivered_at is None:
             message.delivered_at = at
+        event = self._event(message, recipient, event_type, at, data)
+        if not self._messages.advance(message, recipient, expected, [event], step=_STEP):
+            return 0
+        self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))  # the dispatcher's metric
+        return 1
+
+    def _event(
+        self, message: Message, recipient: str, event_type: EventType, at: datetime, data: dict[str, Any]
+    ) -> Event:
+        """The report's event: its id from the message, kind and recipient, its time SES's, its data the
+        report's, so each delivery of a report makes the same one."""
         if event_type is EventType.DELIVERED:  # latency (metrics): acceptance to the MX's 250
             started = message.send_at or message.created_at
             data = {**data, "total_ms": max(0, int((at - started).total_seconds() * 1000))}
-        event = message_event(
+        return message_event(
             message,
             event_type,
             recipient,
@@ -110,10 +140,6 @@ class FeedbackService:
             retention_days=self._retention_days(message.account_id),
             step=_STEP,
         )
-        if not self._messages.advance(message, recipient, expected, [event], step=_STEP):
-            return 0
-        self._meter.count(DELIVERY_OUTCOMES, outcome=state.value, mode=mode_of(message))  # the dispatcher's metric
-        return 1
 
 
 # SES's bounce subtypes for an address on a suppression list (its own or the account's).

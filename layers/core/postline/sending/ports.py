@@ -73,6 +73,12 @@ class MessageStore(Protocol):
         writes its recorded events again). `step`: what the events' ids were made with (event_id)."""
         ...
 
+    def restore(self, message: Message, recipient: str, events: list[Event]) -> None:
+        """Writes the events of a report whose change to `recipient` is recorded already (this report's
+        worker may have died in between, and a later report moved the recipient on): as first made
+        while the message still keeps them, else each only where it is not stored."""
+        ...
+
     def mark_engagement(self, message_id: str, field: str, at: datetime) -> None:
         """Sets opened_at / clicked_at the first time only."""
         ...

@@ -25,9 +25,19 @@ written twice with other times:
 - a record whose condition fails because its own write is there already (botocore or `record`
   trying again a write whose reply was lost: the same owner, recipient and attempt, seen in the
   item the failure returns, ReturnValuesOnConditionCheckFailure) writes the events and succeeds;
-- a report whose change is recorded already (a repeated report: the same event ids in `fb`)
-  writes them again and changes nothing; a report that replaces `fb` writes the replaced one's
-  events too (what the update returns of it), as reports come without a lease.
+- a report that replaces `fb` writes the replaced one's events too (what the update returns of
+  it), as reports come without a lease; a report whose change is recorded already, the recipient
+  in its state or one a later report moved it to (its own redelivery: its worker may have died
+  before the events, and the next report's worker too, before it wrote them), changes nothing and
+  writes its events (`restore`): `fb`'s if it still holds them, as first made; else those the
+  message's events lack by id (by_message), rebuilt from the report: ids from the message, kind and
+  recipient, times SES's, data the report's, so the very items. So any number of workers dying
+  loses no report's events, and costs nothing on the way that does not (no byte in the message item,
+  which a bounded `fb` of several reports would cost every write); a restore reads the message
+  item (1 read unit), queries its events (0.5 a 4 KB page) and writes only what is missing. An id
+  found by the index is not written again: SES repeats a delay (and a complaint may come twice)
+  with another time, and an event's key holds its time. Left: a restore racing a live worker that
+  writes the same event with another time (a replaced `fb`'s) within the index's lag (~a second).
 Every rewrite puts the very items written first: DynamoDB writes no stream record for a put that
 changes nothing, and the stream's consumers take INSERTs only, so no webhook or count repeats.
 Only a cancellation (rare, before any hand-over) is still a transaction.
@@ -44,7 +54,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from postline.events.domain import Event
-from postline.events.store import ShardDirectory, event_items
+from postline.events.store import BY_MESSAGE_INDEX, ShardDirectory, event_items
 from postline.sending.domain import Message, RecipientState, Schedule, StoredMessage
 from postline.sending.ports import Sealed
 from postline.sending.recorded import event_ids, pack, unpack
@@ -371,6 +381,45 @@ class DynamoMessageStore:
         # Reports come without a lease: the slot's last report may still be writing its events, or
         # have died before them; so the update writes them again with its own (UPDATED_OLD).
         return self._change(update, message, events, FEEDBACK_SLOT, own=own, own_result=False, replaces=True)
+
+    def restore(self, message: Message, recipient: str, events: list[Event]) -> None:
+        """The events of a report whose change is recorded already, by this report or before one that
+        moved the recipient on (its worker may have died after the change, before its events): `fb`'s,
+        as first made, while it holds them; else those of the events whose ids the message's events
+        do not have yet (the by_message index), rebuilt from the report: its ids and SES's times."""
+        item = (
+            self._db.get_item(
+                TableName=self._table,
+                Key=message_key(message.id),
+                ConsistentRead=True,
+                ProjectionExpression=FEEDBACK_SLOT,
+            ).get("Item")
+            or {}
+        )
+        kept = self._slot_events(message, item, FEEDBACK_SLOT)
+        if {event.id for event in kept} & {event.id for event in events}:
+            self._write_events(kept)
+            return
+        stored = self._stored_ids(message.id, {event.id for event in events})
+        self._write_events([event for event in events if event.id not in stored])
+
+    def _stored_ids(self, message_id: str, ids: set[str]) -> set[str]:
+        """Which of `ids` the message's events have (its own or another report's of the same kind,
+        with another time: an event's key holds its time, so a put of it would be a second item)."""
+        found: set[str] = set()
+        names = {f":i{index}": {"S": ident} for index, ident in enumerate(sorted(ids))}
+        request = {
+            "TableName": self._events,
+            "IndexName": BY_MESSAGE_INDEX,
+            "KeyConditionExpression": "message_id = :id",
+            "FilterExpression": f"#id IN ({', '.join(names)})",
+            "ProjectionExpression": "#id",
+            "ExpressionAttributeNames": {"#id": "id"},
+            "ExpressionAttributeValues": {":id": {"S": message_id}, **names},
+        }
+        for page in self._db.get_paginator("query").paginate(**request):
+            found.update(entry["id"]["S"] for entry in page["Items"])
+        return found
 
     def _recipient_update(
         self,
