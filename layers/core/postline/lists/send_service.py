@@ -47,13 +47,17 @@ from postline.lists.domain import ListMember
 from postline.lists.ports import Keys, ListSender, ListSendJobs, ListSendQueue, ListStore, PrincipalSource
 from postline.lists.sends import (
     ENDED,
+    LEAD_PAGES_PER_RUN,
     PAGE_MEMBERS,
+    PAGE_TASKS_PER_BATCH,
     PAGES_PER_RUN,
     RUNNING,
     ListSend,
     ListSendStatus,
+    PageRange,
     PageResult,
     checkpointed,
+    fanned_out_done,
 )
 from postline.shared.errors import ApiError
 from postline.shared.parallel import run_each
@@ -62,6 +66,7 @@ from postline.shared.ports import Clock
 LEASE = timedelta(seconds=330)  # the worker's 300 s timeout and a margin, under the queue's 360 s visibility
 MAX_ATTEMPTS = 4  # deliveries of one message; then the job fails rather than waiting in the DLQ (5)
 GAVE_UP = "The send could not be completed; the members counted so far were sent."
+_NO_SENDER = "The API key (or account) that started this send no longer exists or may not send."
 
 
 class ListSendBusyError(Exception):
@@ -89,7 +94,10 @@ class ListSendService:
         page_members: int = PAGE_MEMBERS,
         pages_per_run: int = PAGES_PER_RUN,
         parallel_pages: int = 1,
+        fanout_min_pages: int | None = None,
+        lead_pages_per_run: int = LEAD_PAGES_PER_RUN,
     ) -> None:
+        """fanout_min_pages: a list of at least that many pages is sent by page tasks (None: never)."""
         self._jobs = jobs
         self._lists = lists
         self._sender = sender
@@ -99,6 +107,8 @@ class ListSendService:
         self._page_members = page_members
         self._pages_per_run = pages_per_run
         self._parallel_pages = max(1, parallel_pages)
+        self._fanout_min_pages = fanout_min_pages
+        self._lead_pages_per_run = lead_pages_per_run
 
     # -- the worker --------------------------------------------------------------------------------
 
@@ -124,8 +134,11 @@ class ListSendService:
         try:
             principal = self._principals.principal_of(claimed)
             if principal is None:
-                raise _StopError("The API key (or account) that started this send no longer exists or may not send.")
-            self._pages(principal, self._jobs.with_request(claimed))
+                raise _StopError(_NO_SENDER)
+            if claimed.handed_out is not None:  # sent by page tasks: this run hands the next pages out
+                self._lead(claimed, [], redelivered=receive_count > 1)
+            else:
+                self._pages(principal, claimed)
         except _LostJobError:
             return
         except _StopError as error:
@@ -147,6 +160,11 @@ class ListSendService:
             if sent and self._cancelled(current):  # cancelled since the last checkpoint: no further page
                 return
             group = self._read_group(current, min(self._parallel_pages, self._pages_per_run - sent))
+            if self._fans_out(current, group):
+                self._lead(current.model_copy(update={"handed_out": 0}), group)
+                return
+            if not sent:
+                current = self._jobs.with_request(current)  # read once per run, not before a fan-out
             current, end = self._send_group(principal, current, group)
             sent += len(group)
             if end:  # the end of the list
@@ -161,6 +179,109 @@ class ListSendService:
             self._cancelled(current)
             return
         self._queue.enqueue_send(current.account_id, current.list_id, current.id)
+
+    def _fans_out(self, job: ListSend, group: list[tuple[list[ListMember], str | None]]) -> bool:
+        """Whether a job's first run hands its pages out to page tasks: a list that does not end
+        within fanout_min_pages - 1 pages (a shorter one is sent by this run, as it costs less)."""
+        if self._fanout_min_pages is None or job.pages or job.cursor is not None:
+            return False
+        return len(group) >= self._fanout_min_pages or group[-1][1] is not None
+
+    def _lead(
+        self, job: ListSend, group: list[tuple[list[ListMember], str | None]], *, redelivered: bool = False
+    ) -> None:
+        """The run of a job sent by page tasks: from the job's cursor (`group`: the pages read there
+        already), it reads the pages' bounds and hands them out, PAGE_TASKS_PER_BATCH at a time:
+        first the record (hand_out: the cursor after them, `handing`), then their page tasks. A run
+        that dies between the two leaves `handing`, which the next delivery of its message queues
+        again (a page is counted once, whoever sends it). At the end of the list the page tasks end
+        the job; after lead_pages_per_run pages the run gives the lease back and queues the job again."""
+        current = job
+        if redelivered and current.handing:  # maybe never queued: the run that recorded them may have died first
+            self._queue.enqueue_pages(current.account_id, current.list_id, current.id, current.handing)
+        if current.read_all:  # a repeated message after the last pages were handed out
+            if not self._jobs.release(current):
+                self._cancelled(self._latest(current))
+            self._end_if_done(self._jobs.get(current.account_id, current.id))
+            return
+        cursor = current.cursor
+        bounds: list[tuple[str | None, str | None]] = []  # pages read, not yet handed out
+        for _, after in group:
+            bounds.append((cursor, after))
+            cursor = after
+        ended = bool(group) and group[-1][1] is None
+        handed = 0
+        while True:
+            while not ended and len(bounds) < PAGE_TASKS_PER_BATCH and handed + len(bounds) < self._lead_pages_per_run:
+                _, after = self._lists.subscribed_page(current.list_id, after=cursor, limit=self._page_members)
+                bounds.append((cursor, after))
+                cursor, ended = after, after is None
+            batch, bounds = bounds[:PAGE_TASKS_PER_BATCH], bounds[PAGE_TASKS_PER_BATCH:]
+            last = ended and not bounds
+            base = current.handed_out or 0
+            pages = [PageRange(index=base + n, after=low, through=high) for n, (low, high) in enumerate(batch)]
+            stored = self._jobs.hand_out(current, pages, cursor=pages[-1].through, read_all=last)
+            if stored is None:  # cancelling (it ends here), or taken by a newer attempt
+                self._cancelled(current)
+                return
+            self._queue.enqueue_pages(current.account_id, current.list_id, current.id, pages)
+            current, handed = stored, handed + len(pages)
+            if last:
+                return  # the page tasks end it: the last one counted finds every page handed out counted
+            if handed >= self._lead_pages_per_run and not bounds:
+                if not self._jobs.release(current):
+                    self._cancelled(current)
+                    return
+                self._queue.enqueue_send(current.account_id, current.list_id, current.id)
+                return
+
+    # -- a page task -----------------------------------------------------------------------------------
+
+    def run_page(self, account_id: str, send_id: str, page: PageRange, *, receive_count: int) -> None:
+        """A page task: sends its page's members (the page path: deterministic message ids) and
+        counts the page once; the page counted last ends the job. Raises to have the message retried
+        (a redone page stores, queues, charges and counts nothing twice)."""
+        job = self._jobs.get(account_id, send_id)
+        if job is None or job.status is not ListSendStatus.SENDING or job.handed_out is None:
+            return  # ended (done, failed, cancelled) or being cancelled: no further page
+        if self._jobs.page_counted(job, page.index):  # a repeated message
+            self._end_if_done(job)
+            return
+        if receive_count > MAX_ATTEMPTS:
+            self._fail_fanned_out(job, GAVE_UP)
+            return
+        try:
+            principal = self._principals.principal_of(job)
+            if principal is None:
+                self._fail_fanned_out(job, _NO_SENDER)
+                return
+            members = self._lists.subscribed_range(job.list_id, after=page.after, through=page.through)
+            # the cursor the page starts from names its quota charge, as a run's page (sending: send_list_page)
+            paged = self._jobs.with_request(job).model_copy(update={"cursor": page.after})
+            result = self._sender.send_list_page(principal, paged, members) if members else None
+        except ApiError as error:  # quota spent, template deactivated, sending paused by the operator
+            self._fail_fanned_out(job, error.message)
+            return
+        except Exception:
+            if receive_count >= MAX_ATTEMPTS:
+                with suppress(Exception):
+                    self._fail_fanned_out(job, GAVE_UP)
+                return
+            raise
+        counted = self._jobs.count_page(job, page.index, result or PageResult())
+        self._end_if_done(counted or self._jobs.get(account_id, send_id))
+
+    def _end_if_done(self, job: ListSend | None) -> None:
+        if job is not None and job.status is ListSendStatus.SENDING and fanned_out_done(job):
+            ended = job.model_copy(update={"completed_at": self._clock.now()})
+            self._jobs.end_fanned_out(ended, ListSendStatus.DONE, held={ListSendStatus.SENDING})
+
+    def _fail_fanned_out(self, job: ListSend, message: str) -> bool:
+        """Fails a job of page tasks with its counts as stored (the pages counted so far): its other
+        page tasks then send nothing."""
+        ended = job.model_copy(update={"completed_at": self._clock.now()})
+        held = {ListSendStatus.SENDING}
+        return self._jobs.end_fanned_out(ended, ListSendStatus.FAILED, held=held, error_message=message) is not None
 
     def _read_group(self, job: ListSend, pages: int) -> list[tuple[list[ListMember], str | None]]:
         """Up to `pages` pages of members from the job's cursor, each with the cursor after it (None:
@@ -186,7 +307,9 @@ class ListSendService:
         def page(index: int) -> Callable[[], None]:
             def send() -> None:
                 members = group[index][0]
-                results[index] = self._sender.send_list_page(principal, job, members) if members else PageResult()
+                # the cursor the page starts from names its quota charge (sending: send_list_page)
+                start = job if index == 0 else job.model_copy(update={"cursor": group[index - 1][1]})
+                results[index] = self._sender.send_list_page(principal, start, members) if members else PageResult()
 
             return send
 
@@ -225,6 +348,11 @@ class ListSendService:
         stored = self._jobs.get(job.account_id, job.id)
         if stored is None or stored.status is not ListSendStatus.CANCELLING or stored.attempt != job.attempt:
             return False
+        if stored.handed_out is not None:  # sent by page tasks: its counts are theirs, as stored
+            ending = stored.model_copy(update={"completed_at": self._clock.now()})
+            held = {ListSendStatus.CANCELLING}
+            ended_now = self._jobs.end_fanned_out(ending, ListSendStatus.CANCELLED, held=held, attempt=job.attempt)
+            return ended_now is not None
         ended = job.model_copy(
             update={
                 "status": ListSendStatus.CANCELLED,
@@ -238,6 +366,10 @@ class ListSendService:
     def _fail(self, claimed: ListSend, message: str) -> None:
         """Fails the job as its last checkpoint left it (this run's pages counted), if this attempt holds it."""
         current = self._latest(claimed)
+        if current.handed_out is not None:  # sent by page tasks: its counts as stored
+            if not self._fail_fanned_out(current, message):
+                self._cancelled(current)  # cancelled meanwhile: it ends so
+            return
         failed = current.model_copy(
             update={
                 "status": ListSendStatus.FAILED,
