@@ -19,6 +19,30 @@ finish are redone by the next attempt, which finds their messages stored and cou
 parallel_pages - 1 pages). This needs the events table's keys sharded for a large account (events/
 sharding.py): a group's `queued` events go to the account's day partitions at that rate.
 
+Page tasks (`fanout_min_pages`, the deployed worker's FANOUT_MIN_PAGES = 3): a list that does not
+end within two pages is not sent by its runs at all. Its first run, finding more than two pages in
+its first group, hands the pages out instead: it reads each page's bounds (a Query of the page, as
+above), records a batch of up to 10 (hand_out: the job's handed_out, cursor and `handing`, a SET of
+those fields under its attempt) and queues a page task for each (one SendMessageBatch: kind
+send_page with the page's index, the address it starts after and the one it ends at), up to
+LEAD_PAGES_PER_RUN pages a run. Each page task runs in an invocation of its own (the list worker's
+SQS event source, its MaximumConcurrency explicit in the template), as many side by side as that
+allows: it reads its page's members by their bounds (lists/store.py subscribed_range: who joined or
+left since counts as now; no member falls between two pages), sends them through the same page path
+(deterministic message ids, the page's quota charge named by where it starts) and counts the page
+once: its counts ADDed to the job in one transaction with the page's marker item, which must be new
+(lists/send_store.py). The page task that finds every page handed out counted, the whole list
+handed out, ends the job done; a run that dies after its record and before its queue call leaves
+`handing`, which the next delivery of its message queues again (a page counted is not sent again).
+Failures: a page task redelivered by SQS redoes its page (stored messages are counted from what was
+stored, not stored, queued or charged again); a stop (the quota, the sender gone, MAX_ATTEMPTS
+deliveries) fails the job with the pages counted so far, and the other page tasks, finding it
+failed, send nothing. Cancelling: a page task looks at the job first and sends nothing once it is
+cancelling or cancelled; pages already being sent finish and are counted (those members were mailed).
+A cancel that lands while page tasks add their counts may answer 409 (its audit entry states the
+counts it read): retried, it lands. Lists of one or two pages stay on the runs' path: one
+invocation sends them side by side, cheaper than three invocations and as fast.
+
 An attempt that dies between a page's messages and its checkpoint leaves its lease to run out; the
 message's redelivery claims the job as the next attempt and redoes that page from the checkpoint:
 its messages have deterministic ids, so those already stored are counted from what was stored and
