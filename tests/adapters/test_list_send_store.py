@@ -254,7 +254,8 @@ def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_en
     assert claimed is not None
     first = [PageRange(index=n, after=f"a{n}", through=f"a{n + 1}") for n in range(2)]
     led = jobs.hand_out(claimed.model_copy(update={"handed_out": 0}), first, cursor="a2", read_all=False)
-    assert led is not None and (led.handed_out, led.handing, led.cursor, led.read_all) == (2, first, "a2", False)
+    assert led is not None and (led.handed_out, led.handing_from, led.cursor, led.read_all) == (2, 0, "a2", False)
+    assert jobs.handing(led) == first and jobs.handing(claimed) == []
     assert not jobs.page_counted(led, 0)
     counted = jobs.count_page(led, 0, _page(0, 500, failed=60))
     assert counted is not None and (counted.pages, counted.members, counted.accepted, counted.failed) == (
@@ -267,15 +268,10 @@ def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_en
     assert jobs.count_page(led, 0, _page(0, 500, failed=60)) is None  # redone: nothing counted twice
     last = [PageRange(index=2, after="a2", through=None)]
     ended = jobs.hand_out(led, last, cursor=None, read_all=True)  # the run's write keeps the page's counts
-    assert ended is not None and (ended.handed_out, ended.read_all, ended.members, ended.lease_until) == (
-        3,
-        True,
-        500,
-        0,
-    )
-    assert (
-        jobs.hand_out(led.model_copy(update={"attempt": 9}), last, cursor=None, read_all=True) is None
-    )  # not its attempt
+    assert ended is not None and (ended.handed_out, ended.read_all, ended.members) == (3, True, 500)
+    assert ended.lease_until == 0 and jobs.handing(ended) == last and jobs.handing(led) == []  # the last ones
+    stale = led.model_copy(update={"attempt": 0})  # an attempt before this one, late
+    assert jobs.hand_out(stale, first, cursor=None, read_all=True) is None and jobs.handing(ended) == last
     jobs.count_page(counted, 1, _page(500, 500, failed=60))  # as read: room for 40 more failures
     final = jobs.count_page(ended, 2, _page(1000, 7))
     assert final is not None and (final.pages, final.members, final.accepted, final.failed) == (3, 1007, 887, 120)

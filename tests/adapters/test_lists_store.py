@@ -220,6 +220,7 @@ def test_a_page_tasks_range_holds_its_bounds_members_as_they_are_now(
     after: str | None = None
     while True:
         _, through = store.subscribed_page(created.id, after=after, limit=7)
+        assert store.subscribed_page_end(created.id, after=after, limit=7) == through  # the same, no items
         bounds.append((after, through))
         if through is None:
             break

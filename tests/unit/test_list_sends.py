@@ -153,6 +153,7 @@ class Jobs:
         self.audits: list[AuditEntry] = []  # written with a cancel's move, as the store's transaction does
         self.clock = clock
         self.counted_pages: set[int] = set()  # the page markers
+        self.handed: list[list[PageRange]] = []  # the HANDING item, as each run's record wrote it
 
     def create(self, item: ListSend) -> bool:
         if item.id in self.items:
@@ -236,15 +237,19 @@ class Jobs:
     def hand_out(
         self, item: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool
     ) -> ListSend | None:
+        self.handed.append(pages)  # the bounds first, as the store writes them
         current = self.items[item.id]
         if current.status is not ListSendStatus.SENDING or current.attempt != item.attempt:
             return None
         update: dict[str, object] = {
-            "handed_out": (item.handed_out or 0) + len(pages), "handing": pages, "read_all": read_all,
+            "handed_out": (item.handed_out or 0) + len(pages), "handing_from": pages[0].index, "read_all": read_all,
             **({"cursor": cursor} if cursor is not None else {}), **({"lease_until": 0} if read_all else {}),
         }  # fmt: skip
         self.items[item.id] = current.model_copy(update=update)
         return self.items[item.id]
+
+    def handing(self, item: ListSend) -> list[PageRange]:
+        return self.handed[-1] if self.handed and item.handing_from is not None else []
 
     def page_counted(self, item: ListSend, index: int) -> bool:
         return index in self.counted_pages
@@ -293,6 +298,9 @@ class Members:
         page = self.addresses[start : start + limit]
         last = page[-1] if start + limit < len(self.addresses) else None
         return [member(address) for address in page], last
+
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        return self.subscribed_page(list_id, after=after, limit=limit)[1]
 
     def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
         return [member(a) for a in self.addresses if (after is None or a > after) and (through is None or a <= through)]

@@ -58,7 +58,7 @@ class SqsListJobQueue:
                 for page in batch
             ]
             failed = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries).get("Failed") or []
-            if failed:  # the run raises and is redone: its handing pages are queued again
+            if failed:  # the run raises and is redone: its pages are queued again
                 raise RuntimeError(f"list send {send_id}: {len(failed)} page tasks not queued: {failed[0]}")
 
     def unschedule_send(self, send_id: str) -> None:

@@ -50,6 +50,10 @@ class ListStore(Protocol):
         self, list_id: str, *, after: str | None, limit: int
     ) -> tuple[list[ListMember], str | None]: ...
 
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        """Where subscribed_page's page from `after` ends (None: the end of the list), its members unread."""
+        ...
+
     def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
         """The subscribed members after `after` up to and including `through` (None: from the start,
         to the end): a page task's page."""
@@ -128,9 +132,13 @@ class ListSendJobs(Protocol):
     # A job of page tasks: its runs hand pages out, page tasks count them, whoever counts last ends it.
 
     def hand_out(self, job: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool) -> ListSend | None:
-        """Records `pages` handed out (the cursor after them; read_all: the list's last ones, which
-        also gives the lease back) if `job`'s attempt still holds it sending: the job after; None when
-        it does not (lost, or cancelling)."""
+        """Records `pages` handed out (their bounds apart, then the job: the cursor after them;
+        read_all: the list's last ones, which also gives the lease back) if `job`'s attempt still
+        holds it sending: the job after; None when it does not (lost, or cancelling)."""
+        ...
+
+    def handing(self, job: ListSend) -> list[PageRange]:
+        """The last pages the job's runs handed out (empty: none)."""
         ...
 
     def page_counted(self, job: ListSend, index: int) -> bool: ...

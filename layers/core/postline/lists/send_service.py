@@ -20,20 +20,22 @@ parallel_pages - 1 pages). This needs the events table's keys sharded for a larg
 sharding.py): a group's `queued` events go to the account's day partitions at that rate.
 
 Page tasks (`fanout_min_pages`, the deployed worker's FANOUT_MIN_PAGES = 3): a list that does not
-end within two pages is not sent by its runs at all. Its first run, finding more than two pages in
-its first group, hands the pages out instead: it reads each page's bounds (a Query of the page, as
-above), records a batch of up to 10 (hand_out: the job's handed_out, cursor and `handing`, a SET of
+end within two pages is not sent by its runs at all. Its first run reads three pages (not eight)
+and, finding a third, hands the pages out instead: it reads each further page's bounds (the same
+Query, returning only where the page ends: Select COUNT), records a batch of up to 10 (hand_out:
+their bounds in an item of their own, then the job's handed_out, cursor and handing_from, a SET of
 those fields under its attempt) and queues a page task for each (one SendMessageBatch: kind
 send_page with the page's index, the address it starts after and the one it ends at), up to
-LEAD_PAGES_PER_RUN pages a run. Each page task runs in an invocation of its own (the list worker's
-SQS event source, its MaximumConcurrency explicit in the template), as many side by side as that
-allows: it reads its page's members by their bounds (lists/store.py subscribed_range: who joined or
-left since counts as now; no member falls between two pages), sends them through the same page path
-(deterministic message ids, the page's quota charge named by where it starts) and counts the page
-once: its counts ADDed to the job in one transaction with the page's marker item, which must be new
-(lists/send_store.py). The page task that finds every page handed out counted, the whole list
-handed out, ends the job done; a run that dies after its record and before its queue call leaves
-`handing`, which the next delivery of its message queues again (a page counted is not sent again).
+LEAD_PAGES_PER_RUN pages a run. Each page task runs in
+an invocation of its own (the list worker's SQS event source, its MaximumConcurrency explicit in
+the template), as many side by side as that allows: it reads its page's members by their bounds
+(lists/store.py subscribed_range: who joined or left since counts as now; no member falls between
+two pages), sends them through the same page path (deterministic message ids, the page's quota
+charge named by where it starts) and counts the page once: its counts ADDed to the job in one
+transaction with the page's marker item, which must be new (lists/send_store.py). The page task
+that finds every page handed out counted, the whole list handed out, ends the job done; a run
+that dies after its record and before its queue call leaves them recorded, and the next delivery
+of its message queues them again (a page counted is not sent again).
 Failures: a page task redelivered by SQS redoes its page (stored messages are counted from what was
 stored, not stored, queued or charged again); a stop (the quota, the sender gone, MAX_ATTEMPTS
 deliveries) fails the job with the pages counted so far, and the other page tasks, finding it
@@ -183,7 +185,10 @@ class ListSendService:
         while sent < self._pages_per_run:
             if sent and self._cancelled(current):  # cancelled since the last checkpoint: no further page
                 return
-            group = self._read_group(current, min(self._parallel_pages, self._pages_per_run - sent))
+            pages = min(self._parallel_pages, self._pages_per_run - sent)
+            if self._may_fan_out(current):  # as many as it takes to tell: the rest only by their bounds
+                pages = min(pages, self._fanout_min_pages or pages)
+            group = self._read_group(current, pages)
             if self._fans_out(current, group):
                 self._lead(current.model_copy(update={"handed_out": 0}), group)
                 return
@@ -204,10 +209,13 @@ class ListSendService:
             return
         self._queue.enqueue_send(current.account_id, current.list_id, current.id)
 
+    def _may_fan_out(self, job: ListSend) -> bool:
+        return self._fanout_min_pages is not None and not job.pages and job.cursor is None
+
     def _fans_out(self, job: ListSend, group: list[tuple[list[ListMember], str | None]]) -> bool:
         """Whether a job's first run hands its pages out to page tasks: a list that does not end
         within fanout_min_pages - 1 pages (a shorter one is sent by this run, as it costs less)."""
-        if self._fanout_min_pages is None or job.pages or job.cursor is not None:
+        if not self._may_fan_out(job) or self._fanout_min_pages is None:
             return False
         return len(group) >= self._fanout_min_pages or group[-1][1] is not None
 
@@ -216,13 +224,13 @@ class ListSendService:
     ) -> None:
         """The run of a job sent by page tasks: from the job's cursor (`group`: the pages read there
         already), it reads the pages' bounds and hands them out, PAGE_TASKS_PER_BATCH at a time:
-        first the record (hand_out: the cursor after them, `handing`), then their page tasks. A run
-        that dies between the two leaves `handing`, which the next delivery of its message queues
+        first the record (hand_out: their bounds, the cursor after them), then their page tasks. A
+        run that dies between the two leaves them recorded, and the next delivery of its message queues
         again (a page is counted once, whoever sends it). At the end of the list the page tasks end
         the job; after lead_pages_per_run pages the run gives the lease back and queues the job again."""
         current = job
-        if redelivered and current.handing:  # maybe never queued: the run that recorded them may have died first
-            self._queue.enqueue_pages(current.account_id, current.list_id, current.id, current.handing)
+        if redelivered and (handing := self._jobs.handing(current)):  # maybe never queued: its run died first?
+            self._queue.enqueue_pages(current.account_id, current.list_id, current.id, handing)
         if current.read_all:  # a repeated message after the last pages were handed out
             if not self._jobs.release(current):
                 self._cancelled(self._latest(current))
@@ -237,7 +245,7 @@ class ListSendService:
         handed = 0
         while True:
             while not ended and len(bounds) < PAGE_TASKS_PER_BATCH and handed + len(bounds) < self._lead_pages_per_run:
-                _, after = self._lists.subscribed_page(current.list_id, after=cursor, limit=self._page_members)
+                after = self._lists.subscribed_page_end(current.list_id, after=cursor, limit=self._page_members)
                 bounds.append((cursor, after))
                 cursor, ended = after, after is None
             batch, bounds = bounds[:PAGE_TASKS_PER_BATCH], bounds[PAGE_TASKS_PER_BATCH:]

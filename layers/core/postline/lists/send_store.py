@@ -4,6 +4,9 @@
                                             days after it ended
     JOB#<account>  LIST_SEND#<id>#REQUEST   what it sends (content, vars): written with the job, read
                                             once per run; purge_at 30 days after its send time
+    JOB#<account>  LIST_SEND#<id>#HANDING   the bounds of the last pages a run handed out (a list
+                                            sent by page tasks), written before the job's record of
+                                            them; purge_at 60 days after its send time
     JOB#<account>  LIST_SEND#<id>#PAGE#<n>  a page task's page counted (a list sent by page tasks):
                                             written with the ADD of its counts to the job, once;
                                             purge_at 60 days after its send time
@@ -17,10 +20,12 @@ once; one under a live lease becomes cancelling, which refuses that attempt's ne
 the attempt then stores its counts as cancelled (end_cancelled, conditional on cancelling and its
 attempt). A cancelling job whose attempt died is ended by the next delivery once the lease ran out.
 A list sent by page tasks (lists/send_service.py) keeps its counts apart from its run's writes: the
-run records the pages it hands out (hand_out: handed_out, handing, cursor, read_all, a SET of those
-fields only, conditional on its attempt), and each page task adds its page's counts (ADD) in one
-transaction with its page's marker item, which must be new: a redone page counts nothing twice. Its
-end (done, failed, cancelled) is a status move that leaves the counts as stored.
+run records the pages it hands out (hand_out: their bounds in the HANDING item, then handed_out,
+handing_from, cursor and read_all on the job, a SET of those fields only, conditional on its
+attempt: the job item stays small, so a page's count is one write unit), and each page task adds
+its page's counts (ADD) in one transaction with its page's marker item, which must be new: a
+redone page counts nothing twice. Its end (done, failed, cancelled) is a status move that leaves
+the counts as stored.
 
 Both cancel moves write the call's audit entry (resources table) in the same transaction, and only
 while the job's counts are those the entry states: a cancel that fails records nothing.
@@ -43,12 +48,13 @@ from postline.lists.sends import (
     PageResult,
     outcome_counts,
 )
-from postline.shared.dynamo import cancellation_codes, epoch, from_attrs, to_attrs
+from postline.shared.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, to_attrs
 from postline.shared.jobs import JobKind, JobTable
 
 JOB_PURGE_AFTER = timedelta(days=30)
 REQUEST = "REQUEST"
 PAGE = "PAGE"
+HANDING = "HANDING"
 
 
 def _purge_at(job: ListSend) -> datetime:
@@ -174,9 +180,26 @@ class DynamoListSends:
     # -- a list sent by page tasks ---------------------------------------------------------------------
 
     def hand_out(self, job: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool) -> ListSend | None:
+        # The bounds first: a run that dies before the job's record leaves them unread (the next
+        # run reads the same pages again and writes them over); after it, the next run finds them.
+        try:  # never over a newer attempt's (a run that lost the job, late)
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    **self._jobs.key(job.account_id, job.id, HANDING),
+                    **to_attrs({"pages": [page.model_dump(mode="json") for page in pages], "attempt": job.attempt}),
+                    "purge_at": epoch((job.send_at or job.created_at) + 2 * JOB_PURGE_AFTER),
+                },
+                ConditionExpression="attribute_not_exists(pk) OR attempt <= :attempt",
+                ExpressionAttributeValues={":attempt": {"N": str(job.attempt)}},
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return None
+            raise
         updates: dict[str, Any] = {
             "handed_out": (job.handed_out or 0) + len(pages),  # written only by the attempt holding it
-            "handing": [page.model_dump(mode="json") for page in pages],
+            "handing_from": pages[0].index,
             "read_all": read_all,
         }
         if cursor is not None:
@@ -191,6 +214,15 @@ class DynamoListSends:
             condition="attempt = :attempt",
             condition_values={":attempt": job.attempt},
         )
+
+    def handing(self, job: ListSend) -> list[PageRange]:
+        if job.handing_from is None:
+            return []
+        item = self._client.get_item(
+            TableName=self._table, Key=self._jobs.key(job.account_id, job.id, HANDING), ConsistentRead=True
+        ).get("Item")
+        pages = [PageRange.model_validate(page) for page in from_attrs(item)["pages"]] if item else []
+        return pages if pages and pages[0].index == job.handing_from else []
 
     def page_counted(self, job: ListSend, index: int) -> bool:
         item = self._client.get_item(

@@ -103,11 +103,11 @@ class ListSend(Model):
     failed: int = 0
     failed_members: list[FailedMember] = Field(default_factory=list)
     # Sent by page tasks: the pages handed out so far (None: its runs send the pages themselves), the
-    # last ones handed out (sent again by a run that follows one that died before its queue call),
-    # and whether the whole list has been handed out. It is done when `pages` (those counted) reaches
-    # `handed_out` with `read_all`.
+    # index of the first of the last ones handed out (their bounds in an item of their own, queued
+    # again by a run that follows one that died before its queue call), and whether the whole list
+    # has been handed out. It is done when `pages` (those counted) reaches `handed_out` with `read_all`.
     handed_out: int | None = None
-    handing: list[PageRange] = Field(default_factory=list)
+    handing_from: int | None = None
     read_all: bool = False
     error_message: str | None = None
     cancel_requested_at: datetime | None = None

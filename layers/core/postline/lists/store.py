@@ -265,6 +265,26 @@ class DynamoLists:
         last = response.get("LastEvaluatedKey")
         return [_member(attrs) for attrs in response["Items"]], last["sk"]["S"][len(MEMBER) :] if last else None
 
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        """The address subscribed_page's page from `after` ends at (None: the list ends there), read
+        as that page is (the same Query, `limit` items) but returning no item: a page task's bounds."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "FilterExpression": "subscribed = :yes",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": members_pk(list_id)},
+                ":prefix": {"S": MEMBER},
+                ":yes": {"BOOL": True},
+            },
+            "Limit": limit,
+            "Select": "COUNT",
+        }
+        if after is not None:
+            request["ExclusiveStartKey"] = key(members_pk(list_id), member_sk(after))
+        last = self._db.query(**request).get("LastEvaluatedKey")
+        return last["sk"]["S"][len(MEMBER) :] if last else None
+
     def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
         """The subscribed members after `after` up to and including `through` (None: from the start,
         to the end), in address order: a page task's page, read as its bounds say (who joined or left
