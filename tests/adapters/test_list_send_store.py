@@ -17,8 +17,17 @@ from postline.audit.domain import Actor, AuditEntry, audit_entry
 from postline.config import Jobs, Resources
 from postline.keys.access import Environment
 from postline.lists.domain import ListMember, MailingList, member_id
+from postline.lists.job_queue import ListJobMessage, SqsListJobQueue
 from postline.lists.send_store import DynamoListSends
-from postline.lists.sends import ListSend, ListSendStatus
+from postline.lists.sends import (
+    MAX_REPORTED_FAILURES,
+    FailedMember,
+    ListSend,
+    ListSendStatus,
+    Outcome,
+    PageRange,
+    PageResult,
+)
 from postline.lists.store import DynamoLists
 from postline.wiring import audit as audit_root
 from tests.aws_stack import InProcessStack
@@ -226,3 +235,65 @@ def _item_bytes(item: dict[str, dict[str, object]]) -> int:
     """DynamoDB's item size: attribute names plus values (strings and numbers as text; close enough
     for a bound here)."""
     return sum(len(name) + len(str(next(iter(value.values())))) for name, value in item.items())
+
+
+def _page(start: int, count: int, *, failed: int = 0) -> PageResult:
+    outcomes = {
+        f"m{n}@x.example": Outcome.FAILED if n - start < failed else Outcome.ACCEPTED
+        for n in range(start, start + count)
+    }
+    failures = [FailedMember(to=f"m{n}@x.example", reason="invalid_member") for n in range(start, start + failed)]
+    return PageResult(outcomes=outcomes, failures=failures)
+
+
+def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_ends_it(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    jobs.create(job)
+    claimed = jobs.claim(job, NOW, LEASE)
+    assert claimed is not None
+    first = [PageRange(index=n, after=f"a{n}", through=f"a{n + 1}") for n in range(2)]
+    led = jobs.hand_out(claimed.model_copy(update={"handed_out": 0}), first, cursor="a2", read_all=False)
+    assert led is not None and (led.handed_out, led.handing_from, led.cursor, led.read_all) == (2, 0, "a2", False)
+    assert jobs.handing(led) == first and jobs.handing(claimed) == []
+    assert not jobs.page_counted(led, 0)
+    counted = jobs.count_page(led, 0, _page(0, 500, failed=60))
+    assert counted is not None and (counted.pages, counted.members, counted.accepted, counted.failed) == (
+        1,
+        500,
+        440,
+        60,
+    )
+    assert jobs.page_counted(led, 0)
+    assert jobs.count_page(led, 0, _page(0, 500, failed=60)) is None  # redone: nothing counted twice
+    last = [PageRange(index=2, after="a2", through=None)]
+    ended = jobs.hand_out(led, last, cursor=None, read_all=True)  # the run's write keeps the page's counts
+    assert ended is not None and (ended.handed_out, ended.read_all, ended.members) == (3, True, 500)
+    assert ended.lease_until == 0 and jobs.handing(ended) == last and jobs.handing(led) == []  # the last ones
+    stale = led.model_copy(update={"attempt": 0})  # an attempt before this one, late
+    assert jobs.hand_out(stale, first, cursor=None, read_all=True) is None and jobs.handing(ended) == last
+    jobs.count_page(counted, 1, _page(500, 500, failed=60))  # as read: room for 40 more failures
+    final = jobs.count_page(ended, 2, _page(1000, 7))
+    assert final is not None and (final.pages, final.members, final.accepted, final.failed) == (3, 1007, 887, 120)
+    assert len(final.failed_members) == MAX_REPORTED_FAILURES
+    done = jobs.end_fanned_out(final.model_copy(update={"completed_at": NOW}), ListSendStatus.DONE,
+                               held={ListSendStatus.SENDING})  # fmt: skip
+    assert done is not None and (done.status, done.members, done.completed_at) == (ListSendStatus.DONE, 1007, NOW)
+    assert jobs.end_fanned_out(done, ListSendStatus.FAILED, held={ListSendStatus.SENDING}) is None
+
+
+def test_a_runs_pages_go_to_the_queue_as_page_tasks_ten_a_call(stack: InProcessStack) -> None:
+    sqs = wiring.client("sqs")
+    url = sqs.create_queue(QueueName=f"pages-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    queue = SqsListJobQueue(sqs, url, lambda: pytest.fail("no delayed queue"))
+    pages = [PageRange(index=n, after=None if n == 0 else f"a{n}", through=f"a{n + 1}") for n in range(12)]
+    queue.enqueue_pages("acct_1", "l1", "lsend_1", pages)
+    got: list[ListJobMessage] = []
+    while received := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
+        got += [ListJobMessage.model_validate_json(message["Body"]) for message in received]
+        sqs.delete_message_batch(QueueUrl=url, Entries=[{"Id": m["MessageId"], "ReceiptHandle": m["ReceiptHandle"]}
+                                                       for m in received])  # fmt: skip
+    assert sorted((m.kind, m.send_id, m.page.index if m.page else -1) for m in got) == [
+        ("send_page", "lsend_1", n) for n in range(12)
+    ]
+    assert {m.page.index: m.page for m in got if m.page} == {page.index: page for page in pages}

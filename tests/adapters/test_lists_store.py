@@ -208,3 +208,30 @@ def test_subscribed_members_page_in_address_order_from_where_the_last_page_ended
         if after is None:
             break
     assert seen == [f"u{n:02d}@example.com" for n in range(30) if n % 3 != 0]
+
+
+def test_a_page_tasks_range_holds_its_bounds_members_as_they_are_now(
+    service: ListService, store: DynamoLists, principal: Principal
+) -> None:
+    created = service.create(principal, ListCreate(address="ranges@lists.example", name="Ranges"))
+    members = [BulkMember(address=f"u{n:02d}@example.com", subscribed=n % 3 != 0) for n in range(30)]
+    service.bulk_upsert(principal, created.id, BulkMembersRequest(members=members))
+    bounds: list[tuple[str | None, str | None]] = []
+    after: str | None = None
+    while True:
+        _, through = store.subscribed_page(created.id, after=after, limit=7)
+        assert store.subscribed_page_end(created.id, after=after, limit=7) == through  # the same, no items
+        bounds.append((after, through))
+        if through is None:
+            break
+        after = through
+    late = [BulkMember(address="u05b@example.com"), BulkMember(address="zz@example.com")]  # joined since
+    service.bulk_upsert(principal, created.id, BulkMembersRequest(members=late))
+    pages = [store.subscribed_range(created.id, after=low, through=high) for low, high in bounds]
+    seen = [member.address for page in pages for member in page]
+    wanted = sorted([f"u{n:02d}@example.com" for n in range(30) if n % 3 != 0] + ["u05b@example.com", "zz@example.com"])
+    assert seen == wanted  # every member in exactly one page, who joined since included
+    assert [m.address for m in store.subscribed_range(created.id, after=None, through="u02@example.com")] == [
+        "u01@example.com",
+        "u02@example.com",
+    ]

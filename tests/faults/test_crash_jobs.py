@@ -6,9 +6,11 @@ invocation to reach call k dies right after that call returned (or the call fail
 a 5xx). The runtime redelivers as SQS and the stream's event source mapping would (the clock is
 moved past the queues' visibility timeouts); then the workload's invariants are checked against
 what it made:
-- ListJobFunction: a send to a list of three members: done with 3 accepted, each member mailed
-  once (by Message-ID and recipient) with one final event each, member_count and the account's
-  quota (sent this month) exact; every other run pay-as-you-go, its credits spent exactly 3.
+- ListJobFunction: a send to a list of three members in pages of one (so its run hands the three
+  pages out to page tasks, each an invocation of its own, as a list of more than two pages is
+  sent): done with 3 accepted, each member mailed once (by Message-ID and recipient) with one
+  final event each, member_count and the account's quota (sent this month) exact; every other run
+  pay-as-you-go, its credits spent exactly 3.
 - SuppressionJobFunction: a CSV import (added and skipped exact, the entries listed) and an export
   (row_count and the file's lines exact).
 - ExportFunction: an event export (row_count = the events listed, the file's lines too).
@@ -32,7 +34,8 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -42,8 +45,10 @@ import yaml
 
 from devtools.local.runtime import Runtime
 from postline.accounts.domain import PLAN_LIMITS, Plan, QuotaSource
+from postline.lists import sends
 from postline.usage.domain import day_key, month_key
 from postline.usage.quota import EmailLimits
+from postline.wiring import lists as lists_root
 from postline.wiring import operator as operator_root
 from postline.wiring import usage
 from tests.e2e.sending_support import iso, now, unverified_sender, verified_sender
@@ -86,7 +91,23 @@ def clear_of_month_end(runtime: Runtime) -> None:
 
 
 def list_send(runtime: Runtime, case: str) -> None:
-    """Every other run pay-as-you-go: the plan's allowance spent, the page paid with credits."""
+    """Every other run pay-as-you-go: the plan's allowance spent, the pages paid with credits."""
+    with pages_of_one():
+        _list_send(runtime, case)
+
+
+@contextmanager
+def pages_of_one() -> Iterator[None]:
+    """The list worker (built per invocation, in the runtime's threads) reads pages of one member."""
+    kept = sends.PAGE_MEMBERS
+    sends.PAGE_MEMBERS = 1
+    try:
+        yield
+    finally:
+        sends.PAGE_MEMBERS = kept
+
+
+def _list_send(runtime: Runtime, case: str) -> None:
     clear_of_month_end(runtime)
     sender = verified_sender(runtime, plan=Plan.PROFESSIONAL)
     api = sender.live
@@ -116,6 +137,8 @@ def list_send(runtime: Runtime, case: str) -> None:
     progress = api.get(f"/v3/lists/{mailing_list['id']}/sends/{send_id}").json()
     counts = (progress["status"], progress["members"], progress["accepted"], progress["failed"])
     assert counts == ("done", 3, 3, 0), f"{case}: {progress}"
+    job = lists_root.list_send_jobs().get(sender.id, send_id)
+    assert job is not None and (job.handed_out, job.pages) == (3, 3), f"{case}: not by three page tasks: {job}"
     assert api.get(f"/v3/lists/{mailing_list['id']}").json()["member_count"] == 3, case
     assert sorted(mailed(runtime, subject).values()) == [1, 1, 1], f"{case}: the mail sink holds {mailed}"
     events = api.get("/v3/events", params={"limit": 100}).json()["items"]

@@ -25,10 +25,12 @@ from postline.lists.sends import (
     ListSendResult,
     ListSendStatus,
     Outcome,
+    PageRange,
     PageResult,
     checkpointed,
     member_message_id,
     member_vars,
+    outcome_counts,
 )
 from postline.sending.domain import IdempotentCall, RecipientState
 from postline.sending.models import SendRequest
@@ -150,6 +152,8 @@ class Jobs:
         self.requests: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # apart from the job, as stored
         self.audits: list[AuditEntry] = []  # written with a cancel's move, as the store's transaction does
         self.clock = clock
+        self.counted_pages: set[int] = set()  # the page markers
+        self.handed: list[list[PageRange]] = []  # the HANDING item, as each run's record wrote it
 
     def create(self, item: ListSend) -> bool:
         if item.id in self.items:
@@ -228,6 +232,60 @@ class Jobs:
     def fail_pending(self, item: ListSend) -> None:
         pass
 
+    # a list sent by page tasks: the adapter's conditions, its counts ADDed once a page
+
+    def hand_out(
+        self, item: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool
+    ) -> ListSend | None:
+        self.handed.append(pages)  # the bounds first, as the store writes them
+        current = self.items[item.id]
+        if current.status is not ListSendStatus.SENDING or current.attempt != item.attempt:
+            return None
+        update: dict[str, object] = {
+            "handed_out": (item.handed_out or 0) + len(pages), "handing_from": pages[0].index, "read_all": read_all,
+            **({"cursor": cursor} if cursor is not None else {}), **({"lease_until": 0} if read_all else {}),
+        }  # fmt: skip
+        self.items[item.id] = current.model_copy(update=update)
+        return self.items[item.id]
+
+    def handing(self, item: ListSend) -> list[PageRange]:
+        return self.handed[-1] if self.handed and item.handing_from is not None else []
+
+    def page_counted(self, item: ListSend, index: int) -> bool:
+        return index in self.counted_pages
+
+    def count_page(self, item: ListSend, index: int, page: PageResult) -> ListSend | None:
+        if self.page_counted(item, index):
+            return None
+        self.counted_pages.add(index)
+        current = self.items[item.id]
+        counts = outcome_counts(page)
+        room = MAX_REPORTED_FAILURES - len(item.failed_members)
+        self.items[item.id] = current.model_copy(update={
+            "pages": current.pages + 1, **{name: getattr(current, name) + n for name, n in counts.items()},
+            "failed_members": current.failed_members + page.failures[: max(room, 0)],
+        })  # fmt: skip
+        return self.items[item.id]
+
+    def end_fanned_out(
+        self,
+        item: ListSend,
+        to: ListSendStatus,
+        *,
+        held: set[ListSendStatus],
+        attempt: int | None = None,
+        error_message: str | None = None,
+    ) -> ListSend | None:
+        current = self.items[item.id]
+        if current.status not in held or (attempt is not None and current.attempt != attempt):
+            return None
+        self.items[item.id] = current.model_copy(update={
+            "status": to, "completed_at": item.completed_at, "lease_until": 0,
+            **({"error_message": error_message} if error_message is not None else {}),
+            **({"cancel_requested_at": item.cancel_requested_at} if to is ListSendStatus.CANCELLED else {}),
+        })  # fmt: skip
+        return self.items[item.id]
+
 
 class Members:
     """subscribed_page over a sorted list of addresses."""
@@ -241,10 +299,17 @@ class Members:
         last = page[-1] if start + limit < len(self.addresses) else None
         return [member(address) for address in page], last
 
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        return self.subscribed_page(list_id, after=after, limit=limit)[1]
+
+    def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
+        return [member(a) for a in self.addresses if (after is None or a > after) and (through is None or a <= through)]
+
 
 class Sender:
     def __init__(self, *, stop_at: int | None = None, during: dict[int, Callable[[], object]] | None = None) -> None:
         self.pages: list[list[str]] = []
+        self.starts: list[str | None] = []
         self.stop_at = stop_at
         self.during = during or {}  # page number (0-based) -> what happens while it is sent
 
@@ -254,6 +319,7 @@ class Sender:
         if len(self.pages) in self.during:
             self.during[len(self.pages)]()
         self.pages.append([m.address for m in members])
+        self.starts.append(item.cursor)  # names the page's quota charge
         return PageResult(outcomes=dict.fromkeys((m.address for m in members), Outcome.ACCEPTED))
 
 
@@ -269,10 +335,14 @@ class Queue:
     def __init__(self) -> None:
         self.sent: list[str] = []
         self.not_before: list[datetime | None] = []
+        self.pages: list[PageRange] = []
 
     def enqueue_send(self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None) -> None:
         self.sent.append(send_id)
         self.not_before.append(not_before)
+
+    def enqueue_pages(self, account_id: str, list_id: str, send_id: str, pages: list[PageRange]) -> None:
+        self.__dict__.setdefault("pages", []).extend(pages)
 
 
 class Worker:
@@ -284,12 +354,15 @@ class Worker:
         principal: bool = True,
         pages_per_run: int = 2,
         parallel_pages: int = 1,
+        fanout_min_pages: int | None = None,
+        lead_pages_per_run: int = 400,
     ) -> None:
         world = build_world()
         account = world.account()
         self.clock = FixedClock(NOW)
         self.jobs, self.queue, self.sender = Jobs(self.clock), Queue(), sender or Sender()
         self.jobs.create(job())
+        self.lists_addresses = [f"m{n:03d}@x.example" for n in range(members)]
         self.service = ListSendService(
             jobs=self.jobs,
             lists=Members(members),  # type: ignore[arg-type]
@@ -300,6 +373,8 @@ class Worker:
             page_members=10,
             pages_per_run=pages_per_run,
             parallel_pages=parallel_pages,
+            fanout_min_pages=fanout_min_pages,
+            lead_pages_per_run=lead_pages_per_run,
         )
 
     def run(self, receive_count: int = 1) -> ListSend:
@@ -339,6 +414,7 @@ def test_pages_side_by_side_send_every_member_once_with_one_checkpoint_a_group()
     sent = sorted(address for page in worker.sender.pages for address in page)
     assert sent == sorted(set(sent)) and len(sent) == 95  # every member once
     assert saves[-1] == 10
+    assert sorted(worker.sender.starts, key=str) == [None] + [f"m0{n}9@x.example" for n in range(9)]  # a charge a page
 
 
 def test_a_group_that_fails_part_way_keeps_the_pages_before_the_failure() -> None:
@@ -471,6 +547,142 @@ def test_a_cancel_as_a_run_gives_its_lease_back_ends_it_without_queueing_more() 
     worker.jobs.release = cancelled_first  # type: ignore[method-assign]
     ended = worker.run()
     assert (ended.status, ended.members, worker.queue.sent) == (ListSendStatus.CANCELLED, 20, [])
+
+
+# -- page tasks: a longer list's pages each in an invocation of its own ---------------------------------
+
+
+def _fanning(members: int, **options: Any) -> Worker:
+    return Worker(members, pages_per_run=6, parallel_pages=3, fanout_min_pages=3, **options)
+
+
+def _page_tasks(worker: Worker, order: Callable[[list[PageRange]], list[PageRange]] = list) -> ListSend:
+    """Runs the queued page tasks (each once, in `order`) and returns the job."""
+    for page in order(list(worker.queue.pages)):
+        worker.service.run_page("acct_1", "lsend_1", page, receive_count=1)
+    return worker.jobs.items["lsend_1"]
+
+
+def _mailed(worker: Worker) -> list[str]:
+    return sorted(address for page in worker.sender.pages for address in page)
+
+
+def test_a_longer_list_is_handed_out_to_page_tasks_each_counted_once_and_the_last_ends_it() -> None:
+    worker = _fanning(95)
+    led = worker.run()
+    assert (led.status, led.handed_out, led.read_all, led.pages, led.members) == (
+        ListSendStatus.SENDING,
+        10,
+        True,
+        0,
+        0,
+    )
+    assert worker.sender.pages == [] and worker.queue.sent == []  # the run sends no page itself
+    pages = worker.queue.pages
+    assert [page.index for page in pages] == list(range(10))
+    assert [(page.after, page.through) for page in pages[:2]] == [(None, "m009@x.example"),
+                                                                  ("m009@x.example", "m019@x.example")]  # fmt: skip
+    assert pages[-1].through is None  # the last page runs to the end of the list
+    done = _page_tasks(worker, lambda queued: queued[::-1])  # in any order
+    assert (done.status, done.pages, done.members, done.accepted) == (ListSendStatus.DONE, 10, 95, 95)
+    assert done.completed_at == NOW
+    assert _mailed(worker) == worker.lists_addresses  # every member once
+    assert sorted(worker.sender.starts, key=str) == [None] + [f"m0{n}9@x.example" for n in range(9)]  # a charge a page
+    again = _page_tasks(worker)  # every page task delivered again: nothing sent, nothing counted twice
+    assert (again.members, again.pages, len(worker.sender.pages)) == (95, 10, 10)
+
+
+def test_a_short_list_is_sent_by_its_run_and_the_runs_read_bounds_only_up_to_their_bound() -> None:
+    short = _fanning(25)  # three pages of 10: not within two, yet one group: handed out
+    assert short.run().handed_out == 3
+    two = _fanning(20)  # two pages: its run sends them itself
+    sent = two.run()
+    assert (sent.status, sent.members, sent.handed_out, two.queue.pages) == (ListSendStatus.DONE, 20, None, [])
+    bounded = _fanning(95, lead_pages_per_run=4)
+    first = bounded.run()  # 3 pages read with the first group, then one more: four, the run's bound
+    assert (first.handed_out, first.read_all, first.lease_until, bounded.queue.sent) == (4, False, 0, ["lsend_1"])
+    second = bounded.run()
+    assert (second.handed_out, second.read_all) == (8, False)
+    third = bounded.run()
+    assert (third.handed_out, third.read_all) == (10, True)
+    assert _page_tasks(bounded).status is ListSendStatus.DONE and _mailed(bounded) == bounded.lists_addresses
+
+
+def test_a_page_task_that_dies_after_sending_is_redone_and_counts_once() -> None:
+    worker = _fanning(95)
+    worker.run()
+    real_count = worker.jobs.count_page
+    dies = {3}
+
+    def dies_once(item: ListSend, index: int, page: PageResult) -> ListSend | None:
+        if index in dies:
+            dies.discard(index)
+            raise ConnectionError("the worker died after the page's messages")
+        return real_count(item, index, page)
+
+    worker.jobs.count_page = dies_once  # type: ignore[method-assign]
+    with pytest.raises(ConnectionError):
+        _page_tasks(worker)
+    page = worker.queue.pages[3]
+    worker.service.run_page("acct_1", "lsend_1", page, receive_count=2)  # SQS delivers it again
+    done = _page_tasks(worker)
+    assert (done.status, done.pages, done.members, done.accepted) == (ListSendStatus.DONE, 10, 95, 95)
+
+
+def test_a_run_that_dies_before_queueing_its_pages_has_them_queued_by_the_next() -> None:
+    worker = _fanning(95, lead_pages_per_run=4)
+    real_enqueue = worker.queue.enqueue_pages
+    calls = iter([True, False])
+
+    def fails_second(account_id: str, list_id: str, send_id: str, pages: list[PageRange]) -> None:
+        if not next(calls, True):
+            raise ConnectionError("SQS unreachable")
+        real_enqueue(account_id, list_id, send_id, pages)
+
+    worker.queue.enqueue_pages = fails_second  # type: ignore[method-assign]
+    worker.run()  # hands out 4 in one batch, queued
+    with pytest.raises(ConnectionError):  # records 4 more, then fails to queue them: redelivered
+        worker.run()
+    assert worker.jobs.items["lsend_1"].handed_out == 8 and len(worker.queue.pages) == 4
+    worker.clock.advance(331)
+    worker.run(receive_count=2)  # queues the 4 first, then hands out the last 2
+    assert [page.index for page in worker.queue.pages] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    done = _page_tasks(worker)
+    assert (done.status, done.members, done.pages) == (ListSendStatus.DONE, 95, 10)
+
+
+def test_a_cancelled_send_of_page_tasks_sends_no_further_page_and_keeps_the_pages_counted() -> None:
+    worker = _fanning(95)
+    worker.run()
+    for page in worker.queue.pages[:4]:
+        worker.service.run_page("acct_1", "lsend_1", page, receive_count=1)
+    assert (ended := _cancel(worker)) is not None and ended.status is ListSendStatus.CANCELLED  # no run holds it
+    after = _page_tasks(worker)
+    assert (after.status, after.members, after.pages, len(worker.sender.pages)) == (ListSendStatus.CANCELLED, 40, 4, 4)
+    held = _fanning(95, lead_pages_per_run=4)
+    real_hand_out = held.jobs.hand_out
+
+    def cancelled_while_reading(item: ListSend, pages: list[PageRange], **options: Any) -> ListSend | None:
+        if item.handed_out:
+            _cancel(held)  # the run holds its lease: cancelling
+        return real_hand_out(item, pages, **options)
+
+    held.jobs.hand_out = cancelled_while_reading  # type: ignore[method-assign]
+    held.run()
+    held.clock.advance(331)
+    stopped = held.run()
+    assert (stopped.status, stopped.handed_out, held.queue.sent) == (ListSendStatus.CANCELLED, 4, ["lsend_1"])
+
+
+def test_a_page_task_stopped_by_the_quota_fails_the_job_with_the_pages_counted() -> None:
+    worker = _fanning(95, sender=Sender(stop_at=2))
+    worker.run()
+    failed = _page_tasks(worker)
+    assert (failed.status, failed.members, failed.pages) == (ListSendStatus.FAILED, 20, 2)
+    assert failed.error_message == "The daily email quota is spent." and len(worker.sender.pages) == 2
+    gone = _fanning(95, principal=False)
+    gone.run()  # its run needs no sender; its first page task finds none and fails it
+    assert _page_tasks(gone).status is ListSendStatus.FAILED and gone.sender.pages == []
 
 
 # -- the 202: what makes a list send, and what is refused at once ------------------------------------

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from postline.keys.identity import Principal
     from postline.lists.domain import ListMember, MailingList
     from postline.lists.models import MemberFilters
-    from postline.lists.sends import ListSend, PageResult
+    from postline.lists.sends import ListSend, ListSendStatus, PageRange, PageResult
 
 
 class ListStore(Protocol):
@@ -50,6 +50,15 @@ class ListStore(Protocol):
         self, list_id: str, *, after: str | None, limit: int
     ) -> tuple[list[ListMember], str | None]: ...
 
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        """Where subscribed_page's page from `after` ends (None: the end of the list), its members unread."""
+        ...
+
+    def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
+        """The subscribed members after `after` up to and including `through` (None: from the start,
+        to the end): a page task's page."""
+        ...
+
     def unsubscribe_member(self, account_id: str, list_id: str, address: str, audit: AuditEntry) -> bool:
         """Sets a subscribed member's `subscribed` false; False when it is not a subscribed member."""
         ...
@@ -73,6 +82,10 @@ class ListSendQueue(Protocol):
     def enqueue_send(
         self, account_id: str, list_id: str, send_id: str, *, not_before: datetime | None = None
     ) -> None: ...
+
+    def enqueue_pages(self, account_id: str, list_id: str, send_id: str, pages: list[PageRange]) -> None:
+        """A page task a page (SendMessageBatch): raises unless every one was queued."""
+        ...
 
 
 class ListLookup(Protocol):
@@ -115,6 +128,38 @@ class ListSendJobs(Protocol):
     def end_cancelled(self, job: ListSend) -> bool: ...
 
     def fail_pending(self, job: ListSend) -> None: ...
+
+    # A job of page tasks: its runs hand pages out, page tasks count them, whoever counts last ends it.
+
+    def hand_out(self, job: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool) -> ListSend | None:
+        """Records `pages` handed out (their bounds apart, then the job: the cursor after them;
+        read_all: the list's last ones, which also gives the lease back) if `job`'s attempt still
+        holds it sending: the job after; None when it does not (lost, or cancelling)."""
+        ...
+
+    def handing(self, job: ListSend) -> list[PageRange]:
+        """The last pages the job's runs handed out (empty: none)."""
+        ...
+
+    def page_counted(self, job: ListSend, index: int) -> bool: ...
+
+    def count_page(self, job: ListSend, index: int, page: PageResult) -> ListSend | None:
+        """Adds the page's counts (and first failures) to the job together with its page's marker,
+        once: the job after; None when the page was counted before (nothing written)."""
+        ...
+
+    def end_fanned_out(
+        self,
+        job: ListSend,
+        to: ListSendStatus,
+        *,
+        held: set[ListSendStatus],
+        attempt: int | None = None,
+        error_message: str | None = None,
+    ) -> ListSend | None:
+        """A job of page tasks in a `held` status (and, given, under `attempt`) -> `to`, its counts as
+        stored: the job after; None when it is not so."""
+        ...
 
 
 class ListSender(Protocol):

@@ -4,6 +4,12 @@
                                             days after it ended
     JOB#<account>  LIST_SEND#<id>#REQUEST   what it sends (content, vars): written with the job, read
                                             once per run; purge_at 30 days after its send time
+    JOB#<account>  LIST_SEND#<id>#HANDING   the bounds of the last pages a run handed out (a list
+                                            sent by page tasks), written before the job's record of
+                                            them; purge_at 60 days after its send time
+    JOB#<account>  LIST_SEND#<id>#PAGE#<n>  a page task's page counted (a list sent by page tasks):
+                                            written with the ADD of its counts to the job, once;
+                                            purge_at 60 days after its send time
 
 The worker claims the job under a lease; each page's checkpoint, and the end, is written only by the
 attempt holding it (the whole job, conditional on status sending and that attempt).
@@ -13,6 +19,14 @@ attempt holds (pending, scheduled, or sending between two runs: no live lease) b
 once; one under a live lease becomes cancelling, which refuses that attempt's next checkpoint, and
 the attempt then stores its counts as cancelled (end_cancelled, conditional on cancelling and its
 attempt). A cancelling job whose attempt died is ended by the next delivery once the lease ran out.
+A list sent by page tasks (lists/send_service.py) keeps its counts apart from its run's writes: the
+run records the pages it hands out (hand_out: their bounds in the HANDING item, then handed_out,
+handing_from, cursor and read_all on the job, a SET of those fields only, conditional on its
+attempt: the job item stays small, so a page's count is one write unit), and each page task adds
+its page's counts (ADD) in one transaction with its page's marker item, which must be new: a
+redone page counts nothing twice. Its end (done, failed, cancelled) is a status move that leaves
+the counts as stored.
+
 Both cancel moves write the call's audit entry (resources table) in the same transaction, and only
 while the job's counts are those the entry states: a cancel that fails records nothing.
 """
@@ -26,12 +40,21 @@ from botocore.exceptions import ClientError
 
 from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
-from postline.lists.sends import ListSend, ListSendStatus
-from postline.shared.dynamo import cancellation_codes, epoch, from_attrs, to_attrs
+from postline.lists.sends import (
+    MAX_REPORTED_FAILURES,
+    ListSend,
+    ListSendStatus,
+    PageRange,
+    PageResult,
+    outcome_counts,
+)
+from postline.shared.dynamo import cancellation_codes, conditional_failed, epoch, from_attrs, to_attrs
 from postline.shared.jobs import JobKind, JobTable
 
 JOB_PURGE_AFTER = timedelta(days=30)
 REQUEST = "REQUEST"
+PAGE = "PAGE"
+HANDING = "HANDING"
 
 
 def _purge_at(job: ListSend) -> datetime:
@@ -153,3 +176,119 @@ class DynamoListSends:
         self._jobs.move(job, {ListSendStatus.PENDING}, ListSendStatus.FAILED, updates={
             "error_message": job.error_message, "completed_at": job.completed_at,
         })  # fmt: skip
+
+    # -- a list sent by page tasks ---------------------------------------------------------------------
+
+    def hand_out(self, job: ListSend, pages: list[PageRange], *, cursor: str | None, read_all: bool) -> ListSend | None:
+        # The bounds first: a run that dies before the job's record leaves them unread (the next
+        # run reads the same pages again and writes them over); after it, the next run finds them.
+        try:  # never over a newer attempt's (a run that lost the job, late)
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    **self._jobs.key(job.account_id, job.id, HANDING),
+                    **to_attrs({"pages": [page.model_dump(mode="json") for page in pages], "attempt": job.attempt}),
+                    "purge_at": epoch((job.send_at or job.created_at) + 2 * JOB_PURGE_AFTER),
+                },
+                ConditionExpression="attribute_not_exists(pk) OR attempt <= :attempt",
+                ExpressionAttributeValues={":attempt": {"N": str(job.attempt)}},
+            )
+        except ClientError as error:
+            if conditional_failed(error):
+                return None
+            raise
+        updates: dict[str, Any] = {
+            "handed_out": (job.handed_out or 0) + len(pages),  # written only by the attempt holding it
+            "handing_from": pages[0].index,
+            "read_all": read_all,
+        }
+        if cursor is not None:
+            updates["cursor"] = cursor
+        if read_all:
+            updates["lease_until"] = 0  # nothing left for a run to do: the page tasks end it
+        return self._jobs.move(
+            job,
+            {ListSendStatus.SENDING},
+            ListSendStatus.SENDING,
+            updates=updates,
+            condition="attempt = :attempt",
+            condition_values={":attempt": job.attempt},
+        )
+
+    def handing(self, job: ListSend) -> list[PageRange]:
+        if job.handing_from is None:
+            return []
+        item = self._client.get_item(
+            TableName=self._table, Key=self._jobs.key(job.account_id, job.id, HANDING), ConsistentRead=True
+        ).get("Item")
+        pages = [PageRange.model_validate(page) for page in from_attrs(item)["pages"]] if item else []
+        return pages if pages and pages[0].index == job.handing_from else []
+
+    def page_counted(self, job: ListSend, index: int) -> bool:
+        item = self._client.get_item(
+            TableName=self._table, Key=self._page_key(job, index), ConsistentRead=True, ProjectionExpression="pk"
+        ).get("Item")
+        return item is not None
+
+    def count_page(self, job: ListSend, index: int, page: PageResult) -> ListSend | None:
+        counts = outcome_counts(page)
+        names = {f"#c{n}": name for n, name in enumerate(counts)}
+        values: dict[str, Any] = {f":c{n}": {"N": str(count)} for n, count in enumerate(counts.values())}
+        values[":one"] = {"N": "1"}
+        update = "ADD pages :one, " + ", ".join(f"#c{n} :c{n}" for n in range(len(counts)))
+        room = MAX_REPORTED_FAILURES - len(job.failed_members)  # as read: pages side by side may pass it a little
+        failures = page.failures[: max(room, 0)]
+        if failures:
+            update += " SET failed_members = list_append(if_not_exists(failed_members, :none), :failures)"
+            values[":none"] = {"L": []}
+            values[":failures"] = to_attrs({"f": [failure.model_dump(mode="json") for failure in failures]})["f"]
+        marker = {
+            **self._page_key(job, index),
+            "purge_at": epoch((job.send_at or job.created_at) + 2 * JOB_PURGE_AFTER),  # the job goes before it
+        }
+        new = "attribute_not_exists(pk)"
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self._table, "Item": marker, "ConditionExpression": new}},
+                    {"Update": {"TableName": self._table, "Key": self._jobs.key(job.account_id, job.id),
+                                "UpdateExpression": update, "ConditionExpression": "attribute_exists(pk)",
+                                "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}},
+                ]
+            )  # fmt: skip
+        except ClientError as error:
+            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
+                return None
+            raise
+        return self._jobs.get(job.account_id, job.id)
+
+    def end_fanned_out(
+        self,
+        job: ListSend,
+        to: ListSendStatus,
+        *,
+        held: set[ListSendStatus],
+        attempt: int | None = None,
+        error_message: str | None = None,
+    ) -> ListSend | None:
+        now = job.completed_at or job.created_at
+        updates: dict[str, Any] = {
+            "completed_at": now.isoformat(),
+            "lease_until": 0,
+            "purge_at": int((now + JOB_PURGE_AFTER).timestamp()),  # as the item()'s own
+        }
+        if error_message is not None:
+            updates["error_message"] = error_message
+        if to is ListSendStatus.CANCELLED and job.cancel_requested_at is not None:
+            updates["cancel_requested_at"] = job.cancel_requested_at.isoformat()
+        return self._jobs.move(
+            job,
+            held,
+            to,
+            updates=updates,
+            condition="attempt = :attempt" if attempt is not None else "",
+            condition_values={":attempt": attempt} if attempt is not None else None,
+        )
+
+    def _page_key(self, job: ListSend, index: int) -> dict[str, Any]:
+        return self._jobs.key(job.account_id, job.id, PAGE, f"{index:06d}")

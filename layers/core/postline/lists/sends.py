@@ -36,6 +36,12 @@ PAGES_PER_RUN = 4  # pages per worker invocation, then the job is queued again w
 # The deployed worker (wiring): pages sent side by side, and its pages per invocation then.
 PARALLEL_PAGES = 8
 PARALLEL_PAGES_PER_RUN = 32
+# Page tasks (lists/send_service.py): a list longer than FANOUT_MIN_PAGES - 1 pages is sent by page
+# tasks, each page in an invocation of its own; the job's own runs only read the pages' bounds and
+# hand them out, PAGE_TASKS_PER_BATCH a write and a SendMessageBatch, up to LEAD_PAGES_PER_RUN a run.
+FANOUT_MIN_PAGES = 3
+PAGE_TASKS_PER_BATCH = 10  # SQS's SendMessageBatch maximum
+LEAD_PAGES_PER_RUN = 400  # 200,000 members: a Query a page, well inside the worker's timeout
 MAX_REPORTED_FAILURES = 100
 MAX_REQUEST_CHARS = 256_000  # the stored request (content and vars) stays well inside an item's 400 KB
 
@@ -56,6 +62,15 @@ ENDED = (ListSendStatus.DONE, ListSendStatus.FAILED, ListSendStatus.CANCELLED)
 class FailedMember(Model):
     to: str
     reason: str
+
+
+class PageRange(Model):
+    """One page a page task sends: the subscribed members after `after` (None: from the start) up to
+    and including `through` (None: to the end of the list), as the job's run read their bounds."""
+
+    index: int
+    after: str | None = None
+    through: str | None = None
 
 
 class ListSend(Model):
@@ -87,6 +102,13 @@ class ListSend(Model):
     rejected: int = 0
     failed: int = 0
     failed_members: list[FailedMember] = Field(default_factory=list)
+    # Sent by page tasks: the pages handed out so far (None: its runs send the pages themselves), the
+    # index of the first of the last ones handed out (their bounds in an item of their own, queued
+    # again by a run that follows one that died before its queue call), and whether the whole list
+    # has been handed out. It is done when `pages` (those counted) reaches `handed_out` with `read_all`.
+    handed_out: int | None = None
+    handing_from: int | None = None
+    read_all: bool = False
     error_message: str | None = None
     cancel_requested_at: datetime | None = None
     attempt: int = 0
@@ -132,7 +154,7 @@ class ListSendResult(Model):
             suppressed=job.suppressed,
             rejected=job.rejected,
             failed=job.failed,
-            failed_recipients=job.failed_members or None,
+            failed_recipients=job.failed_members[:MAX_REPORTED_FAILURES] or None,
             error_message=job.error_message,
             cancel_requested_at=job.cancel_requested_at,
             created_at=job.created_at,
@@ -164,6 +186,19 @@ def member_vars(request_vars: dict[str, Any], member: ListMember) -> dict[str, A
 
 def member_message_id(list_send_id: str, address: str) -> str:
     return keyed_id("msg_", "list", list_send_id, address)
+
+
+def outcome_counts(page: PageResult) -> dict[str, int]:
+    """A page's counts by field of the job: members, accepted, suppressed, rejected, failed."""
+    counts = {outcome.value: 0 for outcome in Outcome}
+    for outcome in page.outcomes.values():
+        counts[outcome.value] += 1
+    return {"members": len(page.outcomes), **counts}
+
+
+def fanned_out_done(job: ListSend) -> bool:
+    """A job of page tasks whose every page handed out has been counted, the whole list handed out."""
+    return job.handed_out is not None and job.read_all and job.pages >= job.handed_out
 
 
 def checkpointed(job: ListSend, page: PageResult, cursor: str | None) -> ListSend:

@@ -265,6 +265,53 @@ class DynamoLists:
         last = response.get("LastEvaluatedKey")
         return [_member(attrs) for attrs in response["Items"]], last["sk"]["S"][len(MEMBER) :] if last else None
 
+    def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
+        """The address subscribed_page's page from `after` ends at (None: the list ends there), read
+        as that page is (the same Query, `limit` items) but returning no item: a page task's bounds."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "FilterExpression": "subscribed = :yes",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": members_pk(list_id)},
+                ":prefix": {"S": MEMBER},
+                ":yes": {"BOOL": True},
+            },
+            "Limit": limit,
+            "Select": "COUNT",
+        }
+        if after is not None:
+            request["ExclusiveStartKey"] = key(members_pk(list_id), member_sk(after))
+        last = self._db.query(**request).get("LastEvaluatedKey")
+        return last["sk"]["S"][len(MEMBER) :] if last else None
+
+    def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
+        """The subscribed members after `after` up to and including `through` (None: from the start,
+        to the end), in address order: a page task's page, read as its bounds say (who joined or left
+        since the bounds were read counts as of now; no member falls between two pages)."""
+        values: dict[str, Any] = {":pk": {"S": members_pk(list_id)}, ":yes": {"BOOL": True}}
+        if through is None:
+            condition = "pk = :pk AND begins_with(sk, :prefix)"
+            values[":prefix"] = {"S": MEMBER}
+        else:
+            condition = "pk = :pk AND sk BETWEEN :low AND :high"
+            values[":low"], values[":high"] = {"S": MEMBER}, {"S": member_sk(through)}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": condition,
+            "FilterExpression": "subscribed = :yes",
+            "ExpressionAttributeValues": values,
+        }
+        if after is not None:
+            request["ExclusiveStartKey"] = key(members_pk(list_id), member_sk(after))
+        members: list[ListMember] = []
+        while True:
+            response = self._db.query(**request)
+            members.extend(_member(attrs) for attrs in response["Items"])
+            if "LastEvaluatedKey" not in response:
+                return members
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
     def update_member(self, member: ListMember, revision: int, audit: AuditEntry) -> bool:
         """Writes the member over the stored one if it is still at `revision`; False when it is not."""
         put = {

@@ -82,8 +82,8 @@ def send_service() -> SendService:
 
 def list_send_service() -> ListSendService:
     """The list worker's fan-out of list sends, and GET /v3/lists/{id}/sends/{send_id}."""
+    from postline.lists import sends
     from postline.lists.send_service import ListSendService, StoredPrincipals
-    from postline.lists.sends import PARALLEL_PAGES, PARALLEL_PAGES_PER_RUN
 
     return ListSendService(
         jobs=lists.list_send_jobs(),
@@ -92,6 +92,8 @@ def list_send_service() -> ListSendService:
         principals=StoredPrincipals(keys=keys.key_store(), accounts=accounts.account_store()),
         queue=lists.list_job_queue(),
         clock=clock(),
-        pages_per_run=PARALLEL_PAGES_PER_RUN,
-        parallel_pages=PARALLEL_PAGES,
+        page_members=sends.PAGE_MEMBERS,  # read when built (the crash harness makes pages small)
+        pages_per_run=sends.PARALLEL_PAGES_PER_RUN,
+        parallel_pages=sends.PARALLEL_PAGES,
+        fanout_min_pages=sends.FANOUT_MIN_PAGES,
     )
