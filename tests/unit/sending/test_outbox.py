@@ -85,3 +85,15 @@ def test_a_batch_with_nothing_to_queue_calls_no_queue() -> None:
             raise AssertionError("queued nothing: no call")
 
     assert Outbox(NoQueue(), FixedClock()).relay(inserted_messages([])) == 0
+
+
+def test_an_image_that_is_not_a_message_is_left_out_and_does_not_hold_the_others_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Raising would make the stream retry the batch until the record expires, holding back every
+    later message of its shard."""
+    unreadable = {**_message_item(_message("msg_bad")), "recipients": {"S": "not a map"}}
+    records = [_record("INSERT", unreadable), _record("INSERT", _message_item(_message("msg_2")))]
+
+    assert [message.id for message in inserted_messages(records)] == ["msg_2"]
+    assert "does not read as a message" in caplog.text

@@ -46,12 +46,14 @@ Only a cancellation (rare, before any hand-over) is still a transaction.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
+from pydantic import ValidationError
 
 from postline.events.domain import Event
 from postline.events.store import BY_MESSAGE_INDEX, ShardDirectory, event_items
@@ -70,6 +72,8 @@ from postline.shared.dynamo import (
     transient,
 )
 from postline.shared.times import utc
+
+logger = logging.getLogger(__name__)
 
 MESSAGE_SK = "MSG"
 BODY_SK = "BODY"  # the message's sealed content, beside it (content_checks has its own copy)
@@ -123,12 +127,21 @@ def _message(attrs: dict[str, Any]) -> Message:
 
 def inserted_messages(records: Iterable[Mapping[str, Any]]) -> list[Message]:
     """The messages a batch of the table's stream records inserted (their NEW_IMAGE), in order; the
-    other records (a body's item, an update, a TTL deletion) are not messages stored."""
-    return [
-        _message(record["dynamodb"]["NewImage"])
-        for record in records
-        if record.get("eventName") == "INSERT" and record["dynamodb"]["Keys"]["sk"]["S"] == MESSAGE_SK
-    ]
+    other records (a body's item, an update, a TTL deletion) are not messages stored. An image that
+    is not a message this code can read is logged and left out: raising would hold every later
+    record of its shard back (the stream retries a failed batch until the record expires), and
+    the dispatcher could not deliver it either."""
+    messages = []
+    for record in records:
+        if record.get("eventName") != "INSERT" or record["dynamodb"]["Keys"]["sk"]["S"] != MESSAGE_SK:
+            continue
+        try:
+            messages.append(_message(record["dynamodb"]["NewImage"]))
+        except ValidationError:
+            logger.exception(
+                "a stored message's stream record does not read as a message: %s", record["dynamodb"]["Keys"]
+            )
+    return messages
 
 
 class DynamoMessageStore:
