@@ -188,7 +188,7 @@ def fan_out(runtime: Runtime, api: ApiClient, recorder: CallRecorder, sender: st
         calls = invoke(lambda: service.run(account_id, send_id, receive_count=1))
         job_model.run(calls, cpu_each[-1])
         del calls
-        queued = _page_tasks(send_id)
+        queued = take_page_tasks(send_id)
         recorder.forget()  # taking them off the queue is the pollers' work, not an invocation's
         for page in queued:
             calls = invoke(_page_task(service, account_id, send_id, page))
@@ -258,8 +258,9 @@ def _worker_scaling() -> tuple[int, float]:
     return int(scaling.get("MaximumConcurrency", 1_000)), min(1.0, memory / FULL_VCPU_MB)
 
 
-def _page_tasks(send_id: str) -> list[PageRange]:
-    """The page tasks the send's run queued (pumps held: they wait on the list queue), taken off it."""
+def take_page_tasks(send_id: str) -> list[PageRange]:
+    """The page tasks the send's run queued (pumps held: they wait on the list queue), taken off it
+    in page order; the queue's other messages are made visible again at once."""
     sqs, url = wiring.client("sqs"), wiring.settings(ListJobQueue).url
     pages: list[PageRange] = []
     while received := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages"):

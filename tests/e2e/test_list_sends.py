@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 import requests
 
+from bench.listsend import take_page_tasks
 from bench.pipeline import held, skip_outbox
 from postline import wiring
 from postline.accounts.domain import Plan
-from postline.config import ListJobQueue, Messages
-from postline.lists.job_queue import ListJobMessage
+from postline.config import Messages
 from postline.lists.send_service import ListSendService, StoredPrincipals
 from postline.lists.send_store import DynamoListSends
 from postline.lists.sends import RUNNING, ListSend, PageRange, member_message_id
@@ -528,18 +528,7 @@ def _page_tasks(service: ListSendService, account_id: str, send_id: str) -> int:
     """While held: runs the page tasks the send's run queued (the list queue's send_page messages of
     it), side by side as the list worker's invocations would, deleting each; others are let be. How
     many were run."""
-    sqs, url = wiring.client("sqs"), wiring.settings(ListJobQueue).url
-    tasks: list[PageRange] = []
-    while received := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages"):
-        for message in received:
-            body = ListJobMessage.model_validate_json(message["Body"])
-            if body.kind == "send_page" and body.send_id == send_id and body.page is not None:
-                tasks.append(body.page)
-                sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-            else:  # not this test's: visible again at once
-                sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
-        if len(received) < 10:
-            break
+    tasks = take_page_tasks(send_id)
 
     def task(page: PageRange) -> Callable[[], None]:
         return lambda: service.run_page(account_id, send_id, page, receive_count=1)

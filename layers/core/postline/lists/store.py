@@ -248,26 +248,19 @@ class DynamoLists:
     def subscribed_page(self, list_id: str, *, after: str | None, limit: int) -> tuple[list[ListMember], str | None]:
         """The list's subscribed members in address order, `limit` items read at a time from `after`
         (an address): the fan-out's page, and the address to go on from (None: the end)."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "FilterExpression": "subscribed = :yes",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": members_pk(list_id)},
-                ":prefix": {"S": MEMBER},
-                ":yes": {"BOOL": True},
-            },
-            "Limit": limit,
-        }
-        if after is not None:
-            request["ExclusiveStartKey"] = key(members_pk(list_id), member_sk(after))
-        response = self._db.query(**request)
+        response = self._db.query(**self._subscribed_query(list_id, after=after, limit=limit))
         last = response.get("LastEvaluatedKey")
         return [_member(attrs) for attrs in response["Items"]], last["sk"]["S"][len(MEMBER) :] if last else None
 
     def subscribed_page_end(self, list_id: str, *, after: str | None, limit: int) -> str | None:
         """The address subscribed_page's page from `after` ends at (None: the list ends there), read
         as that page is (the same Query, `limit` items) but returning no item: a page task's bounds."""
+        request = {**self._subscribed_query(list_id, after=after, limit=limit), "Select": "COUNT"}
+        last = self._db.query(**request).get("LastEvaluatedKey")
+        return last["sk"]["S"][len(MEMBER) :] if last else None
+
+    def _subscribed_query(self, list_id: str, *, after: str | None, limit: int) -> dict[str, Any]:
+        """The Query of a page of the list's subscribed members: `limit` items read from `after`."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
@@ -278,12 +271,10 @@ class DynamoLists:
                 ":yes": {"BOOL": True},
             },
             "Limit": limit,
-            "Select": "COUNT",
         }
         if after is not None:
             request["ExclusiveStartKey"] = key(members_pk(list_id), member_sk(after))
-        last = self._db.query(**request).get("LastEvaluatedKey")
-        return last["sk"]["S"][len(MEMBER) :] if last else None
+        return request
 
     def subscribed_range(self, list_id: str, *, after: str | None, through: str | None) -> list[ListMember]:
         """The subscribed members after `after` up to and including `through` (None: from the start,
