@@ -1,13 +1,16 @@
 """The template's resources in moto, in-process, for adapter and handler tests.
 
 Built from template.yaml by the embedded runtime's own provisioning code: tests never copy a
-table schema by hand, so they cannot drift from the infrastructure.
+table schema by hand, so they cannot drift from the infrastructure. moto runs with the embedded
+runtime's patches of its backends (devtools/moto_patches, each tested to answer as moto does), so a
+Query reads its partition and a transaction costs what it writes, as in the runtime and in DynamoDB:
+without them a test's table of thousands of events made every Query sort the whole table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +22,50 @@ from moto import mock_aws
 from devtools.local.cloudformation import Resolver, Template
 from devtools.local.functions import LocalFunction, function_environment, load_functions
 from devtools.local.provisioning import deploy
+from devtools.moto_patches import (
+    action_names,
+    ast_copies,
+    condition_expressions,
+    dynamodb_responses,
+    json_errors,
+    json_requests,
+    moto_items,
+    moto_query,
+    moto_sqs,
+    moto_transactions,
+    update_checks,
+    update_expressions,
+)
 from postline import wiring
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = "us-east-1"
+# The emulator's patches of moto's backends and its request and answer handling; not those of its
+# server (routing, keep-alive), streams' waits and trims, clock or TTL sweep, nor instance_tracking
+# (mock_aws's reset relies on moto's instance lists to close S3's files).
+_BACKEND_PATCHES = (
+    moto_transactions,
+    moto_query,
+    moto_sqs,
+    moto_items,
+    dynamodb_responses,
+    json_requests,
+    update_expressions,
+    action_names,
+    condition_expressions,
+    json_errors,
+    update_checks,
+    ast_copies,
+)
+
+
+@contextmanager
+def patched_moto() -> Iterator[None]:
+    """moto's backends as the emulator runs them, for a block; as they were afterwards."""
+    with ExitStack() as patches:
+        for patch in _BACKEND_PATCHES:
+            patches.enter_context(patch.installed())
+        yield
 
 
 @dataclass
@@ -41,7 +84,9 @@ class InProcessStack:
 
 
 @contextmanager
-def in_process_stack(parameters: dict[str, str] | None = None) -> Iterator[InProcessStack]:
+def in_process_stack(parameters: dict[str, str] | None = None, *, patched: bool = True) -> Iterator[InProcessStack]:
+    """`patched`: with the emulator's patches of moto's backends (the patches' own tests compare
+    them with moto as it is, and take it unpatched)."""
     with pytest.MonkeyPatch.context() as patch:
         # A runtime started earlier in this worker points boto3 at its server; moto's in-process
         # mock only intercepts AWS hostnames, so the endpoint must go for the duration.
@@ -55,7 +100,7 @@ def in_process_stack(parameters: dict[str, str] | None = None) -> Iterator[InPro
             "POWERTOOLS_LOG_LEVEL": "WARNING",
         }.items():
             patch.setenv(name, value)
-        with mock_aws():
+        with patched_moto() if patched else nullcontext(), mock_aws():
             template = Template.load(ROOT / "template.yaml")
             values = template.parameter_values(parameters or {})
             stack = deploy(template, values, lambda service: boto3.client(service, region_name=REGION))

@@ -20,6 +20,7 @@ plan copies) and raises otherwise.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,14 @@ from moto.core.parse import BaseJSONParser, JSONParser, RequestParser
 from devtools.moto_patches.guarded import GuardedPatch, Replacement
 
 Parse = Callable[[Any], Any] | None  # None: the value as it is
-_PLANS: dict[tuple[Any, str], Parse] = {}  # (shape resolver, shape name) -> its parse
+_PLANS: dict[tuple[Any, str], Parse] = {}  # (shape resolver, shape name) -> its parse; complete ones only
+# A build's plans are published together when its outermost shape is done: a recursive shape's
+# members hold its placeholder until then, and a thread that found one in _PLANS would call it
+# before it was built (moto's server and moto in-process both parse on several threads).
+_building = threading.RLock()
+_draft: dict[tuple[Any, str], Parse] = {}  # the build in progress (under _building)
+_depth = 0  # how deep _plan is in the build in progress (under _building)
+_UNPLANNED: Any = object()
 _INTEGERS = ("integer", "byte", "short", "long")
 _FLOATS = ("float", "double")
 
@@ -47,19 +55,42 @@ _FLOAT = _number(float)
 
 def _plan(shape: Any) -> Parse:
     key = (shape._shape_resolver, shape.name)
-    if key in _PLANS:
-        return _PLANS[key]
+    planned = _PLANS.get(key, _UNPLANNED)
+    if planned is not _UNPLANNED:
+        return planned  # type: ignore[no-any-return]
+    global _depth
+    with _building:
+        _depth += 1
+        try:
+            planned = _build(shape, key)
+        except BaseException:
+            if _depth == 1:
+                _draft.clear()
+            raise
+        finally:
+            _depth -= 1
+        if _depth == 0:
+            _PLANS.update(_draft)
+            _draft.clear()
+        return planned
+
+
+def _build(shape: Any, key: tuple[Any, str]) -> Parse:
+    """The shape's parse, its parts planned into _draft (under _building)."""
+    for plans in (_PLANS, _draft):
+        if key in plans:
+            return plans[key]
     kind = shape.type_name
     if kind == "structure":
         if shape.is_document_type:
-            _PLANS[key] = None
+            _draft[key] = None
             return None
         built: list[Callable[[Any], Any]] = []
 
         def structure_ahead(value: Any) -> Any:  # a recursive shape meets itself before it is built
             return built[0](value)
 
-        _PLANS[key] = structure_ahead
+        _draft[key] = structure_ahead
         members = [
             (position, name, member.serialization.get("name", name), _plan(member))
             for position, (name, member) in enumerate(shape.members.items())
@@ -102,7 +133,7 @@ def _plan(shape: Any) -> Parse:
                 return {name: raw if member is None else member(raw) for _, name, member, raw in found}
 
         built.append(structure)
-        _PLANS[key] = structure
+        _draft[key] = structure
         return structure
     planned: Parse
     if kind == "list":
@@ -128,7 +159,7 @@ def _plan(shape: Any) -> Parse:
         planned = _INT
     else:
         planned = None
-    _PLANS[key] = planned
+    _draft[key] = planned
     return planned
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -74,6 +75,35 @@ def test_other_parsers_keep_motos_walk() -> None:
     with json_requests.installed():
         parsed = JSONParser(operation, map_type=dict, blob_parser=bytes.fromhex).parse({"body": body})  # type: ignore[typeddict-item]
     assert parsed == {"TableName": "t", "Item": {"pk": {"S": "a"}}}
+
+
+def test_a_shape_planned_on_another_thread_meanwhile_is_parsed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AttributeValue is recursive (M and L hold AttributeValues): while one thread plans it, another
+    asking for its plan waits for the whole plan (it was given the unbuilt placeholder: IndexError)."""
+    shape = get_service_model("dynamodb").shape_for("AttributeValue")
+    monkeypatch.setattr(json_requests, "_PLANS", {})
+    paused, resume = threading.Event(), threading.Event()
+    plan = json_requests._plan
+
+    def slow_plan(member: Any) -> Any:
+        if member.name == "ListAttributeValue" and not paused.is_set():  # inside AttributeValue's build
+            paused.set()
+            resume.wait(10)
+        return plan(member)
+
+    monkeypatch.setattr(json_requests, "_plan", slow_plan)
+    value = {"L": [{"M": {"n": {"N": "1"}}}]}
+    parsed: list[Any] = []
+    first = threading.Thread(target=lambda: parsed.append(plan(shape)(value)))
+    first.start()
+    assert paused.wait(10)
+    second = threading.Thread(target=lambda: parsed.append(plan(shape)(value)))
+    second.start()
+    second.join(0.2)
+    resume.set()
+    first.join(10)
+    second.join(10)
+    assert parsed == [{"L": [{"M": {"n": {"N": "1"}}}]}] * 2
 
 
 def test_guard_refuses_changed_source(monkeypatch: pytest.MonkeyPatch) -> None:
