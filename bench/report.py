@@ -38,11 +38,21 @@ WEBHOOK_P99_AIM_SECONDS = 0.3  # first attempt, at every rate measured (20 and 2
 # Gateway's 29 s, so that the margin does not depend on the machine.
 ACCEPT_AIM_SECONDS = 15.0
 ACCEPT_AIM_RECIPIENTS = 5_000
-# CPU (both processes) per accepted recipient of the 5,000 batch in c, before issue 33's cuts:
-# commit 19f5c99, measured as section c measures it (its body, pipeline held), 2026-11-28 on the
-# 2-core VM of the README's figures: 2.95 ms (2.90-3.05, three runs alternating with the new code).
-BATCH_CPU_BASELINE_MS = 2.95
-BATCH_CPU_AIM_MS = BATCH_CPU_BASELINE_MS / 2  # the aim: halved
+# CPU (both processes) per accepted recipient of the 5,000 batch in c before issue 33's cuts, by the
+# kind of machine (the start of /proc/cpuinfo's model name): commit 19f5c99, measured as section c
+# measures it (its body, pipeline held), alternating with the new code on a 2-core VM of that kind.
+# The CPU a recipient costs differs by 1.5x between the two kinds, so each is held to its own figure.
+BATCH_CPU_BASELINES_MS = {
+    "AMD EPYC": 2.95,  # 2026-11-28, the README's figures' VM: 2.90-3.05, three runs
+    "Intel(R) Xeon(R) Processor": 4.57,  # 2026-11-29, a fresh VM: 4.55 and 4.59, two runs (9da832b: 4.67)
+}
+
+
+def batch_cpu_baseline_ms(cpu_model: str) -> float | None:
+    """The before figure for this kind of machine; None where none was measured (no aim to judge)."""
+    return next((ms for kind, ms in BATCH_CPU_BASELINES_MS.items() if cpu_model.startswith(kind)), None)
+
+
 # The issue's figures before its cuts, printed beside each aim's: the 5,000 batch accepted with its
 # pipeline running (d2) at 19f5c99 on the 2-core VM (README, 2026-11-28, load 7.7), and the first
 # webhook's p99 on the issue's "slower machine" (issue 33, two runs) at 20 and 200 events/s.
@@ -124,11 +134,12 @@ def missed(results: Results) -> list[str]:
                 f"c. the {batch.recipients:,} batch's suppression check: {batch.suppression_ratio:.2f}x"
                 f" (aim <= {SUPPRESSION_CHECK_AIM}x)"
             )
-        cpu = batch.cpu_per_recipient
-        if batch.recipients == ACCEPT_AIM_RECIPIENTS and cpu is not None and cpu * 1000 > BATCH_CPU_AIM_MS:
+        cpu, before = batch.cpu_per_recipient, batch_cpu_baseline_ms(batch.cpu_model)
+        held_to_it = batch.recipients == ACCEPT_AIM_RECIPIENTS
+        if held_to_it and cpu is not None and before is not None and cpu * 1000 > before / 2:
             found.append(
-                f"c. CPU per accepted recipient {cpu * 1000:.2f} ms (aim <= {BATCH_CPU_AIM_MS:.2f} ms, half of"
-                f" {BATCH_CPU_BASELINE_MS} ms)"
+                f"c. CPU per accepted recipient {cpu * 1000:.2f} ms (aim <= {before / 2:.2f} ms, half of"
+                f" {before} ms on this kind of machine)"
             )
     for whole in results.end_to_end:
         if whole.recipients == ACCEPT_AIM_RECIPIENTS and whole.accept_seconds > ACCEPT_AIM_SECONDS:
@@ -289,11 +300,14 @@ def _batch_cpu(batch: BatchSend) -> list[str]:
     if cpu is None or batch.runtime_cpu_per_recipient is None:
         return []
     aim = ""
-    if batch.recipients == ACCEPT_AIM_RECIPIENTS:
-        verdict = "within" if cpu * 1000 <= BATCH_CPU_AIM_MS else "ABOVE"
+    before = batch_cpu_baseline_ms(batch.cpu_model)
+    if batch.recipients == ACCEPT_AIM_RECIPIENTS and before is None:
+        aim = f"; no before figure for a {batch.cpu_model or 'machine of unknown kind'} (the aim is not judged)"
+    elif batch.recipients == ACCEPT_AIM_RECIPIENTS and before is not None:
+        verdict = "within" if cpu * 1000 <= before / 2 else "ABOVE"
         aim = (
-            f"; {cpu * 1000 / BATCH_CPU_BASELINE_MS:.2f}x the {BATCH_CPU_BASELINE_MS} ms before issue 33"
-            f" (aim <= {BATCH_CPU_AIM_MS:.2f} ms, half: {verdict})"
+            f"; {cpu * 1000 / before:.2f}x the {before} ms before issue 33 on this kind of machine"
+            f" (aim <= {before / 2:.2f} ms, half: {verdict})"
         )
     return [
         f"   CPU per accepted recipient: {cpu * 1000:.2f} ms (runtime {batch.runtime_cpu_per_recipient * 1000:.2f},"

@@ -146,6 +146,7 @@ class BatchSend:
     # than the call's wall time.
     runtime_cpu_per_recipient: float | None = None
     emulator_cpu_per_recipient: float | None = None
+    cpu_model: str = ""  # /proc/cpuinfo's model name: the before figure it is held to is this machine's
 
     @property
     def cpu_per_recipient(self) -> float | None:
@@ -653,6 +654,8 @@ def _growth(workload: str, unit: str, small: tuple[int, float], large: tuple[int
 
 
 def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> BatchSend:
+    from bench import report  # it renders this module's results
+
     progress(f"c. a {recipients:,}-recipient POST /v3/messages.batch, then its bare storage calls")
     body = batch_body(recipients)
     mark = bench.recorder.mark()
@@ -687,6 +690,7 @@ def _batch(bench: _Bench, progress: Callable[[str], None], recipients: int) -> B
         ),
         runtime_cpu_per_recipient=(cpu_after[0] - cpu_before[0]) / accepted,
         emulator_cpu_per_recipient=emulator_cpu,
+        cpu_model=report.machine()["cpu"],
     )
 
 

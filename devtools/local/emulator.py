@@ -541,7 +541,9 @@ def serve(port: int, state_file: Path | None = None) -> None:
         batch_duplicates,
         condition_expressions,
         control_writes,
+        direct_views,
         dynamodb_responses,
+        header_lines,
         instance_tracking,
         json_errors,
         json_requests,
@@ -574,6 +576,8 @@ def serve(port: int, state_file: Path | None = None) -> None:
     json_requests.install()  # a JSON request is parsed by a plan made once per shape, not a walk of the model
     update_expressions.install()  # an UpdateExpression is parsed once per text, not twice per action
     keep_alive.install()  # a client's connection serves its next request: no connect and thread per call
+    header_lines.install()  # a request's plain header lines are read without the email package's parser
+    direct_views.install()  # a JSON-protocol request goes to moto's handler without Flask's request cycle
     action_names.install()  # a request's action is looked up by name, not by listing its handler's class
     condition_expressions.install()  # a condition is parsed once per text, names and values, not twice per request
     json_errors.install()  # a JSON error is built without the XML body it replaces

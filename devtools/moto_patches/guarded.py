@@ -33,16 +33,18 @@ class GuardedPatch:
         relies_on: Mapping[str, tuple[Callable[[], Any], Sequence[str]]],
         holds: Mapping[str, Callable[[], bool]] | None = None,
         on_uninstall: Callable[[], None] | None = None,
+        upstream: str = "moto",
     ) -> None:
         """`module` names the patch in errors; `relies_on` maps a name to the moto object it means
         (looked up at check time) and the source lines that object must contain; `holds` maps a
         name to a test of anything else about moto the patch relies on; `on_uninstall` drops what
-        the patch kept while installed."""
+        the patch kept while installed; `upstream` names whose code it patches, in errors."""
         self._module = module
         self._replacements = replacements
         self._relies_on = relies_on
         self._holds = holds or {}
         self._on_uninstall = on_uninstall
+        self._upstream = upstream
         self._originals: dict[Replacement, Any] = {}
 
     def original(self, replacement: Replacement) -> Any:
@@ -68,7 +70,7 @@ class GuardedPatch:
             return ""
 
     def _changed(self, name: str) -> NoReturn:
-        raise RuntimeError(f"moto changed {name}, which {self._module} relies on; review the patch")
+        raise RuntimeError(f"{self._upstream} changed {name}, which {self._module} relies on; review the patch")
 
     def install(self) -> None:
         """Patches moto in this process (idempotent)."""
