@@ -398,14 +398,14 @@ class StreamPump(Pump):
         for shard in self._shards:
             with self._lock:
                 checkpoint = self._checkpoints.get(shard)
-            # The pumps start before anything is written, so the stream's start is where they began.
-            iterator: str | None = (
-                self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint)
-                if checkpoint
-                else self._iterator(shard, "TRIM_HORIZON")
-            )
             limit = 1  # the next record first: most often the answer (work, or nothing unread)
             try:
+                # The pumps start before anything is written, so the stream's start is where they began.
+                iterator: str | None = (
+                    self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint, read_on=False)
+                    if checkpoint
+                    else self._iterator(shard, "TRIM_HORIZON")
+                )
                 while iterator is not None:
                     page = self._read_records(iterator, limit, checkpoint)
                     if any(self._filter.passes(self._record(record)) for record in page["Records"]):
@@ -472,7 +472,9 @@ class StreamPump(Pump):
         self._stopping.wait(min(0.1 * 2 ** (attempts - 1), 2.0))  # back off like Lambda's retries
         return True
 
-    def _iterator(self, shard: str, position: str, sequence_number: str | None = None) -> str:
+    def _iterator(self, shard: str, position: str, sequence_number: str | None = None, *, read_on: bool = True) -> str:
+        """`read_on`: past trimmed records, read on from the oldest kept (as Lambda does after 24 hours);
+        else raise StreamTrimmed (idle(): the pump acknowledged past the checkpoint it was given)."""
         request = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": position}
         if sequence_number is not None:
             request["SequenceNumber"] = sequence_number
@@ -481,6 +483,8 @@ class StreamPump(Pump):
         except ClientError as error:
             if error.response["Error"]["Code"] != "TrimmedDataAccessException":
                 raise
+            if not read_on:
+                raise StreamTrimmed(str(error)) from error
             logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
             oldest = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
             iterator = self._streams.get_shard_iterator(**oldest)["ShardIterator"]
