@@ -35,7 +35,7 @@ class Streams:
 
 
 class Function:
-    logical_id = "F"
+    logical_id = name = "F"
 
     def invoke(self, event: Any) -> Any:
         return None
