@@ -402,7 +402,7 @@ class StreamPump(Pump):
             try:
                 # The pumps start before anything is written, so the stream's start is where they began.
                 iterator: str | None = (
-                    self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint, read_on=False)
+                    self._iterator(shard, "AFTER_SEQUENCE_NUMBER", checkpoint, warn=False)
                     if checkpoint
                     else self._iterator(shard, "TRIM_HORIZON")
                 )
@@ -472,9 +472,10 @@ class StreamPump(Pump):
         self._stopping.wait(min(0.1 * 2 ** (attempts - 1), 2.0))  # back off like Lambda's retries
         return True
 
-    def _iterator(self, shard: str, position: str, sequence_number: str | None = None, *, read_on: bool = True) -> str:
-        """`read_on`: past trimmed records, read on from the oldest kept (as Lambda does after 24 hours);
-        else raise StreamTrimmed (idle(): the pump acknowledged past the checkpoint it was given)."""
+    def _iterator(self, shard: str, position: str, sequence_number: str | None = None, *, warn: bool = True) -> str:
+        """Past trimmed records, reads on from the oldest kept (as Lambda does after 24 hours), with a
+        warning unless `warn` is False (idle(): the pump may have read on and acknowledged meanwhile,
+        and it warns itself of records trimmed unread when it reads them)."""
         request = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": position}
         if sequence_number is not None:
             request["SequenceNumber"] = sequence_number
@@ -483,9 +484,8 @@ class StreamPump(Pump):
         except ClientError as error:
             if error.response["Error"]["Code"] != "TrimmedDataAccessException":
                 raise
-            if not read_on:
-                raise StreamTrimmed(str(error)) from error
-            logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
+            if warn:
+                logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
             oldest = {"StreamArn": self._stream_arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
             iterator = self._streams.get_shard_iterator(**oldest)["ShardIterator"]
         return iterator

@@ -1,6 +1,9 @@
-"""A stream pump's idle() when the pump read on and acknowledged meanwhile (devtools/local/pumps.py):
-the record after the checkpoint idle() read was trimmed, so it looks again, and says nothing of
-records trimmed unread (it once warned "trimmed after 24 hours" on every such race)."""
+"""A stream pump's idle() when the record after the checkpoint it read is trimmed (devtools/local/pumps.py):
+the pump read on and acknowledged meanwhile, or the records were trimmed by age (24 hours on a moved
+clock) before a pump that waits for INSERTs read the updates after its checkpoint. Either way idle()
+reads on from the oldest record kept, as the pump will, and warns of nothing: it once warned
+"trimmed after 24 hours" on every race with the pump; the pump warns when it finds records trimmed
+unread itself. (Answering "look again" instead held a drain until that pump's next read: 20 s.)"""
 
 from __future__ import annotations
 
@@ -41,26 +44,44 @@ class Function:
         return None
 
 
-def test_idle_after_the_pump_read_on_is_no_and_warns_of_nothing(caplog: pytest.LogCaptureFixture) -> None:
-    streams = Streams()
-    pump = StreamPump(
+def _pump(streams: Streams, unread: list[dict[str, Any]]) -> StreamPump:
+    def read_records(iterator: str, limit: int, read: str | None) -> dict[str, Any]:
+        records = unread if iterator == "it-TRIM_HORIZON" else []
+        return {"Records": records[:limit], "NextShardIterator": iterator}
+
+    return StreamPump(
         BatchSettings(Function(), batch_size=100, window_seconds=0, report_failures=True),
         streams,
         ARN,
         "TRIM_HORIZON",
         Activity(),
-        RecordFilter.of(None),
+        RecordFilter.of({"Filters": [{"Pattern": '{"eventName": ["INSERT"]}'}]}),
         wait_for_writes=lambda seen, timeout: seen,
-        read_records=lambda iterator, limit, read: {"Records": [], "NextShardIterator": iterator},
+        read_records=read_records,
         register=lambda shard, read: "42",  # the emulator knows the pump delivered up to 42
     )
-    streams.trimmed_to = 100  # the pump delivered up to 100 and acknowledged it: 43-100 are trimmed
+
+
+def _record(name: str, sequence_number: int) -> dict[str, Any]:
+    return {"eventName": name, "dynamodb": {"SequenceNumber": str(sequence_number)}}
+
+
+@pytest.mark.parametrize(
+    ("unread", "idle"),
+    [([], True), ([_record("MODIFY", 101)], True), ([_record("MODIFY", 101), _record("INSERT", 102)], False)],
+    ids=["nothing kept", "only records it drops", "a record it takes"],
+)
+def test_idle_past_trimmed_records_reads_on_from_the_oldest_kept_and_warns_of_nothing(
+    caplog: pytest.LogCaptureFixture, unread: list[dict[str, Any]], idle: bool
+) -> None:
+    streams = Streams()
+    pump = _pump(streams, unread)
+    streams.trimmed_to = 101  # 43-100 are gone
     with caplog.at_level(logging.WARNING, logger="devtools.local.pumps"):
-        assert pump.idle() is False  # 43 was trimmed: the pump acknowledged past it, so look again
-    assert streams.asked[-1] == {
-        "StreamArn": ARN,
-        "ShardId": "shard-1",
-        "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
-        "SequenceNumber": "42",
-    }
+        assert pump.idle() is idle
+    after_checkpoint = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": "42"}
+    assert streams.asked[-2:] == [
+        {"StreamArn": ARN, "ShardId": "shard-1", **after_checkpoint},
+        {"StreamArn": ARN, "ShardId": "shard-1", "ShardIteratorType": "TRIM_HORIZON"},
+    ]
     assert not [record for record in caplog.records if "trimmed" in record.getMessage()]
