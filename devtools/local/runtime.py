@@ -41,6 +41,7 @@ from devtools.local.smtp_tls import CERT_FILE, local_certificate, server_context
 from devtools.local.spamd import Spamd
 from devtools.local.ticker import Ticker
 from devtools.local.workflows import Workflows
+from devtools.moto_patches import header_lines
 from postline import wiring
 from postline.deployment import RELAY_SETTINGS, SMTP_SETTINGS
 from postline.relay.probes import ProbeServer
@@ -111,6 +112,9 @@ class Runtime:
             # Before any client is made: the pipeline's requests yield to callers' (here and in the emulator).
             background.install(self._activity.pipeline_request)
             starting.callback(background.uninstall)
+            # The answers of the emulator, the mail sink and webhook receivers are read without the
+            # email package's parser, as the emulator reads requests (its header_lines.py says why).
+            starting.enter_context(header_lines.installed())
             self._emulator.start()
             starting.callback(self._emulator.stop)
             restored = self._emulator.restored()

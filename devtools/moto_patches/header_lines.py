@@ -16,6 +16,10 @@ payload. Anything else (folded lines, a bare CR, a line without a colon, a block
 of the stream) goes to the stdlib's function, unchanged. The lines themselves are still read by
 `http.client._read_headers`, with its limits on their length and number.
 
+The embedded runtime's process installs it too, while it runs (devtools/local/runtime.py): there
+the same function reads the headers of every answer botocore's and the webhook client's connections
+get (urllib3 reads them with http.client).
+
 Guard: `install()` checks that the stdlib still reads and parses the headers as CPython 3.11
 writes it, and that compat32 still makes a header's pair as above; it raises otherwise.
 """
