@@ -427,18 +427,22 @@ class StreamPump(Pump):
 
     def _poll_shard(self, shard: str) -> bool:
         def fetch(limit: int) -> list[dict[str, Any]]:
-            try:
-                page = self._read_records(self._iterators[shard], limit, self._checkpoints.get(shard))
-            except StreamTrimmed:  # unread for 24 hours: Lambda reads on from the oldest record kept
-                logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
-                self._iterators[shard] = self._iterator(shard, "TRIM_HORIZON")
-                return []
-            except StreamIteratorExpired:  # unused for 15 minutes
-                self._iterators[shard] = self._resumed(shard)
-                return []
-            self._iterators[shard] = page["NextShardIterator"]
-            records: list[dict[str, Any]] = page["Records"]
-            return records
+            # A stale iterator is replaced and read at once: returning nothing would make the pump
+            # wait for the table's next write (up to 20 s) with the records that woke it unread.
+            for _ in range(2):
+                try:
+                    page = self._read_records(self._iterators[shard], limit, self._checkpoints.get(shard))
+                except StreamTrimmed:  # unread for 24 hours: Lambda reads on from the oldest record kept
+                    logger.warning("%s: records it had not read were trimmed after 24 hours", self.name)
+                    self._iterators[shard] = self._iterator(shard, "TRIM_HORIZON")
+                    continue
+                except StreamIteratorExpired:  # unused for 15 minutes (a table written rarely)
+                    self._iterators[shard] = self._resumed(shard)
+                    continue
+                self._iterators[shard] = page["NextShardIterator"]
+                records: list[dict[str, Any]] = page["Records"]
+                return records
+            return []
 
         records = gather(fetch, self._settings, self._stopping)
         if not records:

@@ -1,4 +1,10 @@
-"""A stream pump's idle() when the record after the checkpoint it read is trimmed (devtools/local/pumps.py):
+"""A stream pump past a stale position (devtools/local/pumps.py).
+
+Its poll with an iterator that expired (a table unwritten for 15 minutes) reads the records that
+woke it at once, from a new iterator: it once returned nothing and waited for the table's next
+write, up to 20 s, holding a drain that long.
+
+Its idle() when the record after the checkpoint it read is trimmed (devtools/local/pumps.py):
 the pump read on and acknowledged meanwhile, or the records were trimmed by age (24 hours on a moved
 clock) before a pump that waits for INSERTs read the updates after its checkpoint. Either way idle()
 reads on from the oldest record kept, as the pump will, and warns of nothing: it once warned
@@ -14,6 +20,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from devtools.local.activity import Activity
+from devtools.local.emulator import StreamIteratorExpired
 from devtools.local.lambda_filters import RecordFilter
 from devtools.local.pumps import BatchSettings, StreamPump
 
@@ -40,7 +47,11 @@ class Streams:
 class Function:
     logical_id = name = "F"
 
+    def __init__(self) -> None:
+        self.given: list[list[str]] = []
+
     def invoke(self, event: Any) -> Any:
+        self.given.append([record["dynamodb"]["SequenceNumber"] for record in event["Records"]])
         return None
 
 
@@ -85,3 +96,28 @@ def test_idle_past_trimmed_records_reads_on_from_the_oldest_kept_and_warns_of_no
         {"StreamArn": ARN, "ShardId": "shard-1", "ShardIteratorType": "TRIM_HORIZON"},
     ]
     assert not [record for record in caplog.records if "trimmed" in record.getMessage()]
+
+
+def test_a_poll_with_an_expired_iterator_reads_what_woke_it_at_once() -> None:
+    function = Function()
+    expired = {"it-AFTER_SEQUENCE_NUMBER"}  # the iterator the pump made at its start, 15 minutes ago
+
+    def read_records(iterator: str, limit: int, read: str | None) -> dict[str, Any]:
+        if iterator in expired:
+            expired.clear()  # the pump's next one is new
+            raise StreamIteratorExpired("GetRecords answered 400: ExpiredIteratorException")
+        return {"Records": [_record("INSERT", 43)], "NextShardIterator": "it-next"}
+
+    pump = StreamPump(
+        BatchSettings(function, batch_size=100, window_seconds=0, report_failures=True),
+        Streams(),
+        ARN,
+        "TRIM_HORIZON",
+        Activity(),
+        RecordFilter.of(None),
+        wait_for_writes=lambda seen, timeout: seen,
+        read_records=read_records,
+        register=lambda shard, read: "42",
+    )
+    assert pump._poll_shard("shard-1") is True
+    assert function.given == [["43"]]
