@@ -282,6 +282,24 @@ def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_en
     assert jobs.end_fanned_out(done, ListSendStatus.FAILED, held={ListSendStatus.SENDING}) is None
 
 
+def test_page_tasks_that_read_the_failures_short_side_by_side_keep_the_list_bounded(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
+    jobs.create(job)
+    claimed = jobs.claim(job, NOW, LEASE)
+    assert claimed is not None
+    pages = [PageRange(index=n, after=f"a{n}", through=f"a{n + 1}") for n in range(3)]
+    led = jobs.hand_out(claimed.model_copy(update={"handed_out": 0}), pages, cursor="a3", read_all=True)
+    assert led is not None and led.failed_members == []
+    for n in range(3):  # each page task read the job before any had counted: room for 100 failures each
+        counted = jobs.count_page(led, n, _page(500 * n, 500, failed=100))
+        assert counted is not None and counted.pages == n + 1
+    final = jobs.get(led.account_id, led.id)
+    assert final is not None and (final.members, final.failed) == (1500, 300)  # every page's counts
+    assert len(final.failed_members) == MAX_REPORTED_FAILURES  # the first page's; 300 before the bound
+    assert jobs.count_page(led, 2, _page(1000, 500, failed=100)) is None  # and still counted once
+
+
 def test_a_runs_pages_go_to_the_queue_as_page_tasks_ten_a_call(stack: InProcessStack) -> None:
     sqs = wiring.client("sqs")
     url = sqs.create_queue(QueueName=f"pages-{uuid.uuid4().hex[:8]}")["QueueUrl"]

@@ -24,7 +24,9 @@ run records the pages it hands out (hand_out: their bounds in the HANDING item, 
 handing_from, cursor and read_all on the job, a SET of those fields only, conditional on its
 attempt: the job item stays small, so a page's count is one write unit), and each page task adds
 its page's counts (ADD) in one transaction with its page's marker item, which must be new: a
-redone page counts nothing twice. Its end (done, failed, cancelled) is a status move that leaves
+redone page counts nothing twice. Its first failures are appended only while the job's list holds
+fewer than MAX_REPORTED_FAILURES (else the page is counted without them), so page tasks side by side
+that each read the list short keep it, and the job item every count rewrites, bounded. Its end (done, failed, cancelled) is a status move that leaves
 the counts as stored.
 
 Both cancel moves write the call's audit entry (resources table) in the same transaction, and only
@@ -42,6 +44,7 @@ from postline.audit.domain import AuditEntry
 from postline.audit.store import audit_put
 from postline.lists.sends import (
     MAX_REPORTED_FAILURES,
+    FailedMember,
     ListSend,
     ListSendStatus,
     PageRange,
@@ -231,36 +234,54 @@ class DynamoListSends:
         return item is not None
 
     def count_page(self, job: ListSend, index: int, page: PageResult) -> ListSend | None:
+        room = MAX_REPORTED_FAILURES - len(job.failed_members)  # as read: pages side by side read the same
+        failures = page.failures[: max(room, 0)]
+        try:
+            self._count_page(job, index, page, failures)
+        except ClientError as error:
+            if _marker_exists(error):  # counted before
+                return None
+            if not (failures and cancellation_codes(error)[1:2] == ["ConditionalCheckFailed"]):
+                raise
+            # The job's list filled while this page was sent (page tasks side by side each read it
+            # short; unbounded, it could take a page's failures per page task at once, and every later
+            # count write would carry them): the page's counts without its failures.
+            try:
+                self._count_page(job, index, page, [])
+            except ClientError as again:
+                if _marker_exists(again):
+                    return None
+                raise
+        return self._jobs.get(job.account_id, job.id)
+
+    def _count_page(self, job: ListSend, index: int, page: PageResult, failures: list[FailedMember]) -> None:
+        """One transaction: the page's marker, which must be new, and the page's counts ADDed to the
+        job with `failures` appended, these only while the job's list holds fewer than
+        MAX_REPORTED_FAILURES (cancelled otherwise, item by item as DynamoDB reports it)."""
         counts = outcome_counts(page)
         names = {f"#c{n}": name for n, name in enumerate(counts)}
         values: dict[str, Any] = {f":c{n}": {"N": str(count)} for n, count in enumerate(counts.values())}
         values[":one"] = {"N": "1"}
         update = "ADD pages :one, " + ", ".join(f"#c{n} :c{n}" for n in range(len(counts)))
-        room = MAX_REPORTED_FAILURES - len(job.failed_members)  # as read: pages side by side may pass it a little
-        failures = page.failures[: max(room, 0)]
+        condition = "attribute_exists(pk)"
         if failures:
             update += " SET failed_members = list_append(if_not_exists(failed_members, :none), :failures)"
+            condition += " AND (attribute_not_exists(failed_members) OR size(failed_members) < :most)"
             values[":none"] = {"L": []}
+            values[":most"] = {"N": str(MAX_REPORTED_FAILURES)}
             values[":failures"] = to_attrs({"f": [failure.model_dump(mode="json") for failure in failures]})["f"]
         marker = {
             **self._page_key(job, index),
             "purge_at": epoch((job.send_at or job.created_at) + 2 * JOB_PURGE_AFTER),  # the job goes before it
         }
-        new = "attribute_not_exists(pk)"
-        try:
-            self._client.transact_write_items(
-                TransactItems=[
-                    {"Put": {"TableName": self._table, "Item": marker, "ConditionExpression": new}},
-                    {"Update": {"TableName": self._table, "Key": self._jobs.key(job.account_id, job.id),
-                                "UpdateExpression": update, "ConditionExpression": "attribute_exists(pk)",
-                                "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}},
-                ]
-            )  # fmt: skip
-        except ClientError as error:
-            if cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]:
-                return None
-            raise
-        return self._jobs.get(job.account_id, job.id)
+        self._client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": self._table, "Item": marker, "ConditionExpression": "attribute_not_exists(pk)"}},
+                {"Update": {"TableName": self._table, "Key": self._jobs.key(job.account_id, job.id),
+                            "UpdateExpression": update, "ConditionExpression": condition,
+                            "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}},
+            ]
+        )  # fmt: skip
 
     def end_fanned_out(
         self,
@@ -292,3 +313,8 @@ class DynamoListSends:
 
     def _page_key(self, job: ListSend, index: int) -> dict[str, Any]:
         return self._jobs.key(job.account_id, job.id, PAGE, f"{index:06d}")
+
+
+def _marker_exists(error: ClientError) -> bool:
+    """A count's transaction cancelled by its page's marker: the page was counted before."""
+    return cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]
