@@ -26,8 +26,8 @@ attempt: the job item stays small, so a page's count is one write unit), and eac
 its page's counts (ADD) in one transaction with its page's marker item, which must be new: a
 redone page counts nothing twice. Its first failures are appended only while the job's list holds
 fewer than MAX_REPORTED_FAILURES (else the page is counted without them), so page tasks side by side
-that each read the list short keep it, and the job item every count rewrites, bounded. Its end (done, failed, cancelled) is a status move that leaves
-the counts as stored.
+that each read the list short keep it, and the job item every count rewrites, bounded. Its end
+(done, failed, cancelled) is a status move that leaves the counts as stored.
 
 Both cancel moves write the call's audit entry (resources table) in the same transaction, and only
 while the job's counts are those the entry states: a cancel that fails records nothing.
