@@ -39,7 +39,7 @@ from devtools.local.cloudformation import (
     scalar,
 )
 from postline import wiring
-from postline.shared.base import Model
+from postline.shared.base import created_models
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any, Any], Any]
@@ -244,20 +244,13 @@ def complete_shared_models() -> None:
     the layer's classes, and pydantic's lazy build is not safe across threads (pydantic#13419,
     #11849): two cold routes using one model at once could see it half-built and fail their reply's
     validation. A handler module imports everything its routes use, so after its load nothing it
-    touches is left to build lazily."""
+    touches is left to build lazily. Models an invocation imports later (the composition root's
+    lazy imports) are listed only once created: one still being created in another thread is left
+    to its first use (pydantic's own build, under its lock)."""
     with _MODELS_BUILDING:
-        pending = [model for model in _subclasses(Model) if not model.__pydantic_complete__]
-        for model in pending:
-            model.model_rebuild(raise_errors=False)
-
-
-def _subclasses(root: type[Model]) -> list[type[Model]]:
-    found, stack = [], [root]
-    while stack:
-        for child in stack.pop().__subclasses__():
-            found.append(child)
-            stack.append(child)
-    return found
+        for model in created_models():
+            if not model.__pydantic_complete__:
+                model.model_rebuild(raise_errors=False)
 
 
 def load_functions(template: Template) -> dict[str, LocalFunction]:

@@ -6,7 +6,9 @@ import io
 import json
 import logging
 import re
+import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
 from devtools.local.cloudformation import Resolver, Template
-from devtools.local.functions import FunctionTimeout, LocalFunction
+from devtools.local.functions import FunctionTimeout, LocalFunction, complete_shared_models
 from devtools.local.gateway import (
     FUNCTION_ERROR_MESSAGE,
     INTEGRATION_TIMEOUT_MESSAGE,
@@ -25,6 +27,7 @@ from devtools.local.gateway import (
     gateway_headers,
 )
 from postline.observability import logger
+from postline.shared.base import Model
 from tests.fakes.shared import FixedClock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,6 +162,7 @@ def test_every_gateway_response_carries_the_rate_headers() -> None:
 
 LOGGING_MODULE = """
 from postline.observability import logger
+from postline.shared.base import Model
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event, context):
@@ -199,6 +203,39 @@ def test_an_instance_starts_with_every_layer_model_it_imports_already_built(tmp_
     )
     fresh = LocalFunction("ModelsFunction", "uses_models.handler", tmp_path, memory=128, timeout=5, events={})
     assert fresh.invoke({}) is True
+
+
+LAZY_MODULE = "from __future__ import annotations\nclass Late(Model):\n    n: pause_creation() = 0\n"
+
+
+def test_a_model_another_thread_is_still_creating_is_left_to_its_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An invocation's lazy import (the composition root's) can be creating a model's class while
+    # another instance loads and completes the models it finds. Found through `__subclasses__()`
+    # half-created, the build was undone by pydantic's next step: the class stayed marked complete
+    # with a placeholder validator that recursed on every use, and the webhook fan-out failed
+    # every batch after it.
+    inside, release, made = threading.Event(), threading.Event(), []
+
+    def pause_creation() -> type[int]:  # evaluated while pydantic collects the class's fields
+        inside.set()
+        assert release.wait(timeout=10)
+        return int
+
+    def create() -> None:
+        module = types.ModuleType("lazily_imported")  # as an import in an invocation makes it
+        module.__dict__.update(Model=Model, pause_creation=pause_creation)
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        exec(LAZY_MODULE, module.__dict__)  # noqa: S102 - the test's own text, as an import runs a file
+        made.append(module.Late)
+
+    creating = threading.Thread(target=create)
+    creating.start()
+    assert inside.wait(timeout=10)
+    complete_shared_models()  # another instance's load, meanwhile
+    release.set()
+    creating.join(timeout=10)
+    assert made[0](n=3).n == 3
+    assert made[0].__pydantic_complete__
 
 
 POWERTOOLS_MODULE = """
