@@ -8,7 +8,7 @@ export AWS_DEFAULT_REGION ?= us-east-1
 export SAM_CLI_TELEMETRY := 0
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults soak clean console console-test docs docs-build
+.PHONY: run test checks lint typecheck cfn-lint sam-validate drift generate unit bench bench-faults soak clean console console-test docs docs-build
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt layers/core/requirements.txt pyproject.toml sdks/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -87,7 +87,14 @@ cfn-lint: $(VENV)/.installed
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_VENV)/bin/sam validate --lint --template template.yaml --region $(AWS_DEFAULT_REGION)
 
-test: lint typecheck drift docs-build cfn-lint sam-validate console-test $(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
+## The checks and installs `make test` needs before its suites, side by side (one per core): most of
+## each is a single process, and on a clean clone the installs overlap their downloads.
+CHECKS := lint typecheck drift docs-build cfn-lint sam-validate console-test \
+	$(JS_PEER)/node_modules/.package-lock.json $(TS_SDK)/node_modules/.package-lock.json
+checks:
+	$(MAKE) --no-print-directory -j$(PYTEST_WORKERS) --output-sync=target $(CHECKS)
+
+test: checks
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
 
 unit: $(VENV)/.installed $(JS_PEER)/node_modules/.package-lock.json
