@@ -16,6 +16,14 @@ own: four dispatcher batches and the stream consumers still took most of the int
 the pipeline also yields inside its batches: while API calls are in flight, its AWS requests
 (every one goes through botocore, background.py) leave one at a time, one per
 PIPELINE_REQUEST_SECONDS across the runtime; a thread waiting for its turn holds no interpreter.
+
+Within the pipeline, the same reason orders the consumers. A mapping with a batching window
+(MaximumBatchingWindowInSeconds: the metrics roll-up, the recipient activity) says its function
+can wait; one without (the webhook fan-out, the outbox, the dispatcher) says it should not. In AWS
+each runs on its own compute; here a window's batch of 200 events, started while the fan-out was
+at work, held the fan-out's first attempts up for hundreds of milliseconds (the interface's "within
+about 300 ms"). So a batch with a window starts once no prompt batch has run for PROMPT_QUIET_SECONDS,
+waiting at most DEFER_MOST_SECONDS past its window: it is never starved, only later.
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ from typing import NamedTuple
 PIPELINE_TURN_SECONDS = 1.0
 PIPELINE_REQUEST_SECONDS = 0.02  # while API calls are in flight: the pipeline's AWS requests, all threads
 _STOP_CHECK_SECONDS = 0.5  # how soon a stopping pump notices, at most
+PROMPT_QUIET_SECONDS = 0.01  # a deferrable batch starts once no prompt batch has run for this long
+DEFER_MOST_SECONDS = 2.0  # and waits for that at most this long
 
 
 class Snapshot(NamedTuple):
@@ -43,6 +53,8 @@ class Activity:
         self._lock = threading.Lock()
         self._running = 0
         self._finished = 0
+        self._prompt = 0  # prompt deliveries running
+        self._prompt_ended = 0.0  # monotonic time the last one ended
         self._turn_seconds = turn_seconds
         self._calls = threading.Condition()
         self._in_flight = 0  # API calls
@@ -51,16 +63,33 @@ class Activity:
         self._next_request = 0.0  # and of its next AWS request
 
     @contextmanager
-    def working(self) -> Iterator[None]:
-        """Wraps one delivery: a function invocation, a message released or sent by the clock."""
+    def working(self, *, prompt: bool = False) -> Iterator[None]:
+        """Wraps one delivery: a function invocation, a message released or sent by the clock.
+        `prompt`: a batch of a mapping without a batching window, which deferrable batches let go first."""
         with self._lock:
             self._running += 1
+            self._prompt += prompt
         try:
             yield
         finally:
             with self._lock:
                 self._running -= 1
                 self._finished += 1
+                if prompt:
+                    self._prompt -= 1
+                    self._prompt_ended = time.monotonic()
+
+    def deferred_turn(self, stopping: threading.Event, most_seconds: float = DEFER_MOST_SECONDS) -> None:
+        """Returns when a deferrable batch (its mapping has a batching window) may start: once no
+        prompt batch has run for PROMPT_QUIET_SECONDS, or after `most_seconds` (or when `stopping` is set)."""
+        give_up = time.monotonic() + most_seconds
+        while not stopping.is_set():
+            now = time.monotonic()
+            with self._lock:
+                busy, quiet_at = self._prompt > 0, self._prompt_ended + PROMPT_QUIET_SECONDS
+            if (not busy and quiet_at <= now) or now >= give_up:
+                return
+            stopping.wait(min(PROMPT_QUIET_SECONDS if busy else quiet_at - now, give_up - now))
 
     def snapshot(self) -> Snapshot:
         with self._lock:

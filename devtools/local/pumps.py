@@ -14,6 +14,8 @@ fails:
   record is read as it is written. A failed batch is retried from the first failed record (the reported
   SequenceNumber, or the batch's first record), in order, until it succeeds. Records that the
   event's FilterCriteria drops are never delivered, as with Lambda (devtools/local/lambda_filters.py).
+A batch of a mapping with a batching window waits for the prompt mappings' batches to pause (at
+most 2 s past its window; activity.py says why), then takes what came meanwhile too.
 """
 
 from __future__ import annotations
@@ -242,9 +244,13 @@ class SqsPump(Pump):
         messages = gather(partial(self._receive, wait=0), self._settings, self._stopping, first=self._receive)
         if not messages:
             return
+        if self._settings.window_seconds:
+            self._activity.deferred_turn(self._stopping)
+            if len(messages) < self._settings.batch_size:
+                messages += self._receive(self._settings.batch_size - len(messages), wait=0)
         received_at = self._clock.now()
         self._activity.pipeline_turn(self._stopping)
-        with self._activity.working():
+        with self._activity.working(prompt=not self._settings.window_seconds):
             event = {"Records": [self._record(message) for message in messages]}
             ids = [message["MessageId"] for message in messages]
             failed = set(failed_items(self._settings, event, ids))
@@ -447,8 +453,12 @@ class StreamPump(Pump):
         records = gather(fetch, self._settings, self._stopping)
         if not records:
             return False
+        if self._settings.window_seconds:
+            self._activity.deferred_turn(self._stopping)
+            if len(records) < self._settings.batch_size:  # what came meanwhile joins the batch
+                records += fetch(self._settings.batch_size - len(records))
         self._activity.pipeline_turn(self._stopping)
-        with self._activity.working():
+        with self._activity.working(prompt=not self._settings.window_seconds):
             sequence_numbers = [record["dynamodb"]["SequenceNumber"] for record in records]
             passed = [shaped for shaped in map(self._record, records) if self._filter.passes(shaped)]
             failed = (

@@ -1,5 +1,6 @@
 """The runtime's pipeline lets API calls go first (devtools/local/activity.py): while a call is in
-flight a pipeline batch starts once per turn across the runtime, and at once when none is."""
+flight a pipeline batch starts once per turn across the runtime, and at once when none is; and a
+batch of a mapping with a batching window lets the prompt mappings' batches go first."""
 
 from __future__ import annotations
 
@@ -113,3 +114,54 @@ def test_request_slots_come_round_while_calls_keep_coming() -> None:
         for thread in threads:
             thread.join(5)
             assert not thread.is_alive()
+
+
+def _deferred_in_thread(
+    activity: Activity, most_seconds: float = NEVER, stopping: threading.Event | None = None
+) -> threading.Thread:
+    thread = threading.Thread(
+        target=activity.deferred_turn, args=(stopping or threading.Event(), most_seconds), daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def test_a_deferrable_batch_starts_at_once_when_no_prompt_batch_runs() -> None:
+    activity = Activity()
+    with activity.working():  # a deferrable batch, a schedule's delivery: not prompt
+        thread = _deferred_in_thread(activity)
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_a_deferrable_batch_waits_for_the_prompt_batches_then_starts() -> None:
+    """The fan-out's first attempts (a mapping without a batching window) go before the metrics
+    roll-up's batch (one with a window): in AWS neither slows the other."""
+    activity = Activity()
+    with activity.working(prompt=True):
+        waiting = _deferred_in_thread(activity)
+        with activity.working(prompt=True):
+            pass  # another prompt batch came and went: the first still runs
+        waiting.join(0.2)
+        assert waiting.is_alive()
+    waiting.join(5)
+    assert not waiting.is_alive()
+
+
+def test_a_deferrable_batch_is_not_starved_by_prompt_batches_that_never_end() -> None:
+    activity = Activity()
+    with activity.working(prompt=True):
+        thread = _deferred_in_thread(activity, most_seconds=0.1)
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_a_stopping_pump_does_not_wait_for_the_prompt_batches() -> None:
+    activity, stopping = Activity(), threading.Event()
+    with activity.working(prompt=True):
+        thread = _deferred_in_thread(activity, stopping=stopping)
+        thread.join(0.2)
+        assert thread.is_alive()
+        stopping.set()
+        thread.join(5)
+        assert not thread.is_alive()
