@@ -7,6 +7,7 @@ Time only moves through /_local/clock/advance; /_local/drain says when deliverie
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -155,6 +156,26 @@ def test_a_failed_stream_record_is_retried_from_its_sequence_number(fixture_stac
     retried = _stream_records(fixture_stack, failing)
     assert len(retried) == 2
     assert retried[0]["dynamodb"]["SequenceNumber"] == retried[1]["dynamodb"]["SequenceNumber"]
+
+
+def test_a_batch_with_a_batching_window_waits_for_a_running_prompt_batch(fixture_stack: FixtureStack) -> None:
+    """The jobs' mapping has a window (its function can wait); the items' stream has none (prompt):
+    a jobs batch ready while an items batch runs starts after it (devtools/local/activity.py)."""
+    (slow,), (job,) = _ids("prompt", 1), _ids("deferred", 1)
+    fixture_stack.client("dynamodb").put_item(
+        TableName=fixture_stack.env["ITEMS_TABLE"], Item={"id": {"S": slow}, "sleep": {"N": "2.5"}}
+    )
+    deadline = time.monotonic() + 30
+    while not _stream_records(fixture_stack, slow) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _stream_records(fixture_stack, slow), "the items batch did not start"
+    # Its window closes 1 s after this is received, well before the items batch ends.
+    _send(fixture_stack, fixture_stack.env["JOBS_QUEUE_URL"], {"id": job})
+    fixture_stack.drain()
+
+    (ended,) = [e["at"] for e in fixture_stack.events("items-ended") if e["event"]["id"] == slow]
+    (started,) = [e["at"] for e in fixture_stack.events("jobs") if _message_id(e["event"]["Records"][0]) == job]
+    assert started >= ended
 
 
 def _ticks(stack: FixtureStack, function: str) -> list[Any]:
