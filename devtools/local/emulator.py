@@ -67,6 +67,8 @@ WAKE_PATH = "/_postline/wake"
 CONSUMER_HEADER, READ_HEADER = "x-postline-consumer", "x-postline-read"
 # How many writes schedules and executions have had: the ticker lists them again only when it grows.
 CONTROL_WRITES_PATH = "/_postline/control-writes"
+# Many queues' receivable and in-flight counts in one answer (devtools/moto_patches/queue_depths.py).
+QUEUE_DEPTHS_PATH = "/_postline/queue-depths"
 # How long the pipeline's DynamoDB requests let callers' go first (ForegroundFirstLock).
 BACKGROUND_PATIENCE_SECONDS = 0.5
 DEFAULT_PORT = 4566  # LocalStack's port, so `aws --endpoint-url` habits and localstack-client work
@@ -247,6 +249,18 @@ class Emulator:
         if response.status != 200:
             raise OSError(f"the emulator answered {response.status} for its control writes: {response.data[:200]!r}")
         return int(response.data)
+
+    def queue_depths(self, names: list[str]) -> dict[str, tuple[int, int]]:
+        """Each named queue's (receivable, in flight) message counts, as GetQueueAttributes gives
+        ApproximateNumberOfMessages and ApproximateNumberOfMessagesNotVisible, in one request; a
+        queue that does not exist is left out."""
+        response = self._http.request(
+            "GET", self.endpoint_url + QUEUE_DEPTHS_PATH, fields=[("queue", name) for name in names],
+            timeout=START_TIMEOUT_SECONDS,
+        )  # fmt: skip
+        if response.status != 200:
+            raise OSError(f"the emulator answered {response.status} for queue depths: {response.data[:200]!r}")
+        return {name: (counts[0], counts[1]) for name, counts in json.loads(response.data).items()}
 
     def wake(self) -> None:
         """Ends every long poll in progress (the pumps' SQS receives and stream waits) at once."""
@@ -553,6 +567,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         moto_routing,
         moto_sqs,
         moto_transactions,
+        queue_depths,
         server_app,
         stream_reads,
         stream_trims,
@@ -609,6 +624,7 @@ def serve(port: int, state_file: Path | None = None) -> None:
         polls = wakes.wsgi(stream_writes.wsgi(gate, STREAM_WRITES_PATH), WAKE_PATH)
         polls = ttl_sweep.clock_wsgi(stream_trims.clock_wsgi(polls, CLOCK_PATH), CLOCK_PATH)
         polls = control_writes.wsgi(polls, CONTROL_WRITES_PATH)
+        polls = queue_depths.wsgi(polls, QUEUE_DEPTHS_PATH)
         ttl_sweep.sweeper(lambda: _swept(gate, dynamodb), stopped)
         return _StateEndpoint(polls, gate, state_file, restored)
 

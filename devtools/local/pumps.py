@@ -212,15 +212,25 @@ class SqsPump(Pump):
         self._parked: dict[str, _Parked] = {}  # message id -> failed message waiting for the clock
         self._lock = threading.Lock()
 
-    def idle(self) -> bool:
-        attributes = self._sqs.get_queue_attributes(
-            QueueUrl=self._queue_url,
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        )["Attributes"]
+    @property
+    def queue_name(self) -> str:
+        return self._queue_url.rsplit("/", 1)[-1]
+
+    def idle(self, depth: tuple[int, int] | None = None) -> bool:
+        """`depth`: the queue's (receivable, in flight) counts when the caller has them
+        (Emulator.queue_depths, one request for every queue); else they are asked for."""
+        if depth is None:
+            attributes = self._sqs.get_queue_attributes(
+                QueueUrl=self._queue_url,
+                AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+            )["Attributes"]
+            depth = (
+                int(attributes["ApproximateNumberOfMessages"]),
+                int(attributes["ApproximateNumberOfMessagesNotVisible"]),
+            )
+        visible, in_flight = depth
         with self._lock:
             parked = len(self._parked)
-        visible = int(attributes["ApproximateNumberOfMessages"])
-        in_flight = int(attributes["ApproximateNumberOfMessagesNotVisible"])
         # Failed messages waiting out their visibility timeout are due later, not pending now.
         return visible == 0 and in_flight <= parked
 

@@ -329,13 +329,16 @@ class Runtime:
             before = self._activity.snapshot()
             last = time.monotonic() >= deadline  # this look's answer is the call's: name every busy pump
             if before.running and not last:
-                # Busy without asking the emulator: each look asks it once per pump (a GetRecords or a
-                # GetQueueAttributes), and asked every 20 ms those requests slowed the work awaited.
+                # Busy without asking the emulator: a look asks it for the queues' depths and a
+                # GetRecords per stream pump, and asked every 20 ms those requests slowed the work awaited.
                 time.sleep(_DRAIN_POLL_SECONDS)
                 continue
             busy: list[str] = []
-            for pump in self._pumps:
-                if not pump.idle():
+            depths = self._queue_depths()
+            # SQS pumps first: their answers are in hand, while a stream pump asks the emulator.
+            for pump in sorted(self._pumps, key=lambda pump: not isinstance(pump, SqsPump)):
+                idle = pump.idle(depths.get(pump.queue_name)) if isinstance(pump, SqsPump) else pump.idle()
+                if not idle:
                     busy.append(pump.name)
                     if not last:
                         break  # one is enough to look again
@@ -344,6 +347,11 @@ class Runtime:
             if not busy or last:
                 return busy
             time.sleep(_DRAIN_POLL_SECONDS)
+
+    def _queue_depths(self) -> dict[str, tuple[int, int]]:
+        """Every SQS pump's queue depths in one request (a queue left out: its pump asks itself)."""
+        names = [pump.queue_name for pump in self._pumps if isinstance(pump, SqsPump)]
+        return self._emulator.queue_depths(names) if names else {}
 
     # -- assembly --------------------------------------------------------------------------
 

@@ -101,3 +101,20 @@ def test_a_snapshot_ends_the_long_polls_instead_of_waiting_out_their_20_seconds(
         assert (tmp_path / "emulator.pickle").is_file()
     finally:
         persisting.stop()
+
+
+def test_queue_depths_answer_for_many_queues_what_get_queue_attributes_answers(emulator: Emulator) -> None:
+    """Runtime.drain asks once for every pump's queue (devtools/moto_patches/queue_depths.py)."""
+    sqs = emulator.client("sqs")
+    busy, empty = (sqs.create_queue(QueueName=name)["QueueUrl"] for name in ("depths-busy", "depths-empty"))
+    for n in range(3):
+        sqs.send_message(QueueUrl=busy, MessageBody=str(n))
+    sqs.receive_message(QueueUrl=busy, MaxNumberOfMessages=1, VisibilityTimeout=300)
+
+    depths = emulator.queue_depths(["depths-busy", "depths-empty", "depths-absent"])
+
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    for url, name in ((busy, "depths-busy"), (empty, "depths-empty")):
+        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+        assert depths[name] == (int(attributes[names[0]]), int(attributes[names[1]]))
+    assert depths == {"depths-busy": (2, 1), "depths-empty": (0, 0)}  # an absent queue is left out
