@@ -129,6 +129,15 @@ class Pump(ABC):
         for thread in threads:
             thread.join()
 
+    def _deferred(self, settings: BatchSettings, batch: list[Item], more: Callable[[int], list[Item]]) -> None:
+        """A batch of a mapping with a batching window waits for the prompt batches to pause
+        (Activity.deferred_turn), then takes what came meanwhile (`more(room)`), up to BatchSize."""
+        if not settings.window_seconds:
+            return
+        self._activity.deferred_turn(self._stopping)
+        if len(batch) < settings.batch_size:
+            batch += more(settings.batch_size - len(batch))
+
     @abstractmethod
     def idle(self) -> bool:
         """True when nothing is waiting to be delivered now (checked against the emulator)."""
@@ -254,10 +263,7 @@ class SqsPump(Pump):
         messages = gather(partial(self._receive, wait=0), self._settings, self._stopping, first=self._receive)
         if not messages:
             return
-        if self._settings.window_seconds:
-            self._activity.deferred_turn(self._stopping)
-            if len(messages) < self._settings.batch_size:
-                messages += self._receive(self._settings.batch_size - len(messages), wait=0)
+        self._deferred(self._settings, messages, partial(self._receive, wait=0))
         received_at = self._clock.now()
         self._activity.pipeline_turn(self._stopping)
         with self._activity.working(prompt=not self._settings.window_seconds):
@@ -463,10 +469,7 @@ class StreamPump(Pump):
         records = gather(fetch, self._settings, self._stopping)
         if not records:
             return False
-        if self._settings.window_seconds:
-            self._activity.deferred_turn(self._stopping)
-            if len(records) < self._settings.batch_size:  # what came meanwhile joins the batch
-                records += fetch(self._settings.batch_size - len(records))
+        self._deferred(self._settings, records, fetch)
         self._activity.pipeline_turn(self._stopping)
         with self._activity.working(prompt=not self._settings.window_seconds):
             sequence_numbers = [record["dynamodb"]["SequenceNumber"] for record in records]

@@ -246,12 +246,18 @@ def _page(start: int, count: int, *, failed: int = 0) -> PageResult:
     return PageResult(outcomes=outcomes, failures=failures)
 
 
-def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_ends_it(stack: InProcessStack) -> None:
-    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+def _claimed_job(jobs: DynamoListSends) -> ListSend:
+    """A new job of an account of its own, created and claimed by its first run."""
     job = _job(f"acct_{uuid.uuid4().hex[:8]}")
     jobs.create(job)
     claimed = jobs.claim(job, NOW, LEASE)
     assert claimed is not None
+    return claimed
+
+
+def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_ends_it(stack: InProcessStack) -> None:
+    jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
+    claimed = _claimed_job(jobs)
     first = [PageRange(index=n, after=f"a{n}", through=f"a{n + 1}") for n in range(2)]
     led = jobs.hand_out(claimed.model_copy(update={"handed_out": 0}), first, cursor="a2", read_all=False)
     assert led is not None and (led.handed_out, led.handing_from, led.cursor, led.read_all) == (2, 0, "a2", False)
@@ -284,10 +290,7 @@ def test_page_tasks_count_each_page_once_beside_the_runs_records_and_the_last_en
 
 def test_page_tasks_that_read_the_failures_short_side_by_side_keep_the_list_bounded(stack: InProcessStack) -> None:
     jobs = DynamoListSends(wiring.client("dynamodb"), wiring.settings(Jobs).table)
-    job = _job(f"acct_{uuid.uuid4().hex[:8]}")
-    jobs.create(job)
-    claimed = jobs.claim(job, NOW, LEASE)
-    assert claimed is not None
+    claimed = _claimed_job(jobs)
     pages = [PageRange(index=n, after=f"a{n}", through=f"a{n + 1}") for n in range(3)]
     led = jobs.hand_out(claimed.model_copy(update={"handed_out": 0}), pages, cursor="a3", read_all=True)
     assert led is not None and led.failed_members == []
